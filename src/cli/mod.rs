@@ -1,0 +1,178 @@
+//! The command line. Every command is a function that takes its inputs and
+//! writers, so tests call them in-process; `main` only wires up the process.
+
+pub mod check;
+pub mod explain;
+pub mod run;
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use crate::os::clock::Now;
+use crate::policy::discover::Discovery;
+
+/// One fast binary and declarative TOML policies for every Claude Code hook event.
+#[derive(Debug, Parser)]
+#[command(name = "hookrules", version, about, long_about = None)]
+pub struct Cli {
+    /// The command.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Output formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum Format {
+    /// For people.
+    #[default]
+    Human,
+    /// For machines.
+    Json,
+}
+
+/// How much `explain` shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum Verbosity {
+    /// The decision, the rules that determined it, and the output.
+    Summary,
+    /// Also every evaluated rule and the conditions that failed.
+    #[default]
+    Failures,
+    /// Everything: skipped rules, every condition, facts, captures.
+    Full,
+}
+
+/// Commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Answer one hook event: read it on stdin, print the client's JSON on stdout.
+    Run {
+        /// Policy files or folders (default: see README, "Where policies come from").
+        #[arg(long = "policies", short = 'p')]
+        policies: Vec<PathBuf>,
+    },
+    /// Lint policies: every problem at once, pointing into the TOML.
+    Check {
+        /// Policy files or folders (default: the same search as `run`).
+        paths: Vec<PathBuf>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
+    },
+    /// Show how an event (a fixture) is decided: every rule, condition and fact.
+    Explain {
+        /// A fixture: the event JSON the client sends, or {"event": ..., "expect": ...}.
+        fixture: PathBuf,
+        /// Policy files or folders.
+        #[arg(long = "policies", short = 'p')]
+        policies: Vec<PathBuf>,
+        /// How much to show.
+        #[arg(long, short = 'v', value_enum, default_value_t)]
+        verbosity: Verbosity,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
+    },
+    /// Print the JSON Schema of the policy format.
+    Schema,
+    /// Explain a diagnostic code (`hookrules rule HR003`), or list them all.
+    Rule {
+        /// A code (HR003) or name (invalid-regex).
+        code: Option<String>,
+    },
+}
+
+/// The process environment, as a map (tests pass their own).
+pub fn env_map() -> BTreeMap<String, String> {
+    std::env::vars_os()
+        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+        .collect()
+}
+
+/// The clock: `HOOKRULES_NOW` (unix seconds) pins it for fixtures and tests.
+pub fn clock(env: &BTreeMap<String, String>) -> Now {
+    match env.get("HOOKRULES_NOW").and_then(|s| s.parse::<i64>().ok()) {
+        Some(t) => Now::at(t),
+        None => Now::current(),
+    }
+}
+
+/// Policy discovery from flags and the environment.
+pub fn discovery(flags: Vec<PathBuf>, env: &BTreeMap<String, String>) -> Discovery {
+    Discovery {
+        flags,
+        env: env.get("HOOKRULES_POLICIES").cloned(),
+        project_dir: env
+            .get("CLAUDE_PROJECT_DIR")
+            .filter(|s| !s.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| std::env::current_dir().ok()),
+    }
+}
+
+/// The binary's entry point.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let env = env_map();
+    let stdout = std::io::stdout();
+    let stderr = std::io::stderr();
+    let code = match cli.command {
+        Command::Run { policies } => {
+            let answer = run::run(&discovery(policies, &env), &mut std::io::stdin().lock(), &env, clock(&env));
+            // One write each: the client reads stdout whole.
+            let _ = stdout.lock().write_all(answer.stdout.as_bytes());
+            if !answer.stderr.is_empty() {
+                let _ = writeln!(stderr.lock(), "{}", answer.stderr);
+            }
+            answer.exit
+        }
+        Command::Check { paths, format } => {
+            check::check(&discovery(paths, &env), format, &mut stdout.lock())
+        }
+        Command::Explain {
+            fixture,
+            policies,
+            verbosity,
+            format,
+        } => explain::explain(&fixture, &discovery(policies, &env), &env, verbosity, format, &mut stdout.lock(), &mut stderr.lock()),
+        Command::Schema => {
+            let _ = writeln!(stdout.lock(), "{}", schema_json());
+            0
+        }
+        Command::Rule { code } => rule(code.as_deref(), &mut stdout.lock()),
+    };
+    ExitCode::from(code.clamp(0, 255) as u8)
+}
+
+/// The JSON Schema of the policy format, generated from the parser's own types.
+pub fn schema_json() -> String {
+    let schema = schemars::schema_for!(crate::policy::syntax::RawPolicy);
+    serde_json::to_string_pretty(&schema).unwrap_or_default()
+}
+
+/// `hookrules rule [CODE]`.
+pub fn rule(code: Option<&str>, out: &mut dyn Write) -> i32 {
+    use crate::diagnostics::Code;
+    match code {
+        None => {
+            for c in Code::ALL {
+                let _ = writeln!(out, "{}  {:<24} {:<8} {}", c.code(), c.name(), format!("{:?}", c.severity()).to_lowercase(), c.title());
+            }
+            0
+        }
+        Some(s) => match Code::lookup(s) {
+            Some(c) => {
+                let _ = writeln!(out, "{} ({}), {:?}\n\n{}\n\n{}", c.code(), c.name(), c.severity(), c.title(), c.explanation());
+                0
+            }
+            None => {
+                let _ = writeln!(out, "no diagnostic code `{s}`; `hookrules rule` lists them");
+                2
+            }
+        },
+    }
+}

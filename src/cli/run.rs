@@ -1,0 +1,74 @@
+//! `hookrules run`: one event in, one answer out. Never panics, never hangs on
+//! its own account; every failure goes through the policies' failure mode.
+
+use std::collections::BTreeMap;
+use std::io::Read;
+
+use crate::effects;
+use crate::eval::{self, event::sniff_event_name, trace::NoTrace, Ctx, Event};
+use crate::host::events::Blocking;
+use crate::host::output::{self, Answer};
+use crate::load;
+use crate::os::clock::Now;
+use crate::policy::discover::Discovery;
+use crate::policy::syntax::{DecisionKind, FailureMode};
+
+/// Answer one event read from `stdin`.
+pub fn run(discovery: &Discovery, stdin: &mut dyn Read, env: &BTreeMap<String, String>, now: Now) -> Answer {
+    let found = discovery.find();
+    let bytes = match Event::read(stdin) {
+        Ok(b) => b,
+        Err(e) => return input_failure(&found, None, &e.to_string()),
+    };
+    let event = match Event::parse(&bytes) {
+        Ok(ev) => ev,
+        Err(e) => return input_failure(&found, sniff_event_name(&bytes).as_deref(), &e.to_string()),
+    };
+    // A panic anywhere below is a bug; it must still not wedge the session.
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| answer(&found, &event, env, now)));
+    match result {
+        Ok(a) => a,
+        Err(_) => input_failure(&found, Some(&event.name), "internal error (a bug in hookrules; please report it)"),
+    }
+}
+
+fn answer(found: &crate::policy::discover::Found, event: &Event, env: &BTreeMap<String, String>, now: Now) -> Answer {
+    let compiled = load::for_event(found, event);
+    let ctx = Ctx::from_env(event, env.clone(), now);
+    let mut outcome = eval::evaluate(&compiled, event, &ctx, &mut NoTrace);
+    for f in effects::apply(&outcome.effects, &ctx) {
+        let msg = format!("effect of rule `{}` failed: {}", f.rule, f.error);
+        match f.failure {
+            FailureMode::FailOpen => outcome.decision.errors.push(format!("{msg} (policy `{}` is fail-open: ignored)", f.policy)),
+            FailureMode::FailClosed => block_for_failure(&mut outcome.decision, event, &msg, &f.policy),
+        }
+    }
+    output::render(event, &outcome.decision)
+}
+
+/// A fail-closed effect failure makes the outcome a block (where the event can be blocked).
+fn block_for_failure(d: &mut crate::decision::Decision, event: &Event, msg: &str, policy: &str) {
+    let kind = if event.spec.blocking == Blocking::TopLevel {
+        DecisionKind::Block
+    } else {
+        DecisionKind::Deny
+    };
+    if crate::decision::strictness(d.kind) < crate::decision::strictness(Some(kind)) {
+        d.kind = Some(kind);
+        d.reason = None;
+        d.rewrite.clear();
+    }
+    let text = format!("hookrules: {msg}. Policy `{policy}` is fail-closed.");
+    d.reason = Some(match d.reason.take() {
+        Some(r) => format!("{r}\n{text}"),
+        None => text,
+    });
+    d.determined_by.push(format!("{policy}:effect-failure"));
+}
+
+fn input_failure(found: &crate::policy::discover::Found, event_name: Option<&str>, msg: &str) -> Answer {
+    match load::overall_failure_mode(found) {
+        FailureMode::FailOpen => output::fail_open(msg),
+        FailureMode::FailClosed => output::fail_closed(event_name, msg),
+    }
+}

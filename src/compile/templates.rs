@@ -1,0 +1,161 @@
+//! All templates of the reachable rules, compiled once into one environment.
+//!
+//! Templates see only what the policy exposes: `event`, `captures`, `facts`,
+//! `rule`, `today`, `now`, `project_dir`. There is no loader, no file access and
+//! no environment access from inside a template.
+
+use std::collections::HashMap;
+
+use minijinja::{Environment, UndefinedBehavior};
+
+use crate::diagnostics::{Code, Diagnostic};
+use crate::validate::model::{Fact, Policy, Rule, Template};
+
+/// Compiled templates, keyed by (policy index, byte offset in the policy file).
+#[derive(Debug)]
+pub struct Templates {
+    env: Environment<'static>,
+    names: HashMap<(usize, usize), String>,
+}
+
+impl Default for Templates {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Templates {
+    /// An empty environment with hookrules' filters.
+    pub fn new() -> Self {
+        let mut env = Environment::new();
+        env.set_undefined_behavior(UndefinedBehavior::Lenient);
+        env.set_recursion_limit(64);
+        env.add_filter("basename", |s: String| {
+            s.rsplit('/').find(|p| !p.is_empty()).unwrap_or("").to_string()
+        });
+        env.add_filter("dirname", |s: String| match s.trim_end_matches('/').rsplit_once('/') {
+            Some(("", _)) => "/".to_string(),
+            Some((d, _)) => d.to_string(),
+            None => ".".to_string(),
+        });
+        env.add_filter("head", |s: String, n: usize| s.lines().take(n).collect::<Vec<_>>().join("\n"));
+        env.add_filter("truncate_chars", |s: String, n: usize| {
+            if s.chars().count() <= n {
+                s
+            } else {
+                let mut t: String = s.chars().take(n).collect();
+                t.push('…');
+                t
+            }
+        });
+        Templates {
+            env,
+            names: HashMap::new(),
+        }
+    }
+
+    /// Compile one template; the error points at it in the policy.
+    pub fn add(&mut self, pidx: usize, policy: &Policy, t: &Template) -> Result<(), Diagnostic> {
+        let key = (pidx, t.span.start);
+        if self.names.contains_key(&key) {
+            return Ok(());
+        }
+        let name = format!("{}@{}", policy.name, t.span.start);
+        match self.env.add_template_owned(name.clone(), t.text.clone()) {
+            Ok(()) => {
+                self.names.insert(key, name);
+                Ok(())
+            }
+            Err(e) => Err(Diagnostic::new(Code::TemplateSyntax, format!("template does not compile: {}", e.detail().unwrap_or(&e.to_string())))
+                .at(&policy.source, t.span.clone())
+                .help("minijinja syntax: {{ event.tool_input.command }}, {% if ... %}...{% endif %}")),
+        }
+    }
+
+    /// Compile every template of a rule; returns the errors.
+    pub fn add_rule(&mut self, pidx: usize, policy: &Policy, rule: &Rule) -> Vec<Diagnostic> {
+        let mut all: Vec<&Template> = vec![];
+        all.extend(rule.reason.iter());
+        all.extend(rule.context.iter());
+        all.extend(rule.message.iter());
+        all.extend(rule.rewrite.iter().map(|(_, t)| t));
+        for i in &rule.include {
+            all.push(&i.path);
+            all.extend(i.title.iter());
+        }
+        for e in &rule.effects {
+            all.extend(e.path.iter());
+            all.extend(e.within.iter());
+            all.extend(e.content.iter());
+            all.extend(e.argv.iter());
+        }
+        let mut errors: Vec<Diagnostic> = all.into_iter().filter_map(|t| self.add(pidx, policy, t).err()).collect();
+        for e in &rule.effects {
+            if let Some(record) = &e.record {
+                if let Err(d) = self.add_record(pidx, policy, record, e.span.start) {
+                    errors.push(d);
+                }
+            }
+        }
+        errors
+    }
+
+    /// Compile the templates of a fact.
+    pub fn add_fact(&mut self, pidx: usize, policy: &Policy, f: &Fact) -> Vec<Diagnostic> {
+        let all = f.path.iter().chain(f.within.iter()).chain(f.argv.iter()).chain(f.cwd.iter());
+        all.filter_map(|t| self.add(pidx, policy, t).err()).collect()
+    }
+
+    /// A record's string leaves are templates; they are compiled under synthetic keys.
+    fn add_record(&mut self, pidx: usize, policy: &Policy, v: &serde_json::Value, at: usize) -> Result<(), Diagnostic> {
+        let mut err = None;
+        visit_strings(v, &mut |s| {
+            if err.is_some() || !s.contains("{{") && !s.contains("{%") {
+                return;
+            }
+            if let Err(e) = minijinja::Environment::new().template_from_str(s) {
+                err = Some(Diagnostic::new(Code::TemplateSyntax, format!("record template does not compile: {e}")));
+            }
+        });
+        let _ = (pidx, at);
+        match err {
+            Some(d) => Err(d.at(&policy.source, at..at + 1)),
+            None => Ok(()),
+        }
+    }
+
+    /// Render a compiled template.
+    pub fn render(&self, pidx: usize, t: &Template, ctx: &minijinja::Value) -> Result<String, String> {
+        let name = self
+            .names
+            .get(&(pidx, t.span.start))
+            .ok_or_else(|| format!("template at byte {} was not compiled", t.span.start))?;
+        let tpl = self.env.get_template(name).map_err(|e| e.to_string())?;
+        tpl.render(ctx).map_err(|e| describe(&e))
+    }
+
+    /// Render a template given only as text (record leaves).
+    pub fn render_str(&self, text: &str, ctx: &minijinja::Value) -> Result<String, String> {
+        if !text.contains("{{") && !text.contains("{%") {
+            return Ok(text.to_string());
+        }
+        self.env.render_str(text, ctx).map_err(|e| describe(&e))
+    }
+}
+
+fn describe(e: &minijinja::Error) -> String {
+    match e.detail() {
+        Some(d) => format!("{}: {d}", e.kind()),
+        None => e.to_string(),
+    }
+}
+
+/// Call `f` on every string in a JSON value.
+pub fn visit_strings(v: &serde_json::Value, f: &mut dyn FnMut(&str)) {
+    match v {
+        serde_json::Value::String(s) => f(s),
+        serde_json::Value::Array(a) => a.iter().for_each(|x| visit_strings(x, f)),
+        serde_json::Value::Object(m) => m.values().for_each(|x| visit_strings(x, f)),
+        _ => {}
+    }
+}

@@ -1,0 +1,281 @@
+//! The diagnostic catalogue: every problem hookrules reports about a policy has a
+//! stable code, a one-line title, a longer explanation (`hookrules rule CODE`), and
+//! points at the TOML text it is about.
+
+use std::fmt;
+use std::ops::Range;
+use std::sync::Arc;
+
+use crate::policy::source::PolicySource;
+
+/// How serious a diagnostic is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// A policy bug worth fixing; the policy still loads.
+    Warning,
+    /// The policy (or the rule) cannot be used.
+    Error,
+}
+
+macro_rules! codes {
+    ($( $variant:ident = $code:literal, $name:literal, $sev:ident, $title:literal, $explain:literal; )*) => {
+        /// Every diagnostic code hookrules can report.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[non_exhaustive]
+        pub enum Code { $( #[doc = $title] $variant, )* }
+
+        impl Code {
+            /// All codes, in catalogue order.
+            pub const ALL: &'static [Code] = &[$(Code::$variant,)*];
+            /// The stable code, e.g. `HR003`.
+            pub fn code(self) -> &'static str { match self { $(Code::$variant => $code,)* } }
+            /// The stable kebab-case name, e.g. `invalid-regex`.
+            pub fn name(self) -> &'static str { match self { $(Code::$variant => $name,)* } }
+            /// Error or warning.
+            pub fn severity(self) -> Severity { match self { $(Code::$variant => Severity::$sev,)* } }
+            /// One line.
+            pub fn title(self) -> &'static str { match self { $(Code::$variant => $title,)* } }
+            /// The longer explanation printed by `hookrules rule CODE`.
+            pub fn explanation(self) -> &'static str { match self { $(Code::$variant => $explain,)* } }
+            /// Look a code up by `HR003` or `invalid-regex`.
+            pub fn lookup(s: &str) -> Option<Code> {
+                Code::ALL.iter().copied().find(|c| c.code().eq_ignore_ascii_case(s) || c.name() == s)
+            }
+        }
+    };
+}
+
+codes! {
+    TomlSyntax = "HR001", "toml-syntax", Error, "The file is not valid TOML",
+        "The policy file could not be parsed as TOML. The caret points at the first character the TOML parser could not accept. Common causes: a regex in a basic string (\"...\") whose backslashes are read as TOML escapes (use a literal string '...' instead), an unclosed bracket, or a duplicate key.";
+    Schema = "HR002", "schema", Error, "A key is unknown or a value has the wrong type",
+        "Policy files are checked against the policy schema (`hookrules schema`): unknown keys are rejected so that a typo never silently disables a check, and every value must have the documented type. The help line lists the keys that are allowed here.";
+    InvalidRegex = "HR003", "invalid-regex", Error, "A regular expression does not compile",
+        "Regexes use the syntax of the Rust `regex` crate (no look-around, no backreferences). Write them in TOML literal strings ('...') so that what you see is exactly what the regex engine sees; the caret then points at the offending character.";
+    InvalidGlob = "HR004", "invalid-glob", Error, "A glob pattern is invalid",
+        "Globs use the `globset` syntax: `*` within a path component, `**` across components, `?`, `[abc]`, `{a,b}`. Patterns without a `/` are matched against the file name only (as in `.gitignore`).";
+    InvalidJsonPath = "HR005", "invalid-jsonpath", Error, "A JSONPath expression is invalid",
+        "`jsonpath` takes an RFC 9535 JSONPath starting at `$`, e.g. `$.tool_calls[*].tool_name`. For a single field, `field = \"tool_input.command\"` is simpler.";
+    TemplateSyntax = "HR006", "template-syntax", Error, "A template does not compile",
+        "Texts (reason, context, message, paths, rewrites, records) are minijinja templates. Variables: `event` (the stdin JSON), `captures` (named regex captures), `facts`, `rule`, `today`, `now`, `project_dir`.";
+    UnknownEvent = "HR007", "unknown-event", Error, "An event name is not one the client sends",
+        "`events` takes hook event names exactly as they appear in `hook_event_name` (case-sensitive), or `*`. A name that is not in the known list is rejected, since a typo would silently disable the rule; to target an event a newer client adds, prefix it with `+` (e.g. `+FutureEvent`).";
+    MatcherWithoutField = "HR008", "matcher-without-field", Error, "A matcher is set on an event that has nothing to match",
+        "The client ignores matchers on events without a matcher field (Stop, UserPromptSubmit, PostToolBatch, ...), and so does hookrules; a `matcher` there is almost certainly a mistake. Use a `when` condition instead.";
+    DuplicateRuleId = "HR009", "duplicate-rule-id", Error, "Two rules have the same id",
+        "Rule ids name rules in decisions, traces, fixtures and overrides, so they must be unique across all loaded policies.";
+    UnknownReference = "HR010", "unknown-reference", Error, "A list, condition or fact that does not exist is referenced",
+        "`{ list = \"x\" }` needs `[lists] x = [...]`, `{ ref = \"x\" }` needs `[conditions.x]`, `fact = \"x\"` needs `[facts.x]`.";
+    ReferenceCycle = "HR011", "reference-cycle", Error, "Named conditions refer to each other in a cycle",
+        "A named condition cannot (directly or indirectly) refer to itself; it would never finish evaluating.";
+    InvalidCondition = "HR012", "invalid-condition", Error, "A condition is incomplete or mixes incompatible keys",
+        "A condition is exactly one of `all`, `any`, `not`, `ref`, or one selector (`field`, `jsonpath`, `fact`, `commands`, `paths`) with exactly one test (`matches`, `matches_all`, `matches_none`, `glob`, `equals`, `one_of`, `exists`, `contains`, `gt`/`ge`/`lt`/`le`, or `command` with `commands`).";
+    DecisionNotSupported = "HR013", "decision-not-supported", Error, "The decision has no effect on this event",
+        "Only some events can be blocked (reference §2.3). `deny`/`ask`/`allow` apply to PreToolUse, PermissionRequest and PreModelSwitch; `block` to prompts, stops, post-tool events, PreCompact and the other block-style events; `stop` to every event. A rule that denies SessionStart would silently do nothing.";
+    InvalidFact = "HR014", "invalid-fact", Error, "A fact is missing a required setting",
+        "`file` needs `path`; `glob` needs `path`; `command` needs `argv`; `env` needs `vars`.";
+    InvalidEffect = "HR015", "invalid-effect", Error, "A side effect is missing a required setting",
+        "`write_file` needs `path` and `content`; `write_json` and `append_jsonl` need `path` and `record`; `delete_file` needs `path`; `run` needs `argv`.";
+    Unreadable = "HR016", "unreadable", Error, "A policy file cannot be read",
+        "The file does not exist, is not readable, or is not UTF-8.";
+    MissingEvents = "HR017", "missing-events", Error, "A rule does not say which events it applies to",
+        "Every rule needs `events = [...]` (or `[\"*\"]`); rules are indexed by event before anything else is evaluated.";
+    MatchesEverything = "HR101", "matches-everything", Warning, "The rule fires on every event",
+        "A rule with `events = [\"*\"]`, no matcher and no condition fires on every event the client sends, including tool calls several times a second. That is rarely intended.";
+    NeverFires = "HR102", "never-fires", Warning, "The rule can never fire",
+        "The rule is disabled, its condition is an empty `any` (which matches nothing), or its matcher cannot match any value.";
+    Shadowed = "HR103", "shadowed", Warning, "A first-match rule is shadowed by an earlier one",
+        "In a `combine = \"first-match\"` policy, an earlier rule with the same events and matcher and no condition always matches first, so this rule is never reached.";
+    Unused = "HR104", "unused", Warning, "A list, condition or fact is never used",
+        "Unused definitions are often left over from a rename; delete them or reference them.";
+    SlowRegex = "HR105", "slow-regex", Warning, "A regex is large or slow to compile",
+        "Large bounded repetitions (`{1000}`) and big Unicode classes (`\\w`, `\\d` in Unicode mode) compile into large automata. Prefer ASCII classes (`(?-u:\\w)`, `[0-9]`) when Unicode is not needed.";
+    Uncovered = "HR106", "uncovered", Warning, "No fixture exercises the rule",
+        "`hookrules test` and `hookrules check --fixtures DIR` report rules that no fixture expects to fire.";
+    TemplateVariable = "HR107", "template-variable", Warning, "A template names a variable the event cannot have",
+        "The template uses `event.X` where no event this rule applies to carries `X`, or a top-level variable that does not exist. It will render as empty.";
+    ContextDropped = "HR108", "context-dropped", Warning, "Context or rewrite cannot reach the model on this event",
+        "Events without an `additionalContext` field (PreCompact, PostCompact, SessionEnd, ...) cannot carry context to the model, and `rewrite` only applies to PreToolUse and PermissionRequest. The text would be dropped.";
+    StopLoop = "HR109", "stop-loop", Warning, "A Stop/SubagentStop block ignores `stop_hook_active`",
+        "A rule that blocks Stop or SubagentStop without looking at `stop_hook_active` can keep the agent going until the client's cap (8 blocks). Add `{ field = \"stop_hook_active\", equals = false }` to release after one block, unless blocking until a condition holds is intended.";
+}
+
+impl fmt::Display for Code {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}({})", self.code(), self.name())
+    }
+}
+
+/// One problem, pointing into the policy text where it can.
+#[derive(Debug, Clone)]
+pub struct Diagnostic {
+    /// Which problem.
+    pub code: Code,
+    /// What is wrong, specifically.
+    pub message: String,
+    /// The policy the span points into.
+    pub source: Option<Arc<PolicySource>>,
+    /// Byte range in the source.
+    pub span: Option<Range<usize>>,
+    /// Text under the underline.
+    pub label: Option<String>,
+    /// What to do about it.
+    pub help: Option<String>,
+}
+
+impl Diagnostic {
+    /// A diagnostic about `span` in `source`.
+    pub fn new(code: Code, message: impl Into<String>) -> Self {
+        Diagnostic {
+            code,
+            message: message.into(),
+            source: None,
+            span: None,
+            label: None,
+            help: None,
+        }
+    }
+    /// Point at a span of a source.
+    pub fn at(mut self, source: &Arc<PolicySource>, span: Range<usize>) -> Self {
+        self.source = Some(source.clone());
+        self.span = Some(span);
+        self
+    }
+    /// Set the underline label.
+    pub fn label(mut self, label: impl Into<String>) -> Self {
+        self.label = Some(label.into());
+        self
+    }
+    /// Set the help line.
+    pub fn help(mut self, help: impl Into<String>) -> Self {
+        self.help = Some(help.into());
+        self
+    }
+    /// Set the help line in place.
+    pub fn set_help(&mut self, help: impl Into<String>) -> &mut Self {
+        self.help = Some(help.into());
+        self
+    }
+    /// Set the underline label in place.
+    pub fn set_label(&mut self, label: impl Into<String>) -> &mut Self {
+        self.label = Some(label.into());
+        self
+    }
+    /// Error or warning.
+    pub fn severity(&self) -> Severity {
+        self.code.severity()
+    }
+    /// `file:line:col` of the span start, if any.
+    pub fn location(&self) -> Option<(String, usize, usize)> {
+        let src = self.source.as_ref()?;
+        let span = self.span.as_ref()?;
+        let (line, col) = src.line_col(span.start);
+        Some((src.display_name(), line, col))
+    }
+    /// The source text the span covers.
+    pub fn snippet(&self) -> Option<&str> {
+        let src = self.source.as_ref()?;
+        let span = self.span.clone()?;
+        src.text.get(span)
+    }
+    /// A machine-readable form for `--format json`.
+    pub fn to_json(&self) -> serde_json::Value {
+        let loc = self.location();
+        serde_json::json!({
+            "code": self.code.code(),
+            "name": self.code.name(),
+            "severity": self.severity(),
+            "message": self.message,
+            "file": loc.as_ref().map(|l| l.0.clone()),
+            "line": loc.as_ref().map(|l| l.1),
+            "column": loc.as_ref().map(|l| l.2),
+            "span": self.span.as_ref().map(|s| [s.start, s.end]),
+            "snippet": self.snippet(),
+            "label": self.label,
+            "help": self.help,
+        })
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some((file, line, col)) = self.location() {
+            write!(f, "{file}:{line}:{col}: ")?;
+        }
+        write!(f, "{} [{}]", self.message, self.code)
+    }
+}
+
+impl std::error::Error for Diagnostic {}
+
+impl miette::Diagnostic for Diagnostic {
+    fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        Some(Box::new(self.code))
+    }
+    fn severity(&self) -> Option<miette::Severity> {
+        Some(match self.severity() {
+            Severity::Error => miette::Severity::Error,
+            Severity::Warning => miette::Severity::Warning,
+        })
+    }
+    fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        self.help
+            .as_ref()
+            .map(|h| Box::new(h) as Box<dyn fmt::Display>)
+    }
+    fn source_code(&self) -> Option<&dyn miette::SourceCode> {
+        self.source
+            .as_ref()
+            .filter(|_| self.span.is_some())
+            .map(|s| &s.named as &dyn miette::SourceCode)
+    }
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = miette::LabeledSpan> + '_>> {
+        let span = self.span.clone()?;
+        self.source.as_ref()?;
+        let len = span.end.saturating_sub(span.start);
+        Some(Box::new(std::iter::once(miette::LabeledSpan::new(
+            self.label.clone(),
+            span.start,
+            len,
+        ))))
+    }
+}
+
+/// Render diagnostics as miette reports (no colour, stable for snapshots and logs).
+pub fn render_plain(diags: &[Diagnostic]) -> String {
+    let handler = miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor())
+        .with_width(100);
+    let mut out = String::new();
+    for d in diags {
+        let _ = handler.render_report(&mut out, d);
+        out.push('\n');
+    }
+    out
+}
+
+/// Did-you-mean: the candidate closest to `word` by edit distance, if close enough.
+pub fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let mut best: Option<(usize, &str)> = None;
+    for c in candidates {
+        let d = edit_distance(&word.to_ascii_lowercase(), &c.to_ascii_lowercase());
+        if d <= (word.len().max(3) / 3).max(1) + 1 && best.is_none_or(|(bd, _)| d < bd) {
+            best = Some((d, c));
+        }
+    }
+    best.map(|(_, c)| c)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != *cb);
+            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}

@@ -1,0 +1,133 @@
+//! The event from stdin: read with a size cap, parsed, and checked to be an object
+//! with a `hook_event_name`. Every way it can be wrong has its own error.
+
+use std::io::Read;
+
+use crate::host::events::{self, EventSpec};
+
+/// Largest stdin hookrules reads (bytes). Larger input is refused, not truncated.
+pub const MAX_INPUT: u64 = 256 * 1024 * 1024;
+
+/// One parsed event.
+#[derive(Debug, Clone)]
+pub struct Event {
+    /// The whole stdin object.
+    pub value: serde_json::Value,
+    /// `hook_event_name`.
+    pub name: String,
+    /// What the client accepts for it (a neutral spec for unknown events).
+    pub spec: EventSpec,
+    /// Is it one of the events this hookrules knows?
+    pub known: bool,
+}
+
+/// Why stdin is not a usable event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum InputError {
+    /// Nothing (or only whitespace) on stdin.
+    Empty,
+    /// More than [`MAX_INPUT`] bytes.
+    TooLarge(u64),
+    /// Not UTF-8.
+    NotUtf8(usize),
+    /// Not JSON (or truncated).
+    NotJson(String),
+    /// JSON, but not an object.
+    NotObject(&'static str),
+    /// No string `hook_event_name`.
+    NoEventName,
+    /// stdin could not be read.
+    Io(String),
+}
+
+impl std::fmt::Display for InputError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            InputError::Empty => write!(f, "stdin is empty: expected one JSON object from the client"),
+            InputError::TooLarge(n) => write!(f, "stdin is larger than {n} bytes; refusing to read it"),
+            InputError::NotUtf8(at) => write!(f, "stdin is not UTF-8 (invalid byte at offset {at})"),
+            InputError::NotJson(e) => write!(f, "stdin is not valid JSON: {e}"),
+            InputError::NotObject(k) => write!(f, "stdin is JSON {k}, not an object"),
+            InputError::NoEventName => write!(f, "stdin has no string `hook_event_name`"),
+            InputError::Io(e) => write!(f, "cannot read stdin: {e}"),
+        }
+    }
+}
+
+impl Event {
+    /// Read stdin (or any reader) whole, up to [`MAX_INPUT`].
+    pub fn read(r: impl Read) -> Result<Vec<u8>, InputError> {
+        let mut buf = Vec::with_capacity(8 * 1024);
+        r.take(MAX_INPUT + 1)
+            .read_to_end(&mut buf)
+            .map_err(|e| InputError::Io(e.to_string()))?;
+        if buf.len() as u64 > MAX_INPUT {
+            return Err(InputError::TooLarge(MAX_INPUT));
+        }
+        Ok(buf)
+    }
+
+    /// Parse an event from bytes.
+    pub fn parse(bytes: &[u8]) -> Result<Event, InputError> {
+        let text = std::str::from_utf8(bytes).map_err(|e| InputError::NotUtf8(e.valid_up_to()))?;
+        if text.trim().is_empty() {
+            return Err(InputError::Empty);
+        }
+        let value: serde_json::Value = serde_json::from_str(text).map_err(|e| InputError::NotJson(e.to_string()))?;
+        Self::from_value(value)
+    }
+
+    /// Wrap an already-parsed value.
+    pub fn from_value(value: serde_json::Value) -> Result<Event, InputError> {
+        let kind = match &value {
+            serde_json::Value::Object(_) => None,
+            serde_json::Value::Array(_) => Some("an array"),
+            serde_json::Value::String(_) => Some("a string"),
+            serde_json::Value::Number(_) => Some("a number"),
+            serde_json::Value::Bool(_) => Some("a boolean"),
+            serde_json::Value::Null => Some("null"),
+        };
+        if let Some(k) = kind {
+            return Err(InputError::NotObject(k));
+        }
+        let name = value
+            .get("hook_event_name")
+            .and_then(|v| v.as_str())
+            .ok_or(InputError::NoEventName)?
+            .to_string();
+        let (spec, known) = match events::spec(&name) {
+            Some(s) => (*s, true),
+            None => (events::unknown(&name), false),
+        };
+        Ok(Event {
+            value,
+            name,
+            spec,
+            known,
+        })
+    }
+
+    /// The value of the event's matcher field: `Some(None)` when the event has a
+    /// matcher field but the value is missing, `None` when it has no matcher field.
+    pub fn matcher_value(&self) -> Option<Option<&str>> {
+        let field = self.spec.matcher_field?;
+        let v = self.value.get(field).and_then(|v| v.as_str());
+        if field == "file_path" {
+            return Some(v.map(|p| p.rsplit('/').next().unwrap_or(p)));
+        }
+        Some(v)
+    }
+
+    /// A string field.
+    pub fn str(&self, key: &str) -> Option<&str> {
+        self.value.get(key).and_then(|v| v.as_str())
+    }
+}
+
+/// Best effort: the event name from bytes that do not parse, so a fail-closed
+/// answer can tell a blocking event from one that cannot be blocked.
+pub fn sniff_event_name(bytes: &[u8]) -> Option<String> {
+    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(1 << 20)]);
+    let re = regex::Regex::new(r#""hook_event_name"\s*:\s*"([A-Za-z]+)""#).ok()?;
+    re.captures(&text).map(|c| c[1].to_string())
+}

@@ -1,0 +1,270 @@
+//! Computing facts: what a rule needs to know beyond stdin. Each fact is computed
+//! at most once per event, only when a condition or template uses it.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Map, Value};
+
+use super::Ctx;
+use crate::os::{files, process};
+use crate::policy::syntax::FactKind;
+use crate::validate::model::Fact;
+
+/// Most bytes read from one file for a fact or an include.
+pub const MAX_FILE: u64 = 4 * 1024 * 1024;
+/// Most bytes of a transcript read (from its end).
+pub const MAX_TRANSCRIPT_TAIL: u64 = 8 * 1024 * 1024;
+/// Most files a glob fact lists.
+pub const MAX_GLOB_FILES: usize = 10_000;
+
+/// Inputs a fact's templates rendered to.
+pub struct Rendered {
+    /// `path`, rendered.
+    pub path: Option<String>,
+    /// `within`, rendered.
+    pub within: Option<String>,
+    /// `argv`, rendered.
+    pub argv: Vec<String>,
+    /// `cwd`, rendered.
+    pub cwd: Option<String>,
+}
+
+/// Compute a fact whose templates have been rendered.
+pub fn compute(f: &Fact, r: Rendered, ctx: &Ctx, event: &Value) -> Result<Value, String> {
+    match f.kind {
+        FactKind::File => file(f, &r, ctx),
+        FactKind::Glob => glob(f, &r, ctx),
+        FactKind::Command => command(f, &r, ctx),
+        FactKind::Env => Ok(Value::Object(
+            f.vars
+                .iter()
+                .map(|k| (k.clone(), ctx.env_vars.get(k).map(|v| json!(v)).unwrap_or(Value::Null)))
+                .collect(),
+        )),
+        FactKind::LastAssistantMessage => Ok(last_assistant_message(event).map(Value::String).unwrap_or(Value::Null)),
+        FactKind::ProjectMarkers => Ok(Value::Object(
+            f.markers
+                .iter()
+                .map(|m| (m.clone(), Value::Bool(ctx.project_dir.join(m).exists())))
+                .collect(),
+        )),
+    }
+}
+
+fn within(r: &Rendered, ctx: &Ctx) -> PathBuf {
+    match &r.within {
+        Some(w) => ctx.project_dir.join(w),
+        None => ctx.project_dir.clone(),
+    }
+}
+
+fn file(f: &Fact, r: &Rendered, ctx: &Ctx) -> Result<Value, String> {
+    let rel = r.path.as_deref().unwrap_or("");
+    let path = files::confine(rel, &ctx.project_dir, &within(r, ctx))?;
+    let exists = path.is_file();
+    let mut out = Map::new();
+    out.insert("path".into(), json!(path.display().to_string()));
+    out.insert("exists".into(), json!(exists));
+    let needs_content = !f.headings.is_empty() || f.regex.is_some() || f.lines.is_some();
+    let content = if exists && needs_content {
+        Some(files::read_capped(&path, MAX_FILE).map_err(|e| format!("cannot read {}: {e}", path.display()))?)
+    } else {
+        None
+    };
+    let text = content.as_deref().unwrap_or("");
+    if !f.headings.is_empty() {
+        let missing: Vec<&String> = f.headings.iter().filter(|h| !has_heading(text, h)).collect();
+        out.insert("has_headings".into(), json!(exists && missing.is_empty()));
+        out.insert("missing_headings".into(), json!(missing));
+    }
+    if let Some(re) = &f.regex {
+        let caps = re.captures(text);
+        out.insert("matches".into(), json!(caps.is_some()));
+        let mut named = Map::new();
+        if let Some(c) = caps {
+            for name in re.capture_names().flatten() {
+                if let Some(m) = c.name(name) {
+                    named.insert(name.into(), json!(m.as_str()));
+                }
+            }
+        }
+        out.insert("captures".into(), Value::Object(named));
+    }
+    if let Some(n) = f.lines {
+        let lines: Vec<&str> = text.lines().take(n).collect();
+        out.insert("head".into(), json!(lines.join("\n")));
+        out.insert("lines".into(), json!(lines));
+    }
+    Ok(Value::Object(out))
+}
+
+/// A heading is present when some line, with leading `#`s, `*`s and spaces
+/// removed, starts with it (case-insensitive).
+fn has_heading(text: &str, heading: &str) -> bool {
+    let want = heading.trim().to_lowercase();
+    text.lines().any(|l| {
+        l.trim_start_matches(|c: char| c == '#' || c == '*' || c.is_whitespace())
+            .to_lowercase()
+            .starts_with(&want)
+    })
+}
+
+fn glob(f: &Fact, r: &Rendered, ctx: &Ctx) -> Result<Value, String> {
+    let pattern = r.path.as_deref().unwrap_or("");
+    let files = glob_files(pattern, ctx, &within(r, ctx), f.exclude.as_ref())?;
+    let rel: Vec<String> = files
+        .iter()
+        .map(|p| p.strip_prefix(&ctx.project_dir).unwrap_or(p).display().to_string())
+        .collect();
+    Ok(json!({
+        "count": rel.len(),
+        "files": rel,
+        "newest": rel.first(),
+    }))
+}
+
+/// Files matching a glob relative to the project, newest first.
+pub fn glob_files(pattern: &str, ctx: &Ctx, within: &Path, exclude: Option<&globset::GlobSet>) -> Result<Vec<PathBuf>, String> {
+    if pattern.contains('\0') {
+        return Err("glob contains a NUL byte".into());
+    }
+    // The fixed prefix (up to the first component with a glob character) is walked.
+    let mut prefix = PathBuf::new();
+    let mut rest = vec![];
+    for comp in pattern.split('/') {
+        if !rest.is_empty() || comp.contains(['*', '?', '[', '{']) {
+            rest.push(comp);
+        } else if !comp.is_empty() {
+            prefix.push(comp);
+        }
+    }
+    let root = files::confine(&prefix.display().to_string().if_empty("."), &ctx.project_dir, within)?;
+    let full_pattern = format!("{}/{}", root.display(), rest.join("/"));
+    let matcher = globset::GlobBuilder::new(&full_pattern)
+        .literal_separator(true)
+        .build()
+        .map_err(|e| format!("invalid glob `{pattern}`: {e}"))?
+        .compile_matcher();
+    let depth = if rest.contains(&"**") { 32 } else { rest.len() };
+    let mut found = vec![];
+    walk(&root, depth, &mut |p| {
+        if matcher.is_match(p) {
+            let relp = p.strip_prefix(&ctx.project_dir).unwrap_or(p);
+            if !exclude.is_some_and(|x| x.is_match(relp)) {
+                found.push(p.to_path_buf());
+            }
+        }
+        found.len() < MAX_GLOB_FILES
+    });
+    let mut with_time: Vec<(std::time::SystemTime, PathBuf)> = found
+        .into_iter()
+        .map(|p| (p.metadata().and_then(|m| m.modified()).unwrap_or(std::time::UNIX_EPOCH), p))
+        .collect();
+    with_time.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    Ok(with_time.into_iter().map(|(_, p)| p).collect())
+}
+
+trait IfEmpty {
+    fn if_empty(self, d: &str) -> String;
+}
+impl IfEmpty for String {
+    fn if_empty(self, d: &str) -> String {
+        if self.is_empty() {
+            d.to_string()
+        } else {
+            self
+        }
+    }
+}
+
+/// Visit files under `dir` (not following symlinked folders) up to `depth` levels.
+fn walk(dir: &Path, depth: usize, visit: &mut dyn FnMut(&Path) -> bool) -> bool {
+    let Ok(entries) = std::fs::read_dir(dir) else { return true };
+    for e in entries.flatten() {
+        let p = e.path();
+        let Ok(ft) = e.file_type() else { continue };
+        if ft.is_dir() {
+            if depth > 1 && !walk(&p, depth - 1, visit) {
+                return false;
+            }
+        } else if !visit(&p) {
+            return false;
+        }
+    }
+    true
+}
+
+fn command(f: &Fact, r: &Rendered, ctx: &Ctx) -> Result<Value, String> {
+    let cwd = match &r.cwd {
+        Some(c) => files::confine(c, &ctx.project_dir, Path::new("/"))?,
+        None => ctx.project_dir.clone(),
+    };
+    let out = process::run(&r.argv, &cwd, f.timeout_ms).map_err(|e| format!("`{}`: {e}", r.argv.join(" ")))?;
+    Ok(json!({
+        "status": out.status,
+        "ok": out.ok,
+        "stdout": out.stdout,
+        "stderr": out.stderr,
+        "output": format!("{}{}", out.stdout, out.stderr),
+    }))
+}
+
+/// The last assistant text: `last_assistant_message` from the event; else, for a
+/// synchronous Agent tool result, the subagent's answer; else the transcript
+/// (reference §5: newest assistant message with text, all its text blocks joined).
+pub fn last_assistant_message(event: &Value) -> Option<String> {
+    if let Some(s) = event.get("last_assistant_message").and_then(|v| v.as_str()) {
+        return Some(s.to_string());
+    }
+    if let Some(content) = event.pointer("/tool_response/content").and_then(|v| v.as_array()) {
+        let texts: Vec<&str> = content
+            .iter()
+            .filter_map(|b| b.get("text").and_then(|t| t.as_str()))
+            .collect();
+        if !texts.is_empty() {
+            return Some(texts.join("\n"));
+        }
+    }
+    let (path, sidechain) = match event.get("agent_transcript_path").and_then(|v| v.as_str()) {
+        Some(p) => (p, true),
+        None => (event.get("transcript_path").and_then(|v| v.as_str())?, false),
+    };
+    transcript_last_text(Path::new(path), sidechain)
+}
+
+fn transcript_last_text(path: &Path, sidechain: bool) -> Option<String> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = std::fs::File::open(path).ok()?;
+    let len = f.metadata().ok()?.len();
+    let start = len.saturating_sub(MAX_TRANSCRIPT_TAIL);
+    f.seek(SeekFrom::Start(start)).ok()?;
+    let mut buf = Vec::new();
+    f.take(MAX_TRANSCRIPT_TAIL).read_to_end(&mut buf).ok()?;
+    let text = String::from_utf8_lossy(&buf);
+    let lines: Vec<Value> = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v.get("type").and_then(|t| t.as_str()) == Some("assistant"))
+        .filter(|v| sidechain || !v.get("isSidechain").and_then(|s| s.as_bool()).unwrap_or(false))
+        .collect();
+    let has_text = |v: &Value| {
+        v.pointer("/message/content")
+            .and_then(|c| c.as_array())
+            .is_some_and(|c| c.iter().any(|b| b.get("type").and_then(|t| t.as_str()) == Some("text")))
+    };
+    let newest = lines.iter().rev().find(|v| has_text(v))?;
+    let id = newest.pointer("/message/id").cloned();
+    let texts: Vec<String> = lines
+        .iter()
+        .filter(|v| v.pointer("/message/id").cloned() == id)
+        .flat_map(|v| {
+            v.pointer("/message/content")
+                .and_then(|c| c.as_array())
+                .cloned()
+                .unwrap_or_default()
+        })
+        .filter(|b| b.get("type").and_then(|t| t.as_str()) == Some("text"))
+        .filter_map(|b| b.get("text").and_then(|t| t.as_str()).map(String::from))
+        .collect();
+    Some(texts.join("\n"))
+}

@@ -1,0 +1,673 @@
+//! Stage 4: evaluating one event against the compiled bucket.
+//!
+//! The same code serves `run` (with [`trace::NoTrace`]) and `explain` (with a
+//! recording [`trace::Trace`]): there is no second implementation of matching.
+
+pub mod event;
+pub mod facts;
+pub mod trace;
+mod values;
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::compile::Compiled;
+use crate::decision::{self, Contribution, Decision};
+use crate::effects::{Pending, PendingEffect};
+use crate::os::clock::Now;
+use crate::policy::syntax::{CombineMode, DecisionKind, EffectKind, FailureMode, UnparsableCommand};
+use crate::shell;
+use crate::validate::model::{Condition, Fact, Rule, Template, Test};
+pub use event::Event;
+use trace::{abridge, Step, Tracer};
+
+/// What evaluation may know about the world besides the event.
+#[derive(Debug, Clone)]
+pub struct Ctx {
+    /// `CLAUDE_PROJECT_DIR`, else the event's `cwd`, else the process cwd.
+    pub project_dir: PathBuf,
+    /// The event's `cwd` (relative paths in tool input resolve against it).
+    pub cwd: PathBuf,
+    /// `$HOME`, for `~` in paths.
+    pub home: Option<String>,
+    /// Environment variables (only `env` facts can read them).
+    pub env_vars: BTreeMap<String, String>,
+    /// The clock.
+    pub now: Now,
+}
+
+impl Ctx {
+    /// Build the context for an event from the process environment.
+    pub fn from_env(event: &Event, env_vars: BTreeMap<String, String>, now: Now) -> Ctx {
+        let process_cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+        let cwd = event.str("cwd").map(PathBuf::from).unwrap_or(process_cwd);
+        let project_dir = env_vars
+            .get("CLAUDE_PROJECT_DIR")
+            .filter(|s| !s.is_empty())
+            .map(PathBuf::from)
+            .unwrap_or_else(|| cwd.clone());
+        Ctx {
+            project_dir,
+            cwd,
+            home: env_vars.get("HOME").cloned(),
+            env_vars,
+            now,
+        }
+    }
+}
+
+/// Everything evaluation produced for one event.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    /// The combined decision.
+    pub decision: Decision,
+    /// What each contributing rule said, in priority order.
+    pub contributions: Vec<Contribution>,
+    /// Side effects to run.
+    pub effects: Vec<Pending>,
+}
+
+/// How one rule came out.
+enum RuleResult {
+    Matched(BTreeMap<String, String>),
+    NotMatched,
+    Failed(String),
+}
+
+/// Evaluate an event.
+pub fn evaluate<T: Tracer>(compiled: &Compiled, event: &Event, ctx: &Ctx, tracer: &mut T) -> Outcome {
+    let mut ev = Evaluator {
+        compiled,
+        event,
+        ctx,
+        tracer,
+        facts: HashMap::new(),
+        fact_stack: vec![],
+        shell: HashMap::new(),
+        unparsable: None,
+        base: None,
+    };
+    ev.run()
+}
+
+struct Evaluator<'a, T: Tracer> {
+    compiled: &'a Compiled,
+    event: &'a Event,
+    ctx: &'a Ctx,
+    tracer: &'a mut T,
+    facts: HashMap<(usize, String), Result<Value, String>>,
+    fact_stack: Vec<String>,
+    shell: HashMap<String, Result<Arc<Vec<shell::command::SimpleCommand>>, String>>,
+    /// Set when a structured command test met a command that does not parse.
+    unparsable: Option<String>,
+    /// The template context without captures/rule, built on first render.
+    base: Option<Value>,
+}
+
+/// (priority, policy index, file order) of a contribution, for global ordering.
+type Order = (i64, usize, usize);
+
+impl<T: Tracer> Evaluator<'_, T> {
+    fn run(&mut self) -> Outcome {
+        let mut found: Vec<(Order, Contribution, Vec<Pending>)> = vec![];
+        let mut errors = vec![];
+        for (pidx, bucket) in self.compiled.buckets.iter().enumerate() {
+            let policy = &bucket.policy;
+            if self.tracer.enabled() {
+                for (rule, why) in &bucket.skipped {
+                    self.tracer.step(Step::Skipped {
+                        policy: policy.name.clone(),
+                        rule: rule.id.clone(),
+                        why: why.clone(),
+                    });
+                }
+            }
+            for (id, diags) in &bucket.broken {
+                let what = diags.iter().map(|d| d.to_string()).collect::<Vec<_>>();
+                if self.tracer.enabled() {
+                    self.tracer.step(Step::Broken {
+                        policy: policy.name.clone(),
+                        rule: id.clone(),
+                        errors: what.clone(),
+                    });
+                }
+                let msg = format!("rule `{id}` of policy `{}` is broken: {}", policy.name, what.join("; "));
+                self.failure(pidx, id, (i64::MIN, pidx, 0), msg, &mut found, &mut errors);
+            }
+            for rule in &bucket.rules {
+                if self.tracer.enabled() {
+                    self.tracer.step(Step::RuleStart {
+                        policy: policy.name.clone(),
+                        rule: rule.id.clone(),
+                        priority: rule.priority,
+                    });
+                }
+                self.unparsable = None;
+                let result = self.rule(pidx, rule);
+                let order = (rule.priority, pidx, rule.order);
+                if let Some(err) = self.unparsable.take() {
+                    if policy.unparsable != UnparsableCommand::Regex {
+                        let decision = if policy.unparsable == UnparsableCommand::Deny {
+                            DecisionKind::Deny
+                        } else {
+                            DecisionKind::Ask
+                        };
+                        let c = synthetic(
+                            policy.name.clone(),
+                            format!("{}:unparsable-command", policy.name),
+                            rule.priority,
+                            decision,
+                            format!("hookrules could not parse this shell command ({err}), and policy `{}` treats unparsable commands as `{}`. Rewrite it in plain shell syntax.", policy.name, decision.as_str()),
+                        );
+                        if !found.iter().any(|(_, f, _)| f.rule == c.rule) {
+                            found.push((order, c, vec![]));
+                        }
+                    }
+                }
+                match result {
+                    RuleResult::NotMatched => self.end(rule, "not matched"),
+                    RuleResult::Failed(e) => {
+                        self.end(rule, &format!("error: {e}"));
+                        let msg = format!("rule `{}` failed: {e}", rule.id);
+                        self.failure(pidx, &rule.id, order, msg, &mut found, &mut errors);
+                    }
+                    RuleResult::Matched(captures) => {
+                        self.end(rule, "matched");
+                        match self.contribution(pidx, rule, &captures) {
+                            Ok((c, effects)) => found.push((order, c, effects)),
+                            Err(e) => {
+                                let msg = format!("rule `{}` matched but could not be rendered: {e}", rule.id);
+                                self.failure(pidx, &rule.id, order, msg, &mut found, &mut errors);
+                            }
+                        }
+                        if policy.combine == CombineMode::FirstMatch {
+                            if self.tracer.enabled() {
+                                self.tracer.step(Step::FirstMatchStop {
+                                    policy: policy.name.clone(),
+                                    rule: rule.id.clone(),
+                                });
+                            }
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        found.sort_by_key(|(o, _, _)| *o);
+        let contributions: Vec<Contribution> = found.iter().map(|(_, c, _)| c.clone()).collect();
+        let effects = found.into_iter().flat_map(|(_, _, e)| e).collect();
+        let decision = decision::combine(&contributions, errors);
+        if self.tracer.enabled() {
+            let note = match &decision.kind {
+                None if contributions.is_empty() => "no rule matched: no opinion (empty output)".to_string(),
+                None => format!("{} rule(s) matched, none decided: context/messages only", contributions.len()),
+                Some(k) => format!(
+                    "strictest decision `{}` (stop > deny = block > ask > allow), determined by {}",
+                    k.as_str(),
+                    decision.determined_by.join(", ")
+                ),
+            };
+            self.tracer.step(Step::Combine { note });
+        }
+        Outcome {
+            decision,
+            contributions,
+            effects,
+        }
+    }
+
+    fn end(&mut self, rule: &Rule, outcome: &str) {
+        if self.tracer.enabled() {
+            self.tracer.step(Step::RuleEnd {
+                rule: rule.id.clone(),
+                outcome: outcome.to_string(),
+            });
+        }
+    }
+
+    /// A failure: a block in a fail-closed policy, a reported error in a fail-open one.
+    fn failure(
+        &mut self,
+        pidx: usize,
+        id: &str,
+        order: Order,
+        msg: String,
+        found: &mut Vec<(Order, Contribution, Vec<Pending>)>,
+        errors: &mut Vec<String>,
+    ) {
+        let policy = &self.compiled.buckets[pidx].policy;
+        match policy.failure {
+            FailureMode::FailOpen => errors.push(format!("{msg} (policy `{}` is fail-open: ignored)", policy.name)),
+            FailureMode::FailClosed => {
+                let decision = if self.event.spec.blocking == crate::host::events::Blocking::TopLevel {
+                    DecisionKind::Block
+                } else {
+                    DecisionKind::Deny
+                };
+                let c = synthetic(
+                    policy.name.clone(),
+                    id.to_string(),
+                    order.0,
+                    decision,
+                    format!("hookrules: {msg}. Policy `{}` is fail-closed, so this is blocked until the policy is fixed (`hookrules check`).", policy.name),
+                );
+                found.push((order, c, vec![]));
+            }
+        }
+    }
+
+    fn rule(&mut self, pidx: usize, rule: &Rule) -> RuleResult {
+        let mut captures = BTreeMap::new();
+        if let Some(when) = &rule.when {
+            match self.condition(pidx, when, 0, &mut captures, None) {
+                Ok(true) => {}
+                Ok(false) => return RuleResult::NotMatched,
+                Err(e) => return RuleResult::Failed(e),
+            }
+        }
+        if let Some(unless) = &rule.unless {
+            match self.condition(pidx, unless, 0, &mut BTreeMap::new(), None) {
+                Ok(false) => {}
+                Ok(true) => return RuleResult::NotMatched,
+                Err(e) => return RuleResult::Failed(e),
+            }
+        }
+        RuleResult::Matched(captures)
+    }
+
+    /// Evaluate a condition. `object` is the command object inside `command.when`.
+    fn condition(
+        &mut self,
+        pidx: usize,
+        c: &Condition,
+        depth: usize,
+        captures: &mut BTreeMap<String, String>,
+        object: Option<&Value>,
+    ) -> Result<bool, String> {
+        match c {
+            Condition::All(v) => {
+                for c in v {
+                    if !self.condition(pidx, c, depth + 1, captures, object)? {
+                        return Ok(false);
+                    }
+                }
+                Ok(true)
+            }
+            Condition::Any(v) => {
+                for c in v {
+                    if self.condition(pidx, c, depth + 1, captures, object)? {
+                        return Ok(true);
+                    }
+                }
+                Ok(false)
+            }
+            Condition::Not(c) => {
+                let r = !self.condition(pidx, c, depth + 1, &mut BTreeMap::new(), object)?;
+                if self.tracer.enabled() {
+                    self.tracer.step(Step::Condition {
+                        depth,
+                        test: "not".into(),
+                        saw: String::new(),
+                        result: r,
+                    });
+                }
+                Ok(r)
+            }
+            Condition::Ref(n) => {
+                let r = self.condition(pidx, &n.condition, depth + 1, captures, object)?;
+                if self.tracer.enabled() {
+                    self.tracer.step(Step::Condition {
+                        depth,
+                        test: format!("ref {}", n.name),
+                        saw: String::new(),
+                        result: r,
+                    });
+                }
+                Ok(r)
+            }
+            Condition::Test(t) => self.test(pidx, t, depth, captures, object),
+        }
+    }
+
+    fn test(
+        &mut self,
+        pidx: usize,
+        t: &Arc<Test>,
+        depth: usize,
+        captures: &mut BTreeMap<String, String>,
+        object: Option<&Value>,
+    ) -> Result<bool, String> {
+        let selected = self.select(pidx, t, object)?;
+        let (result, saw) = values::apply(t, &selected, self.ctx, captures, self.tracer.enabled(), &mut |cmd_test, cmd_obj, caps| {
+            // Nested condition over a command object.
+            match &cmd_test.when {
+                Some(w) => self.condition(pidx, w, depth + 1, caps, Some(cmd_obj)),
+                None => Ok(true),
+            }
+        })?;
+        if self.tracer.enabled() {
+            self.tracer.step(Step::Condition {
+                depth,
+                test: values::describe(t),
+                saw: abridge(&saw, 200),
+                result,
+            });
+            for (k, v) in captures.iter() {
+                self.tracer.step(Step::Capture {
+                    name: k.clone(),
+                    value: abridge(v, 120),
+                });
+            }
+        }
+        Ok(result)
+    }
+
+    fn select(&mut self, pidx: usize, t: &Test, object: Option<&Value>) -> Result<values::Selected, String> {
+        use crate::validate::model::Selector;
+        let root = object.unwrap_or(&self.event.value);
+        Ok(match &t.selector {
+            Selector::Field(p) => values::Selected::Values(p.get(root).cloned().into_iter().collect()),
+            Selector::JsonPath(q) => {
+                let found = jsonpath_rust::query::js_path_process(q, root).map_err(|e| format!("JSONPath: {e}"))?;
+                values::Selected::Values(found.into_iter().map(|r| r.val().clone()).collect())
+            }
+            Selector::Fact { name, path } => {
+                let v = self.fact(pidx, name)?;
+                values::Selected::Values(path.get(&v).cloned().into_iter().collect())
+            }
+            Selector::Commands(p) => match p.get(root).and_then(|v| v.as_str()) {
+                None => values::Selected::Commands(Arc::new(vec![])),
+                Some(text) => match self.parse_shell(text) {
+                    Ok(cmds) => values::Selected::Commands(cmds),
+                    Err(e) => {
+                        self.unparsable = Some(e.clone());
+                        values::Selected::Unparsable(e)
+                    }
+                },
+            },
+            Selector::Paths(ps) => {
+                let raw = ps.field.get(root).cloned();
+                let mut texts: Vec<String> = vec![];
+                if ps.from_command {
+                    if let Some(text) = raw.as_ref().and_then(|v| v.as_str()) {
+                        match self.parse_shell(text) {
+                            Ok(cmds) => texts = values::paths_from_commands(&cmds, ps),
+                            Err(e) => {
+                                self.unparsable = Some(e.clone());
+                                return Ok(values::Selected::Unparsable(e));
+                            }
+                        }
+                    }
+                } else if let Some(v) = raw {
+                    values::texts(&v, &mut texts);
+                }
+                let normalized = texts
+                    .iter()
+                    .filter(|p| !p.is_empty())
+                    .map(|p| values::normalize_path(p, self.ctx, ps.resolve_symlinks))
+                    .collect();
+                values::Selected::Paths(normalized)
+            }
+        })
+    }
+
+    fn parse_shell(&mut self, text: &str) -> Result<Arc<Vec<shell::command::SimpleCommand>>, String> {
+        if let Some(r) = self.shell.get(text) {
+            return r.clone();
+        }
+        let r = shell::command::parse(text).map(Arc::new).map_err(|e| e.to_string());
+        self.shell.insert(text.to_string(), r.clone());
+        r
+    }
+
+    fn fact(&mut self, pidx: usize, name: &str) -> Result<Value, String> {
+        let key = (pidx, name.to_string());
+        if let Some(v) = self.facts.get(&key) {
+            return v.clone();
+        }
+        if self.fact_stack.iter().any(|n| n == name) {
+            return Err(format!("fact `{name}` depends on itself"));
+        }
+        let policy = &self.compiled.buckets[pidx].policy;
+        let Some(fact) = policy.facts.get(name).cloned() else {
+            return Err(format!("unknown fact `{name}`"));
+        };
+        self.fact_stack.push(name.to_string());
+        let result = self.compute_fact(pidx, &fact);
+        self.fact_stack.pop();
+        if self.tracer.enabled() {
+            let (value, failed) = match &result {
+                Ok(v) => (abridge(&v.to_string(), 300), false),
+                Err(e) => (e.clone(), true),
+            };
+            self.tracer.step(Step::Fact {
+                name: name.to_string(),
+                value,
+                failed,
+            });
+        }
+        self.facts.insert(key, result.clone());
+        result
+    }
+
+    fn compute_fact(&mut self, pidx: usize, f: &Fact) -> Result<Value, String> {
+        let ctx = self.template_ctx(pidx, None, &BTreeMap::new(), &fact_templates(f))?;
+        let r = |t: &Option<Template>, s: &mut Self| -> Result<Option<String>, String> {
+            t.as_ref().map(|t| s.compiled.templates.render(pidx, t, &ctx)).transpose()
+        };
+        let rendered = facts::Rendered {
+            path: r(&f.path, self)?,
+            within: r(&f.within, self)?,
+            argv: render_argv(&self.compiled.templates, pidx, &f.argv, &ctx)?,
+            cwd: r(&f.cwd, self)?,
+        };
+        facts::compute(f, rendered, self.ctx, &self.event.value)
+    }
+
+    /// The template context: event, facts named by the templates, captures, rule.
+    fn template_ctx(
+        &mut self,
+        pidx: usize,
+        rule: Option<&Rule>,
+        captures: &BTreeMap<String, String>,
+        templates: &[&str],
+    ) -> Result<minijinja::Value, String> {
+        let mut needed: Vec<String> = templates.iter().flat_map(|t| crate::validate::facts_named_in(t)).collect();
+        needed.sort();
+        needed.dedup();
+        let mut fact_values = serde_json::Map::new();
+        for name in needed {
+            let v = self.fact(pidx, &name)?;
+            fact_values.insert(name, v);
+        }
+        if self.base.is_none() {
+            self.base = Some(serde_json::json!({
+                "today": self.ctx.now.today,
+                "now": self.ctx.now.rfc3339,
+                "project_dir": self.ctx.project_dir.display().to_string(),
+                "cwd": self.ctx.cwd.display().to_string(),
+            }));
+        }
+        let base = self.base.as_ref().expect("set above");
+        let rule_v = rule.map(|r| {
+            serde_json::json!({
+                "id": r.id, "description": r.description, "priority": r.priority,
+                "tags": r.tags, "policy": r.policy,
+            })
+        });
+        Ok(minijinja::context! {
+            event => minijinja::Value::from_serialize(&self.event.value),
+            facts => minijinja::Value::from_serialize(&fact_values),
+            captures => minijinja::Value::from_serialize(captures),
+            rule => minijinja::Value::from_serialize(&rule_v),
+            ..minijinja::Value::from_serialize(base)
+        })
+    }
+
+    fn contribution(
+        &mut self,
+        pidx: usize,
+        rule: &Rule,
+        captures: &BTreeMap<String, String>,
+    ) -> Result<(Contribution, Vec<Pending>), String> {
+        let all = rule_templates(rule);
+        let ctx = self.template_ctx(pidx, Some(rule), captures, &all)?;
+        let tpl = &self.compiled.templates;
+        let render = |t: &Option<Template>| t.as_ref().map(|t| tpl.render(pidx, t, &ctx)).transpose();
+        let reason = render(&rule.reason)?;
+        let mut context: Vec<String> = render(&rule.context)?.into_iter().filter(|s| !s.trim().is_empty()).collect();
+        for inc in &rule.include {
+            let path = tpl.render(pidx, &inc.path, &ctx)?;
+            let title = inc.title.as_ref().map(|t| tpl.render(pidx, t, &ctx)).transpose()?;
+            if let Some(text) = crate::effects::read_include(&path, inc.lines, inc.newest, self.ctx) {
+                let heading = title.unwrap_or_else(|| path.clone());
+                context.push(format!("{heading}\n{text}"));
+            }
+        }
+        let message = render(&rule.message)?.filter(|s| !s.trim().is_empty());
+        let mut rewrite = vec![];
+        for (k, t) in &rule.rewrite {
+            rewrite.push((k.clone(), tpl.render(pidx, t, &ctx)?));
+        }
+        let policy = &self.compiled.buckets[pidx].policy;
+        let mut effects = vec![];
+        for e in &rule.effects {
+            let path = render(&e.path)?;
+            let within = render(&e.within)?;
+            let effect = match e.kind {
+                EffectKind::WriteFile => PendingEffect::WriteFile {
+                    content: render(&e.content)?.unwrap_or_default(),
+                },
+                EffectKind::WriteJson => PendingEffect::WriteJson {
+                    record: render_record(tpl, e.record.as_ref(), &ctx)?,
+                    keep: e.keep.clone(),
+                },
+                EffectKind::AppendJsonl => PendingEffect::AppendJsonl {
+                    record: render_record(tpl, e.record.as_ref(), &ctx)?,
+                },
+                EffectKind::DeleteFile => PendingEffect::DeleteFile,
+                EffectKind::Run => PendingEffect::Run {
+                    argv: render_argv(tpl, pidx, &e.argv, &ctx)?,
+                    timeout_ms: e.timeout_ms,
+                },
+            };
+            effects.push(Pending {
+                rule: rule.id.clone(),
+                policy: policy.name.clone(),
+                failure: policy.failure,
+                path,
+                within,
+                effect,
+            });
+        }
+        Ok((
+            Contribution {
+                policy: policy.name.clone(),
+                rule: rule.id.clone(),
+                priority: rule.priority,
+                decision: rule.decision,
+                reason,
+                context,
+                message,
+                rewrite,
+            },
+            effects,
+        ))
+    }
+}
+
+fn synthetic(policy: String, rule: String, priority: i64, decision: DecisionKind, reason: String) -> Contribution {
+    Contribution {
+        policy,
+        rule,
+        priority,
+        decision: Some(decision),
+        reason: Some(reason),
+        context: vec![],
+        message: None,
+        rewrite: vec![],
+    }
+}
+
+fn rule_templates(rule: &Rule) -> Vec<&str> {
+    let mut v: Vec<&str> = vec![];
+    for t in [&rule.reason, &rule.context, &rule.message].into_iter().flatten() {
+        v.push(&t.text);
+    }
+    v.extend(rule.rewrite.iter().map(|(_, t)| t.text.as_str()));
+    for i in &rule.include {
+        v.push(&i.path.text);
+        v.extend(i.title.iter().map(|t| t.text.as_str()));
+    }
+    for e in &rule.effects {
+        for t in e.path.iter().chain(e.within.iter()).chain(e.content.iter()).chain(e.argv.iter()) {
+            v.push(&t.text);
+        }
+    }
+    v
+}
+
+fn fact_templates(f: &Fact) -> Vec<&str> {
+    f.path
+        .iter()
+        .chain(f.within.iter())
+        .chain(f.argv.iter())
+        .chain(f.cwd.iter())
+        .map(|t| t.text.as_str())
+        .collect()
+}
+
+/// Render argv templates. An argument whose template does not itself start with
+/// `-` but renders to something that does is refused: event data must not be able
+/// to smuggle an option into a command.
+fn render_argv(
+    tpl: &crate::compile::Templates,
+    pidx: usize,
+    argv: &[Template],
+    ctx: &minijinja::Value,
+) -> Result<Vec<String>, String> {
+    argv.iter()
+        .map(|t| {
+            let s = tpl.render(pidx, t, ctx)?;
+            if s.starts_with('-') && !t.text.starts_with('-') {
+                return Err(format!(
+                    "argument `{}` rendered to `{s}`, which starts with `-`: refusing to pass event data as an option",
+                    t.text
+                ));
+            }
+            if s.contains('\0') {
+                return Err("argument contains a NUL byte".into());
+            }
+            Ok(s)
+        })
+        .collect()
+}
+
+/// Render the string leaves of a record. A leaf that is exactly one `{{ expr }}`
+/// keeps the JSON type of the value when it renders to JSON (numbers, booleans).
+fn render_record(tpl: &crate::compile::Templates, record: Option<&Value>, ctx: &minijinja::Value) -> Result<Value, String> {
+    fn walk(tpl: &crate::compile::Templates, v: &Value, ctx: &minijinja::Value) -> Result<Value, String> {
+        Ok(match v {
+            Value::String(s) => {
+                let out = tpl.render_str(s, ctx)?;
+                let t = s.trim();
+                let single = t.starts_with("{{") && t.ends_with("}}") && t.matches("{{").count() == 1;
+                match serde_json::from_str::<Value>(&out) {
+                    Ok(j @ (Value::Number(_) | Value::Bool(_) | Value::Null)) if single && s != &out => j,
+                    _ => Value::String(out),
+                }
+            }
+            Value::Array(a) => Value::Array(a.iter().map(|x| walk(tpl, x, ctx)).collect::<Result<_, _>>()?),
+            Value::Object(m) => Value::Object(
+                m.iter()
+                    .map(|(k, x)| Ok((k.clone(), walk(tpl, x, ctx)?)))
+                    .collect::<Result<_, String>>()?,
+            ),
+            other => other.clone(),
+        })
+    }
+    record.map(|r| walk(tpl, r, ctx)).unwrap_or(Ok(Value::Null))
+}

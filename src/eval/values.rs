@@ -1,0 +1,443 @@
+//! Applying one test to the values a selector picked.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+
+use super::Ctx;
+use crate::policy::syntax::{Normalization, Quantifier};
+use crate::shell::command::{RedirectOp, SimpleCommand};
+use crate::validate::model::{CmpOp, CommandTest, Op, PathSelector, RegexMode, Selector, Test};
+
+/// What a selector picked.
+pub enum Selected {
+    /// JSON values (fields, JSONPath results, facts).
+    Values(Vec<Value>),
+    /// Simple commands of a shell string.
+    Commands(Arc<Vec<SimpleCommand>>),
+    /// Normalised absolute paths.
+    Paths(Vec<String>),
+    /// The shell string did not parse.
+    Unparsable(String),
+}
+
+/// Callback for a `command.when` condition over a command object.
+pub type Nested<'n> = dyn FnMut(&CommandTest, &Value, &mut BTreeMap<String, String>) -> Result<bool, String> + 'n;
+
+/// Apply a test. Returns the result and, when tracing, what it saw.
+pub fn apply(
+    t: &Test,
+    sel: &Selected,
+    ctx: &Ctx,
+    captures: &mut BTreeMap<String, String>,
+    tracing: bool,
+    nested: &mut Nested<'_>,
+) -> Result<(bool, String), String> {
+    let quantify = |results: &[bool]| match t.quantifier {
+        Quantifier::Any => results.iter().any(|b| *b),
+        Quantifier::All => !results.is_empty() && results.iter().all(|b| *b),
+    };
+    match sel {
+        Selected::Unparsable(e) => Ok((false, format!("unparsable command: {e}"))),
+        Selected::Commands(cmds) => {
+            let Op::Command(ct) = &t.op else { return Ok((false, String::new())) };
+            let mut results = vec![];
+            for c in cmds.iter() {
+                results.push(command_matches(ct, c, ctx, captures, nested)?);
+            }
+            let saw = if tracing {
+                cmds.iter().map(describe_command).collect::<Vec<_>>().join(" ; ")
+            } else {
+                String::new()
+            };
+            Ok((quantify(&results), if saw.is_empty() { "(no commands)".into() } else { saw }))
+        }
+        Selected::Paths(paths) => {
+            let saw = if tracing { format!("{paths:?}") } else { String::new() };
+            if let Op::Exists(b) = t.op {
+                return Ok(((!paths.is_empty()) == b, saw));
+            }
+            let results: Vec<bool> = paths
+                .iter()
+                .map(|p| {
+                    let views = path_views(p, ctx);
+                    let texts: Vec<String> = views.iter().map(|v| normalize(v, &t.normalize)).collect();
+                    text_test(t, &texts, &Value::String(p.clone()), captures)
+                })
+                .collect();
+            if paths.is_empty() && matches!(t.op, Op::Regex { mode: RegexMode::None, .. }) {
+                return Ok((true, saw));
+            }
+            Ok((quantify(&results), saw))
+        }
+        Selected::Values(values) => {
+            let saw = if tracing {
+                if values.is_empty() {
+                    "(absent)".to_string()
+                } else {
+                    values.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", ")
+                }
+            } else {
+                String::new()
+            };
+            if let Op::Exists(b) = t.op {
+                return Ok((values.iter().any(|v| !v.is_null()) == b, saw));
+            }
+            if values.is_empty() && matches!(t.op, Op::Regex { mode: RegexMode::None, .. }) {
+                return Ok((true, saw));
+            }
+            let results: Vec<bool> = values
+                .iter()
+                .map(|v| {
+                    let mut raw = vec![];
+                    texts(v, &mut raw);
+                    let texts: Vec<String> = raw.iter().map(|s| normalize(s, &t.normalize)).collect();
+                    text_test(t, &texts, v, captures)
+                })
+                .collect();
+            Ok((quantify(&results), saw))
+        }
+    }
+}
+
+/// One value (given as its texts) against a non-command test.
+fn text_test(t: &Test, texts: &[String], value: &Value, captures: &mut BTreeMap<String, String>) -> bool {
+    match &t.op {
+        Op::Regex {
+            mode,
+            set,
+            capturing,
+            ..
+        } => match mode {
+            RegexMode::Any => {
+                for text in texts {
+                    let m = set.matches(text);
+                    if m.matched_any() {
+                        for (i, re) in capturing {
+                            if m.matched(*i) {
+                                if let Some(c) = re.captures(text) {
+                                    for name in re.capture_names().flatten() {
+                                        if let Some(v) = c.name(name) {
+                                            captures.entry(name.to_string()).or_insert_with(|| v.as_str().to_string());
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                        return true;
+                    }
+                }
+                false
+            }
+            RegexMode::All => {
+                let mut seen = vec![false; set.len()];
+                for text in texts {
+                    for i in set.matches(text).iter() {
+                        seen[i] = true;
+                    }
+                }
+                !texts.is_empty() && seen.iter().all(|b| *b)
+            }
+            RegexMode::None => texts.iter().all(|text| !set.is_match(text)),
+        },
+        Op::Glob { set, .. } => texts.iter().any(|s| set.is_match(s)),
+        Op::Equals(want) => json_equal(value, want) || texts.len() == 1 && want.as_str() == Some(texts[0].as_str()),
+        Op::OneOf(list) => texts.iter().any(|s| list.iter().any(|w| w.as_str() == Some(s.as_str()))),
+        Op::Contains(needle) => match value {
+            Value::Array(a) => a.iter().any(|x| x.as_str() == Some(needle.as_str())),
+            _ => {
+                let n = normalize(needle, &t.normalize);
+                texts.iter().any(|s| s.contains(&n))
+            }
+        },
+        Op::Compare(op, x) => {
+            let v = match value {
+                Value::Number(n) => n.as_f64(),
+                Value::String(s) => s.trim().parse::<f64>().ok(),
+                _ => None,
+            };
+            v.is_some_and(|v| match op {
+                CmpOp::Gt => v > *x,
+                CmpOp::Ge => v >= *x,
+                CmpOp::Lt => v < *x,
+                CmpOp::Le => v <= *x,
+            })
+        }
+        Op::Exists(_) | Op::Command(_) => false,
+    }
+}
+
+fn json_equal(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
+        _ => a == b,
+    }
+}
+
+/// The texts of a value: strings as they are, numbers and booleans printed,
+/// arrays flattened, objects as compact JSON, null as nothing.
+pub fn texts(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::String(s) => out.push(s.clone()),
+        Value::Number(n) => out.push(n.to_string()),
+        Value::Bool(b) => out.push(b.to_string()),
+        Value::Array(a) => a.iter().for_each(|x| texts(x, out)),
+        Value::Object(_) => out.push(v.to_string()),
+        Value::Null => {}
+    }
+}
+
+/// Apply normalisation steps in order.
+pub fn normalize(s: &str, steps: &[Normalization]) -> String {
+    let mut out = s.to_string();
+    for step in steps {
+        out = match step {
+            Normalization::Dashes => out
+                .chars()
+                .map(|c| match c {
+                    '\u{2010}'..='\u{2015}' | '\u{2212}' | '\u{FE58}' | '\u{FE63}' | '\u{FF0D}' | '\u{00AD}' => '-',
+                    c => c,
+                })
+                .collect(),
+            Normalization::Whitespace => out.split_whitespace().collect::<Vec<_>>().join(" "),
+            Normalization::Casefold => out.to_lowercase(),
+        };
+    }
+    out
+}
+
+/// Normalise a path against the event's cwd and `$HOME`.
+pub fn normalize_path(p: &str, ctx: &Ctx, resolve_symlinks: bool) -> String {
+    let cwd = ctx.cwd.display().to_string();
+    let home = ctx.home.as_deref();
+    if resolve_symlinks {
+        crate::shell::path::normalize_resolving_symlinks(p, &cwd, home)
+    } else {
+        crate::shell::path::normalize(p, &cwd, home)
+    }
+}
+
+/// A path and its symbolic forms: `~/...` under `$HOME`, `$PROJECT_DIR/...` in the project.
+pub fn path_views(abs: &str, ctx: &Ctx) -> Vec<String> {
+    let mut v = vec![abs.to_string()];
+    let mut rel = |base: &str, name: &str| {
+        if base.is_empty() || base == "/" {
+            return;
+        }
+        if abs == base {
+            v.push(name.to_string());
+        } else if let Some(rest) = abs.strip_prefix(base).and_then(|r| r.strip_prefix('/')) {
+            v.push(format!("{name}/{rest}"));
+        }
+    };
+    if let Some(h) = ctx.home.as_deref() {
+        rel(h.trim_end_matches('/'), "~");
+    }
+    let project = ctx.project_dir.display().to_string();
+    rel(project.trim_end_matches('/'), "$PROJECT_DIR");
+    v
+}
+
+/// Does a program name match an item (exact, or a prefix ending in `*`)?
+pub fn program_is(program: &str, item: &str) -> bool {
+    match item.strip_suffix('*') {
+        Some(prefix) => program.starts_with(prefix),
+        None => program == item,
+    }
+}
+
+/// The paths a list of commands touches, as the selector asks.
+pub fn paths_from_commands(cmds: &[SimpleCommand], ps: &PathSelector) -> Vec<String> {
+    let mut out = vec![];
+    for c in cmds {
+        if ps.skip_programs.iter().any(|p| program_is(&c.program, p)) {
+            continue;
+        }
+        for r in &c.redirects {
+            let writes = matches!(r.op, RedirectOp::Write | RedirectOp::Append | RedirectOp::ReadWrite);
+            if writes || ps.written_by.is_none() {
+                out.push(r.target.clone());
+            }
+        }
+        let operands_count = match &ps.written_by {
+            Some(list) => list.iter().any(|p| program_is(&c.program, p)),
+            None => true,
+        };
+        if operands_count {
+            out.extend(c.operands.iter().filter(|o| !o.is_empty()).cloned());
+        }
+    }
+    out
+}
+
+/// Where the subcommand starts: the first operand not directly after a short flag
+/// (so `git -C dir push` finds `push`, and `git commit -m push` does not).
+fn subcommand_matches(c: &SimpleCommand, sub: &[String]) -> bool {
+    if sub.is_empty() {
+        return true;
+    }
+    let mut prev_short_flag = false;
+    let mut words = vec![];
+    let mut after_dashdash = false;
+    for a in &c.args {
+        if !after_dashdash && a == "--" {
+            after_dashdash = true;
+            continue;
+        }
+        let is_flag = !after_dashdash && a.starts_with('-') && a.len() > 1;
+        if is_flag {
+            prev_short_flag = !a.starts_with("--") && a.len() == 2;
+            if !words.is_empty() {
+                break;
+            }
+            continue;
+        }
+        if prev_short_flag && words.is_empty() {
+            prev_short_flag = false;
+            continue;
+        }
+        words.push(a.as_str());
+        if words.len() == sub.len() {
+            break;
+        }
+    }
+    words.len() == sub.len() && words.iter().zip(sub).all(|(a, b)| a == b)
+}
+
+fn command_matches(
+    ct: &CommandTest,
+    c: &SimpleCommand,
+    ctx: &Ctx,
+    captures: &mut BTreeMap<String, String>,
+    nested: &mut Nested<'_>,
+) -> Result<bool, String> {
+    if !ct.program.is_empty() && !ct.program.iter().any(|p| program_is(&c.program, p)) {
+        return Ok(false);
+    }
+    if !subcommand_matches(c, &ct.subcommand) {
+        return Ok(false);
+    }
+    let has = |f: &String| c.flags.iter().any(|x| x == f);
+    if !ct.flags_all.iter().all(|group| group.iter().any(has)) {
+        return Ok(false);
+    }
+    if !ct.flags_any.is_empty() && !ct.flags_any.iter().any(has) {
+        return Ok(false);
+    }
+    if ct.flags_none.iter().any(has) {
+        return Ok(false);
+    }
+    if !ct.arg_in.is_empty() && !c.args.iter().any(|a| ct.arg_in.iter().any(|w| w == a)) {
+        return Ok(false);
+    }
+    if let Some((set, _)) = &ct.target_glob {
+        let hit = c.operands.iter().any(|o| {
+            let abs = normalize_path(o, ctx, false);
+            path_views(&abs, ctx).iter().any(|v| set.is_match(v))
+        });
+        if !hit {
+            return Ok(false);
+        }
+    }
+    if let Some((set, _)) = &ct.arg_matches {
+        if !c.args.iter().any(|a| set.is_match(a)) {
+            return Ok(false);
+        }
+    }
+    if ct.when.is_some() {
+        return nested(ct, &command_object(c), captures);
+    }
+    Ok(true)
+}
+
+/// The command as a JSON object, for `command.when` conditions and traces.
+pub fn command_object(c: &SimpleCommand) -> Value {
+    json!({
+        "program": c.program,
+        "program_path": c.program_path,
+        "args": c.args,
+        "flags": c.flags,
+        "operands": c.operands,
+        "redirects": c.redirects.iter().map(|r| json!({"op": format!("{:?}", r.op).to_lowercase(), "target": r.target})).collect::<Vec<_>>(),
+        "via": c.via,
+        "assignments": c.assignments.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect::<serde_json::Map<_, _>>(),
+    })
+}
+
+fn describe_command(c: &SimpleCommand) -> String {
+    let mut s = String::new();
+    if !c.via.is_empty() {
+        s.push_str(&format!("[via {}] ", c.via.join(" > ")));
+    }
+    s.push_str(&c.program);
+    for a in &c.args {
+        s.push(' ');
+        s.push_str(a);
+    }
+    s
+}
+
+/// A one-line description of a test, for traces.
+pub fn describe(t: &Test) -> String {
+    let sel = match &t.selector {
+        Selector::Field(_) => format!("field {}", t.selector_text),
+        Selector::JsonPath(_) => format!("jsonpath {}", t.selector_text),
+        Selector::Fact { .. } => format!("fact {}", t.selector_text),
+        Selector::Commands(_) => format!("commands of {}", t.selector_text),
+        Selector::Paths(p) => format!("paths {}{}", t.selector_text, if p.from_command { " (from command)" } else { "" }),
+    };
+    let norm = if t.normalize.is_empty() {
+        String::new()
+    } else {
+        format!(" normalized {:?}", t.normalize).to_lowercase()
+    };
+    let op = match &t.op {
+        Op::Regex { mode, sources, .. } => {
+            let m = match mode {
+                RegexMode::Any => "matches",
+                RegexMode::All => "matches_all",
+                RegexMode::None => "matches_none",
+            };
+            format!("{m} {sources:?}")
+        }
+        Op::Glob { sources, .. } => format!("glob {sources:?}"),
+        Op::Equals(v) => format!("equals {v}"),
+        Op::OneOf(v) => format!("one_of {}", Value::Array(v.clone())),
+        Op::Exists(b) => format!("exists = {b}"),
+        Op::Contains(s) => format!("contains {s:?}"),
+        Op::Compare(op, x) => format!("{} {x}", format!("{op:?}").to_lowercase()),
+        Op::Command(ct) => {
+            let mut parts = vec![];
+            if !ct.program.is_empty() {
+                parts.push(format!("program {:?}", ct.program));
+            }
+            if !ct.subcommand.is_empty() {
+                parts.push(format!("subcommand {:?}", ct.subcommand));
+            }
+            if !ct.flags_all.is_empty() {
+                parts.push(format!("flags_all {:?}", ct.flags_all));
+            }
+            if !ct.flags_any.is_empty() {
+                parts.push(format!("flags_any {:?}", ct.flags_any));
+            }
+            if !ct.flags_none.is_empty() {
+                parts.push(format!("flags_none {:?}", ct.flags_none));
+            }
+            if !ct.arg_in.is_empty() {
+                parts.push(format!("arg_in {:?}", ct.arg_in));
+            }
+            if let Some((_, s)) = &ct.target_glob {
+                parts.push(format!("target_glob {s:?}"));
+            }
+            if let Some((_, s)) = &ct.arg_matches {
+                parts.push(format!("arg_matches {s:?}"));
+            }
+            if ct.when.is_some() {
+                parts.push("when {...}".into());
+            }
+            format!("command {{ {} }}", parts.join(", "))
+        }
+    };
+    format!("{sel}{norm} {op}")
+}

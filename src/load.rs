@@ -1,0 +1,79 @@
+//! Stages 1 to 3 for one event: read the policies, parse them, validate only the
+//! rules the event can reach, compile that bucket. A policy that cannot be read
+//! or parsed becomes a bucket with no rules and one broken entry, so its failure
+//! mode applies exactly like a broken rule's.
+
+use std::sync::Arc;
+
+use crate::compile::{self, Compiled};
+use crate::diagnostics::Diagnostic;
+use crate::eval::Event;
+use crate::policy::discover::Found;
+use crate::policy::parse;
+use crate::policy::source::{Origin, PolicySource};
+use crate::policy::syntax::{CombineMode, FailureMode, RawRule, UnparsableCommand};
+use crate::validate::{self, model::Policy, sniff_failure_mode};
+
+/// Does a raw rule name this event (or `*`, or `+Event`)?
+pub fn rule_reaches(raw: &RawRule, event: &str) -> bool {
+    raw.events.value.iter().any(|e| {
+        let e = e.value.as_str();
+        e == "*" || e == event || e.strip_prefix('+') == Some(event)
+    })
+}
+
+/// Load and compile what an event can reach.
+pub fn for_event(found: &Found, event: &Event) -> Compiled {
+    let mut policies: Vec<(Policy, Vec<(String, Vec<Diagnostic>)>)> = vec![];
+    for d in &found.errors {
+        policies.push(broken_policy(None, d.clone()));
+    }
+    for source in &found.sources {
+        match parse::parse(source) {
+            Ok(raw) => {
+                let select = |r: &RawRule| rule_reaches(r, &event.name);
+                let v = validate::validate(source, &raw, &select);
+                policies.push((v.policy, v.broken_rules));
+            }
+            Err(d) => policies.push(broken_policy(Some(source), d)),
+        }
+    }
+    compile::compile(policies, &event.name, event.matcher_value())
+}
+
+/// A stand-in for a policy that could not be loaded at all.
+fn broken_policy(source: Option<&Arc<PolicySource>>, d: Diagnostic) -> (Policy, Vec<(String, Vec<Diagnostic>)>) {
+    let source = source
+        .cloned()
+        .or_else(|| d.source.clone())
+        .unwrap_or_else(|| PolicySource::new(Origin::Builtin("unreadable"), ""));
+    let failure = sniff_failure_mode(&source.text).unwrap_or(FailureMode::FailClosed);
+    let name = source.stem();
+    let policy = Policy {
+        name: name.clone(),
+        source,
+        failure,
+        combine: CombineMode::All,
+        unparsable: UnparsableCommand::Regex,
+        rules: vec![],
+        facts: Default::default(),
+    };
+    (policy, vec![(format!("{name}:load"), vec![d])])
+}
+
+/// The failure mode that applies when no event can be evaluated (bad stdin):
+/// fail-open only if every policy says so.
+pub fn overall_failure_mode(found: &Found) -> FailureMode {
+    if !found.errors.is_empty() {
+        return FailureMode::FailClosed;
+    }
+    let all_open = found
+        .sources
+        .iter()
+        .all(|s| sniff_failure_mode(&s.text) == Some(FailureMode::FailOpen));
+    if all_open && !found.sources.is_empty() {
+        FailureMode::FailOpen
+    } else {
+        FailureMode::FailClosed
+    }
+}

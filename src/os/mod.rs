@@ -1,0 +1,6 @@
+//! Everything that touches the operating system: child processes, files, the clock.
+//! Facts and effects go through here, so the safety rules live in one place.
+
+pub mod clock;
+pub mod files;
+pub mod process;

@@ -1,0 +1,6 @@
+//! Stage 1: finding policy files and reading them into [`syntax::RawPolicy`].
+
+pub mod discover;
+pub mod parse;
+pub mod source;
+pub mod syntax;

@@ -1,0 +1,86 @@
+//! Where a policy's text came from: a file, or the pack built into the binary.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// The text of one policy and where it came from.
+#[derive(Debug)]
+pub struct PolicySource {
+    /// Where it came from.
+    pub origin: Origin,
+    /// The whole text.
+    pub text: Arc<str>,
+    /// The same text, named, for miette reports.
+    pub named: miette::NamedSource<Arc<str>>,
+    line_starts: Vec<usize>,
+}
+
+/// Where a policy's text came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// A file on disk.
+    File(PathBuf),
+    /// A policy compiled into the binary (`builtin:NAME`).
+    Builtin(&'static str),
+}
+
+impl PolicySource {
+    /// Wrap a text.
+    pub fn new(origin: Origin, text: impl Into<Arc<str>>) -> Arc<Self> {
+        let text: Arc<str> = text.into();
+        let mut line_starts = vec![0];
+        line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        let name = match &origin {
+            Origin::File(p) => p.display().to_string(),
+            Origin::Builtin(n) => format!("builtin:{n}"),
+        };
+        Arc::new(PolicySource {
+            named: miette::NamedSource::new(name, text.clone()).with_language("toml"),
+            origin,
+            text,
+            line_starts,
+        })
+    }
+
+    /// Read a policy file. Reads the whole file in one go, so a file being replaced
+    /// (write to temp + rename) is seen either whole before or whole after.
+    pub fn read(path: &Path) -> std::io::Result<Arc<Self>> {
+        let bytes = std::fs::read(path)?;
+        let text = String::from_utf8(bytes).map_err(|e| {
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("not UTF-8 (first bad byte at offset {})", e.utf8_error().valid_up_to()),
+            )
+        })?;
+        Ok(Self::new(Origin::File(path.to_path_buf()), text))
+    }
+
+    /// The name shown to users: the file path, or `builtin:NAME`.
+    pub fn display_name(&self) -> String {
+        self.named.name().to_string()
+    }
+
+    /// The file stem or builtin name, the default policy name.
+    pub fn stem(&self) -> String {
+        match &self.origin {
+            Origin::File(p) => p
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            Origin::Builtin(n) => (*n).to_string(),
+        }
+    }
+
+    /// 1-based line and column (in characters) of a byte offset.
+    pub fn line_col(&self, offset: usize) -> (usize, usize) {
+        let offset = offset.min(self.text.len());
+        let line = self.line_starts.partition_point(|&s| s <= offset) - 1;
+        let start = self.line_starts[line];
+        let col = self
+            .text
+            .get(start..offset)
+            .map(|s| s.chars().count())
+            .unwrap_or(0);
+        (line + 1, col + 1)
+    }
+}

@@ -1,0 +1,4 @@
+//! Seeing commands and paths the way the shell and the file system will.
+
+pub mod command;
+pub mod path;

@@ -1,0 +1,136 @@
+//! Warnings about policy bugs that are valid TOML and valid rules: rules that match
+//! everything or nothing, shadowed first-match rules, unused definitions, Stop
+//! blocks that ignore `stop_hook_active`, context that cannot reach the model.
+
+use std::sync::Arc;
+
+use super::model::{Condition, EventScope, Matcher, Op, Policy, Rule, Selector};
+use super::Validated;
+use crate::diagnostics::{Code, Diagnostic};
+use crate::host::events;
+use crate::policy::syntax::{CombineMode, DecisionKind, RawPolicy};
+
+/// Lint a fully validated policy (all rules selected).
+pub fn lint(v: &Validated, raw: &RawPolicy) -> Vec<Diagnostic> {
+    let p = &v.policy;
+    let src = &p.source;
+    let mut out = vec![];
+    for (name, l) in &raw.lists {
+        if !v.used.contains(&format!("list:{name}")) {
+            out.push(Diagnostic::new(Code::Unused, format!("list `{name}` is never used")).at(src, l.span.clone()));
+        }
+    }
+    for (name, c) in &raw.conditions {
+        if !v.used.contains(&format!("condition:{name}")) {
+            out.push(
+                Diagnostic::new(Code::Unused, format!("condition `{name}` is never used")).at(src, c.span.clone()),
+            );
+        }
+    }
+    for (name, f) in &raw.facts {
+        if !v.used.contains(&format!("fact:{name}")) {
+            out.push(Diagnostic::new(Code::Unused, format!("fact `{name}` is never used")).at(src, f.span.clone()));
+        }
+    }
+    for rule in &p.rules {
+        lint_rule(p, rule, &mut out);
+    }
+    if p.combine == CombineMode::FirstMatch {
+        shadowed(p, &mut out);
+    }
+    out
+}
+
+fn lint_rule(p: &Policy, rule: &Arc<Rule>, out: &mut Vec<Diagnostic>) {
+    let src = &p.source;
+    let at = |code, msg: String| Diagnostic::new(code, msg).at(src, rule.id_span.clone());
+    if !rule.enabled {
+        out.push(at(Code::NeverFires, format!("rule `{}` is disabled", rule.id)).help("delete it, or remove `enabled = false`"));
+    } else if rule.when.as_ref().is_some_and(never_matches) {
+        out.push(at(Code::NeverFires, format!("rule `{}` has a condition that can never hold", rule.id))
+            .help("an empty `any = []` matches nothing"));
+    } else if let Matcher::Exact(v) = &rule.matcher {
+        if v.is_empty() {
+            out.push(at(Code::NeverFires, format!("rule `{}` has an empty matcher list", rule.id)));
+        }
+    }
+    if rule.events == EventScope::All && matches!(rule.matcher, Matcher::Any) && rule.when.is_none() && rule.unless.is_none() {
+        out.push(at(Code::MatchesEverything, format!("rule `{}` fires on every event", rule.id))
+            .help("narrow `events`, add a `matcher`, or add a `when` condition"));
+    }
+    let names: Vec<&str> = match &rule.events {
+        EventScope::All => vec![],
+        EventScope::Named(v) => v.iter().map(|s| s.as_str()).collect(),
+    };
+    let blocks = matches!(rule.decision, Some(DecisionKind::Block | DecisionKind::Deny));
+    if blocks
+        && names.iter().any(|n| *n == "Stop" || *n == "SubagentStop")
+        && !mentions_field(rule.when.as_ref(), "stop_hook_active")
+        && !mentions_field(rule.unless.as_ref(), "stop_hook_active")
+    {
+        out.push(at(Code::StopLoop, format!("rule `{}` blocks Stop/SubagentStop without checking `stop_hook_active`", rule.id))
+            .help("add { field = \"stop_hook_active\", equals = false } to release after one block, if that is what you want"));
+    }
+    for n in &names {
+        let Some(spec) = events::spec(n) else { continue };
+        if (rule.context.is_some() || !rule.include.is_empty()) && !spec.context {
+            out.push(at(Code::ContextDropped, format!("{n} cannot carry context to the model; rule `{}`'s context is dropped there", rule.id)));
+        }
+        if !rule.rewrite.is_empty() && !matches!(*n, "PreToolUse" | "PermissionRequest") {
+            out.push(at(Code::ContextDropped, format!("`rewrite` has no effect on {n}")));
+        }
+    }
+}
+
+/// An empty `any` (or a condition made only of them) never matches.
+fn never_matches(c: &Condition) -> bool {
+    match c {
+        Condition::Any(v) => v.iter().all(never_matches),
+        Condition::All(v) => v.iter().any(never_matches),
+        Condition::Ref(n) => never_matches(&n.condition),
+        Condition::Not(_) | Condition::Test(_) => false,
+    }
+}
+
+fn mentions_field(c: Option<&Condition>, field: &str) -> bool {
+    let Some(c) = c else { return false };
+    match c {
+        Condition::All(v) | Condition::Any(v) => v.iter().any(|c| mentions_field(Some(c), field)),
+        Condition::Not(c) => mentions_field(Some(c), field),
+        Condition::Ref(n) => mentions_field(Some(&n.condition), field),
+        Condition::Test(t) => match (&t.selector, &t.op) {
+            (Selector::Field(p), _) => p.head() == Some(field),
+            (_, Op::Command(_)) => false,
+            _ => t.selector_text.contains(field),
+        },
+    }
+}
+
+/// In a first-match policy, a rule with no condition and no matcher shadows every
+/// later-priority rule on the same events.
+fn shadowed(p: &Policy, out: &mut Vec<Diagnostic>) {
+    let mut rules: Vec<&Arc<Rule>> = p.rules.iter().filter(|r| r.enabled).collect();
+    rules.sort_by_key(|r| (r.priority, r.order));
+    for (i, early) in rules.iter().enumerate() {
+        if early.when.is_some() || early.unless.is_some() || !matches!(early.matcher, Matcher::Any) {
+            continue;
+        }
+        for late in &rules[i + 1..] {
+            let covered = match (&early.events, &late.events) {
+                (EventScope::All, _) => true,
+                (EventScope::Named(a), EventScope::Named(b)) => b.iter().all(|e| a.contains(e)),
+                _ => false,
+            };
+            if covered {
+                out.push(
+                    Diagnostic::new(
+                        Code::Shadowed,
+                        format!("rule `{}` is never reached: `{}` always matches first", late.id, early.id),
+                    )
+                    .at(&p.source, late.id_span.clone())
+                    .help(format!("give `{}` a condition, or a lower priority number than {}", late.id, early.priority)),
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,953 @@
+//! Stage 2: [`RawPolicy`] to a validated [`Policy`], collecting every problem.
+//!
+//! Validation is per rule: `run` validates only the rules the current event can
+//! reach (and what they reference), `check` validates everything. A rule with an
+//! error is left out of the policy and named in [`Validated::broken_rules`], so the
+//! policy's failure mode can apply to it.
+
+pub mod lints;
+pub mod model;
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::ops::Range;
+use std::sync::Arc;
+
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+use regex::{Regex, RegexSet, RegexSetBuilder};
+
+use crate::diagnostics::{did_you_mean, Code, Diagnostic};
+use crate::host::events::{self, EventSpec, ListStyle};
+use crate::policy::source::PolicySource;
+use crate::policy::syntax::*;
+use model::*;
+
+/// The result of validating one policy.
+#[derive(Debug)]
+pub struct Validated {
+    /// The usable part.
+    pub policy: Policy,
+    /// Every problem found (errors and warnings).
+    pub diagnostics: Vec<Diagnostic>,
+    /// Selected rules left out because of errors, with those errors.
+    pub broken_rules: Vec<(String, Vec<Diagnostic>)>,
+    /// Names of lists, conditions and facts that were used.
+    pub used: BTreeSet<String>,
+}
+
+/// Validate the rules of `raw` for which `select` is true.
+pub fn validate(
+    source: &Arc<PolicySource>,
+    raw: &RawPolicy,
+    select: &dyn Fn(&RawRule) -> bool,
+) -> Validated {
+    let mut v = Validator {
+        source: source.clone(),
+        raw,
+        diags: vec![],
+        named: HashMap::new(),
+        resolving: vec![],
+        facts: BTreeMap::new(),
+        used: BTreeSet::new(),
+    };
+    let header = &raw.policy;
+    let name = header
+        .name
+        .as_ref()
+        .map(|n| n.value.clone())
+        .unwrap_or_else(|| source.stem());
+    let mut rules = vec![];
+    let mut broken = vec![];
+    for (order, r) in raw.rules.iter().enumerate() {
+        if !select(&r.value) {
+            continue;
+        }
+        let before = v.error_count();
+        let first = v.diags.len();
+        let rule = v.rule(r, order, &name);
+        match rule {
+            Some(rule) if v.error_count() == before => rules.push(Arc::new(rule)),
+            _ => {
+                let errors = v.diags[first..]
+                    .iter()
+                    .filter(|d| d.severity() == crate::diagnostics::Severity::Error)
+                    .cloned()
+                    .collect();
+                broken.push((r.id.value.clone(), errors));
+            }
+        }
+    }
+    let policy = Policy {
+        name,
+        source: source.clone(),
+        failure: header.failure.as_ref().map(|f| f.value).unwrap_or_default(),
+        combine: header.combine.as_ref().map(|f| f.value).unwrap_or_default(),
+        unparsable: header.unparsable_command.as_ref().map(|f| f.value).unwrap_or_default(),
+        rules,
+        facts: v.facts.iter().filter_map(|(k, f)| f.clone().map(|f| (k.clone(), f))).collect(),
+    };
+    Validated {
+        policy,
+        diagnostics: v.diags,
+        broken_rules: broken,
+        used: v.used,
+    }
+}
+
+/// Read the failure mode from a policy text even when the rest of it is broken,
+/// so a broken policy can still honour its own `failure` choice.
+pub fn sniff_failure_mode(text: &str) -> Option<FailureMode> {
+    let re = Regex::new(r#"(?m)^\s*failure\s*=\s*["']fail-(open|closed)["']"#).ok()?;
+    let c = re.captures(text)?;
+    Some(if &c[1] == "open" {
+        FailureMode::FailOpen
+    } else {
+        FailureMode::FailClosed
+    })
+}
+
+struct Validator<'a> {
+    source: Arc<PolicySource>,
+    raw: &'a RawPolicy,
+    diags: Vec<Diagnostic>,
+    /// Named conditions already resolved (None: failed).
+    named: HashMap<String, Option<Arc<NamedCondition>>>,
+    /// Names being resolved, for cycle detection.
+    resolving: Vec<String>,
+    facts: BTreeMap<String, Option<Arc<Fact>>>,
+    used: BTreeSet<String>,
+}
+
+/// Where a condition sits: at the event, or inside a `command` test.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Scope {
+    Event,
+    Command,
+}
+
+impl Validator<'_> {
+    fn error_count(&self) -> usize {
+        self.diags
+            .iter()
+            .filter(|d| d.severity() == crate::diagnostics::Severity::Error)
+            .count()
+    }
+
+    fn err(&mut self, code: Code, span: Range<usize>, msg: impl Into<String>) -> &mut Diagnostic {
+        let d = Diagnostic::new(code, msg).at(&self.source, span);
+        self.diags.push(d);
+        self.diags.last_mut().expect("just pushed")
+    }
+
+    fn rule(&mut self, r: &Sp<RawRule>, order: usize, policy: &str) -> Option<Rule> {
+        let raw = &r.value;
+        let events = self.events(&raw.events);
+        let specs: Vec<&'static EventSpec> = match &events {
+            EventScope::All => vec![],
+            EventScope::Named(v) => v.iter().filter_map(|e| events::spec(e)).collect(),
+        };
+        let matcher = self.matcher(raw.matcher.as_ref(), &events, &specs);
+        if let Some(d) = &raw.decision {
+            for spec in &specs {
+                if !events::supports(spec, d.value) {
+                    let help = match spec.blocking {
+                        events::Blocking::None => format!(
+                            "{} cannot be blocked; use `context` or `message`, or `decision = \"stop\"` to end the session",
+                            spec.name
+                        ),
+                        events::Blocking::TopLevel => format!("{} takes `block` (or `stop`)", spec.name),
+                        _ => format!("{} takes `allow`, `ask` or `deny`", spec.name),
+                    };
+                    self.err(
+                        Code::DecisionNotSupported,
+                        d.span.clone(),
+                        format!("decision `{}` has no effect on {}", d.value.as_str(), spec.name),
+                    )
+                    .set_help(help);
+                }
+            }
+        }
+        let when = raw.when.as_ref().and_then(|c| self.condition(c, Scope::Event));
+        let unless = raw.unless.as_ref().and_then(|c| self.condition(c, Scope::Event));
+        let tpl = |s: &Option<Sp<String>>| s.as_ref().map(template);
+        let reason = tpl(&raw.reason);
+        let context = tpl(&raw.context);
+        let message = tpl(&raw.message);
+        for t in [&reason, &context, &message].into_iter().flatten() {
+            self.facts_in_template(t);
+        }
+        let mut rewrite = vec![];
+        if let Some(rw) = &raw.rewrite {
+            for (k, t) in &rw.value {
+                let t = template(t);
+                self.facts_in_template(&t);
+                rewrite.push((k.clone(), t));
+            }
+        }
+        let include = raw
+            .include
+            .iter()
+            .map(|i| {
+                let path = template(&i.path);
+                self.facts_in_template(&path);
+                Include {
+                    path,
+                    lines: i.lines,
+                    title: i.title.as_ref().map(template),
+                    newest: i.newest.unwrap_or(false),
+                }
+            })
+            .collect();
+        let effects = raw.effects.iter().filter_map(|e| self.effect(e)).collect();
+        Some(Rule {
+            id: raw.id.value.clone(),
+            description: raw.description.clone(),
+            priority: raw.priority.as_ref().map(|p| p.value).unwrap_or(100),
+            tags: raw.tags.clone(),
+            enabled: raw.enabled.unwrap_or(true),
+            events,
+            matcher: matcher.0,
+            matcher_text: matcher.1,
+            when,
+            unless,
+            decision: raw.decision.as_ref().map(|d| d.value),
+            reason,
+            context,
+            message,
+            rewrite,
+            include,
+            effects,
+            order,
+            span: r.span.clone(),
+            id_span: raw.id.span.clone(),
+            policy: policy.to_string(),
+        })
+    }
+
+    fn events(&mut self, evs: &Sp<Vec<Sp<String>>>) -> EventScope {
+        if evs.value.is_empty() {
+            self.err(Code::MissingEvents, evs.span.clone(), "`events` is empty")
+                .set_help("list the events, e.g. events = [\"PreToolUse\"], or [\"*\"] for all");
+            return EventScope::Named(vec![]);
+        }
+        let mut names = vec![];
+        for e in &evs.value {
+            if e.value == "*" {
+                return EventScope::All;
+            }
+            if let Some(future) = e.value.strip_prefix('+') {
+                names.push(future.to_string());
+                continue;
+            }
+            if events::spec(&e.value).is_none() {
+                let all = events::EVENTS.iter().map(|s| s.name);
+                let help = match did_you_mean(&e.value, all) {
+                    Some(s) => format!("did you mean `{s}`? (a newer client's event: write `+{}`)", e.value),
+                    None => format!("a newer client's event can be named as `+{}`", e.value),
+                };
+                self.err(Code::UnknownEvent, e.span.clone(), format!("unknown event `{}`", e.value))
+                    .set_label("not an event the client sends")
+                    .set_help(help);
+                continue;
+            }
+            names.push(e.value.clone());
+        }
+        EventScope::Named(names)
+    }
+
+    fn matcher(
+        &mut self,
+        m: Option<&Sp<String>>,
+        scope: &EventScope,
+        specs: &[&'static EventSpec],
+    ) -> (Matcher, Option<String>) {
+        let Some(m) = m else { return (Matcher::Any, None) };
+        let text = m.value.trim();
+        if text.is_empty() || text == "*" {
+            return (Matcher::Any, Some(m.value.clone()));
+        }
+        if let EventScope::Named(names) = scope {
+            let all_known = names.iter().all(|n| events::spec(n).is_some());
+            if all_known && !specs.is_empty() && specs.iter().all(|s| s.matcher_field.is_none()) {
+                let names: Vec<&str> = specs.iter().map(|s| s.name).collect();
+                self.err(
+                    Code::MatcherWithoutField,
+                    m.span.clone(),
+                    format!("{} has no matcher field; the client ignores matchers on it", names.join(", ")),
+                )
+                .set_help("remove `matcher`, or test a field with `when = { field = \"...\", ... }`");
+            }
+        }
+        let style = if specs.iter().all(|s| s.list_style == ListStyle::Wide) {
+            ListStyle::Wide
+        } else {
+            ListStyle::Narrow
+        };
+        match parse_matcher(&m.value, style) {
+            Ok(matcher) => (matcher, Some(m.value.clone())),
+            Err(e) => {
+                self.err(Code::InvalidRegex, m.span.clone(), format!("matcher is not a valid regex: {e}"))
+                    .set_help("the client matches nothing with an invalid matcher regex");
+                (Matcher::Any, Some(m.value.clone()))
+            }
+        }
+    }
+
+    fn condition(&mut self, c: &Sp<RawCondition>, scope: Scope) -> Option<Condition> {
+        let raw = &c.value;
+        let span = c.span.clone();
+        let combinators = [raw.all.is_some(), raw.any.is_some(), raw.not.is_some(), raw.reference.is_some()]
+            .iter()
+            .filter(|b| **b)
+            .count();
+        let selectors: Vec<&str> = [
+            ("field", raw.field.is_some()),
+            ("jsonpath", raw.jsonpath.is_some()),
+            ("fact", raw.fact.is_some()),
+            ("commands", raw.commands.is_some()),
+            ("paths", raw.paths.is_some()),
+        ]
+        .iter()
+        .filter(|(_, b)| *b)
+        .map(|(n, _)| *n)
+        .collect();
+        let tests: Vec<&str> = [
+            ("matches", raw.matches.is_some()),
+            ("matches_all", raw.matches_all.is_some()),
+            ("matches_none", raw.matches_none.is_some()),
+            ("glob", raw.glob.is_some()),
+            ("equals", raw.equals.is_some()),
+            ("one_of", raw.one_of.is_some()),
+            ("exists", raw.exists.is_some()),
+            ("contains", raw.contains.is_some()),
+            ("gt", raw.gt.is_some()),
+            ("ge", raw.ge.is_some()),
+            ("lt", raw.lt.is_some()),
+            ("le", raw.le.is_some()),
+            ("command", raw.command.is_some()),
+        ]
+        .iter()
+        .filter(|(_, b)| *b)
+        .map(|(n, _)| *n)
+        .collect();
+
+        if combinators > 0 {
+            if combinators > 1 || !selectors.is_empty() || !tests.is_empty() {
+                self.err(Code::InvalidCondition, span, "a condition mixes `all`/`any`/`not`/`ref` with other keys")
+                    .set_help("nest them: all = [{ ... }, { ... }]");
+                return None;
+            }
+            if let Some(list) = &raw.all {
+                let v: Vec<_> = list.iter().filter_map(|c| self.condition(c, scope)).collect();
+                return (v.len() == list.len()).then_some(Condition::All(v));
+            }
+            if let Some(list) = &raw.any {
+                let v: Vec<_> = list.iter().filter_map(|c| self.condition(c, scope)).collect();
+                return (v.len() == list.len()).then_some(Condition::Any(v));
+            }
+            if let Some(n) = &raw.not {
+                return self.condition(n, scope).map(|c| Condition::Not(Box::new(c)));
+            }
+            if let Some(r) = &raw.reference {
+                return self.named_condition(r).map(Condition::Ref);
+            }
+        }
+        if selectors.len() != 1 {
+            let msg = if selectors.is_empty() {
+                "a condition needs a selector (`field`, `jsonpath`, `fact`, `commands` or `paths`) or a combinator"
+                    .to_string()
+            } else {
+                format!("a condition can have only one selector, found {}", selectors.join(", "))
+            };
+            self.err(Code::InvalidCondition, span, msg)
+                .set_help("e.g. { field = \"tool_input.command\", matches = ['\\brm\\b'] }");
+            return None;
+        }
+        if tests.len() != 1 {
+            let msg = if tests.is_empty() {
+                format!("`{}` has nothing to test", selectors[0])
+            } else {
+                format!("a condition can have only one test, found {}", tests.join(", "))
+            };
+            self.err(Code::InvalidCondition, span, msg).set_help(
+                "add one of matches, matches_all, matches_none, glob, equals, one_of, exists, contains, gt, ge, lt, le; combine several with all = [...]",
+            );
+            return None;
+        }
+        if (selectors[0] == "commands") != (tests[0] == "command") {
+            self.err(
+                Code::InvalidCondition,
+                span,
+                "`commands = ...` goes with a `command = { ... }` test, and only with it",
+            )
+            .set_help("e.g. { commands = \"tool_input.command\", command = { program = [\"rm\"] } }");
+            return None;
+        }
+        let selector = self.selector(raw, scope)?;
+        let selector_text = [&raw.field, &raw.jsonpath, &raw.fact, &raw.commands, &raw.paths]
+            .into_iter()
+            .flatten()
+            .map(|s| s.value.clone())
+            .next()
+            .unwrap_or_default();
+        let op = self.op(raw)?;
+        Some(Condition::Test(Arc::new(Test {
+            selector,
+            normalize: raw.normalize.iter().map(|n| n.value).collect(),
+            quantifier: raw.quantifier.as_ref().map(|q| q.value).unwrap_or_default(),
+            op,
+            span,
+            selector_text,
+        })))
+    }
+
+    fn field_path(&mut self, s: &Sp<String>) -> Option<FieldPath> {
+        match FieldPath::parse(&s.value) {
+            Ok(p) => Some(p),
+            Err(e) => {
+                self.err(Code::InvalidCondition, s.span.clone(), e)
+                    .set_help("a dotted path like `tool_input.command`; for anything fancier use `jsonpath`");
+                None
+            }
+        }
+    }
+
+    fn selector(&mut self, raw: &RawCondition, _scope: Scope) -> Option<Selector> {
+        if let Some(f) = &raw.field {
+            return self.field_path(f).map(Selector::Field);
+        }
+        if let Some(j) = &raw.jsonpath {
+            return match jsonpath_rust::parser::parse_json_path(&j.value) {
+                Ok(q) => Some(Selector::JsonPath(q)),
+                Err(e) => {
+                    self.err(Code::InvalidJsonPath, j.span.clone(), format!("invalid JSONPath: {e}"))
+                        .set_help("JSONPath starts at `$`, e.g. `$.tool_calls[*].tool_name`");
+                    None
+                }
+            };
+        }
+        if let Some(f) = &raw.fact {
+            let (name, rest) = f.value.split_once('.').unwrap_or((&f.value, ""));
+            self.fact(name, f.span.clone())?;
+            let path = FieldPath::parse(rest).ok()?;
+            return Some(Selector::Fact {
+                name: name.to_string(),
+                path,
+            });
+        }
+        if let Some(c) = &raw.commands {
+            return self.field_path(c).map(Selector::Commands);
+        }
+        if let Some(p) = &raw.paths {
+            let field = self.field_path(p)?;
+            let written_by = match &raw.written_by {
+                Some(l) => Some(self.items(l)?),
+                None => None,
+            };
+            let skip_programs = match &raw.skip_programs {
+                Some(l) => self.items(l)?,
+                None => vec![],
+            };
+            return Some(Selector::Paths(PathSelector {
+                field,
+                from_command: raw.from_command.unwrap_or(false),
+                written_by,
+                skip_programs,
+                resolve_symlinks: raw.resolve_symlinks.unwrap_or(false),
+            }));
+        }
+        None
+    }
+
+    fn op(&mut self, raw: &RawCondition) -> Option<Op> {
+        for (list, mode) in [
+            (&raw.matches, RegexMode::Any),
+            (&raw.matches_all, RegexMode::All),
+            (&raw.matches_none, RegexMode::None),
+        ] {
+            if let Some(list) = list {
+                let (set, capturing, sources) = self.regexes(list)?;
+                return Some(Op::Regex {
+                    mode,
+                    set,
+                    capturing,
+                    sources,
+                });
+            }
+        }
+        if let Some(g) = &raw.glob {
+            let (set, sources) = self.globs(g, raw.case_insensitive.unwrap_or(false))?;
+            return Some(Op::Glob { set, sources });
+        }
+        if let Some(e) = &raw.equals {
+            return Some(Op::Equals(toml_to_json(&e.value)));
+        }
+        if let Some(l) = &raw.one_of {
+            let items = self.items(l)?;
+            return Some(Op::OneOf(items.into_iter().map(serde_json::Value::String).collect()));
+        }
+        if let Some(e) = &raw.exists {
+            return Some(Op::Exists(e.value));
+        }
+        if let Some(c) = &raw.contains {
+            return Some(Op::Contains(c.value.clone()));
+        }
+        for (v, op) in [(&raw.gt, CmpOp::Gt), (&raw.ge, CmpOp::Ge), (&raw.lt, CmpOp::Lt), (&raw.le, CmpOp::Le)] {
+            if let Some(v) = v {
+                return Some(Op::Compare(op, v.value));
+            }
+        }
+        if let Some(c) = &raw.command {
+            return self.command_test(c).map(|t| Op::Command(Box::new(t)));
+        }
+        None
+    }
+
+    fn command_test(&mut self, c: &Sp<RawCommandTest>) -> Option<CommandTest> {
+        let raw = &c.value;
+        let mut t = CommandTest::default();
+        let mut ok = true;
+        if let Some(p) = &raw.program {
+            match self.items(p) {
+                Some(v) => t.program = v,
+                None => ok = false,
+            }
+        }
+        if let Some(s) = &raw.subcommand {
+            t.subcommand = s.value.iter().map(|s| s.value.clone()).collect();
+        }
+        if let Some(f) = &raw.flags_all {
+            t.flags_all = f.value.iter().map(|g| g.value.clone()).collect();
+        }
+        if let Some(f) = &raw.flags_any {
+            t.flags_any = f.value.iter().map(|g| g.value.clone()).collect();
+        }
+        if let Some(f) = &raw.flags_none {
+            t.flags_none = f.value.iter().map(|g| g.value.clone()).collect();
+        }
+        if let Some(a) = &raw.arg_in {
+            match self.items(a) {
+                Some(v) => t.arg_in = v,
+                None => ok = false,
+            }
+        }
+        if let Some(g) = &raw.target_glob {
+            match self.globs(g, false) {
+                Some(s) => t.target_glob = Some(s),
+                None => ok = false,
+            }
+        }
+        if let Some(r) = &raw.arg_matches {
+            match self.regexes(r) {
+                Some((set, _, sources)) => t.arg_matches = Some((set, sources)),
+                None => ok = false,
+            }
+        }
+        if let Some(w) = &raw.when {
+            match self.condition(w, Scope::Command) {
+                Some(cond) => t.when = Some(cond),
+                None => ok = false,
+            }
+        }
+        ok.then_some(t)
+    }
+
+    /// Expand a pattern list (literals and `{ list = ".." }` references).
+    fn items(&mut self, list: &Sp<Vec<Sp<PatternItem>>>) -> Option<Vec<String>> {
+        Some(self.spanned_items(list)?.into_iter().map(|(s, _)| s).collect())
+    }
+
+    /// Expand a pattern list, keeping the span of each item's text.
+    fn spanned_items(&mut self, list: &Sp<Vec<Sp<PatternItem>>>) -> Option<Vec<(String, Range<usize>)>> {
+        let mut out = vec![];
+        let mut ok = true;
+        for item in &list.value {
+            match &item.value {
+                PatternItem::Literal(s) => out.push((s.clone(), item.span.clone())),
+                PatternItem::List { list: name } => match self.raw.lists.get(name) {
+                    Some(l) => {
+                        self.used.insert(format!("list:{name}"));
+                        out.extend(l.value.iter().map(|s| (s.value.clone(), s.span.clone())));
+                    }
+                    None => {
+                        ok = false;
+                        let help = did_you_mean(name, self.raw.lists.keys().map(|s| s.as_str()))
+                            .map(|s| format!("did you mean `{s}`?"))
+                            .unwrap_or_else(|| "define it under [lists]".into());
+                        self.err(Code::UnknownReference, item.span.clone(), format!("unknown list `{name}`"))
+                            .set_help(help);
+                    }
+                },
+            }
+        }
+        ok.then_some(out)
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn regexes(
+        &mut self,
+        list: &Sp<Vec<Sp<PatternItem>>>,
+    ) -> Option<(RegexSet, Vec<(usize, Regex)>, Vec<String>)> {
+        let items = self.spanned_items(list)?;
+        let mut ok = true;
+        let mut capturing = vec![];
+        for (i, (pat, span)) in items.iter().enumerate() {
+            let started = std::time::Instant::now();
+            match Regex::new(pat) {
+                Ok(re) => {
+                    if re.capture_names().flatten().next().is_some() {
+                        capturing.push((i, re));
+                    }
+                    let took = started.elapsed();
+                    if took.as_millis() >= 20 {
+                        self.err(Code::SlowRegex, span.clone(), format!("this regex took {} ms to compile", took.as_millis()))
+                            .set_help("prefer ASCII classes ((?-u:\\w), [0-9]) and small repetition counts");
+                    }
+                }
+                Err(e) => {
+                    ok = false;
+                    let (sub, msg) = regex_error_span(&self.source.text, span, pat, &e);
+                    self.err(Code::InvalidRegex, sub, msg)
+                        .set_help("regexes use Rust `regex` syntax; write them in literal strings ('...')");
+                }
+            }
+        }
+        if !ok {
+            return None;
+        }
+        let sources: Vec<String> = items.into_iter().map(|(s, _)| s).collect();
+        match RegexSetBuilder::new(&sources).build() {
+            Ok(set) => Some((set, capturing, sources)),
+            Err(e) => {
+                self.err(Code::InvalidRegex, list.span.clone(), format!("the patterns do not build together: {e}"));
+                None
+            }
+        }
+    }
+
+    fn globs(&mut self, list: &Sp<Vec<Sp<PatternItem>>>, case_insensitive: bool) -> Option<(GlobSet, Vec<String>)> {
+        let items = self.spanned_items(list)?;
+        let mut b = GlobSetBuilder::new();
+        let mut ok = true;
+        for (pat, span) in &items {
+            match build_glob(pat, case_insensitive) {
+                Ok(g) => {
+                    b.add(g);
+                }
+                Err(e) => {
+                    ok = false;
+                    self.err(Code::InvalidGlob, span.clone(), format!("invalid glob: {e}"))
+                        .set_help("globset syntax: *, **, ?, [abc], {a,b}");
+                }
+            }
+        }
+        if !ok {
+            return None;
+        }
+        match b.build() {
+            Ok(set) => Some((set, items.into_iter().map(|(s, _)| s).collect())),
+            Err(e) => {
+                self.err(Code::InvalidGlob, list.span.clone(), format!("{e}"));
+                None
+            }
+        }
+    }
+
+    fn named_condition(&mut self, r: &Sp<String>) -> Option<Arc<NamedCondition>> {
+        let name = r.value.clone();
+        if let Some(done) = self.named.get(&name) {
+            return done.clone();
+        }
+        if self.resolving.contains(&name) {
+            let mut chain = self.resolving.clone();
+            chain.push(name.clone());
+            self.err(Code::ReferenceCycle, r.span.clone(), format!("condition cycle: {}", chain.join(" -> ")))
+                .set_help("a named condition cannot refer back to itself");
+            return None;
+        }
+        let Some(raw) = self.raw.conditions.get(&name) else {
+            let help = did_you_mean(&name, self.raw.conditions.keys().map(|s| s.as_str()))
+                .map(|s| format!("did you mean `{s}`?"))
+                .unwrap_or_else(|| "define it under [conditions]".into());
+            self.err(Code::UnknownReference, r.span.clone(), format!("unknown condition `{name}`"))
+                .set_help(help);
+            return None;
+        };
+        self.used.insert(format!("condition:{name}"));
+        self.resolving.push(name.clone());
+        let cond = self.condition(raw, Scope::Event);
+        self.resolving.pop();
+        let result = cond.map(|condition| Arc::new(NamedCondition { name: name.clone(), condition }));
+        self.named.insert(name, result.clone());
+        result
+    }
+
+    fn facts_in_template(&mut self, t: &Template) {
+        for name in facts_named_in(&t.text) {
+            self.fact(&name, t.span.clone());
+        }
+    }
+
+    fn fact(&mut self, name: &str, at: Range<usize>) -> Option<Arc<Fact>> {
+        if let Some(f) = self.facts.get(name) {
+            return f.clone();
+        }
+        let Some(raw) = self.raw.facts.get(name) else {
+            let help = did_you_mean(name, self.raw.facts.keys().map(|s| s.as_str()))
+                .map(|s| format!("did you mean `{s}`?"))
+                .unwrap_or_else(|| format!("define it under [facts.{name}]"));
+            self.err(Code::UnknownReference, at, format!("unknown fact `{name}`")).set_help(help);
+            self.facts.insert(name.to_string(), None);
+            return None;
+        };
+        self.used.insert(format!("fact:{name}"));
+        // Insert a placeholder first: facts may name other facts in their templates.
+        self.facts.insert(name.to_string(), None);
+        let f = &raw.value;
+        let need = |ok: bool, v: &mut Self, what: &str| {
+            if !ok {
+                v.err(Code::InvalidFact, raw.span.clone(), format!("fact `{name}` of kind `{:?}` needs `{what}`", f.kind.value).to_lowercase());
+            }
+            ok
+        };
+        let ok = match f.kind.value {
+            FactKind::File | FactKind::Glob => need(f.path.is_some(), self, "path"),
+            FactKind::Command => need(f.argv.as_ref().is_some_and(|a| !a.value.is_empty()), self, "argv"),
+            FactKind::Env => need(!f.vars.is_empty(), self, "vars"),
+            FactKind::LastAssistantMessage | FactKind::ProjectMarkers => true,
+        };
+        let regex = match &f.regex {
+            Some(r) => match Regex::new(&r.value) {
+                Ok(re) => Some(re),
+                Err(e) => {
+                    let (sub, msg) = regex_error_span(&self.source.text, &r.span, &r.value, &e);
+                    self.err(Code::InvalidRegex, sub, msg);
+                    return None;
+                }
+            },
+            None => None,
+        };
+        let exclude = if f.exclude.is_empty() {
+            None
+        } else {
+            let mut b = GlobSetBuilder::new();
+            for g in &f.exclude {
+                match build_glob(&g.value, false) {
+                    Ok(g) => {
+                        b.add(g);
+                    }
+                    Err(e) => {
+                        self.err(Code::InvalidGlob, g.span.clone(), format!("invalid glob: {e}"));
+                        return None;
+                    }
+                }
+            }
+            b.build().ok()
+        };
+        if !ok {
+            return None;
+        }
+        let fact = Fact {
+            name: name.to_string(),
+            kind: f.kind.value,
+            path: f.path.as_ref().map(template),
+            within: f.within.as_ref().map(template),
+            headings: f.headings.clone(),
+            regex,
+            lines: f.lines,
+            exclude,
+            argv: f.argv.as_ref().map(|a| a.value.iter().map(template).collect()).unwrap_or_default(),
+            timeout_ms: f.timeout_ms.unwrap_or(10_000),
+            cwd: f.cwd.as_ref().map(template),
+            vars: f.vars.clone(),
+            markers: if f.markers.is_empty() {
+                DEFAULT_MARKERS.iter().map(|s| s.to_string()).collect()
+            } else {
+                f.markers.clone()
+            },
+            span: raw.span.clone(),
+        };
+        for t in fact.path.iter().chain(fact.argv.iter()).chain(fact.cwd.iter()) {
+            self.facts_in_template(t);
+        }
+        let fact = Arc::new(fact);
+        self.facts.insert(name.to_string(), Some(fact.clone()));
+        Some(fact)
+    }
+
+    fn effect(&mut self, e: &Sp<RawEffect>) -> Option<Effect> {
+        let raw = &e.value;
+        let kind = raw.kind.value;
+        let missing = match kind {
+            EffectKind::WriteFile => [("path", raw.path.is_some()), ("content", raw.content.is_some())].to_vec(),
+            EffectKind::WriteJson | EffectKind::AppendJsonl => {
+                [("path", raw.path.is_some()), ("record", raw.record.is_some())].to_vec()
+            }
+            EffectKind::DeleteFile => [("path", raw.path.is_some())].to_vec(),
+            EffectKind::Run => [("argv", raw.argv.as_ref().is_some_and(|a| !a.value.is_empty()))].to_vec(),
+        };
+        let missing: Vec<&str> = missing.into_iter().filter(|(_, ok)| !ok).map(|(n, _)| n).collect();
+        if !missing.is_empty() {
+            self.err(
+                Code::InvalidEffect,
+                e.span.clone(),
+                format!("effect `{}` needs {}", effect_name(kind), missing.join(" and ")),
+            );
+            return None;
+        }
+        let effect = Effect {
+            kind,
+            path: raw.path.as_ref().map(template),
+            within: raw.within.as_ref().map(template),
+            content: raw.content.as_ref().map(template),
+            record: raw.record.as_ref().map(|r| toml_to_json(&toml::Value::Table(r.value.clone()))),
+            keep: raw.keep.clone(),
+            argv: raw.argv.as_ref().map(|a| a.value.iter().map(template).collect()).unwrap_or_default(),
+            timeout_ms: raw.timeout_ms.unwrap_or(10_000),
+            span: e.span.clone(),
+        };
+        let mut texts: Vec<String> = vec![];
+        for t in effect.path.iter().chain(effect.content.iter()).chain(effect.argv.iter()) {
+            texts.push(t.text.clone());
+        }
+        if let Some(r) = &effect.record {
+            texts.push(r.to_string());
+        }
+        for t in texts {
+            for name in facts_named_in(&t) {
+                self.fact(&name, e.span.clone());
+            }
+        }
+        Some(effect)
+    }
+}
+
+/// The snake_case name of an effect kind.
+pub fn effect_name(k: EffectKind) -> &'static str {
+    match k {
+        EffectKind::WriteFile => "write_file",
+        EffectKind::WriteJson => "write_json",
+        EffectKind::AppendJsonl => "append_jsonl",
+        EffectKind::DeleteFile => "delete_file",
+        EffectKind::Run => "run",
+    }
+}
+
+/// Markers looked for by a `project_markers` fact that lists none.
+pub const DEFAULT_MARKERS: &[&str] = &[
+    "package.json",
+    "Cargo.toml",
+    "pyproject.toml",
+    "go.mod",
+    "pom.xml",
+    "build.gradle",
+    "tsconfig.json",
+    "requirements.txt",
+    "setup.py",
+];
+
+fn template(s: &Sp<String>) -> Template {
+    Template {
+        text: s.value.clone(),
+        span: s.span.clone(),
+    }
+}
+
+/// Names `X` in `facts.X` / `facts["X"]` inside a template.
+pub fn facts_named_in(text: &str) -> Vec<String> {
+    static RE: std::sync::OnceLock<Regex> = std::sync::OnceLock::new();
+    let re = RE.get_or_init(|| {
+        Regex::new(r#"\bfacts(?:\.([A-Za-z_][A-Za-z0-9_]*)|\[\s*["']([^"']+)["']\s*\])"#).expect("static regex")
+    });
+    let mut v: Vec<String> = re
+        .captures_iter(text)
+        .filter_map(|c| c.get(1).or_else(|| c.get(2)).map(|m| m.as_str().to_string()))
+        .collect();
+    v.sort();
+    v.dedup();
+    v
+}
+
+/// Build one glob. Patterns without `/` match the file name anywhere (`.env`,
+/// `*.pem`), as in `.gitignore`; others match the whole (normalised) path.
+pub fn build_glob(pat: &str, case_insensitive: bool) -> Result<globset::Glob, globset::Error> {
+    let p = if !pat.contains('/') && pat != "**" {
+        format!("**/{pat}")
+    } else {
+        pat.to_string()
+    };
+    GlobBuilder::new(&p)
+        .literal_separator(true)
+        .case_insensitive(case_insensitive)
+        .backslash_escape(true)
+        .build()
+}
+
+/// Parse a matcher the way the client does (reference §3.2).
+pub fn parse_matcher(text: &str, style: ListStyle) -> Result<Matcher, regex::Error> {
+    let t = text.trim();
+    if t.is_empty() || t == "*" {
+        return Ok(Matcher::Any);
+    }
+    let exact = match style {
+        ListStyle::Wide => t.bytes().all(|b| b.is_ascii_alphanumeric() || b"_|, -".contains(&b)),
+        ListStyle::Narrow => t.bytes().all(|b| b.is_ascii_alphanumeric() || b"_|".contains(&b)),
+    };
+    if exact {
+        let parts = t
+            .split(['|', ','])
+            .map(|p| p.trim().to_string())
+            .filter(|p| !p.is_empty())
+            .collect();
+        return Ok(Matcher::Exact(parts));
+    }
+    Regex::new(text).map(Matcher::Regex)
+}
+
+/// Convert a TOML value to JSON (datetimes become strings).
+pub fn toml_to_json(v: &toml::Value) -> serde_json::Value {
+    use serde_json::Value as J;
+    match v {
+        toml::Value::String(s) => J::String(s.clone()),
+        toml::Value::Integer(i) => J::from(*i),
+        toml::Value::Float(f) => serde_json::Number::from_f64(*f).map(J::Number).unwrap_or(J::Null),
+        toml::Value::Boolean(b) => J::Bool(*b),
+        toml::Value::Datetime(d) => J::String(d.to_string()),
+        toml::Value::Array(a) => J::Array(a.iter().map(toml_to_json).collect()),
+        toml::Value::Table(t) => J::Object(t.iter().map(|(k, v)| (k.clone(), toml_to_json(v))).collect()),
+    }
+}
+
+/// Point a regex error at the offending character inside the TOML string when
+/// the string maps one to one (literal strings, or basic strings without escapes).
+fn regex_error_span(text: &str, span: &Range<usize>, pat: &str, e: &regex::Error) -> (Range<usize>, String) {
+    let raw = text.get(span.clone()).unwrap_or("");
+    let inner_start = if raw.starts_with("'''") || raw.starts_with("\"\"\"") {
+        Some(span.start + 3)
+    } else if raw.starts_with('\'') || (raw.starts_with('"') && !raw.contains('\\')) {
+        Some(span.start + 1)
+    } else {
+        None
+    };
+    let detail = syntax_error_offsets(pat);
+    let summary = match &detail {
+        Some((_, _, m)) => format!("invalid regex: {m}"),
+        None => format!("invalid regex: {}", e.to_string().lines().last().unwrap_or("")),
+    };
+    match (inner_start, detail) {
+        (Some(start), Some((a, b, _))) if text.get(start..start + pat.len()) == Some(pat) => {
+            (start + a..start + b.max(a + 1).min(pat.len().max(a + 1)), summary)
+        }
+        _ => (span.clone(), summary),
+    }
+}
+
+fn syntax_error_offsets(pat: &str) -> Option<(usize, usize, String)> {
+    let ast = regex_syntax::ast::parse::Parser::new().parse(pat);
+    match ast {
+        Err(e) => Some((e.span().start.offset, e.span().end.offset, e.kind().to_string())),
+        Ok(ast) => match regex_syntax::hir::translate::Translator::new().translate(pat, &ast) {
+            Err(e) => Some((e.span().start.offset, e.span().end.offset, e.kind().to_string())),
+            Ok(_) => None,
+        },
+    }
+}

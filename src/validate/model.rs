@@ -1,0 +1,403 @@
+//! Stage 2: a validated policy. Everything here has been checked: regexes and globs
+//! compile, references resolve, events exist, decisions fit their events. Values
+//! keep their spans so later stages can still point into the TOML.
+
+use std::collections::BTreeMap;
+use std::ops::Range;
+use std::sync::Arc;
+
+use globset::GlobSet;
+use regex::{Regex, RegexSet};
+
+use crate::policy::source::PolicySource;
+use crate::policy::syntax::{
+    CombineMode, DecisionKind, EffectKind, FactKind, FailureMode, Normalization, Quantifier,
+    UnparsableCommand,
+};
+
+/// A policy whose selected rules are all valid.
+#[derive(Debug)]
+pub struct Policy {
+    /// `[policy] name`, or the file stem.
+    pub name: String,
+    /// The text it came from.
+    pub source: Arc<PolicySource>,
+    /// Fail-open or fail-closed.
+    pub failure: FailureMode,
+    /// How its rules combine.
+    pub combine: CombineMode,
+    /// What to do with a command that does not parse.
+    pub unparsable: UnparsableCommand,
+    /// Valid rules (those selected for validation), in file order.
+    pub rules: Vec<Arc<Rule>>,
+    /// Facts referenced by the rules, by name.
+    pub facts: BTreeMap<String, Arc<Fact>>,
+}
+
+/// Which events a rule applies to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EventScope {
+    /// `"*"`.
+    All,
+    /// These names.
+    Named(Vec<String>),
+}
+
+impl EventScope {
+    /// Does the scope include this event?
+    pub fn includes(&self, event: &str) -> bool {
+        match self {
+            EventScope::All => true,
+            EventScope::Named(v) => v.iter().any(|e| e == event),
+        }
+    }
+}
+
+/// The client's matcher (reference §3.2).
+#[derive(Debug, Clone)]
+pub enum Matcher {
+    /// Omitted, `""` or `"*"`.
+    Any,
+    /// An exact list, case-sensitive.
+    Exact(Vec<String>),
+    /// Anything else: an unanchored regex.
+    Regex(Regex),
+}
+
+/// One rule.
+#[derive(Debug)]
+pub struct Rule {
+    /// Unique id.
+    pub id: String,
+    /// What it is for.
+    pub description: Option<String>,
+    /// Lower is considered first.
+    pub priority: i64,
+    /// Labels.
+    pub tags: Vec<String>,
+    /// `enabled = false` rules are kept (for `check`) but never evaluated.
+    pub enabled: bool,
+    /// Events it applies to.
+    pub events: EventScope,
+    /// The matcher and its text.
+    pub matcher: Matcher,
+    /// The matcher as written.
+    pub matcher_text: Option<String>,
+    /// Fires when this holds (absent: always).
+    pub when: Option<Condition>,
+    /// Does not fire when this holds.
+    pub unless: Option<Condition>,
+    /// The decision.
+    pub decision: Option<DecisionKind>,
+    /// Reason template.
+    pub reason: Option<Template>,
+    /// additionalContext template.
+    pub context: Option<Template>,
+    /// systemMessage template.
+    pub message: Option<Template>,
+    /// tool_input field rewrites.
+    pub rewrite: Vec<(String, Template)>,
+    /// Files read into the context.
+    pub include: Vec<Include>,
+    /// Side effects.
+    pub effects: Vec<Effect>,
+    /// Index of the rule in its file (ties on priority go to the earlier rule).
+    pub order: usize,
+    /// Span of the whole `[[rule]]` table.
+    pub span: Range<usize>,
+    /// Span of the id value.
+    pub id_span: Range<usize>,
+    /// Name of the policy it belongs to.
+    pub policy: String,
+}
+
+/// A text template, compiled in stage 3.
+#[derive(Debug, Clone)]
+pub struct Template {
+    /// The template source.
+    pub text: String,
+    /// Where it is in the TOML.
+    pub span: Range<usize>,
+}
+
+/// A condition over the event.
+#[derive(Debug, Clone)]
+pub enum Condition {
+    /// All hold (empty: true).
+    All(Vec<Condition>),
+    /// Any holds (empty: false).
+    Any(Vec<Condition>),
+    /// Does not hold.
+    Not(Box<Condition>),
+    /// A named condition.
+    Ref(Arc<NamedCondition>),
+    /// A test of selected values.
+    Test(Arc<Test>),
+}
+
+/// A named condition from `[conditions]`.
+#[derive(Debug)]
+pub struct NamedCondition {
+    /// Its name.
+    pub name: String,
+    /// Its body.
+    pub condition: Condition,
+}
+
+/// A selector with a test.
+#[derive(Debug)]
+pub struct Test {
+    /// What values to test.
+    pub selector: Selector,
+    /// Normalisation applied to text values before matching.
+    pub normalize: Vec<Normalization>,
+    /// Any or all values must pass.
+    pub quantifier: Quantifier,
+    /// The test.
+    pub op: Op,
+    /// Span of the whole condition.
+    pub span: Range<usize>,
+    /// The selector as written, for traces (`tool_input.command`).
+    pub selector_text: String,
+}
+
+/// A dotted field path (`tool_input.command`, `tool_calls.0.tool_name`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct FieldPath(pub Vec<Segment>);
+
+/// One step of a field path.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Segment {
+    /// An object key.
+    Key(String),
+    /// An array index (a key that is all digits).
+    Index(usize),
+}
+
+impl FieldPath {
+    /// Parse `a.b.0.c`. Empty segments are an error.
+    pub fn parse(s: &str) -> Result<FieldPath, String> {
+        if s.is_empty() {
+            return Ok(FieldPath(vec![]));
+        }
+        s.split('.')
+            .map(|seg| {
+                if seg.is_empty() {
+                    Err(format!("empty segment in field path `{s}`"))
+                } else if seg.bytes().all(|b| b.is_ascii_digit()) {
+                    seg.parse().map(Segment::Index).map_err(|e| format!("{e}"))
+                } else {
+                    Ok(Segment::Key(seg.to_string()))
+                }
+            })
+            .collect::<Result<_, _>>()
+            .map(FieldPath)
+    }
+
+    /// Look the path up in a JSON value.
+    pub fn get<'v>(&self, mut v: &'v serde_json::Value) -> Option<&'v serde_json::Value> {
+        for seg in &self.0 {
+            v = match (seg, v) {
+                (Segment::Key(k), serde_json::Value::Object(m)) => m.get(k)?,
+                (Segment::Index(i), serde_json::Value::Array(a)) => a.get(*i)?,
+                (Segment::Index(i), serde_json::Value::Object(m)) => m.get(&i.to_string())?,
+                _ => return None,
+            };
+        }
+        Some(v)
+    }
+
+    /// The first key, if any (`tool_input` for `tool_input.command`).
+    pub fn head(&self) -> Option<&str> {
+        match self.0.first() {
+            Some(Segment::Key(k)) => Some(k),
+            _ => None,
+        }
+    }
+}
+
+/// Where a test's values come from.
+#[derive(Debug)]
+pub enum Selector {
+    /// One field of the event (or of the command object inside `command`).
+    Field(FieldPath),
+    /// A JSONPath query into the event.
+    JsonPath(jsonpath_rust::parser::model::JpQuery),
+    /// A fact, with a sub-path into its value.
+    Fact {
+        /// The fact's name.
+        name: String,
+        /// Path inside the fact's value.
+        path: FieldPath,
+    },
+    /// The simple commands of a shell command string.
+    Commands(FieldPath),
+    /// Normalised file paths.
+    Paths(PathSelector),
+}
+
+/// How `paths = ...` finds its paths.
+#[derive(Debug)]
+pub struct PathSelector {
+    /// The field holding the path, or the command.
+    pub field: FieldPath,
+    /// The field is a shell command: take the paths it touches.
+    pub from_command: bool,
+    /// Only operands of these programs (plus write redirections).
+    pub written_by: Option<Vec<String>>,
+    /// Operands of these programs are not paths.
+    pub skip_programs: Vec<String>,
+    /// Resolve symlinks of the existing prefix.
+    pub resolve_symlinks: bool,
+}
+
+/// Regex list semantics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RegexMode {
+    /// `matches`: any pattern.
+    Any,
+    /// `matches_all`: every pattern.
+    All,
+    /// `matches_none`: no pattern.
+    None,
+}
+
+/// Numeric comparison.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CmpOp {
+    /// `gt`
+    Gt,
+    /// `ge`
+    Ge,
+    /// `lt`
+    Lt,
+    /// `le`
+    Le,
+}
+
+/// The test applied to each selected value.
+#[derive(Debug)]
+pub enum Op {
+    /// Regexes, matched in one `RegexSet` pass; individual regexes only for captures.
+    Regex {
+        /// Any, all or none.
+        mode: RegexMode,
+        /// All patterns, one pass.
+        set: RegexSet,
+        /// Patterns with named captures, by set index, for templates.
+        capturing: Vec<(usize, Regex)>,
+        /// Patterns as written, for traces.
+        sources: Vec<String>,
+    },
+    /// Globs, matched in one `GlobSet` pass.
+    Glob {
+        /// The set.
+        set: GlobSet,
+        /// Patterns as written.
+        sources: Vec<String>,
+    },
+    /// Equal to a value.
+    Equals(serde_json::Value),
+    /// Equal to one of these values.
+    OneOf(Vec<serde_json::Value>),
+    /// Present and not null (true) / absent or null (false).
+    Exists(bool),
+    /// Substring or array element.
+    Contains(String),
+    /// Numeric comparison.
+    Compare(CmpOp, f64),
+    /// A test of each simple command (with the `commands` selector).
+    Command(Box<CommandTest>),
+}
+
+/// A test of one simple command.
+#[derive(Debug, Default)]
+pub struct CommandTest {
+    /// Program basename in this set (empty: any).
+    pub program: Vec<String>,
+    /// Leading operands.
+    pub subcommand: Vec<String>,
+    /// Each group must be present (any spelling).
+    pub flags_all: Vec<Vec<String>>,
+    /// Any of these present (empty: no constraint).
+    pub flags_any: Vec<String>,
+    /// None of these present.
+    pub flags_none: Vec<String>,
+    /// Some argument is exactly one of these.
+    pub arg_in: Vec<String>,
+    /// Some operand, normalised as a path, matches.
+    pub target_glob: Option<(GlobSet, Vec<String>)>,
+    /// Some argument matches one of these regexes.
+    pub arg_matches: Option<(RegexSet, Vec<String>)>,
+    /// Further condition over the command object.
+    pub when: Option<Condition>,
+}
+
+/// A validated fact.
+#[derive(Debug)]
+pub struct Fact {
+    /// Its name.
+    pub name: String,
+    /// Its kind.
+    pub kind: FactKind,
+    /// `file`/`glob`: path template.
+    pub path: Option<Template>,
+    /// Confinement folder (relative to the project dir).
+    pub within: Option<Template>,
+    /// Required headings.
+    pub headings: Vec<String>,
+    /// Content regex.
+    pub regex: Option<Regex>,
+    /// First N lines.
+    pub lines: Option<usize>,
+    /// Glob exclusions.
+    pub exclude: Option<GlobSet>,
+    /// Command argv templates.
+    pub argv: Vec<Template>,
+    /// Command timeout.
+    pub timeout_ms: u64,
+    /// Command cwd template.
+    pub cwd: Option<Template>,
+    /// Env vars.
+    pub vars: Vec<String>,
+    /// Marker files.
+    pub markers: Vec<String>,
+    /// Span of the fact table.
+    pub span: Range<usize>,
+}
+
+/// A file read into the context.
+#[derive(Debug)]
+pub struct Include {
+    /// Path template (may be a glob when `newest`).
+    pub path: Template,
+    /// First N lines.
+    pub lines: Option<usize>,
+    /// Heading template.
+    pub title: Option<Template>,
+    /// Pick the newest match of a glob.
+    pub newest: bool,
+}
+
+/// A side effect.
+#[derive(Debug)]
+pub struct Effect {
+    /// What to do.
+    pub kind: EffectKind,
+    /// Path template.
+    pub path: Option<Template>,
+    /// Confinement folder template.
+    pub within: Option<Template>,
+    /// write_file content.
+    pub content: Option<Template>,
+    /// Record: a JSON value whose strings are templates.
+    pub record: Option<serde_json::Value>,
+    /// write_json keys to keep.
+    pub keep: Vec<String>,
+    /// run argv.
+    pub argv: Vec<Template>,
+    /// run timeout.
+    pub timeout_ms: u64,
+    /// Span of the effect table.
+    pub span: Range<usize>,
+}

@@ -4,6 +4,7 @@
 pub mod check;
 pub mod explain;
 pub mod run;
+pub mod test;
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -77,6 +78,14 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t)]
         format: Format,
     },
+    /// Run fixtures (event + expected outcome) and report `N passed, N failed`.
+    Test {
+        /// Folders of fixtures, or folders holding `policies/` and `fixtures/`.
+        paths: Vec<PathBuf>,
+        /// Policy files or folders (for folders without their own `policies/`).
+        #[arg(long = "policies", short = 'p')]
+        policies: Vec<PathBuf>,
+    },
     /// Print the JSON Schema of the policy format.
     Schema,
     /// Explain a diagnostic code (`hookrules rule HR003`), or list them all.
@@ -139,6 +148,7 @@ pub fn main() -> ExitCode {
             verbosity,
             format,
         } => explain::explain(&fixture, &discovery(policies, &env), &env, verbosity, format, &mut stdout.lock(), &mut stderr.lock()),
+        Command::Test { paths, policies } => test::test(&paths, &discovery(policies, &env), &mut stdout.lock()),
         Command::Schema => {
             let _ = writeln!(stdout.lock(), "{}", schema_json());
             0

@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 use std::io::Read;
 
+use crate::decision::Decision;
 use crate::effects;
 use crate::eval::{self, event::sniff_event_name, trace::NoTrace, Ctx, Event};
 use crate::host::events::Blocking;
@@ -15,24 +16,42 @@ use crate::policy::syntax::{DecisionKind, FailureMode};
 
 /// Answer one event read from `stdin`.
 pub fn run(discovery: &Discovery, stdin: &mut dyn Read, env: &BTreeMap<String, String>, now: Now) -> Answer {
+    run_detailed(discovery, stdin, env, now).0
+}
+
+/// [`run`], also returning the decision (None when no event could be evaluated).
+pub fn run_detailed(
+    discovery: &Discovery,
+    stdin: &mut dyn Read,
+    env: &BTreeMap<String, String>,
+    now: Now,
+) -> (Answer, Option<Decision>) {
     let found = discovery.find();
     let bytes = match Event::read(stdin) {
         Ok(b) => b,
-        Err(e) => return input_failure(&found, None, &e.to_string()),
+        Err(e) => return (input_failure(&found, None, &e.to_string()), None),
     };
     let event = match Event::parse(&bytes) {
         Ok(ev) => ev,
-        Err(e) => return input_failure(&found, sniff_event_name(&bytes).as_deref(), &e.to_string()),
+        Err(e) => return (input_failure(&found, sniff_event_name(&bytes).as_deref(), &e.to_string()), None),
     };
     // A panic anywhere below is a bug; it must still not wedge the session.
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| answer(&found, &event, env, now)));
     match result {
-        Ok(a) => a,
-        Err(_) => input_failure(&found, Some(&event.name), "internal error (a bug in hookrules; please report it)"),
+        Ok((a, d)) => (a, Some(d)),
+        Err(_) => (
+            input_failure(&found, Some(&event.name), "internal error (a bug in hookrules; please report it)"),
+            None,
+        ),
     }
 }
 
-fn answer(found: &crate::policy::discover::Found, event: &Event, env: &BTreeMap<String, String>, now: Now) -> Answer {
+fn answer(
+    found: &crate::policy::discover::Found,
+    event: &Event,
+    env: &BTreeMap<String, String>,
+    now: Now,
+) -> (Answer, Decision) {
     let compiled = load::for_event(found, event);
     let ctx = Ctx::from_env(event, env.clone(), now);
     let mut outcome = eval::evaluate(&compiled, event, &ctx, &mut NoTrace);
@@ -43,7 +62,7 @@ fn answer(found: &crate::policy::discover::Found, event: &Event, env: &BTreeMap<
             FailureMode::FailClosed => block_for_failure(&mut outcome.decision, event, &msg, &f.policy),
         }
     }
-    output::render(event, &outcome.decision)
+    (output::render(event, &outcome.decision), outcome.decision)
 }
 
 /// A fail-closed effect failure makes the outcome a block (where the event can be blocked).

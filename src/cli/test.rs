@@ -1,0 +1,296 @@
+//! `hookrules test [DIR…]`: run fixtures and compare with what they expect.
+//!
+//! A DIR holding `policies/` and `fixtures/` is tested against its own policies;
+//! otherwise fixtures (`*.json`, recursively) run against the usual policy search.
+//! Each fixture runs the real `run` path in a fresh temporary project directory:
+//! `$PROJECT_DIR` in the fixture is replaced by that directory, `CLAUDE_PROJECT_DIR`
+//! and `HOME` (= `$PROJECT_DIR/home`) point into it, and `files` are created first.
+//! The last line is `N passed, N failed, N skipped` (skipped = `todo`).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::fixture::{Expect, Fixture};
+use crate::policy::discover::{toml_files_in, Discovery};
+use crate::policy::parse;
+
+/// One fixture's result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// Everything expected happened.
+    Passed,
+    /// Something did not; the reasons.
+    Failed(Vec<String>),
+    /// A `todo` fixture (with whether it would have passed).
+    Todo(String, bool),
+    /// A fixture with no `expect` (it only has to run).
+    Ran,
+}
+
+/// Totals.
+#[derive(Debug, Default, Clone)]
+pub struct Summary {
+    /// Passed (including fixtures without expectations that ran).
+    pub passed: usize,
+    /// Failed.
+    pub failed: usize,
+    /// Todo.
+    pub skipped: usize,
+    /// Rules no fixture saw fire.
+    pub uncovered: Vec<String>,
+}
+
+/// Run fixtures and print a report; returns the exit status (1 on any failure).
+pub fn test(dirs: &[PathBuf], base: &Discovery, out: &mut dyn Write) -> i32 {
+    let summary = run_all(dirs, base, out);
+    i32::from(summary.failed > 0)
+}
+
+/// Run fixtures, print per-fixture lines and the summary.
+pub fn run_all(dirs: &[PathBuf], base: &Discovery, out: &mut dyn Write) -> Summary {
+    let mut summary = Summary::default();
+    let dirs: Vec<PathBuf> = if dirs.is_empty() { vec![PathBuf::from(".")] } else { dirs.to_vec() };
+    for dir in &dirs {
+        let (discovery, fixture_root) = suite(dir, base);
+        let mut fixtures = vec![];
+        collect_json(&fixture_root, &mut fixtures);
+        fixtures.sort();
+        let mut covered: BTreeSet<String> = BTreeSet::new();
+        for path in &fixtures {
+            let verdict = match Fixture::read(path) {
+                Ok(fx) => run_one(&fx, &discovery, &mut covered),
+                Err(e) => Verdict::Failed(vec![e]),
+            };
+            let name = path.display();
+            match &verdict {
+                Verdict::Passed | Verdict::Ran => {
+                    summary.passed += 1;
+                    let _ = writeln!(out, "ok     {name}");
+                }
+                Verdict::Failed(why) => {
+                    summary.failed += 1;
+                    let _ = writeln!(out, "FAIL   {name}");
+                    for w in why {
+                        let _ = writeln!(out, "         {}", w.replace('\n', "\n         "));
+                    }
+                }
+                Verdict::Todo(why, would_pass) => {
+                    summary.skipped += 1;
+                    let note = if *would_pass { " (now passes: remove `todo`)" } else { "" };
+                    let _ = writeln!(out, "todo   {name}: {why}{note}");
+                }
+            }
+        }
+        for id in rule_ids(&discovery) {
+            if !covered.contains(&id) {
+                let _ = writeln!(out, "warning[HR106]: no fixture in {} exercises rule `{id}`", dir.display());
+                summary.uncovered.push(id);
+            }
+        }
+    }
+    let _ = writeln!(out, "{} passed, {} failed, {} skipped", summary.passed, summary.failed, summary.skipped);
+    summary
+}
+
+/// Policies and fixtures for a DIR.
+fn suite(dir: &Path, base: &Discovery) -> (Discovery, PathBuf) {
+    let policies = dir.join("policies");
+    let fixtures = dir.join("fixtures");
+    let discovery = if policies.is_dir() {
+        Discovery {
+            flags: vec![policies],
+            ..base.clone()
+        }
+    } else {
+        base.clone()
+    };
+    let root = if fixtures.is_dir() { fixtures } else { dir.to_path_buf() };
+    (discovery, root)
+}
+
+fn collect_json(p: &Path, out: &mut Vec<PathBuf>) {
+    if p.is_file() {
+        if p.extension().is_some_and(|e| e == "json") {
+            out.push(p.to_path_buf());
+        }
+        return;
+    }
+    if let Ok(rd) = std::fs::read_dir(p) {
+        for e in rd.flatten() {
+            collect_json(&e.path(), out);
+        }
+    }
+}
+
+fn rule_ids(d: &Discovery) -> Vec<String> {
+    let found = d.find();
+    let mut ids = vec![];
+    for s in &found.sources {
+        if let Ok(raw) = parse::parse(s) {
+            ids.extend(raw.rules.iter().filter(|r| r.value.enabled != Some(false)).map(|r| r.value.id.value.clone()));
+        }
+    }
+    ids
+}
+
+/// Run one fixture in a fresh temporary project directory.
+pub fn run_one(fx: &Fixture, discovery: &Discovery, covered: &mut BTreeSet<String>) -> Verdict {
+    let tmp = match tempdir() {
+        Ok(t) => t,
+        Err(e) => return Verdict::Failed(vec![format!("cannot create a temporary directory: {e}")]),
+    };
+    let verdict = run_in(fx, discovery, &tmp, covered);
+    let _ = std::fs::remove_dir_all(&tmp);
+    verdict
+}
+
+fn run_in(fx: &Fixture, discovery: &Discovery, project: &Path, covered: &mut BTreeSet<String>) -> Verdict {
+    let pd = project.display().to_string();
+    let subst = |s: &str| s.replace("$PROJECT_DIR", &pd);
+    for (rel, content) in &fx.files {
+        let p = project.join(subst(rel));
+        if let Some(d) = p.parent() {
+            let _ = std::fs::create_dir_all(d);
+        }
+        if let Err(e) = std::fs::write(&p, subst(content)) {
+            return Verdict::Failed(vec![format!("cannot create {}: {e}", p.display())]);
+        }
+    }
+    let _ = std::fs::create_dir_all(project.join("home"));
+    let event_text = subst(&fx.event.to_string());
+    let mut env: BTreeMap<String, String> = BTreeMap::new();
+    env.insert("CLAUDE_PROJECT_DIR".into(), pd.clone());
+    env.insert("HOME".into(), format!("{pd}/home"));
+    env.insert("PATH".into(), std::env::var("PATH").unwrap_or_default());
+    for (k, v) in &fx.env {
+        env.insert(k.clone(), subst(v));
+    }
+    let now = fx
+        .now
+        .map(crate::os::clock::Now::at)
+        .unwrap_or_else(|| super::clock(&env));
+    let discovery = Discovery {
+        project_dir: Some(project.to_path_buf()),
+        ..discovery.clone()
+    };
+    let (answer, decision) = super::run::run_detailed(&discovery, &mut event_text.as_bytes(), &env, now);
+    if let Some(d) = &decision {
+        covered.extend(d.matched.iter().cloned());
+    }
+    let Some(expect) = &fx.expect else { return Verdict::Ran };
+    let problems = compare(expect, &answer, decision.as_ref(), project, &subst);
+    match (&expect.todo, problems.is_empty()) {
+        (Some(why), ok) => Verdict::Todo(why.clone(), ok),
+        (None, true) => Verdict::Passed,
+        (None, false) => Verdict::Failed(problems),
+    }
+}
+
+fn compare(
+    expect: &Expect,
+    answer: &crate::host::output::Answer,
+    decision: Option<&crate::decision::Decision>,
+    project: &Path,
+    subst: &dyn Fn(&str) -> String,
+) -> Vec<String> {
+    let mut problems = vec![];
+    if let Some(want) = &expect.decision {
+        let got = decision.and_then(|d| d.kind).map(|k| k.as_str()).unwrap_or("none");
+        if got != want {
+            problems.push(format!("decision: expected `{want}`, got `{got}`"));
+        }
+    }
+    if let Some(want) = &expect.rules {
+        let got: BTreeSet<&String> = decision.map(|d| d.determined_by.iter().collect()).unwrap_or_default();
+        let want_set: BTreeSet<&String> = want.iter().collect();
+        if got != want_set {
+            problems.push(format!("determining rules: expected {want:?}, got {got:?}"));
+        }
+    }
+    if let Some(want) = &expect.output {
+        let got: Value = if answer.stdout.is_empty() {
+            Value::Null
+        } else {
+            serde_json::from_str(&answer.stdout).unwrap_or(Value::String(answer.stdout.clone()))
+        };
+        let want: Value = serde_json::from_str(&subst(&want.to_string())).unwrap_or(want.clone());
+        if got != want {
+            problems.push(format!("output: expected\n  {want}\ngot\n  {got}"));
+        }
+    }
+    for s in &expect.output_contains {
+        if !answer.stdout.contains(&subst(s)) {
+            problems.push(format!("output does not contain {s:?}; it is {:?}", answer.stdout));
+        }
+    }
+    for s in &expect.output_excludes {
+        if answer.stdout.contains(&subst(s)) {
+            problems.push(format!("output contains {s:?}; it is {:?}", answer.stdout));
+        }
+    }
+    for (rel, want) in &expect.files {
+        let p = project.join(subst(rel));
+        let content = std::fs::read_to_string(&p).ok();
+        match want {
+            Value::String(s) => {
+                if content.as_deref() != Some(subst(s).as_str()) {
+                    problems.push(format!("file {rel}: expected {s:?}, found {content:?}"));
+                }
+            }
+            Value::Object(m) => {
+                if let Some(e) = m.get("exists").and_then(|v| v.as_bool()) {
+                    if content.is_some() != e {
+                        problems.push(format!("file {rel}: expected exists = {e}"));
+                    }
+                }
+                if let Some(c) = m.get("contains").and_then(|v| v.as_str()) {
+                    if !content.as_deref().unwrap_or("").contains(&subst(c)) {
+                        problems.push(format!("file {rel}: expected to contain {c:?}, found {content:?}"));
+                    }
+                }
+                if let Some(n) = m.get("lines").and_then(|v| v.as_u64()) {
+                    let got = content.as_deref().map(|c| c.lines().count()).unwrap_or(0);
+                    if got as u64 != n {
+                        problems.push(format!("file {rel}: expected {n} lines, found {got}"));
+                    }
+                }
+                if let Some(j) = m.get("json") {
+                    let got: Option<Value> = content.as_deref().and_then(|c| serde_json::from_str(c).ok());
+                    if !got.as_ref().is_some_and(|g| json_subset(j, g)) {
+                        problems.push(format!("file {rel}: expected JSON containing {j}, found {content:?}"));
+                    }
+                }
+            }
+            _ => problems.push(format!("file {rel}: expectation must be a string or an object")),
+        }
+    }
+    let _ = toml_files_in;
+    problems
+}
+
+/// Is every key of `want` in `got` with a matching value (recursively)?
+fn json_subset(want: &Value, got: &Value) -> bool {
+    match (want, got) {
+        (Value::Object(w), Value::Object(g)) => w.iter().all(|(k, v)| g.get(k).is_some_and(|gv| json_subset(v, gv))),
+        _ => want == got,
+    }
+}
+
+fn tempdir() -> std::io::Result<PathBuf> {
+    let base = std::env::temp_dir();
+    for i in 0..100u32 {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(0);
+        let p = base.join(format!("hookrules-test-{}-{nanos}-{i}", std::process::id()));
+        if std::fs::create_dir(&p).is_ok() {
+            // Canonical, so paths the engine prints match the fixture's $PROJECT_DIR.
+            return p.canonicalize();
+        }
+    }
+    Err(std::io::Error::other("no free temporary directory name"))
+}

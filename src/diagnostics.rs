@@ -244,8 +244,9 @@ impl miette::Diagnostic for Diagnostic {
 
 /// Render diagnostics as miette reports (no colour, stable for snapshots and logs).
 pub fn render_plain(diags: &[Diagnostic]) -> String {
-    let handler = miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor())
-        .with_width(100);
+    let handler =
+        miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor())
+            .with_width(100);
     let mut out = String::new();
     for d in diags {
         let _ = handler.render_report(&mut out, d);
@@ -255,7 +256,10 @@ pub fn render_plain(diags: &[Diagnostic]) -> String {
 }
 
 /// Did-you-mean: the candidate closest to `word` by edit distance, if close enough.
-pub fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub fn did_you_mean<'a>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
     let mut best: Option<(usize, &str)> = None;
     for c in candidates {
         let d = edit_distance(&word.to_ascii_lowercase(), &c.to_ascii_lowercase());

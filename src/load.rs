@@ -42,7 +42,10 @@ pub fn for_event(found: &Found, event: &Event) -> Compiled {
 }
 
 /// A stand-in for a policy that could not be loaded at all.
-fn broken_policy(source: Option<&Arc<PolicySource>>, d: Diagnostic) -> (Policy, Vec<(String, Vec<Diagnostic>)>) {
+fn broken_policy(
+    source: Option<&Arc<PolicySource>>,
+    d: Diagnostic,
+) -> (Policy, Vec<(String, Vec<Diagnostic>)>) {
     let source = source
         .cloned()
         .or_else(|| d.source.clone())

@@ -30,15 +30,35 @@ const TOP_LEVEL: &[&str] = &[
 /// Reference §2.4: `hookSpecificOutput` variants and their fields.
 fn variant_fields(event: &str) -> Option<&'static [&'static str]> {
     Some(match event {
-        "PreToolUse" => &["permissionDecision", "permissionDecisionReason", "updatedInput", "additionalContext"],
+        "PreToolUse" => &[
+            "permissionDecision",
+            "permissionDecisionReason",
+            "updatedInput",
+            "additionalContext",
+        ],
         "PermissionRequest" => &["decision"],
         "PermissionDenied" => &["retry"],
-        "UserPromptSubmit" => &["additionalContext", "sessionTitle", "suppressOriginalPrompt"],
+        "UserPromptSubmit" => &[
+            "additionalContext",
+            "sessionTitle",
+            "suppressOriginalPrompt",
+        ],
         "UserPromptExpansion" => &["additionalContext", "suppressOriginalPrompt"],
-        "SessionStart" => &["additionalContext", "initialUserMessage", "sessionTitle", "watchPaths", "reloadSkills"],
-        "Setup" | "SubagentStart" | "PostToolUseFailure" | "PostToolBatch" | "Stop" | "SubagentStop"
-        | "Notification" | "PostModelSwitch" => &["additionalContext"],
-        "PostToolUse" => &["additionalContext", "updatedToolOutput", "updatedMCPToolOutput", "classifierContext"],
+        "SessionStart" => &[
+            "additionalContext",
+            "initialUserMessage",
+            "sessionTitle",
+            "watchPaths",
+            "reloadSkills",
+        ],
+        "Setup" | "SubagentStart" | "PostToolUseFailure" | "PostToolBatch" | "Stop"
+        | "SubagentStop" | "Notification" | "PostModelSwitch" => &["additionalContext"],
+        "PostToolUse" => &[
+            "additionalContext",
+            "updatedToolOutput",
+            "updatedMCPToolOutput",
+            "classifierContext",
+        ],
         "PreModelSwitch" => &["permissionDecision", "permissionDecisionReason"],
         "Elicitation" | "ElicitationResult" => &["action", "content"],
         "CwdChanged" | "FileChanged" => &["watchPaths"],
@@ -67,13 +87,19 @@ fn samples() -> Vec<PathBuf> {
         .filter(|p| p.extension().is_some_and(|e| e == "json"))
         .collect();
     v.sort();
-    assert!(v.len() >= 50, "expected the reference's samples, found {}", v.len());
+    assert!(
+        v.len() >= 50,
+        "expected the reference's samples, found {}",
+        v.len()
+    );
     v
 }
 
 fn run_with(policy: &str, stdin: &[u8]) -> hookrules::host::output::Answer {
     let d = Discovery {
-        flags: vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/policies").join(policy)],
+        flags: vec![Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/policies")
+            .join(policy)],
         ..Discovery::default()
     };
     let mut env = BTreeMap::new();
@@ -94,7 +120,9 @@ fn contract_problems(event: &str, stdout: &str, exit: i32) -> Vec<String> {
         Ok(v) => v,
         Err(e) => return vec![format!("stdout is not one JSON document: {e}")],
     };
-    let Some(obj) = v.as_object() else { return vec!["stdout is not an object".into()] };
+    let Some(obj) = v.as_object() else {
+        return vec!["stdout is not an object".into()];
+    };
     if stdout.trim().lines().count() != 1 {
         p.push("stdout is more than one line".into());
     }
@@ -105,12 +133,16 @@ fn contract_problems(event: &str, stdout: &str, exit: i32) -> Vec<String> {
     }
     if let Some(d) = obj.get("decision") {
         if d != "block" {
-            p.push(format!("top-level decision {d} (only \"block\" is current)"));
+            p.push(format!(
+                "top-level decision {d} (only \"block\" is current)"
+            ));
         }
         if event == "PreToolUse" {
             p.push("deprecated top-level decision on PreToolUse".into());
         } else if !top_level_block(event) {
-            p.push(format!("top-level decision on {event}, which has no such block"));
+            p.push(format!(
+                "top-level decision on {event}, which has no such block"
+            ));
         }
     }
     if let Some(c) = obj.get("continue") {
@@ -168,7 +200,14 @@ fn contract_problems(event: &str, stdout: &str, exit: i32) -> Vec<String> {
 fn every_sample_under_every_decision_produces_accepted_output() {
     let mut problems = vec![];
     let mut non_empty = 0;
-    for policy in ["every-event.toml", "decide-deny.toml", "decide-block.toml", "decide-ask.toml", "decide-allow.toml", "decide-stop.toml"] {
+    for policy in [
+        "every-event.toml",
+        "decide-deny.toml",
+        "decide-block.toml",
+        "decide-ask.toml",
+        "decide-allow.toml",
+        "decide-stop.toml",
+    ] {
         for sample in samples() {
             let bytes = std::fs::read(&sample).unwrap();
             let event: Value = serde_json::from_slice(&bytes).unwrap();
@@ -178,40 +217,74 @@ fn every_sample_under_every_decision_produces_accepted_output() {
                 non_empty += 1;
             }
             for p in contract_problems(&name, &a.stdout, a.exit) {
-                problems.push(format!("{policy} {}: {p}\n    stdout: {}", sample.file_name().unwrap().to_string_lossy(), a.stdout));
+                problems.push(format!(
+                    "{policy} {}: {p}\n    stdout: {}",
+                    sample.file_name().unwrap().to_string_lossy(),
+                    a.stdout
+                ));
             }
         }
     }
-    assert!(problems.is_empty(), "{} problems:\n{}", problems.len(), problems.join("\n"));
+    assert!(
+        problems.is_empty(),
+        "{} problems:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
     // Every event has at least a systemMessage to say, so nothing may be silent.
-    assert_eq!(non_empty, 6 * samples().len(), "some events printed nothing");
+    assert_eq!(
+        non_empty,
+        6 * samples().len(),
+        "some events printed nothing"
+    );
 }
 
 #[test]
 fn updated_input_is_the_full_tool_input() {
-    let bytes = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/reference/samples/PreToolUse-Bash.json")).unwrap();
+    let bytes = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../shared/reference/samples/PreToolUse-Bash.json"),
+    )
+    .unwrap();
     let a = run_with("every-event.toml", &bytes);
     let v: Value = serde_json::from_str(&a.stdout).unwrap();
     let u = &v["hookSpecificOutput"]["updatedInput"];
-    assert_eq!(u["command"], "npm test -- --watch=false", "untouched fields are kept");
+    assert_eq!(
+        u["command"], "npm test -- --watch=false",
+        "untouched fields are kept"
+    );
     assert_eq!(u["description"], "rewritten");
 }
 
 #[test]
 fn deny_on_pre_tool_use_uses_the_current_wrapper() {
-    let bytes = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/reference/samples/PreToolUse-Bash.json")).unwrap();
+    let bytes = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../shared/reference/samples/PreToolUse-Bash.json"),
+    )
+    .unwrap();
     let a = run_with("decide-deny.toml", &bytes);
     let v: Value = serde_json::from_str(&a.stdout).unwrap();
     assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny");
-    assert_eq!(v["hookSpecificOutput"]["permissionDecisionReason"], "reason: deny");
-    assert_eq!(v["hookSpecificOutput"]["additionalContext"], "context: deny");
+    assert_eq!(
+        v["hookSpecificOutput"]["permissionDecisionReason"],
+        "reason: deny"
+    );
+    assert_eq!(
+        v["hookSpecificOutput"]["additionalContext"],
+        "context: deny"
+    );
     assert_eq!(v["systemMessage"], "message: deny");
     assert!(v.get("decision").is_none());
 }
 
 #[test]
 fn stop_on_pre_tool_use_also_denies_so_the_tool_does_not_run() {
-    let bytes = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/reference/samples/PreToolUse-Bash.json")).unwrap();
+    let bytes = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../shared/reference/samples/PreToolUse-Bash.json"),
+    )
+    .unwrap();
     let a = run_with("decide-stop.toml", &bytes);
     let v: Value = serde_json::from_str(&a.stdout).unwrap();
     assert_eq!(v["continue"], false);
@@ -221,23 +294,43 @@ fn stop_on_pre_tool_use_also_denies_so_the_tool_does_not_run() {
 
 #[test]
 fn block_style_events_use_top_level_decision() {
-    for (sample, event) in [("Stop.json", "Stop"), ("SubagentStop.json", "SubagentStop"), ("PreCompact.json", "PreCompact"), ("UserPromptSubmit.json", "UserPromptSubmit")] {
-        let bytes = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/reference/samples").join(sample)).unwrap();
+    for (sample, event) in [
+        ("Stop.json", "Stop"),
+        ("SubagentStop.json", "SubagentStop"),
+        ("PreCompact.json", "PreCompact"),
+        ("UserPromptSubmit.json", "UserPromptSubmit"),
+    ] {
+        let bytes = std::fs::read(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../shared/reference/samples")
+                .join(sample),
+        )
+        .unwrap();
         let a = run_with("decide-block.toml", &bytes);
         let v: Value = serde_json::from_str(&a.stdout).unwrap();
         assert_eq!(v["decision"], "block", "{event}");
         assert_eq!(v["reason"], "reason: block", "{event}");
         if event == "PreCompact" {
-            assert!(v.get("hookSpecificOutput").is_none(), "PreCompact has no variant");
+            assert!(
+                v.get("hookSpecificOutput").is_none(),
+                "PreCompact has no variant"
+            );
         }
     }
 }
 
 #[test]
 fn permission_request_deny_uses_decision_behavior() {
-    let bytes = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/reference/samples/PermissionRequest-Write.json")).unwrap();
+    let bytes = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../shared/reference/samples/PermissionRequest-Write.json"),
+    )
+    .unwrap();
     let a = run_with("decide-deny.toml", &bytes);
     let v: Value = serde_json::from_str(&a.stdout).unwrap();
     assert_eq!(v["hookSpecificOutput"]["decision"]["behavior"], "deny");
-    assert_eq!(v["hookSpecificOutput"]["decision"]["message"], "reason: deny");
+    assert_eq!(
+        v["hookSpecificOutput"]["decision"]["message"],
+        "reason: deny"
+    );
 }

@@ -26,7 +26,10 @@ pub struct Report {
 impl Report {
     /// Number of errors.
     pub fn errors(&self) -> usize {
-        self.diagnostics.iter().filter(|d| d.severity() == Severity::Error).count()
+        self.diagnostics
+            .iter()
+            .filter(|d| d.severity() == Severity::Error)
+            .count()
     }
     /// Number of warnings.
     pub fn warnings(&self) -> usize {
@@ -65,9 +68,12 @@ pub fn collect(discovery: &Discovery) -> Report {
             let id = &r.value.id;
             if let Some(first) = ids.get(&id.value) {
                 diags.push(
-                    Diagnostic::new(Code::DuplicateRuleId, format!("rule id `{}` is already used in {first}", id.value))
-                        .at(source, id.span.clone())
-                        .help("rule ids must be unique across all loaded policies"),
+                    Diagnostic::new(
+                        Code::DuplicateRuleId,
+                        format!("rule id `{}` is already used in {first}", id.value),
+                    )
+                    .at(source, id.span.clone())
+                    .help("rule ids must be unique across all loaded policies"),
                 );
             } else {
                 ids.insert(id.value.clone(), source.display_name());
@@ -90,7 +96,11 @@ pub fn check(discovery: &Discovery, format: Format, out: &mut dyn Write) -> i32 
                 "warnings": report.warnings(),
                 "diagnostics": report.diagnostics.iter().map(|d| d.to_json()).collect::<Vec<_>>(),
             });
-            let _ = writeln!(out, "{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+            let _ = writeln!(
+                out,
+                "{}",
+                serde_json::to_string_pretty(&v).unwrap_or_default()
+            );
         }
         Format::Human => {
             let _ = write!(out, "{}", render_plain(&report.diagnostics));
@@ -100,7 +110,11 @@ pub fn check(discovery: &Discovery, format: Format, out: &mut dyn Write) -> i32 
                 report.errors(),
                 report.warnings(),
                 report.policies.len(),
-                if report.policies.len() == 1 { "y" } else { "ies" }
+                if report.policies.len() == 1 {
+                    "y"
+                } else {
+                    "ies"
+                }
             );
         }
     }

@@ -37,23 +37,38 @@ pub struct Explanation {
 }
 
 /// Explain one event.
-pub fn explanation(fixture: &Fixture, discovery: &Discovery, env: &BTreeMap<String, String>) -> Result<Explanation, String> {
+pub fn explanation(
+    fixture: &Fixture,
+    discovery: &Discovery,
+    env: &BTreeMap<String, String>,
+) -> Result<Explanation, String> {
     let event = Event::from_value(fixture.event.clone()).map_err(|e| e.to_string())?;
     let found = discovery.find();
     let compiled = load::for_event(&found, &event);
     let mut env = env.clone();
     env.extend(fixture.env.clone());
-    let now = fixture.now.map(crate::os::clock::Now::at).unwrap_or_else(|| super::clock(&env));
+    let now = fixture
+        .now
+        .map(crate::os::clock::Now::at)
+        .unwrap_or_else(|| super::clock(&env));
     let ctx = Ctx::from_env(&event, env, now);
     let mut trace = Trace::default();
     let outcome = eval::evaluate(&compiled, &event, &ctx, &mut trace);
     let answer = output::render(&event, &outcome.decision);
     Ok(Explanation {
         event: event.name.clone(),
-        policies: compiled.buckets.iter().map(|b| b.policy.source.display_name()).collect(),
+        policies: compiled
+            .buckets
+            .iter()
+            .map(|b| b.policy.source.display_name())
+            .collect(),
         steps: trace.steps,
         decision: outcome.decision,
-        effects: outcome.effects.iter().map(|e| format!("{} (rule {})", e.describe(), e.rule)).collect(),
+        effects: outcome
+            .effects
+            .iter()
+            .map(|e| format!("{} (rule {})", e.describe(), e.rule))
+            .collect(),
         stdout: answer.stdout,
         stderr: answer.stderr,
         exit: answer.exit,
@@ -86,7 +101,11 @@ pub fn explain(
     };
     match format {
         Format::Json => {
-            let _ = writeln!(out, "{}", serde_json::to_string_pretty(&ex).unwrap_or_default());
+            let _ = writeln!(
+                out,
+                "{}",
+                serde_json::to_string_pretty(&ex).unwrap_or_default()
+            );
         }
         Format::Human => {
             let _ = write!(out, "{}", render(&ex, verbosity));
@@ -100,10 +119,17 @@ pub fn render(ex: &Explanation, verbosity: Verbosity) -> String {
     let mut s = String::new();
     s.push_str(&format!("event     {}\n", ex.event));
     s.push_str(&format!("policies  {}\n", ex.policies.join(", ")));
-    let decision = ex.decision.kind.map(|k| k.as_str()).unwrap_or("none (no opinion)");
+    let decision = ex
+        .decision
+        .kind
+        .map(|k| k.as_str())
+        .unwrap_or("none (no opinion)");
     s.push_str(&format!("decision  {decision}\n"));
     if !ex.decision.determined_by.is_empty() {
-        s.push_str(&format!("by        {}\n", ex.decision.determined_by.join(", ")));
+        s.push_str(&format!(
+            "by        {}\n",
+            ex.decision.determined_by.join(", ")
+        ));
     }
     if let Some(r) = &ex.decision.reason {
         s.push_str(&format!("reason    {}\n", indent(r, 10)));
@@ -124,11 +150,22 @@ pub fn render(ex: &Explanation, verbosity: Verbosity) -> String {
                         s.push_str(&format!("      {e}\n"));
                     }
                 }
-                Step::RuleStart { policy, rule, priority } => {
+                Step::RuleStart {
+                    policy,
+                    rule,
+                    priority,
+                } => {
                     block.clear();
-                    block.push(format!("  rule {rule} (policy {policy}, priority {priority})\n"));
+                    block.push(format!(
+                        "  rule {rule} (policy {policy}, priority {priority})\n"
+                    ));
                 }
-                Step::Condition { depth, test, saw, result } => {
+                Step::Condition {
+                    depth,
+                    test,
+                    saw,
+                    result,
+                } => {
                     let mark = if *result { "✓" } else { "✗" };
                     let pad = "  ".repeat(*depth + 2);
                     let mut line = format!("{pad}{mark} {test}\n");
@@ -139,8 +176,14 @@ pub fn render(ex: &Explanation, verbosity: Verbosity) -> String {
                         block.push(line);
                     }
                 }
-                Step::Capture { name, value } => block.push(format!("      capture {name} = {value:?}\n")),
-                Step::Fact { name, value, failed } => {
+                Step::Capture { name, value } => {
+                    block.push(format!("      capture {name} = {value:?}\n"))
+                }
+                Step::Fact {
+                    name,
+                    value,
+                    failed,
+                } => {
                     let what = if *failed { "FAILED" } else { "=" };
                     block.push(format!("      fact {name} {what} {value}\n"));
                 }
@@ -158,10 +201,16 @@ pub fn render(ex: &Explanation, verbosity: Verbosity) -> String {
         }
     }
     if !ex.decision.context.is_empty() {
-        s.push_str(&format!("context   {}\n", indent(&ex.decision.context.join("\n\n"), 10)));
+        s.push_str(&format!(
+            "context   {}\n",
+            indent(&ex.decision.context.join("\n\n"), 10)
+        ));
     }
     if !ex.decision.messages.is_empty() {
-        s.push_str(&format!("message   {}\n", indent(&ex.decision.messages.join("\n"), 10)));
+        s.push_str(&format!(
+            "message   {}\n",
+            indent(&ex.decision.messages.join("\n"), 10)
+        ));
     }
     for e in &ex.decision.errors {
         s.push_str(&format!("error     {e}\n"));
@@ -172,7 +221,11 @@ pub fn render(ex: &Explanation, verbosity: Verbosity) -> String {
     s.push_str(&format!(
         "\noutput    (what `hookrules run` prints; exit {})\n{}\n",
         ex.exit,
-        if ex.stdout.is_empty() { "(empty stdout)" } else { &ex.stdout }
+        if ex.stdout.is_empty() {
+            "(empty stdout)"
+        } else {
+            &ex.stdout
+        }
     ));
     if !ex.stderr.is_empty() {
         s.push_str(&format!("stderr    {}\n", indent(&ex.stderr, 10)));

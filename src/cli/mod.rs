@@ -131,7 +131,12 @@ pub fn main() -> ExitCode {
     let stderr = std::io::stderr();
     let code = match cli.command {
         Command::Run { policies } => {
-            let answer = run::run(&discovery(policies, &env), &mut std::io::stdin().lock(), &env, clock(&env));
+            let answer = run::run(
+                &discovery(policies, &env),
+                &mut std::io::stdin().lock(),
+                &env,
+                clock(&env),
+            );
             // One write each: the client reads stdout whole.
             let _ = stdout.lock().write_all(answer.stdout.as_bytes());
             if !answer.stderr.is_empty() {
@@ -147,8 +152,18 @@ pub fn main() -> ExitCode {
             policies,
             verbosity,
             format,
-        } => explain::explain(&fixture, &discovery(policies, &env), &env, verbosity, format, &mut stdout.lock(), &mut stderr.lock()),
-        Command::Test { paths, policies } => test::test(&paths, &discovery(policies, &env), &mut stdout.lock()),
+        } => explain::explain(
+            &fixture,
+            &discovery(policies, &env),
+            &env,
+            verbosity,
+            format,
+            &mut stdout.lock(),
+            &mut stderr.lock(),
+        ),
+        Command::Test { paths, policies } => {
+            test::test(&paths, &discovery(policies, &env), &mut stdout.lock())
+        }
         Command::Schema => {
             let _ = writeln!(stdout.lock(), "{}", schema_json());
             0
@@ -170,13 +185,28 @@ pub fn rule(code: Option<&str>, out: &mut dyn Write) -> i32 {
     match code {
         None => {
             for c in Code::ALL {
-                let _ = writeln!(out, "{}  {:<24} {:<8} {}", c.code(), c.name(), format!("{:?}", c.severity()).to_lowercase(), c.title());
+                let _ = writeln!(
+                    out,
+                    "{}  {:<24} {:<8} {}",
+                    c.code(),
+                    c.name(),
+                    format!("{:?}", c.severity()).to_lowercase(),
+                    c.title()
+                );
             }
             0
         }
         Some(s) => match Code::lookup(s) {
             Some(c) => {
-                let _ = writeln!(out, "{} ({}), {:?}\n\n{}\n\n{}", c.code(), c.name(), c.severity(), c.title(), c.explanation());
+                let _ = writeln!(
+                    out,
+                    "{} ({}), {:?}\n\n{}\n\n{}",
+                    c.code(),
+                    c.name(),
+                    c.severity(),
+                    c.title(),
+                    c.explanation()
+                );
                 0
             }
             None => {

@@ -15,7 +15,12 @@ use crate::policy::discover::Discovery;
 use crate::policy::syntax::{DecisionKind, FailureMode};
 
 /// Answer one event read from `stdin`.
-pub fn run(discovery: &Discovery, stdin: &mut dyn Read, env: &BTreeMap<String, String>, now: Now) -> Answer {
+pub fn run(
+    discovery: &Discovery,
+    stdin: &mut dyn Read,
+    env: &BTreeMap<String, String>,
+    now: Now,
+) -> Answer {
     run_detailed(discovery, stdin, env, now).0
 }
 
@@ -33,14 +38,25 @@ pub fn run_detailed(
     };
     let event = match Event::parse(&bytes) {
         Ok(ev) => ev,
-        Err(e) => return (input_failure(&found, sniff_event_name(&bytes).as_deref(), &e.to_string()), None),
+        Err(e) => {
+            return (
+                input_failure(&found, sniff_event_name(&bytes).as_deref(), &e.to_string()),
+                None,
+            )
+        }
     };
     // A panic anywhere below is a bug; it must still not wedge the session.
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| answer(&found, &event, env, now)));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        answer(&found, &event, env, now)
+    }));
     match result {
         Ok((a, d)) => (a, Some(d)),
         Err(_) => (
-            input_failure(&found, Some(&event.name), "internal error (a bug in hookrules; please report it)"),
+            input_failure(
+                &found,
+                Some(&event.name),
+                "internal error (a bug in hookrules; please report it)",
+            ),
             None,
         ),
     }
@@ -58,8 +74,13 @@ fn answer(
     for f in effects::apply(&outcome.effects, &ctx) {
         let msg = format!("effect of rule `{}` failed: {}", f.rule, f.error);
         match f.failure {
-            FailureMode::FailOpen => outcome.decision.errors.push(format!("{msg} (policy `{}` is fail-open: ignored)", f.policy)),
-            FailureMode::FailClosed => block_for_failure(&mut outcome.decision, event, &msg, &f.policy),
+            FailureMode::FailOpen => outcome.decision.errors.push(format!(
+                "{msg} (policy `{}` is fail-open: ignored)",
+                f.policy
+            )),
+            FailureMode::FailClosed => {
+                block_for_failure(&mut outcome.decision, event, &msg, &f.policy)
+            }
         }
     }
     (output::render(event, &outcome.decision), outcome.decision)
@@ -85,7 +106,11 @@ fn block_for_failure(d: &mut crate::decision::Decision, event: &Event, msg: &str
     d.determined_by.push(format!("{policy}:effect-failure"));
 }
 
-fn input_failure(found: &crate::policy::discover::Found, event_name: Option<&str>, msg: &str) -> Answer {
+fn input_failure(
+    found: &crate::policy::discover::Found,
+    event_name: Option<&str>,
+    msg: &str,
+) -> Answer {
     match load::overall_failure_mode(found) {
         FailureMode::FailOpen => output::fail_open(msg),
         FailureMode::FailClosed => output::fail_closed(event_name, msg),

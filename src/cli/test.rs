@@ -52,7 +52,11 @@ pub fn test(dirs: &[PathBuf], base: &Discovery, out: &mut dyn Write) -> i32 {
 /// Run fixtures, print per-fixture lines and the summary.
 pub fn run_all(dirs: &[PathBuf], base: &Discovery, out: &mut dyn Write) -> Summary {
     let mut summary = Summary::default();
-    let dirs: Vec<PathBuf> = if dirs.is_empty() { vec![PathBuf::from(".")] } else { dirs.to_vec() };
+    let dirs: Vec<PathBuf> = if dirs.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        dirs.to_vec()
+    };
     for dir in &dirs {
         let (discovery, fixture_root) = suite(dir, base);
         let mut fixtures = vec![];
@@ -79,19 +83,31 @@ pub fn run_all(dirs: &[PathBuf], base: &Discovery, out: &mut dyn Write) -> Summa
                 }
                 Verdict::Todo(why, would_pass) => {
                     summary.skipped += 1;
-                    let note = if *would_pass { " (now passes: remove `todo`)" } else { "" };
+                    let note = if *would_pass {
+                        " (now passes: remove `todo`)"
+                    } else {
+                        ""
+                    };
                     let _ = writeln!(out, "todo   {name}: {why}{note}");
                 }
             }
         }
         for id in rule_ids(&discovery) {
             if !covered.contains(&id) {
-                let _ = writeln!(out, "warning[HR106]: no fixture in {} exercises rule `{id}`", dir.display());
+                let _ = writeln!(
+                    out,
+                    "warning[HR106]: no fixture in {} exercises rule `{id}`",
+                    dir.display()
+                );
                 summary.uncovered.push(id);
             }
         }
     }
-    let _ = writeln!(out, "{} passed, {} failed, {} skipped", summary.passed, summary.failed, summary.skipped);
+    let _ = writeln!(
+        out,
+        "{} passed, {} failed, {} skipped",
+        summary.passed, summary.failed, summary.skipped
+    );
     summary
 }
 
@@ -107,7 +123,11 @@ fn suite(dir: &Path, base: &Discovery) -> (Discovery, PathBuf) {
     } else {
         base.clone()
     };
-    let root = if fixtures.is_dir() { fixtures } else { dir.to_path_buf() };
+    let root = if fixtures.is_dir() {
+        fixtures
+    } else {
+        dir.to_path_buf()
+    };
     (discovery, root)
 }
 
@@ -130,7 +150,12 @@ fn rule_ids(d: &Discovery) -> Vec<String> {
     let mut ids = vec![];
     for s in &found.sources {
         if let Ok(raw) = parse::parse(s) {
-            ids.extend(raw.rules.iter().filter(|r| r.value.enabled != Some(false)).map(|r| r.value.id.value.clone()));
+            ids.extend(
+                raw.rules
+                    .iter()
+                    .filter(|r| r.value.enabled != Some(false))
+                    .map(|r| r.value.id.value.clone()),
+            );
         }
     }
     ids
@@ -140,14 +165,21 @@ fn rule_ids(d: &Discovery) -> Vec<String> {
 pub fn run_one(fx: &Fixture, discovery: &Discovery, covered: &mut BTreeSet<String>) -> Verdict {
     let tmp = match tempdir() {
         Ok(t) => t,
-        Err(e) => return Verdict::Failed(vec![format!("cannot create a temporary directory: {e}")]),
+        Err(e) => {
+            return Verdict::Failed(vec![format!("cannot create a temporary directory: {e}")])
+        }
     };
     let verdict = run_in(fx, discovery, &tmp, covered);
     let _ = std::fs::remove_dir_all(&tmp);
     verdict
 }
 
-fn run_in(fx: &Fixture, discovery: &Discovery, project: &Path, covered: &mut BTreeSet<String>) -> Verdict {
+fn run_in(
+    fx: &Fixture,
+    discovery: &Discovery,
+    project: &Path,
+    covered: &mut BTreeSet<String>,
+) -> Verdict {
     let pd = project.display().to_string();
     let subst = |s: &str| s.replace("$PROJECT_DIR", &pd);
     for (rel, content) in &fx.files {
@@ -176,11 +208,14 @@ fn run_in(fx: &Fixture, discovery: &Discovery, project: &Path, covered: &mut BTr
         project_dir: Some(project.to_path_buf()),
         ..discovery.clone()
     };
-    let (answer, decision) = super::run::run_detailed(&discovery, &mut event_text.as_bytes(), &env, now);
+    let (answer, decision) =
+        super::run::run_detailed(&discovery, &mut event_text.as_bytes(), &env, now);
     if let Some(d) = &decision {
         covered.extend(d.matched.iter().cloned());
     }
-    let Some(expect) = &fx.expect else { return Verdict::Ran };
+    let Some(expect) = &fx.expect else {
+        return Verdict::Ran;
+    };
     let problems = compare(expect, &answer, decision.as_ref(), project, &subst);
     match (&expect.todo, problems.is_empty()) {
         (Some(why), ok) => Verdict::Todo(why.clone(), ok),
@@ -198,13 +233,18 @@ fn compare(
 ) -> Vec<String> {
     let mut problems = vec![];
     if let Some(want) = &expect.decision {
-        let got = decision.and_then(|d| d.kind).map(|k| k.as_str()).unwrap_or("none");
+        let got = decision
+            .and_then(|d| d.kind)
+            .map(|k| k.as_str())
+            .unwrap_or("none");
         if got != want {
             problems.push(format!("decision: expected `{want}`, got `{got}`"));
         }
     }
     if let Some(want) = &expect.rules {
-        let got: BTreeSet<&String> = decision.map(|d| d.determined_by.iter().collect()).unwrap_or_default();
+        let got: BTreeSet<&String> = decision
+            .map(|d| d.determined_by.iter().collect())
+            .unwrap_or_default();
         let want_set: BTreeSet<&String> = want.iter().collect();
         if got != want_set {
             problems.push(format!("determining rules: expected {want:?}, got {got:?}"));
@@ -223,7 +263,10 @@ fn compare(
     }
     for s in &expect.output_contains {
         if !answer.stdout.contains(&subst(s)) {
-            problems.push(format!("output does not contain {s:?}; it is {:?}", answer.stdout));
+            problems.push(format!(
+                "output does not contain {s:?}; it is {:?}",
+                answer.stdout
+            ));
         }
     }
     for s in &expect.output_excludes {
@@ -248,7 +291,9 @@ fn compare(
                 }
                 if let Some(c) = m.get("contains").and_then(|v| v.as_str()) {
                     if !content.as_deref().unwrap_or("").contains(&subst(c)) {
-                        problems.push(format!("file {rel}: expected to contain {c:?}, found {content:?}"));
+                        problems.push(format!(
+                            "file {rel}: expected to contain {c:?}, found {content:?}"
+                        ));
                     }
                 }
                 if let Some(n) = m.get("lines").and_then(|v| v.as_u64()) {
@@ -258,13 +303,19 @@ fn compare(
                     }
                 }
                 if let Some(j) = m.get("json") {
-                    let got: Option<Value> = content.as_deref().and_then(|c| serde_json::from_str(c).ok());
+                    let got: Option<Value> = content
+                        .as_deref()
+                        .and_then(|c| serde_json::from_str(c).ok());
                     if !got.as_ref().is_some_and(|g| json_subset(j, g)) {
-                        problems.push(format!("file {rel}: expected JSON containing {j}, found {content:?}"));
+                        problems.push(format!(
+                            "file {rel}: expected JSON containing {j}, found {content:?}"
+                        ));
                     }
                 }
             }
-            _ => problems.push(format!("file {rel}: expectation must be a string or an object")),
+            _ => problems.push(format!(
+                "file {rel}: expectation must be a string or an object"
+            )),
         }
     }
     let _ = toml_files_in;
@@ -274,7 +325,9 @@ fn compare(
 /// Is every key of `want` in `got` with a matching value (recursively)?
 fn json_subset(want: &Value, got: &Value) -> bool {
     match (want, got) {
-        (Value::Object(w), Value::Object(g)) => w.iter().all(|(k, v)| g.get(k).is_some_and(|gv| json_subset(v, gv))),
+        (Value::Object(w), Value::Object(g)) => w
+            .iter()
+            .all(|(k, v)| g.get(k).is_some_and(|gv| json_subset(v, gv))),
         _ => want == got,
     }
 }

@@ -41,9 +41,13 @@ pub fn matcher_accepts(m: &Matcher, value: Option<&str>) -> bool {
     match m {
         Matcher::Any => true,
         Matcher::Exact(names) => value.is_some_and(|v| {
-            names.iter().any(|n| n == v || tool_aliases(v).contains(&n.as_str()))
+            names
+                .iter()
+                .any(|n| n == v || tool_aliases(v).contains(&n.as_str()))
         }),
-        Matcher::Regex(re) => value.is_some_and(|v| re.is_match(v) || tool_aliases(v).iter().any(|a| re.is_match(a))),
+        Matcher::Regex(re) => {
+            value.is_some_and(|v| re.is_match(v) || tool_aliases(v).iter().any(|a| re.is_match(a)))
+        }
     }
 }
 
@@ -51,7 +55,11 @@ pub fn matcher_accepts(m: &Matcher, value: Option<&str>) -> bool {
 ///
 /// `matcher_value` is the event's matcher field (tool name, source, ...), or `None`
 /// for events without one (their rules' matchers are then ignored, as the client does).
-pub fn compile(policies: Vec<(Policy, Vec<(String, Vec<Diagnostic>)>)>, event: &str, matcher_value: Option<Option<&str>>) -> Compiled {
+pub fn compile(
+    policies: Vec<(Policy, Vec<(String, Vec<Diagnostic>)>)>,
+    event: &str,
+    matcher_value: Option<Option<&str>>,
+) -> Compiled {
     let mut templates = Templates::new();
     let mut buckets = vec![];
     for (pidx, (policy, mut broken)) in policies.into_iter().enumerate() {

@@ -31,14 +31,21 @@ impl Templates {
         env.set_undefined_behavior(UndefinedBehavior::Lenient);
         env.set_recursion_limit(64);
         env.add_filter("basename", |s: String| {
-            s.rsplit('/').find(|p| !p.is_empty()).unwrap_or("").to_string()
+            s.rsplit('/')
+                .find(|p| !p.is_empty())
+                .unwrap_or("")
+                .to_string()
         });
-        env.add_filter("dirname", |s: String| match s.trim_end_matches('/').rsplit_once('/') {
-            Some(("", _)) => "/".to_string(),
-            Some((d, _)) => d.to_string(),
-            None => ".".to_string(),
+        env.add_filter("dirname", |s: String| {
+            match s.trim_end_matches('/').rsplit_once('/') {
+                Some(("", _)) => "/".to_string(),
+                Some((d, _)) => d.to_string(),
+                None => ".".to_string(),
+            }
         });
-        env.add_filter("head", |s: String, n: usize| s.lines().take(n).collect::<Vec<_>>().join("\n"));
+        env.add_filter("head", |s: String, n: usize| {
+            s.lines().take(n).collect::<Vec<_>>().join("\n")
+        });
         env.add_filter("truncate_chars", |s: String, n: usize| {
             if s.chars().count() <= n {
                 s
@@ -48,6 +55,8 @@ impl Templates {
                 t
             }
         });
+        env.add_function("regex_match", regex_match);
+        env.add_filter("regex_match", regex_match);
         Templates {
             env,
             names: HashMap::new(),
@@ -66,9 +75,15 @@ impl Templates {
                 self.names.insert(key, name);
                 Ok(())
             }
-            Err(e) => Err(Diagnostic::new(Code::TemplateSyntax, format!("template does not compile: {}", e.detail().unwrap_or(&e.to_string())))
-                .at(&policy.source, t.span.clone())
-                .help("minijinja syntax: {{ event.tool_input.command }}, {% if ... %}...{% endif %}")),
+            Err(e) => Err(Diagnostic::new(
+                Code::TemplateSyntax,
+                format!(
+                    "template does not compile: {}",
+                    e.detail().unwrap_or(&e.to_string())
+                ),
+            )
+            .at(&policy.source, t.span.clone())
+            .help("minijinja syntax: {{ event.tool_input.command }}, {% if ... %}...{% endif %}")),
         }
     }
 
@@ -89,7 +104,10 @@ impl Templates {
             all.extend(e.content.iter());
             all.extend(e.argv.iter());
         }
-        let mut errors: Vec<Diagnostic> = all.into_iter().filter_map(|t| self.add(pidx, policy, t).err()).collect();
+        let mut errors: Vec<Diagnostic> = all
+            .into_iter()
+            .filter_map(|t| self.add(pidx, policy, t).err())
+            .collect();
         for e in &rule.effects {
             if let Some(record) = &e.record {
                 if let Err(d) = self.add_record(pidx, policy, record, e.span.start) {
@@ -102,19 +120,34 @@ impl Templates {
 
     /// Compile the templates of a fact.
     pub fn add_fact(&mut self, pidx: usize, policy: &Policy, f: &Fact) -> Vec<Diagnostic> {
-        let all = f.path.iter().chain(f.within.iter()).chain(f.argv.iter()).chain(f.cwd.iter());
-        all.filter_map(|t| self.add(pidx, policy, t).err()).collect()
+        let all = f
+            .path
+            .iter()
+            .chain(f.within.iter())
+            .chain(f.argv.iter())
+            .chain(f.cwd.iter());
+        all.filter_map(|t| self.add(pidx, policy, t).err())
+            .collect()
     }
 
     /// A record's string leaves are templates; they are compiled under synthetic keys.
-    fn add_record(&mut self, pidx: usize, policy: &Policy, v: &serde_json::Value, at: usize) -> Result<(), Diagnostic> {
+    fn add_record(
+        &mut self,
+        pidx: usize,
+        policy: &Policy,
+        v: &serde_json::Value,
+        at: usize,
+    ) -> Result<(), Diagnostic> {
         let mut err = None;
         visit_strings(v, &mut |s| {
             if err.is_some() || !s.contains("{{") && !s.contains("{%") {
                 return;
             }
             if let Err(e) = minijinja::Environment::new().template_from_str(s) {
-                err = Some(Diagnostic::new(Code::TemplateSyntax, format!("record template does not compile: {e}")));
+                err = Some(Diagnostic::new(
+                    Code::TemplateSyntax,
+                    format!("record template does not compile: {e}"),
+                ));
             }
         });
         let _ = (pidx, at);
@@ -125,7 +158,12 @@ impl Templates {
     }
 
     /// Render a compiled template.
-    pub fn render(&self, pidx: usize, t: &Template, ctx: &minijinja::Value) -> Result<String, String> {
+    pub fn render(
+        &self,
+        pidx: usize,
+        t: &Template,
+        ctx: &minijinja::Value,
+    ) -> Result<String, String> {
         let name = self
             .names
             .get(&(pidx, t.span.start))
@@ -141,6 +179,28 @@ impl Templates {
         }
         self.env.render_str(text, ctx).map_err(|e| describe(&e))
     }
+}
+
+/// `regex_match(text, pattern)`: does the regex match? Invalid patterns are an
+/// error, not a silent `false`. Compiled regexes are cached per process.
+fn regex_match(text: String, pattern: String) -> Result<bool, minijinja::Error> {
+    use std::cell::RefCell;
+    thread_local! {
+        static CACHE: RefCell<HashMap<String, regex::Regex>> = RefCell::new(HashMap::new());
+    }
+    CACHE.with(|c| {
+        let mut c = c.borrow_mut();
+        if !c.contains_key(&pattern) {
+            let re = regex::Regex::new(&pattern).map_err(|e| {
+                minijinja::Error::new(
+                    minijinja::ErrorKind::InvalidOperation,
+                    format!("invalid regex {pattern:?}: {e}"),
+                )
+            })?;
+            c.insert(pattern.clone(), re);
+        }
+        Ok(c[&pattern].is_match(&text))
+    })
 }
 
 fn describe(e: &minijinja::Error) -> String {

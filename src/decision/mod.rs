@@ -75,13 +75,20 @@ pub struct Decision {
 
 /// Combine contributions (already in priority order) into one decision.
 pub fn combine(contributions: &[Contribution], errors: Vec<String>) -> Decision {
-    let top = contributions.iter().map(|c| strictness(c.decision)).max().unwrap_or(0);
+    let top = contributions
+        .iter()
+        .map(|c| strictness(c.decision))
+        .max()
+        .unwrap_or(0);
     let determining: Vec<&Contribution> = contributions
         .iter()
         .filter(|c| top > 0 && strictness(c.decision) == top)
         .collect();
     let kind = determining.first().and_then(|c| c.decision);
-    let reasons: Vec<&str> = determining.iter().filter_map(|c| c.reason.as_deref()).collect();
+    let reasons: Vec<&str> = determining
+        .iter()
+        .filter_map(|c| c.reason.as_deref())
+        .collect();
     let runs = matches!(kind, None | Some(DecisionKind::Allow));
     let mut rewrite: Vec<(String, String)> = vec![];
     if runs {
@@ -98,8 +105,14 @@ pub fn combine(contributions: &[Contribution], errors: Vec<String>) -> Decision 
         determined_by: determining.iter().map(|c| c.rule.clone()).collect(),
         matched: contributions.iter().map(|c| c.rule.clone()).collect(),
         reason: (!reasons.is_empty()).then(|| reasons.join("\n")),
-        context: contributions.iter().flat_map(|c| c.context.iter().cloned()).collect(),
-        messages: contributions.iter().filter_map(|c| c.message.clone()).collect(),
+        context: contributions
+            .iter()
+            .flat_map(|c| c.context.iter().cloned())
+            .collect(),
+        messages: contributions
+            .iter()
+            .filter_map(|c| c.message.clone())
+            .collect(),
         rewrite,
         errors,
     }

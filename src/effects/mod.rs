@@ -115,7 +115,8 @@ fn apply_one(e: &Pending, ctx: &Ctx) -> Result<(), String> {
     match &e.effect {
         PendingEffect::WriteFile { content } => {
             let p = e.target(ctx)?;
-            files::write_atomic(&p, content.as_bytes()).map_err(|err| format!("write {}: {err}", p.display()))
+            files::write_atomic(&p, content.as_bytes())
+                .map_err(|err| format!("write {}: {err}", p.display()))
         }
         PendingEffect::WriteJson { record, keep } => {
             let p = e.target(ctx)?;
@@ -130,7 +131,8 @@ fn apply_one(e: &Pending, ctx: &Ctx) -> Result<(), String> {
                 }
             }
             let text = serde_json::to_string_pretty(&record).map_err(|e| e.to_string())?;
-            files::write_atomic(&p, text.as_bytes()).map_err(|err| format!("write {}: {err}", p.display()))
+            files::write_atomic(&p, text.as_bytes())
+                .map_err(|err| format!("write {}: {err}", p.display()))
         }
         PendingEffect::AppendJsonl { record } => {
             let p = e.target(ctx)?;
@@ -146,11 +148,16 @@ fn apply_one(e: &Pending, ctx: &Ctx) -> Result<(), String> {
             }
         }
         PendingEffect::Run { argv, timeout_ms } => {
-            let out = process::run(argv, &ctx.project_dir, *timeout_ms).map_err(|err| format!("{argv:?}: {err}"))?;
+            let out = process::run(argv, &ctx.project_dir, *timeout_ms)
+                .map_err(|err| format!("{argv:?}: {err}"))?;
             if out.ok {
                 Ok(())
             } else {
-                Err(format!("{argv:?} exited with {:?}: {}", out.status, out.stderr.trim()))
+                Err(format!(
+                    "{argv:?} exited with {:?}: {}",
+                    out.status,
+                    out.stderr.trim()
+                ))
             }
         }
     }
@@ -160,7 +167,10 @@ fn apply_one(e: &Pending, ctx: &Ctx) -> Result<(), String> {
 /// Missing files are skipped; paths must stay inside the project directory.
 pub fn read_include(path: &str, lines: Option<usize>, newest: bool, ctx: &Ctx) -> Option<String> {
     let file: PathBuf = if newest {
-        glob_files(path, ctx, &ctx.project_dir, None).ok()?.into_iter().next()?
+        glob_files(path, ctx, &ctx.project_dir, None)
+            .ok()?
+            .into_iter()
+            .next()?
     } else {
         files::confine(path, &ctx.project_dir, &ctx.project_dir).ok()?
     };

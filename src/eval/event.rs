@@ -43,9 +43,16 @@ pub enum InputError {
 impl std::fmt::Display for InputError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            InputError::Empty => write!(f, "stdin is empty: expected one JSON object from the client"),
-            InputError::TooLarge(n) => write!(f, "stdin is larger than {n} bytes; refusing to read it"),
-            InputError::NotUtf8(at) => write!(f, "stdin is not UTF-8 (invalid byte at offset {at})"),
+            InputError::Empty => write!(
+                f,
+                "stdin is empty: expected one JSON object from the client"
+            ),
+            InputError::TooLarge(n) => {
+                write!(f, "stdin is larger than {n} bytes; refusing to read it")
+            }
+            InputError::NotUtf8(at) => {
+                write!(f, "stdin is not UTF-8 (invalid byte at offset {at})")
+            }
             InputError::NotJson(e) => write!(f, "stdin is not valid JSON: {e}"),
             InputError::NotObject(k) => write!(f, "stdin is JSON {k}, not an object"),
             InputError::NoEventName => write!(f, "stdin has no string `hook_event_name`"),
@@ -73,7 +80,8 @@ impl Event {
         if text.trim().is_empty() {
             return Err(InputError::Empty);
         }
-        let value: serde_json::Value = serde_json::from_str(text).map_err(|e| InputError::NotJson(e.to_string()))?;
+        let value: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| InputError::NotJson(e.to_string()))?;
         Self::from_value(value)
     }
 

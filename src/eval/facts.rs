@@ -38,10 +38,17 @@ pub fn compute(f: &Fact, r: Rendered, ctx: &Ctx, event: &Value) -> Result<Value,
         FactKind::Env => Ok(Value::Object(
             f.vars
                 .iter()
-                .map(|k| (k.clone(), ctx.env_vars.get(k).map(|v| json!(v)).unwrap_or(Value::Null)))
+                .map(|k| {
+                    (
+                        k.clone(),
+                        ctx.env_vars.get(k).map(|v| json!(v)).unwrap_or(Value::Null),
+                    )
+                })
                 .collect(),
         )),
-        FactKind::LastAssistantMessage => Ok(last_assistant_message(event).map(Value::String).unwrap_or(Value::Null)),
+        FactKind::LastAssistantMessage => Ok(last_assistant_message(event)
+            .map(Value::String)
+            .unwrap_or(Value::Null)),
         FactKind::ProjectMarkers => Ok(Value::Object(
             f.markers
                 .iter()
@@ -67,13 +74,20 @@ fn file(f: &Fact, r: &Rendered, ctx: &Ctx) -> Result<Value, String> {
     out.insert("exists".into(), json!(exists));
     let needs_content = !f.headings.is_empty() || f.regex.is_some() || f.lines.is_some();
     let content = if exists && needs_content {
-        Some(files::read_capped(&path, MAX_FILE).map_err(|e| format!("cannot read {}: {e}", path.display()))?)
+        Some(
+            files::read_capped(&path, MAX_FILE)
+                .map_err(|e| format!("cannot read {}: {e}", path.display()))?,
+        )
     } else {
         None
     };
     let text = content.as_deref().unwrap_or("");
     if !f.headings.is_empty() {
-        let missing: Vec<&String> = f.headings.iter().filter(|h| !has_heading(text, h)).collect();
+        let missing: Vec<&String> = f
+            .headings
+            .iter()
+            .filter(|h| !has_heading(text, h))
+            .collect();
         out.insert("has_headings".into(), json!(exists && missing.is_empty()));
         out.insert("missing_headings".into(), json!(missing));
     }
@@ -114,7 +128,12 @@ fn glob(f: &Fact, r: &Rendered, ctx: &Ctx) -> Result<Value, String> {
     let files = glob_files(pattern, ctx, &within(r, ctx), f.exclude.as_ref())?;
     let rel: Vec<String> = files
         .iter()
-        .map(|p| p.strip_prefix(&ctx.project_dir).unwrap_or(p).display().to_string())
+        .map(|p| {
+            p.strip_prefix(&ctx.project_dir)
+                .unwrap_or(p)
+                .display()
+                .to_string()
+        })
         .collect();
     Ok(json!({
         "count": rel.len(),
@@ -124,7 +143,12 @@ fn glob(f: &Fact, r: &Rendered, ctx: &Ctx) -> Result<Value, String> {
 }
 
 /// Files matching a glob relative to the project, newest first.
-pub fn glob_files(pattern: &str, ctx: &Ctx, within: &Path, exclude: Option<&globset::GlobSet>) -> Result<Vec<PathBuf>, String> {
+pub fn glob_files(
+    pattern: &str,
+    ctx: &Ctx,
+    within: &Path,
+    exclude: Option<&globset::GlobSet>,
+) -> Result<Vec<PathBuf>, String> {
     if pattern.contains('\0') {
         return Err("glob contains a NUL byte".into());
     }
@@ -138,7 +162,11 @@ pub fn glob_files(pattern: &str, ctx: &Ctx, within: &Path, exclude: Option<&glob
             prefix.push(comp);
         }
     }
-    let root = files::confine(&prefix.display().to_string().if_empty("."), &ctx.project_dir, within)?;
+    let root = files::confine(
+        &prefix.display().to_string().if_empty("."),
+        &ctx.project_dir,
+        within,
+    )?;
     let full_pattern = format!("{}/{}", root.display(), rest.join("/"));
     let matcher = globset::GlobBuilder::new(&full_pattern)
         .literal_separator(true)
@@ -158,7 +186,14 @@ pub fn glob_files(pattern: &str, ctx: &Ctx, within: &Path, exclude: Option<&glob
     });
     let mut with_time: Vec<(std::time::SystemTime, PathBuf)> = found
         .into_iter()
-        .map(|p| (p.metadata().and_then(|m| m.modified()).unwrap_or(std::time::UNIX_EPOCH), p))
+        .map(|p| {
+            (
+                p.metadata()
+                    .and_then(|m| m.modified())
+                    .unwrap_or(std::time::UNIX_EPOCH),
+                p,
+            )
+        })
         .collect();
     with_time.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
     Ok(with_time.into_iter().map(|(_, p)| p).collect())
@@ -179,7 +214,9 @@ impl IfEmpty for String {
 
 /// Visit files under `dir` (not following symlinked folders) up to `depth` levels.
 fn walk(dir: &Path, depth: usize, visit: &mut dyn FnMut(&Path) -> bool) -> bool {
-    let Ok(entries) = std::fs::read_dir(dir) else { return true };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return true;
+    };
     for e in entries.flatten() {
         let p = e.path();
         let Ok(ft) = e.file_type() else { continue };
@@ -199,7 +236,8 @@ fn command(f: &Fact, r: &Rendered, ctx: &Ctx) -> Result<Value, String> {
         Some(c) => files::confine(c, &ctx.project_dir, Path::new("/"))?,
         None => ctx.project_dir.clone(),
     };
-    let out = process::run(&r.argv, &cwd, f.timeout_ms).map_err(|e| format!("`{}`: {e}", r.argv.join(" ")))?;
+    let out = process::run(&r.argv, &cwd, f.timeout_ms)
+        .map_err(|e| format!("`{}`: {e}", r.argv.join(" ")))?;
     Ok(json!({
         "status": out.status,
         "ok": out.ok,
@@ -216,7 +254,10 @@ pub fn last_assistant_message(event: &Value) -> Option<String> {
     if let Some(s) = event.get("last_assistant_message").and_then(|v| v.as_str()) {
         return Some(s.to_string());
     }
-    if let Some(content) = event.pointer("/tool_response/content").and_then(|v| v.as_array()) {
+    if let Some(content) = event
+        .pointer("/tool_response/content")
+        .and_then(|v| v.as_array())
+    {
         let texts: Vec<&str> = content
             .iter()
             .filter_map(|b| b.get("text").and_then(|t| t.as_str()))
@@ -227,7 +268,10 @@ pub fn last_assistant_message(event: &Value) -> Option<String> {
     }
     let (path, sidechain) = match event.get("agent_transcript_path").and_then(|v| v.as_str()) {
         Some(p) => (p, true),
-        None => (event.get("transcript_path").and_then(|v| v.as_str())?, false),
+        None => (
+            event.get("transcript_path").and_then(|v| v.as_str())?,
+            false,
+        ),
     };
     transcript_last_text(Path::new(path), sidechain)
 }
@@ -245,12 +289,21 @@ fn transcript_last_text(path: &Path, sidechain: bool) -> Option<String> {
         .lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
         .filter(|v| v.get("type").and_then(|t| t.as_str()) == Some("assistant"))
-        .filter(|v| sidechain || !v.get("isSidechain").and_then(|s| s.as_bool()).unwrap_or(false))
+        .filter(|v| {
+            sidechain
+                || !v
+                    .get("isSidechain")
+                    .and_then(|s| s.as_bool())
+                    .unwrap_or(false)
+        })
         .collect();
     let has_text = |v: &Value| {
         v.pointer("/message/content")
             .and_then(|c| c.as_array())
-            .is_some_and(|c| c.iter().any(|b| b.get("type").and_then(|t| t.as_str()) == Some("text")))
+            .is_some_and(|c| {
+                c.iter()
+                    .any(|b| b.get("type").and_then(|t| t.as_str()) == Some("text"))
+            })
     };
     let newest = lines.iter().rev().find(|v| has_text(v))?;
     let id = newest.pointer("/message/id").cloned();

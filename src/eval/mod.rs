@@ -18,7 +18,9 @@ use crate::compile::Compiled;
 use crate::decision::{self, Contribution, Decision};
 use crate::effects::{Pending, PendingEffect};
 use crate::os::clock::Now;
-use crate::policy::syntax::{CombineMode, DecisionKind, EffectKind, FailureMode, UnparsableCommand};
+use crate::policy::syntax::{
+    CombineMode, DecisionKind, EffectKind, FailureMode, UnparsableCommand,
+};
 use crate::shell;
 use crate::validate::model::{Condition, Fact, Rule, Template, Test};
 pub use event::Event;
@@ -78,7 +80,12 @@ enum RuleResult {
 }
 
 /// Evaluate an event.
-pub fn evaluate<T: Tracer>(compiled: &Compiled, event: &Event, ctx: &Ctx, tracer: &mut T) -> Outcome {
+pub fn evaluate<T: Tracer>(
+    compiled: &Compiled,
+    event: &Event,
+    ctx: &Ctx,
+    tracer: &mut T,
+) -> Outcome {
     let mut ev = Evaluator {
         compiled,
         event,
@@ -134,7 +141,11 @@ impl<T: Tracer> Evaluator<'_, T> {
                         errors: what.clone(),
                     });
                 }
-                let msg = format!("rule `{id}` of policy `{}` is broken: {}", policy.name, what.join("; "));
+                let msg = format!(
+                    "rule `{id}` of policy `{}` is broken: {}",
+                    policy.name,
+                    what.join("; ")
+                );
                 self.failure(pidx, id, (i64::MIN, pidx, 0), msg, &mut found, &mut errors);
             }
             for rule in &bucket.rules {
@@ -179,7 +190,10 @@ impl<T: Tracer> Evaluator<'_, T> {
                         match self.contribution(pidx, rule, &captures) {
                             Ok((c, effects)) => found.push((order, c, effects)),
                             Err(e) => {
-                                let msg = format!("rule `{}` matched but could not be rendered: {e}", rule.id);
+                                let msg = format!(
+                                    "rule `{}` matched but could not be rendered: {e}",
+                                    rule.id
+                                );
                                 self.failure(pidx, &rule.id, order, msg, &mut found, &mut errors);
                             }
                         }
@@ -202,8 +216,13 @@ impl<T: Tracer> Evaluator<'_, T> {
         let decision = decision::combine(&contributions, errors);
         if self.tracer.enabled() {
             let note = match &decision.kind {
-                None if contributions.is_empty() => "no rule matched: no opinion (empty output)".to_string(),
-                None => format!("{} rule(s) matched, none decided: context/messages only", contributions.len()),
+                None if contributions.is_empty() => {
+                    "no rule matched: no opinion (empty output)".to_string()
+                }
+                None => format!(
+                    "{} rule(s) matched, none decided: context/messages only",
+                    contributions.len()
+                ),
                 Some(k) => format!(
                     "strictest decision `{}` (stop > deny = block > ask > allow), determined by {}",
                     k.as_str(),
@@ -240,13 +259,17 @@ impl<T: Tracer> Evaluator<'_, T> {
     ) {
         let policy = &self.compiled.buckets[pidx].policy;
         match policy.failure {
-            FailureMode::FailOpen => errors.push(format!("{msg} (policy `{}` is fail-open: ignored)", policy.name)),
+            FailureMode::FailOpen => errors.push(format!(
+                "{msg} (policy `{}` is fail-open: ignored)",
+                policy.name
+            )),
             FailureMode::FailClosed => {
-                let decision = if self.event.spec.blocking == crate::host::events::Blocking::TopLevel {
-                    DecisionKind::Block
-                } else {
-                    DecisionKind::Deny
-                };
+                let decision =
+                    if self.event.spec.blocking == crate::host::events::Blocking::TopLevel {
+                        DecisionKind::Block
+                    } else {
+                        DecisionKind::Deny
+                    };
                 let c = synthetic(
                     policy.name.clone(),
                     id.to_string(),
@@ -341,13 +364,20 @@ impl<T: Tracer> Evaluator<'_, T> {
         object: Option<&Value>,
     ) -> Result<bool, String> {
         let selected = self.select(pidx, t, object)?;
-        let (result, saw) = values::apply(t, &selected, self.ctx, captures, self.tracer.enabled(), &mut |cmd_test, cmd_obj, caps| {
-            // Nested condition over a command object.
-            match &cmd_test.when {
-                Some(w) => self.condition(pidx, w, depth + 1, caps, Some(cmd_obj)),
-                None => Ok(true),
-            }
-        })?;
+        let (result, saw) = values::apply(
+            t,
+            &selected,
+            self.ctx,
+            captures,
+            self.tracer.enabled(),
+            &mut |cmd_test, cmd_obj, caps| {
+                // Nested condition over a command object.
+                match &cmd_test.when {
+                    Some(w) => self.condition(pidx, w, depth + 1, caps, Some(cmd_obj)),
+                    None => Ok(true),
+                }
+            },
+        )?;
         if self.tracer.enabled() {
             self.tracer.step(Step::Condition {
                 depth,
@@ -365,13 +395,21 @@ impl<T: Tracer> Evaluator<'_, T> {
         Ok(result)
     }
 
-    fn select(&mut self, pidx: usize, t: &Test, object: Option<&Value>) -> Result<values::Selected, String> {
+    fn select(
+        &mut self,
+        pidx: usize,
+        t: &Test,
+        object: Option<&Value>,
+    ) -> Result<values::Selected, String> {
         use crate::validate::model::Selector;
         let root = object.unwrap_or(&self.event.value);
         Ok(match &t.selector {
-            Selector::Field(p) => values::Selected::Values(p.get(root).cloned().into_iter().collect()),
+            Selector::Field(p) => {
+                values::Selected::Values(p.get(root).cloned().into_iter().collect())
+            }
             Selector::JsonPath(q) => {
-                let found = jsonpath_rust::query::js_path_process(q, root).map_err(|e| format!("JSONPath: {e}"))?;
+                let found = jsonpath_rust::query::js_path_process(q, root)
+                    .map_err(|e| format!("JSONPath: {e}"))?;
                 values::Selected::Values(found.into_iter().map(|r| r.val().clone()).collect())
             }
             Selector::Fact { name, path } => {
@@ -414,11 +452,16 @@ impl<T: Tracer> Evaluator<'_, T> {
         })
     }
 
-    fn parse_shell(&mut self, text: &str) -> Result<Arc<Vec<shell::command::SimpleCommand>>, String> {
+    fn parse_shell(
+        &mut self,
+        text: &str,
+    ) -> Result<Arc<Vec<shell::command::SimpleCommand>>, String> {
         if let Some(r) = self.shell.get(text) {
             return r.clone();
         }
-        let r = shell::command::parse(text).map(Arc::new).map_err(|e| e.to_string());
+        let r = shell::command::parse(text)
+            .map(Arc::new)
+            .map_err(|e| e.to_string());
         self.shell.insert(text.to_string(), r.clone());
         r
     }
@@ -456,7 +499,9 @@ impl<T: Tracer> Evaluator<'_, T> {
     fn compute_fact(&mut self, pidx: usize, f: &Fact) -> Result<Value, String> {
         let ctx = self.template_ctx(pidx, None, &BTreeMap::new(), &fact_templates(f))?;
         let r = |t: &Option<Template>, s: &mut Self| -> Result<Option<String>, String> {
-            t.as_ref().map(|t| s.compiled.templates.render(pidx, t, &ctx)).transpose()
+            t.as_ref()
+                .map(|t| s.compiled.templates.render(pidx, t, &ctx))
+                .transpose()
         };
         let rendered = facts::Rendered {
             path: r(&f.path, self)?,
@@ -475,7 +520,10 @@ impl<T: Tracer> Evaluator<'_, T> {
         captures: &BTreeMap<String, String>,
         templates: &[&str],
     ) -> Result<minijinja::Value, String> {
-        let mut needed: Vec<String> = templates.iter().flat_map(|t| crate::validate::facts_named_in(t)).collect();
+        let mut needed: Vec<String> = templates
+            .iter()
+            .flat_map(|t| crate::validate::facts_named_in(t))
+            .collect();
         needed.sort();
         needed.dedup();
         let mut fact_values = serde_json::Map::new();
@@ -516,13 +564,22 @@ impl<T: Tracer> Evaluator<'_, T> {
         let all = rule_templates(rule);
         let ctx = self.template_ctx(pidx, Some(rule), captures, &all)?;
         let tpl = &self.compiled.templates;
-        let render = |t: &Option<Template>| t.as_ref().map(|t| tpl.render(pidx, t, &ctx)).transpose();
+        let render =
+            |t: &Option<Template>| t.as_ref().map(|t| tpl.render(pidx, t, &ctx)).transpose();
         let reason = render(&rule.reason)?;
-        let mut context: Vec<String> = render(&rule.context)?.into_iter().filter(|s| !s.trim().is_empty()).collect();
+        let mut context: Vec<String> = render(&rule.context)?
+            .into_iter()
+            .filter(|s| !s.trim().is_empty())
+            .collect();
         for inc in &rule.include {
             let path = tpl.render(pidx, &inc.path, &ctx)?;
-            let title = inc.title.as_ref().map(|t| tpl.render(pidx, t, &ctx)).transpose()?;
-            if let Some(text) = crate::effects::read_include(&path, inc.lines, inc.newest, self.ctx) {
+            let title = inc
+                .title
+                .as_ref()
+                .map(|t| tpl.render(pidx, t, &ctx))
+                .transpose()?;
+            if let Some(text) = crate::effects::read_include(&path, inc.lines, inc.newest, self.ctx)
+            {
                 let heading = title.unwrap_or_else(|| path.clone());
                 context.push(format!("{heading}\n{text}"));
             }
@@ -579,7 +636,13 @@ impl<T: Tracer> Evaluator<'_, T> {
     }
 }
 
-fn synthetic(policy: String, rule: String, priority: i64, decision: DecisionKind, reason: String) -> Contribution {
+fn synthetic(
+    policy: String,
+    rule: String,
+    priority: i64,
+    decision: DecisionKind,
+    reason: String,
+) -> Contribution {
     Contribution {
         policy,
         rule,
@@ -594,7 +657,10 @@ fn synthetic(policy: String, rule: String, priority: i64, decision: DecisionKind
 
 fn rule_templates(rule: &Rule) -> Vec<&str> {
     let mut v: Vec<&str> = vec![];
-    for t in [&rule.reason, &rule.context, &rule.message].into_iter().flatten() {
+    for t in [&rule.reason, &rule.context, &rule.message]
+        .into_iter()
+        .flatten()
+    {
         v.push(&t.text);
     }
     v.extend(rule.rewrite.iter().map(|(_, t)| t.text.as_str()));
@@ -603,7 +669,13 @@ fn rule_templates(rule: &Rule) -> Vec<&str> {
         v.extend(i.title.iter().map(|t| t.text.as_str()));
     }
     for e in &rule.effects {
-        for t in e.path.iter().chain(e.within.iter()).chain(e.content.iter()).chain(e.argv.iter()) {
+        for t in e
+            .path
+            .iter()
+            .chain(e.within.iter())
+            .chain(e.content.iter())
+            .chain(e.argv.iter())
+        {
             v.push(&t.text);
         }
     }
@@ -648,19 +720,36 @@ fn render_argv(
 
 /// Render the string leaves of a record. A leaf that is exactly one `{{ expr }}`
 /// keeps the JSON type of the value when it renders to JSON (numbers, booleans).
-fn render_record(tpl: &crate::compile::Templates, record: Option<&Value>, ctx: &minijinja::Value) -> Result<Value, String> {
-    fn walk(tpl: &crate::compile::Templates, v: &Value, ctx: &minijinja::Value) -> Result<Value, String> {
+fn render_record(
+    tpl: &crate::compile::Templates,
+    record: Option<&Value>,
+    ctx: &minijinja::Value,
+) -> Result<Value, String> {
+    fn walk(
+        tpl: &crate::compile::Templates,
+        v: &Value,
+        ctx: &minijinja::Value,
+    ) -> Result<Value, String> {
         Ok(match v {
             Value::String(s) => {
                 let out = tpl.render_str(s, ctx)?;
                 let t = s.trim();
-                let single = t.starts_with("{{") && t.ends_with("}}") && t.matches("{{").count() == 1;
+                let single =
+                    t.starts_with("{{") && t.ends_with("}}") && t.matches("{{").count() == 1;
                 match serde_json::from_str::<Value>(&out) {
-                    Ok(j @ (Value::Number(_) | Value::Bool(_) | Value::Null)) if single && s != &out => j,
+                    Ok(j @ (Value::Number(_) | Value::Bool(_) | Value::Null))
+                        if single && s != &out =>
+                    {
+                        j
+                    }
                     _ => Value::String(out),
                 }
             }
-            Value::Array(a) => Value::Array(a.iter().map(|x| walk(tpl, x, ctx)).collect::<Result<_, _>>()?),
+            Value::Array(a) => Value::Array(
+                a.iter()
+                    .map(|x| walk(tpl, x, ctx))
+                    .collect::<Result<_, _>>()?,
+            ),
             Value::Object(m) => Value::Object(
                 m.iter()
                     .map(|(k, x)| Ok((k.clone(), walk(tpl, x, ctx)?)))

@@ -23,7 +23,8 @@ pub enum Selected {
 }
 
 /// Callback for a `command.when` condition over a command object.
-pub type Nested<'n> = dyn FnMut(&CommandTest, &Value, &mut BTreeMap<String, String>) -> Result<bool, String> + 'n;
+pub type Nested<'n> =
+    dyn FnMut(&CommandTest, &Value, &mut BTreeMap<String, String>) -> Result<bool, String> + 'n;
 
 /// Apply a test. Returns the result and, when tracing, what it saw.
 pub fn apply(
@@ -41,20 +42,36 @@ pub fn apply(
     match sel {
         Selected::Unparsable(e) => Ok((false, format!("unparsable command: {e}"))),
         Selected::Commands(cmds) => {
-            let Op::Command(ct) = &t.op else { return Ok((false, String::new())) };
+            let Op::Command(ct) = &t.op else {
+                return Ok((false, String::new()));
+            };
             let mut results = vec![];
             for c in cmds.iter() {
                 results.push(command_matches(ct, c, ctx, captures, nested)?);
             }
             let saw = if tracing {
-                cmds.iter().map(describe_command).collect::<Vec<_>>().join(" ; ")
+                cmds.iter()
+                    .map(describe_command)
+                    .collect::<Vec<_>>()
+                    .join(" ; ")
             } else {
                 String::new()
             };
-            Ok((quantify(&results), if saw.is_empty() { "(no commands)".into() } else { saw }))
+            Ok((
+                quantify(&results),
+                if saw.is_empty() {
+                    "(no commands)".into()
+                } else {
+                    saw
+                },
+            ))
         }
         Selected::Paths(paths) => {
-            let saw = if tracing { format!("{paths:?}") } else { String::new() };
+            let saw = if tracing {
+                format!("{paths:?}")
+            } else {
+                String::new()
+            };
             if let Op::Exists(b) = t.op {
                 return Ok(((!paths.is_empty()) == b, saw));
             }
@@ -62,11 +79,20 @@ pub fn apply(
                 .iter()
                 .map(|p| {
                     let views = path_views(p, ctx);
-                    let texts: Vec<String> = views.iter().map(|v| normalize(v, &t.normalize)).collect();
+                    let texts: Vec<String> =
+                        views.iter().map(|v| normalize(v, &t.normalize)).collect();
                     text_test(t, &texts, &Value::String(p.clone()), captures)
                 })
                 .collect();
-            if paths.is_empty() && matches!(t.op, Op::Regex { mode: RegexMode::None, .. }) {
+            if paths.is_empty()
+                && matches!(
+                    t.op,
+                    Op::Regex {
+                        mode: RegexMode::None,
+                        ..
+                    }
+                )
+            {
                 return Ok((true, saw));
             }
             Ok((quantify(&results), saw))
@@ -76,7 +102,11 @@ pub fn apply(
                 if values.is_empty() {
                     "(absent)".to_string()
                 } else {
-                    values.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", ")
+                    values
+                        .iter()
+                        .map(|v| v.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 }
             } else {
                 String::new()
@@ -84,7 +114,15 @@ pub fn apply(
             if let Op::Exists(b) = t.op {
                 return Ok((values.iter().any(|v| !v.is_null()) == b, saw));
             }
-            if values.is_empty() && matches!(t.op, Op::Regex { mode: RegexMode::None, .. }) {
+            if values.is_empty()
+                && matches!(
+                    t.op,
+                    Op::Regex {
+                        mode: RegexMode::None,
+                        ..
+                    }
+                )
+            {
                 return Ok((true, saw));
             }
             let results: Vec<bool> = values
@@ -92,7 +130,8 @@ pub fn apply(
                 .map(|v| {
                     let mut raw = vec![];
                     texts(v, &mut raw);
-                    let texts: Vec<String> = raw.iter().map(|s| normalize(s, &t.normalize)).collect();
+                    let texts: Vec<String> =
+                        raw.iter().map(|s| normalize(s, &t.normalize)).collect();
                     text_test(t, &texts, v, captures)
                 })
                 .collect();
@@ -102,7 +141,12 @@ pub fn apply(
 }
 
 /// One value (given as its texts) against a non-command test.
-fn text_test(t: &Test, texts: &[String], value: &Value, captures: &mut BTreeMap<String, String>) -> bool {
+fn text_test(
+    t: &Test,
+    texts: &[String],
+    value: &Value,
+    captures: &mut BTreeMap<String, String>,
+) -> bool {
     match &t.op {
         Op::Regex {
             mode,
@@ -119,7 +163,9 @@ fn text_test(t: &Test, texts: &[String], value: &Value, captures: &mut BTreeMap<
                                 if let Some(c) = re.captures(text) {
                                     for name in re.capture_names().flatten() {
                                         if let Some(v) = c.name(name) {
-                                            captures.entry(name.to_string()).or_insert_with(|| v.as_str().to_string());
+                                            captures
+                                                .entry(name.to_string())
+                                                .or_insert_with(|| v.as_str().to_string());
                                         }
                                     }
                                 }
@@ -142,8 +188,12 @@ fn text_test(t: &Test, texts: &[String], value: &Value, captures: &mut BTreeMap<
             RegexMode::None => texts.iter().all(|text| !set.is_match(text)),
         },
         Op::Glob { set, .. } => texts.iter().any(|s| set.is_match(s)),
-        Op::Equals(want) => json_equal(value, want) || texts.len() == 1 && want.as_str() == Some(texts[0].as_str()),
-        Op::OneOf(list) => texts.iter().any(|s| list.iter().any(|w| w.as_str() == Some(s.as_str()))),
+        Op::Equals(want) => {
+            json_equal(value, want) || texts.len() == 1 && want.as_str() == Some(texts[0].as_str())
+        }
+        Op::OneOf(list) => texts
+            .iter()
+            .any(|s| list.iter().any(|w| w.as_str() == Some(s.as_str()))),
         Op::Contains(needle) => match value {
             Value::Array(a) => a.iter().any(|x| x.as_str() == Some(needle.as_str())),
             _ => {
@@ -196,7 +246,12 @@ pub fn normalize(s: &str, steps: &[Normalization]) -> String {
             Normalization::Dashes => out
                 .chars()
                 .map(|c| match c {
-                    '\u{2010}'..='\u{2015}' | '\u{2212}' | '\u{FE58}' | '\u{FE63}' | '\u{FF0D}' | '\u{00AD}' => '-',
+                    '\u{2010}'..='\u{2015}'
+                    | '\u{2212}'
+                    | '\u{FE58}'
+                    | '\u{FE63}'
+                    | '\u{FF0D}'
+                    | '\u{00AD}' => '-',
                     c => c,
                 })
                 .collect(),
@@ -255,7 +310,10 @@ pub fn paths_from_commands(cmds: &[SimpleCommand], ps: &PathSelector) -> Vec<Str
             continue;
         }
         for r in &c.redirects {
-            let writes = matches!(r.op, RedirectOp::Write | RedirectOp::Append | RedirectOp::ReadWrite);
+            let writes = matches!(
+                r.op,
+                RedirectOp::Write | RedirectOp::Append | RedirectOp::ReadWrite
+            );
             if writes || ps.written_by.is_none() {
                 out.push(r.target.clone());
             }
@@ -385,7 +443,15 @@ pub fn describe(t: &Test) -> String {
         Selector::JsonPath(_) => format!("jsonpath {}", t.selector_text),
         Selector::Fact { .. } => format!("fact {}", t.selector_text),
         Selector::Commands(_) => format!("commands of {}", t.selector_text),
-        Selector::Paths(p) => format!("paths {}{}", t.selector_text, if p.from_command { " (from command)" } else { "" }),
+        Selector::Paths(p) => format!(
+            "paths {}{}",
+            t.selector_text,
+            if p.from_command {
+                " (from command)"
+            } else {
+                ""
+            }
+        ),
     };
     let norm = if t.normalize.is_empty() {
         String::new()

@@ -78,56 +78,386 @@ macro_rules! ev {
 
 /// Every event of client 2.1.330 (reference §1).
 pub const EVENTS: &[EventSpec] = &[
-    ev!("PreToolUse", Some("tool_name"), Wide, true, Permission, true, TOOL),
-    ev!("PostToolUse", Some("tool_name"), Wide, true, TopLevel, true,
-        &["tool_name", "tool_input", "tool_use_id", "mcp_server", "tool_response", "duration_ms"]),
-    ev!("PostToolUseFailure", Some("tool_name"), Wide, true, TopLevel, true,
-        &["tool_name", "tool_input", "tool_use_id", "mcp_server", "error", "is_interrupt", "duration_ms"]),
-    ev!("PostToolBatch", None, Narrow, false, TopLevel, true, &["tool_calls"]),
-    ev!("Notification", Some("notification_type"), Wide, false, None, true,
-        &["message", "notification_type", "title"]),
-    ev!("UserPromptSubmit", None, Narrow, false, TopLevel, true, &["prompt", "source", "session_title"]),
-    ev!("UserPromptExpansion", Some("command_name"), Wide, false, TopLevel, true,
-        &["expansion_type", "command_name", "command_args", "command_source", "prompt"]),
-    ev!("SessionStart", Some("source"), Wide, false, None, true,
-        &["source", "model", "session_title", "seconds_since_last_response", "context_tokens",
-          "prompt_cache_likely_expired", "estimated_cache_write_usd"]),
-    ev!("SessionEnd", Some("reason"), Wide, false, None, false, &["reason"]),
-    ev!("Stop", None, Narrow, false, TopLevel, true,
-        &["stop_hook_active", "last_assistant_message", "background_tasks", "session_crons"]),
-    ev!("StopFailure", Some("error"), Narrow, false, None, false,
-        &["error", "error_details", "last_assistant_message"]),
-    ev!("SubagentStart", Some("agent_type"), Wide, false, None, true, &[]),
-    ev!("SubagentStop", Some("agent_type"), Wide, false, TopLevel, true,
-        &["stop_hook_active", "agent_transcript_path", "last_assistant_message", "background_tasks",
-          "session_crons"]),
-    ev!("PreCompact", Some("trigger"), Wide, false, TopLevel, false, &["trigger", "custom_instructions"]),
-    ev!("PostCompact", Some("trigger"), Wide, false, None, false, &["trigger", "compact_summary"]),
-    ev!("PreModelSwitch", Some("to_model"), Wide, false, ModelSwitch, false, MODEL),
-    ev!("PostModelSwitch", Some("to_model"), Wide, false, None, true, MODEL),
-    ev!("PermissionRequest", Some("tool_name"), Wide, true, PermissionRequest, false,
-        &["tool_name", "tool_input", "permission_suggestions", "mcp_server"]),
-    ev!("PermissionDenied", Some("tool_name"), Wide, true, None, false,
-        &["tool_name", "tool_input", "tool_use_id", "reason", "mcp_server"]),
-    ev!("Setup", Some("trigger"), Wide, false, None, true, &["trigger"]),
-    ev!("TeammateIdle", None, Narrow, false, TopLevel, false, &["teammate_name", "team_name"]),
-    ev!("TaskCreated", None, Narrow, false, TopLevel, false,
-        &["task_id", "task_subject", "task_description", "teammate_name", "team_name"]),
-    ev!("TaskCompleted", None, Narrow, false, TopLevel, false,
-        &["task_id", "task_subject", "task_description", "teammate_name", "team_name"]),
-    ev!("Elicitation", Some("mcp_server_name"), Wide, false, Elicitation, false,
-        &["mcp_server_name", "message", "mode", "url", "elicitation_id", "requested_schema"]),
-    ev!("ElicitationResult", Some("mcp_server_name"), Wide, false, Elicitation, false,
-        &["mcp_server_name", "action", "elicitation_id", "mode", "content"]),
-    ev!("ConfigChange", Some("source"), Wide, false, TopLevel, false, &["source", "file_path"]),
-    ev!("WorktreeCreate", None, Narrow, false, None, false, &["name"]),
-    ev!("WorktreeRemove", None, Narrow, false, None, false, &["worktree_path"]),
-    ev!("InstructionsLoaded", Some("load_reason"), Wide, false, None, false,
-        &["file_path", "memory_type", "load_reason", "globs", "trigger_file_path", "parent_file_path"]),
-    ev!("CwdChanged", None, Narrow, false, None, false, &["old_cwd", "new_cwd"]),
-    ev!("FileChanged", Some("file_path"), Narrow, false, None, false, &["file_path", "event"]),
-    ev!("DirectoryAdded", Some("source"), Wide, false, None, false, &["directory", "source"]),
-    ev!("MessageDisplay", None, Narrow, false, None, false, &["turn_id", "message_id", "index", "final", "delta"]),
+    ev!(
+        "PreToolUse",
+        Some("tool_name"),
+        Wide,
+        true,
+        Permission,
+        true,
+        TOOL
+    ),
+    ev!(
+        "PostToolUse",
+        Some("tool_name"),
+        Wide,
+        true,
+        TopLevel,
+        true,
+        &[
+            "tool_name",
+            "tool_input",
+            "tool_use_id",
+            "mcp_server",
+            "tool_response",
+            "duration_ms"
+        ]
+    ),
+    ev!(
+        "PostToolUseFailure",
+        Some("tool_name"),
+        Wide,
+        true,
+        TopLevel,
+        true,
+        &[
+            "tool_name",
+            "tool_input",
+            "tool_use_id",
+            "mcp_server",
+            "error",
+            "is_interrupt",
+            "duration_ms"
+        ]
+    ),
+    ev!(
+        "PostToolBatch",
+        None,
+        Narrow,
+        false,
+        TopLevel,
+        true,
+        &["tool_calls"]
+    ),
+    ev!(
+        "Notification",
+        Some("notification_type"),
+        Wide,
+        false,
+        None,
+        true,
+        &["message", "notification_type", "title"]
+    ),
+    ev!(
+        "UserPromptSubmit",
+        None,
+        Narrow,
+        false,
+        TopLevel,
+        true,
+        &["prompt", "source", "session_title"]
+    ),
+    ev!(
+        "UserPromptExpansion",
+        Some("command_name"),
+        Wide,
+        false,
+        TopLevel,
+        true,
+        &[
+            "expansion_type",
+            "command_name",
+            "command_args",
+            "command_source",
+            "prompt"
+        ]
+    ),
+    ev!(
+        "SessionStart",
+        Some("source"),
+        Wide,
+        false,
+        None,
+        true,
+        &[
+            "source",
+            "model",
+            "session_title",
+            "seconds_since_last_response",
+            "context_tokens",
+            "prompt_cache_likely_expired",
+            "estimated_cache_write_usd"
+        ]
+    ),
+    ev!(
+        "SessionEnd",
+        Some("reason"),
+        Wide,
+        false,
+        None,
+        false,
+        &["reason"]
+    ),
+    ev!(
+        "Stop",
+        None,
+        Narrow,
+        false,
+        TopLevel,
+        true,
+        &[
+            "stop_hook_active",
+            "last_assistant_message",
+            "background_tasks",
+            "session_crons"
+        ]
+    ),
+    ev!(
+        "StopFailure",
+        Some("error"),
+        Narrow,
+        false,
+        None,
+        false,
+        &["error", "error_details", "last_assistant_message"]
+    ),
+    ev!(
+        "SubagentStart",
+        Some("agent_type"),
+        Wide,
+        false,
+        None,
+        true,
+        &[]
+    ),
+    ev!(
+        "SubagentStop",
+        Some("agent_type"),
+        Wide,
+        false,
+        TopLevel,
+        true,
+        &[
+            "stop_hook_active",
+            "agent_transcript_path",
+            "last_assistant_message",
+            "background_tasks",
+            "session_crons"
+        ]
+    ),
+    ev!(
+        "PreCompact",
+        Some("trigger"),
+        Wide,
+        false,
+        TopLevel,
+        false,
+        &["trigger", "custom_instructions"]
+    ),
+    ev!(
+        "PostCompact",
+        Some("trigger"),
+        Wide,
+        false,
+        None,
+        false,
+        &["trigger", "compact_summary"]
+    ),
+    ev!(
+        "PreModelSwitch",
+        Some("to_model"),
+        Wide,
+        false,
+        ModelSwitch,
+        false,
+        MODEL
+    ),
+    ev!(
+        "PostModelSwitch",
+        Some("to_model"),
+        Wide,
+        false,
+        None,
+        true,
+        MODEL
+    ),
+    ev!(
+        "PermissionRequest",
+        Some("tool_name"),
+        Wide,
+        true,
+        PermissionRequest,
+        false,
+        &[
+            "tool_name",
+            "tool_input",
+            "permission_suggestions",
+            "mcp_server"
+        ]
+    ),
+    ev!(
+        "PermissionDenied",
+        Some("tool_name"),
+        Wide,
+        true,
+        None,
+        false,
+        &[
+            "tool_name",
+            "tool_input",
+            "tool_use_id",
+            "reason",
+            "mcp_server"
+        ]
+    ),
+    ev!(
+        "Setup",
+        Some("trigger"),
+        Wide,
+        false,
+        None,
+        true,
+        &["trigger"]
+    ),
+    ev!(
+        "TeammateIdle",
+        None,
+        Narrow,
+        false,
+        TopLevel,
+        false,
+        &["teammate_name", "team_name"]
+    ),
+    ev!(
+        "TaskCreated",
+        None,
+        Narrow,
+        false,
+        TopLevel,
+        false,
+        &[
+            "task_id",
+            "task_subject",
+            "task_description",
+            "teammate_name",
+            "team_name"
+        ]
+    ),
+    ev!(
+        "TaskCompleted",
+        None,
+        Narrow,
+        false,
+        TopLevel,
+        false,
+        &[
+            "task_id",
+            "task_subject",
+            "task_description",
+            "teammate_name",
+            "team_name"
+        ]
+    ),
+    ev!(
+        "Elicitation",
+        Some("mcp_server_name"),
+        Wide,
+        false,
+        Elicitation,
+        false,
+        &[
+            "mcp_server_name",
+            "message",
+            "mode",
+            "url",
+            "elicitation_id",
+            "requested_schema"
+        ]
+    ),
+    ev!(
+        "ElicitationResult",
+        Some("mcp_server_name"),
+        Wide,
+        false,
+        Elicitation,
+        false,
+        &[
+            "mcp_server_name",
+            "action",
+            "elicitation_id",
+            "mode",
+            "content"
+        ]
+    ),
+    ev!(
+        "ConfigChange",
+        Some("source"),
+        Wide,
+        false,
+        TopLevel,
+        false,
+        &["source", "file_path"]
+    ),
+    ev!(
+        "WorktreeCreate",
+        None,
+        Narrow,
+        false,
+        None,
+        false,
+        &["name"]
+    ),
+    ev!(
+        "WorktreeRemove",
+        None,
+        Narrow,
+        false,
+        None,
+        false,
+        &["worktree_path"]
+    ),
+    ev!(
+        "InstructionsLoaded",
+        Some("load_reason"),
+        Wide,
+        false,
+        None,
+        false,
+        &[
+            "file_path",
+            "memory_type",
+            "load_reason",
+            "globs",
+            "trigger_file_path",
+            "parent_file_path"
+        ]
+    ),
+    ev!(
+        "CwdChanged",
+        None,
+        Narrow,
+        false,
+        None,
+        false,
+        &["old_cwd", "new_cwd"]
+    ),
+    ev!(
+        "FileChanged",
+        Some("file_path"),
+        Narrow,
+        false,
+        None,
+        false,
+        &["file_path", "event"]
+    ),
+    ev!(
+        "DirectoryAdded",
+        Some("source"),
+        Wide,
+        false,
+        None,
+        false,
+        &["directory", "source"]
+    ),
+    ev!(
+        "MessageDisplay",
+        None,
+        Narrow,
+        false,
+        None,
+        false,
+        &["turn_id", "message_id", "index", "final", "delta"]
+    ),
 ];
 
 const MODEL: &[&str] = &[
@@ -167,10 +497,15 @@ pub fn supports(spec: &EventSpec, decision: crate::policy::syntax::DecisionKind)
     use crate::policy::syntax::DecisionKind as D;
     match decision {
         D::Stop => true,
-        D::Allow | D::Ask => matches!(
-            spec.blocking,
-            Blocking::Permission | Blocking::ModelSwitch | Blocking::PermissionRequest | Blocking::Elicitation
-        ) && !(decision == D::Ask && spec.blocking == Blocking::Elicitation),
+        D::Allow | D::Ask => {
+            matches!(
+                spec.blocking,
+                Blocking::Permission
+                    | Blocking::ModelSwitch
+                    | Blocking::PermissionRequest
+                    | Blocking::Elicitation
+            ) && !(decision == D::Ask && spec.blocking == Blocking::Elicitation)
+        }
         D::Deny | D::Block => spec.blocking != Blocking::None,
     }
 }

@@ -46,7 +46,10 @@ pub fn render(event: &Event, d: &Decision) -> Answer {
                 specific.insert("permissionDecisionReason".into(), json!(reason));
             }
             Blocking::PermissionRequest => {
-                specific.insert("decision".into(), json!({"behavior": "deny", "message": reason}));
+                specific.insert(
+                    "decision".into(),
+                    json!({"behavior": "deny", "message": reason}),
+                );
             }
             Blocking::Elicitation => {
                 specific.insert("action".into(), json!("decline"));
@@ -68,7 +71,10 @@ pub fn render(event: &Event, d: &Decision) -> Answer {
             }
             // Not deciding lets the client show its own permission prompt.
             Blocking::PermissionRequest => {}
-            _ => notes.push(format!("hookrules: `ask` has no effect on {}; ignored", event.name)),
+            _ => notes.push(format!(
+                "hookrules: `ask` has no effect on {}; ignored",
+                event.name
+            )),
         },
         Some(DecisionKind::Allow) => match spec.blocking {
             Blocking::Permission | Blocking::ModelSwitch => {
@@ -104,16 +110,27 @@ pub fn render(event: &Event, d: &Decision) -> Answer {
                     notes.push("hookrules: a PermissionRequest rewrite needs `decision = \"allow\"`; ignored".into());
                 }
             }
-            _ => notes.push(format!("hookrules: `rewrite` has no effect on {}; ignored", event.name)),
+            _ => notes.push(format!(
+                "hookrules: `rewrite` has no effect on {}; ignored",
+                event.name
+            )),
         }
     }
 
-    let context: Vec<&str> = d.context.iter().map(|s| s.as_str()).filter(|s| !s.trim().is_empty()).collect();
+    let context: Vec<&str> = d
+        .context
+        .iter()
+        .map(|s| s.as_str())
+        .filter(|s| !s.trim().is_empty())
+        .collect();
     if !context.is_empty() {
         if spec.context {
             specific.insert("additionalContext".into(), json!(context.join("\n\n")));
         } else {
-            notes.push(format!("hookrules: {} cannot carry context to the model; dropped", event.name));
+            notes.push(format!(
+                "hookrules: {} cannot carry context to the model; dropped",
+                event.name
+            ));
         }
     }
     if !d.messages.is_empty() {
@@ -151,7 +168,9 @@ fn set_path(obj: &mut Map<String, Value>, path: &str, v: Value) {
             cur.insert(p.to_string(), v);
             return;
         }
-        let next = cur.entry(p.to_string()).or_insert_with(|| Value::Object(Map::new()));
+        let next = cur
+            .entry(p.to_string())
+            .or_insert_with(|| Value::Object(Map::new()));
         if !next.is_object() {
             *next = Value::Object(Map::new());
         }

@@ -40,11 +40,20 @@ impl Now {
         let off = tm.tm_gmtoff;
         let sign = if off < 0 { '-' } else { '+' };
         let (oh, om) = (off.abs() / 3600, (off.abs() % 3600) / 60);
-        let today = format!("{:04}-{:02}-{:02}", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday);
+        let today = format!(
+            "{:04}-{:02}-{:02}",
+            tm.tm_year + 1900,
+            tm.tm_mon + 1,
+            tm.tm_mday
+        );
         let rfc3339 = format!(
             "{today}T{:02}:{:02}:{:02}{sign}{oh:02}:{om:02}",
             tm.tm_hour, tm.tm_min, tm.tm_sec
         );
-        Now { today, rfc3339, unix }
+        Now {
+            today,
+            rfc3339,
+            unix,
+        }
     }
 }

@@ -29,7 +29,11 @@ pub fn confine(path: &str, base: &Path, within: &Path) -> Result<PathBuf, String
     let real = resolve_existing_prefix(&lexical);
     let within_r = resolve_existing_prefix(&within_l);
     if !real.starts_with(&within_r) {
-        return Err(format!("{} leads outside {} through a symlink", lexical.display(), within_r.display()));
+        return Err(format!(
+            "{} leads outside {} through a symlink",
+            lexical.display(),
+            within_r.display()
+        ));
     }
     Ok(lexical)
 }
@@ -60,7 +64,10 @@ fn resolve_existing_prefix(p: &Path) -> PathBuf {
             }
             return r;
         }
-        match (existing.file_name().map(|s| s.to_os_string()), existing.parent()) {
+        match (
+            existing.file_name().map(|s| s.to_os_string()),
+            existing.parent(),
+        ) {
             (Some(name), Some(parent)) => {
                 rest.push(name);
                 existing = parent.to_path_buf();
@@ -75,12 +82,18 @@ fn resolve_existing_prefix(p: &Path) -> PathBuf {
 pub fn write_atomic(path: &Path, content: &[u8]) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     fs::create_dir_all(dir)?;
-    let name = path.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = path
+        .file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.subsec_nanos())
         .unwrap_or(0);
-    let tmp = dir.join(format!(".{name}.{}.{nanos}.hookrules-tmp", std::process::id()));
+    let tmp = dir.join(format!(
+        ".{name}.{}.{nanos}.hookrules-tmp",
+        std::process::id()
+    ));
     let result = (|| {
         let mut f = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
         f.write_all(content)?;
@@ -105,7 +118,10 @@ pub fn append_line(path: &Path, line: &str) -> std::io::Result<()> {
     let mut f = OpenOptions::new().append(true).create(true).open(path)?;
     let n = f.write(&buf)?;
     if n != buf.len() {
-        return Err(std::io::Error::other(format!("short append ({n} of {} bytes)", buf.len())));
+        return Err(std::io::Error::other(format!(
+            "short append ({n} of {} bytes)",
+            buf.len()
+        )));
     }
     Ok(())
 }

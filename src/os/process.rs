@@ -55,7 +55,9 @@ pub fn run(argv: &[String], cwd: &Path, timeout_ms: u64) -> Result<Output, RunEr
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);
-    let mut child = cmd.spawn().map_err(|e| RunError::Spawn(format!("{program}: {e}")))?;
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| RunError::Spawn(format!("{program}: {e}")))?;
     let pid = child.id() as i32;
     let out = child.stdout.take().map(reader);
     let err = child.stderr.take().map(reader);

@@ -16,7 +16,10 @@ use crate::diagnostics::{Code, Diagnostic};
 
 /// The default pack, compiled into the binary.
 pub const BUILTIN: &[(&str, &str)] = &[
-    ("destructive", include_str!("../../policies/destructive.toml")),
+    (
+        "destructive",
+        include_str!("../../policies/destructive.toml"),
+    ),
     ("secrets", include_str!("../../policies/secrets.toml")),
 ];
 
@@ -65,13 +68,20 @@ impl Discovery {
             return read_paths(&self.flags, Selection::Flag);
         }
         if let Some(env) = self.env.as_deref().filter(|s| !s.trim().is_empty()) {
-            let paths: Vec<PathBuf> = env.split(':').filter(|s| !s.is_empty()).map(PathBuf::from).collect();
+            let paths: Vec<PathBuf> = env
+                .split(':')
+                .filter(|s| !s.is_empty())
+                .map(PathBuf::from)
+                .collect();
             return read_paths(&paths, Selection::Env);
         }
         if let Some(dir) = &self.project_dir {
             let folder = dir.join(PROJECT_POLICY_DIR);
             if folder.is_dir() {
-                let found = read_paths(std::slice::from_ref(&folder), Selection::Project(folder.clone()));
+                let found = read_paths(
+                    std::slice::from_ref(&folder),
+                    Selection::Project(folder.clone()),
+                );
                 if !found.sources.is_empty() || !found.errors.is_empty() {
                     return found;
                 }
@@ -143,7 +153,10 @@ fn read_one(path: &Path, found: &mut Found) {
 }
 
 fn unreadable(path: &Path, e: &std::io::Error) -> Diagnostic {
-    Diagnostic::new(Code::Unreadable, format!("cannot read policy {}: {e}", path.display()))
+    Diagnostic::new(
+        Code::Unreadable,
+        format!("cannot read policy {}: {e}", path.display()),
+    )
 }
 
 /// The `*.toml` files directly inside a folder, sorted by name.

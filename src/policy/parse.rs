@@ -24,12 +24,18 @@ fn diagnostic_for(source: &Arc<PolicySource>, e: &toml::de::Error) -> Diagnostic
         || message.starts_with("data did not match")
         || message.starts_with("invalid value")
         || message.starts_with("invalid length");
-    let code = if is_schema { Code::Schema } else { Code::TomlSyntax };
+    let code = if is_schema {
+        Code::Schema
+    } else {
+        Code::TomlSyntax
+    };
     let mut d = Diagnostic::new(code, first_line(&message).to_string()).at(source, span);
     if let Some(help) = schema_help(&message) {
         d = d.help(help);
     } else if code == Code::TomlSyntax {
-        d = d.help("regexes are easiest in literal strings: '\\bfoo\\b' (single quotes, no escapes)");
+        d = d.help(
+            "regexes are easiest in literal strings: '\\bfoo\\b' (single quotes, no escapes)",
+        );
     }
     d
 }

@@ -49,7 +49,10 @@ impl PolicySource {
         let text = String::from_utf8(bytes).map_err(|e| {
             std::io::Error::new(
                 std::io::ErrorKind::InvalidData,
-                format!("not UTF-8 (first bad byte at offset {})", e.utf8_error().valid_up_to()),
+                format!(
+                    "not UTF-8 (first bad byte at offset {})",
+                    e.utf8_error().valid_up_to()
+                ),
             )
         })?;
         Ok(Self::new(Origin::File(path.to_path_buf()), text))

@@ -179,7 +179,19 @@ pub struct RawRule {
 }
 
 /// A decision a rule can make.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, serde::Serialize, JsonSchema)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Deserialize,
+    serde::Serialize,
+    JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum DecisionKind {
     /// Let it proceed (and, on PreToolUse, skip the permission prompt).

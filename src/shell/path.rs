@@ -12,7 +12,11 @@ pub fn normalize(path: &str, cwd: &str, home: Option<&str>) -> String {
             }
         }
     }
-    let full = if p.starts_with('/') { p } else { format!("{cwd}/{p}") };
+    let full = if p.starts_with('/') {
+        p
+    } else {
+        format!("{cwd}/{p}")
+    };
     let mut out: Vec<&str> = vec![];
     for c in full.split('/') {
         match c {

@@ -17,19 +17,26 @@ pub fn lint(v: &Validated, raw: &RawPolicy) -> Vec<Diagnostic> {
     let mut out = vec![];
     for (name, l) in &raw.lists {
         if !v.used.contains(&format!("list:{name}")) {
-            out.push(Diagnostic::new(Code::Unused, format!("list `{name}` is never used")).at(src, l.span.clone()));
+            out.push(
+                Diagnostic::new(Code::Unused, format!("list `{name}` is never used"))
+                    .at(src, l.span.clone()),
+            );
         }
     }
     for (name, c) in &raw.conditions {
         if !v.used.contains(&format!("condition:{name}")) {
             out.push(
-                Diagnostic::new(Code::Unused, format!("condition `{name}` is never used")).at(src, c.span.clone()),
+                Diagnostic::new(Code::Unused, format!("condition `{name}` is never used"))
+                    .at(src, c.span.clone()),
             );
         }
     }
     for (name, f) in &raw.facts {
         if !v.used.contains(&format!("fact:{name}")) {
-            out.push(Diagnostic::new(Code::Unused, format!("fact `{name}` is never used")).at(src, f.span.clone()));
+            out.push(
+                Diagnostic::new(Code::Unused, format!("fact `{name}` is never used"))
+                    .at(src, f.span.clone()),
+            );
         }
     }
     for rule in &p.rules {
@@ -45,24 +52,47 @@ fn lint_rule(p: &Policy, rule: &Arc<Rule>, out: &mut Vec<Diagnostic>) {
     let src = &p.source;
     let at = |code, msg: String| Diagnostic::new(code, msg).at(src, rule.id_span.clone());
     if !rule.enabled {
-        out.push(at(Code::NeverFires, format!("rule `{}` is disabled", rule.id)).help("delete it, or remove `enabled = false`"));
+        out.push(
+            at(Code::NeverFires, format!("rule `{}` is disabled", rule.id))
+                .help("delete it, or remove `enabled = false`"),
+        );
     } else if rule.when.as_ref().is_some_and(never_matches) {
-        out.push(at(Code::NeverFires, format!("rule `{}` has a condition that can never hold", rule.id))
-            .help("an empty `any = []` matches nothing"));
+        out.push(
+            at(
+                Code::NeverFires,
+                format!("rule `{}` has a condition that can never hold", rule.id),
+            )
+            .help("an empty `any = []` matches nothing"),
+        );
     } else if let Matcher::Exact(v) = &rule.matcher {
         if v.is_empty() {
-            out.push(at(Code::NeverFires, format!("rule `{}` has an empty matcher list", rule.id)));
+            out.push(at(
+                Code::NeverFires,
+                format!("rule `{}` has an empty matcher list", rule.id),
+            ));
         }
     }
-    if rule.events == EventScope::All && matches!(rule.matcher, Matcher::Any) && rule.when.is_none() && rule.unless.is_none() {
-        out.push(at(Code::MatchesEverything, format!("rule `{}` fires on every event", rule.id))
-            .help("narrow `events`, add a `matcher`, or add a `when` condition"));
+    if rule.events == EventScope::All
+        && matches!(rule.matcher, Matcher::Any)
+        && rule.when.is_none()
+        && rule.unless.is_none()
+    {
+        out.push(
+            at(
+                Code::MatchesEverything,
+                format!("rule `{}` fires on every event", rule.id),
+            )
+            .help("narrow `events`, add a `matcher`, or add a `when` condition"),
+        );
     }
     let names: Vec<&str> = match &rule.events {
         EventScope::All => vec![],
         EventScope::Named(v) => v.iter().map(|s| s.as_str()).collect(),
     };
-    let blocks = matches!(rule.decision, Some(DecisionKind::Block | DecisionKind::Deny));
+    let blocks = matches!(
+        rule.decision,
+        Some(DecisionKind::Block | DecisionKind::Deny)
+    );
     if blocks
         && names.iter().any(|n| *n == "Stop" || *n == "SubagentStop")
         && !mentions_field(rule.when.as_ref(), "stop_hook_active")
@@ -72,12 +102,23 @@ fn lint_rule(p: &Policy, rule: &Arc<Rule>, out: &mut Vec<Diagnostic>) {
             .help("add { field = \"stop_hook_active\", equals = false } to release after one block, if that is what you want"));
     }
     for n in &names {
-        let Some(spec) = events::spec(n) else { continue };
+        let Some(spec) = events::spec(n) else {
+            continue;
+        };
         if (rule.context.is_some() || !rule.include.is_empty()) && !spec.context {
-            out.push(at(Code::ContextDropped, format!("{n} cannot carry context to the model; rule `{}`'s context is dropped there", rule.id)));
+            out.push(at(
+                Code::ContextDropped,
+                format!(
+                    "{n} cannot carry context to the model; rule `{}`'s context is dropped there",
+                    rule.id
+                ),
+            ));
         }
         if !rule.rewrite.is_empty() && !matches!(*n, "PreToolUse" | "PermissionRequest") {
-            out.push(at(Code::ContextDropped, format!("`rewrite` has no effect on {n}")));
+            out.push(at(
+                Code::ContextDropped,
+                format!("`rewrite` has no effect on {n}"),
+            ));
         }
     }
 }
@@ -112,7 +153,8 @@ fn shadowed(p: &Policy, out: &mut Vec<Diagnostic>) {
     let mut rules: Vec<&Arc<Rule>> = p.rules.iter().filter(|r| r.enabled).collect();
     rules.sort_by_key(|r| (r.priority, r.order));
     for (i, early) in rules.iter().enumerate() {
-        if early.when.is_some() || early.unless.is_some() || !matches!(early.matcher, Matcher::Any) {
+        if early.when.is_some() || early.unless.is_some() || !matches!(early.matcher, Matcher::Any)
+        {
             continue;
         }
         for late in &rules[i + 1..] {
@@ -125,10 +167,16 @@ fn shadowed(p: &Policy, out: &mut Vec<Diagnostic>) {
                 out.push(
                     Diagnostic::new(
                         Code::Shadowed,
-                        format!("rule `{}` is never reached: `{}` always matches first", late.id, early.id),
+                        format!(
+                            "rule `{}` is never reached: `{}` always matches first",
+                            late.id, early.id
+                        ),
                     )
                     .at(&p.source, late.id_span.clone())
-                    .help(format!("give `{}` a condition, or a lower priority number than {}", late.id, early.priority)),
+                    .help(format!(
+                        "give `{}` a condition, or a lower priority number than {}",
+                        late.id, early.priority
+                    )),
                 );
             }
         }

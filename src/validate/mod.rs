@@ -81,9 +81,17 @@ pub fn validate(
         source: source.clone(),
         failure: header.failure.as_ref().map(|f| f.value).unwrap_or_default(),
         combine: header.combine.as_ref().map(|f| f.value).unwrap_or_default(),
-        unparsable: header.unparsable_command.as_ref().map(|f| f.value).unwrap_or_default(),
+        unparsable: header
+            .unparsable_command
+            .as_ref()
+            .map(|f| f.value)
+            .unwrap_or_default(),
         rules,
-        facts: v.facts.iter().filter_map(|(k, f)| f.clone().map(|f| (k.clone(), f))).collect(),
+        facts: v
+            .facts
+            .iter()
+            .filter_map(|(k, f)| f.clone().map(|f| (k.clone(), f)))
+            .collect(),
     };
     Validated {
         policy,
@@ -160,14 +168,24 @@ impl Validator<'_> {
                     self.err(
                         Code::DecisionNotSupported,
                         d.span.clone(),
-                        format!("decision `{}` has no effect on {}", d.value.as_str(), spec.name),
+                        format!(
+                            "decision `{}` has no effect on {}",
+                            d.value.as_str(),
+                            spec.name
+                        ),
                     )
                     .set_help(help);
                 }
             }
         }
-        let when = raw.when.as_ref().and_then(|c| self.condition(c, Scope::Event));
-        let unless = raw.unless.as_ref().and_then(|c| self.condition(c, Scope::Event));
+        let when = raw
+            .when
+            .as_ref()
+            .and_then(|c| self.condition(c, Scope::Event));
+        let unless = raw
+            .unless
+            .as_ref()
+            .and_then(|c| self.condition(c, Scope::Event));
         let tpl = |s: &Option<Sp<String>>| s.as_ref().map(template);
         let reason = tpl(&raw.reason);
         let context = tpl(&raw.context);
@@ -241,12 +259,19 @@ impl Validator<'_> {
             if events::spec(&e.value).is_none() {
                 let all = events::EVENTS.iter().map(|s| s.name);
                 let help = match did_you_mean(&e.value, all) {
-                    Some(s) => format!("did you mean `{s}`? (a newer client's event: write `+{}`)", e.value),
+                    Some(s) => format!(
+                        "did you mean `{s}`? (a newer client's event: write `+{}`)",
+                        e.value
+                    ),
                     None => format!("a newer client's event can be named as `+{}`", e.value),
                 };
-                self.err(Code::UnknownEvent, e.span.clone(), format!("unknown event `{}`", e.value))
-                    .set_label("not an event the client sends")
-                    .set_help(help);
+                self.err(
+                    Code::UnknownEvent,
+                    e.span.clone(),
+                    format!("unknown event `{}`", e.value),
+                )
+                .set_label("not an event the client sends")
+                .set_help(help);
                 continue;
             }
             names.push(e.value.clone());
@@ -260,7 +285,9 @@ impl Validator<'_> {
         scope: &EventScope,
         specs: &[&'static EventSpec],
     ) -> (Matcher, Option<String>) {
-        let Some(m) = m else { return (Matcher::Any, None) };
+        let Some(m) = m else {
+            return (Matcher::Any, None);
+        };
         let text = m.value.trim();
         if text.is_empty() || text == "*" {
             return (Matcher::Any, Some(m.value.clone()));
@@ -272,9 +299,14 @@ impl Validator<'_> {
                 self.err(
                     Code::MatcherWithoutField,
                     m.span.clone(),
-                    format!("{} has no matcher field; the client ignores matchers on it", names.join(", ")),
+                    format!(
+                        "{} has no matcher field; the client ignores matchers on it",
+                        names.join(", ")
+                    ),
                 )
-                .set_help("remove `matcher`, or test a field with `when = { field = \"...\", ... }`");
+                .set_help(
+                    "remove `matcher`, or test a field with `when = { field = \"...\", ... }`",
+                );
             }
         }
         let style = if specs.iter().all(|s| s.list_style == ListStyle::Wide) {
@@ -285,8 +317,12 @@ impl Validator<'_> {
         match parse_matcher(&m.value, style) {
             Ok(matcher) => (matcher, Some(m.value.clone())),
             Err(e) => {
-                self.err(Code::InvalidRegex, m.span.clone(), format!("matcher is not a valid regex: {e}"))
-                    .set_help("the client matches nothing with an invalid matcher regex");
+                self.err(
+                    Code::InvalidRegex,
+                    m.span.clone(),
+                    format!("matcher is not a valid regex: {e}"),
+                )
+                .set_help("the client matches nothing with an invalid matcher regex");
                 (Matcher::Any, Some(m.value.clone()))
             }
         }
@@ -295,10 +331,15 @@ impl Validator<'_> {
     fn condition(&mut self, c: &Sp<RawCondition>, scope: Scope) -> Option<Condition> {
         let raw = &c.value;
         let span = c.span.clone();
-        let combinators = [raw.all.is_some(), raw.any.is_some(), raw.not.is_some(), raw.reference.is_some()]
-            .iter()
-            .filter(|b| **b)
-            .count();
+        let combinators = [
+            raw.all.is_some(),
+            raw.any.is_some(),
+            raw.not.is_some(),
+            raw.reference.is_some(),
+        ]
+        .iter()
+        .filter(|b| **b)
+        .count();
         let selectors: Vec<&str> = [
             ("field", raw.field.is_some()),
             ("jsonpath", raw.jsonpath.is_some()),
@@ -332,20 +373,32 @@ impl Validator<'_> {
 
         if combinators > 0 {
             if combinators > 1 || !selectors.is_empty() || !tests.is_empty() {
-                self.err(Code::InvalidCondition, span, "a condition mixes `all`/`any`/`not`/`ref` with other keys")
-                    .set_help("nest them: all = [{ ... }, { ... }]");
+                self.err(
+                    Code::InvalidCondition,
+                    span,
+                    "a condition mixes `all`/`any`/`not`/`ref` with other keys",
+                )
+                .set_help("nest them: all = [{ ... }, { ... }]");
                 return None;
             }
             if let Some(list) = &raw.all {
-                let v: Vec<_> = list.iter().filter_map(|c| self.condition(c, scope)).collect();
+                let v: Vec<_> = list
+                    .iter()
+                    .filter_map(|c| self.condition(c, scope))
+                    .collect();
                 return (v.len() == list.len()).then_some(Condition::All(v));
             }
             if let Some(list) = &raw.any {
-                let v: Vec<_> = list.iter().filter_map(|c| self.condition(c, scope)).collect();
+                let v: Vec<_> = list
+                    .iter()
+                    .filter_map(|c| self.condition(c, scope))
+                    .collect();
                 return (v.len() == list.len()).then_some(Condition::Any(v));
             }
             if let Some(n) = &raw.not {
-                return self.condition(n, scope).map(|c| Condition::Not(Box::new(c)));
+                return self
+                    .condition(n, scope)
+                    .map(|c| Condition::Not(Box::new(c)));
             }
             if let Some(r) = &raw.reference {
                 return self.named_condition(r).map(Condition::Ref);
@@ -356,7 +409,10 @@ impl Validator<'_> {
                 "a condition needs a selector (`field`, `jsonpath`, `fact`, `commands` or `paths`) or a combinator"
                     .to_string()
             } else {
-                format!("a condition can have only one selector, found {}", selectors.join(", "))
+                format!(
+                    "a condition can have only one selector, found {}",
+                    selectors.join(", ")
+                )
             };
             self.err(Code::InvalidCondition, span, msg)
                 .set_help("e.g. { field = \"tool_input.command\", matches = ['\\brm\\b'] }");
@@ -366,7 +422,10 @@ impl Validator<'_> {
             let msg = if tests.is_empty() {
                 format!("`{}` has nothing to test", selectors[0])
             } else {
-                format!("a condition can have only one test, found {}", tests.join(", "))
+                format!(
+                    "a condition can have only one test, found {}",
+                    tests.join(", ")
+                )
             };
             self.err(Code::InvalidCondition, span, msg).set_help(
                 "add one of matches, matches_all, matches_none, glob, equals, one_of, exists, contains, gt, ge, lt, le; combine several with all = [...]",
@@ -379,16 +438,24 @@ impl Validator<'_> {
                 span,
                 "`commands = ...` goes with a `command = { ... }` test, and only with it",
             )
-            .set_help("e.g. { commands = \"tool_input.command\", command = { program = [\"rm\"] } }");
+            .set_help(
+                "e.g. { commands = \"tool_input.command\", command = { program = [\"rm\"] } }",
+            );
             return None;
         }
         let selector = self.selector(raw, scope)?;
-        let selector_text = [&raw.field, &raw.jsonpath, &raw.fact, &raw.commands, &raw.paths]
-            .into_iter()
-            .flatten()
-            .map(|s| s.value.clone())
-            .next()
-            .unwrap_or_default();
+        let selector_text = [
+            &raw.field,
+            &raw.jsonpath,
+            &raw.fact,
+            &raw.commands,
+            &raw.paths,
+        ]
+        .into_iter()
+        .flatten()
+        .map(|s| s.value.clone())
+        .next()
+        .unwrap_or_default();
         let op = self.op(raw)?;
         Some(Condition::Test(Arc::new(Test {
             selector,
@@ -405,7 +472,9 @@ impl Validator<'_> {
             Ok(p) => Some(p),
             Err(e) => {
                 self.err(Code::InvalidCondition, s.span.clone(), e)
-                    .set_help("a dotted path like `tool_input.command`; for anything fancier use `jsonpath`");
+                    .set_help(
+                    "a dotted path like `tool_input.command`; for anything fancier use `jsonpath`",
+                );
                 None
             }
         }
@@ -419,8 +488,12 @@ impl Validator<'_> {
             return match jsonpath_rust::parser::parse_json_path(&j.value) {
                 Ok(q) => Some(Selector::JsonPath(q)),
                 Err(e) => {
-                    self.err(Code::InvalidJsonPath, j.span.clone(), format!("invalid JSONPath: {e}"))
-                        .set_help("JSONPath starts at `$`, e.g. `$.tool_calls[*].tool_name`");
+                    self.err(
+                        Code::InvalidJsonPath,
+                        j.span.clone(),
+                        format!("invalid JSONPath: {e}"),
+                    )
+                    .set_help("JSONPath starts at `$`, e.g. `$.tool_calls[*].tool_name`");
                     None
                 }
             };
@@ -483,7 +556,9 @@ impl Validator<'_> {
         }
         if let Some(l) = &raw.one_of {
             let items = self.items(l)?;
-            return Some(Op::OneOf(items.into_iter().map(serde_json::Value::String).collect()));
+            return Some(Op::OneOf(
+                items.into_iter().map(serde_json::Value::String).collect(),
+            ));
         }
         if let Some(e) = &raw.exists {
             return Some(Op::Exists(e.value));
@@ -491,7 +566,12 @@ impl Validator<'_> {
         if let Some(c) = &raw.contains {
             return Some(Op::Contains(c.value.clone()));
         }
-        for (v, op) in [(&raw.gt, CmpOp::Gt), (&raw.ge, CmpOp::Ge), (&raw.lt, CmpOp::Lt), (&raw.le, CmpOp::Le)] {
+        for (v, op) in [
+            (&raw.gt, CmpOp::Gt),
+            (&raw.ge, CmpOp::Ge),
+            (&raw.lt, CmpOp::Lt),
+            (&raw.le, CmpOp::Le),
+        ] {
             if let Some(v) = v {
                 return Some(Op::Compare(op, v.value));
             }
@@ -553,11 +633,19 @@ impl Validator<'_> {
 
     /// Expand a pattern list (literals and `{ list = ".." }` references).
     fn items(&mut self, list: &Sp<Vec<Sp<PatternItem>>>) -> Option<Vec<String>> {
-        Some(self.spanned_items(list)?.into_iter().map(|(s, _)| s).collect())
+        Some(
+            self.spanned_items(list)?
+                .into_iter()
+                .map(|(s, _)| s)
+                .collect(),
+        )
     }
 
     /// Expand a pattern list, keeping the span of each item's text.
-    fn spanned_items(&mut self, list: &Sp<Vec<Sp<PatternItem>>>) -> Option<Vec<(String, Range<usize>)>> {
+    fn spanned_items(
+        &mut self,
+        list: &Sp<Vec<Sp<PatternItem>>>,
+    ) -> Option<Vec<(String, Range<usize>)>> {
         let mut out = vec![];
         let mut ok = true;
         for item in &list.value {
@@ -573,8 +661,12 @@ impl Validator<'_> {
                         let help = did_you_mean(name, self.raw.lists.keys().map(|s| s.as_str()))
                             .map(|s| format!("did you mean `{s}`?"))
                             .unwrap_or_else(|| "define it under [lists]".into());
-                        self.err(Code::UnknownReference, item.span.clone(), format!("unknown list `{name}`"))
-                            .set_help(help);
+                        self.err(
+                            Code::UnknownReference,
+                            item.span.clone(),
+                            format!("unknown list `{name}`"),
+                        )
+                        .set_help(help);
                     }
                 },
             }
@@ -599,15 +691,22 @@ impl Validator<'_> {
                     }
                     let took = started.elapsed();
                     if took.as_millis() >= 20 {
-                        self.err(Code::SlowRegex, span.clone(), format!("this regex took {} ms to compile", took.as_millis()))
-                            .set_help("prefer ASCII classes ((?-u:\\w), [0-9]) and small repetition counts");
+                        self.err(
+                            Code::SlowRegex,
+                            span.clone(),
+                            format!("this regex took {} ms to compile", took.as_millis()),
+                        )
+                        .set_help(
+                            "prefer ASCII classes ((?-u:\\w), [0-9]) and small repetition counts",
+                        );
                     }
                 }
                 Err(e) => {
                     ok = false;
                     let (sub, msg) = regex_error_span(&self.source.text, span, pat, &e);
-                    self.err(Code::InvalidRegex, sub, msg)
-                        .set_help("regexes use Rust `regex` syntax; write them in literal strings ('...')");
+                    self.err(Code::InvalidRegex, sub, msg).set_help(
+                        "regexes use Rust `regex` syntax; write them in literal strings ('...')",
+                    );
                 }
             }
         }
@@ -618,13 +717,21 @@ impl Validator<'_> {
         match RegexSetBuilder::new(&sources).build() {
             Ok(set) => Some((set, capturing, sources)),
             Err(e) => {
-                self.err(Code::InvalidRegex, list.span.clone(), format!("the patterns do not build together: {e}"));
+                self.err(
+                    Code::InvalidRegex,
+                    list.span.clone(),
+                    format!("the patterns do not build together: {e}"),
+                );
                 None
             }
         }
     }
 
-    fn globs(&mut self, list: &Sp<Vec<Sp<PatternItem>>>, case_insensitive: bool) -> Option<(GlobSet, Vec<String>)> {
+    fn globs(
+        &mut self,
+        list: &Sp<Vec<Sp<PatternItem>>>,
+        case_insensitive: bool,
+    ) -> Option<(GlobSet, Vec<String>)> {
         let items = self.spanned_items(list)?;
         let mut b = GlobSetBuilder::new();
         let mut ok = true;
@@ -635,8 +742,12 @@ impl Validator<'_> {
                 }
                 Err(e) => {
                     ok = false;
-                    self.err(Code::InvalidGlob, span.clone(), format!("invalid glob: {e}"))
-                        .set_help("globset syntax: *, **, ?, [abc], {a,b}");
+                    self.err(
+                        Code::InvalidGlob,
+                        span.clone(),
+                        format!("invalid glob: {e}"),
+                    )
+                    .set_help("globset syntax: *, **, ?, [abc], {a,b}");
                 }
             }
         }
@@ -660,23 +771,36 @@ impl Validator<'_> {
         if self.resolving.contains(&name) {
             let mut chain = self.resolving.clone();
             chain.push(name.clone());
-            self.err(Code::ReferenceCycle, r.span.clone(), format!("condition cycle: {}", chain.join(" -> ")))
-                .set_help("a named condition cannot refer back to itself");
+            self.err(
+                Code::ReferenceCycle,
+                r.span.clone(),
+                format!("condition cycle: {}", chain.join(" -> ")),
+            )
+            .set_help("a named condition cannot refer back to itself");
             return None;
         }
         let Some(raw) = self.raw.conditions.get(&name) else {
             let help = did_you_mean(&name, self.raw.conditions.keys().map(|s| s.as_str()))
                 .map(|s| format!("did you mean `{s}`?"))
                 .unwrap_or_else(|| "define it under [conditions]".into());
-            self.err(Code::UnknownReference, r.span.clone(), format!("unknown condition `{name}`"))
-                .set_help(help);
+            self.err(
+                Code::UnknownReference,
+                r.span.clone(),
+                format!("unknown condition `{name}`"),
+            )
+            .set_help(help);
             return None;
         };
         self.used.insert(format!("condition:{name}"));
         self.resolving.push(name.clone());
         let cond = self.condition(raw, Scope::Event);
         self.resolving.pop();
-        let result = cond.map(|condition| Arc::new(NamedCondition { name: name.clone(), condition }));
+        let result = cond.map(|condition| {
+            Arc::new(NamedCondition {
+                name: name.clone(),
+                condition,
+            })
+        });
         self.named.insert(name, result.clone());
         result
     }
@@ -695,7 +819,8 @@ impl Validator<'_> {
             let help = did_you_mean(name, self.raw.facts.keys().map(|s| s.as_str()))
                 .map(|s| format!("did you mean `{s}`?"))
                 .unwrap_or_else(|| format!("define it under [facts.{name}]"));
-            self.err(Code::UnknownReference, at, format!("unknown fact `{name}`")).set_help(help);
+            self.err(Code::UnknownReference, at, format!("unknown fact `{name}`"))
+                .set_help(help);
             self.facts.insert(name.to_string(), None);
             return None;
         };
@@ -705,13 +830,22 @@ impl Validator<'_> {
         let f = &raw.value;
         let need = |ok: bool, v: &mut Self, what: &str| {
             if !ok {
-                v.err(Code::InvalidFact, raw.span.clone(), format!("fact `{name}` of kind `{:?}` needs `{what}`", f.kind.value).to_lowercase());
+                v.err(
+                    Code::InvalidFact,
+                    raw.span.clone(),
+                    format!("fact `{name}` of kind `{:?}` needs `{what}`", f.kind.value)
+                        .to_lowercase(),
+                );
             }
             ok
         };
         let ok = match f.kind.value {
             FactKind::File | FactKind::Glob => need(f.path.is_some(), self, "path"),
-            FactKind::Command => need(f.argv.as_ref().is_some_and(|a| !a.value.is_empty()), self, "argv"),
+            FactKind::Command => need(
+                f.argv.as_ref().is_some_and(|a| !a.value.is_empty()),
+                self,
+                "argv",
+            ),
             FactKind::Env => need(!f.vars.is_empty(), self, "vars"),
             FactKind::LastAssistantMessage | FactKind::ProjectMarkers => true,
         };
@@ -736,7 +870,11 @@ impl Validator<'_> {
                         b.add(g);
                     }
                     Err(e) => {
-                        self.err(Code::InvalidGlob, g.span.clone(), format!("invalid glob: {e}"));
+                        self.err(
+                            Code::InvalidGlob,
+                            g.span.clone(),
+                            format!("invalid glob: {e}"),
+                        );
                         return None;
                     }
                 }
@@ -755,7 +893,11 @@ impl Validator<'_> {
             regex,
             lines: f.lines,
             exclude,
-            argv: f.argv.as_ref().map(|a| a.value.iter().map(template).collect()).unwrap_or_default(),
+            argv: f
+                .argv
+                .as_ref()
+                .map(|a| a.value.iter().map(template).collect())
+                .unwrap_or_default(),
             timeout_ms: f.timeout_ms.unwrap_or(10_000),
             cwd: f.cwd.as_ref().map(template),
             vars: f.vars.clone(),
@@ -766,7 +908,12 @@ impl Validator<'_> {
             },
             span: raw.span.clone(),
         };
-        for t in fact.path.iter().chain(fact.argv.iter()).chain(fact.cwd.iter()) {
+        for t in fact
+            .path
+            .iter()
+            .chain(fact.argv.iter())
+            .chain(fact.cwd.iter())
+        {
             self.facts_in_template(t);
         }
         let fact = Arc::new(fact);
@@ -778,19 +925,37 @@ impl Validator<'_> {
         let raw = &e.value;
         let kind = raw.kind.value;
         let missing = match kind {
-            EffectKind::WriteFile => [("path", raw.path.is_some()), ("content", raw.content.is_some())].to_vec(),
-            EffectKind::WriteJson | EffectKind::AppendJsonl => {
-                [("path", raw.path.is_some()), ("record", raw.record.is_some())].to_vec()
-            }
+            EffectKind::WriteFile => [
+                ("path", raw.path.is_some()),
+                ("content", raw.content.is_some()),
+            ]
+            .to_vec(),
+            EffectKind::WriteJson | EffectKind::AppendJsonl => [
+                ("path", raw.path.is_some()),
+                ("record", raw.record.is_some()),
+            ]
+            .to_vec(),
             EffectKind::DeleteFile => [("path", raw.path.is_some())].to_vec(),
-            EffectKind::Run => [("argv", raw.argv.as_ref().is_some_and(|a| !a.value.is_empty()))].to_vec(),
+            EffectKind::Run => [(
+                "argv",
+                raw.argv.as_ref().is_some_and(|a| !a.value.is_empty()),
+            )]
+            .to_vec(),
         };
-        let missing: Vec<&str> = missing.into_iter().filter(|(_, ok)| !ok).map(|(n, _)| n).collect();
+        let missing: Vec<&str> = missing
+            .into_iter()
+            .filter(|(_, ok)| !ok)
+            .map(|(n, _)| n)
+            .collect();
         if !missing.is_empty() {
             self.err(
                 Code::InvalidEffect,
                 e.span.clone(),
-                format!("effect `{}` needs {}", effect_name(kind), missing.join(" and ")),
+                format!(
+                    "effect `{}` needs {}",
+                    effect_name(kind),
+                    missing.join(" and ")
+                ),
             );
             return None;
         }
@@ -799,14 +964,26 @@ impl Validator<'_> {
             path: raw.path.as_ref().map(template),
             within: raw.within.as_ref().map(template),
             content: raw.content.as_ref().map(template),
-            record: raw.record.as_ref().map(|r| toml_to_json(&toml::Value::Table(r.value.clone()))),
+            record: raw
+                .record
+                .as_ref()
+                .map(|r| toml_to_json(&toml::Value::Table(r.value.clone()))),
             keep: raw.keep.clone(),
-            argv: raw.argv.as_ref().map(|a| a.value.iter().map(template).collect()).unwrap_or_default(),
+            argv: raw
+                .argv
+                .as_ref()
+                .map(|a| a.value.iter().map(template).collect())
+                .unwrap_or_default(),
             timeout_ms: raw.timeout_ms.unwrap_or(10_000),
             span: e.span.clone(),
         };
         let mut texts: Vec<String> = vec![];
-        for t in effect.path.iter().chain(effect.content.iter()).chain(effect.argv.iter()) {
+        for t in effect
+            .path
+            .iter()
+            .chain(effect.content.iter())
+            .chain(effect.argv.iter())
+        {
             texts.push(t.text.clone());
         }
         if let Some(r) = &effect.record {
@@ -856,11 +1033,16 @@ fn template(s: &Sp<String>) -> Template {
 pub fn facts_named_in(text: &str) -> Vec<String> {
     static RE: std::sync::OnceLock<Regex> = std::sync::OnceLock::new();
     let re = RE.get_or_init(|| {
-        Regex::new(r#"\bfacts(?:\.([A-Za-z_][A-Za-z0-9_]*)|\[\s*["']([^"']+)["']\s*\])"#).expect("static regex")
+        Regex::new(r#"\bfacts(?:\.([A-Za-z_][A-Za-z0-9_]*)|\[\s*["']([^"']+)["']\s*\])"#)
+            .expect("static regex")
     });
     let mut v: Vec<String> = re
         .captures_iter(text)
-        .filter_map(|c| c.get(1).or_else(|| c.get(2)).map(|m| m.as_str().to_string()))
+        .filter_map(|c| {
+            c.get(1)
+                .or_else(|| c.get(2))
+                .map(|m| m.as_str().to_string())
+        })
         .collect();
     v.sort();
     v.dedup();
@@ -889,8 +1071,12 @@ pub fn parse_matcher(text: &str, style: ListStyle) -> Result<Matcher, regex::Err
         return Ok(Matcher::Any);
     }
     let exact = match style {
-        ListStyle::Wide => t.bytes().all(|b| b.is_ascii_alphanumeric() || b"_|, -".contains(&b)),
-        ListStyle::Narrow => t.bytes().all(|b| b.is_ascii_alphanumeric() || b"_|".contains(&b)),
+        ListStyle::Wide => t
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"_|, -".contains(&b)),
+        ListStyle::Narrow => t
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"_|".contains(&b)),
     };
     if exact {
         let parts = t
@@ -909,17 +1095,28 @@ pub fn toml_to_json(v: &toml::Value) -> serde_json::Value {
     match v {
         toml::Value::String(s) => J::String(s.clone()),
         toml::Value::Integer(i) => J::from(*i),
-        toml::Value::Float(f) => serde_json::Number::from_f64(*f).map(J::Number).unwrap_or(J::Null),
+        toml::Value::Float(f) => serde_json::Number::from_f64(*f)
+            .map(J::Number)
+            .unwrap_or(J::Null),
         toml::Value::Boolean(b) => J::Bool(*b),
         toml::Value::Datetime(d) => J::String(d.to_string()),
         toml::Value::Array(a) => J::Array(a.iter().map(toml_to_json).collect()),
-        toml::Value::Table(t) => J::Object(t.iter().map(|(k, v)| (k.clone(), toml_to_json(v))).collect()),
+        toml::Value::Table(t) => J::Object(
+            t.iter()
+                .map(|(k, v)| (k.clone(), toml_to_json(v)))
+                .collect(),
+        ),
     }
 }
 
 /// Point a regex error at the offending character inside the TOML string when
 /// the string maps one to one (literal strings, or basic strings without escapes).
-fn regex_error_span(text: &str, span: &Range<usize>, pat: &str, e: &regex::Error) -> (Range<usize>, String) {
+fn regex_error_span(
+    text: &str,
+    span: &Range<usize>,
+    pat: &str,
+    e: &regex::Error,
+) -> (Range<usize>, String) {
     let raw = text.get(span.clone()).unwrap_or("");
     let inner_start = if raw.starts_with("'''") || raw.starts_with("\"\"\"") {
         Some(span.start + 3)
@@ -931,12 +1128,16 @@ fn regex_error_span(text: &str, span: &Range<usize>, pat: &str, e: &regex::Error
     let detail = syntax_error_offsets(pat);
     let summary = match &detail {
         Some((_, _, m)) => format!("invalid regex: {m}"),
-        None => format!("invalid regex: {}", e.to_string().lines().last().unwrap_or("")),
+        None => format!(
+            "invalid regex: {}",
+            e.to_string().lines().last().unwrap_or("")
+        ),
     };
     match (inner_start, detail) {
-        (Some(start), Some((a, b, _))) if text.get(start..start + pat.len()) == Some(pat) => {
-            (start + a..start + b.max(a + 1).min(pat.len().max(a + 1)), summary)
-        }
+        (Some(start), Some((a, b, _))) if text.get(start..start + pat.len()) == Some(pat) => (
+            start + a..start + b.max(a + 1).min(pat.len().max(a + 1)),
+            summary,
+        ),
         _ => (span.clone(), summary),
     }
 }
@@ -944,9 +1145,17 @@ fn regex_error_span(text: &str, span: &Range<usize>, pat: &str, e: &regex::Error
 fn syntax_error_offsets(pat: &str) -> Option<(usize, usize, String)> {
     let ast = regex_syntax::ast::parse::Parser::new().parse(pat);
     match ast {
-        Err(e) => Some((e.span().start.offset, e.span().end.offset, e.kind().to_string())),
+        Err(e) => Some((
+            e.span().start.offset,
+            e.span().end.offset,
+            e.kind().to_string(),
+        )),
         Ok(ast) => match regex_syntax::hir::translate::Translator::new().translate(pat, &ast) {
-            Err(e) => Some((e.span().start.offset, e.span().end.offset, e.kind().to_string())),
+            Err(e) => Some((
+                e.span().start.offset,
+                e.span().end.offset,
+                e.kind().to_string(),
+            )),
             Ok(_) => None,
         },
     }

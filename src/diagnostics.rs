@@ -81,6 +81,8 @@ codes! {
         "The file does not exist, is not readable, or is not UTF-8.";
     MissingEvents = "HR017", "missing-events", Error, "A rule does not say which events it applies to",
         "Every rule needs `events = [...]` (or `[\"*\"]`); rules are indexed by event before anything else is evaluated.";
+    ExtendsCycle = "HR018", "extends-cycle", Error, "Policies extend each other in a cycle",
+        "`extends` loads other policies first; a chain that comes back to a file already being loaded would never end.";
     MatchesEverything = "HR101", "matches-everything", Warning, "The rule fires on every event",
         "A rule with `events = [\"*\"]`, no matcher and no condition fires on every event the client sends, including tool calls several times a second. That is rarely intended.";
     NeverFires = "HR102", "never-fires", Warning, "The rule can never fire",

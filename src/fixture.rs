@@ -5,7 +5,7 @@
 //! { "event": { "hook_event_name": "PreToolUse", ... },
 //!   "env": { "HOME": "/home/dev" },          // extra environment for the run
 //!   "now": 1763700000,                        // pin the clock (unix seconds)
-//!   "files": { "a/b.md": "content" },         // created in a temporary project dir
+//!   "files": { "a/b.md": "content" },         // created in a temporary project dir ("#!" content: executable)
 //!   "expect": {
 //!     "decision": "deny",                     // or "none", "allow", "ask", "block", "stop"
 //!     "rules": ["rule-id"],                   // the rules that determined it

@@ -190,6 +190,10 @@ fn run_in(
         if let Err(e) = std::fs::write(&p, subst(content)) {
             return Verdict::Failed(vec![format!("cannot create {}: {e}", p.display())]);
         }
+        if content.starts_with("#!") {
+            use std::os::unix::fs::PermissionsExt;
+            let _ = std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755));
+        }
     }
     let _ = std::fs::create_dir_all(project.join("home"));
     let event_text = subst(&fx.event.to_string());

@@ -146,10 +146,80 @@ pub fn read_paths(paths: &[PathBuf], selection: Selection) -> Found {
 }
 
 fn read_one(path: &Path, found: &mut Found) {
-    match PolicySource::read(path) {
-        Ok(s) => found.sources.push(s),
-        Err(e) => found.errors.push(unreadable(path, &e)),
+    read_with_extends(path, found, &mut vec![]);
+}
+
+/// The `[policy] extends` list, read without validating the rest of the file.
+#[derive(serde::Deserialize)]
+struct ExtendsOnly {
+    #[serde(default)]
+    policy: ExtendsHeader,
+}
+#[derive(serde::Deserialize, Default)]
+struct ExtendsHeader {
+    #[serde(default)]
+    extends: Vec<super::syntax::Sp<String>>,
+}
+
+/// Read a policy after the policies it extends (depth first, each file once).
+fn read_with_extends(path: &Path, found: &mut Found, stack: &mut Vec<PathBuf>) {
+    let key = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+    if found.sources.iter().any(
+        |s| matches!(&s.origin, Origin::File(p) if p.canonicalize().ok().as_ref() == Some(&key)),
+    ) {
+        return;
     }
+    let source = match PolicySource::read(path) {
+        Ok(s) => s,
+        Err(e) => {
+            found.errors.push(unreadable(path, &e));
+            return;
+        }
+    };
+    // Only files that mention `extends` pay for a second parse of their header.
+    if source.text.contains("extends") {
+        if let Ok(h) = toml::from_str::<ExtendsOnly>(&source.text) {
+            stack.push(key.clone());
+            for e in &h.policy.extends {
+                if let Some(name) = e.value.strip_prefix("builtin:") {
+                    match builtin_named(name) {
+                        Some(b) if !found.sources.iter().any(|s| s.origin == b.origin) => {
+                            found.sources.push(b)
+                        }
+                        Some(_) => {}
+                        None => found.errors.push(
+                            Diagnostic::new(
+                                Code::Unreadable,
+                                format!("there is no built-in policy named `{name}`"),
+                            )
+                            .at(&source, e.span.clone()),
+                        ),
+                    }
+                    continue;
+                }
+                let target = path.parent().unwrap_or(Path::new(".")).join(&e.value);
+                let tkey = target.canonicalize().unwrap_or_else(|_| target.clone());
+                if stack.contains(&tkey) {
+                    let chain: Vec<String> = stack
+                        .iter()
+                        .chain([&tkey])
+                        .map(|p| p.display().to_string())
+                        .collect();
+                    found.errors.push(
+                        Diagnostic::new(
+                            Code::ExtendsCycle,
+                            format!("extends cycle: {}", chain.join(" -> ")),
+                        )
+                        .at(&source, e.span.clone()),
+                    );
+                    continue;
+                }
+                read_with_extends(&target, found, stack);
+            }
+            stack.pop();
+        }
+    }
+    found.sources.push(source);
 }
 
 fn unreadable(path: &Path, e: &std::io::Error) -> Diagnostic {

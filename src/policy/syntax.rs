@@ -95,6 +95,10 @@ pub struct RawPolicyHeader {
     /// `all` (default): every matching rule contributes and the strictest decision wins.
     /// `first-match`: rules are tried in priority order and the first that matches decides alone.
     pub combine: Option<Sp<CombineMode>>,
+    /// Other policies loaded before this one: paths relative to this file, or
+    /// `builtin:NAME`. Cycles are an error.
+    #[serde(default)]
+    pub extends: Vec<Sp<String>>,
     /// What to do with a Bash command that cannot be parsed: `deny`, `ask`, or
     /// `regex` (default: only raw-text conditions can match it).
     pub unparsable_command: Option<Sp<UnparsableCommand>>,

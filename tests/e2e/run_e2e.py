@@ -1,7 +1,14 @@
 #!/usr/bin/env python3
 """End-to-end tests: the real Claude Code CLI + a scripted fake Messages API + our hook.
 
-    python3 tests/e2e/run_e2e.py [--client PATH] [--hook-cmd "CMD ARGS..."] [-k NAME] [-v]
+    python3 tests/e2e/run_e2e.py [--client PATH] [--hookrules PATH | --standin | --hook-cmd "CMD ARGS..."]
+                                 [-k NAME] [-v]
+
+By default every hook call runs the real binary (`--hookrules`, default
+target/release/hookrules under the repo root) as `hookrules run --policies P ...`, with
+the scenario's policies: its "policies" list if it has one (e.g. "builtin:destructive"),
+else tests/e2e/policies/<scenario>/.  `--standin` uses standin_hook.py and the scenario's
+"standin" spec instead (to check the harness itself).
 
 Each scenario (tests/e2e/scenarios/*.json) gets a fresh temp HOME, CLAUDE_CONFIG_DIR
 and project dir with .claude/settings.json registering the hook command for the
@@ -31,6 +38,8 @@ import time
 import uuid
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))  # the repository root
+DEFAULT_HOOKRULES = os.path.join(ROOT, "target", "release", "hookrules")
 sys.path.insert(0, HERE)
 from fake_api import FakeAPI, text_of  # noqa: E402
 
@@ -161,6 +170,34 @@ def build_hook_handler(hook_cmd, tap_log, shell_form, timeout):
         h["command"] = argv[0]
         h["args"] = argv[1:]
     return h
+
+
+def scenario_policies(scn):
+    """The --policies arguments of a scenario: its "policies" list (placeholders already
+    substituted; relative paths are relative to the repo root; "builtin:NAME" as is), else
+    tests/e2e/policies/<name>/.  Returns (list, error)."""
+    items = scn.get("policies")
+    if items is None:
+        items = [os.path.join(HERE, "policies", scn["name"])]
+    out = []
+    for item in items:
+        if item.startswith("builtin:"):
+            out.append(item)
+            continue
+        path = item if os.path.isabs(item) else os.path.join(ROOT, item)
+        if not os.path.exists(path):
+            return None, f"policy path {path} does not exist"
+        if os.path.isdir(path) and not glob.glob(os.path.join(path, "*.toml")):
+            return None, f"policy folder {path} holds no *.toml"
+        out.append(path)
+    return out, None
+
+
+def hookrules_argv(hookrules, policies):
+    argv = [hookrules, "run"]
+    for p in policies:
+        argv += ["--policies", p]
+    return argv
 
 
 def build_settings(scn, handler):
@@ -408,8 +445,14 @@ def run_scenario(scn, args, client):
         json.dump(scn.get("standin", {}), f, indent=1)
     if args.hook_cmd:
         hook_cmd = [subst(w, mapping) for w in shlex.split(args.hook_cmd)]
-    else:
+    elif args.standin:
         hook_cmd = [sys.executable, os.path.join(HERE, "standin_hook.py"), spec_path]
+    else:
+        policies, err = scenario_policies(scn)
+        if err:
+            return {"name": name, "ok": False, "failures": [f"setup: {err}"], "secs": 0.0,
+                    "dir": root, "requests": {}, "hook_calls": 0}
+        hook_cmd = hookrules_argv(args.hookrules, policies)
     hook_log = os.path.join(root, "hooks.jsonl")
     handler = build_hook_handler(hook_cmd, None if args.no_tap else hook_log,
                                  args.shell_form, scn.get("hook_timeout", 30))
@@ -512,10 +555,15 @@ def loopback_up():
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--client", help="path to the claude binary (default: cache dir, installing if needed)")
-    ap.add_argument("--hook-cmd", help="hook command + args (shell words); placeholders {scenario}, "
+    ap.add_argument("--hookrules", default=os.environ.get("HOOKRULES_E2E_BIN", DEFAULT_HOOKRULES),
+                    help="the hookrules binary run as the hook, with each scenario's policies "
+                         "(default: $HOOKRULES_E2E_BIN, else target/release/hookrules under the repo root)")
+    ap.add_argument("--standin", action="store_true",
+                    help="use the stand-in hooks (standin_hook.py + each scenario's \"standin\" spec) "
+                         "instead of hookrules: checks the harness itself")
+    ap.add_argument("--hook-cmd", help="any other hook command + args (shell words); placeholders {scenario}, "
                                        "{project}, {e2e_dir}, {cwd} (where you ran this), {root} "
-                                       "(the scenario temp dir; the stand-in spec is {root}/standin.json). "
-                                       "Default: the stand-in hooks")
+                                       "(the scenario temp dir; the stand-in spec is {root}/standin.json)")
     ap.add_argument("--cache-dir", default=os.environ.get("HOOKRULES_E2E_CACHE", DEFAULT_CACHE))
     ap.add_argument("--no-install", action="store_true", help="never install the client; skip instead")
     ap.add_argument("--any-version", action="store_true",
@@ -545,6 +593,28 @@ def main(argv=None):
         print("e2e: no scenario selected", file=sys.stderr)
         return 2
 
+    if args.standin and args.hook_cmd:
+        print("e2e: error: --standin and --hook-cmd exclude each other", file=sys.stderr)
+        return 2
+    hook_desc = "stand-ins" if args.standin else args.hook_cmd
+    if not args.standin and not args.hook_cmd:
+        args.hookrules = os.path.abspath(args.hookrules)
+        if not (os.path.isfile(args.hookrules) and os.access(args.hookrules, os.X_OK)):
+            print(f"e2e: error: hookrules binary {args.hookrules} is not an executable file "
+                  f"(build it with `cargo build --release`, or pass --hookrules PATH; "
+                  f"--standin checks the harness alone)", file=sys.stderr)
+            return 2
+        try:
+            v = subprocess.run([args.hookrules, "--version"], capture_output=True, text=True,
+                               timeout=30, stdin=subprocess.DEVNULL)
+        except (OSError, subprocess.TimeoutExpired) as e:
+            print(f"e2e: error: {args.hookrules} --version failed: {e}", file=sys.stderr)
+            return 2
+        if v.returncode != 0:
+            print(f"e2e: error: {args.hookrules} --version exited {v.returncode}: "
+                  f"{(v.stderr or v.stdout).strip()[:200]}", file=sys.stderr)
+            return 2
+        hook_desc = f"{args.hookrules} ({v.stdout.strip()}) run --policies <scenario policies>"
     try:
         client = find_client(args)
         version, raw = client_version(client)
@@ -578,7 +648,7 @@ def main(argv=None):
             return 2
     if os.environ.get("HOOKRULES_E2E_IN_NETNS") == "1":
         loopback_up()
-    print(f"e2e: client {client} ({version}); hook: {args.hook_cmd or 'stand-ins'}; "
+    print(f"e2e: client {client} ({version}); hook: {hook_desc}; "
           f"{'shell' if args.shell_form else 'exec'} form", flush=True)
 
     passed = failed = 0

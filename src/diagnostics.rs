@@ -200,12 +200,20 @@ impl Diagnostic {
     }
 }
 
+impl Diagnostic {
+    /// One line with the location: `file:line:col: message [HR003(invalid-regex)]`.
+    pub fn one_line(&self) -> String {
+        match self.location() {
+            Some((file, line, col)) => format!("{file}:{line}:{col}: {} [{}]", self.message, self.code),
+            None => format!("{} [{}]", self.message, self.code),
+        }
+    }
+}
+
+/// The message alone (miette's report adds the code and location itself).
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if let Some((file, line, col)) = self.location() {
-            write!(f, "{file}:{line}:{col}: ")?;
-        }
-        write!(f, "{} [{}]", self.message, self.code)
+        f.write_str(&self.message)
     }
 }
 

@@ -133,7 +133,7 @@ impl<T: Tracer> Evaluator<'_, T> {
                 }
             }
             for (id, diags) in &bucket.broken {
-                let what = diags.iter().map(|d| d.to_string()).collect::<Vec<_>>();
+                let what = diags.iter().map(|d| d.one_line()).collect::<Vec<_>>();
                 if self.tracer.enabled() {
                     self.tracer.step(Step::Broken {
                         policy: policy.name.clone(),

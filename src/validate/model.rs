@@ -161,7 +161,7 @@ pub struct Test {
     pub selector_text: String,
 }
 
-/// A dotted field path (`tool_input.command`, `tool_calls.0.tool_name`).
+/// A dotted field path (`tool_input.command`, `tool_calls.0.tool_name`, `operands.-1`).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct FieldPath(pub Vec<Segment>);
 
@@ -172,6 +172,8 @@ pub enum Segment {
     Key(String),
     /// An array index (a key that is all digits).
     Index(usize),
+    /// An index from the end (`-1` is the last element).
+    FromEnd(usize),
 }
 
 impl FieldPath {
@@ -186,6 +188,11 @@ impl FieldPath {
                     Err(format!("empty segment in field path `{s}`"))
                 } else if seg.bytes().all(|b| b.is_ascii_digit()) {
                     seg.parse().map(Segment::Index).map_err(|e| format!("{e}"))
+                } else if let Some(n) = seg.strip_prefix('-').filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())) {
+                    match n.parse::<usize>() {
+                        Ok(0) | Err(_) => Err(format!("bad index `{seg}` in field path `{s}`")),
+                        Ok(k) => Ok(Segment::FromEnd(k)),
+                    }
                 } else {
                     Ok(Segment::Key(seg.to_string()))
                 }
@@ -201,6 +208,7 @@ impl FieldPath {
                 (Segment::Key(k), serde_json::Value::Object(m)) => m.get(k)?,
                 (Segment::Index(i), serde_json::Value::Array(a)) => a.get(*i)?,
                 (Segment::Index(i), serde_json::Value::Object(m)) => m.get(&i.to_string())?,
+                (Segment::FromEnd(k), serde_json::Value::Array(a)) => a.get(a.len().checked_sub(*k)?)?,
                 _ => return None,
             };
         }

@@ -204,7 +204,9 @@ impl Diagnostic {
     /// One line with the location: `file:line:col: message [HR003(invalid-regex)]`.
     pub fn one_line(&self) -> String {
         match self.location() {
-            Some((file, line, col)) => format!("{file}:{line}:{col}: {} [{}]", self.message, self.code),
+            Some((file, line, col)) => {
+                format!("{file}:{line}:{col}: {} [{}]", self.message, self.code)
+            }
             None => format!("{} [{}]", self.message, self.code),
         }
     }

@@ -24,7 +24,7 @@ pub fn rule_reaches(raw: &RawRule, event: &str) -> bool {
 
 /// Load and compile what an event can reach.
 pub fn for_event(found: &Found, event: &Event) -> Compiled {
-    let mut policies: Vec<(Policy, Vec<(String, Vec<Diagnostic>)>)> = vec![];
+    let mut policies: Vec<(Policy, crate::validate::BrokenRules)> = vec![];
     for d in &found.errors {
         policies.push(broken_policy(None, d.clone()));
     }
@@ -45,7 +45,7 @@ pub fn for_event(found: &Found, event: &Event) -> Compiled {
 fn broken_policy(
     source: Option<&Arc<PolicySource>>,
     d: Diagnostic,
-) -> (Policy, Vec<(String, Vec<Diagnostic>)>) {
+) -> (Policy, crate::validate::BrokenRules) {
     let source = source
         .cloned()
         .or_else(|| d.source.clone())

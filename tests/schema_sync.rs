@@ -16,8 +16,18 @@ fn committed_schema_matches_the_parser_types() {
 fn schema_rejects_unknown_keys_like_the_parser() {
     let v: serde_json::Value = serde_json::from_str(&hookrules::cli::schema_json()).unwrap();
     let text = v.to_string();
-    assert!(text.contains("\"additionalProperties\":false"), "deny_unknown_fields must show in the schema");
-    for key in ["\"rule\"", "\"lists\"", "\"facts\"", "\"matches_all\"", "\"flags_all\"", "\"append_jsonl\""] {
+    assert!(
+        text.contains("\"additionalProperties\":false"),
+        "deny_unknown_fields must show in the schema"
+    );
+    for key in [
+        "\"rule\"",
+        "\"lists\"",
+        "\"facts\"",
+        "\"matches_all\"",
+        "\"flags_all\"",
+        "\"append_jsonl\"",
+    ] {
         assert!(text.contains(key), "schema lacks {key}");
     }
 }

@@ -56,7 +56,7 @@ pub fn matcher_accepts(m: &Matcher, value: Option<&str>) -> bool {
 /// `matcher_value` is the event's matcher field (tool name, source, ...), or `None`
 /// for events without one (their rules' matchers are then ignored, as the client does).
 pub fn compile(
-    policies: Vec<(Policy, Vec<(String, Vec<Diagnostic>)>)>,
+    policies: Vec<(Policy, crate::validate::BrokenRules)>,
     event: &str,
     matcher_value: Option<Option<&str>>,
 ) -> Compiled {

@@ -73,7 +73,7 @@ pub fn apply(
                 String::new()
             };
             if let Op::Exists(b) = t.op {
-                return Ok(((!paths.is_empty()) == b, saw));
+                return Ok((paths.is_empty() != b, saw));
             }
             let results: Vec<bool> = paths
                 .iter()
@@ -187,7 +187,7 @@ fn text_test(
             }
             RegexMode::None => texts.iter().all(|text| !set.is_match(text)),
         },
-        Op::Glob { set, .. } => texts.iter().any(|s| set.is_match(s)),
+        Op::Glob { set, .. } => set.any_match(texts),
         Op::Equals(want) => {
             json_equal(value, want) || texts.len() == 1 && want.as_str() == Some(texts[0].as_str())
         }
@@ -262,15 +262,18 @@ pub fn normalize(s: &str, steps: &[Normalization]) -> String {
     out
 }
 
-/// Normalise a path against the event's cwd and `$HOME`.
+/// Normalise a path against the event's cwd and `$HOME`. A path that cannot be
+/// normalised (a NUL byte, `~` with no `$HOME`) is kept as written, so it can
+/// still match a pattern but never a normalised location by accident.
 pub fn normalize_path(p: &str, ctx: &Ctx, resolve_symlinks: bool) -> String {
     let cwd = ctx.cwd.display().to_string();
     let home = ctx.home.as_deref();
-    if resolve_symlinks {
+    let r = if resolve_symlinks {
         crate::shell::path::normalize_resolving_symlinks(p, &cwd, home)
     } else {
         crate::shell::path::normalize(p, &cwd, home)
-    }
+    };
+    r.unwrap_or_else(|_| p.to_string())
 }
 
 /// A path and its symbolic forms: `~/...` under `$HOME`, `$PROJECT_DIR/...` in the project.
@@ -392,7 +395,7 @@ fn command_matches(
     if let Some((set, _)) = &ct.target_glob {
         let hit = c.operands.iter().any(|o| {
             let abs = normalize_path(o, ctx, false);
-            path_views(&abs, ctx).iter().any(|v| set.is_match(v))
+            set.any_match(&path_views(&abs, ctx))
         });
         if !hit {
             return Ok(false);

@@ -21,6 +21,10 @@ pub const BUILTIN: &[(&str, &str)] = &[
         include_str!("../../policies/destructive.toml"),
     ),
     ("secrets", include_str!("../../policies/secrets.toml")),
+    (
+        "system-paths",
+        include_str!("../../policies/system-paths.toml"),
+    ),
 ];
 
 /// The project's policy folder, relative to the project directory.

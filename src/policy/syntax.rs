@@ -274,7 +274,8 @@ pub struct RawCondition {
     pub matches_all: Option<Sp<Vec<Sp<PatternItem>>>>,
     /// Regular expressions; the test passes when none matches.
     pub matches_none: Option<Sp<Vec<Sp<PatternItem>>>>,
-    /// Glob patterns (globset syntax); the test passes when any matches.
+    /// Glob patterns (globset syntax); the test passes when any matches and no
+    /// `!pattern` (an exclusion, as in `.gitignore`) does.
     pub glob: Option<Sp<Vec<Sp<PatternItem>>>>,
     /// With `glob`: match case-insensitively.
     pub case_insensitive: Option<bool>,

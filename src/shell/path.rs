@@ -1,36 +1,166 @@
-//! Lexical path normalisation (temporary; replaced by the full module).
+//! Path normalisation, so policies compare the file the shell will touch
+//! rather than the text that was typed (`./src/../.env` is `.env`).
+//!
+//! Choices:
+//! * A path (or `cwd`/`home`) containing a NUL byte is an error
+//!   ([`PathError`]): no syscall accepts it, and a caller must be able to
+//!   reject it rather than compare a truncated path.
+//! * `~`, `~/…`, `$HOME`, `${HOME}` need `home`; with `home == None` they
+//!   are an error (we do not guess).
+//! * `~user/…` is left unexpanded (no user database lookup): the result
+//!   starts with `~user` and is therefore not absolute. `~+` is `cwd`.
+//! * An empty path normalises to `cwd`. A relative `cwd` is taken
+//!   relative to `/`.
 
-/// Normalise lexically against `cwd`, expanding `~` and `$HOME`.
-pub fn normalize(path: &str, cwd: &str, home: Option<&str>) -> String {
-    let mut p = path.to_string();
-    if let Some(h) = home {
-        for pre in ["~", "$HOME", "${HOME}"] {
-            if p == pre {
-                p = h.to_string();
-            } else if let Some(rest) = p.strip_prefix(&format!("{pre}/")) {
-                p = format!("{h}/{rest}");
-            }
-        }
+use std::fmt;
+use std::path::PathBuf;
+
+/// Paths longer than this are not resolved through symlinks (lexical only).
+const MAX_RESOLVE_LEN: usize = 4096;
+
+/// Why a path could not be normalised.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PathError {
+    /// Human-readable description.
+    pub message: String,
+}
+
+impl fmt::Display for PathError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
     }
-    let full = if p.starts_with('/') {
-        p
+}
+
+impl std::error::Error for PathError {}
+
+fn err(message: &str) -> PathError {
+    PathError {
+        message: message.to_string(),
+    }
+}
+
+/// Lexically normalise a path as the shell and the file system will see it:
+/// expand a leading `~` / `~/` (to `home`), `$HOME` / `${HOME}` prefixes (to
+/// `home`); make it absolute against `cwd`; resolve `.` and `..` (never above
+/// `/`); collapse repeated slashes; drop a trailing slash (except for `/`).
+///
+/// # Errors
+/// [`PathError`] when `path`, `cwd` or `home` contains a NUL byte, or when
+/// `path` starts with a home prefix and `home` is `None`.
+pub fn normalize(path: &str, cwd: &str, home: Option<&str>) -> Result<String, PathError> {
+    if path.contains('\0') || cwd.contains('\0') || home.is_some_and(|h| h.contains('\0')) {
+        return Err(err("path contains a NUL byte"));
+    }
+    let mut stack: Vec<&str> = Vec::new();
+    if let Some(rest) = home_suffix(path) {
+        let home = home.ok_or_else(|| err("cannot expand `~`/`$HOME`: home directory unknown"))?;
+        if !home.starts_with('/') {
+            push_components(&mut stack, cwd);
+        }
+        push_components(&mut stack, home);
+        push_components(&mut stack, rest);
+    } else if let Some(rest) = path
+        .strip_prefix("~+")
+        .filter(|r| r.is_empty() || r.starts_with('/'))
+    {
+        push_components(&mut stack, cwd);
+        push_components(&mut stack, rest);
+    } else if let Some(after) = path.strip_prefix('~') {
+        // `~user/…`: no lookup; keep the prefix, normalise the rest.
+        let (user, tail) = after.split_once('/').unwrap_or((after, ""));
+        push_components(&mut stack, tail);
+        return Ok(if stack.is_empty() {
+            format!("~{user}")
+        } else {
+            format!("~{user}/{}", stack.join("/"))
+        });
     } else {
-        format!("{cwd}/{p}")
+        if !path.starts_with('/') {
+            push_components(&mut stack, cwd);
+        }
+        push_components(&mut stack, path);
+    }
+    Ok(format!("/{}", stack.join("/")))
+}
+
+/// Same as [`normalize`], then resolve symlinks for the longest existing
+/// prefix (`std::fs::canonicalize` on that prefix, the rest appended).
+/// Falls back to the lexical result when resolution is impossible (e.g.
+/// non-UTF-8 target, unreadable directory, path over 4096 bytes).
+///
+/// # Errors
+/// As for [`normalize`].
+pub fn normalize_resolving_symlinks(
+    path: &str,
+    cwd: &str,
+    home: Option<&str>,
+) -> Result<String, PathError> {
+    let lexical = normalize(path, cwd, home)?;
+    if !lexical.starts_with('/') || lexical.len() > MAX_RESOLVE_LEN {
+        return Ok(lexical);
+    }
+    let comps: Vec<&str> = lexical.split('/').filter(|c| !c.is_empty()).collect();
+    let mut prefix = PathBuf::from("/");
+    let mut existing = 0;
+    for c in &comps {
+        let next = prefix.join(c);
+        if std::fs::metadata(&next).is_err() {
+            break;
+        }
+        prefix = next;
+        existing += 1;
+    }
+    let Ok(canon) = std::fs::canonicalize(&prefix) else {
+        return Ok(lexical);
     };
-    let mut out: Vec<&str> = vec![];
-    for c in full.split('/') {
+    let Some(canon) = canon.to_str() else {
+        return Ok(lexical);
+    };
+    let mut out = canon.to_string();
+    for c in comps.get(existing..).unwrap_or_default() {
+        if !out.ends_with('/') {
+            out.push('/');
+        }
+        out.push_str(c);
+    }
+    Ok(out)
+}
+
+/// True when `path` (already normalised) is `dir` or inside it, comparing
+/// whole components (`/etc2` is not in `/etc`). An empty `dir` contains
+/// nothing; `/` contains every absolute path.
+#[must_use]
+pub fn is_within(path: &str, dir: &str) -> bool {
+    if dir.is_empty() {
+        return false;
+    }
+    let dir = dir.trim_end_matches('/');
+    if dir.is_empty() {
+        return path.starts_with('/');
+    }
+    match path.strip_prefix(dir) {
+        Some(rest) => rest.is_empty() || rest.starts_with('/'),
+        None => false,
+    }
+}
+
+/// The part after a leading `~`, `$HOME` or `${HOME}` (which must be
+/// followed by `/` or the end).
+fn home_suffix(path: &str) -> Option<&str> {
+    ["~", "${HOME}", "$HOME"].iter().find_map(|p| {
+        path.strip_prefix(p)
+            .filter(|rest| rest.is_empty() || rest.starts_with('/'))
+    })
+}
+
+fn push_components<'a>(stack: &mut Vec<&'a str>, p: &'a str) {
+    for c in p.split('/') {
         match c {
             "" | "." => {}
             ".." => {
-                out.pop();
+                stack.pop();
             }
-            c => out.push(c),
+            c => stack.push(c),
         }
     }
-    format!("/{}", out.join("/"))
-}
-
-/// Same, resolving symlinks of the existing prefix.
-pub fn normalize_resolving_symlinks(path: &str, cwd: &str, home: Option<&str>) -> String {
-    normalize(path, cwd, home)
 }

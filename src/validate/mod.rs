@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ops::Range;
 use std::sync::Arc;
 
-use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+use globset::{GlobBuilder, GlobSetBuilder};
 use regex::{Regex, RegexSet, RegexSetBuilder};
 
 use crate::diagnostics::{did_you_mean, Code, Diagnostic};
@@ -20,6 +20,9 @@ use crate::host::events::{self, EventSpec, ListStyle};
 use crate::policy::source::PolicySource;
 use crate::policy::syntax::*;
 use model::*;
+
+/// Rules left out because of errors, each with its errors.
+pub type BrokenRules = Vec<(String, Vec<Diagnostic>)>;
 
 /// The result of validating one policy.
 #[derive(Debug)]
@@ -29,7 +32,7 @@ pub struct Validated {
     /// Every problem found (errors and warnings).
     pub diagnostics: Vec<Diagnostic>,
     /// Selected rules left out because of errors, with those errors.
-    pub broken_rules: Vec<(String, Vec<Diagnostic>)>,
+    pub broken_rules: BrokenRules,
     /// Names of lists, conditions and facts that were used.
     pub used: BTreeSet<String>,
 }
@@ -731,14 +734,23 @@ impl Validator<'_> {
         &mut self,
         list: &Sp<Vec<Sp<PatternItem>>>,
         case_insensitive: bool,
-    ) -> Option<(GlobSet, Vec<String>)> {
+    ) -> Option<(Globs, Vec<String>)> {
         let items = self.spanned_items(list)?;
-        let mut b = GlobSetBuilder::new();
+        let mut include = GlobSetBuilder::new();
+        let mut exclude = GlobSetBuilder::new();
+        let mut excludes = 0;
         let mut ok = true;
         for (pat, span) in &items {
-            match build_glob(pat, case_insensitive) {
+            let (builder, p) = match pat.strip_prefix('!') {
+                Some(p) => {
+                    excludes += 1;
+                    (&mut exclude, p)
+                }
+                None => (&mut include, pat.as_str()),
+            };
+            match build_glob(p, case_insensitive) {
                 Ok(g) => {
-                    b.add(g);
+                    builder.add(g);
                 }
                 Err(e) => {
                     ok = false;
@@ -747,16 +759,22 @@ impl Validator<'_> {
                         span.clone(),
                         format!("invalid glob: {e}"),
                     )
-                    .set_help("globset syntax: *, **, ?, [abc], {a,b}");
+                    .set_help("globset syntax: *, **, ?, [abc], {a,b}; a leading ! excludes");
                 }
             }
         }
         if !ok {
             return None;
         }
-        match b.build() {
-            Ok(set) => Some((set, items.into_iter().map(|(s, _)| s).collect())),
-            Err(e) => {
+        match (include.build(), exclude.build()) {
+            (Ok(include), Ok(exclude)) => Some((
+                Globs {
+                    include,
+                    exclude: (excludes > 0).then_some(exclude),
+                },
+                items.into_iter().map(|(s, _)| s).collect(),
+            )),
+            (Err(e), _) | (_, Err(e)) => {
                 self.err(Code::InvalidGlob, list.span.clone(), format!("{e}"));
                 None
             }

@@ -188,7 +188,10 @@ impl FieldPath {
                     Err(format!("empty segment in field path `{s}`"))
                 } else if seg.bytes().all(|b| b.is_ascii_digit()) {
                     seg.parse().map(Segment::Index).map_err(|e| format!("{e}"))
-                } else if let Some(n) = seg.strip_prefix('-').filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())) {
+                } else if let Some(n) = seg
+                    .strip_prefix('-')
+                    .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+                {
                     match n.parse::<usize>() {
                         Ok(0) | Err(_) => Err(format!("bad index `{seg}` in field path `{s}`")),
                         Ok(k) => Ok(Segment::FromEnd(k)),
@@ -208,7 +211,9 @@ impl FieldPath {
                 (Segment::Key(k), serde_json::Value::Object(m)) => m.get(k)?,
                 (Segment::Index(i), serde_json::Value::Array(a)) => a.get(*i)?,
                 (Segment::Index(i), serde_json::Value::Object(m)) => m.get(&i.to_string())?,
-                (Segment::FromEnd(k), serde_json::Value::Array(a)) => a.get(a.len().checked_sub(*k)?)?,
+                (Segment::FromEnd(k), serde_json::Value::Array(a)) => {
+                    a.get(a.len().checked_sub(*k)?)?
+                }
                 _ => return None,
             };
         }
@@ -300,7 +305,7 @@ pub enum Op {
     /// Globs, matched in one `GlobSet` pass.
     Glob {
         /// The set.
-        set: GlobSet,
+        set: Globs,
         /// Patterns as written.
         sources: Vec<String>,
     },
@@ -334,11 +339,40 @@ pub struct CommandTest {
     /// Some argument is exactly one of these.
     pub arg_in: Vec<String>,
     /// Some operand, normalised as a path, matches.
-    pub target_glob: Option<(GlobSet, Vec<String>)>,
+    pub target_glob: Option<(Globs, Vec<String>)>,
     /// Some argument matches one of these regexes.
     pub arg_matches: Option<(RegexSet, Vec<String>)>,
     /// Further condition over the command object.
     pub when: Option<Condition>,
+}
+
+/// Glob patterns with `.gitignore`-style exclusions: a text matches when some
+/// pattern matches it and no `!pattern` does.
+#[derive(Debug, Clone)]
+pub struct Globs {
+    /// The positive patterns.
+    pub include: GlobSet,
+    /// The `!` patterns.
+    pub exclude: Option<GlobSet>,
+}
+
+impl Globs {
+    /// Does `text` match?
+    pub fn is_match(&self, text: &str) -> bool {
+        self.include.is_match(text) && !self.exclude.as_ref().is_some_and(|x| x.is_match(text))
+    }
+    /// Does any of `texts` match (exclusions apply to each text)?
+    pub fn any_match(&self, texts: &[String]) -> bool {
+        // A path excluded in one of its views (`~/.ssh/id_rsa.pub`) is excluded in all.
+        if self
+            .exclude
+            .as_ref()
+            .is_some_and(|x| texts.iter().any(|t| x.is_match(t)))
+        {
+            return false;
+        }
+        texts.iter().any(|t| self.include.is_match(t))
+    }
 }
 
 /// A validated fact.

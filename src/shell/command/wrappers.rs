@@ -1,0 +1,584 @@
+//! Knowledge about programs that run other programs: option syntax of
+//! wrappers (`sudo`, `env`, `timeout`, …), shells' `-c`, `eval`, `xargs`,
+//! `find -exec`. Works on quote-removed words only.
+
+/// Maximum number of wrappers unwrapped in one command (`sudo env nice …`).
+pub const MAX_WRAPPERS: usize = 16;
+
+/// Programs treated as POSIX-like shells (`-c STR`, script on stdin).
+pub(crate) const SHELLS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh", "ash", "mksh"];
+
+/// What running `prog args…` means for the commands inside it.
+#[derive(Debug)]
+pub(crate) enum Action {
+    /// Runs nothing we can see.
+    None,
+    /// Runs `args[skip..]` as a command, with extra environment assignments.
+    Exec {
+        skip: usize,
+        assigns: Vec<(String, String)>,
+    },
+    /// Runs `words` as a command (the argument list was rewritten, `env -S`).
+    Replace {
+        words: Vec<String>,
+        assigns: Vec<(String, String)>,
+    },
+    /// Runs `text` as a shell script; `label` goes into `via`.
+    Script { text: String, label: String },
+    /// A shell reading its script from stdin.
+    Stdin,
+    /// Runs each command line (`find -exec`), with its `via` label.
+    Many(Vec<(String, Vec<String>)>),
+    /// Refuse: the input is pathological.
+    Error(String),
+}
+
+/// Options parsed getopt-style up to the first operand.
+#[derive(Default)]
+struct Opts {
+    /// Index of the first operand (or `args.len()`).
+    next: usize,
+    shorts: Vec<char>,
+    longs: Vec<String>,
+    values: Vec<(String, String)>,
+}
+
+impl Opts {
+    fn has(&self, chars: &str) -> bool {
+        self.shorts.iter().any(|c| chars.contains(*c))
+    }
+
+    fn has_long(&self, names: &[&str]) -> bool {
+        self.longs.iter().any(|l| names.contains(&l.as_str()))
+    }
+
+    fn value(&self, names: &[&str]) -> Option<&str> {
+        self.values
+            .iter()
+            .find(|(n, _)| names.contains(&n.as_str()))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// Skip options: short options in `short_val` and long options in
+/// `long_val` take a value (attached or as the next argument).
+fn opts(args: &[String], short_val: &str, long_val: &[&str]) -> Opts {
+    let mut o = Opts::default();
+    let mut i = 0;
+    while let Some(a) = args.get(i) {
+        if a == "--" {
+            i += 1;
+            break;
+        }
+        if let Some(long) = a.strip_prefix("--") {
+            match long.split_once('=') {
+                Some((n, v)) => {
+                    o.longs.push(n.to_string());
+                    o.values.push((n.to_string(), v.to_string()));
+                    i += 1;
+                }
+                None => {
+                    o.longs.push(long.to_string());
+                    if long_val.contains(&long) {
+                        if let Some(v) = args.get(i + 1) {
+                            o.values.push((long.to_string(), v.clone()));
+                        }
+                        i += 2;
+                    } else {
+                        i += 1;
+                    }
+                }
+            }
+            continue;
+        }
+        if let Some(body) = a.strip_prefix('-').filter(|b| !b.is_empty()) {
+            i += 1;
+            for (k, ch) in body.char_indices() {
+                o.shorts.push(ch);
+                if short_val.contains(ch) {
+                    let rest = body.get(k + ch.len_utf8()..).unwrap_or_default();
+                    if rest.is_empty() {
+                        if let Some(v) = args.get(i) {
+                            o.values.push((ch.to_string(), v.clone()));
+                        }
+                        i += 1;
+                    } else {
+                        o.values.push((ch.to_string(), rest.to_string()));
+                    }
+                    break;
+                }
+            }
+            continue;
+        }
+        break;
+    }
+    o.next = i.min(args.len());
+    o
+}
+
+/// `NAME=value` as accepted by `env`/`sudo` (anything with a non-leading `=`).
+pub(crate) fn split_assign(s: &str) -> Option<(String, String)> {
+    match s.split_once('=') {
+        Some((n, v)) if !n.is_empty() => Some((n.to_string(), v.to_string())),
+        _ => None,
+    }
+}
+
+fn exec(args: &[String], skip: usize) -> Action {
+    if skip < args.len() {
+        Action::Exec {
+            skip,
+            assigns: Vec::new(),
+        }
+    } else {
+        Action::None
+    }
+}
+
+/// Classify `prog` (a basename) called with `args`.
+pub(crate) fn classify(prog: &str, args: &[String]) -> Action {
+    match prog {
+        "sudo" => {
+            let o = opts(
+                args,
+                "ugCDhprtTRU",
+                &[
+                    "user",
+                    "group",
+                    "close-from",
+                    "chdir",
+                    "host",
+                    "prompt",
+                    "role",
+                    "type",
+                    "command-timeout",
+                    "chroot",
+                    "other-user",
+                ],
+            );
+            if o.has("elvVK") || o.has_long(&["edit", "list", "validate", "version", "help"]) {
+                return Action::None;
+            }
+            let mut i = o.next;
+            let mut assigns = Vec::new();
+            while let Some(kv) = args.get(i).and_then(|a| split_assign(a)) {
+                assigns.push(kv);
+                i += 1;
+            }
+            if i < args.len() {
+                Action::Exec { skip: i, assigns }
+            } else {
+                Action::None
+            }
+        }
+        "doas" => {
+            let o = opts(args, "uC", &[]);
+            if o.has("C") {
+                Action::None
+            } else {
+                exec(args, o.next)
+            }
+        }
+        "env" => env(args),
+        "nohup" | "builtin" | "setsid" | "pkexec" => exec(args, opts(args, "", &["user"]).next),
+        "busybox" => match args.first() {
+            Some(a) if !a.starts_with('-') => exec(args, 0),
+            _ => Action::None,
+        },
+        "time" => exec(args, opts(args, "fo", &["format", "output"]).next),
+        "nice" => exec(args, opts(args, "n", &["adjustment"]).next),
+        "ionice" => {
+            let o = opts(args, "cnpPu", &["class", "classdata", "pid", "pgid", "uid"]);
+            if o.has("pPu") || o.has_long(&["pid", "pgid", "uid"]) {
+                Action::None
+            } else {
+                exec(args, o.next)
+            }
+        }
+        "timeout" => exec(args, opts(args, "sk", &["signal", "kill-after"]).next + 1),
+        "command" => {
+            let o = opts(args, "", &[]);
+            if o.has("vV") {
+                Action::None
+            } else {
+                exec(args, o.next)
+            }
+        }
+        "exec" => exec(args, opts(args, "a", &[]).next),
+        "stdbuf" => exec(args, opts(args, "ioe", &["input", "output", "error"]).next),
+        "chroot" => exec(args, opts(args, "", &["userspec", "groups"]).next + 1),
+        "flock" => flock(args),
+        "watch" => {
+            let o = opts(args, "nq", &["interval", "equexit"]);
+            if o.next >= args.len() {
+                Action::None
+            } else if o.has("x") || o.has_long(&["exec"]) {
+                exec(args, o.next)
+            } else {
+                Action::Script {
+                    text: args.get(o.next..).unwrap_or_default().join(" "),
+                    label: "watch".to_string(),
+                }
+            }
+        }
+        "strace" => exec(
+            args,
+            opts(
+                args,
+                "abeEIoOpPsSuX",
+                &[
+                    "output",
+                    "attach",
+                    "user",
+                    "env",
+                    "string-limit",
+                    "trace",
+                    "signal",
+                    "status",
+                ],
+            )
+            .next,
+        ),
+        "ltrace" => exec(
+            args,
+            opts(args, "aADeFlnopsuwx", &["output", "library", "config"]).next,
+        ),
+        "xargs" => exec(
+            args,
+            opts(
+                args,
+                "IdaELnPs",
+                &[
+                    "arg-file",
+                    "delimiter",
+                    "max-args",
+                    "max-procs",
+                    "max-chars",
+                    "process-slot-var",
+                ],
+            )
+            .next,
+        ),
+        "find" => find(args),
+        "su" | "runuser" => su(prog, args),
+        "eval" if !args.is_empty() => Action::Script {
+            text: args.join(" "),
+            label: "eval".to_string(),
+        },
+        "trap" => {
+            let a = match args.first().map(String::as_str) {
+                Some("--") => args.get(1..).unwrap_or_default(),
+                _ => args,
+            };
+            match a {
+                [cmd, _signal, ..] if !cmd.starts_with('-') => Action::Script {
+                    text: cmd.clone(),
+                    label: "trap".to_string(),
+                },
+                _ => Action::None,
+            }
+        }
+        _ if SHELLS.contains(&prog) => shell(prog, args),
+        _ => Action::None,
+    }
+}
+
+/// `sh [opts] -c STR [arg0 args…]`, `sh [-s] < script`, `sh file`.
+fn shell(prog: &str, args: &[String]) -> Action {
+    let (mut c, mut s) = (false, false);
+    let mut i = 0;
+    while let Some(a) = args.get(i) {
+        if a == "--" || a == "-" {
+            i += 1;
+            break;
+        }
+        if let Some(long) = a.strip_prefix("--") {
+            i += if matches!(long, "rcfile" | "init-file") {
+                2
+            } else {
+                1
+            };
+            continue;
+        }
+        let body = match a.strip_prefix('-').or_else(|| a.strip_prefix('+')) {
+            Some(b) if !b.is_empty() => b,
+            _ => break,
+        };
+        i += 1;
+        for ch in body.chars() {
+            match ch {
+                'c' => c = true,
+                's' => s = true,
+                'o' | 'O' => i += 1,
+                _ => {}
+            }
+        }
+    }
+    let operands = args.get(i..).unwrap_or_default();
+    if c {
+        match operands.first() {
+            Some(text) => Action::Script {
+                text: text.clone(),
+                label: format!("{prog} -c"),
+            },
+            None => Action::None,
+        }
+    } else if operands.is_empty() || s {
+        Action::Stdin
+    } else {
+        Action::None
+    }
+}
+
+/// `env [-i] [-u NAME] [-C DIR] [-S STRING] [NAME=VALUE]… [COMMAND [ARG]…]`.
+fn env(args: &[String]) -> Action {
+    let mut args = args.to_vec();
+    let mut i = 0;
+    let mut splits = 0;
+    'outer: while let Some(a) = args.get(i).cloned() {
+        if a == "--" {
+            i += 1;
+            break;
+        }
+        if a == "-" {
+            i += 1;
+            continue;
+        }
+        // `-S STRING` / `--split-string=STRING`: split and re-process in place.
+        let mut split: Option<(String, usize)> = None;
+        if let Some(long) = a.strip_prefix("--") {
+            let (name, val) = match long.split_once('=') {
+                Some((n, v)) => (n, Some(v.to_string())),
+                None => (long, None),
+            };
+            if name == "split-string" {
+                split = match val {
+                    Some(v) => Some((v, 1)),
+                    None => args.get(i + 1).map(|v| (v.clone(), 2)),
+                };
+                if split.is_none() {
+                    return Action::None;
+                }
+            } else {
+                i += if val.is_none() && matches!(name, "unset" | "chdir") {
+                    2
+                } else {
+                    1
+                };
+                continue;
+            }
+        } else if let Some(body) = a.strip_prefix('-') {
+            let mut step = 1;
+            for (k, ch) in body.char_indices() {
+                match ch {
+                    'u' | 'C' => {
+                        if k + 1 == body.len() {
+                            step = 2;
+                        }
+                        break;
+                    }
+                    'S' => {
+                        let rest = body.get(k + 1..).unwrap_or_default();
+                        split = if rest.is_empty() {
+                            args.get(i + 1).map(|v| (v.clone(), 2))
+                        } else {
+                            Some((rest.to_string(), 1))
+                        };
+                        if split.is_none() {
+                            return Action::None;
+                        }
+                        break;
+                    }
+                    _ => {}
+                }
+            }
+            if split.is_none() {
+                i += step;
+                continue 'outer;
+            }
+        } else {
+            break;
+        }
+        if let Some((s, used)) = split {
+            splits += 1;
+            if splits > MAX_WRAPPERS {
+                return Action::Error("too many nested `env -S` strings".to_string());
+            }
+            let end = (i + used).min(args.len());
+            args.splice(i..end, split_words(&s));
+        }
+    }
+    let mut assigns = Vec::new();
+    while let Some(kv) = args.get(i).and_then(|a| split_assign(a)) {
+        assigns.push(kv);
+        i += 1;
+    }
+    if i < args.len() {
+        Action::Replace {
+            words: args.split_off(i),
+            assigns,
+        }
+    } else {
+        Action::None
+    }
+}
+
+/// Split an `env -S` string into words (quotes and backslashes honoured).
+fn split_words(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut started = false;
+    let mut quote: Option<char> = None;
+    let mut it = s.chars();
+    while let Some(c) = it.next() {
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some('"') if c == '\\' => cur.extend(it.next()),
+            Some(_) => cur.push(c),
+            None => match c {
+                '\'' | '"' => {
+                    quote = Some(c);
+                    started = true;
+                }
+                '\\' => {
+                    cur.extend(it.next());
+                    started = true;
+                }
+                c if c.is_whitespace() => {
+                    if started || !cur.is_empty() {
+                        out.push(std::mem::take(&mut cur));
+                        started = false;
+                    }
+                }
+                c => cur.push(c),
+            },
+        }
+    }
+    if started || !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+/// `flock [opts] FILE CMD…`, `flock [opts] FILE -c STR`, `flock -c STR FILE`.
+fn flock(args: &[String]) -> Action {
+    let o = opts(args, "Ewc", &["conflict-exit-code", "timeout", "command"]);
+    let script = |text: &str| Action::Script {
+        text: text.to_string(),
+        label: "flock -c".to_string(),
+    };
+    if let Some(s) = o.value(&["c", "command"]) {
+        return script(s);
+    }
+    let rest = o.next + 1;
+    match args.get(rest).map(String::as_str) {
+        Some("-c" | "--command") => match args.get(rest + 1) {
+            Some(s) => script(s),
+            None => Action::None,
+        },
+        Some(_) => exec(args, rest),
+        None => Action::None,
+    }
+}
+
+/// `su [opts] [-] [user] -c STR` (options may follow the user);
+/// `runuser -u USER [--] CMD…`.
+fn su(prog: &str, args: &[String]) -> Action {
+    let o = opts(
+        args,
+        "cgGsuw",
+        &[
+            "command",
+            "session-command",
+            "group",
+            "supp-group",
+            "shell",
+            "user",
+        ],
+    );
+    let script = |text: &str| Action::Script {
+        text: text.to_string(),
+        label: format!("{prog} -c"),
+    };
+    if let Some(s) = o.value(&["c", "command", "session-command"]) {
+        return script(s);
+    }
+    for (k, a) in args.iter().enumerate() {
+        if a == "-c" || a == "--command" || a == "--session-command" {
+            if let Some(s) = args.get(k + 1) {
+                return script(s);
+            }
+        } else if let Some(s) = a.strip_prefix("--command=") {
+            return script(s);
+        }
+    }
+    if prog == "runuser" && o.has("u") {
+        return exec(args, o.next);
+    }
+    Action::None
+}
+
+/// `find … -exec CMD … ;` / `-exec … {} +` / `-execdir` / `-ok` / `-okdir`.
+fn find(args: &[String]) -> Action {
+    let mut cmds = Vec::new();
+    let mut i = 0;
+    while let Some(a) = args.get(i) {
+        i += 1;
+        if !matches!(a.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir") {
+            continue;
+        }
+        let start = i;
+        while let Some(w) = args.get(i) {
+            if w == ";" || (w == "+" && i > start && args.get(i - 1).is_some_and(|p| p == "{}")) {
+                break;
+            }
+            i += 1;
+        }
+        if i > start {
+            if let Some(cmd) = args.get(start..i) {
+                cmds.push((format!("find {a}"), cmd.to_vec()));
+            }
+        }
+        i += 1;
+    }
+    if cmds.is_empty() {
+        Action::None
+    } else {
+        Action::Many(cmds)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_words_quotes() {
+        assert_eq!(
+            split_words(r#"a 'b c' "d\"e" f\ g"#),
+            vec!["a", "b c", "d\"e", "f g"]
+        );
+        assert_eq!(split_words("  "), Vec::<String>::new());
+        assert_eq!(split_words("''"), vec![""]);
+    }
+
+    #[test]
+    fn split_assign_forms() {
+        assert_eq!(split_assign("A=1"), Some(("A".into(), "1".into())));
+        assert_eq!(split_assign("=1"), None);
+        assert_eq!(split_assign("rm"), None);
+    }
+
+    #[test]
+    fn opts_values() {
+        let v: Vec<String> = ["-uroot", "-g", "wheel", "--user=x", "rm"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let o = opts(&v, "ug", &[]);
+        assert_eq!(o.next, 4);
+        assert_eq!(o.value(&["u"]), Some("root"));
+        assert_eq!(o.value(&["g"]), Some("wheel"));
+        assert_eq!(o.value(&["user"]), Some("x"));
+    }
+}

@@ -245,7 +245,10 @@ fn default_pack_corpus() {
 
     let (name, cases) = load::<CommandCase>("commands.toml");
     if cases.len() < MIN_COMMANDS {
-        problems.push(format!("{name}: {} cases, want at least {MIN_COMMANDS}", cases.len()));
+        problems.push(format!(
+            "{name}: {} cases, want at least {MIN_COMMANDS}",
+            cases.len()
+        ));
     }
     let mut seen = BTreeMap::new();
     let mut prepared = Vec::new();
@@ -272,7 +275,10 @@ fn default_pack_corpus() {
 
     let (name, cases) = load::<PathCase>("paths.toml");
     if cases.len() < MIN_PATHS {
-        problems.push(format!("{name}: {} cases, want at least {MIN_PATHS}", cases.len()));
+        problems.push(format!(
+            "{name}: {} cases, want at least {MIN_PATHS}",
+            cases.len()
+        ));
     }
     let mut seen = BTreeMap::new();
     let mut prepared = Vec::new();

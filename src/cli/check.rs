@@ -54,7 +54,7 @@ pub fn collect(discovery: &Discovery) -> Report {
                 continue;
             }
         };
-        let v = validate::validate(source, &raw, &|_| true);
+        let v = validate::validate_with(source, &raw, &|_| true, true);
         let mut diags = v.diagnostics.clone();
         diags.extend(lints::lint(&v, &raw));
         let mut templates = Templates::new();

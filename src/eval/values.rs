@@ -75,7 +75,7 @@ pub fn apply(
             if let Op::Exists(b) = t.op {
                 return Ok((paths.is_empty() != b, saw));
             }
-            let results: Vec<bool> = paths
+            let results = paths
                 .iter()
                 .map(|p| {
                     let views = path_views(p, ctx);
@@ -83,7 +83,7 @@ pub fn apply(
                         views.iter().map(|v| normalize(v, &t.normalize)).collect();
                     text_test(t, &texts, &Value::String(p.clone()), captures)
                 })
-                .collect();
+                .collect::<Result<Vec<bool>, String>>()?;
             if paths.is_empty()
                 && matches!(
                     t.op,
@@ -125,7 +125,7 @@ pub fn apply(
             {
                 return Ok((true, saw));
             }
-            let results: Vec<bool> = values
+            let results = values
                 .iter()
                 .map(|v| {
                     let mut raw = vec![];
@@ -134,7 +134,7 @@ pub fn apply(
                         raw.iter().map(|s| normalize(s, &t.normalize)).collect();
                     text_test(t, &texts, v, captures)
                 })
-                .collect();
+                .collect::<Result<Vec<bool>, String>>()?;
             Ok((quantify(&results), saw))
         }
     }
@@ -146,48 +146,46 @@ fn text_test(
     texts: &[String],
     value: &Value,
     captures: &mut BTreeMap<String, String>,
-) -> bool {
-    match &t.op {
-        Op::Regex {
-            mode,
-            set,
-            capturing,
-            ..
-        } => match mode {
-            RegexMode::Any => {
-                for text in texts {
-                    let m = set.matches(text);
-                    if m.matched_any() {
-                        for (i, re) in capturing {
-                            if m.matched(*i) {
-                                if let Some(c) = re.captures(text) {
-                                    for name in re.capture_names().flatten() {
-                                        if let Some(v) = c.name(name) {
-                                            captures
-                                                .entry(name.to_string())
-                                                .or_insert_with(|| v.as_str().to_string());
+) -> Result<bool, String> {
+    Ok(match &t.op {
+        Op::Regex { mode, regexes } => {
+            let c = regexes.get()?;
+            match mode {
+                RegexMode::Any => {
+                    for text in texts {
+                        let m = c.set.matches(text);
+                        if m.matched_any() {
+                            for (i, re) in &c.capturing {
+                                if m.matched(*i) {
+                                    if let Some(caps) = re.captures(text) {
+                                        for name in re.capture_names().flatten() {
+                                            if let Some(v) = caps.name(name) {
+                                                captures
+                                                    .entry(name.to_string())
+                                                    .or_insert_with(|| v.as_str().to_string());
+                                            }
                                         }
                                     }
                                 }
                             }
+                            return Ok(true);
                         }
-                        return true;
                     }
+                    false
                 }
-                false
-            }
-            RegexMode::All => {
-                let mut seen = vec![false; set.len()];
-                for text in texts {
-                    for i in set.matches(text).iter() {
-                        seen[i] = true;
+                RegexMode::All => {
+                    let mut seen = vec![false; c.set.len()];
+                    for text in texts {
+                        for i in c.set.matches(text).iter() {
+                            seen[i] = true;
+                        }
                     }
+                    !texts.is_empty() && seen.iter().all(|b| *b)
                 }
-                !texts.is_empty() && seen.iter().all(|b| *b)
+                RegexMode::None => texts.iter().all(|text| !c.set.is_match(text)),
             }
-            RegexMode::None => texts.iter().all(|text| !set.is_match(text)),
-        },
-        Op::Glob { set, .. } => set.any_match(texts),
+        }
+        Op::Glob(globs) => globs.any_match(texts)?,
         Op::Equals(want) => {
             json_equal(value, want) || texts.len() == 1 && want.as_str() == Some(texts[0].as_str())
         }
@@ -215,7 +213,7 @@ fn text_test(
             })
         }
         Op::Exists(_) | Op::Command(_) => false,
-    }
+    })
 }
 
 fn json_equal(a: &Value, b: &Value) -> bool {
@@ -392,16 +390,21 @@ fn command_matches(
     if !ct.arg_in.is_empty() && !c.args.iter().any(|a| ct.arg_in.iter().any(|w| w == a)) {
         return Ok(false);
     }
-    if let Some((set, _)) = &ct.target_glob {
-        let hit = c.operands.iter().any(|o| {
+    if let Some(globs) = &ct.target_glob {
+        let mut hit = false;
+        for o in &c.operands {
             let abs = normalize_path(o, ctx, false);
-            set.any_match(&path_views(&abs, ctx))
-        });
+            if globs.any_match(&path_views(&abs, ctx))? {
+                hit = true;
+                break;
+            }
+        }
         if !hit {
             return Ok(false);
         }
     }
-    if let Some((set, _)) = &ct.arg_matches {
+    if let Some(r) = &ct.arg_matches {
+        let set = &r.get()?.set;
         if !c.args.iter().any(|a| set.is_match(a)) {
             return Ok(false);
         }
@@ -462,7 +465,8 @@ pub fn describe(t: &Test) -> String {
         format!(" normalized {:?}", t.normalize).to_lowercase()
     };
     let op = match &t.op {
-        Op::Regex { mode, sources, .. } => {
+        Op::Regex { mode, regexes } => {
+            let sources = &regexes.sources;
             let m = match mode {
                 RegexMode::Any => "matches",
                 RegexMode::All => "matches_all",
@@ -470,7 +474,7 @@ pub fn describe(t: &Test) -> String {
             };
             format!("{m} {sources:?}")
         }
-        Op::Glob { sources, .. } => format!("glob {sources:?}"),
+        Op::Glob(g) => format!("glob {:?}", g.sources),
         Op::Equals(v) => format!("equals {v}"),
         Op::OneOf(v) => format!("one_of {}", Value::Array(v.clone())),
         Op::Exists(b) => format!("exists = {b}"),
@@ -496,11 +500,11 @@ pub fn describe(t: &Test) -> String {
             if !ct.arg_in.is_empty() {
                 parts.push(format!("arg_in {:?}", ct.arg_in));
             }
-            if let Some((_, s)) = &ct.target_glob {
-                parts.push(format!("target_glob {s:?}"));
+            if let Some(g) = &ct.target_glob {
+                parts.push(format!("target_glob {:?}", g.sources));
             }
-            if let Some((_, s)) = &ct.arg_matches {
-                parts.push(format!("arg_matches {s:?}"));
+            if let Some(r) = &ct.arg_matches {
+                parts.push(format!("arg_matches {:?}", r.sources));
             }
             if ct.when.is_some() {
                 parts.push("when {...}".into());

@@ -7,13 +7,14 @@
 
 pub mod lints;
 pub mod model;
+pub mod patterns;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ops::Range;
 use std::sync::Arc;
 
 use globset::{GlobBuilder, GlobSetBuilder};
-use regex::{Regex, RegexSet, RegexSetBuilder};
+use regex::Regex;
 
 use crate::diagnostics::{did_you_mean, Code, Diagnostic};
 use crate::host::events::{self, EventSpec, ListStyle};
@@ -43,7 +44,19 @@ pub fn validate(
     raw: &RawPolicy,
     select: &dyn Fn(&RawRule) -> bool,
 ) -> Validated {
+    validate_with(source, raw, select, false)
+}
+
+/// [`validate`], compiling every pattern now when `eager` (for `check`); otherwise
+/// patterns compile on first use and a bad one fails its rule then.
+pub fn validate_with(
+    source: &Arc<PolicySource>,
+    raw: &RawPolicy,
+    select: &dyn Fn(&RawRule) -> bool,
+    eager: bool,
+) -> Validated {
     let mut v = Validator {
+        eager,
         source: source.clone(),
         raw,
         diags: vec![],
@@ -117,6 +130,8 @@ pub fn sniff_failure_mode(text: &str) -> Option<FailureMode> {
 }
 
 struct Validator<'a> {
+    /// Compile patterns now (for `check`) rather than on first use.
+    eager: bool,
     source: Arc<PolicySource>,
     raw: &'a RawPolicy,
     diags: Vec<Diagnostic>,
@@ -541,18 +556,14 @@ impl Validator<'_> {
             (&raw.matches_none, RegexMode::None),
         ] {
             if let Some(list) = list {
-                let (set, capturing, sources) = self.regexes(list)?;
-                return Some(Op::Regex {
-                    mode,
-                    set,
-                    capturing,
-                    sources,
-                });
+                let regexes = self.regexes(list)?;
+                return Some(Op::Regex { mode, regexes });
             }
         }
         if let Some(g) = &raw.glob {
-            let (set, sources) = self.globs(g, raw.case_insensitive.unwrap_or(false))?;
-            return Some(Op::Glob { set, sources });
+            return self
+                .globs(g, raw.case_insensitive.unwrap_or(false))
+                .map(Op::Glob);
         }
         if let Some(e) = &raw.equals {
             return Some(Op::Equals(toml_to_json(&e.value)));
@@ -621,7 +632,7 @@ impl Validator<'_> {
         }
         if let Some(r) = &raw.arg_matches {
             match self.regexes(r) {
-                Some((set, _, sources)) => t.arg_matches = Some((set, sources)),
+                Some(r) => t.arg_matches = Some(r),
                 None => ok = false,
             }
         }
@@ -677,82 +688,55 @@ impl Validator<'_> {
         ok.then_some(out)
     }
 
-    #[allow(clippy::type_complexity)]
-    fn regexes(
-        &mut self,
-        list: &Sp<Vec<Sp<PatternItem>>>,
-    ) -> Option<(RegexSet, Vec<(usize, Regex)>, Vec<String>)> {
+    /// A regex list. In eager mode (`check`) every pattern is compiled now, with
+    /// diagnostics at the offending character; otherwise compilation waits for
+    /// first use.
+    fn regexes(&mut self, list: &Sp<Vec<Sp<PatternItem>>>) -> Option<Regexes> {
         let items = self.spanned_items(list)?;
-        let mut ok = true;
-        let mut capturing = vec![];
-        for (i, (pat, span)) in items.iter().enumerate() {
-            let started = std::time::Instant::now();
-            match Regex::new(pat) {
-                Ok(re) => {
-                    if re.capture_names().flatten().next().is_some() {
-                        capturing.push((i, re));
+        if self.eager {
+            let mut ok = true;
+            for (pat, span) in &items {
+                let started = std::time::Instant::now();
+                match Regex::new(pat) {
+                    Ok(_) => {
+                        let took = started.elapsed();
+                        if took.as_millis() >= 20 {
+                            self.err(Code::SlowRegex, span.clone(), format!("this regex took {} ms to compile", took.as_millis()))
+                                .set_help("prefer ASCII classes ((?-u:\\w), [0-9]) and small repetition counts");
+                        }
                     }
-                    let took = started.elapsed();
-                    if took.as_millis() >= 20 {
-                        self.err(
-                            Code::SlowRegex,
-                            span.clone(),
-                            format!("this regex took {} ms to compile", took.as_millis()),
-                        )
-                        .set_help(
-                            "prefer ASCII classes ((?-u:\\w), [0-9]) and small repetition counts",
-                        );
+                    Err(e) => {
+                        ok = false;
+                        let (sub, msg) = regex_error_span(&self.source.text, span, pat, &e);
+                        self.err(Code::InvalidRegex, sub, msg)
+                            .set_help("regexes use Rust `regex` syntax; write them in literal strings ('...')");
                     }
-                }
-                Err(e) => {
-                    ok = false;
-                    let (sub, msg) = regex_error_span(&self.source.text, span, pat, &e);
-                    self.err(Code::InvalidRegex, sub, msg).set_help(
-                        "regexes use Rust `regex` syntax; write them in literal strings ('...')",
-                    );
                 }
             }
+            if !ok {
+                return None;
+            }
         }
-        if !ok {
-            return None;
-        }
-        let sources: Vec<String> = items.into_iter().map(|(s, _)| s).collect();
-        match RegexSetBuilder::new(&sources).build() {
-            Ok(set) => Some((set, capturing, sources)),
-            Err(e) => {
+        let regexes = Regexes::new(items.into_iter().map(|(s, _)| s).collect());
+        if self.eager {
+            if let Err(e) = regexes.force() {
                 self.err(
                     Code::InvalidRegex,
                     list.span.clone(),
                     format!("the patterns do not build together: {e}"),
                 );
-                None
+                return None;
             }
         }
+        Some(regexes)
     }
 
-    fn globs(
-        &mut self,
-        list: &Sp<Vec<Sp<PatternItem>>>,
-        case_insensitive: bool,
-    ) -> Option<(Globs, Vec<String>)> {
+    fn globs(&mut self, list: &Sp<Vec<Sp<PatternItem>>>, case_insensitive: bool) -> Option<Globs> {
         let items = self.spanned_items(list)?;
-        let mut include = GlobSetBuilder::new();
-        let mut exclude = GlobSetBuilder::new();
-        let mut excludes = 0;
-        let mut ok = true;
-        for (pat, span) in &items {
-            let (builder, p) = match pat.strip_prefix('!') {
-                Some(p) => {
-                    excludes += 1;
-                    (&mut exclude, p)
-                }
-                None => (&mut include, pat.as_str()),
-            };
-            match build_glob(p, case_insensitive) {
-                Ok(g) => {
-                    builder.add(g);
-                }
-                Err(e) => {
+        if self.eager {
+            let mut ok = true;
+            for (pat, span) in &items {
+                if let Err(e) = build_glob(pat.strip_prefix('!').unwrap_or(pat), false) {
                     ok = false;
                     self.err(
                         Code::InvalidGlob,
@@ -762,23 +746,21 @@ impl Validator<'_> {
                     .set_help("globset syntax: *, **, ?, [abc], {a,b}; a leading ! excludes");
                 }
             }
-        }
-        if !ok {
-            return None;
-        }
-        match (include.build(), exclude.build()) {
-            (Ok(include), Ok(exclude)) => Some((
-                Globs {
-                    include,
-                    exclude: (excludes > 0).then_some(exclude),
-                },
-                items.into_iter().map(|(s, _)| s).collect(),
-            )),
-            (Err(e), _) | (_, Err(e)) => {
-                self.err(Code::InvalidGlob, list.span.clone(), format!("{e}"));
-                None
+            if !ok {
+                return None;
             }
         }
+        let globs = Globs::new(
+            items.into_iter().map(|(s, _)| s).collect(),
+            case_insensitive,
+        );
+        if self.eager {
+            if let Err(e) = globs.force() {
+                self.err(Code::InvalidGlob, list.span.clone(), e);
+                return None;
+            }
+        }
+        Some(globs)
     }
 
     fn named_condition(&mut self, r: &Sp<String>) -> Option<Arc<NamedCondition>> {

@@ -7,7 +7,9 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use globset::GlobSet;
-use regex::{Regex, RegexSet};
+use regex::Regex;
+
+pub use super::patterns::{Globs, Regexes};
 
 use crate::policy::source::PolicySource;
 use crate::policy::syntax::{
@@ -295,20 +297,11 @@ pub enum Op {
     Regex {
         /// Any, all or none.
         mode: RegexMode,
-        /// All patterns, one pass.
-        set: RegexSet,
-        /// Patterns with named captures, by set index, for templates.
-        capturing: Vec<(usize, Regex)>,
-        /// Patterns as written, for traces.
-        sources: Vec<String>,
+        /// The patterns.
+        regexes: Regexes,
     },
     /// Globs, matched in one `GlobSet` pass.
-    Glob {
-        /// The set.
-        set: Globs,
-        /// Patterns as written.
-        sources: Vec<String>,
-    },
+    Glob(Globs),
     /// Equal to a value.
     Equals(serde_json::Value),
     /// Equal to one of these values.
@@ -339,40 +332,11 @@ pub struct CommandTest {
     /// Some argument is exactly one of these.
     pub arg_in: Vec<String>,
     /// Some operand, normalised as a path, matches.
-    pub target_glob: Option<(Globs, Vec<String>)>,
+    pub target_glob: Option<Globs>,
     /// Some argument matches one of these regexes.
-    pub arg_matches: Option<(RegexSet, Vec<String>)>,
+    pub arg_matches: Option<Regexes>,
     /// Further condition over the command object.
     pub when: Option<Condition>,
-}
-
-/// Glob patterns with `.gitignore`-style exclusions: a text matches when some
-/// pattern matches it and no `!pattern` does.
-#[derive(Debug, Clone)]
-pub struct Globs {
-    /// The positive patterns.
-    pub include: GlobSet,
-    /// The `!` patterns.
-    pub exclude: Option<GlobSet>,
-}
-
-impl Globs {
-    /// Does `text` match?
-    pub fn is_match(&self, text: &str) -> bool {
-        self.include.is_match(text) && !self.exclude.as_ref().is_some_and(|x| x.is_match(text))
-    }
-    /// Does any of `texts` match (exclusions apply to each text)?
-    pub fn any_match(&self, texts: &[String]) -> bool {
-        // A path excluded in one of its views (`~/.ssh/id_rsa.pub`) is excluded in all.
-        if self
-            .exclude
-            .as_ref()
-            .is_some_and(|x| texts.iter().any(|t| x.is_match(t)))
-        {
-            return false;
-        }
-        texts.iter().any(|t| self.include.is_match(t))
-    }
 }
 
 /// A validated fact.

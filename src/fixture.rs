@@ -40,6 +40,18 @@ pub struct Fixture {
     pub expect: Option<Expect>,
     /// Free text.
     pub description: Option<String>,
+    /// Parsed from a bare event (the JSON the client sends), not a fixture object.
+    #[serde(skip)]
+    pub bare: bool,
+}
+
+/// A fixture made ready to run in a project directory.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    /// The event, with `$PROJECT_DIR` replaced.
+    pub event_text: String,
+    /// The environment: `CLAUDE_PROJECT_DIR`, `HOME` (= `$PROJECT_DIR/home`), `PATH`, then the fixture's.
+    pub env: BTreeMap<String, String>,
 }
 
 /// The expected outcome.
@@ -89,8 +101,61 @@ impl Fixture {
                 files: BTreeMap::new(),
                 expect: None,
                 description: None,
+                bare: true,
             });
         }
         serde_json::from_value(v).map_err(|e| format!("not a fixture: {e}"))
     }
+
+    /// Create the fixture's files in `project` and build its event text and
+    /// environment, with `$PROJECT_DIR` replaced by `project` everywhere.
+    pub fn prepare(&self, project: &Path) -> Result<Prepared, String> {
+        let pd = project.display().to_string();
+        let subst = |s: &str| s.replace("$PROJECT_DIR", &pd);
+        for (rel, content) in &self.files {
+            let p = project.join(subst(rel));
+            if let Some(d) = p.parent() {
+                std::fs::create_dir_all(d)
+                    .map_err(|e| format!("cannot create {}: {e}", d.display()))?;
+            }
+            std::fs::write(&p, subst(content))
+                .map_err(|e| format!("cannot create {}: {e}", p.display()))?;
+            if content.starts_with("#!") {
+                use std::os::unix::fs::PermissionsExt;
+                let _ = std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755));
+            }
+        }
+        let _ = std::fs::create_dir_all(project.join("home"));
+        let mut env: BTreeMap<String, String> = BTreeMap::new();
+        env.insert("CLAUDE_PROJECT_DIR".into(), pd.clone());
+        env.insert("HOME".into(), format!("{pd}/home"));
+        env.insert("PATH".into(), std::env::var("PATH").unwrap_or_default());
+        for (k, v) in &self.env {
+            env.insert(k.clone(), subst(v));
+        }
+        Ok(Prepared {
+            event_text: subst(&self.event.to_string()),
+            env,
+        })
+    }
+}
+
+/// A fresh, empty, canonical temporary directory (removed by the caller).
+pub fn tempdir() -> std::io::Result<std::path::PathBuf> {
+    let base = std::env::temp_dir();
+    for i in 0..100u32 {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(0);
+        let p = base.join(format!(
+            "hookrules-fixture-{}-{nanos}-{i}",
+            std::process::id()
+        ));
+        if std::fs::create_dir(&p).is_ok() {
+            // Canonical, so paths the engine prints match the fixture's $PROJECT_DIR.
+            return p.canonicalize();
+        }
+    }
+    Err(std::io::Error::other("no free temporary directory name"))
 }

@@ -7,14 +7,14 @@
 //! and `HOME` (= `$PROJECT_DIR/home`) point into it, and `files` are created first.
 //! The last line is `N passed, N failed, N skipped` (skipped = `todo`).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
 use crate::fixture::{Expect, Fixture};
-use crate::policy::discover::{toml_files_in, Discovery};
+use crate::policy::discover::Discovery;
 use crate::policy::parse;
 
 /// One fixture's result.
@@ -163,7 +163,7 @@ fn rule_ids(d: &Discovery) -> Vec<String> {
 
 /// Run one fixture in a fresh temporary project directory.
 pub fn run_one(fx: &Fixture, discovery: &Discovery, covered: &mut BTreeSet<String>) -> Verdict {
-    let tmp = match tempdir() {
+    let tmp = match crate::fixture::tempdir() {
         Ok(t) => t,
         Err(e) => {
             return Verdict::Failed(vec![format!("cannot create a temporary directory: {e}")])
@@ -182,28 +182,12 @@ fn run_in(
 ) -> Verdict {
     let pd = project.display().to_string();
     let subst = |s: &str| s.replace("$PROJECT_DIR", &pd);
-    for (rel, content) in &fx.files {
-        let p = project.join(subst(rel));
-        if let Some(d) = p.parent() {
-            let _ = std::fs::create_dir_all(d);
-        }
-        if let Err(e) = std::fs::write(&p, subst(content)) {
-            return Verdict::Failed(vec![format!("cannot create {}: {e}", p.display())]);
-        }
-        if content.starts_with("#!") {
-            use std::os::unix::fs::PermissionsExt;
-            let _ = std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755));
-        }
-    }
-    let _ = std::fs::create_dir_all(project.join("home"));
-    let event_text = subst(&fx.event.to_string());
-    let mut env: BTreeMap<String, String> = BTreeMap::new();
-    env.insert("CLAUDE_PROJECT_DIR".into(), pd.clone());
-    env.insert("HOME".into(), format!("{pd}/home"));
-    env.insert("PATH".into(), std::env::var("PATH").unwrap_or_default());
-    for (k, v) in &fx.env {
-        env.insert(k.clone(), subst(v));
-    }
+    let prepared = match fx.prepare(project) {
+        Ok(p) => p,
+        Err(e) => return Verdict::Failed(vec![e]),
+    };
+    let env = prepared.env;
+    let event_text = prepared.event_text;
     let now = fx
         .now
         .map(crate::os::clock::Now::at)
@@ -322,7 +306,6 @@ fn compare(
             )),
         }
     }
-    let _ = toml_files_in;
     problems
 }
 
@@ -334,20 +317,4 @@ fn json_subset(want: &Value, got: &Value) -> bool {
             .all(|(k, v)| g.get(k).is_some_and(|gv| json_subset(v, gv))),
         _ => want == got,
     }
-}
-
-fn tempdir() -> std::io::Result<PathBuf> {
-    let base = std::env::temp_dir();
-    for i in 0..100u32 {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.subsec_nanos())
-            .unwrap_or(0);
-        let p = base.join(format!("hookrules-test-{}-{nanos}-{i}", std::process::id()));
-        if std::fs::create_dir(&p).is_ok() {
-            // Canonical, so paths the engine prints match the fixture's $PROJECT_DIR.
-            return p.canonicalize();
-        }
-    }
-    Err(std::io::Error::other("no free temporary directory name"))
 }

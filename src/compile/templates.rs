@@ -172,6 +172,23 @@ impl Templates {
         tpl.render(ctx).map_err(|e| describe(&e))
     }
 
+    /// Evaluate one expression (a record leaf that is exactly `{{ expr }}`) to JSON.
+    pub fn eval_expr(
+        &self,
+        expr: &str,
+        ctx: &minijinja::Value,
+    ) -> Result<serde_json::Value, String> {
+        let e = self
+            .env
+            .compile_expression(expr)
+            .map_err(|e| describe(&e))?;
+        let v = e.eval(ctx).map_err(|e| describe(&e))?;
+        if v.is_undefined() || v.is_none() {
+            return Ok(serde_json::Value::Null);
+        }
+        serde_json::to_value(&v).map_err(|e| e.to_string())
+    }
+
     /// Render a template given only as text (record leaves).
     pub fn render_str(&self, text: &str, ctx: &minijinja::Value) -> Result<String, String> {
         if !text.contains("{{") && !text.contains("{%") {

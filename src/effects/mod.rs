@@ -148,7 +148,7 @@ fn apply_one(e: &Pending, ctx: &Ctx) -> Result<(), String> {
             }
         }
         PendingEffect::Run { argv, timeout_ms } => {
-            let out = process::run(argv, &ctx.project_dir, *timeout_ms)
+            let out = process::run(argv, &ctx.project_dir, &ctx.env_vars, *timeout_ms)
                 .map_err(|err| format!("{argv:?}: {err}"))?;
             if out.ok {
                 Ok(())

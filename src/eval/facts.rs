@@ -236,7 +236,7 @@ fn command(f: &Fact, r: &Rendered, ctx: &Ctx) -> Result<Value, String> {
         Some(c) => files::confine(c, &ctx.project_dir, Path::new("/"))?,
         None => ctx.project_dir.clone(),
     };
-    let out = process::run(&r.argv, &cwd, f.timeout_ms)
+    let out = process::run(&r.argv, &cwd, &ctx.env_vars, f.timeout_ms)
         .map_err(|e| format!("`{}`: {e}", r.argv.join(" ")))?;
     Ok(json!({
         "status": out.status,

@@ -657,6 +657,11 @@ fn synthetic(
 
 fn rule_templates(rule: &Rule) -> Vec<&str> {
     let mut v: Vec<&str> = vec![];
+    for e in &rule.effects {
+        if let Some(r) = &e.record {
+            collect_strings(r, &mut v);
+        }
+    }
     for t in [&rule.reason, &rule.context, &rule.message]
         .into_iter()
         .flatten()
@@ -682,6 +687,15 @@ fn rule_templates(rule: &Rule) -> Vec<&str> {
     v
 }
 
+fn collect_strings<'v>(v: &'v Value, out: &mut Vec<&'v str>) {
+    match v {
+        Value::String(s) => out.push(s),
+        Value::Array(a) => a.iter().for_each(|x| collect_strings(x, out)),
+        Value::Object(m) => m.values().for_each(|x| collect_strings(x, out)),
+        _ => {}
+    }
+}
+
 fn fact_templates(f: &Fact) -> Vec<&str> {
     f.path
         .iter()
@@ -690,6 +704,13 @@ fn fact_templates(f: &Fact) -> Vec<&str> {
         .chain(f.cwd.iter())
         .map(|t| t.text.as_str())
         .collect()
+}
+
+/// `expr` when `s` is exactly `{{ expr }}` (one expression, nothing around it).
+fn single_expression(s: &str) -> Option<&str> {
+    let inner = s.trim().strip_prefix("{{")?.strip_suffix("}}")?;
+    (!inner.contains("{{") && !inner.contains("}}") && !inner.contains("{%"))
+        .then(|| inner.trim_matches(|c| c == '-' || c == ' '))
 }
 
 /// Render argv templates. An argument whose template does not itself start with
@@ -719,7 +740,8 @@ fn render_argv(
 }
 
 /// Render the string leaves of a record. A leaf that is exactly one `{{ expr }}`
-/// keeps the JSON type of the value when it renders to JSON (numbers, booleans).
+/// keeps the type of its value (numbers, booleans, null, lists, objects);
+/// any other leaf renders to a string.
 fn render_record(
     tpl: &crate::compile::Templates,
     record: Option<&Value>,
@@ -731,20 +753,10 @@ fn render_record(
         ctx: &minijinja::Value,
     ) -> Result<Value, String> {
         Ok(match v {
-            Value::String(s) => {
-                let out = tpl.render_str(s, ctx)?;
-                let t = s.trim();
-                let single =
-                    t.starts_with("{{") && t.ends_with("}}") && t.matches("{{").count() == 1;
-                match serde_json::from_str::<Value>(&out) {
-                    Ok(j @ (Value::Number(_) | Value::Bool(_) | Value::Null))
-                        if single && s != &out =>
-                    {
-                        j
-                    }
-                    _ => Value::String(out),
-                }
-            }
+            Value::String(s) => match single_expression(s) {
+                Some(expr) => tpl.eval_expr(expr, ctx)?,
+                None => Value::String(tpl.render_str(s, ctx)?),
+            },
             Value::Array(a) => Value::Array(
                 a.iter()
                     .map(|x| walk(tpl, x, ctx))

@@ -45,11 +45,20 @@ impl std::fmt::Display for RunError {
     }
 }
 
-/// Run `argv` in `cwd` with stdin closed, killing its process group after `timeout_ms`.
-pub fn run(argv: &[String], cwd: &Path, timeout_ms: u64) -> Result<Output, RunError> {
+/// Run `argv` in `cwd` with stdin closed and exactly the environment `env` (the
+/// hook's own, so a fact sees what the hook sees; `PATH` in it finds the program),
+/// killing its process group after `timeout_ms`.
+pub fn run(
+    argv: &[String],
+    cwd: &Path,
+    env: &std::collections::BTreeMap<String, String>,
+    timeout_ms: u64,
+) -> Result<Output, RunError> {
     let (program, args) = argv.split_first().ok_or(RunError::Empty)?;
     let mut cmd = Command::new(program);
     cmd.args(args)
+        .env_clear()
+        .envs(env)
         .current_dir(cwd)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

@@ -5,7 +5,8 @@
 //! { "event": { "hook_event_name": "PreToolUse", ... },
 //!   "env": { "HOME": "/home/dev" },          // extra environment for the run
 //!   "now": 1763700000,                        // pin the clock (unix seconds)
-//!   "files": { "a/b.md": "content" },         // created in a temporary project dir ("#!" content: executable)
+//!   "files": { "a/b.md": "content",           // created in a temporary project dir ("#!" content: executable)
+//!              "c.json": { "content": "{}", "mtime": 1763700000 } },
 //!   "expect": {
 //!     "decision": "deny",                     // or "none", "allow", "ask", "block", "stop"
 //!     "rules": ["rule-id"],                   // the rules that determined it
@@ -35,7 +36,7 @@ pub struct Fixture {
     pub now: Option<i64>,
     /// Files to create in the project directory first.
     #[serde(default)]
-    pub files: BTreeMap<String, String>,
+    pub files: BTreeMap<String, FileSpec>,
     /// What should happen.
     pub expect: Option<Expect>,
     /// Free text.
@@ -52,6 +53,21 @@ pub struct Prepared {
     pub event_text: String,
     /// The environment: `CLAUDE_PROJECT_DIR`, `HOME` (= `$PROJECT_DIR/home`), `PATH`, then the fixture's.
     pub env: BTreeMap<String, String>,
+}
+
+/// A file a fixture creates: its content, or content with a modification time.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum FileSpec {
+    /// Just the content (`#!` content is made executable).
+    Text(String),
+    /// Content and a modification time (unix seconds), for "newest file" tests.
+    Spec {
+        /// The content.
+        content: String,
+        /// Modification time, unix seconds.
+        mtime: Option<i64>,
+    },
 }
 
 /// The expected outcome.
@@ -112,7 +128,11 @@ impl Fixture {
     pub fn prepare(&self, project: &Path) -> Result<Prepared, String> {
         let pd = project.display().to_string();
         let subst = |s: &str| s.replace("$PROJECT_DIR", &pd);
-        for (rel, content) in &self.files {
+        for (rel, spec) in &self.files {
+            let (content, mtime) = match spec {
+                FileSpec::Text(c) => (c, None),
+                FileSpec::Spec { content, mtime } => (content, *mtime),
+            };
             let p = project.join(subst(rel));
             if let Some(d) = p.parent() {
                 std::fs::create_dir_all(d)
@@ -123,6 +143,14 @@ impl Fixture {
             if content.starts_with("#!") {
                 use std::os::unix::fs::PermissionsExt;
                 let _ = std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755));
+            }
+            if let Some(t) = mtime {
+                let when = std::time::UNIX_EPOCH + std::time::Duration::from_secs(t.max(0) as u64);
+                std::fs::File::options()
+                    .write(true)
+                    .open(&p)
+                    .and_then(|f| f.set_modified(when))
+                    .map_err(|e| format!("cannot set the mtime of {}: {e}", p.display()))?;
             }
         }
         let _ = std::fs::create_dir_all(project.join("home"));

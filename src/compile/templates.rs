@@ -56,6 +56,19 @@ impl Templates {
             }
         });
         env.add_function("regex_match", regex_match);
+        env.add_filter("regex_replace", regex_replace);
+        env.add_function("regex_replace", regex_replace);
+        env.add_filter("slug", |s: String| {
+            let mut out = String::new();
+            for c in s.to_lowercase().chars() {
+                if c.is_ascii_alphanumeric() {
+                    out.push(c);
+                } else if !out.ends_with('-') && !out.is_empty() {
+                    out.push('-');
+                }
+            }
+            out.trim_end_matches('-').to_string()
+        });
         env.add_filter("regex_match", regex_match);
         Templates {
             env,
@@ -218,6 +231,21 @@ fn regex_match(text: String, pattern: String) -> Result<bool, minijinja::Error> 
         }
         Ok(c[&pattern].is_match(&text))
     })
+}
+
+/// `regex_replace(text, pattern, replacement)` (`$1`, `${name}` in the replacement).
+fn regex_replace(
+    text: String,
+    pattern: String,
+    replacement: String,
+) -> Result<String, minijinja::Error> {
+    let re = regex::Regex::new(&pattern).map_err(|e| {
+        minijinja::Error::new(
+            minijinja::ErrorKind::InvalidOperation,
+            format!("invalid regex {pattern:?}: {e}"),
+        )
+    })?;
+    Ok(re.replace_all(&text, replacement.as_str()).into_owned())
 }
 
 fn describe(e: &minijinja::Error) -> String {

@@ -29,7 +29,7 @@ use trace::{abridge, Step, Tracer};
 /// What evaluation may know about the world besides the event.
 #[derive(Debug, Clone)]
 pub struct Ctx {
-    /// `CLAUDE_PROJECT_DIR`, else the event's `cwd`, else the process cwd.
+    /// `CLAUDE_PROJECT_DIR`, else the event's `cwd`, else the process cwd (absolute).
     pub project_dir: PathBuf,
     /// The event's `cwd` (relative paths in tool input resolve against it).
     pub cwd: PathBuf,
@@ -45,11 +45,12 @@ impl Ctx {
     /// Build the context for an event from the process environment.
     pub fn from_env(event: &Event, env_vars: BTreeMap<String, String>, now: Now) -> Ctx {
         let process_cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
-        let cwd = event.str("cwd").map(PathBuf::from).unwrap_or(process_cwd);
+        // Both are made absolute: confinement checks compare absolute paths.
+        let cwd = process_cwd.join(event.str("cwd").unwrap_or(""));
         let project_dir = env_vars
             .get("CLAUDE_PROJECT_DIR")
             .filter(|s| !s.is_empty())
-            .map(PathBuf::from)
+            .map(|p| process_cwd.join(p))
             .unwrap_or_else(|| cwd.clone());
         Ctx {
             project_dir,

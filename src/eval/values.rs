@@ -98,6 +98,15 @@ pub fn apply(
             Ok((quantify(&results), saw))
         }
         Selected::Values(values) => {
+            // `quantifier = "all"` over one array means every element.
+            let exploded: Vec<Value>;
+            let values: &Vec<Value> = match values.as_slice() {
+                [Value::Array(items)] if t.quantifier == Quantifier::All => {
+                    exploded = items.clone();
+                    &exploded
+                }
+                _ => values,
+            };
             let saw = if tracing {
                 if values.is_empty() {
                     "(absent)".to_string()

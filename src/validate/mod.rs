@@ -519,7 +519,13 @@ impl Validator<'_> {
         if let Some(f) = &raw.fact {
             let (name, rest) = f.value.split_once('.').unwrap_or((&f.value, ""));
             self.fact(name, f.span.clone())?;
-            let path = FieldPath::parse(rest).ok()?;
+            let path = match FieldPath::parse(rest) {
+                Ok(p) => p,
+                Err(e) => {
+                    self.err(Code::InvalidCondition, f.span.clone(), e);
+                    return None;
+                }
+            };
             return Some(Selector::Fact {
                 name: name.to_string(),
                 path,

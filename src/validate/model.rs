@@ -179,31 +179,60 @@ pub enum Segment {
 }
 
 impl FieldPath {
-    /// Parse `a.b.0.c`. Empty segments are an error.
+    /// Parse `a.b.0.c`: keys, indexes (`0`, `-1` from the end), and quoted keys
+    /// for names with dots (`markers."package.json"`). Empty segments are an error.
     pub fn parse(s: &str) -> Result<FieldPath, String> {
         if s.is_empty() {
             return Ok(FieldPath(vec![]));
         }
-        s.split('.')
-            .map(|seg| {
-                if seg.is_empty() {
-                    Err(format!("empty segment in field path `{s}`"))
-                } else if seg.bytes().all(|b| b.is_ascii_digit()) {
-                    seg.parse().map(Segment::Index).map_err(|e| format!("{e}"))
-                } else if let Some(n) = seg
-                    .strip_prefix('-')
-                    .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
-                {
-                    match n.parse::<usize>() {
-                        Ok(0) | Err(_) => Err(format!("bad index `{seg}` in field path `{s}`")),
-                        Ok(k) => Ok(Segment::FromEnd(k)),
-                    }
-                } else {
-                    Ok(Segment::Key(seg.to_string()))
+        let mut segs = vec![];
+        let mut rest = s;
+        loop {
+            let (seg, quoted, after) = if let Some(q) = rest.strip_prefix('"') {
+                let end = q
+                    .find('"')
+                    .ok_or_else(|| format!("unclosed quote in field path `{s}`"))?;
+                (&q[..end], true, &q[end + 1..])
+            } else {
+                match rest.find('.') {
+                    Some(i) => (&rest[..i], false, &rest[i..]),
+                    None => (rest, false, ""),
                 }
-            })
-            .collect::<Result<_, _>>()
-            .map(FieldPath)
+            };
+            segs.push(Self::segment(seg, quoted, s)?);
+            if after.is_empty() {
+                break;
+            }
+            rest = after
+                .strip_prefix('.')
+                .ok_or_else(|| format!("expected `.` after a quoted key in field path `{s}`"))?;
+            if rest.is_empty() {
+                return Err(format!("field path `{s}` ends with `.`"));
+            }
+        }
+        Ok(FieldPath(segs))
+    }
+
+    fn segment(seg: &str, quoted: bool, whole: &str) -> Result<Segment, String> {
+        if quoted {
+            return Ok(Segment::Key(seg.to_string()));
+        }
+        if seg.is_empty() {
+            return Err(format!("empty segment in field path `{whole}`"));
+        }
+        if seg.bytes().all(|b| b.is_ascii_digit()) {
+            return seg.parse().map(Segment::Index).map_err(|e| format!("{e}"));
+        }
+        if let Some(n) = seg
+            .strip_prefix('-')
+            .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        {
+            return match n.parse::<usize>() {
+                Ok(0) | Err(_) => Err(format!("bad index `{seg}` in field path `{whole}`")),
+                Ok(k) => Ok(Segment::FromEnd(k)),
+            };
+        }
+        Ok(Segment::Key(seg.to_string()))
     }
 
     /// Look the path up in a JSON value.

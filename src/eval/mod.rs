@@ -429,18 +429,22 @@ impl<T: Tracer> Evaluator<'_, T> {
             },
             Selector::Paths(ps) => {
                 let raw = ps.field.get(root).cloned();
-                let mut texts: Vec<String> = vec![];
                 if ps.from_command {
-                    if let Some(text) = raw.as_ref().and_then(|v| v.as_str()) {
-                        match self.parse_shell(text) {
-                            Ok(cmds) => texts = values::paths_from_commands(&cmds, ps),
-                            Err(e) => {
-                                self.unparsable = Some(e.clone());
-                                return Ok(values::Selected::Unparsable(e));
-                            }
+                    let Some(text) = raw.as_ref().and_then(|v| v.as_str()) else {
+                        return Ok(values::Selected::Paths(vec![]));
+                    };
+                    return Ok(match self.parse_shell(text) {
+                        Ok(cmds) => values::Selected::Paths(values::paths_from_commands(
+                            &cmds, ps, self.ctx,
+                        )),
+                        Err(e) => {
+                            self.unparsable = Some(e.clone());
+                            values::Selected::Unparsable(e)
                         }
-                    }
-                } else if let Some(v) = raw {
+                    });
+                }
+                let mut texts: Vec<String> = vec![];
+                if let Some(v) = raw {
                     values::texts(&v, &mut texts);
                 }
                 let normalized = texts

@@ -45,9 +45,10 @@ pub fn apply(
             let Op::Command(ct) = &t.op else {
                 return Ok((false, String::new()));
             };
+            let dirs = working_dirs(cmds, ctx);
             let mut results = vec![];
-            for c in cmds.iter() {
-                results.push(command_matches(ct, c, ctx, captures, nested)?);
+            for (c, dir) in cmds.iter().zip(&dirs) {
+                results.push(command_matches(ct, c, dir, ctx, captures, nested)?);
             }
             let saw = if tracing {
                 cmds.iter()
@@ -273,14 +274,48 @@ pub fn normalize(s: &str, steps: &[Normalization]) -> String {
 /// normalised (a NUL byte, `~` with no `$HOME`) is kept as written, so it can
 /// still match a pattern but never a normalised location by accident.
 pub fn normalize_path(p: &str, ctx: &Ctx, resolve_symlinks: bool) -> String {
-    let cwd = ctx.cwd.display().to_string();
+    normalize_path_in(p, &ctx.cwd.display().to_string(), ctx, resolve_symlinks)
+}
+
+/// [`normalize_path`] against a given working directory.
+pub fn normalize_path_in(p: &str, cwd: &str, ctx: &Ctx, resolve_symlinks: bool) -> String {
     let home = ctx.home.as_deref();
     let r = if resolve_symlinks {
-        crate::shell::path::normalize_resolving_symlinks(p, &cwd, home)
+        crate::shell::path::normalize_resolving_symlinks(p, cwd, home)
     } else {
-        crate::shell::path::normalize(p, &cwd, home)
+        crate::shell::path::normalize(p, cwd, home)
     };
     r.unwrap_or_else(|_| p.to_string())
+}
+
+/// The directory each command runs in: the event's `cwd`, moved by an earlier
+/// `cd`/`pushd` in the same or an enclosing context (`cd / && rm -rf tmp` removes
+/// `/tmp`; a `cd` inside `$( )` does not move the commands after it). A `cd` whose
+/// target is not literal (`cd -`, `cd $X`) leaves the directory unknown, so the
+/// event's `cwd` is kept.
+pub fn working_dirs(cmds: &[SimpleCommand], ctx: &Ctx) -> Vec<String> {
+    let start = ctx.cwd.display().to_string();
+    let mut moves: Vec<(&[String], String)> = vec![];
+    let mut out = Vec::with_capacity(cmds.len());
+    for c in cmds {
+        let dir = moves
+            .iter()
+            .rev()
+            .find(|(via, _)| c.via.starts_with(via))
+            .map(|(_, d)| d.clone())
+            .unwrap_or_else(|| start.clone());
+        if matches!(c.program.as_str(), "cd" | "pushd") {
+            let target = c.operands.first().map(String::as_str).unwrap_or("~");
+            if target != "-" && !target.contains(['$', '`'])
+                || target.starts_with("$HOME")
+                || target.starts_with("${HOME}")
+            {
+                moves.push((&c.via, normalize_path_in(target, &dir, ctx, false)));
+            }
+        }
+        out.push(dir);
+    }
+    out
 }
 
 /// A path and its symbolic forms: `~/...` under `$HOME`, `$PROJECT_DIR/...` in the project.
@@ -312,28 +347,32 @@ pub fn program_is(program: &str, item: &str) -> bool {
     }
 }
 
-/// The paths a list of commands touches, as the selector asks.
-pub fn paths_from_commands(cmds: &[SimpleCommand], ps: &PathSelector) -> Vec<String> {
+/// The paths a list of commands touches, as the selector asks, normalised
+/// against the directory each command runs in. Redirections always count (the
+/// shell performs them, whatever the program); operands of `skip_programs` do not.
+pub fn paths_from_commands(cmds: &[SimpleCommand], ps: &PathSelector, ctx: &Ctx) -> Vec<String> {
+    let dirs = working_dirs(cmds, ctx);
     let mut out = vec![];
-    for c in cmds {
-        if ps.skip_programs.iter().any(|p| program_is(&c.program, p)) {
-            continue;
-        }
+    for (c, dir) in cmds.iter().zip(&dirs) {
+        let norm = |p: &str| normalize_path_in(p, dir, ctx, ps.resolve_symlinks);
         for r in &c.redirects {
             let writes = matches!(
                 r.op,
                 RedirectOp::Write | RedirectOp::Append | RedirectOp::ReadWrite
             );
-            if writes || ps.written_by.is_none() {
-                out.push(r.target.clone());
+            if (writes || ps.written_by.is_none()) && !r.target.is_empty() {
+                out.push(norm(&r.target));
             }
+        }
+        if ps.skip_programs.iter().any(|p| program_is(&c.program, p)) {
+            continue;
         }
         let operands_count = match &ps.written_by {
             Some(list) => list.iter().any(|p| program_is(&c.program, p)),
             None => true,
         };
         if operands_count {
-            out.extend(c.operands.iter().filter(|o| !o.is_empty()).cloned());
+            out.extend(c.operands.iter().filter(|o| !o.is_empty()).map(|o| norm(o)));
         }
     }
     out
@@ -376,6 +415,7 @@ fn subcommand_matches(c: &SimpleCommand, sub: &[String]) -> bool {
 fn command_matches(
     ct: &CommandTest,
     c: &SimpleCommand,
+    dir: &str,
     ctx: &Ctx,
     captures: &mut BTreeMap<String, String>,
     nested: &mut Nested<'_>,
@@ -402,7 +442,7 @@ fn command_matches(
     if let Some(globs) = &ct.target_glob {
         let mut hit = false;
         for o in &c.operands {
-            let abs = normalize_path(o, ctx, false);
+            let abs = normalize_path_in(o, dir, ctx, false);
             if globs.any_match(&path_views(&abs, ctx))? {
                 hit = true;
                 break;

@@ -1,0 +1,74 @@
+//! Every seed system in `examples/` passes its own fixtures with `hookrules test`,
+//! in-process, exactly as a user runs it; and its policies lint without errors.
+
+use std::path::{Path, PathBuf};
+
+use hookrules::cli::check;
+use hookrules::cli::test::run_all;
+use hookrules::policy::discover::Discovery;
+
+fn example_dirs() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("policies").is_dir() && p.join("fixtures").is_dir())
+        .collect();
+    dirs.sort();
+    assert!(
+        dirs.len() >= 5,
+        "expected the five seed systems, found {dirs:?}"
+    );
+    dirs
+}
+
+#[test]
+fn every_example_passes_its_fixtures() {
+    let mut report = Vec::new();
+    let mut failed = vec![];
+    for dir in example_dirs() {
+        let mut out = Vec::new();
+        let summary = run_all(std::slice::from_ref(&dir), &Discovery::default(), &mut out);
+        report.extend_from_slice(&out);
+        if summary.failed > 0 || summary.skipped > 0 || summary.passed == 0 {
+            failed.push(format!(
+                "{}: {} passed, {} failed, {} todo",
+                dir.display(),
+                summary.passed,
+                summary.failed,
+                summary.skipped
+            ));
+        }
+        if !summary.uncovered.is_empty() {
+            failed.push(format!(
+                "{}: rules no fixture exercises: {:?}",
+                dir.display(),
+                summary.uncovered
+            ));
+        }
+    }
+    assert!(
+        failed.is_empty(),
+        "{}\n\n{}",
+        failed.join("\n"),
+        String::from_utf8_lossy(&report)
+    );
+}
+
+#[test]
+fn every_example_lints_without_errors() {
+    for dir in example_dirs() {
+        let d = Discovery {
+            flags: vec![dir.join("policies")],
+            ..Discovery::default()
+        };
+        let report = check::collect(&d);
+        let errors: Vec<String> = report
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity() == hookrules::diagnostics::Severity::Error)
+            .map(|d| d.one_line())
+            .collect();
+        assert!(errors.is_empty(), "{}: {errors:#?}", dir.display());
+    }
+}

@@ -99,6 +99,8 @@ codes! {
         "The template uses `event.X` where no event this rule applies to carries `X`, or a top-level variable that does not exist. It will render as empty.";
     ContextDropped = "HR108", "context-dropped", Warning, "Context or rewrite cannot reach the model on this event",
         "Events without an `additionalContext` field (PreCompact, PostCompact, SessionEnd, ...) cannot carry context to the model, and `rewrite` only applies to PreToolUse and PermissionRequest. The text would be dropped.";
+    OverrideUnmatched = "HR110", "override-unmatched", Warning, "An override selects no rule",
+        "`[[override]]` changes rules loaded before its file (earlier layers, or files it extends). One that selects nothing is usually a typo in the id or tag, or a layer loaded in a different order than expected; `hookrules check --rules` lists every rule with its file and layer.";
     StopLoop = "HR109", "stop-loop", Warning, "A Stop/SubagentStop block ignores `stop_hook_active`",
         "A rule that blocks Stop or SubagentStop without looking at `stop_hook_active` can keep the agent going until the client's cap (8 blocks). Add `{ field = \"stop_hook_active\", equals = false }` to release after one block, unless blocking until a condition holds is intended.";
 }

@@ -9,9 +9,9 @@ use crate::compile::{self, Compiled};
 use crate::diagnostics::Diagnostic;
 use crate::eval::Event;
 use crate::policy::discover::Found;
-use crate::policy::parse;
 use crate::policy::source::{Origin, PolicySource};
 use crate::policy::syntax::{CombineMode, FailureMode, RawRule, UnparsableCommand};
+use crate::policy::{layering, parse};
 use crate::validate::{self, model::Policy, sniff_failure_mode};
 
 /// Does a raw rule name this event (or `*`, or `+Event`)?
@@ -28,17 +28,22 @@ pub fn for_event(found: &Found, event: &Event) -> Compiled {
     for d in &found.errors {
         policies.push(broken_policy(None, d.clone()));
     }
+    let mut parsed = vec![];
     for source in &found.sources {
         match parse::parse(source) {
-            Ok(raw) => {
-                let select = |r: &RawRule| rule_reaches(r, &event.name);
-                let v = validate::validate(source, &raw, &select);
-                policies.push((v.policy, v.broken_rules));
-            }
+            Ok(raw) => parsed.push((source.clone(), raw)),
             Err(d) => policies.push(broken_policy(Some(source), d)),
         }
     }
-    compile::compile(policies, &event.name, event.matcher_value())
+    let layered = layering::apply(parsed);
+    for (source, raw) in &layered.policies {
+        let select = |r: &RawRule| rule_reaches(r, &event.name);
+        let v = validate::validate(source, raw, &select);
+        policies.push((v.policy, v.broken_rules));
+    }
+    let mut compiled = compile::compile(policies, &event.name, event.matcher_value());
+    compiled.notes = layered.notes;
+    compiled
 }
 
 /// A stand-in for a policy that could not be loaded at all.

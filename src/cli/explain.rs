@@ -28,6 +28,10 @@ pub struct Explanation {
     pub decision: crate::decision::Decision,
     /// Effects `run` would perform.
     pub effects: Vec<String>,
+    /// Where rules came from: replacements and overrides by later layers.
+    pub notes: BTreeMap<String, Vec<String>>,
+    /// Each policy's file and layer.
+    pub sources: Vec<String>,
     /// Exactly what `run` prints on stdout.
     pub stdout: String,
     /// What `run` prints on stderr.
@@ -68,6 +72,18 @@ pub fn explanation(
             .effects
             .iter()
             .map(|e| format!("{} (rule {})", e.describe(), e.rule))
+            .collect(),
+        notes: compiled.notes.clone(),
+        sources: compiled
+            .buckets
+            .iter()
+            .map(|b| {
+                format!(
+                    "{} ({})",
+                    b.policy.source.display_name(),
+                    b.policy.source.layer.name()
+                )
+            })
             .collect(),
         stdout: answer.stdout,
         stderr: answer.stderr,
@@ -118,7 +134,7 @@ pub fn explain(
 pub fn render(ex: &Explanation, verbosity: Verbosity) -> String {
     let mut s = String::new();
     s.push_str(&format!("event     {}\n", ex.event));
-    s.push_str(&format!("policies  {}\n", ex.policies.join(", ")));
+    s.push_str(&format!("policies  {}\n", ex.sources.join(", ")));
     let decision = ex
         .decision
         .kind

@@ -63,6 +63,12 @@ pub enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value_t)]
         format: Format,
+        /// Also list every rule: layer, decision, priority, events, file and line, overrides.
+        #[arg(long)]
+        rules: bool,
+        /// Check again on every save (for a side terminal while editing).
+        #[arg(long)]
+        watch: bool,
     },
     /// Show how an event (a fixture) is decided: every rule, condition and fact.
     Explain {
@@ -120,6 +126,12 @@ pub fn discovery(flags: Vec<PathBuf>, env: &BTreeMap<String, String>) -> Discove
             .filter(|s| !s.is_empty())
             .map(PathBuf::from)
             .or_else(|| std::env::current_dir().ok()),
+        user_dir: env
+            .get("XDG_CONFIG_HOME")
+            .filter(|s| !s.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| env.get("HOME").map(|h| PathBuf::from(h).join(".config")))
+            .map(|d| d.join("hookrules")),
     }
 }
 
@@ -144,8 +156,18 @@ pub fn main() -> ExitCode {
             }
             answer.exit
         }
-        Command::Check { paths, format } => {
-            check::check(&discovery(paths, &env), format, &mut stdout.lock())
+        Command::Check {
+            paths,
+            format,
+            rules,
+            watch,
+        } => {
+            let d = discovery(paths, &env);
+            if watch {
+                check::watch(&d, format, rules, &mut stdout.lock())
+            } else {
+                check::check(&d, format, rules, &mut stdout.lock())
+            }
         }
         Command::Explain {
             fixture,

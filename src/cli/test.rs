@@ -192,8 +192,10 @@ fn run_in(
         .now
         .map(crate::os::clock::Now::at)
         .unwrap_or_else(|| super::clock(&env));
+    // The fixture's own project and home: never the machine's policy layers.
     let discovery = Discovery {
         project_dir: Some(project.to_path_buf()),
+        user_dir: Some(project.join("home/.config/hookrules")),
         ..discovery.clone()
     };
     let (answer, decision) =

@@ -34,6 +34,8 @@ pub struct Compiled {
     pub buckets: Vec<Bucket>,
     /// Every template of every reachable rule and fact.
     pub templates: Templates,
+    /// Where rules came from: replacements and overrides by later layers.
+    pub notes: std::collections::BTreeMap<String, Vec<String>>,
 }
 
 /// Does the client's matcher accept this value (and its legacy aliases)?
@@ -107,5 +109,9 @@ pub fn compile(
             broken,
         });
     }
-    Compiled { buckets, templates }
+    Compiled {
+        buckets,
+        templates,
+        notes: Default::default(),
+    }
 }

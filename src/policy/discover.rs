@@ -1,17 +1,20 @@
-//! Where policies come from, in this order (the first that applies wins):
+//! Where policies come from (the first that applies wins):
 //!
-//! 1. `--policies PATH` (a file or a folder; may be given several times);
+//! 1. `--policies PATH` (a file, a folder, or `builtin:NAME`; repeatable);
 //! 2. the `HOOKRULES_POLICIES` environment variable (paths separated by `:`);
-//! 3. `$CLAUDE_PROJECT_DIR/.claude/hookrules/` if it holds `*.toml` files
-//!    (or the current directory's, when `CLAUDE_PROJECT_DIR` is not set);
-//! 4. the default pack built into the binary (`policies/*.toml` at build time).
+//! 3. the layers, in this order, each later one overriding the earlier ones:
+//!    - user: `$XDG_CONFIG_HOME/hookrules/*.toml` (default `~/.config/hookrules/`),
+//!    - project: `$CLAUDE_PROJECT_DIR/.claude/hookrules/*.toml` (committed),
+//!    - local: `$CLAUDE_PROJECT_DIR/.claude/hookrules/*.local.toml` (not committed);
+//! 4. when no layer has a policy: the default pack built into the binary.
 //!
-//! A folder contributes its `*.toml` files in file-name order.
+//! A folder contributes its `*.toml` files in file-name order; a file's `extends`
+//! are loaded just before it, in its layer.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::source::{Origin, PolicySource};
+use super::source::{Layer, Origin, PolicySource};
 use crate::diagnostics::{Code, Diagnostic};
 
 /// The default pack, compiled into the binary.
@@ -37,8 +40,8 @@ pub enum Selection {
     Flag,
     /// From `HOOKRULES_POLICIES`.
     Env,
-    /// From the project's policy folder.
-    Project(PathBuf),
+    /// From the user, project and local layers.
+    Layers,
     /// The built-in pack.
     Builtin,
 }
@@ -52,6 +55,8 @@ pub struct Discovery {
     pub env: Option<String>,
     /// `CLAUDE_PROJECT_DIR`, else the current directory.
     pub project_dir: Option<PathBuf>,
+    /// The user's hookrules config folder (`~/.config/hookrules`).
+    pub user_dir: Option<PathBuf>,
 }
 
 /// The policy texts that were found, plus problems reading them.
@@ -79,19 +84,42 @@ impl Discovery {
                 .collect();
             return read_paths(&paths, Selection::Env);
         }
+        let mut found = Found {
+            selection: Some(Selection::Layers),
+            ..Found::default()
+        };
+        if let Some(dir) = self.user_dir.as_ref().filter(|d| d.is_dir()) {
+            read_folder(dir, Layer::User, &mut found, |_| true);
+        }
         if let Some(dir) = &self.project_dir {
             let folder = dir.join(PROJECT_POLICY_DIR);
             if folder.is_dir() {
-                let found = read_paths(
-                    std::slice::from_ref(&folder),
-                    Selection::Project(folder.clone()),
-                );
-                if !found.sources.is_empty() || !found.errors.is_empty() {
-                    return found;
-                }
+                read_folder(&folder, Layer::Project, &mut found, |p| !is_local(p));
+                read_folder(&folder, Layer::Local, &mut found, is_local);
             }
         }
-        builtin()
+        if found.sources.is_empty() && found.errors.is_empty() {
+            return builtin();
+        }
+        found
+    }
+}
+
+/// `*.local.toml`: the uncommitted layer.
+fn is_local(p: &Path) -> bool {
+    p.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.ends_with(".local.toml"))
+}
+
+fn read_folder(dir: &Path, layer: Layer, found: &mut Found, keep: impl Fn(&Path) -> bool) {
+    match toml_files_in(dir) {
+        Ok(files) => {
+            for f in files.into_iter().filter(|f| keep(f)) {
+                read_with_extends(&f, layer, found, &mut vec![]);
+            }
+        }
+        Err(e) => found.errors.push(unreadable(dir, &e)),
     }
 }
 
@@ -150,7 +178,7 @@ pub fn read_paths(paths: &[PathBuf], selection: Selection) -> Found {
 }
 
 fn read_one(path: &Path, found: &mut Found) {
-    read_with_extends(path, found, &mut vec![]);
+    read_with_extends(path, Layer::Explicit, found, &mut vec![]);
 }
 
 /// The `[policy] extends` list, read without validating the rest of the file.
@@ -166,14 +194,14 @@ struct ExtendsHeader {
 }
 
 /// Read a policy after the policies it extends (depth first, each file once).
-fn read_with_extends(path: &Path, found: &mut Found, stack: &mut Vec<PathBuf>) {
+fn read_with_extends(path: &Path, layer: Layer, found: &mut Found, stack: &mut Vec<PathBuf>) {
     let key = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
     if found.sources.iter().any(
         |s| matches!(&s.origin, Origin::File(p) if p.canonicalize().ok().as_ref() == Some(&key)),
     ) {
         return;
     }
-    let source = match PolicySource::read(path) {
+    let source = match PolicySource::read_in(path, layer) {
         Ok(s) => s,
         Err(e) => {
             found.errors.push(unreadable(path, &e));
@@ -218,7 +246,7 @@ fn read_with_extends(path: &Path, found: &mut Found, stack: &mut Vec<PathBuf>) {
                     );
                     continue;
                 }
-                read_with_extends(&target, found, stack);
+                read_with_extends(&target, layer, found, stack);
             }
             stack.pop();
         }

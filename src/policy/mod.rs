@@ -1,6 +1,7 @@
 //! Stage 1: finding policy files and reading them into [`syntax::RawPolicy`].
 
 pub mod discover;
+pub mod layering;
 pub mod parse;
 pub mod source;
 pub mod syntax;

@@ -3,11 +3,42 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+/// Which layer a policy belongs to. Later layers override earlier ones.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Layer {
+    /// Compiled into the binary (loaded alone, or through `extends`).
+    Builtin,
+    /// The user's config folder (`~/.config/hookrules/`).
+    User,
+    /// The project's committed folder (`.claude/hookrules/*.toml`).
+    Project,
+    /// The project's uncommitted files (`.claude/hookrules/*.local.toml`).
+    Local,
+    /// Named on the command line or in `HOOKRULES_POLICIES`.
+    Explicit,
+}
+
+impl Layer {
+    /// The layer's name, as shown in `check` and `explain`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Layer::Builtin => "builtin",
+            Layer::User => "user",
+            Layer::Project => "project",
+            Layer::Local => "local",
+            Layer::Explicit => "explicit",
+        }
+    }
+}
+
 /// The text of one policy and where it came from.
 #[derive(Debug)]
 pub struct PolicySource {
     /// Where it came from.
     pub origin: Origin,
+    /// Its layer.
+    pub layer: Layer,
     /// The whole text.
     pub text: Arc<str>,
     /// The same text, named, for miette reports.
@@ -25,8 +56,17 @@ pub enum Origin {
 }
 
 impl PolicySource {
-    /// Wrap a text.
+    /// Wrap a text (layer: builtin for built-in policies, explicit for files).
     pub fn new(origin: Origin, text: impl Into<Arc<str>>) -> Arc<Self> {
+        let layer = match origin {
+            Origin::Builtin(_) => Layer::Builtin,
+            Origin::File(_) => Layer::Explicit,
+        };
+        Self::in_layer(origin, text, layer)
+    }
+
+    /// Wrap a text in a given layer.
+    pub fn in_layer(origin: Origin, text: impl Into<Arc<str>>, layer: Layer) -> Arc<Self> {
         let text: Arc<str> = text.into();
         let mut line_starts = vec![0];
         line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
@@ -37,6 +77,7 @@ impl PolicySource {
         Arc::new(PolicySource {
             named: miette::NamedSource::new(name, text.clone()).with_language("toml"),
             origin,
+            layer,
             text,
             line_starts,
         })
@@ -45,6 +86,11 @@ impl PolicySource {
     /// Read a policy file. Reads the whole file in one go, so a file being replaced
     /// (write to temp + rename) is seen either whole before or whole after.
     pub fn read(path: &Path) -> std::io::Result<Arc<Self>> {
+        Self::read_in(path, Layer::Explicit)
+    }
+
+    /// [`PolicySource::read`] in a given layer.
+    pub fn read_in(path: &Path, layer: Layer) -> std::io::Result<Arc<Self>> {
         let bytes = std::fs::read(path)?;
         let text = String::from_utf8(bytes).map_err(|e| {
             std::io::Error::new(
@@ -55,7 +101,11 @@ impl PolicySource {
                 ),
             )
         })?;
-        Ok(Self::new(Origin::File(path.to_path_buf()), text))
+        Ok(Self::in_layer(
+            Origin::File(path.to_path_buf()),
+            text,
+            layer,
+        ))
     }
 
     /// The name shown to users: the file path, or `builtin:NAME`.

@@ -79,6 +79,30 @@ pub struct RawPolicy {
     /// The rules, in file order.
     #[serde(default, rename = "rule")]
     pub rules: Vec<Sp<RawRule>>,
+    /// Changes to rules of policies loaded earlier (earlier layers, or files this
+    /// one extends): turn them off, or change single fields.
+    #[serde(default, rename = "override")]
+    pub overrides: Vec<Sp<RawOverride>>,
+}
+
+/// `[[override]]`: change rules loaded before this file. Select them by `rule` (an
+/// id, or a glob over ids such as `git-*`) or by `tag`; then set fields.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawOverride {
+    /// A rule id, or a glob over rule ids (`git-*`).
+    pub rule: Option<Sp<String>>,
+    /// Every rule with this tag.
+    pub tag: Option<Sp<String>>,
+    /// `false` turns the selected rules off.
+    pub enabled: Option<bool>,
+    /// A new priority.
+    pub priority: Option<Sp<i64>>,
+    /// A new decision (e.g. `ask` instead of `deny`).
+    pub decision: Option<Sp<DecisionKind>>,
+    /// Tags added to the selected rules.
+    #[serde(default)]
+    pub add_tags: Vec<String>,
 }
 
 /// `[policy]`: file-wide settings.

@@ -48,6 +48,12 @@ pub struct RuleRow {
     pub enabled: bool,
     /// Replacements and overrides.
     pub notes: Vec<String>,
+    /// The file and the span of the id, for diagnostics about the rule.
+    #[serde(skip)]
+    pub at: Option<(
+        std::sync::Arc<crate::policy::source::PolicySource>,
+        std::ops::Range<usize>,
+    )>,
 }
 
 /// A command a policy can run.
@@ -82,6 +88,7 @@ pub fn collect(discovery: &Discovery) -> Report {
         diagnostics: found.errors.clone(),
         ..Report::default()
     };
+    let first = report.diagnostics.len();
     let mut parsed = vec![];
     for source in &found.sources {
         report.policies.push(source.display_name());
@@ -113,12 +120,15 @@ pub fn collect(discovery: &Discovery) -> Report {
                 .into_iter()
                 .filter(|d| !disabled_on_purpose(d)),
         );
+        // Every template of every rule and fact, valid or not: all problems at once.
         let mut templates = Templates::new();
-        for rule in &v.policy.rules {
-            diags.extend(templates.add_rule(0, &v.policy, rule));
+        for t in raw_templates(raw) {
+            if let Err(d) = templates.add(0, &v.policy, &t) {
+                diags.push(d);
+            }
         }
-        for fact in v.policy.facts.values() {
-            diags.extend(templates.add_fact(0, &v.policy, fact));
+        for rule in &v.policy.rules {
+            diags.extend(template_variables(&templates, &v.policy, rule));
         }
         diags.sort_by_key(|d| (d.span.as_ref().map(|s| s.start).unwrap_or(0), d.code));
         report.diagnostics.extend(diags);
@@ -138,6 +148,7 @@ pub fn collect(discovery: &Discovery) -> Report {
                 priority: r.priority.as_ref().map(|p| p.value).unwrap_or(100),
                 enabled: r.enabled.unwrap_or(true),
                 notes: layered.notes.get(&r.id.value).cloned().unwrap_or_default(),
+                at: Some((source.clone(), r.id.span.clone())),
             });
             for e in &r.effects {
                 if let Some(argv) = &e.value.argv {
@@ -159,7 +170,165 @@ pub fn collect(discovery: &Discovery) -> Report {
             }
         }
     }
+    // In file order: by file (load order), then position.
+    let order: Vec<String> = report.policies.clone();
+    report.diagnostics[first..].sort_by_key(|d| {
+        let file = d
+            .source
+            .as_ref()
+            .map(|s| s.display_name())
+            .unwrap_or_default();
+        (
+            order.iter().position(|p| *p == file).unwrap_or(usize::MAX),
+            d.span.as_ref().map(|s| s.start).unwrap_or(0),
+        )
+    });
     report
+}
+
+/// The templates of a raw policy (rules, includes, effects, facts).
+fn raw_templates(raw: &crate::policy::syntax::RawPolicy) -> Vec<crate::validate::model::Template> {
+    use crate::policy::syntax::Sp;
+    use crate::validate::model::Template;
+    let t = |s: &Sp<String>| Template {
+        text: s.value.clone(),
+        span: s.span.clone(),
+    };
+    let mut out = vec![];
+    for r in &raw.rules {
+        let r = &r.value;
+        out.extend(
+            [&r.reason, &r.context, &r.message]
+                .into_iter()
+                .flatten()
+                .map(t),
+        );
+        if let Some(rw) = &r.rewrite {
+            out.extend(rw.value.values().map(t));
+        }
+        for i in &r.include {
+            out.push(t(&i.value.path));
+            out.extend(i.value.title.iter().map(t));
+        }
+        for e in &r.effects {
+            let e = &e.value;
+            out.extend(
+                [&e.path, &e.within, &e.content]
+                    .into_iter()
+                    .flatten()
+                    .map(t),
+            );
+            if let Some(a) = &e.argv {
+                out.extend(a.value.iter().map(t));
+            }
+        }
+    }
+    for f in raw.facts.values() {
+        let f = &f.value;
+        out.extend([&f.path, &f.within, &f.cwd].into_iter().flatten().map(t));
+        if let Some(a) = &f.argv {
+            out.extend(a.value.iter().map(t));
+        }
+    }
+    out
+}
+
+/// Top-level names a template can use.
+const TEMPLATE_ROOTS: &[&str] = &[
+    "event",
+    "captures",
+    "facts",
+    "rule",
+    "today",
+    "now",
+    "project_dir",
+    "cwd",
+];
+
+/// HR107: template variables that cannot exist for the rule's events.
+fn template_variables(
+    templates: &Templates,
+    policy: &crate::validate::model::Policy,
+    rule: &crate::validate::model::Rule,
+) -> Vec<Diagnostic> {
+    use crate::host::events;
+    use crate::validate::model::EventScope;
+    let specs: Vec<&events::EventSpec> = match &rule.events {
+        EventScope::All => vec![],
+        EventScope::Named(v) => v.iter().filter_map(|e| events::spec(e)).collect(),
+    };
+    let all_known = matches!(&rule.events, EventScope::Named(v) if v.len() == specs.len());
+    let mut texts = vec![];
+    texts.extend(rule.reason.iter());
+    texts.extend(rule.context.iter());
+    texts.extend(rule.message.iter());
+    texts.extend(rule.rewrite.iter().map(|(_, t)| t));
+    texts.extend(rule.include.iter().map(|i| &i.path));
+    for e in &rule.effects {
+        texts.extend(e.path.iter().chain(e.content.iter()).chain(e.argv.iter()));
+    }
+    let mut out = vec![];
+    for t in texts {
+        for var in templates.variables(0, t) {
+            let mut parts = var.split('.');
+            let root = parts.next().unwrap_or("");
+            if !TEMPLATE_ROOTS.contains(&root) && !templates.is_global(root) {
+                let at = crate::validate::span_within(&policy.source.text, &t.span, &t.text, root);
+                out.push(
+                    Diagnostic::new(
+                        Code::TemplateVariable,
+                        format!("template uses `{root}`, which templates do not have"),
+                    )
+                    .at(&policy.source, at)
+                    .label("not a template variable")
+                    .help(
+                        match crate::diagnostics::did_you_mean(root, TEMPLATE_ROOTS.iter().copied())
+                        {
+                            Some(s) => format!(
+                                "did you mean `{s}`? templates see: {}",
+                                TEMPLATE_ROOTS.join(", ")
+                            ),
+                            None => format!("templates see: {}", TEMPLATE_ROOTS.join(", ")),
+                        },
+                    ),
+                );
+                continue;
+            }
+            if root != "event" || !all_known {
+                continue;
+            }
+            let Some(field) = parts.next() else { continue };
+            let known = events::COMMON_FIELDS.contains(&field)
+                || specs.iter().any(|s| s.fields.contains(&field));
+            if !known {
+                let names: Vec<&str> = specs.iter().map(|s| s.name).collect();
+                let candidates = events::COMMON_FIELDS
+                    .iter()
+                    .chain(specs.iter().flat_map(|s| s.fields.iter()))
+                    .copied();
+                let at = crate::validate::span_within(
+                    &policy.source.text,
+                    &t.span,
+                    &t.text,
+                    &format!("event.{field}"),
+                );
+                let mut d = Diagnostic::new(
+                    Code::TemplateVariable,
+                    format!(
+                        "`event.{field}` is not a field of {}: it renders empty",
+                        names.join(", ")
+                    ),
+                )
+                .at(&policy.source, at)
+                .label("the event has no such field");
+                if let Some(s) = crate::diagnostics::did_you_mean(field, candidates) {
+                    d = d.help(format!("did you mean `event.{s}`?"));
+                }
+                out.push(d);
+            }
+        }
+    }
+    out
 }
 
 /// Rule ids defined twice in one file (across files, a later one replaces).
@@ -185,9 +354,59 @@ fn duplicate_ids(
     out
 }
 
+/// HR106 for every enabled rule that none of the fixtures in `dirs` sees fire.
+pub fn uncovered(
+    report: &Report,
+    discovery: &Discovery,
+    dirs: &[std::path::PathBuf],
+) -> Vec<Diagnostic> {
+    let mut sink = Vec::new();
+    let mut covered = std::collections::BTreeSet::new();
+    for dir in dirs {
+        let s = super::test::run_all(std::slice::from_ref(dir), discovery, &mut sink);
+        let all: std::collections::BTreeSet<&String> = report.rules.iter().map(|r| &r.id).collect();
+        for r in all {
+            if !s.uncovered.contains(r) {
+                covered.insert(r.clone());
+            }
+        }
+    }
+    report
+        .rules
+        .iter()
+        .filter(|r| r.enabled && !covered.contains(&r.id))
+        .map(|r| {
+            let d = Diagnostic::new(
+                Code::Uncovered,
+                format!("no fixture exercises rule `{}`", r.id),
+            )
+            .help("add a fixture whose event makes the rule fire (see `hookrules explain`)");
+            match &r.at {
+                Some((src, span)) => d.at(src, span.clone()),
+                None => d,
+            }
+        })
+        .collect()
+}
+
 /// Run `check` and print the report.
 pub fn check(discovery: &Discovery, format: Format, list_rules: bool, out: &mut dyn Write) -> i32 {
-    let report = collect(discovery);
+    check_with_fixtures(discovery, format, list_rules, &[], out)
+}
+
+/// [`check`], also reporting rules the fixtures in `fixtures` never see fire.
+pub fn check_with_fixtures(
+    discovery: &Discovery,
+    format: Format,
+    list_rules: bool,
+    fixtures: &[std::path::PathBuf],
+    out: &mut dyn Write,
+) -> i32 {
+    let mut report = collect(discovery);
+    if !fixtures.is_empty() {
+        let extra = uncovered(&report, discovery, fixtures);
+        report.diagnostics.extend(extra);
+    }
     match format {
         Format::Json => {
             let v = serde_json::json!({
@@ -258,7 +477,13 @@ pub fn check(discovery: &Discovery, format: Format, list_rules: bool, out: &mut 
 /// `check --watch`: check, then check again after every save, until interrupted.
 /// Folders are watched (not files), so editors that save by renaming a temporary
 /// file over the original are seen; bursts of events within 200 ms count once.
-pub fn watch(discovery: &Discovery, format: Format, list_rules: bool, out: &mut dyn Write) -> i32 {
+pub fn watch(
+    discovery: &Discovery,
+    format: Format,
+    list_rules: bool,
+    fixtures: &[std::path::PathBuf],
+    out: &mut dyn Write,
+) -> i32 {
     use notify::{RecursiveMode, Watcher};
     use std::sync::mpsc;
     use std::time::Duration;
@@ -280,7 +505,7 @@ pub fn watch(discovery: &Discovery, format: Format, list_rules: bool, out: &mut 
             "\x1b[2J\x1b[H== hookrules check ({})",
             crate::os::clock::Now::current().rfc3339
         );
-        check(discovery, format, list_rules, out);
+        check_with_fixtures(discovery, format, list_rules, fixtures, out);
         let _ = out.flush();
         for dir in watch_dirs(discovery) {
             if watched.insert(dir.clone()) {

@@ -69,6 +69,9 @@ pub enum Command {
         /// Check again on every save (for a side terminal while editing).
         #[arg(long)]
         watch: bool,
+        /// Fixture folders: warn about rules none of their fixtures makes fire (HR106).
+        #[arg(long)]
+        fixtures: Vec<PathBuf>,
     },
     /// Show how an event (a fixture) is decided: every rule, condition and fact.
     Explain {
@@ -161,12 +164,13 @@ pub fn main() -> ExitCode {
             format,
             rules,
             watch,
+            fixtures,
         } => {
             let d = discovery(paths, &env);
             if watch {
-                check::watch(&d, format, rules, &mut stdout.lock())
+                check::watch(&d, format, rules, &fixtures, &mut stdout.lock())
             } else {
-                check::check(&d, format, rules, &mut stdout.lock())
+                check::check_with_fixtures(&d, format, rules, &fixtures, &mut stdout.lock())
             }
         }
         Command::Explain {

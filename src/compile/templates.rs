@@ -170,6 +170,25 @@ impl Templates {
         }
     }
 
+    /// Variables a compiled template reads from its context (dotted, e.g.
+    /// `event.tool_input.command`), for the HR107 lint.
+    pub fn variables(&self, pidx: usize, t: &Template) -> Vec<String> {
+        let Some(name) = self.names.get(&(pidx, t.span.start)) else {
+            return vec![];
+        };
+        let Ok(tpl) = self.env.get_template(name) else {
+            return vec![];
+        };
+        let mut v: Vec<String> = tpl.undeclared_variables(true).into_iter().collect();
+        v.sort();
+        v
+    }
+
+    /// Is `name` a function or global the environment defines (`regex_match`, `range`)?
+    pub fn is_global(&self, name: &str) -> bool {
+        self.env.globals().any(|(n, _)| n == name)
+    }
+
     /// Render a compiled template.
     pub fn render(
         &self,

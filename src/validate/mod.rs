@@ -1148,6 +1148,28 @@ fn regex_error_span(
     }
 }
 
+/// The span of `needle` inside the TOML string at `span` holding `value`, when the
+/// string maps one to one onto the source (literal strings, or basic strings with
+/// no escapes); else the whole string.
+pub fn span_within(text: &str, span: &Range<usize>, value: &str, needle: &str) -> Range<usize> {
+    let raw = text.get(span.clone()).unwrap_or("");
+    let start = if raw.starts_with("'''") || raw.starts_with("\"\"\"") {
+        span.start + 3 + usize::from(value.starts_with('\n') && raw.get(3..4) == Some("\n"))
+    } else if raw.starts_with('\'') || (raw.starts_with('"') && !raw.contains('\\')) {
+        span.start + 1
+    } else {
+        return span.clone();
+    };
+    let body = text.get(start..).unwrap_or("");
+    match (
+        body.starts_with(value.trim_start_matches('\n')) || body.starts_with(value),
+        body.find(needle),
+    ) {
+        (true, Some(i)) if i < value.len() + 1 => start + i..start + i + needle.len(),
+        _ => span.clone(),
+    }
+}
+
 fn syntax_error_offsets(pat: &str) -> Option<(usize, usize, String)> {
     let ast = regex_syntax::ast::parse::Parser::new().parse(pat);
     match ast {

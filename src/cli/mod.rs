@@ -3,6 +3,7 @@
 
 pub mod check;
 pub mod explain;
+pub mod init;
 pub mod run;
 pub mod test;
 
@@ -102,6 +103,10 @@ pub enum Command {
         /// A code (HR003) or name (invalid-regex).
         code: Option<String>,
     },
+    /// Register hookrules for every hook event in .claude/settings.json, add a starter policy.
+    Init(init::InitArgs),
+    /// Remove hookrules' handlers from settings.json (policies are left alone).
+    Uninstall(init::UninstallArgs),
 }
 
 /// The process environment, as a map (tests pass their own).
@@ -195,6 +200,18 @@ pub fn main() -> ExitCode {
             0
         }
         Command::Rule { code } => rule(code.as_deref(), &mut stdout.lock()),
+        Command::Init(args) => init::init(
+            &args,
+            &init::Context::from_process(&env),
+            &mut stdout.lock(),
+            &mut stderr.lock(),
+        ),
+        Command::Uninstall(args) => init::uninstall(
+            &args,
+            &init::Context::from_process(&env),
+            &mut stdout.lock(),
+            &mut stderr.lock(),
+        ),
     };
     ExitCode::from(code.clamp(0, 255) as u8)
 }

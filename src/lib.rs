@@ -24,6 +24,7 @@ pub mod effects;
 pub mod eval;
 pub mod fixture;
 pub mod host;
+pub mod index;
 pub mod load;
 pub mod os;
 pub mod policy;

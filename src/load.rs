@@ -8,6 +8,7 @@ use std::sync::Arc;
 use crate::compile::{self, Compiled};
 use crate::diagnostics::Diagnostic;
 use crate::eval::Event;
+use crate::index;
 use crate::policy::discover::Found;
 use crate::policy::source::{Origin, PolicySource};
 use crate::policy::syntax::{CombineMode, FailureMode, RawRule, UnparsableCommand};
@@ -22,14 +23,45 @@ pub fn rule_reaches(raw: &RawRule, event: &str) -> bool {
     })
 }
 
-/// Load and compile what an event can reach.
+/// How `run` loads: whether to use the index, where it is cached, and the raw
+/// event (for needles).
+#[derive(Debug, Clone, Copy)]
+pub struct Options<'a> {
+    /// Index use.
+    pub index: index::Mode,
+    /// Cache directory for the index.
+    pub cache: Option<&'a std::path::Path>,
+    /// The event as read from stdin.
+    pub raw: &'a [u8],
+}
+
+/// Load and compile what an event can reach, reading every rule (for `explain`).
 pub fn for_event(found: &Found, event: &Event) -> Compiled {
+    for_event_with(
+        found,
+        event,
+        &Options {
+            index: index::Mode::Off,
+            cache: None,
+            raw: &[],
+        },
+    )
+}
+
+/// Load and compile what an event can reach; with the index, rules the event
+/// cannot reach are not even parsed.
+pub fn for_event_with(found: &Found, event: &Event, opts: &Options) -> Compiled {
     let mut policies: Vec<(Policy, crate::validate::BrokenRules)> = vec![];
     for d in &found.errors {
         policies.push(broken_policy(None, d.clone()));
     }
+    let indexed = index::wanted(opts.index, &found.sources, opts.cache)
+        .then(|| index::load_or_build(&found.sources, opts.cache))
+        .flatten()
+        .map(|ix| index::select(&ix, &found.sources, event, opts.raw));
+    let sources = indexed.as_ref().unwrap_or(&found.sources);
     let mut parsed = vec![];
-    for source in &found.sources {
+    for source in sources {
         match parse::parse(source) {
             Ok(raw) => parsed.push((source.clone(), raw)),
             Err(d) => policies.push(broken_policy(Some(source), d)),

@@ -47,7 +47,7 @@ pub fn run_detailed(
     };
     // A panic anywhere below is a bug; it must still not wedge the session.
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        answer(&found, &event, env, now)
+        answer(&found, &event, &bytes, env, now)
     }));
     match result {
         Ok((a, d)) => (a, Some(d)),
@@ -65,10 +65,22 @@ pub fn run_detailed(
 fn answer(
     found: &crate::policy::discover::Found,
     event: &Event,
+    raw: &[u8],
     env: &BTreeMap<String, String>,
     now: Now,
 ) -> (Answer, Decision) {
-    let compiled = load::for_event(found, event);
+    let cache = crate::index::store::cache_dir(env);
+    let mode = match env.get("HOOKRULES_INDEX").map(String::as_str) {
+        Some("always") => crate::index::Mode::Always,
+        Some("off") => crate::index::Mode::Off,
+        _ => crate::index::Mode::Auto,
+    };
+    let opts = load::Options {
+        index: mode,
+        cache: cache.as_deref(),
+        raw,
+    };
+    let compiled = load::for_event_with(found, event, &opts);
     let ctx = Ctx::from_env(event, env.clone(), now);
     let mut outcome = eval::evaluate(&compiled, event, &ctx, &mut NoTrace);
     for f in effects::apply(&outcome.effects, &ctx) {

@@ -25,6 +25,7 @@ use crate::shell;
 use crate::validate::model::{Condition, Fact, Rule, Template, Test};
 pub use event::Event;
 use trace::{abridge, Step, Tracer};
+pub use values::program_is;
 
 /// What evaluation may know about the world besides the event.
 #[derive(Debug, Clone)]

@@ -68,6 +68,8 @@ pub struct Found {
     pub errors: Vec<Diagnostic>,
     /// Which step of the search order supplied them.
     pub selection: Option<Selection>,
+    /// Files already read (see `file_key`).
+    seen: std::collections::HashSet<PathBuf>,
 }
 
 impl Discovery {
@@ -132,6 +134,7 @@ pub fn builtin() -> Found {
             .collect(),
         errors: vec![],
         selection: Some(Selection::Builtin),
+        seen: Default::default(),
     }
 }
 
@@ -195,10 +198,9 @@ struct ExtendsHeader {
 
 /// Read a policy after the policies it extends (depth first, each file once).
 fn read_with_extends(path: &Path, layer: Layer, found: &mut Found, stack: &mut Vec<PathBuf>) {
-    let key = path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
-    if found.sources.iter().any(
-        |s| matches!(&s.origin, Origin::File(p) if p.canonicalize().ok().as_ref() == Some(&key)),
-    ) {
+    // Each file once, compared by absolute, lexically normalised path.
+    let key = file_key(path);
+    if !found.seen.insert(key.clone()) {
         return;
     }
     let source = match PolicySource::read_in(path, layer) {
@@ -230,7 +232,7 @@ fn read_with_extends(path: &Path, layer: Layer, found: &mut Found, stack: &mut V
                     continue;
                 }
                 let target = path.parent().unwrap_or(Path::new(".")).join(&e.value);
-                let tkey = target.canonicalize().unwrap_or_else(|_| target.clone());
+                let tkey = file_key(&target);
                 if stack.contains(&tkey) {
                     let chain: Vec<String> = stack
                         .iter()
@@ -259,6 +261,17 @@ fn unreadable(path: &Path, e: &std::io::Error) -> Diagnostic {
         Code::Unreadable,
         format!("cannot read policy {}: {e}", path.display()),
     )
+}
+
+/// A file's identity for de-duplication: absolute and lexically normalised
+/// (no system call per file, which matters with hundreds of policy files).
+fn file_key(path: &Path) -> PathBuf {
+    let abs = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir().unwrap_or_default().join(path)
+    };
+    crate::os::files::lexical_normalize(&abs)
 }
 
 /// The `*.toml` files directly inside a folder, sorted by name.

@@ -31,17 +31,19 @@ pub struct Layered {
 pub fn apply(mut policies: Vec<(Arc<PolicySource>, RawPolicy)>) -> Layered {
     let mut notes: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut diagnostics = vec![];
+    // Live rule ids -> the file defining them; removals wait until they matter
+    // (before a file's overrides, and at the end), keeping this linear.
+    let mut live: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    let mut pending: Vec<std::collections::HashSet<String>> =
+        vec![Default::default(); policies.len()];
     for i in 0..policies.len() {
-        let (head, tail) = policies.split_at_mut(i);
-        let (src, raw) = &tail[0];
-        let here = format!("{} ({})", src.display_name(), src.layer.name());
         // 1. Replacement by id.
-        for r in &raw.rules {
+        for r in &policies[i].1.rules {
             let id = &r.value.id.value;
-            for (esrc, earlier) in head.iter_mut() {
-                let before = earlier.rules.len();
-                earlier.rules.retain(|e| &e.value.id.value != id);
-                if earlier.rules.len() != before {
+            if let Some(j) = live.insert(id.clone(), i) {
+                if j < i {
+                    pending[j].insert(id.clone());
+                    let esrc = &policies[j].0;
                     notes.entry(id.clone()).or_default().push(format!(
                         "replaces the rule of the same id in {} ({})",
                         esrc.display_name(),
@@ -50,6 +52,13 @@ pub fn apply(mut policies: Vec<(Arc<PolicySource>, RawPolicy)>) -> Layered {
                 }
             }
         }
+        if policies[i].1.overrides.is_empty() {
+            continue;
+        }
+        remove_pending(&mut policies[..i], &mut pending[..i]);
+        let (head, tail) = policies.split_at_mut(i);
+        let (src, raw) = &tail[0];
+        let here = format!("{} ({})", src.display_name(), src.layer.name());
         // 2. Overrides of earlier rules.
         for o in &raw.overrides {
             let ov = &o.value;
@@ -132,9 +141,23 @@ pub fn apply(mut policies: Vec<(Arc<PolicySource>, RawPolicy)>) -> Layered {
             }
         }
     }
+    let n = policies.len();
+    remove_pending(&mut policies[..n], &mut pending);
     Layered {
         policies,
         notes,
         diagnostics,
+    }
+}
+
+fn remove_pending(
+    policies: &mut [(Arc<PolicySource>, RawPolicy)],
+    pending: &mut [std::collections::HashSet<String>],
+) {
+    for ((_, raw), ids) in policies.iter_mut().zip(pending.iter_mut()) {
+        if !ids.is_empty() {
+            raw.rules.retain(|r| !ids.contains(&r.value.id.value));
+            ids.clear();
+        }
     }
 }

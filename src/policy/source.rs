@@ -43,7 +43,18 @@ pub struct PolicySource {
     pub text: Arc<str>,
     /// The same text, named, for miette reports.
     pub named: miette::NamedSource<Arc<str>>,
-    line_starts: Vec<usize>,
+    /// Byte offsets of line starts, computed when a diagnostic first needs them.
+    line_starts: std::sync::OnceLock<Vec<usize>>,
+    /// For a compacted text (see `index`): the original, and where each piece came from.
+    original: Option<Original>,
+}
+
+/// The original text of a compacted source.
+#[derive(Debug)]
+struct Original {
+    source: Arc<PolicySource>,
+    /// (start in the compacted text, start in the original, length)
+    pieces: Vec<(usize, usize, usize)>,
 }
 
 /// Where a policy's text came from.
@@ -68,8 +79,6 @@ impl PolicySource {
     /// Wrap a text in a given layer.
     pub fn in_layer(origin: Origin, text: impl Into<Arc<str>>, layer: Layer) -> Arc<Self> {
         let text: Arc<str> = text.into();
-        let mut line_starts = vec![0];
-        line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
         let name = match &origin {
             Origin::File(p) => p.display().to_string(),
             Origin::Builtin(n) => format!("builtin:{n}"),
@@ -79,8 +88,37 @@ impl PolicySource {
             origin,
             layer,
             text,
-            line_starts,
+            line_starts: std::sync::OnceLock::new(),
+            original: None,
         })
+    }
+
+    /// A source holding only the given byte ranges of `full` (in order). Spans
+    /// into it still report the original line and column.
+    pub fn compacted(full: &Arc<PolicySource>, keep: &[std::ops::Range<usize>]) -> Arc<Self> {
+        let mut text = String::with_capacity(keep.iter().map(|r| r.len()).sum());
+        let mut pieces = Vec::with_capacity(keep.len());
+        for r in keep {
+            if let Some(piece) = full.text.get(r.clone()) {
+                pieces.push((text.len(), r.start, piece.len()));
+                text.push_str(piece);
+            }
+        }
+        let compact = Self::in_layer(full.origin.clone(), text, full.layer);
+        let mut compact = Arc::try_unwrap(compact).expect("just created");
+        compact.original = Some(Original {
+            source: full.clone(),
+            pieces,
+        });
+        Arc::new(compact)
+    }
+
+    /// The full text of the file (for a compacted source, the original).
+    pub fn full_text(&self) -> &Arc<str> {
+        match &self.original {
+            Some(o) => &o.source.text,
+            None => &self.text,
+        }
     }
 
     /// Read a policy file. Reads the whole file in one go, so a file being replaced
@@ -124,13 +162,31 @@ impl PolicySource {
         }
     }
 
-    /// 1-based line and column (in characters) of a byte offset.
+    /// 1-based line and column (in characters) of a byte offset, in the file as
+    /// written (also for a compacted source).
     pub fn line_col(&self, offset: usize) -> (usize, usize) {
-        let offset = offset.min(self.text.len());
-        let line = self.line_starts.partition_point(|&s| s <= offset) - 1;
-        let start = self.line_starts[line];
-        let col = self
-            .text
+        if let Some(o) = &self.original {
+            let i = o
+                .pieces
+                .partition_point(|p| p.0 <= offset)
+                .saturating_sub(1);
+            let mapped = o
+                .pieces
+                .get(i)
+                .map(|(c, orig, _)| orig + (offset - c))
+                .unwrap_or(0);
+            return o.source.line_col(mapped);
+        }
+        let text = &self.text;
+        let offset = offset.min(text.len());
+        let line_starts = self.line_starts.get_or_init(|| {
+            let mut v = vec![0];
+            v.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+            v
+        });
+        let line = line_starts.partition_point(|&s| s <= offset) - 1;
+        let start = line_starts[line];
+        let col = text
             .get(start..offset)
             .map(|s| s.chars().count())
             .unwrap_or(0);

@@ -697,7 +697,7 @@ impl Validator<'_> {
     /// A regex list. In eager mode (`check`) every pattern is compiled now, with
     /// diagnostics at the offending character; otherwise compilation waits for
     /// first use.
-    fn regexes(&mut self, list: &Sp<Vec<Sp<PatternItem>>>) -> Option<Regexes> {
+    fn regexes(&mut self, list: &Sp<Vec<Sp<PatternItem>>>) -> Option<Arc<Regexes>> {
         let items = self.spanned_items(list)?;
         if self.eager {
             let mut ok = true;
@@ -723,7 +723,7 @@ impl Validator<'_> {
                 return None;
             }
         }
-        let regexes = Regexes::new(items.into_iter().map(|(s, _)| s).collect());
+        let regexes = Regexes::interned(items.into_iter().map(|(s, _)| s).collect());
         if self.eager {
             if let Err(e) = regexes.force() {
                 self.err(
@@ -737,7 +737,11 @@ impl Validator<'_> {
         Some(regexes)
     }
 
-    fn globs(&mut self, list: &Sp<Vec<Sp<PatternItem>>>, case_insensitive: bool) -> Option<Globs> {
+    fn globs(
+        &mut self,
+        list: &Sp<Vec<Sp<PatternItem>>>,
+        case_insensitive: bool,
+    ) -> Option<Arc<Globs>> {
         let items = self.spanned_items(list)?;
         if self.eager {
             let mut ok = true;
@@ -756,7 +760,7 @@ impl Validator<'_> {
                 return None;
             }
         }
-        let globs = Globs::new(
+        let globs = Globs::interned(
             items.into_iter().map(|(s, _)| s).collect(),
             case_insensitive,
         );

@@ -326,11 +326,11 @@ pub enum Op {
     Regex {
         /// Any, all or none.
         mode: RegexMode,
-        /// The patterns.
-        regexes: Regexes,
+        /// The patterns (shared by every rule using the same list).
+        regexes: Arc<Regexes>,
     },
-    /// Globs, matched in one `GlobSet` pass.
-    Glob(Globs),
+    /// Globs, matched in one `GlobSet` pass (shared by every rule using the same list).
+    Glob(Arc<Globs>),
     /// Equal to a value.
     Equals(serde_json::Value),
     /// Equal to one of these values.
@@ -361,9 +361,9 @@ pub struct CommandTest {
     /// Some argument is exactly one of these.
     pub arg_in: Vec<String>,
     /// Some operand, normalised as a path, matches.
-    pub target_glob: Option<Globs>,
+    pub target_glob: Option<Arc<Globs>>,
     /// Some argument matches one of these regexes.
-    pub arg_matches: Option<Regexes>,
+    pub arg_matches: Option<Arc<Regexes>>,
     /// Further condition over the command object.
     pub when: Option<Condition>,
 }

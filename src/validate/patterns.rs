@@ -7,7 +7,8 @@
 //! it, once per process. `check` calls [`Regexes::force`] / [`Globs::force`] on
 //! everything, so its diagnostics still point at the offending character.
 
-use std::sync::OnceLock;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use globset::{GlobSet, GlobSetBuilder};
 use regex::{Regex, RegexSet, RegexSetBuilder};
@@ -36,6 +37,19 @@ impl Regexes {
             sources,
             compiled: OnceLock::new(),
         }
+    }
+
+    /// The shared instance for these patterns: rules that use the same list
+    /// (a named list, typically) compile it once between them.
+    pub fn interned(sources: Vec<String>) -> Arc<Self> {
+        static TABLE: OnceLock<Mutex<HashMap<Vec<String>, Arc<Regexes>>>> = OnceLock::new();
+        let mut t = TABLE
+            .get_or_init(Default::default)
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        t.entry(sources.clone())
+            .or_insert_with(|| Arc::new(Regexes::new(sources)))
+            .clone()
     }
 
     /// The compiled list (compiled now if needed).
@@ -86,6 +100,19 @@ impl Globs {
             case_insensitive,
             compiled: OnceLock::new(),
         }
+    }
+
+    /// The shared instance for these patterns (see [`Regexes::interned`]).
+    pub fn interned(sources: Vec<String>, case_insensitive: bool) -> Arc<Self> {
+        type Table = HashMap<(Vec<String>, bool), Arc<Globs>>;
+        static TABLE: OnceLock<Mutex<Table>> = OnceLock::new();
+        let mut t = TABLE
+            .get_or_init(Default::default)
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        t.entry((sources.clone(), case_insensitive))
+            .or_insert_with(|| Arc::new(Globs::new(sources, case_insensitive)))
+            .clone()
     }
 
     fn get(&self) -> Result<&(GlobSet, Option<GlobSet>), String> {

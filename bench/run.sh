@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# The hookrules benchmark, in one command (from the repository root or anywhere):
+#
+#     bench/run.sh
+#
+# Installs what it needs (hyperfine, GNU time, jq; apt-get, only if missing), builds
+# target/release/hookrules and the floor binary (bench/floor), generates the inputs
+# into bench/out/, times every case with hyperfine, measures peak RSS with
+# /usr/bin/time, and prints one table (also written to bench/results.md).
+#
+# Every case is one process per event, as Claude Code runs a hook. hyperfine runs
+# each command through `sh -c '... < input'` and subtracts the shell's own start-up.
+# Figures are wall-clock on whatever else the machine is doing: read σ, and re-run
+# before drawing conclusions from small differences.
+#
+# Environment knobs: RUNS_SCALE (multiply every run count, e.g. 0.2 for a quick
+# look, 2 for a steadier one); ROUNDS (default 3); CARGO_TARGET_DIR is honoured.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+OUT=$ROOT/bench/out
+SCALE=${RUNS_SCALE:-1}
+START=$(date +%s)
+LOAD0=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')
+
+log() { printf '[bench %3ds] %s\n' "$(( $(date +%s) - START ))" "$*" >&2; }
+
+# ---------------------------------------------------------------- tools
+need=()
+command -v hyperfine >/dev/null 2>&1 || need+=(hyperfine)
+[ -x /usr/bin/time ] || need+=(time)
+command -v jq >/dev/null 2>&1 || need+=(jq)
+command -v python3 >/dev/null 2>&1 || need+=(python3)
+if [ ${#need[@]} -gt 0 ]; then
+    SUDO=""
+    [ "$(id -u)" -ne 0 ] && SUDO=sudo
+    log "installing ${need[*]} (apt-get)"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+command -v cargo >/dev/null 2>&1 || { echo "bench/run.sh: cargo is required (https://rustup.rs)" >&2; exit 1; }
+
+# ---------------------------------------------------------------- build
+TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
+log "building hookrules (release)"
+cargo build --release --quiet --bin hookrules
+HR=$TARGET/release/hookrules
+log "building the floor (bench/floor)"
+cargo build --release --quiet --manifest-path bench/floor/Cargo.toml --target-dir bench/floor/target
+FLOOR=$ROOT/bench/floor/target/release/hookrules-bench-floor
+[ -x "$HR" ] && [ -x "$FLOOR" ] || { echo "bench/run.sh: build output missing" >&2; exit 1; }
+
+# ---------------------------------------------------------------- inputs
+mkdir -p "$OUT"
+rm -rf "$OUT/json" "$OUT/answers"
+mkdir -p "$OUT/json" "$OUT/answers"
+log "generating synthetic policies"
+python3 bench/gen_policies.py --out "$OUT" 1000 10000 >&2
+EV=$ROOT/bench/events
+BIG=$OUT/PostToolUse-Bash-10MB.json
+python3 - "$EV/PostToolUse-Bash.json" "$BIG" <<'EOF'
+import json, sys
+ev = json.load(open(sys.argv[1]))
+size = 10 * 1024 * 1024
+parts, n, i = [], 0, 0
+while n < size:
+    line = "[%08d] PASS src/module_%d/test_%d.ts (12 ms) ok: all assertions held\n" % (i, i % 97, i % 13)
+    parts.append(line); n += len(line); i += 1
+ev["tool_response"]["stdout"] = "".join(parts)[:size]
+json.dump(ev, open(sys.argv[2], "w"))
+EOF
+
+# An empty project and an empty user config folder, so no project, local or user
+# policies are picked up (the built-in pack applies); no policy override.
+PROJ=$(mktemp -d "${TMPDIR:-/tmp}/hookrules-bench-project.XXXXXX")
+trap 'rm -rf "$PROJ"' EXIT
+mkdir -p "$PROJ/xdg-config"
+export CLAUDE_PROJECT_DIR=$PROJ XDG_CONFIG_HOME=$PROJ/xdg-config
+unset HOOKRULES_POLICIES HOOKRULES_NOW
+
+# ---------------------------------------------------------------- cases
+# Cases: group | id | label | command | input. A group is one hyperfine invocation
+# (one shell calibration, so the sub-millisecond cases share one offset); every
+# group runs ROUNDS times, in turn, and the report pools the rounds, so a burst of
+# load from elsewhere is spread over the cases instead of landing on one.
+q() { printf '%q' "$1"; }
+HOOK="bash $(q "$ROOT/bench/bash_jq_hook.sh")"
+P1K="--policies $(q "$OUT/policies-1k")"
+P10K="--policies $(q "$OUT/policies-10k")"
+CASES=(
+"A|floor|floor: read stdin + serde_json::Value parse|$(q "$FLOOR")|$EV/PreToolUse-Bash.json"
+"A|pre-bash|PreToolUse Bash, harmless (builtin pack)|$(q "$HR") run|$EV/PreToolUse-Bash.json"
+"A|pre-bash-rm|PreToolUse Bash, rm -rf / (builtin pack)|$(q "$HR") run|$EV/PreToolUse-Bash-rm-rf-root.json"
+"A|pre-read|PreToolUse Read .env (builtin pack)|$(q "$HR") run|$EV/PreToolUse-Read.json"
+"A|pre-write|PreToolUse Write (builtin pack)|$(q "$HR") run|$EV/PreToolUse-Write.json"
+"A|post-bash|PostToolUse Bash (builtin pack)|$(q "$HR") run|$EV/PostToolUse-Bash.json"
+"A|subagent-stop|SubagentStop (builtin pack)|$(q "$HR") run|$EV/SubagentStop.json"
+"A|session-start|SessionStart startup (builtin pack)|$(q "$HR") run|$EV/SessionStart-startup.json"
+"B|1k-bash|1k rules: PreToolUse Bash|$(q "$HR") run $P1K|$EV/PreToolUse-Bash.json"
+"B|1k-stop|1k rules: Stop|$(q "$HR") run $P1K|$EV/Stop.json"
+"C|10k-bash|10k rules: PreToolUse Bash|$(q "$HR") run $P10K|$EV/PreToolUse-Bash.json"
+"C|10k-stop|10k rules: Stop|$(q "$HR") run $P10K|$EV/Stop.json"
+"B|floor-10mb|floor: 10 MB PostToolUse Bash event|$(q "$FLOOR")|$BIG"
+"B|post-10mb|PostToolUse Bash, 10 MB stdout (builtin pack)|$(q "$HR") run|$BIG"
+"D|bashjq|bash + jq hook: PreToolUse Bash, harmless|$HOOK|$EV/PreToolUse-Bash.json"
+"D|bashjq-rm|bash + jq hook: PreToolUse Bash, rm -rf /|$HOOK|$EV/PreToolUse-Bash-rm-rf-root.json"
+)
+# group: total runs (over all rounds), warm-up per round. The 10k group gets fewer
+# runs (about 0.5 s each): its p99 is then the slowest run.
+declare -A RUNS=([A]=600 [B]=120 [C]=45 [D]=180)
+declare -A WARM=([A]=10 [B]=3 [C]=1 [D]=3)
+ROUNDS=${ROUNDS:-3}
+
+# Shape check of every case (answer, stderr, exit status) and peak RSS.
+TSV=$OUT/cases.tsv
+: > "$TSV"
+log "checking answers and peak RSS"
+for c in "${CASES[@]}"; do
+    IFS='|' read -r group id label cmd input <<<"$c"
+    full="$cmd < $(q "$input")"
+    set +e
+    sh -c "$full" >"$OUT/answers/$id.stdout" 2>"$OUT/answers/$id.stderr"
+    rc=$?
+    set -e
+    # Peak RSS: the largest of 5 runs (GNU time reports the biggest single process).
+    rss=0
+    for _ in 1 2 3 4 5; do
+        eval "/usr/bin/time -f %M -o \"\$OUT/answers/\$id.rss\" $full" >/dev/null 2>&1 || true
+        r=$(tail -n1 "$OUT/answers/$id.rss")
+        [ "$r" -gt "$rss" ] && rss=$r
+    done
+    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$id" "$label" "$rc" "$rss" "$(stat -c %s "$input")" "$full" >> "$TSV"
+done
+
+# Timings.
+for round in $(seq 1 "$ROUNDS"); do
+    for group in A B C D; do
+        args=()
+        for c in "${CASES[@]}"; do
+            IFS='|' read -r g id label cmd input <<<"$c"
+            [ "$g" = "$group" ] || continue
+            args+=(--command-name "$id" "$cmd < $(q "$input")")
+        done
+        runs=$(python3 -c "print(max(2, round(${RUNS[$group]} * $SCALE / $ROUNDS)))")
+        log "round $round/$ROUNDS, group $group ($(( ${#args[@]} / 3 )) cases): $runs runs each"
+        hyperfine --style none --warmup "${WARM[$group]}" --runs "$runs" \
+            --export-json "$OUT/json/$group.$round.json" "${args[@]}" >/dev/null 2>"$OUT/json/$group.$round.log"
+    done
+done
+
+# ---------------------------------------------------------------- report
+COMMIT=$(git -C "$ROOT" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+python3 bench/report.py --tsv "$TSV" --json-dir "$OUT/json" --answers "$OUT/answers" \
+    --commit "$COMMIT" --hookrules "$HR" --seconds "$(( $(date +%s) - START ))" --rounds "$ROUNDS" --load-start "$LOAD0" \
+    --results bench/results.md

@@ -1,0 +1,146 @@
+//! The event index (and its on-disk cache) only ever skips rules that could not
+//! have fired: with it forced on, every decision and every byte of output is the
+//! same as without it. Checked on the corpus commands, every reference sample and
+//! every seed fixture event, against the built-in pack and the seed policies.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use hookrules::cli::run::run_detailed;
+use hookrules::os::clock::Now;
+use hookrules::policy::discover::Discovery;
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn events() -> Vec<(String, Value)> {
+    let mut out = vec![];
+    let corpus: toml::Table = toml::from_str(
+        &std::fs::read_to_string(root().join("tests/corpus/commands.toml")).unwrap(),
+    )
+    .unwrap();
+    for case in corpus["case"].as_array().unwrap() {
+        let cmd = case["command"].as_str().unwrap();
+        out.push((
+            cmd.to_string(),
+            serde_json::json!({"hook_event_name": "PreToolUse", "tool_name": "Bash",
+            "tool_input": {"command": cmd}, "session_id": "s"}),
+        ));
+    }
+    let mut files: Vec<PathBuf> = std::fs::read_dir(root().join("../shared/reference/samples"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    for dir in std::fs::read_dir(root().join("examples")).unwrap() {
+        let fx = dir.unwrap().path().join("fixtures");
+        if fx.is_dir() {
+            files.extend(std::fs::read_dir(fx).unwrap().map(|e| e.unwrap().path()));
+        }
+    }
+    files.sort();
+    for f in files
+        .iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+    {
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(f).unwrap()).unwrap();
+        let mut ev = if v.get("hook_event_name").is_some() {
+            v
+        } else {
+            v["event"].clone()
+        };
+        // The project is a scratch folder: never let an event point elsewhere.
+        if let Some(o) = ev.as_object_mut() {
+            o.remove("cwd");
+        }
+        out.push((f.display().to_string(), ev));
+    }
+    out
+}
+
+/// One run in a fresh, empty project at `project` (effects write there, and the
+/// three runs compared must start from the same state).
+fn answer(
+    d: &Discovery,
+    ev: &Value,
+    index: &str,
+    cache: &Path,
+    project: &Path,
+) -> (String, String, Option<String>) {
+    let _ = std::fs::remove_dir_all(project);
+    std::fs::create_dir_all(project).unwrap();
+    let mut env = BTreeMap::new();
+    env.insert(
+        "HOME".to_string(),
+        project.join("home").display().to_string(),
+    );
+    env.insert(
+        "CLAUDE_PROJECT_DIR".to_string(),
+        project.display().to_string(),
+    );
+    env.insert("HOOKRULES_INDEX".to_string(), index.to_string());
+    env.insert(
+        "HOOKRULES_CACHE_DIR".to_string(),
+        cache.display().to_string(),
+    );
+    let (a, d) = run_detailed(
+        d,
+        &mut ev.to_string().as_bytes(),
+        &env,
+        Now::at(1_763_700_000),
+    );
+    (
+        a.stdout,
+        a.stderr,
+        d.and_then(|d| d.kind).map(|k| k.as_str().to_string()),
+    )
+}
+
+#[test]
+fn the_index_changes_no_decision() {
+    let cache = tempfile::tempdir().unwrap();
+    let scratch = tempfile::tempdir().unwrap();
+    let project = scratch.path().join("proj");
+    let mut policy_sets: Vec<Vec<PathBuf>> = vec![vec![
+        "builtin:destructive".into(),
+        "builtin:secrets".into(),
+        "builtin:system-paths".into(),
+    ]];
+    for dir in std::fs::read_dir(root().join("examples")).unwrap() {
+        let p = dir.unwrap().path().join("policies");
+        if p.is_dir() {
+            policy_sets.push(vec![p]);
+        }
+    }
+    let events = events();
+    assert!(events.len() > 700);
+    let mut differences = vec![];
+    for flags in &policy_sets {
+        let d = Discovery {
+            flags: flags.clone(),
+            ..Discovery::default()
+        };
+        for (name, ev) in &events {
+            let off = answer(&d, ev, "off", cache.path(), &project);
+            let cold = answer(&d, ev, "always", cache.path(), &project);
+            let warm = answer(&d, ev, "always", cache.path(), &project);
+            if off != cold || off != warm {
+                differences.push(format!(
+                    "{flags:?} {name}:\n  off:  {off:?}\n  index: {cold:?}\n  cached: {warm:?}"
+                ));
+            }
+        }
+    }
+    assert!(
+        differences.is_empty(),
+        "{} differences:\n{}",
+        differences.len(),
+        differences[..differences.len().min(10)].join("\n")
+    );
+    let cached = std::fs::read_dir(cache.path()).unwrap().count();
+    assert!(
+        cached >= policy_sets.len(),
+        "each policy set's index is cached ({cached} files)"
+    );
+}

@@ -59,7 +59,14 @@ pub fn for_event_with(found: &Found, event: &Event, opts: &Options) -> Compiled 
         .then(|| index::load_or_build(&found.sources, opts.cache))
         .flatten()
         .map(|ix| index::select(&ix, &found.sources, event, opts.raw));
-    let sources = indexed.as_ref().unwrap_or(&found.sources);
+    if let Some(None) = indexed {
+        // No rule of any policy can reach this event.
+        return compile::compile(policies, &event.name, event.matcher_value());
+    }
+    let sources = indexed
+        .as_ref()
+        .and_then(|s| s.as_ref())
+        .unwrap_or(&found.sources);
     let mut parsed = vec![];
     for source in sources {
         match parse::parse(source) {

@@ -153,20 +153,27 @@ pub fn wanted(mode: Mode, sources: &[Arc<PolicySource>], cache: Option<&std::pat
     match mode {
         Mode::Off => false,
         Mode::Always => true,
+        // Large sets; and the built-in pack, where the index mostly tells that no
+        // rule reaches the event at all (its rules are all PreToolUse).
         Mode::Auto => {
-            cache.is_some() && sources.iter().map(|s| s.text.len()).sum::<usize>() >= MIN_SET_BYTES
+            cache.is_some()
+                && (sources.iter().map(|s| s.text.len()).sum::<usize>() >= MIN_SET_BYTES
+                    || sources
+                        .iter()
+                        .all(|s| s.layer == crate::policy::source::Layer::Builtin))
         }
     }
 }
 
 /// For each source, a compacted source holding its prelude and the rules this
 /// event can reach (by event, matcher, replacement by a later file, needles).
+/// `None` when no rule at all can reach the event: nothing needs parsing.
 pub fn select(
     index: &SetIndex,
     sources: &[Arc<PolicySource>],
     event: &Event,
     raw: &[u8],
-) -> Vec<Arc<PolicySource>> {
+) -> Option<Vec<Arc<PolicySource>>> {
     let use_text = raw.len() <= MAX_PREFILTER_INPUT && needles::prefilter_applies(raw);
     let mut hay = needles::Haystack::new(raw, use_text, &event.value);
     let matcher_value = event.matcher_value();
@@ -180,6 +187,7 @@ pub fn select(
     }
     let mut matcher_cache: BTreeMap<&str, bool> = BTreeMap::new();
     let mut out = vec![];
+    let mut any_rule = false;
     for (i, (file, source)) in index.files.iter().zip(sources).enumerate() {
         let mut keep: Vec<Range<usize>> = file.prelude.clone();
         for r in &file.rules {
@@ -203,6 +211,7 @@ pub fn select(
                 }
             }
             keep.push(r.range.clone());
+            any_rule = true;
         }
         if std::env::var_os("HOOKRULES_DEBUG_INDEX").is_some() {
             eprintln!(
@@ -224,7 +233,7 @@ pub fn select(
         keep.sort_by_key(|r| r.start);
         out.push(PolicySource::compacted(source, &keep));
     }
-    out
+    any_rule.then_some(out)
 }
 
 /// Could the matcher accept this value in either list style? (The validated

@@ -1039,21 +1039,36 @@ fn template(s: &Sp<String>) -> Template {
     }
 }
 
-/// Names `X` in `facts.X` / `facts["X"]` inside a template.
+/// Names `X` in `facts.X` / `facts["X"]` inside a template (a plain scan: this
+/// runs for every template of every reachable rule).
 pub fn facts_named_in(text: &str) -> Vec<String> {
-    static RE: std::sync::OnceLock<Regex> = std::sync::OnceLock::new();
-    let re = RE.get_or_init(|| {
-        Regex::new(r#"\bfacts(?:\.([A-Za-z_][A-Za-z0-9_]*)|\[\s*["']([^"']+)["']\s*\])"#)
-            .expect("static regex")
-    });
-    let mut v: Vec<String> = re
-        .captures_iter(text)
-        .filter_map(|c| {
-            c.get(1)
-                .or_else(|| c.get(2))
-                .map(|m| m.as_str().to_string())
-        })
-        .collect();
+    let bytes = text.as_bytes();
+    let mut v = vec![];
+    let mut from = 0;
+    while let Some(i) = text[from..].find("facts").map(|i| i + from) {
+        from = i + 5;
+        let word_start = i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_');
+        if !word_start {
+            continue;
+        }
+        let rest = &text[i + 5..];
+        let name: String = if let Some(r) = rest.strip_prefix('.') {
+            r.chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect()
+        } else if let Some(r) = rest.strip_prefix('[') {
+            let r = r.trim_start();
+            match r.chars().next() {
+                Some(q @ ('"' | '\'')) => r[1..].split(q).next().unwrap_or("").to_string(),
+                _ => String::new(),
+            }
+        } else {
+            String::new()
+        };
+        if !name.is_empty() && !name.starts_with(|c: char| c.is_ascii_digit()) {
+            v.push(name);
+        }
+    }
     v.sort();
     v.dedup();
     v
@@ -1190,5 +1205,17 @@ fn syntax_error_offsets(pat: &str) -> Option<(usize, usize, String)> {
             )),
             Ok(_) => None,
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::facts_named_in;
+
+    #[test]
+    fn facts_named_in_finds_dotted_and_indexed_names_only() {
+        let t = r#"{{ facts.a.b }} {{ facts['b c'] }} {{ myfacts.x }} {% if facts["d"] %}{{ facts.a }}{% endif %} facts.9"#;
+        assert_eq!(facts_named_in(t), vec!["a", "b c", "d"]);
+        assert!(facts_named_in("no facts here").is_empty());
     }
 }

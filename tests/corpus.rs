@@ -198,6 +198,7 @@ fn discovery() -> Discovery {
         flags: vec![],
         env: None,
         project_dir: None,
+        user_dir: None,
     }
 }
 

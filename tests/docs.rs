@@ -28,7 +28,12 @@ fn behaviour_rows(readme: &str) -> Vec<String> {
             inside = line.trim() == "## Behaviours";
             continue;
         }
-        if inside && line.starts_with('|') && !line.starts_with("| Behaviour") && !line.starts_with("|--") && !line.starts_with("| ---") {
+        if inside
+            && line.starts_with('|')
+            && !line.starts_with("| Behaviour")
+            && !line.starts_with("|--")
+            && !line.starts_with("| ---")
+        {
             rows.push(line.to_string());
         }
     }
@@ -61,7 +66,10 @@ fn seeds_doc_is_generated_from_the_example_tables() {
         std::fs::write(&path, &want).unwrap();
     }
     let have = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(have == want, "docs/seeds.md is stale: run HOOKRULES_BLESS=1 cargo test --test docs");
+    assert!(
+        have == want,
+        "docs/seeds.md is stale: run HOOKRULES_BLESS=1 cargo test --test docs"
+    );
 }
 
 #[test]
@@ -78,7 +86,11 @@ fn every_example_has_a_behaviour_table_and_its_fixtures_exist() {
                     continue;
                 }
                 let f = dir.join("fixtures").join(format!("{name}.json"));
-                assert!(Path::new(&f).is_file(), "{}: the table names fixture `{name}`, which does not exist", dir.display());
+                assert!(
+                    Path::new(&f).is_file(),
+                    "{}: the table names fixture `{name}`, which does not exist",
+                    dir.display()
+                );
             }
         }
     }

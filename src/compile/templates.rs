@@ -29,6 +29,8 @@ impl Templates {
     pub fn new() -> Self {
         let mut env = Environment::new();
         env.set_undefined_behavior(UndefinedBehavior::Lenient);
+        // File contents and records are written exactly as the template says.
+        env.set_keep_trailing_newline(true);
         env.set_recursion_limit(64);
         env.add_filter("basename", |s: String| {
             s.rsplit('/')

@@ -75,11 +75,7 @@ pub struct Failed {
 impl Pending {
     fn target(&self, ctx: &Ctx) -> Result<PathBuf, String> {
         let path = self.path.as_deref().ok_or("no path")?;
-        let within = match self.within.as_deref() {
-            Some(w) => ctx.project_dir.join(w),
-            None => ctx.project_dir.clone(),
-        };
-        files::confine(path, &ctx.project_dir, &within)
+        files::confine_in(path, &ctx.project_dir, self.within.as_deref())
     }
 
     /// A short description, for traces and `test`.

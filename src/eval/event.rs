@@ -80,8 +80,18 @@ impl Event {
         if text.trim().is_empty() {
             return Err(InputError::Empty);
         }
-        let value: serde_json::Value =
-            serde_json::from_str(text).map_err(|e| InputError::NotJson(e.to_string()))?;
+        let value: serde_json::Value = match serde_json::from_str(text) {
+            Ok(v) => v,
+            // JavaScript's JSON.stringify writes lone surrogates as `\ud83d`, which
+            // serde_json refuses; the event must still be evaluated (refusing it
+            // would let a trailing escape slip a command past every rule).
+            Err(e) => match repair_lone_surrogates(text) {
+                Some(fixed) => {
+                    serde_json::from_str(&fixed).map_err(|_| InputError::NotJson(e.to_string()))?
+                }
+                None => return Err(InputError::NotJson(e.to_string())),
+            },
+        };
         Self::from_value(value)
     }
 
@@ -132,10 +142,75 @@ impl Event {
     }
 }
 
+/// Replace `\uD800`-`\uDFFF` escapes that are not part of a valid surrogate pair
+/// with `\uFFFD`. `None` when there is nothing to repair.
+pub fn repair_lone_surrogates(text: &str) -> Option<String> {
+    let b = text.as_bytes();
+    let hex = |i: usize| -> Option<u16> {
+        let s = std::str::from_utf8(b.get(i..i + 4)?).ok()?;
+        u16::from_str_radix(s, 16).ok()
+    };
+    let mut out = String::with_capacity(text.len());
+    let mut changed = false;
+    let mut i = 0;
+    let mut last = 0;
+    while i < b.len() {
+        if b[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        // An escape: `\\` and friends are skipped whole.
+        if b.get(i + 1) != Some(&b'u') {
+            i += 2;
+            continue;
+        }
+        let Some(u) = hex(i + 2) else {
+            i += 2;
+            continue;
+        };
+        if (0xD800..0xDC00).contains(&u) {
+            let paired = b.get(i + 6) == Some(&b'\\')
+                && b.get(i + 7) == Some(&b'u')
+                && hex(i + 8).is_some_and(|l| (0xDC00..0xE000).contains(&l));
+            if paired {
+                i += 12;
+                continue;
+            }
+        } else if !(0xDC00..0xE000).contains(&u) {
+            i += 6;
+            continue;
+        }
+        out.push_str(&text[last..i]);
+        out.push_str("\\uFFFD");
+        changed = true;
+        i += 6;
+        last = i;
+    }
+    out.push_str(&text[last..]);
+    changed.then_some(out)
+}
+
 /// Best effort: the event name from bytes that do not parse, so a fail-closed
 /// answer can tell a blocking event from one that cannot be blocked.
 pub fn sniff_event_name(bytes: &[u8]) -> Option<String> {
     let text = String::from_utf8_lossy(&bytes[..bytes.len().min(1 << 20)]);
     let re = regex::Regex::new(r#""hook_event_name"\s*:\s*"([A-Za-z]+)""#).ok()?;
     re.captures(&text).map(|c| c[1].to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lone_surrogates_are_repaired_and_pairs_kept() {
+        let t = r#"{"a":"x \ud83d","b":"\ud83d\ude00","c":"\\ud83d","d":"\udc00y"}"#;
+        let fixed = repair_lone_surrogates(t).expect("something to repair");
+        let v: serde_json::Value = serde_json::from_str(&fixed).expect("valid after repair");
+        assert_eq!(v["a"], "x \u{fffd}");
+        assert_eq!(v["b"], "\u{1f600}");
+        assert_eq!(v["c"], "\\ud83d", "an escaped backslash is not an escape");
+        assert_eq!(v["d"], "\u{fffd}y");
+        assert_eq!(repair_lone_surrogates(r#"{"a":"\u00e9"}"#), None);
+    }
 }

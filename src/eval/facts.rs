@@ -58,16 +58,17 @@ pub fn compute(f: &Fact, r: Rendered, ctx: &Ctx, event: &Value) -> Result<Value,
     }
 }
 
-fn within(r: &Rendered, ctx: &Ctx) -> PathBuf {
+/// The folder a fact's paths must stay in, itself confined to the project.
+fn within(r: &Rendered, ctx: &Ctx) -> Result<PathBuf, String> {
     match &r.within {
-        Some(w) => ctx.project_dir.join(w),
-        None => ctx.project_dir.clone(),
+        Some(w) => files::confine(w, &ctx.project_dir, &ctx.project_dir),
+        None => Ok(ctx.project_dir.clone()),
     }
 }
 
 fn file(f: &Fact, r: &Rendered, ctx: &Ctx) -> Result<Value, String> {
     let rel = r.path.as_deref().unwrap_or("");
-    let path = files::confine(rel, &ctx.project_dir, &within(r, ctx))?;
+    let path = files::confine(rel, &ctx.project_dir, &within(r, ctx)?)?;
     let exists = path.is_file();
     let mut out = Map::new();
     out.insert("path".into(), json!(path.display().to_string()));
@@ -125,7 +126,7 @@ fn has_heading(text: &str, heading: &str) -> bool {
 
 fn glob(f: &Fact, r: &Rendered, ctx: &Ctx) -> Result<Value, String> {
     let pattern = r.path.as_deref().unwrap_or("");
-    let files = glob_files(pattern, ctx, &within(r, ctx), f.exclude.as_ref())?;
+    let files = glob_files(pattern, ctx, &within(r, ctx)?, f.exclude.as_ref())?;
     let rel: Vec<String> = files
         .iter()
         .map(|p| {
@@ -178,7 +179,9 @@ pub fn glob_files(
     walk(&root, depth, &mut |p| {
         if matcher.is_match(p) {
             let relp = p.strip_prefix(&ctx.project_dir).unwrap_or(p);
-            if !exclude.is_some_and(|x| x.is_match(relp)) {
+            // A symlinked file counts only if it stays inside `within`.
+            let inside = files::confine(&p.display().to_string(), &ctx.project_dir, within).is_ok();
+            if inside && !exclude.is_some_and(|x| x.is_match(relp)) {
                 found.push(p.to_path_buf());
             }
         }
@@ -278,6 +281,10 @@ pub fn last_assistant_message(event: &Value) -> Option<String> {
 
 fn transcript_last_text(path: &Path, sidechain: bool) -> Option<String> {
     use std::io::{Read, Seek, SeekFrom};
+    // Only a regular file: opening a FIFO or a device could block for ever.
+    if !std::fs::metadata(path).ok()?.is_file() {
+        return None;
+    }
     let mut f = std::fs::File::open(path).ok()?;
     let len = f.metadata().ok()?.len();
     let start = len.saturating_sub(MAX_TRANSCRIPT_TAIL);

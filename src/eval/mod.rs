@@ -572,8 +572,11 @@ impl<T: Tracer> Evaluator<'_, T> {
         let tpl = &self.compiled.templates;
         let render =
             |t: &Option<Template>| t.as_ref().map(|t| tpl.render(pidx, t, &ctx)).transpose();
-        let reason = render(&rule.reason)?;
-        let mut context: Vec<String> = render(&rule.context)?
+        // Texts for people and the model lose trailing whitespace; file contents,
+        // records and arguments keep theirs.
+        let text = |t: &Option<Template>| render(t).map(|o| o.map(|s| s.trim_end().to_string()));
+        let reason = text(&rule.reason)?;
+        let mut context: Vec<String> = text(&rule.context)?
             .into_iter()
             .filter(|s| !s.trim().is_empty())
             .collect();
@@ -583,14 +586,15 @@ impl<T: Tracer> Evaluator<'_, T> {
                 .title
                 .as_ref()
                 .map(|t| tpl.render(pidx, t, &ctx))
-                .transpose()?;
-            if let Some(text) = crate::effects::read_include(&path, inc.lines, inc.newest, self.ctx)
+                .transpose()?
+                .map(|s| s.trim_end().to_string());
+            if let Some(body) = crate::effects::read_include(&path, inc.lines, inc.newest, self.ctx)
             {
                 let heading = title.unwrap_or_else(|| path.clone());
-                context.push(format!("{heading}\n{text}"));
+                context.push(format!("{heading}\n{body}"));
             }
         }
-        let message = render(&rule.message)?.filter(|s| !s.trim().is_empty());
+        let message = text(&rule.message)?.filter(|s| !s.trim().is_empty());
         let mut rewrite = vec![];
         for (k, t) in &rule.rewrite {
             rewrite.push((k.clone(), tpl.render(pidx, t, &ctx)?));
@@ -728,10 +732,16 @@ fn render_argv(
     argv: &[Template],
     ctx: &minijinja::Value,
 ) -> Result<Vec<String>, String> {
+    // After a literal `--`, arguments are operands: a leading `-` is data there.
+    let mut operands = false;
     argv.iter()
         .map(|t| {
             let s = tpl.render(pidx, t, ctx)?;
-            if s.starts_with('-') && !t.text.starts_with('-') {
+            let was_operand = operands;
+            if t.text == "--" {
+                operands = true;
+            }
+            if s.starts_with('-') && !t.text.starts_with('-') && !was_operand {
                 return Err(format!(
                     "argument `{}` rendered to `{s}`, which starts with `-`: refusing to pass event data as an option",
                     t.text

@@ -26,6 +26,13 @@ pub fn confine(path: &str, base: &Path, within: &Path) -> Result<PathBuf, String
             within_l.display()
         ));
     }
+    // A symlink whose target does not exist yet cannot be resolved, so it cannot
+    // be checked: refuse it rather than follow it when writing.
+    if std::fs::symlink_metadata(&lexical).is_ok_and(|m| m.file_type().is_symlink())
+        && lexical.canonicalize().is_err()
+    {
+        return Err(format!("{} is a dangling symlink", lexical.display()));
+    }
     let real = resolve_existing_prefix(&lexical);
     let within_r = resolve_existing_prefix(&within_l);
     if !real.starts_with(&within_r) {
@@ -36,6 +43,16 @@ pub fn confine(path: &str, base: &Path, within: &Path) -> Result<PathBuf, String
         ));
     }
     Ok(lexical)
+}
+
+/// The folder a policy names (`within`, possibly built from event data), itself
+/// confined to the project, then `path` confined to it.
+pub fn confine_in(path: &str, project: &Path, within: Option<&str>) -> Result<PathBuf, String> {
+    let folder = match within {
+        Some(w) => confine(w, project, project)?,
+        None => project.to_path_buf(),
+    };
+    confine(path, project, &folder)
 }
 
 /// Resolve `.`/`..` without touching the file system (never above `/`).
@@ -115,7 +132,13 @@ pub fn append_line(path: &Path, line: &str) -> std::io::Result<()> {
     let mut buf = Vec::with_capacity(line.len() + 1);
     buf.extend_from_slice(line.as_bytes());
     buf.push(b'\n');
-    let mut f = OpenOptions::new().append(true).create(true).open(path)?;
+    // O_NOFOLLOW: never append through a symlink swapped in after the check.
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut f = OpenOptions::new()
+        .append(true)
+        .create(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)?;
     let n = f.write(&buf)?;
     if n != buf.len() {
         return Err(std::io::Error::other(format!(

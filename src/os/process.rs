@@ -82,9 +82,11 @@ pub fn run(
             return Err(RunError::TimedOut(timeout_ms));
         }
     };
-    // A grandchild that left the group could keep a pipe open: do not wait for ever.
+    // The command is done: background children it left in its group are killed,
+    // which also closes the pipes they held, so its output arrives in full.
+    kill_group(pid);
     let collect = |r: Option<mpsc::Receiver<Vec<u8>>>| {
-        r.and_then(|r| r.recv_timeout(Duration::from_millis(500)).ok())
+        r.and_then(|r| r.recv_timeout(Duration::from_millis(2000)).ok())
             .map(|b| String::from_utf8_lossy(&b).into_owned())
             .unwrap_or_default()
     };

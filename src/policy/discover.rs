@@ -205,6 +205,32 @@ fn read_with_extends(path: &Path, layer: Layer, found: &mut Found, stack: &mut V
     }
     let source = match PolicySource::read_in(path, layer) {
         Ok(s) => s,
+        Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
+            // Not UTF-8: the error points at the bad byte of a lossy copy, so the
+            // policy's own `failure` line can still be honoured.
+            let bytes = std::fs::read(path).unwrap_or_default();
+            let at = std::str::from_utf8(&bytes)
+                .err()
+                .map(|e| e.valid_up_to())
+                .unwrap_or(0);
+            let lossy = PolicySource::in_layer(
+                Origin::File(path.to_path_buf()),
+                String::from_utf8_lossy(&bytes).into_owned(),
+                layer,
+            );
+            found.errors.push(
+                Diagnostic::new(
+                    Code::Unreadable,
+                    format!(
+                        "{} is not UTF-8 (invalid byte at offset {at})",
+                        path.display()
+                    ),
+                )
+                .at(&lossy, at..at + 1)
+                .help("policy files are UTF-8 text"),
+            );
+            return;
+        }
         Err(e) => {
             found.errors.push(unreadable(path, &e));
             return;

@@ -588,12 +588,12 @@ reason = "never"
 "#;
     // Cut in the middle of the second table: inside an inline table...
     let cut = rules.find("tool_input.co").unwrap() + "tool_input.co".len();
-    broken_policy_case("cut-inline", rules[..cut].as_bytes(), "HR");
+    broken_policy_case("cut-inline", &rules.as_bytes()[..cut], "HR");
     // ...and right after its id: valid TOML, but a rule with no events.
     let cut = rules.find("id = \"second\"").unwrap() + "id = \"second\"\n".len();
     broken_policy_case(
         "cut-table",
-        rules[..cut].as_bytes(),
+        &rules.as_bytes()[..cut],
         "missing field `events`",
     );
 }

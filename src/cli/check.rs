@@ -258,15 +258,7 @@ fn template_variables(
         EventScope::Named(v) => v.iter().filter_map(|e| events::spec(e)).collect(),
     };
     let all_known = matches!(&rule.events, EventScope::Named(v) if v.len() == specs.len());
-    let mut texts = vec![];
-    texts.extend(rule.reason.iter());
-    texts.extend(rule.context.iter());
-    texts.extend(rule.message.iter());
-    texts.extend(rule.rewrite.iter().map(|(_, t)| t));
-    texts.extend(rule.include.iter().map(|i| &i.path));
-    for e in &rule.effects {
-        texts.extend(e.path.iter().chain(e.content.iter()).chain(e.argv.iter()));
-    }
+    let texts = rule.templates();
     let mut out = vec![];
     for t in texts {
         for var in templates.variables(0, t) {
@@ -500,13 +492,7 @@ pub fn watch(
     };
     let mut watched: std::collections::BTreeSet<std::path::PathBuf> = Default::default();
     loop {
-        let _ = writeln!(
-            out,
-            "\x1b[2J\x1b[H== hookrules check ({})",
-            crate::os::clock::Now::current().rfc3339
-        );
-        check_with_fixtures(discovery, format, list_rules, fixtures, out);
-        let _ = out.flush();
+        // Watch first, then check: a save made while checking is not lost.
         for dir in watch_dirs(discovery) {
             if watched.insert(dir.clone()) {
                 if let Err(e) = watcher.watch(&dir, RecursiveMode::NonRecursive) {
@@ -514,6 +500,13 @@ pub fn watch(
                 }
             }
         }
+        let _ = writeln!(
+            out,
+            "\x1b[2J\x1b[H== hookrules check ({})",
+            crate::os::clock::Now::current().rfc3339
+        );
+        check_with_fixtures(discovery, format, list_rules, fixtures, out);
+        let _ = out.flush();
         // Wait for a change to a .toml file, then let the burst settle.
         loop {
             match rx.recv() {

@@ -104,21 +104,7 @@ impl Templates {
 
     /// Compile every template of a rule; returns the errors.
     pub fn add_rule(&mut self, pidx: usize, policy: &Policy, rule: &Rule) -> Vec<Diagnostic> {
-        let mut all: Vec<&Template> = vec![];
-        all.extend(rule.reason.iter());
-        all.extend(rule.context.iter());
-        all.extend(rule.message.iter());
-        all.extend(rule.rewrite.iter().map(|(_, t)| t));
-        for i in &rule.include {
-            all.push(&i.path);
-            all.extend(i.title.iter());
-        }
-        for e in &rule.effects {
-            all.extend(e.path.iter());
-            all.extend(e.within.iter());
-            all.extend(e.content.iter());
-            all.extend(e.argv.iter());
-        }
+        let all = rule.templates();
         let mut errors: Vec<Diagnostic> = all
             .into_iter()
             .filter_map(|t| self.add(pidx, policy, t).err())

@@ -666,32 +666,14 @@ fn synthetic(
 }
 
 fn rule_templates(rule: &Rule) -> Vec<&str> {
-    let mut v: Vec<&str> = vec![];
+    let mut v: Vec<&str> = rule
+        .templates()
+        .into_iter()
+        .map(|t| t.text.as_str())
+        .collect();
     for e in &rule.effects {
         if let Some(r) = &e.record {
             collect_strings(r, &mut v);
-        }
-    }
-    for t in [&rule.reason, &rule.context, &rule.message]
-        .into_iter()
-        .flatten()
-    {
-        v.push(&t.text);
-    }
-    v.extend(rule.rewrite.iter().map(|(_, t)| t.text.as_str()));
-    for i in &rule.include {
-        v.push(&i.path.text);
-        v.extend(i.title.iter().map(|t| t.text.as_str()));
-    }
-    for e in &rule.effects {
-        for t in e
-            .path
-            .iter()
-            .chain(e.within.iter())
-            .chain(e.content.iter())
-            .chain(e.argv.iter())
-        {
-            v.push(&t.text);
         }
     }
     v

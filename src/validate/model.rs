@@ -113,6 +113,29 @@ pub struct Rule {
     pub policy: String,
 }
 
+impl Rule {
+    /// Every template of the rule (texts, rewrites, includes, effect paths,
+    /// contents and arguments; record leaves are JSON strings, see `Effect::record`).
+    pub fn templates(&self) -> Vec<&Template> {
+        let mut all: Vec<&Template> = vec![];
+        all.extend(self.reason.iter());
+        all.extend(self.context.iter());
+        all.extend(self.message.iter());
+        all.extend(self.rewrite.iter().map(|(_, t)| t));
+        for i in &self.include {
+            all.push(&i.path);
+            all.extend(i.title.iter());
+        }
+        for e in &self.effects {
+            all.extend(e.path.iter());
+            all.extend(e.within.iter());
+            all.extend(e.content.iter());
+            all.extend(e.argv.iter());
+        }
+        all
+    }
+}
+
 /// A text template, compiled in stage 3.
 #[derive(Debug, Clone)]
 pub struct Template {

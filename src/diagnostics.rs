@@ -91,8 +91,8 @@ codes! {
         "In a `combine = \"first-match\"` policy, an earlier rule with the same events and matcher and no condition always matches first, so this rule is never reached.";
     Unused = "HR104", "unused", Warning, "A list, condition or fact is never used",
         "Unused definitions are often left over from a rename; delete them or reference them.";
-    SlowRegex = "HR105", "slow-regex", Warning, "A regex is large or slow to compile",
-        "Large bounded repetitions (`{1000}`) and big Unicode classes (`\\w`, `\\d` in Unicode mode) compile into large automata. Prefer ASCII classes (`(?-u:\\w)`, `[0-9]`) when Unicode is not needed.";
+    SlowRegex = "HR105", "slow-regex", Warning, "A regex compiles into a large automaton",
+        "The regex does not fit a 256 KiB compiled-size budget, so every hook process that needs it spends time compiling it. Large bounded repetitions (`{1000}`, or `{0,40}` of a Unicode class such as `[^\\n]`) and big Unicode classes (`\\w`, `\\d` in Unicode mode) are the usual causes. Prefer ASCII classes (`(?-u:\\w)`, `[0-9]`) when Unicode is not needed.";
     Uncovered = "HR106", "uncovered", Warning, "No fixture exercises the rule",
         "`hookrules test` and `hookrules check --fixtures DIR` report rules that no fixture expects to fire.";
     TemplateVariable = "HR107", "template-variable", Warning, "A template names a variable the event cannot have",

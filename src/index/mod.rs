@@ -213,23 +213,6 @@ pub fn select(
             keep.push(r.range.clone());
             any_rule = true;
         }
-        if std::env::var_os("HOOKRULES_DEBUG_INDEX").is_some() {
-            eprintln!(
-                "{}: {} of {} rules kept",
-                source.display_name(),
-                keep.len() - file.prelude.len(),
-                file.rules.len()
-            );
-            for r in &file.rules {
-                if keep.contains(&r.range) {
-                    eprintln!(
-                        "  {} needles {:?}",
-                        r.id,
-                        r.needles.as_ref().map(|n| n.len())
-                    );
-                }
-            }
-        }
         keep.sort_by_key(|r| r.start);
         out.push(PolicySource::compacted(source, &keep));
     }

@@ -702,13 +702,16 @@ impl Validator<'_> {
         if self.eager {
             let mut ok = true;
             for (pat, span) in &items {
-                let started = std::time::Instant::now();
                 match Regex::new(pat) {
                     Ok(_) => {
-                        let took = started.elapsed();
-                        if took.as_millis() >= 20 {
-                            self.err(Code::SlowRegex, span.clone(), format!("this regex took {} ms to compile", took.as_millis()))
-                                .set_help("prefer ASCII classes ((?-u:\\w), [0-9]) and small repetition counts");
+                        // Deterministic: a pattern whose automaton does not fit a
+                        // small budget is slow to compile on every first use.
+                        let small = regex::RegexBuilder::new(pat)
+                            .size_limit(SLOW_REGEX_BYTES)
+                            .build();
+                        if small.is_err() {
+                            self.err(Code::SlowRegex, span.clone(), "this regex compiles into a large automaton")
+                                .set_help("prefer ASCII classes ((?-u:\\w), [0-9]) and small repetition counts ({0,40} of a Unicode class is large)");
                         }
                     }
                     Err(e) => {
@@ -1018,6 +1021,9 @@ pub fn effect_name(k: EffectKind) -> &'static str {
         EffectKind::Run => "run",
     }
 }
+
+/// Compiled-size budget (bytes) above which a regex gets HR105.
+const SLOW_REGEX_BYTES: usize = 256 * 1024;
 
 /// Markers looked for by a `project_markers` fact that lists none.
 pub const DEFAULT_MARKERS: &[&str] = &[

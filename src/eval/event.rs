@@ -115,7 +115,7 @@ impl Event {
             .to_string();
         let (spec, known) = match events::spec(&name) {
             Some(s) => (*s, true),
-            None => (events::unknown(&name), false),
+            None => (events::unknown(), false),
         };
         Ok(Event {
             value,

@@ -98,6 +98,7 @@ pub fn evaluate<T: Tracer>(
         shell: HashMap::new(),
         unparsable: None,
         base: None,
+        event_value: None,
     };
     ev.run()
 }
@@ -114,6 +115,8 @@ struct Evaluator<'a, T: Tracer> {
     unparsable: Option<String>,
     /// The template context without captures/rule, built on first render.
     base: Option<Value>,
+    /// The event as a template value, converted once (it may be megabytes).
+    event_value: Option<minijinja::Value>,
 }
 
 /// (priority, policy index, file order) of a contribution, for global ordering.
@@ -552,8 +555,12 @@ impl<T: Tracer> Evaluator<'_, T> {
                 "tags": r.tags, "policy": r.policy,
             })
         });
+        let event = self
+            .event_value
+            .get_or_insert_with(|| minijinja::Value::from_serialize(&self.event.value))
+            .clone();
         Ok(minijinja::context! {
-            event => minijinja::Value::from_serialize(&self.event.value),
+            event => event,
             facts => minijinja::Value::from_serialize(&fact_values),
             captures => minijinja::Value::from_serialize(captures),
             rule => minijinja::Value::from_serialize(&rule_v),

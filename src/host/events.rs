@@ -61,6 +61,13 @@ pub const COMMON_FIELDS: &[&str] = &[
 ];
 
 const TOOL: &[&str] = &["tool_name", "tool_input", "tool_use_id", "mcp_server"];
+const TASK: &[&str] = &[
+    "task_id",
+    "task_subject",
+    "task_description",
+    "teammate_name",
+    "team_name",
+];
 
 macro_rules! ev {
     ($name:literal, $m:expr, $ls:ident, $tool:literal, $b:ident, $ctx:literal, $fields:expr) => {
@@ -318,36 +325,8 @@ pub const EVENTS: &[EventSpec] = &[
         false,
         &["teammate_name", "team_name"]
     ),
-    ev!(
-        "TaskCreated",
-        None,
-        Narrow,
-        false,
-        TopLevel,
-        false,
-        &[
-            "task_id",
-            "task_subject",
-            "task_description",
-            "teammate_name",
-            "team_name"
-        ]
-    ),
-    ev!(
-        "TaskCompleted",
-        None,
-        Narrow,
-        false,
-        TopLevel,
-        false,
-        &[
-            "task_id",
-            "task_subject",
-            "task_description",
-            "teammate_name",
-            "team_name"
-        ]
-    ),
+    ev!("TaskCreated", None, Narrow, false, TopLevel, false, TASK),
+    ev!("TaskCompleted", None, Narrow, false, TopLevel, false, TASK),
     ev!(
         "Elicitation",
         Some("mcp_server_name"),
@@ -479,8 +458,7 @@ pub fn spec(name: &str) -> Option<&'static EventSpec> {
 
 /// The spec used for an event this client version does not know: no matcher, no
 /// `hookSpecificOutput`, no blocking; only top-level fields are printed.
-pub fn unknown(name: &str) -> EventSpec {
-    let _ = name;
+pub fn unknown() -> EventSpec {
     EventSpec {
         name: "",
         matcher_field: None,

@@ -143,13 +143,6 @@ struct Validator<'a> {
     used: BTreeSet<String>,
 }
 
-/// Where a condition sits: at the event, or inside a `command` test.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Scope {
-    Event,
-    Command,
-}
-
 impl Validator<'_> {
     fn error_count(&self) -> usize {
         self.diags
@@ -196,14 +189,8 @@ impl Validator<'_> {
                 }
             }
         }
-        let when = raw
-            .when
-            .as_ref()
-            .and_then(|c| self.condition(c, Scope::Event));
-        let unless = raw
-            .unless
-            .as_ref()
-            .and_then(|c| self.condition(c, Scope::Event));
+        let when = raw.when.as_ref().and_then(|c| self.condition(c));
+        let unless = raw.unless.as_ref().and_then(|c| self.condition(c));
         let tpl = |s: &Option<Sp<String>>| s.as_ref().map(template);
         let reason = tpl(&raw.reason);
         let context = tpl(&raw.context);
@@ -346,7 +333,7 @@ impl Validator<'_> {
         }
     }
 
-    fn condition(&mut self, c: &Sp<RawCondition>, scope: Scope) -> Option<Condition> {
+    fn condition(&mut self, c: &Sp<RawCondition>) -> Option<Condition> {
         let raw = &c.value;
         let span = c.span.clone();
         let combinators = [
@@ -400,23 +387,15 @@ impl Validator<'_> {
                 return None;
             }
             if let Some(list) = &raw.all {
-                let v: Vec<_> = list
-                    .iter()
-                    .filter_map(|c| self.condition(c, scope))
-                    .collect();
+                let v: Vec<_> = list.iter().filter_map(|c| self.condition(c)).collect();
                 return (v.len() == list.len()).then_some(Condition::All(v));
             }
             if let Some(list) = &raw.any {
-                let v: Vec<_> = list
-                    .iter()
-                    .filter_map(|c| self.condition(c, scope))
-                    .collect();
+                let v: Vec<_> = list.iter().filter_map(|c| self.condition(c)).collect();
                 return (v.len() == list.len()).then_some(Condition::Any(v));
             }
             if let Some(n) = &raw.not {
-                return self
-                    .condition(n, scope)
-                    .map(|c| Condition::Not(Box::new(c)));
+                return self.condition(n).map(|c| Condition::Not(Box::new(c)));
             }
             if let Some(r) = &raw.reference {
                 return self.named_condition(r).map(Condition::Ref);
@@ -461,7 +440,7 @@ impl Validator<'_> {
             );
             return None;
         }
-        let selector = self.selector(raw, scope)?;
+        let selector = self.selector(raw)?;
         let selector_text = [
             &raw.field,
             &raw.jsonpath,
@@ -498,7 +477,7 @@ impl Validator<'_> {
         }
     }
 
-    fn selector(&mut self, raw: &RawCondition, _scope: Scope) -> Option<Selector> {
+    fn selector(&mut self, raw: &RawCondition) -> Option<Selector> {
         if let Some(f) = &raw.field {
             return self.field_path(f).map(Selector::Field);
         }
@@ -643,7 +622,7 @@ impl Validator<'_> {
             }
         }
         if let Some(w) = &raw.when {
-            match self.condition(w, Scope::Command) {
+            match self.condition(w) {
                 Some(cond) => t.when = Some(cond),
                 None => ok = false,
             }
@@ -806,7 +785,7 @@ impl Validator<'_> {
         };
         self.used.insert(format!("condition:{name}"));
         self.resolving.push(name.clone());
-        let cond = self.condition(raw, Scope::Event);
+        let cond = self.condition(raw);
         self.resolving.pop();
         let result = cond.map(|condition| {
             Arc::new(NamedCondition {

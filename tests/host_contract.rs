@@ -80,7 +80,7 @@ fn top_level_block(event: &str) -> bool {
 }
 
 fn samples() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/reference/samples");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/samples");
     let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("samples at {}: {e}", dir.display()))
         .map(|e| e.unwrap().path())
@@ -243,7 +243,7 @@ fn every_sample_under_every_decision_produces_accepted_output() {
 fn updated_input_is_the_full_tool_input() {
     let bytes = std::fs::read(
         Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../shared/reference/samples/PreToolUse-Bash.json"),
+            .join("tests/samples/PreToolUse-Bash.json"),
     )
     .unwrap();
     let a = run_with("every-event.toml", &bytes);
@@ -260,7 +260,7 @@ fn updated_input_is_the_full_tool_input() {
 fn deny_on_pre_tool_use_uses_the_current_wrapper() {
     let bytes = std::fs::read(
         Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../shared/reference/samples/PreToolUse-Bash.json"),
+            .join("tests/samples/PreToolUse-Bash.json"),
     )
     .unwrap();
     let a = run_with("decide-deny.toml", &bytes);
@@ -282,7 +282,7 @@ fn deny_on_pre_tool_use_uses_the_current_wrapper() {
 fn stop_on_pre_tool_use_also_denies_so_the_tool_does_not_run() {
     let bytes = std::fs::read(
         Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../shared/reference/samples/PreToolUse-Bash.json"),
+            .join("tests/samples/PreToolUse-Bash.json"),
     )
     .unwrap();
     let a = run_with("decide-stop.toml", &bytes);
@@ -302,7 +302,7 @@ fn block_style_events_use_top_level_decision() {
     ] {
         let bytes = std::fs::read(
             Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("../shared/reference/samples")
+                .join("tests/samples")
                 .join(sample),
         )
         .unwrap();
@@ -323,7 +323,7 @@ fn block_style_events_use_top_level_decision() {
 fn permission_request_deny_uses_decision_behavior() {
     let bytes = std::fs::read(
         Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../shared/reference/samples/PermissionRequest-Write.json"),
+            .join("tests/samples/PermissionRequest-Write.json"),
     )
     .unwrap();
     let a = run_with("decide-deny.toml", &bytes);

@@ -29,7 +29,7 @@ fn events() -> Vec<(String, Value)> {
             "tool_input": {"command": cmd}, "session_id": "s"}),
         ));
     }
-    let mut files: Vec<PathBuf> = std::fs::read_dir(root().join("../shared/reference/samples"))
+    let mut files: Vec<PathBuf> = std::fs::read_dir(root().join("tests/samples"))
         .unwrap()
         .map(|e| e.unwrap().path())
         .collect();

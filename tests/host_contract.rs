@@ -242,8 +242,7 @@ fn every_sample_under_every_decision_produces_accepted_output() {
 #[test]
 fn updated_input_is_the_full_tool_input() {
     let bytes = std::fs::read(
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/samples/PreToolUse-Bash.json"),
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/samples/PreToolUse-Bash.json"),
     )
     .unwrap();
     let a = run_with("every-event.toml", &bytes);
@@ -259,8 +258,7 @@ fn updated_input_is_the_full_tool_input() {
 #[test]
 fn deny_on_pre_tool_use_uses_the_current_wrapper() {
     let bytes = std::fs::read(
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/samples/PreToolUse-Bash.json"),
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/samples/PreToolUse-Bash.json"),
     )
     .unwrap();
     let a = run_with("decide-deny.toml", &bytes);
@@ -281,8 +279,7 @@ fn deny_on_pre_tool_use_uses_the_current_wrapper() {
 #[test]
 fn stop_on_pre_tool_use_also_denies_so_the_tool_does_not_run() {
     let bytes = std::fs::read(
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/samples/PreToolUse-Bash.json"),
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/samples/PreToolUse-Bash.json"),
     )
     .unwrap();
     let a = run_with("decide-stop.toml", &bytes);
@@ -322,8 +319,7 @@ fn block_style_events_use_top_level_decision() {
 #[test]
 fn permission_request_deny_uses_decision_behavior() {
     let bytes = std::fs::read(
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/samples/PermissionRequest-Write.json"),
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/samples/PermissionRequest-Write.json"),
     )
     .unwrap();
     let a = run_with("decide-deny.toml", &bytes);

@@ -10,6 +10,12 @@
 //! literals with characters JSON may escape. `not`, and `any` with a member that
 //! has no needles, give no needles. Callers skip the prefilter entirely when the
 //! raw event contains `\u` or `\/` escapes.
+//!
+//! One assumption: a number is tested as text the way serde_json prints it,
+//! which for the plain decimal integers the client writes is the same text as
+//! in the raw event. A number written in exponent form (`1e3`) would print
+//! differently; the client never writes one, and a rule that regex-matches the
+//! digits of a numeric field is better written with `gt`/`lt` anyway.
 
 use crate::policy::syntax::{PatternItem, RawCondition, RawPolicy, RawRule, Sp};
 

@@ -143,7 +143,14 @@ pub fn collect(discovery: &Discovery) -> Report {
                 location: at(&r.id.span),
                 layer: source.layer.name(),
                 events: r.events.value.iter().map(|e| e.value.clone()).collect(),
-                matcher: r.matcher.as_ref().map(|m| m.value.clone()),
+                matcher: r.matcher.as_ref().map(|m| match &m.value {
+                    crate::policy::syntax::MatcherSpec::All(t) => t.clone(),
+                    crate::policy::syntax::MatcherSpec::PerEvent(map) => {
+                        let parts: Vec<String> =
+                            map.iter().map(|(e, t)| format!("{e}={t}")).collect();
+                        format!("{{{}}}", parts.join(", "))
+                    }
+                }),
                 decision: r.decision.as_ref().map(|d| d.value.as_str()),
                 priority: r.priority.as_ref().map(|p| p.value).unwrap_or(100),
                 enabled: r.enabled.unwrap_or(true),

@@ -77,12 +77,13 @@ pub fn compile(
                 continue;
             }
             if let Some(value) = matcher_value {
-                if !matcher_accepts(&rule.matcher, value) {
+                let (matcher, text) = rule.matcher_for(event);
+                if !matcher_accepts(matcher, value) {
                     skipped.push((
                         rule.clone(),
                         format!(
                             "matcher `{}` does not accept `{}`",
-                            rule.matcher_text.as_deref().unwrap_or(""),
+                            text.unwrap_or(""),
                             value.unwrap_or("")
                         ),
                     ));

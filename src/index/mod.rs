@@ -96,7 +96,11 @@ pub fn build(sources: &[Arc<PolicySource>]) -> Option<SetIndex> {
                     .iter()
                     .map(|e| e.value.clone())
                     .collect(),
-                matcher: r.value.matcher.as_ref().map(|m| m.value.clone()),
+                // A per-event matcher is not used to select (a superset is safe).
+                matcher: r.value.matcher.as_ref().and_then(|m| match &m.value {
+                    crate::policy::syntax::MatcherSpec::All(t) => Some(t.clone()),
+                    crate::policy::syntax::MatcherSpec::PerEvent(_) => None,
+                }),
                 needles: needles::for_rule(&r.value, &raw),
             })
             .collect();

@@ -183,7 +183,7 @@ pub struct RawRule {
     /// The client's matcher, applied to the event's matcher field (the tool name on
     /// tool events, `source` on SessionStart, `agent_type` on Subagent events, ...):
     /// an exact `A|B` list, or else an unanchored regex. `Task` also matches `Agent`.
-    pub matcher: Option<Sp<String>>,
+    pub matcher: Option<Sp<MatcherSpec>>,
     /// The condition under which the rule fires. Absent: always.
     pub when: Option<Sp<RawCondition>>,
     /// An exception: when this holds, the rule does not fire even if `when` does.
@@ -204,6 +204,18 @@ pub struct RawRule {
     /// Side effects, run in order after the decision is made.
     #[serde(default)]
     pub effects: Vec<Sp<RawEffect>>,
+}
+
+/// A matcher for all the rule's events, or one per event
+/// (`{ PostToolUse = "Task", SubagentStop = "*" }`; events not named are not
+/// constrained).
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum MatcherSpec {
+    /// The same matcher for every event of the rule.
+    All(String),
+    /// A matcher per event name.
+    PerEvent(BTreeMap<String, String>),
 }
 
 /// A decision a rule can make.

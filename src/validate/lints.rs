@@ -74,6 +74,7 @@ fn lint_rule(p: &Policy, rule: &Arc<Rule>, out: &mut Vec<Diagnostic>) {
     }
     if rule.events == EventScope::All
         && matches!(rule.matcher, Matcher::Any)
+        && rule.event_matchers.is_empty()
         && rule.when.is_none()
         && rule.unless.is_none()
     {
@@ -153,7 +154,10 @@ fn shadowed(p: &Policy, out: &mut Vec<Diagnostic>) {
     let mut rules: Vec<&Arc<Rule>> = p.rules.iter().filter(|r| r.enabled).collect();
     rules.sort_by_key(|r| (r.priority, r.order));
     for (i, early) in rules.iter().enumerate() {
-        if early.when.is_some() || early.unless.is_some() || !matches!(early.matcher, Matcher::Any)
+        if early.when.is_some()
+            || early.unless.is_some()
+            || !matches!(early.matcher, Matcher::Any)
+            || !early.event_matchers.is_empty()
         {
             continue;
         }

@@ -230,6 +230,7 @@ impl Validator<'_> {
             events,
             matcher: matcher.0,
             matcher_text: matcher.1,
+            event_matchers: matcher.2,
             when,
             unless,
             decision: raw.decision.as_ref().map(|d| d.value),
@@ -284,18 +285,61 @@ impl Validator<'_> {
         EventScope::Named(names)
     }
 
+    /// The matcher for all events, or per event. Returns the matcher for all
+    /// events with its text, and the per-event matchers.
+    #[allow(clippy::type_complexity)]
     fn matcher(
         &mut self,
-        m: Option<&Sp<String>>,
+        m: Option<&Sp<MatcherSpec>>,
+        scope: &EventScope,
+        specs: &[&'static EventSpec],
+    ) -> (Matcher, Option<String>, Vec<(String, Matcher, String)>) {
+        let Some(m) = m else {
+            return (Matcher::Any, None, vec![]);
+        };
+        match &m.value {
+            MatcherSpec::All(text) => {
+                let (matcher, text) = self.one_matcher(text, &m.span, scope, specs);
+                (matcher, text, vec![])
+            }
+            MatcherSpec::PerEvent(map) => {
+                let mut per = vec![];
+                for (event, text) in map {
+                    let in_scope = match scope {
+                        EventScope::All => true,
+                        EventScope::Named(v) => v.contains(event),
+                    };
+                    if !in_scope {
+                        self.err(
+                            Code::MatcherWithoutField,
+                            m.span.clone(),
+                            format!(
+                                "the matcher names {event}, which is not one of the rule's events"
+                            ),
+                        )
+                        .set_help("per-event matchers are keyed by the rule's own `events`");
+                        continue;
+                    }
+                    let spec: Vec<&'static EventSpec> = events::spec(event).into_iter().collect();
+                    let named = EventScope::Named(vec![event.clone()]);
+                    let (matcher, _) = self.one_matcher(text, &m.span, &named, &spec);
+                    per.push((event.clone(), matcher, text.clone()));
+                }
+                (Matcher::Any, None, per)
+            }
+        }
+    }
+
+    fn one_matcher(
+        &mut self,
+        text_in: &str,
+        span: &Range<usize>,
         scope: &EventScope,
         specs: &[&'static EventSpec],
     ) -> (Matcher, Option<String>) {
-        let Some(m) = m else {
-            return (Matcher::Any, None);
-        };
-        let text = m.value.trim();
+        let text = text_in.trim();
         if text.is_empty() || text == "*" {
-            return (Matcher::Any, Some(m.value.clone()));
+            return (Matcher::Any, Some(text_in.to_string()));
         }
         if let EventScope::Named(names) = scope {
             let all_known = names.iter().all(|n| events::spec(n).is_some());
@@ -303,7 +347,7 @@ impl Validator<'_> {
                 let names: Vec<&str> = specs.iter().map(|s| s.name).collect();
                 self.err(
                     Code::MatcherWithoutField,
-                    m.span.clone(),
+                    span.clone(),
                     format!(
                         "{} has no matcher field; the client ignores matchers on it",
                         names.join(", ")
@@ -319,16 +363,16 @@ impl Validator<'_> {
         } else {
             ListStyle::Narrow
         };
-        match parse_matcher(&m.value, style) {
-            Ok(matcher) => (matcher, Some(m.value.clone())),
+        match parse_matcher(text_in, style) {
+            Ok(matcher) => (matcher, Some(text_in.to_string())),
             Err(e) => {
                 self.err(
                     Code::InvalidRegex,
-                    m.span.clone(),
+                    span.clone(),
                     format!("matcher is not a valid regex: {e}"),
                 )
                 .set_help("the client matches nothing with an invalid matcher regex");
-                (Matcher::Any, Some(m.value.clone()))
+                (Matcher::Any, Some(text_in.to_string()))
             }
         }
     }

@@ -85,6 +85,8 @@ pub struct Rule {
     pub matcher: Matcher,
     /// The matcher as written.
     pub matcher_text: Option<String>,
+    /// Matchers for single events (`matcher = { Event = "..." }`), with their text.
+    pub event_matchers: Vec<(String, Matcher, String)>,
     /// Fires when this holds (absent: always).
     pub when: Option<Condition>,
     /// Does not fire when this holds.
@@ -114,6 +116,14 @@ pub struct Rule {
 }
 
 impl Rule {
+    /// The matcher that applies to an event, and its text.
+    pub fn matcher_for(&self, event: &str) -> (&Matcher, Option<&str>) {
+        match self.event_matchers.iter().find(|(e, _, _)| e == event) {
+            Some((_, m, t)) => (m, Some(t.as_str())),
+            None => (&self.matcher, self.matcher_text.as_deref()),
+        }
+    }
+
     /// Every template of the rule (texts, rewrites, includes, effect paths,
     /// contents and arguments; record leaves are JSON strings, see `Effect::record`).
     pub fn templates(&self) -> Vec<&Template> {

@@ -6,7 +6,7 @@ use std::fmt;
 use std::ops::Range;
 use std::sync::Arc;
 
-use crate::policy::source::PolicySource;
+use crate::source::PolicySource;
 
 /// How serious a diagnostic is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]

@@ -95,7 +95,7 @@ fn samples() -> Vec<PathBuf> {
     v
 }
 
-fn run_with(policy: &str, stdin: &[u8]) -> hookrules::host::output::Answer {
+fn run_with(policy: &str, stdin: &[u8]) -> hookrules::answer::Answer {
     let d = Discovery {
         flags: vec![Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/policies")

@@ -690,7 +690,7 @@ fn produced_settings_have_the_shape_of_reference_3_1() {
     };
     assert_eq!(init_with(&m.ctx(), &args).0, 0);
     let s = read_json(&m.settings());
-    let known: Vec<&str> = hookrules::host::events::EVENTS
+    let known: Vec<&str> = hookrules::contract::events::EVENTS
         .iter()
         .map(|e| e.name)
         .collect();

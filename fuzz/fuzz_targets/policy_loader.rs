@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use hookrules::compile::{self, Templates};
 use hookrules::policy::parse;
-use hookrules::policy::source::{Origin, PolicySource};
+use hookrules::source::{Origin, PolicySource};
 use hookrules::validate::{self, lints};
 use libfuzzer_sys::fuzz_target;
 
@@ -41,7 +41,7 @@ fuzz_target!(|data: &[u8]| {
     }
     // The lazy path `run` takes: validate only what PreToolUse/Bash reaches.
     let lazy = validate::validate(&source, &raw, &|r| {
-        hookrules::load::rule_reaches(r, "PreToolUse")
+        hookrules::compile::load::rule_reaches(r, "PreToolUse")
     });
     let _ = compile::compile(
         vec![(lazy.policy, lazy.broken_rules)],

@@ -51,7 +51,7 @@ pub struct RuleRow {
     /// The file and the span of the id, for diagnostics about the rule.
     #[serde(skip)]
     pub at: Option<(
-        std::sync::Arc<crate::policy::source::PolicySource>,
+        std::sync::Arc<crate::source::PolicySource>,
         std::ops::Range<usize>,
     )>,
 }
@@ -258,7 +258,7 @@ fn template_variables(
     policy: &crate::validate::model::Policy,
     rule: &crate::validate::model::Rule,
 ) -> Vec<Diagnostic> {
-    use crate::host::events;
+    use crate::contract::events;
     use crate::validate::model::EventScope;
     let specs: Vec<&events::EventSpec> = match &rule.events {
         EventScope::All => vec![],
@@ -332,7 +332,7 @@ fn template_variables(
 
 /// Rule ids defined twice in one file (across files, a later one replaces).
 fn duplicate_ids(
-    source: &std::sync::Arc<crate::policy::source::PolicySource>,
+    source: &std::sync::Arc<crate::source::PolicySource>,
     raw: &crate::policy::syntax::RawPolicy,
 ) -> Vec<Diagnostic> {
     let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
@@ -540,8 +540,8 @@ fn watch_dirs(discovery: &Discovery) -> Vec<std::path::PathBuf> {
         .sources
         .iter()
         .filter_map(|s| match &s.origin {
-            crate::policy::source::Origin::File(p) => p.parent().map(|d| d.to_path_buf()),
-            crate::policy::source::Origin::Builtin(_) => None,
+            crate::source::Origin::File(p) => p.parent().map(|d| d.to_path_buf()),
+            crate::source::Origin::Builtin(_) => None,
         })
         .collect();
     dirs.extend(discovery.flags.iter().filter(|p| p.is_dir()).cloned());

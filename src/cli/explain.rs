@@ -6,11 +6,13 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 
-use crate::eval::trace::{Step, Trace};
-use crate::eval::{self, Ctx, Event};
-use crate::fixture::Fixture;
-use crate::host::output;
-use crate::load;
+use crate::answer;
+use crate::cli::fixture::Fixture;
+use crate::compile::load;
+use crate::contract::Event;
+use crate::decision;
+use crate::eval::trace::{Step, Trace, Tracer};
+use crate::eval::{self, Ctx};
 use crate::policy::discover::Discovery;
 
 use super::{Format, Verbosity};
@@ -58,7 +60,11 @@ pub fn explanation(
     let ctx = Ctx::from_env(&event, env, now);
     let mut trace = Trace::default();
     let outcome = eval::evaluate(&compiled, &event, &ctx, &mut trace);
-    let answer = output::render(&event, &outcome.decision);
+    let decision = decision::decide(&outcome);
+    trace.step(Step::Combine {
+        note: decision::describe(&decision, outcome.contributions.len()),
+    });
+    let answer = answer::render(&event, &decision);
     Ok(Explanation {
         event: event.name.clone(),
         policies: compiled
@@ -67,7 +73,7 @@ pub fn explanation(
             .map(|b| b.policy.source.display_name())
             .collect(),
         steps: trace.steps,
-        decision: outcome.decision,
+        decision,
         effects: outcome
             .effects
             .iter()

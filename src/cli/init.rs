@@ -3,7 +3,7 @@
 //!
 //! Decisions (reference = `claude-code-hooks.md`):
 //!
-//! - **Which events.** Every event in [`crate::host::events::EVENTS`] except
+//! - **Which events.** Every event in [`crate::contract::events::EVENTS`] except
 //!   `WorktreeCreate` and `WorktreeRemove`: a handler on either *replaces* the client's
 //!   own git worktree handling (§1.2; the client asks only whether any handler is
 //!   configured), and hookrules prints no worktree path. `PreModelSwitch`,
@@ -41,7 +41,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
-use crate::host::events::EVENTS;
+use crate::contract::events::EVENTS;
 use crate::os::files::{lexical_normalize, write_atomic};
 use crate::policy::discover::{toml_files_in, PROJECT_POLICY_DIR};
 

@@ -3,6 +3,7 @@
 
 pub mod check;
 pub mod explain;
+pub mod fixture;
 pub mod init;
 pub mod run;
 pub mod test;

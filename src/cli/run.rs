@@ -4,12 +4,14 @@
 use std::collections::BTreeMap;
 use std::io::Read;
 
+use crate::answer::{self, Answer};
+use crate::compile::load;
+use crate::contract::event::sniff_event_name;
+use crate::contract::events::Blocking;
+use crate::contract::Event;
 use crate::decision::Decision;
 use crate::effects;
-use crate::eval::{self, event::sniff_event_name, trace::NoTrace, Ctx, Event};
-use crate::host::events::Blocking;
-use crate::host::output::{self, Answer};
-use crate::load;
+use crate::eval::{self, trace::NoTrace, Ctx};
 use crate::os::clock::Now;
 use crate::policy::discover::Discovery;
 use crate::policy::syntax::{DecisionKind, FailureMode};
@@ -69,11 +71,11 @@ fn answer(
     env: &BTreeMap<String, String>,
     now: Now,
 ) -> (Answer, Decision) {
-    let cache = crate::index::store::cache_dir(env);
+    let cache = crate::compile::index::store::cache_dir(env);
     let mode = match env.get("HOOKRULES_INDEX").map(String::as_str) {
-        Some("always") => crate::index::Mode::Always,
-        Some("off") => crate::index::Mode::Off,
-        _ => crate::index::Mode::Auto,
+        Some("always") => crate::compile::index::Mode::Always,
+        Some("off") => crate::compile::index::Mode::Off,
+        _ => crate::compile::index::Mode::Auto,
     };
     let opts = load::Options {
         index: mode,
@@ -82,20 +84,19 @@ fn answer(
     };
     let compiled = load::for_event_with(found, event, &opts);
     let ctx = Ctx::from_env(event, env.clone(), now);
-    let mut outcome = eval::evaluate(&compiled, event, &ctx, &mut NoTrace);
+    let outcome = eval::evaluate(&compiled, event, &ctx, &mut NoTrace);
+    let mut decision = crate::decision::decide(&outcome);
     for f in effects::apply(&outcome.effects, &ctx) {
         let msg = format!("effect of rule `{}` failed: {}", f.rule, f.error);
         match f.failure {
-            FailureMode::FailOpen => outcome.decision.errors.push(format!(
+            FailureMode::FailOpen => decision.errors.push(format!(
                 "{msg} (policy `{}` is fail-open: ignored)",
                 f.policy
             )),
-            FailureMode::FailClosed => {
-                block_for_failure(&mut outcome.decision, event, &msg, &f.policy)
-            }
+            FailureMode::FailClosed => block_for_failure(&mut decision, event, &msg, &f.policy),
         }
     }
-    (output::render(event, &outcome.decision), outcome.decision)
+    (answer::render(event, &decision), decision)
 }
 
 /// A fail-closed effect failure makes the outcome a block (where the event can be blocked).
@@ -124,7 +125,7 @@ fn input_failure(
     msg: &str,
 ) -> Answer {
     match load::overall_failure_mode(found) {
-        FailureMode::FailOpen => output::fail_open(msg),
-        FailureMode::FailClosed => output::fail_closed(event_name, msg),
+        FailureMode::FailOpen => answer::fail_open(msg),
+        FailureMode::FailClosed => answer::fail_closed(event_name, msg),
     }
 }

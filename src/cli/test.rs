@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::fixture::{Expect, Fixture};
+use crate::cli::fixture::{Expect, Fixture};
 use crate::policy::discover::Discovery;
 use crate::policy::parse;
 
@@ -163,7 +163,7 @@ fn rule_ids(d: &Discovery) -> Vec<String> {
 
 /// Run one fixture in a fresh temporary project directory.
 pub fn run_one(fx: &Fixture, discovery: &Discovery, covered: &mut BTreeSet<String>) -> Verdict {
-    let tmp = match crate::fixture::tempdir() {
+    let tmp = match crate::cli::fixture::tempdir() {
         Ok(t) => t,
         Err(e) => {
             return Verdict::Failed(vec![format!("cannot create a temporary directory: {e}")])
@@ -216,7 +216,7 @@ fn run_in(
 
 fn compare(
     expect: &Expect,
-    answer: &crate::host::output::Answer,
+    answer: &crate::answer::Answer,
     decision: Option<&crate::decision::Decision>,
     project: &Path,
     subst: &dyn Fn(&str) -> String,

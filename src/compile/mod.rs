@@ -1,16 +1,18 @@
 //! Stage 3: the validated rules one event can reach, ready to evaluate.
 //!
 //! Only the bucket for the event's name and matcher value is compiled: rules are
-//! filtered by event before they are even validated (see [`crate::load`]), then by
+//! filtered by event before they are even validated (see [`crate::compile::load`]), then by
 //! the client's matcher here, and sorted by priority. Templates are compiled into
 //! one minijinja environment; a template that does not compile breaks its rule.
 
+pub mod index;
+pub mod load;
 pub mod templates;
 
 use std::sync::Arc;
 
+use crate::contract::events::tool_aliases;
 use crate::diagnostics::Diagnostic;
-use crate::host::events::tool_aliases;
 use crate::validate::model::{Matcher, Policy, Rule};
 pub use templates::Templates;
 

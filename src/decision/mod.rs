@@ -18,6 +18,7 @@
 
 use serde::Serialize;
 
+use crate::eval::{Contribution, Outcome};
 use crate::policy::syntax::DecisionKind;
 
 /// How strict a decision is (higher wins).
@@ -29,27 +30,6 @@ pub fn strictness(d: Option<DecisionKind>) -> u8 {
         Some(DecisionKind::Deny | DecisionKind::Block) => 3,
         Some(DecisionKind::Stop) => 4,
     }
-}
-
-/// One matching rule's say, before combining.
-#[derive(Debug, Clone, Serialize)]
-pub struct Contribution {
-    /// Policy name.
-    pub policy: String,
-    /// Rule id (or a synthetic id like `policy:failure`).
-    pub rule: String,
-    /// Its priority.
-    pub priority: i64,
-    /// Its decision.
-    pub decision: Option<DecisionKind>,
-    /// Rendered reason.
-    pub reason: Option<String>,
-    /// Rendered context pieces (context, then included files).
-    pub context: Vec<String>,
-    /// Rendered user message.
-    pub message: Option<String>,
-    /// Rendered tool_input rewrites.
-    pub rewrite: Vec<(String, String)>,
 }
 
 /// The combined decision, with its reasons.
@@ -71,6 +51,12 @@ pub struct Decision {
     pub rewrite: Vec<(String, String)>,
     /// Failures that were reported rather than blocking (fail-open), and notes.
     pub errors: Vec<String>,
+}
+
+/// Decide: combine what evaluation found (contributions in priority order, and
+/// failures that were only reported) into one decision.
+pub fn decide(outcome: &Outcome) -> Decision {
+    combine(&outcome.contributions, outcome.errors.clone())
 }
 
 /// Combine contributions (already in priority order) into one decision.
@@ -115,5 +101,18 @@ pub fn combine(contributions: &[Contribution], errors: Vec<String>) -> Decision 
             .collect(),
         rewrite,
         errors,
+    }
+}
+
+/// One line on how a decision came about, for traces.
+pub fn describe(decision: &Decision, contributions: usize) -> String {
+    match &decision.kind {
+        None if contributions == 0 => "no rule matched: no opinion (empty output)".to_string(),
+        None => format!("{contributions} rule(s) matched, none decided: context/messages only"),
+        Some(k) => format!(
+            "strictest decision `{}` (stop > deny = block > ask > allow), determined by {}",
+            k.as_str(),
+            decision.determined_by.join(", ")
+        ),
     }
 }

@@ -3,8 +3,9 @@
 //! The same code serves `run` (with [`trace::NoTrace`]) and `explain` (with a
 //! recording [`trace::Trace`]): there is no second implementation of matching.
 
-pub mod event;
 pub mod facts;
+mod include;
+pub mod outcome;
 pub mod trace;
 mod values;
 
@@ -15,17 +16,15 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::compile::Compiled;
-use crate::decision::{self, Contribution, Decision};
-use crate::effects::{Pending, PendingEffect};
+pub use crate::contract::Event;
 use crate::os::clock::Now;
 use crate::policy::syntax::{
     CombineMode, DecisionKind, EffectKind, FailureMode, UnparsableCommand,
 };
 use crate::shell;
 use crate::validate::model::{Condition, Fact, Rule, Template, Test};
-pub use event::Event;
+pub use outcome::{Contribution, Pending, PendingEffect};
 use trace::{abridge, Step, Tracer};
-pub use values::program_is;
 
 /// What evaluation may know about the world besides the event.
 #[derive(Debug, Clone)]
@@ -66,10 +65,10 @@ impl Ctx {
 /// Everything evaluation produced for one event.
 #[derive(Debug, Default)]
 pub struct Outcome {
-    /// The combined decision.
-    pub decision: Decision,
     /// What each contributing rule said, in priority order.
     pub contributions: Vec<Contribution>,
+    /// Failures that were reported rather than blocking (fail-open policies).
+    pub errors: Vec<String>,
     /// Side effects to run.
     pub effects: Vec<Pending>,
 }
@@ -218,27 +217,9 @@ impl<T: Tracer> Evaluator<'_, T> {
         found.sort_by_key(|(o, _, _)| *o);
         let contributions: Vec<Contribution> = found.iter().map(|(_, c, _)| c.clone()).collect();
         let effects = found.into_iter().flat_map(|(_, _, e)| e).collect();
-        let decision = decision::combine(&contributions, errors);
-        if self.tracer.enabled() {
-            let note = match &decision.kind {
-                None if contributions.is_empty() => {
-                    "no rule matched: no opinion (empty output)".to_string()
-                }
-                None => format!(
-                    "{} rule(s) matched, none decided: context/messages only",
-                    contributions.len()
-                ),
-                Some(k) => format!(
-                    "strictest decision `{}` (stop > deny = block > ask > allow), determined by {}",
-                    k.as_str(),
-                    decision.determined_by.join(", ")
-                ),
-            };
-            self.tracer.step(Step::Combine { note });
-        }
         Outcome {
-            decision,
             contributions,
+            errors,
             effects,
         }
     }
@@ -270,7 +251,7 @@ impl<T: Tracer> Evaluator<'_, T> {
             )),
             FailureMode::FailClosed => {
                 let decision =
-                    if self.event.spec.blocking == crate::host::events::Blocking::TopLevel {
+                    if self.event.spec.blocking == crate::contract::events::Blocking::TopLevel {
                         DecisionKind::Block
                     } else {
                         DecisionKind::Deny
@@ -595,8 +576,7 @@ impl<T: Tracer> Evaluator<'_, T> {
                 .map(|t| tpl.render(pidx, t, &ctx))
                 .transpose()?
                 .map(|s| s.trim_end().to_string());
-            if let Some(body) = crate::effects::read_include(&path, inc.lines, inc.newest, self.ctx)
-            {
+            if let Some(body) = include::read_include(&path, inc.lines, inc.newest, self.ctx) {
                 let heading = title.unwrap_or_else(|| path.clone());
                 context.push(format!("{heading}\n{body}"));
             }

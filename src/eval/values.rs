@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 
 use super::Ctx;
 use crate::policy::syntax::{Normalization, Quantifier};
-use crate::shell::command::{RedirectOp, SimpleCommand};
+use crate::shell::command::{program_is, RedirectOp, SimpleCommand};
 use crate::validate::model::{CmpOp, CommandTest, Op, PathSelector, RegexMode, Selector, Test};
 
 /// What a selector picked.
@@ -337,14 +337,6 @@ pub fn path_views(abs: &str, ctx: &Ctx) -> Vec<String> {
     let project = ctx.project_dir.display().to_string();
     rel(project.trim_end_matches('/'), "$PROJECT_DIR");
     v
-}
-
-/// Does a program name match an item (exact, or a prefix ending in `*`)?
-pub fn program_is(program: &str, item: &str) -> bool {
-    match item.strip_suffix('*') {
-        Some(prefix) => program.starts_with(prefix),
-        None => program == item,
-    }
 }
 
 /// The paths a list of commands touches, as the selector asks, normalised

@@ -14,8 +14,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::source::{Layer, Origin, PolicySource};
 use crate::diagnostics::{Code, Diagnostic};
+use crate::source::{Layer, Origin, PolicySource};
 
 /// The default pack, compiled into the binary.
 pub const BUILTIN: &[(&str, &str)] = &[

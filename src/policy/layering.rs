@@ -12,9 +12,9 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::source::PolicySource;
 use super::syntax::{RawPolicy, Sp};
 use crate::diagnostics::{Code, Diagnostic};
+use crate::source::PolicySource;
 
 /// Policies after layering, with what happened to their rules.
 #[derive(Debug, Default)]

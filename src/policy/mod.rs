@@ -3,5 +3,4 @@
 pub mod discover;
 pub mod layering;
 pub mod parse;
-pub mod source;
 pub mod syntax;

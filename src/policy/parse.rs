@@ -2,9 +2,9 @@
 
 use std::sync::Arc;
 
-use super::source::PolicySource;
 use super::syntax::RawPolicy;
 use crate::diagnostics::{did_you_mean, Code, Diagnostic};
+use crate::source::PolicySource;
 
 /// Parse one policy. TOML syntax errors and schema errors (unknown keys, wrong
 /// types) come back as one diagnostic pointing at the offending text.

@@ -169,6 +169,14 @@ pub(crate) fn perr(message: impl Into<String>, offset: usize) -> ParseError {
     }
 }
 
+/// Does a program name match an item (exact, or a prefix ending in `*`)?
+pub fn program_is(program: &str, item: &str) -> bool {
+    match item.strip_suffix('*') {
+        Some(prefix) => program.starts_with(prefix),
+        None => program == item,
+    }
+}
+
 /// Last `/`-separated component of `path`.
 pub(crate) fn basename(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)

@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use super::model::{Condition, EventScope, Matcher, Op, Policy, Rule, Selector};
 use super::Validated;
+use crate::contract::events;
 use crate::diagnostics::{Code, Diagnostic};
-use crate::host::events;
 use crate::policy::syntax::{CombineMode, DecisionKind, RawPolicy};
 
 /// Lint a fully validated policy (all rules selected).

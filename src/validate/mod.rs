@@ -16,10 +16,10 @@ use std::sync::Arc;
 use globset::{GlobBuilder, GlobSetBuilder};
 use regex::Regex;
 
+use crate::contract::events::{self, EventSpec, ListStyle};
 use crate::diagnostics::{did_you_mean, Code, Diagnostic};
-use crate::host::events::{self, EventSpec, ListStyle};
-use crate::policy::source::PolicySource;
 use crate::policy::syntax::*;
+use crate::source::PolicySource;
 use model::*;
 
 /// Rules left out because of errors, each with its errors.
@@ -167,7 +167,7 @@ impl Validator<'_> {
         let matcher = self.matcher(raw.matcher.as_ref(), &events, &specs);
         if let Some(d) = &raw.decision {
             for spec in &specs {
-                if !events::supports(spec, d.value) {
+                if !supports(spec, d.value) {
                     let help = match spec.blocking {
                         events::Blocking::None => format!(
                             "{} cannot be blocked; use `context` or `message`, or `decision = \"stop\"` to end the session",
@@ -1234,6 +1234,25 @@ fn syntax_error_offsets(pat: &str) -> Option<(usize, usize, String)> {
             )),
             Ok(_) => None,
         },
+    }
+}
+
+/// Does a decision have an effect on this event?
+fn supports(spec: &events::EventSpec, decision: DecisionKind) -> bool {
+    use events::Blocking;
+    use DecisionKind as D;
+    match decision {
+        D::Stop => true,
+        D::Allow | D::Ask => {
+            matches!(
+                spec.blocking,
+                Blocking::Permission
+                    | Blocking::ModelSwitch
+                    | Blocking::PermissionRequest
+                    | Blocking::Elicitation
+            ) && !(decision == D::Ask && spec.blocking == Blocking::Elicitation)
+        }
+        D::Deny | D::Block => spec.blocking != Blocking::None,
     }
 }
 

@@ -11,11 +11,11 @@ use regex::Regex;
 
 pub use super::patterns::{Globs, Regexes};
 
-use crate::policy::source::PolicySource;
 use crate::policy::syntax::{
     CombineMode, DecisionKind, EffectKind, FactKind, FailureMode, Normalization, Quantifier,
     UnparsableCommand,
 };
+use crate::source::PolicySource;
 
 /// A policy whose selected rules are all valid.
 #[derive(Debug)]

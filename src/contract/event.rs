@@ -3,7 +3,7 @@
 
 use std::io::Read;
 
-use crate::host::events::{self, EventSpec};
+use crate::contract::events::{self, EventSpec};
 
 /// Largest stdin hookrules reads (bytes). Larger input is refused, not truncated.
 pub const MAX_INPUT: u64 = 256 * 1024 * 1024;

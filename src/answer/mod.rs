@@ -4,9 +4,9 @@
 
 use serde_json::{json, Map, Value};
 
-use super::events::{self, Blocking};
+use crate::contract::events::{self, Blocking};
+use crate::contract::Event;
 use crate::decision::Decision;
-use crate::eval::Event;
 use crate::policy::syntax::DecisionKind;
 
 /// What to print and how to exit.

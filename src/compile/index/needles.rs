@@ -378,7 +378,9 @@ impl<'e> Haystack<'e> {
                 });
                 match progs {
                     // A missing field runs nothing; an unparsable command may run anything.
-                    Some(list) => list.iter().any(|p| crate::eval::program_is(p, name)),
+                    Some(list) => list
+                        .iter()
+                        .any(|p| crate::shell::command::program_is(p, name)),
                     None => {
                         let path = crate::validate::model::FieldPath::parse(field).ok();
                         path.and_then(|p| p.get(event).map(|v| v.is_string()))

@@ -470,24 +470,6 @@ pub fn unknown() -> EventSpec {
     }
 }
 
-/// Does a decision have an effect on this event?
-pub fn supports(spec: &EventSpec, decision: crate::policy::syntax::DecisionKind) -> bool {
-    use crate::policy::syntax::DecisionKind as D;
-    match decision {
-        D::Stop => true,
-        D::Allow | D::Ask => {
-            matches!(
-                spec.blocking,
-                Blocking::Permission
-                    | Blocking::ModelSwitch
-                    | Blocking::PermissionRequest
-                    | Blocking::Elicitation
-            ) && !(decision == D::Ask && spec.blocking == Blocking::Elicitation)
-        }
-        D::Deny | D::Block => spec.blocking != Blocking::None,
-    }
-}
-
 /// Legacy tool names the client also tests matchers against (reference §3.2).
 pub fn tool_aliases(tool: &str) -> &'static [&'static str] {
     match tool {

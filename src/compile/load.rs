@@ -5,14 +5,14 @@
 
 use std::sync::Arc;
 
+use crate::compile::index;
 use crate::compile::{self, Compiled};
+use crate::contract::Event;
 use crate::diagnostics::Diagnostic;
-use crate::eval::Event;
-use crate::index;
 use crate::policy::discover::Found;
-use crate::policy::source::{Origin, PolicySource};
 use crate::policy::syntax::{CombineMode, FailureMode, RawRule, UnparsableCommand};
 use crate::policy::{layering, parse};
+use crate::source::{Origin, PolicySource};
 use crate::validate::{self, model::Policy, sniff_failure_mode};
 
 /// Does a raw rule name this event (or `*`, or `+Event`)?

@@ -19,9 +19,9 @@ use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
 use std::sync::Arc;
 
-use crate::eval::Event;
-use crate::host::events::ListStyle;
-use crate::policy::source::PolicySource;
+use crate::contract::events::ListStyle;
+use crate::contract::Event;
+use crate::source::PolicySource;
 use crate::validate::parse_matcher;
 
 /// Below this total size of policy text, parsing everything is cheaper than the index.
@@ -164,7 +164,7 @@ pub fn wanted(mode: Mode, sources: &[Arc<PolicySource>], cache: Option<&std::pat
                 && (sources.iter().map(|s| s.text.len()).sum::<usize>() >= MIN_SET_BYTES
                     || sources
                         .iter()
-                        .all(|s| s.layer == crate::policy::source::Layer::Builtin))
+                        .all(|s| s.layer == crate::source::Layer::Builtin))
         }
     }
 }

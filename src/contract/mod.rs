@@ -1,0 +1,9 @@
+//! The hook contract, as the client defines it: which events exist, what each
+//! can decide and where its matcher looks ([`events`]), and the event one hook
+//! call receives on stdin ([`event`]). Static knowledge that every stage reads;
+//! it imports no stage.
+
+pub mod event;
+pub mod events;
+
+pub use event::Event;

@@ -1,0 +1,91 @@
+//! What evaluation found: each matching rule's say, and the side effects it
+//! rendered. The `decision` stage combines the first; the `effects` stage runs
+//! the second after the answer.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::policy::syntax::{DecisionKind, FailureMode};
+
+/// One matching rule's say, before combining.
+#[derive(Debug, Clone, Serialize)]
+pub struct Contribution {
+    /// Policy name.
+    pub policy: String,
+    /// Rule id (or a synthetic id like `policy:failure`).
+    pub rule: String,
+    /// Its priority.
+    pub priority: i64,
+    /// Its decision.
+    pub decision: Option<DecisionKind>,
+    /// Rendered reason.
+    pub reason: Option<String>,
+    /// Rendered context pieces (context, then included files).
+    pub context: Vec<String>,
+    /// Rendered user message.
+    pub message: Option<String>,
+    /// Rendered tool_input rewrites.
+    pub rewrite: Vec<(String, String)>,
+}
+
+/// A rendered side effect, waiting to run.
+#[derive(Debug, Clone)]
+pub struct Pending {
+    /// The rule it belongs to.
+    pub rule: String,
+    /// The policy it belongs to.
+    pub policy: String,
+    /// That policy's failure mode.
+    pub failure: FailureMode,
+    /// Rendered path (relative to the project dir, or absolute).
+    pub path: Option<String>,
+    /// Rendered confinement folder.
+    pub within: Option<String>,
+    /// What to do.
+    pub effect: PendingEffect,
+}
+
+/// What a pending effect does.
+#[derive(Debug, Clone)]
+pub enum PendingEffect {
+    /// Write a file atomically.
+    WriteFile {
+        /// Content.
+        content: String,
+    },
+    /// Write a JSON object atomically, keeping listed keys of the existing file.
+    WriteJson {
+        /// The new object.
+        record: Value,
+        /// Keys to keep from the existing file.
+        keep: Vec<String>,
+    },
+    /// Append one JSON line.
+    AppendJsonl {
+        /// The record.
+        record: Value,
+    },
+    /// Delete a file.
+    DeleteFile,
+    /// Run a command.
+    Run {
+        /// Program and arguments.
+        argv: Vec<String>,
+        /// Timeout.
+        timeout_ms: u64,
+    },
+}
+
+impl Pending {
+    /// A short description, for traces and `test`.
+    pub fn describe(&self) -> String {
+        let p = self.path.as_deref().unwrap_or("");
+        match &self.effect {
+            PendingEffect::WriteFile { .. } => format!("write_file {p}"),
+            PendingEffect::WriteJson { .. } => format!("write_json {p}"),
+            PendingEffect::AppendJsonl { .. } => format!("append_jsonl {p}"),
+            PendingEffect::DeleteFile => format!("delete_file {p}"),
+            PendingEffect::Run { argv, .. } => format!("run {argv:?}"),
+        }
+    }
+}

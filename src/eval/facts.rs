@@ -73,7 +73,7 @@ fn file(f: &Fact, r: &Rendered, ctx: &Ctx) -> Result<Value, String> {
     let mut out = Map::new();
     out.insert("path".into(), json!(path.display().to_string()));
     out.insert("exists".into(), json!(exists));
-    let needs_content = !f.headings.is_empty() || f.regex.is_some() || f.lines.is_some();
+    let needs_content = !f.headings.is_empty() || f.regex.is_some() || f.lines.is_some() || f.json;
     let content = if exists && needs_content {
         Some(
             files::read_capped(&path, MAX_FILE)
@@ -104,6 +104,16 @@ fn file(f: &Fact, r: &Rendered, ctx: &Ctx) -> Result<Value, String> {
             }
         }
         out.insert("captures".into(), Value::Object(named));
+    }
+    if f.json {
+        // A missing file is `null`; a file that is there but not JSON is a failure
+        // (the policy's failure mode), never a silently empty value.
+        let doc = match &content {
+            Some(c) => serde_json::from_str::<Value>(c)
+                .map_err(|e| format!("{} is not JSON: {e}", path.display()))?,
+            None => Value::Null,
+        };
+        out.insert("json".into(), doc);
     }
     if let Some(n) = f.lines {
         let lines: Vec<&str> = text.lines().take(n).collect();
@@ -254,7 +264,13 @@ fn command(f: &Fact, r: &Rendered, ctx: &Ctx) -> Result<Value, String> {
 /// synchronous Agent tool result, the subagent's answer; else the transcript
 /// (reference §5: newest assistant message with text, all its text blocks joined).
 pub fn last_assistant_message(event: &Value) -> Option<String> {
-    if let Some(s) = event.get("last_assistant_message").and_then(|v| v.as_str()) {
+    // An empty answer is no answer: fall through to the transcript, as the seeds'
+    // `[[ -z "$AGENT_OUTPUT" ]]` does.
+    if let Some(s) = event
+        .get("last_assistant_message")
+        .and_then(|v| v.as_str())
+        .filter(|s| !s.is_empty())
+    {
         return Some(s.to_string());
     }
     if let Some(content) = event
@@ -265,18 +281,41 @@ pub fn last_assistant_message(event: &Value) -> Option<String> {
             .iter()
             .filter_map(|b| b.get("text").and_then(|t| t.as_str()))
             .collect();
-        if !texts.is_empty() {
+        if texts.iter().any(|t| !t.is_empty()) {
             return Some(texts.join("\n"));
         }
     }
     let (path, sidechain) = match event.get("agent_transcript_path").and_then(|v| v.as_str()) {
-        Some(p) => (p, true),
-        None => (
-            event.get("transcript_path").and_then(|v| v.as_str())?,
-            false,
-        ),
+        Some(p) => (PathBuf::from(p), true),
+        None => match agent_transcript_of_tool_result(event) {
+            Some(p) => (p, true),
+            None => (
+                PathBuf::from(event.get("transcript_path").and_then(|v| v.as_str())?),
+                false,
+            ),
+        },
     };
-    transcript_last_text(Path::new(path), sidechain)
+    transcript_last_text(&path, sidechain)
+}
+
+/// A synchronous Agent result names its agent (`tool_response.agentId`); that
+/// agent's own transcript is `<session>/subagents/agent-<id>.jsonl` beside the main
+/// one (reference section 5). Reading it, not the main transcript, finds the agent's
+/// answer instead of the hub's own last message.
+fn agent_transcript_of_tool_result(event: &Value) -> Option<PathBuf> {
+    let id = event.pointer("/tool_response/agentId")?.as_str()?;
+    if id.is_empty()
+        || !id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    {
+        return None;
+    }
+    let main = event.get("transcript_path")?.as_str()?;
+    let session = main.strip_suffix(".jsonl")?;
+    Some(PathBuf::from(format!(
+        "{session}/subagents/agent-{id}.jsonl"
+    )))
 }
 
 fn transcript_last_text(path: &Path, sidechain: bool) -> Option<String> {

@@ -421,6 +421,9 @@ pub struct RawFact {
     pub regex: Option<Sp<String>>,
     /// `file`: expose the first N lines as `lines`/`head`.
     pub lines: Option<usize>,
+    /// `file`: parse the content as JSON and expose it as `json`, so fields are read
+    /// by path (`fact = "state.json.agent"`), whatever the key order or spacing.
+    pub json: Option<bool>,
     /// `glob`: patterns to leave out.
     #[serde(default)]
     pub exclude: Vec<Sp<String>>,

@@ -928,6 +928,7 @@ impl Validator<'_> {
             headings: f.headings.clone(),
             regex,
             lines: f.lines,
+            json: f.json.unwrap_or(false),
             exclude,
             argv: f
                 .argv

@@ -418,6 +418,8 @@ pub struct Fact {
     pub regex: Option<Regex>,
     /// First N lines.
     pub lines: Option<usize>,
+    /// Parse the content as JSON (`json`).
+    pub json: bool,
     /// Glob exclusions.
     pub exclude: Option<GlobSet>,
     /// Command argv templates.

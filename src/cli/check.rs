@@ -510,7 +510,9 @@ pub fn watch(
         let _ = writeln!(
             out,
             "\x1b[2J\x1b[H== hookrules check ({})",
-            crate::os::clock::Now::current().rfc3339
+            crate::os::clock::Now::current()
+                .stamp(crate::os::clock::Zone::Local)
+                .rfc3339
         );
         check_with_fixtures(discovery, format, list_rules, fixtures, out);
         let _ = out.flush();

@@ -56,7 +56,8 @@ pub fn explanation(
     let now = fixture
         .now
         .map(crate::os::clock::Now::at)
-        .unwrap_or_else(|| super::clock(&env));
+        .unwrap_or_else(|| super::clock(&env))
+        .with_tz(env.get("TZ").map(String::as_str));
     let ctx = Ctx::from_env(&event, env, now);
     let mut trace = Trace::default();
     let outcome = eval::evaluate(&compiled, &event, &ctx, &mut trace);

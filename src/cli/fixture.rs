@@ -5,6 +5,7 @@
 //! { "event": { "hook_event_name": "PreToolUse", ... },
 //!   "env": { "HOME": "/home/dev" },          // extra environment for the run
 //!   "now": 1763700000,                        // pin the clock (unix seconds)
+//!   "tz": "Pacific/Kiritimati",               // the hook's local zone (TZ); default UTC
 //!   "files": { "a/b.md": "content",           // created in a temporary project dir ("#!" content: executable)
 //!              "c.json": { "content": "{}", "mtime": 1763700000 } },
 //!   "expect": {
@@ -34,6 +35,9 @@ pub struct Fixture {
     pub env: BTreeMap<String, String>,
     /// Pinned clock.
     pub now: Option<i64>,
+    /// The hook's local time zone (`TZ`): pinned, so a fixture means the same on
+    /// every machine. Default `UTC`.
+    pub tz: Option<String>,
     /// Files to create in the project directory first.
     #[serde(default)]
     pub files: BTreeMap<String, FileSpec>,
@@ -51,7 +55,8 @@ pub struct Fixture {
 pub struct Prepared {
     /// The event, with `$PROJECT_DIR` replaced.
     pub event_text: String,
-    /// The environment: `CLAUDE_PROJECT_DIR`, `HOME` (= `$PROJECT_DIR/home`), `PATH`, then the fixture's.
+    /// The environment: `CLAUDE_PROJECT_DIR`, `HOME` (= `$PROJECT_DIR/home`), `PATH`,
+    /// `TZ` (the fixture's `tz`, default `UTC`), then the fixture's `env`.
     pub env: BTreeMap<String, String>,
 }
 
@@ -114,6 +119,7 @@ impl Fixture {
                 event: v,
                 env: BTreeMap::new(),
                 now: None,
+                tz: None,
                 files: BTreeMap::new(),
                 expect: None,
                 description: None,
@@ -158,6 +164,7 @@ impl Fixture {
         env.insert("CLAUDE_PROJECT_DIR".into(), pd.clone());
         env.insert("HOME".into(), format!("{pd}/home"));
         env.insert("PATH".into(), std::env::var("PATH").unwrap_or_default());
+        env.insert("TZ".into(), self.tz.clone().unwrap_or_else(|| "UTC".into()));
         for (k, v) in &self.env {
             env.insert(k.clone(), subst(v));
         }

@@ -119,10 +119,11 @@ pub fn env_map() -> BTreeMap<String, String> {
 
 /// The clock: `HOOKRULES_NOW` (unix seconds) pins it for fixtures and tests.
 pub fn clock(env: &BTreeMap<String, String>) -> Now {
-    match env.get("HOOKRULES_NOW").and_then(|s| s.parse::<i64>().ok()) {
+    let now = match env.get("HOOKRULES_NOW").and_then(|s| s.parse::<i64>().ok()) {
         Some(t) => Now::at(t),
         None => Now::current(),
-    }
+    };
+    now.with_tz(env.get("TZ").map(String::as_str))
 }
 
 /// Policy discovery from flags and the environment.

@@ -191,7 +191,8 @@ fn run_in(
     let now = fx
         .now
         .map(crate::os::clock::Now::at)
-        .unwrap_or_else(|| super::clock(&env));
+        .unwrap_or_else(|| super::clock(&env))
+        .with_tz(env.get("TZ").map(String::as_str));
     // The fixture's own project and home: never the machine's policy layers.
     let discovery = Discovery {
         project_dir: Some(project.to_path_buf()),

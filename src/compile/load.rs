@@ -102,6 +102,7 @@ fn broken_policy(
         failure,
         combine: CombineMode::All,
         unparsable: UnparsableCommand::Regex,
+        zone: Default::default(),
         rules: vec![],
         facts: Default::default(),
     };

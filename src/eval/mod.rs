@@ -98,6 +98,7 @@ pub fn evaluate<T: Tracer>(
         unparsable: None,
         base: None,
         event_value: None,
+        stamps: HashMap::new(),
     };
     ev.run()
 }
@@ -116,6 +117,8 @@ struct Evaluator<'a, T: Tracer> {
     base: Option<Value>,
     /// The event as a template value, converted once (it may be megabytes).
     event_value: Option<minijinja::Value>,
+    /// `today` / `now`, per zone, computed on first use.
+    stamps: HashMap<crate::os::clock::Zone, crate::os::clock::Stamp>,
 }
 
 /// (priority, policy index, file order) of a contribution, for global ordering.
@@ -523,12 +526,18 @@ impl<T: Tracer> Evaluator<'_, T> {
         }
         if self.base.is_none() {
             self.base = Some(serde_json::json!({
-                "today": self.ctx.now.today,
-                "now": self.ctx.now.rfc3339,
                 "project_dir": self.ctx.project_dir.display().to_string(),
                 "cwd": self.ctx.cwd.display().to_string(),
             }));
         }
+        // `today` and `now` in the zone this policy chose, computed once per zone.
+        let zone = self.compiled.buckets[pidx].policy.zone;
+        let now = self.ctx.now.clone();
+        let stamp = self
+            .stamps
+            .entry(zone)
+            .or_insert_with(|| now.stamp(zone))
+            .clone();
         let base = self.base.as_ref().expect("set above");
         let rule_v = rule.map(|r| {
             serde_json::json!({
@@ -545,6 +554,8 @@ impl<T: Tracer> Evaluator<'_, T> {
             facts => minijinja::Value::from_serialize(&fact_values),
             captures => minijinja::Value::from_serialize(captures),
             rule => minijinja::Value::from_serialize(&rule_v),
+            today => stamp.today,
+            now => stamp.rfc3339,
             ..minijinja::Value::from_serialize(base)
         })
     }

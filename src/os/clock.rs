@@ -1,21 +1,49 @@
-//! Today's date and the current time, in the machine's local time zone (as `date`
-//! prints them), so scratchpad paths match what a person sees.
+//! Today's date and the current time, in the time zone a policy chose: the
+//! hook's local zone (as `date` prints it, so scratchpad paths match what a person
+//! sees) or UTC.
+//!
+//! The local zone is the hook's own: `TZ` from the environment the client gave
+//! the hook (an IANA name such as `Europe/Berlin`, `:NAME`, a file path, or a
+//! POSIX rule such as `CET-1CEST,M3.5.0,M10.5.0/3`), else the machine's
+//! `/etc/localtime`, else UTC. It is read from the environment map, never from
+//! the process's global state, so fixtures can pin it and tests run in parallel.
+//! Nothing is read until a template actually uses `today` or `now`.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
-/// A moment, with its local calendar form.
+use jiff::tz::TimeZone;
+use jiff::Timestamp;
+
+/// Which zone a policy's `today` and `now` are in (`[policy] time_zone`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Zone {
+    /// The hook's local zone (`TZ`, else the machine's).
+    #[default]
+    Local,
+    /// UTC.
+    Utc,
+}
+
+/// A moment, and the local zone it is read in.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Now {
-    /// `YYYY-MM-DD`, local.
-    pub today: String,
-    /// RFC 3339 with offset, local (`2026-11-21T19:45:12+00:00`).
-    pub rfc3339: String,
     /// Seconds since the Unix epoch.
     pub unix: i64,
+    /// `TZ` of the hook's environment (None: the machine's zone).
+    pub tz: Option<String>,
+}
+
+/// A moment's calendar form in one zone.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stamp {
+    /// `YYYY-MM-DD`.
+    pub today: String,
+    /// RFC 3339 with offset (`2026-11-21T19:45:12+01:00`).
+    pub rfc3339: String,
 }
 
 impl Now {
-    /// The current time.
+    /// The current time, read in the machine's zone.
     pub fn current() -> Now {
         let unix = SystemTime::now()
             .duration_since(UNIX_EPOCH)
@@ -24,36 +52,112 @@ impl Now {
         Self::at(unix)
     }
 
-    /// A fixed time (fixtures pin the clock with `HOOKRULES_NOW`).
+    /// A fixed time (fixtures pin the clock with `now`, or `HOOKRULES_NOW`).
     pub fn at(unix: i64) -> Now {
-        let t: libc::time_t = unix as libc::time_t;
-        // SAFETY: localtime_r writes into the tm we own and reads the time_t we pass.
-        let mut tm: libc::tm = unsafe { std::mem::zeroed() };
-        let ok = unsafe { !libc::localtime_r(&t, &mut tm).is_null() };
-        if !ok {
-            return Now {
-                today: "1970-01-01".into(),
-                rfc3339: "1970-01-01T00:00:00+00:00".into(),
-                unix,
-            };
+        Now { unix, tz: None }
+    }
+
+    /// The same moment, with local meaning the zone `tz` names (the hook's `TZ`).
+    pub fn with_tz(mut self, tz: Option<&str>) -> Now {
+        self.tz = tz.filter(|s| !s.is_empty()).map(String::from);
+        self
+    }
+
+    /// The calendar form in `zone`.
+    pub fn stamp(&self, zone: Zone) -> Stamp {
+        let tz = match zone {
+            Zone::Utc => TimeZone::UTC,
+            Zone::Local => local_zone(self.tz.as_deref()),
+        };
+        let ts = Timestamp::from_second(self.unix).unwrap_or(Timestamp::UNIX_EPOCH);
+        let z = ts.to_zoned_datetime(tz);
+        Stamp {
+            today: z.strftime("%Y-%m-%d").to_string(),
+            rfc3339: z.strftime("%Y-%m-%dT%H:%M:%S%:z").to_string(),
         }
-        let off = tm.tm_gmtoff;
-        let sign = if off < 0 { '-' } else { '+' };
-        let (oh, om) = (off.abs() / 3600, (off.abs() % 3600) / 60);
-        let today = format!(
-            "{:04}-{:02}-{:02}",
-            tm.tm_year + 1900,
-            tm.tm_mon + 1,
-            tm.tm_mday
+    }
+}
+
+/// The zone `TZ` names, as the C library reads it; a value that names no zone is UTC
+/// (as glibc does), and an unset `TZ` is the machine's zone.
+pub fn local_zone(tz: Option<&str>) -> TimeZone {
+    let Some(spec) = tz else {
+        return std::fs::read("/etc/localtime")
+            .ok()
+            .and_then(|b| TimeZone::tzif("Local", &b).ok())
+            .or_else(|| TimeZone::try_system().ok())
+            .unwrap_or(TimeZone::UTC);
+    };
+    let name = spec.strip_prefix(':').unwrap_or(spec);
+    if name.starts_with('/') {
+        return std::fs::read(name)
+            .ok()
+            .and_then(|b| TimeZone::tzif(name, &b).ok())
+            .unwrap_or(TimeZone::UTC);
+    }
+    if name.eq_ignore_ascii_case("UTC") || name == "Z" {
+        return TimeZone::UTC;
+    }
+    // An IANA name: read its one file (the whole database is never scanned); names
+    // that could climb out of the zone folder are not names.
+    if !name.is_empty() && !name.split('/').any(|c| c == ".." || c.is_empty()) {
+        let dir = std::env::var_os("TZDIR").unwrap_or_else(|| "/usr/share/zoneinfo".into());
+        let file = std::path::Path::new(&dir).join(name);
+        if let Some(tz) = std::fs::read(file)
+            .ok()
+            .and_then(|b| TimeZone::tzif(name, &b).ok())
+        {
+            return tz;
+        }
+        if let Ok(tz) = TimeZone::get(name) {
+            return tz;
+        }
+    }
+    TimeZone::posix(name).unwrap_or(TimeZone::UTC)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // 2025-11-20 23:30:00 UTC.
+    const T: i64 = 1763681400;
+
+    #[test]
+    fn far_apart_zones_disagree_on_the_date() {
+        let at = |tz: &str| Now::at(T).with_tz(Some(tz)).stamp(Zone::Local);
+        assert_eq!(at("UTC").today, "2025-11-20");
+        assert_eq!(at("UTC").rfc3339, "2025-11-20T23:30:00+00:00");
+        // UTC+14: already the next day.
+        assert_eq!(at("Pacific/Kiritimati").today, "2025-11-21");
+        assert_eq!(
+            at("Pacific/Kiritimati").rfc3339,
+            "2025-11-21T13:30:00+14:00"
         );
-        let rfc3339 = format!(
-            "{today}T{:02}:{:02}:{:02}{sign}{oh:02}:{om:02}",
-            tm.tm_hour, tm.tm_min, tm.tm_sec
-        );
-        Now {
-            today,
-            rfc3339,
-            unix,
+        assert_eq!(at("Europe/Berlin").rfc3339, "2025-11-21T00:30:00+01:00");
+        // UTC-10.
+        assert_eq!(at("Pacific/Honolulu").today, "2025-11-20");
+        // POSIX rule, and a leading colon.
+        assert_eq!(at("CET-1CEST,M3.5.0,M10.5.0/3").today, "2025-11-21");
+        assert_eq!(at(":Europe/Berlin").today, "2025-11-21");
+    }
+
+    #[test]
+    fn utc_is_utc_whatever_the_local_zone() {
+        let s = Now::at(T)
+            .with_tz(Some("Pacific/Kiritimati"))
+            .stamp(Zone::Utc);
+        assert_eq!(s.today, "2025-11-20");
+        assert_eq!(s.rfc3339, "2025-11-20T23:30:00+00:00");
+    }
+
+    #[test]
+    fn names_that_leave_the_zone_folder_or_name_nothing_are_utc() {
+        for bad in ["../../etc/passwd", "Nowhere/Special", "", "Europe//Berlin"] {
+            let s = Now::at(T).with_tz(Some(bad)).stamp(Zone::Local);
+            if !bad.is_empty() {
+                assert_eq!(s.rfc3339, "2025-11-20T23:30:00+00:00", "{bad}");
+            }
         }
     }
 }

@@ -126,6 +126,20 @@ pub struct RawPolicyHeader {
     /// What to do with a Bash command that cannot be parsed: `deny`, `ask`, or
     /// `regex` (default: only raw-text conditions can match it).
     pub unparsable_command: Option<Sp<UnparsableCommand>>,
+    /// The zone of `today` and `now` in this policy's templates: `local` (default: the
+    /// hook's `TZ`, else the machine's zone) or `utc`.
+    pub time_zone: Option<Sp<TimeZoneChoice>>,
+}
+
+/// `[policy] time_zone`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum TimeZoneChoice {
+    /// The hook's local zone (`TZ` in its environment, else the machine's).
+    #[default]
+    Local,
+    /// Coordinated Universal Time.
+    Utc,
 }
 
 /// What a policy does when something it depends on fails.

@@ -102,6 +102,10 @@ pub fn validate_with(
             .as_ref()
             .map(|f| f.value)
             .unwrap_or_default(),
+        zone: match header.time_zone.as_ref().map(|z| z.value) {
+            Some(crate::policy::syntax::TimeZoneChoice::Utc) => crate::os::clock::Zone::Utc,
+            _ => crate::os::clock::Zone::Local,
+        },
         rules,
         facts: v
             .facts

@@ -30,6 +30,8 @@ pub struct Policy {
     pub combine: CombineMode,
     /// What to do with a command that does not parse.
     pub unparsable: UnparsableCommand,
+    /// The zone of `today` and `now`.
+    pub zone: crate::os::clock::Zone,
     /// Valid rules (those selected for validation), in file order.
     pub rules: Vec<Arc<Rule>>,
     /// Facts referenced by the rules, by name.

@@ -15,6 +15,13 @@
 //! - A rule that fails (a fact fails, a template errors, a command times out) in a
 //!   fail-closed policy contributes a block naming the failure; in a fail-open
 //!   policy it contributes nothing and the failure is reported.
+//! - Composition: a rule with `defer = true` (routing, guidance) stands aside,
+//!   with everything it said, when a rule that does not defer decides `ask` or
+//!   stricter and at least as strictly as it; among the deferring rules that
+//!   decide and remain, only the first (priority order) speaks. So a failed gate
+//!   and a handoff never reach the agent together, and "go ahead" guidance never
+//!   sits beside a deny. A deferring rule never weakens a decision: it only ever
+//!   stands aside for one at least as strict.
 
 use serde::Serialize;
 
@@ -41,6 +48,8 @@ pub struct Decision {
     pub determined_by: Vec<String>,
     /// Every rule that contributed.
     pub matched: Vec<String>,
+    /// Deferring rules that matched but stood aside, each with the rule it deferred to.
+    pub deferred: Vec<(String, String)>,
     /// The reason (reasons of the determining rules, joined).
     pub reason: Option<String>,
     /// Context for the model, in priority order.
@@ -60,7 +69,10 @@ pub fn decide(outcome: &Outcome) -> Decision {
 }
 
 /// Combine contributions (already in priority order) into one decision.
-pub fn combine(contributions: &[Contribution], errors: Vec<String>) -> Decision {
+pub fn combine(all: &[Contribution], errors: Vec<String>) -> Decision {
+    let (kept, deferred) = settle_deferring(all);
+    let contributions: Vec<Contribution> = kept.into_iter().cloned().collect();
+    let contributions = &contributions[..];
     let top = contributions
         .iter()
         .map(|c| strictness(c.decision))
@@ -89,7 +101,8 @@ pub fn combine(contributions: &[Contribution], errors: Vec<String>) -> Decision 
     Decision {
         kind,
         determined_by: determining.iter().map(|c| c.rule.clone()).collect(),
-        matched: contributions.iter().map(|c| c.rule.clone()).collect(),
+        matched: all.iter().map(|c| c.rule.clone()).collect(),
+        deferred,
         reason: (!reasons.is_empty()).then(|| reasons.join("\n")),
         context: contributions
             .iter()
@@ -104,15 +117,156 @@ pub fn combine(contributions: &[Contribution], errors: Vec<String>) -> Decision 
     }
 }
 
+/// Split contributions into those that speak and the deferring ones that stand
+/// aside (each with the rule it stood aside for).
+fn settle_deferring(all: &[Contribution]) -> (Vec<&Contribution>, Vec<(String, String)>) {
+    let firm = all
+        .iter()
+        .filter(|c| !c.defer)
+        .max_by_key(|c| strictness(c.decision))
+        .filter(|c| strictness(c.decision) >= strictness(Some(DecisionKind::Ask)));
+    let stands_aside_for =
+        |c: &Contribution| firm.filter(|f| strictness(f.decision) >= strictness(c.decision));
+    // One routing instruction: of the deferring rules that decide and remain, the
+    // strictest, and of those the first in priority order.
+    let mut speaker: Option<&Contribution> = None;
+    for c in all.iter().filter(|c| c.defer && c.decision.is_some()) {
+        if stands_aside_for(c).is_none()
+            && speaker.is_none_or(|s| strictness(c.decision) > strictness(s.decision))
+        {
+            speaker = Some(c);
+        }
+    }
+    let mut kept = vec![];
+    let mut deferred = vec![];
+    for c in all {
+        if !c.defer {
+            kept.push(c);
+        } else if let Some(f) = stands_aside_for(c) {
+            deferred.push((c.rule.clone(), f.rule.clone()));
+        } else if let Some(s) = speaker.filter(|s| c.decision.is_some() && !std::ptr::eq(*s, c)) {
+            deferred.push((c.rule.clone(), s.rule.clone()));
+        } else {
+            kept.push(c);
+        }
+    }
+    (kept, deferred)
+}
+
 /// One line on how a decision came about, for traces.
 pub fn describe(decision: &Decision, contributions: usize) -> String {
     match &decision.kind {
         None if contributions == 0 => "no rule matched: no opinion (empty output)".to_string(),
         None => format!("{contributions} rule(s) matched, none decided: context/messages only"),
         Some(k) => format!(
-            "strictest decision `{}` (stop > deny = block > ask > allow), determined by {}",
+            "strictest decision `{}` (stop > deny = block > ask > allow), determined by {}{}",
             k.as_str(),
-            decision.determined_by.join(", ")
+            decision.determined_by.join(", "),
+            stood_aside(decision)
         ),
+    }
+}
+
+fn stood_aside(decision: &Decision) -> String {
+    if decision.deferred.is_empty() {
+        return String::new();
+    }
+    let each: Vec<String> = decision
+        .deferred
+        .iter()
+        .map(|(d, f)| format!("{d} (deferred to {f})"))
+        .collect();
+    format!("; stood aside: {}", each.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn c(rule: &str, decision: Option<DecisionKind>, defer: bool) -> Contribution {
+        Contribution {
+            policy: "p".into(),
+            rule: rule.into(),
+            priority: 0,
+            decision,
+            defer,
+            reason: decision.map(|_| format!("{rule} says so")),
+            context: vec![format!("{rule} context")],
+            message: None,
+            rewrite: vec![],
+        }
+    }
+    use DecisionKind::*;
+
+    #[test]
+    fn a_gate_silences_a_handoff() {
+        let d = combine(
+            &[
+                c("tdd-gate", Some(Block), false),
+                c("handoff", Some(Block), true),
+            ],
+            vec![],
+        );
+        assert_eq!(d.kind, Some(Block));
+        assert_eq!(d.determined_by, vec!["tdd-gate"]);
+        assert_eq!(d.reason.as_deref(), Some("tdd-gate says so"));
+        assert_eq!(d.context, vec!["tdd-gate context"]);
+        assert_eq!(
+            d.deferred,
+            vec![("handoff".to_string(), "tdd-gate".to_string())]
+        );
+        assert_eq!(d.matched, vec!["tdd-gate", "handoff"]);
+    }
+
+    #[test]
+    fn guidance_stands_aside_for_a_deny_but_not_for_an_allow_or_nothing() {
+        let d = combine(
+            &[c("guide", None, true), c("deny", Some(Deny), false)],
+            vec![],
+        );
+        assert_eq!(d.context, vec!["deny context"]);
+        let d = combine(
+            &[c("guide", None, true), c("ok", Some(Allow), false)],
+            vec![],
+        );
+        assert_eq!(d.context, vec!["guide context", "ok context"]);
+        let d = combine(&[c("guide", None, true), c("note", None, false)], vec![]);
+        assert_eq!(d.context.len(), 2);
+    }
+
+    #[test]
+    fn deferring_never_weakens_a_decision() {
+        // A deferring block beside a firm ask: the block still wins.
+        let d = combine(
+            &[c("ask", Some(Ask), false), c("route", Some(Block), true)],
+            vec![],
+        );
+        assert_eq!(d.kind, Some(Block));
+        assert_eq!(d.determined_by, vec!["route"]);
+        // A deferring deny beside a firm allow: still denied.
+        let d = combine(
+            &[c("allow", Some(Allow), false), c("d", Some(Deny), true)],
+            vec![],
+        );
+        assert_eq!(d.kind, Some(Deny));
+    }
+
+    #[test]
+    fn of_two_routes_the_first_speaks_alone() {
+        let d = combine(
+            &[
+                c("phase", Some(Block), true),
+                c("handoff", Some(Block), true),
+                c("g", None, true),
+            ],
+            vec![],
+        );
+        assert_eq!(d.determined_by, vec!["phase"]);
+        assert_eq!(d.reason.as_deref(), Some("phase says so"));
+        assert_eq!(d.context, vec!["phase context", "g context"]);
+        // A stricter later route wins over an earlier milder one.
+        let d = combine(&[c("a", Some(Ask), true), c("b", Some(Deny), true)], vec![]);
+        assert_eq!(d.determined_by, vec!["b"]);
+        assert_eq!(d.deferred, vec![("a".to_string(), "b".to_string())]);
     }
 }

@@ -18,6 +18,8 @@ pub struct Contribution {
     pub priority: i64,
     /// Its decision.
     pub decision: Option<DecisionKind>,
+    /// It stands aside for rules that do not defer.
+    pub defer: bool,
     /// Rendered reason.
     pub reason: Option<String>,
     /// Rendered context pieces (context, then included files).

@@ -204,6 +204,12 @@ pub struct RawRule {
     pub unless: Option<Sp<RawCondition>>,
     /// The decision: allow, deny, ask, block or stop.
     pub decision: Option<Sp<DecisionKind>>,
+    /// `true`: this rule routes or guides ("hand off to X", "go ahead, but delegate")
+    /// and stands aside, with its reason, context and message, when a rule that
+    /// does not defer decides the event `ask` or stricter (and at least as strictly
+    /// as this one). Among deferring rules that decide, only the first in priority
+    /// order speaks. Installed packs then never tell the agent two things at once.
+    pub defer: Option<bool>,
     /// Why (template). Sent as the deny/block reason, the stop reason, etc.
     pub reason: Option<Sp<String>>,
     /// Context for the model (template), sent as `additionalContext`.

@@ -238,6 +238,7 @@ impl Validator<'_> {
             when,
             unless,
             decision: raw.decision.as_ref().map(|d| d.value),
+            defer: raw.defer.unwrap_or(false),
             reason,
             context,
             message,

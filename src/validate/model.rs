@@ -95,6 +95,8 @@ pub struct Rule {
     pub unless: Option<Condition>,
     /// The decision.
     pub decision: Option<DecisionKind>,
+    /// Stands aside for a rule that does not defer (see `decision::combine`).
+    pub defer: bool,
     /// Reason template.
     pub reason: Option<Template>,
     /// additionalContext template.

@@ -101,6 +101,10 @@ codes! {
         "Events without an `additionalContext` field (PreCompact, PostCompact, SessionEnd, ...) cannot carry context to the model, and `rewrite` only applies to PreToolUse and PermissionRequest. The text would be dropped.";
     OverrideUnmatched = "HR110", "override-unmatched", Warning, "An override selects no rule",
         "`[[override]]` changes rules loaded before its file (earlier layers, or files it extends). One that selects nothing is usually a typo in the id or tag, or a layer loaded in a different order than expected; `hookrules check --rules` lists every rule with its file and layer.";
+    BuiltinOff = "HR111", "builtin-off", Warning, "The built-in pack is turned off",
+        "`[policy] builtin = false` in a user, project or local policy turns off the whole built-in pack (destructive commands, secrets, system folders, hookrules' own configuration). The pack otherwise stays on under every layer; to turn off one part, use `[[override]]` with its rule id or tag (`enabled = false`), which `check --rules` shows next to the rule.";
+    NoDestructiveProtection = "HR112", "no-destructive-protection", Warning, "No destructive-command protection is active",
+        "With the policies `run` would use, `rm -rf /` or `rm -rf ~` would be let through. Usually the built-in pack was turned off (`builtin = false`) or its `rm-recursive-wide` rule was disabled or overridden. Keep the pack on, or write a rule of your own that denies these commands.";
     StopLoop = "HR109", "stop-loop", Warning, "A Stop/SubagentStop block ignores `stop_hook_active`",
         "A rule that blocks Stop or SubagentStop without looking at `stop_hook_active` can keep the agent going until the client's cap (8 blocks). Add `{ field = \"stop_hook_active\", equals = false }` to release after one block, unless blocking until a condition holds is intended.";
 }

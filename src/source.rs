@@ -128,17 +128,9 @@ impl PolicySource {
     }
 
     /// [`PolicySource::read`] in a given layer.
+    /// Only a regular file is read (see [`crate::os::files::open_regular`]).
     pub fn read_in(path: &Path, layer: Layer) -> std::io::Result<Arc<Self>> {
-        let bytes = std::fs::read(path)?;
-        let text = String::from_utf8(bytes).map_err(|e| {
-            std::io::Error::new(
-                std::io::ErrorKind::InvalidData,
-                format!(
-                    "not UTF-8 (first bad byte at offset {})",
-                    e.utf8_error().valid_up_to()
-                ),
-            )
-        })?;
+        let text = crate::os::files::read_text(path)?;
         Ok(Self::in_layer(
             Origin::File(path.to_path_buf()),
             text,

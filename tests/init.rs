@@ -196,7 +196,7 @@ fn empty_project_gets_every_event_and_a_starter_that_keeps_the_pack() {
         "nothing to back up"
     );
 
-    // The starter extends the pack, so the project folder does not switch it off.
+    // The project folder adds to the pack, which stays on.
     assert_eq!(fs::read_to_string(m.starter()).unwrap(), STARTER_POLICY);
     let discovery = Discovery {
         project_dir: Some(m.project.clone()),
@@ -206,14 +206,14 @@ fn empty_project_gets_every_event_and_a_starter_that_keeps_the_pack() {
     assert!(!matches!(found.selection, Some(Selection::Builtin)));
     let report = check::collect(&discovery);
     assert_eq!(report.errors(), 0, "{:?}", report.diagnostics);
-    for name in ["destructive", "secrets", "system-paths"] {
+    for name in ["destructive", "secrets", "system-paths", "self-protection"] {
         assert!(
             report.policies.iter().any(|p| p.contains(name)),
             "{name} in {:?}",
             report.policies
         );
     }
-    assert_eq!(report.policies.len(), 4, "{:?}", report.policies);
+    assert_eq!(report.policies.len(), 5, "{:?}", report.policies);
 }
 
 #[test]
@@ -445,7 +445,7 @@ fn dry_run_prints_a_diff_and_writes_nothing() {
         "context lines: {out}"
     );
     assert!(out.contains("+++ ") && out.contains("project.toml"));
-    assert!(out.contains("+extends = [\"builtin:destructive\""));
+    assert!(out.contains("+name = \"project\""));
     assert!(!out
         .lines()
         .any(|l| l.starts_with('-') && !l.starts_with("---")));
@@ -755,7 +755,7 @@ fn the_diff_is_unified() {
 }
 
 /// The real binary: init in a fresh project, the registered command answers an event
-/// with the pack (through the starter's `extends`), then uninstall.
+/// with the pack (which stays on under the starter), then uninstall.
 #[test]
 fn the_binary_installs_answers_and_uninstalls() {
     use std::io::Write;

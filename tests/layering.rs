@@ -235,3 +235,119 @@ fn with_no_policy_anywhere_the_builtin_pack_applies() {
     let p = project(&[]);
     assert_eq!(bash(&p, "rm -rf ~").0, "deny");
 }
+
+#[test]
+fn an_empty_or_personal_policy_file_keeps_the_builtin_pack_on() {
+    // Issue 13 item 3: `touch ~/.config/hookrules/a.toml` used to switch every
+    // protection off, silently; so did one personal rule without `extends`.
+    let mine = r#"
+[[rule]]
+id = "no-npm-publish"
+events = ["PreToolUse"]
+matcher = "Bash"
+when = { commands = "tool_input.command", command = { program = ["npm"], subcommand = ["publish"] } }
+decision = "deny"
+reason = "mine"
+"#;
+    for files in [
+        vec![("user:a.toml", "")],
+        vec![(".claude/hookrules/a.toml", "")],
+        vec![("user:mine.toml", mine)],
+        vec![(".claude/hookrules/mine.local.toml", mine)],
+    ] {
+        let p = project(&files);
+        assert_eq!(bash(&p, "rm -rf /").0, "deny", "{files:?}");
+        assert_eq!(bash(&p, "cat .env").0, "deny", "{files:?}");
+        let report = check::collect(&discovery(&p));
+        assert!(
+            report.diagnostics.is_empty(),
+            "{files:?}: {:?}",
+            report.diagnostics
+        );
+    }
+    let p = project(&[("user:mine.toml", mine)]);
+    assert_eq!(bash(&p, "npm publish").1, vec!["no-npm-publish"]);
+}
+
+#[test]
+fn builtin_false_turns_the_pack_off_visibly() {
+    let off = "[policy]\nbuiltin = false\n";
+    let p = project(&[(".claude/hookrules/off.toml", off)]);
+    assert_eq!(bash(&p, "rm -rf /").0, "none");
+    let report = check::collect(&discovery(&p));
+    let codes: Vec<&str> = report.diagnostics.iter().map(|d| d.code.code()).collect();
+    assert_eq!(codes, ["HR111", "HR112"], "{:?}", report.diagnostics);
+    assert!(report.diagnostics[1].message.contains("off.toml"));
+    // Off, but one part taken back by name: no HR112.
+    let some = "[policy]\nbuiltin = false\nextends = [\"builtin:destructive\"]\n";
+    let p = project(&[(".claude/hookrules/some.toml", some)]);
+    assert_eq!(bash(&p, "rm -rf /").0, "deny");
+    assert_eq!(bash(&p, "cat .env").0, "none");
+    let report = check::collect(&discovery(&p));
+    let codes: Vec<&str> = report.diagnostics.iter().map(|d| d.code.code()).collect();
+    assert_eq!(codes, ["HR111"], "{:?}", report.diagnostics);
+}
+
+#[test]
+fn parts_of_the_pack_are_turned_off_by_id_or_tag_and_check_warns() {
+    let tag_off = "[[override]]\ntag = \"destructive\"\nenabled = false\n";
+    let p = project(&[("user:off.toml", tag_off)]);
+    assert_eq!(bash(&p, "rm -rf /").0, "none");
+    assert_eq!(bash(&p, "cat .env").0, "deny", "other parts stay on");
+    let report = check::collect(&discovery(&p));
+    assert!(
+        report
+            .diagnostics
+            .iter()
+            .any(|d| d.code.code() == "HR112" && d.message.contains("rm -rf /")),
+        "{:?}",
+        report.diagnostics
+    );
+    // Replacing the rule by id with one that only asks is still protection.
+    let ask = r#"
+[[rule]]
+id = "rm-recursive-wide"
+events = ["PreToolUse"]
+matcher = "Bash"
+when = { commands = "tool_input.command", command = { program = ["rm"], flags_all = [["-r", "-R", "--recursive"]] } }
+decision = "ask"
+reason = "ask me"
+"#;
+    let p = project(&[(".claude/hookrules/ask.toml", ask)]);
+    assert_eq!(bash(&p, "rm -rf /").0, "ask");
+    let report = check::collect(&discovery(&p));
+    assert!(report.diagnostics.is_empty(), "{:?}", report.diagnostics);
+}
+
+#[test]
+fn copying_an_example_into_the_project_keeps_the_pack_on() {
+    // Issue 13 item 3 / issue 14 item 7: every example copied into
+    // .claude/hookrules/ adds to the pack.
+    let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let mut n = 0;
+    for e in std::fs::read_dir(&examples).unwrap() {
+        let dir = e.unwrap().path().join("policies");
+        if !dir.is_dir() {
+            continue;
+        }
+        let mut files = vec![];
+        for f in std::fs::read_dir(&dir).unwrap() {
+            let f = f.unwrap().path();
+            if f.extension().is_some_and(|x| x == "toml") {
+                let name = format!(
+                    ".claude/hookrules/{}",
+                    f.file_name().unwrap().to_string_lossy()
+                );
+                files.push((name, std::fs::read_to_string(&f).unwrap()));
+            }
+        }
+        let refs: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(a, b)| (a.as_str(), b.as_str()))
+            .collect();
+        let p = project(&refs);
+        assert_eq!(bash(&p, "rm -rf /").0, "deny", "{}", dir.display());
+        n += 1;
+    }
+    assert!(n >= 5, "{n} examples");
+}

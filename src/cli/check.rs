@@ -10,6 +10,7 @@ use crate::compile::Templates;
 use crate::diagnostics::{render_plain, Code, Diagnostic, Severity};
 use crate::policy::discover::Discovery;
 use crate::policy::{layering, parse};
+use crate::source::Layer;
 use crate::validate::{self, lints};
 
 use super::Format;
@@ -105,6 +106,19 @@ pub fn collect(discovery: &Discovery) -> Report {
         .diagnostics
         .extend(layered.diagnostics.iter().cloned());
     for (source, raw) in &layered.policies {
+        if let Some(off) = raw.policy.builtin.as_ref().filter(|b| !b.value) {
+            if matches!(source.layer, Layer::User | Layer::Project | Layer::Local) {
+                report.diagnostics.push(
+                    Diagnostic::new(
+                        Code::BuiltinOff,
+                        "this turns the whole built-in pack off",
+                    )
+                    .at(source, off.span.clone())
+                    .label("the built-in pack is off")
+                    .help("to turn off one part, use [[override]] with its rule id or tag; `hookrules check --rules` lists the pack's rules"),
+                );
+            }
+        }
         let v = validate::validate_with(source, raw, &|_| true, true);
         let mut diags = v.diagnostics.clone();
         // A rule an override disabled is disabled on purpose: no HR102 for it.
@@ -131,6 +145,12 @@ pub fn collect(discovery: &Discovery) -> Report {
             diags.extend(template_variables(&templates, &v.policy, rule));
         }
         diags.sort_by_key(|d| (d.span.as_ref().map(|s| s.start).unwrap_or(0), d.code));
+        // The built-in pack under the layers: its lints are for its authors
+        // (`check policies/` shows them); a user's override can leave one of its
+        // lists unused, which is not the user's to fix.
+        if source.layer == Layer::Builtin && discovery.flags.is_empty() {
+            diags.retain(|d| d.severity() == Severity::Error);
+        }
         report.diagnostics.extend(diags);
         let at = |span: &std::ops::Range<usize>| {
             let (line, _) = source.line_col(span.start);
@@ -176,6 +196,9 @@ pub fn collect(discovery: &Discovery) -> Report {
                 });
             }
         }
+    }
+    if discovery.flags.is_empty() {
+        report.diagnostics.extend(destructive_probe(&found));
     }
     // In file order: by file (load order), then position.
     let order: Vec<String> = report.policies.clone();
@@ -559,4 +582,84 @@ fn watch_dirs(discovery: &Discovery) -> Vec<std::path::PathBuf> {
     dirs.sort();
     dirs.dedup();
     dirs
+}
+
+/// Commands any active protection must stop: `check` warns (HR112) when the
+/// policies `run` would use let one of them through.
+const DESTRUCTIVE_PROBES: &[&str] = &["rm -rf /", "rm -rf ~"];
+
+/// HR112: evaluate the probes with the real evaluator (command facts are not
+/// run; a probe that needs one is inconclusive and says nothing).
+fn destructive_probe(found: &crate::policy::discover::Found) -> Vec<Diagnostic> {
+    use crate::policy::syntax::DecisionKind;
+    let mut let_through = vec![];
+    for command in DESTRUCTIVE_PROBES {
+        let value = serde_json::json!({
+            "session_id": "hookrules-check", "cwd": "/home/user/project",
+            "hook_event_name": "PreToolUse", "tool_name": "Bash",
+            "tool_input": {"command": command},
+        });
+        let Ok(event) = crate::contract::Event::from_value(value) else {
+            continue;
+        };
+        let compiled = crate::compile::load::for_event(found, &event);
+        let mut env = BTreeMap::new();
+        env.insert("HOME".to_string(), "/home/user".to_string());
+        env.insert(
+            "CLAUDE_PROJECT_DIR".to_string(),
+            "/home/user/project".to_string(),
+        );
+        let mut ctx = crate::eval::Ctx::from_env(&event, env, crate::os::clock::Now::at(0));
+        ctx.run_commands = false;
+        let outcome =
+            crate::eval::evaluate(&compiled, &event, &ctx, &mut crate::eval::trace::NoTrace);
+        let inconclusive = outcome
+            .errors
+            .iter()
+            .chain(
+                outcome
+                    .contributions
+                    .iter()
+                    .filter_map(|c| c.reason.as_ref()),
+            )
+            .any(|t| t.contains(crate::eval::facts::NOT_RUN));
+        let stopped = matches!(
+            crate::decision::decide(&outcome).kind,
+            Some(DecisionKind::Deny | DecisionKind::Block | DecisionKind::Ask | DecisionKind::Stop)
+        );
+        if !stopped && !inconclusive {
+            let_through.push(format!("`{command}`"));
+        }
+    }
+    if let_through.is_empty() {
+        return vec![];
+    }
+    let why = if !found.builtin_off.is_empty() {
+        let files: Vec<String> = found
+            .builtin_off
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
+        format!(
+            "the built-in pack is off (`builtin = false` in {})",
+            files.join(", ")
+        )
+    } else if !found
+        .sources
+        .iter()
+        .any(|s| s.origin == crate::source::Origin::Builtin("destructive"))
+    {
+        "the built-in `destructive` policy is not loaded".to_string()
+    } else {
+        "the built-in `destructive` policy's rules for it are disabled, replaced or overridden"
+            .to_string()
+    };
+    vec![Diagnostic::new(
+        Code::NoDestructiveProtection,
+        format!(
+            "no destructive-command protection is active: {} would be allowed; {why}",
+            let_through.join(" and ")
+        ),
+    )
+    .help("keep the built-in pack on (remove `builtin = false`), or add a rule that denies these commands; `hookrules explain` shows how one is decided")]
 }

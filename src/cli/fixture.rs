@@ -106,7 +106,7 @@ fn some_value<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D
 impl Fixture {
     /// Read a fixture file: a bare event, or a fixture object.
     pub fn read(path: &Path) -> Result<Fixture, String> {
-        let text = std::fs::read_to_string(path)
+        let text = crate::os::files::read_text(path)
             .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
         Self::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
     }

@@ -60,13 +60,12 @@ pub const STARTER_NAME: &str = "project.toml";
 /// The starter policy written into `.claude/hookrules/`.
 pub const STARTER_POLICY: &str = r##"# Policies for this project, read by hookrules (`hookrules check` lints them).
 #
-# Once a policy layer holds *.toml files (this folder, or ~/.config/hookrules/),
-# hookrules no longer loads its built-in pack by itself: `extends` keeps it on.
-# Remove a name from `extends` to turn that part off; personal changes go in an
-# uncommitted `*.local.toml` next to this file.
+# These rules add to hookrules' built-in pack (destructive commands, secrets,
+# system folders, hookrules' own configuration), which stays on. To turn part of
+# it off, use [[override]] with a rule id or tag (`hookrules check --rules` lists
+# them); personal changes go in an uncommitted `*.local.toml` next to this file.
 [policy]
 name = "project"
-extends = ["builtin:destructive", "builtin:secrets", "builtin:system-paths"]
 
 # An example rule: remove the leading "# " from the lines below to turn it on.
 #
@@ -417,7 +416,7 @@ fn load(path: &Path) -> Result<Settings, Failure> {
     } else {
         path.to_path_buf()
     };
-    let original = match fs::read(&target) {
+    let original = match crate::os::files::read_regular(&target, None) {
         Ok(b) => Some(b),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => return Err(Failure(format!("cannot read {shown}: {e}"))),
@@ -590,7 +589,7 @@ fn hookrules_commands(list: &Value, command: Option<&str>) -> Vec<String> {
 
 /// Does this file register hookrules anywhere?
 fn registers_hookrules(path: &Path) -> bool {
-    let Ok(text) = fs::read_to_string(path) else {
+    let Ok(text) = crate::os::files::read_text(path) else {
         return false;
     };
     let Ok(v) = serde_json::from_str::<Value>(&text) else {
@@ -919,7 +918,7 @@ fn init_inner(args: &InitArgs, ctx: &Context, out: &mut dyn Write) -> Result<(),
             })?;
             let _ = writeln!(
                 w,
-                "  created {} (extends the built-in pack; edit it to add rules)",
+                "  created {} (adds to the built-in pack; edit it to add rules)",
                 file.display()
             );
         }
@@ -947,14 +946,14 @@ fn starter_report(starter: Option<&Starter>, w: &mut dyn Write) {
         Some(Starter::OtherPolicies(dir)) => {
             let _ = writeln!(
                 w,
-                "  {} already holds policies: no starter written (they replace the built-in pack unless one of them extends it)",
+                "  {} already holds policies: no starter written (they add to the built-in pack)",
                 dir.display()
             );
         }
         None => {
             let _ = writeln!(
                 w,
-                "  policies: ~/.config/hookrules/*.toml and each project's {PROJECT_POLICY_DIR}/*.toml, else the built-in pack"
+                "  policies: the built-in pack, plus ~/.config/hookrules/*.toml and each project's {PROJECT_POLICY_DIR}/*.toml"
             );
         }
     }

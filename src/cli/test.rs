@@ -267,7 +267,7 @@ fn compare(
     }
     for (rel, want) in &expect.files {
         let p = project.join(subst(rel));
-        let content = std::fs::read_to_string(&p).ok();
+        let content = crate::os::files::read_text(&p).ok();
         match want {
             Value::String(s) => {
                 if content.as_deref() != Some(subst(s).as_str()) {

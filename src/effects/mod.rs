@@ -54,7 +54,7 @@ fn apply_one(e: &Pending, ctx: &Ctx) -> Result<(), String> {
         PendingEffect::WriteJson { record, keep } => {
             let p = target(e, ctx)?;
             let mut record = record.clone();
-            if let (Ok(old), Value::Object(new)) = (std::fs::read_to_string(&p), &mut record) {
+            if let (Ok(old), Value::Object(new)) = (files::read_text(&p), &mut record) {
                 if let Ok(Value::Object(old)) = serde_json::from_str::<Value>(&old) {
                     for k in keep {
                         if let Some(v) = old.get(k) {

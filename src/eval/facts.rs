@@ -244,7 +244,13 @@ fn walk(dir: &Path, depth: usize, visit: &mut dyn FnMut(&Path) -> bool) -> bool 
     true
 }
 
+/// The error of a `command` fact where commands are not run.
+pub const NOT_RUN: &str = "command facts are not run by `hookrules check`";
+
 fn command(f: &Fact, r: &Rendered, ctx: &Ctx) -> Result<Value, String> {
+    if !ctx.run_commands {
+        return Err(NOT_RUN.into());
+    }
     let cwd = match &r.cwd {
         Some(c) => files::confine(c, &ctx.project_dir, Path::new("/"))?,
         None => ctx.project_dir.clone(),
@@ -321,10 +327,7 @@ fn agent_transcript_of_tool_result(event: &Value) -> Option<PathBuf> {
 fn transcript_last_text(path: &Path, sidechain: bool) -> Option<String> {
     use std::io::{Read, Seek, SeekFrom};
     // Only a regular file: opening a FIFO or a device could block for ever.
-    if !std::fs::metadata(path).ok()?.is_file() {
-        return None;
-    }
-    let mut f = std::fs::File::open(path).ok()?;
+    let mut f = files::open_regular(path).ok()?;
     let len = f.metadata().ok()?.len();
     let start = len.saturating_sub(MAX_TRANSCRIPT_TAIL);
     f.seek(SeekFrom::Start(start)).ok()?;

@@ -39,6 +39,9 @@ pub struct Ctx {
     pub env_vars: BTreeMap<String, String>,
     /// The clock.
     pub now: Now,
+    /// Whether `command` facts run (false for `check`'s probes: a fact that
+    /// needs one then fails with [`facts::NOT_RUN`]).
+    pub run_commands: bool,
 }
 
 impl Ctx {
@@ -58,6 +61,7 @@ impl Ctx {
             home: env_vars.get("HOME").cloned(),
             env_vars,
             now,
+            run_commands: true,
         }
     }
 }

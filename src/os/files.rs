@@ -1,9 +1,117 @@
-//! File operations for facts and effects: confinement of paths built from event
-//! data, atomic writes, and appends that never interleave.
+//! File operations for everything hookrules opens: policies, fixtures,
+//! settings, facts, includes, transcripts, effects and logs.
+//!
+//! - **Files are opened as what they claim to be.** [`open_regular`] (and
+//!   [`read_regular`], [`read_capped`], [`append_line`], [`write_atomic`], built
+//!   on it) only ever reads or appends a regular file. A FIFO, a device, a socket
+//!   or a folder is refused with an error that says what it is, without blocking:
+//!   the type is checked before opening, the open itself is non-blocking (a FIFO
+//!   with no writer cannot stall it), and the type is checked again on the open
+//!   descriptor (a swap between the two checks is caught).
+//! - **Confinement** of paths built from event data ([`confine`], [`confine_in`]).
+//! - **Atomic writes** (temporary file, then rename) and **appends that never
+//!   interleave** (one `write` on an `O_APPEND` descriptor).
 
-use std::fs::{self, OpenOptions};
-use std::io::Write;
+use std::fs::{self, File, OpenOptions};
+use std::io::{Read, Write};
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Component, Path, PathBuf};
+
+/// What a path is, for the message when it is not a regular file.
+fn kind_name(ft: &fs::FileType) -> &'static str {
+    if ft.is_dir() {
+        "a folder"
+    } else if ft.is_fifo() {
+        "a FIFO (named pipe)"
+    } else if ft.is_socket() {
+        "a socket"
+    } else if ft.is_char_device() {
+        "a character device"
+    } else if ft.is_block_device() {
+        "a block device"
+    } else if ft.is_symlink() {
+        "a symlink"
+    } else {
+        "not a regular file"
+    }
+}
+
+fn not_regular(ft: &fs::FileType) -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::InvalidInput,
+        format!(
+            "it is {}, not a regular file (refused without reading it)",
+            kind_name(ft)
+        ),
+    )
+}
+
+/// Open a regular file for reading (symlinks are followed to a regular file).
+///
+/// Anything else is refused without blocking, with an error naming what it is;
+/// a dangling symlink says so instead of "not found".
+pub fn open_regular(path: &Path) -> std::io::Result<File> {
+    match fs::metadata(path) {
+        Ok(m) if !m.file_type().is_file() => return Err(not_regular(&m.file_type())),
+        Ok(_) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            if fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::NotFound,
+                    "it is a dangling symlink (its target does not exist)",
+                ));
+            }
+            return Err(e);
+        }
+        Err(e) => return Err(e),
+    }
+    let f = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)?;
+    let ft = f.metadata()?.file_type();
+    if !ft.is_file() {
+        return Err(not_regular(&ft));
+    }
+    Ok(f)
+}
+
+/// Read a whole regular file (at most `max` bytes when given; more is an error
+/// naming the limit, never a silent truncation).
+pub fn read_regular(path: &Path, max: Option<u64>) -> std::io::Result<Vec<u8>> {
+    let f = open_regular(path)?;
+    let mut buf = Vec::new();
+    match max {
+        None => {
+            let mut f = f;
+            f.read_to_end(&mut buf)?;
+        }
+        Some(max) => {
+            f.take(max + 1).read_to_end(&mut buf)?;
+            if buf.len() as u64 > max {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    format!("it is larger than {max} bytes"),
+                ));
+            }
+        }
+    }
+    Ok(buf)
+}
+
+/// Read a regular file as UTF-8 text (the error says where the first bad byte is).
+pub fn read_text(path: &Path) -> std::io::Result<String> {
+    let bytes = read_regular(path, None)?;
+    String::from_utf8(bytes).map_err(|e| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!(
+                "not UTF-8 (first bad byte at offset {})",
+                e.utf8_error().valid_up_to()
+            ),
+        )
+    })
+}
 
 /// Resolve `path` (relative to `base`) and make sure it stays inside `within`.
 ///
@@ -95,8 +203,15 @@ fn resolve_existing_prefix(p: &Path) -> PathBuf {
 }
 
 /// Write a file atomically: a temporary file in the same folder, fsync, rename.
-/// Readers see the old content or the new, never a half-written file.
+/// Readers see the old content or the new, never a half-written file. Something
+/// other than a regular file (or a symlink) at `path` is refused, not replaced.
 pub fn write_atomic(path: &Path, content: &[u8]) -> std::io::Result<()> {
+    if let Ok(m) = fs::symlink_metadata(path) {
+        let ft = m.file_type();
+        if !ft.is_file() && !ft.is_symlink() {
+            return Err(not_regular(&ft));
+        }
+    }
     let dir = path.parent().unwrap_or(Path::new("."));
     fs::create_dir_all(dir)?;
     let name = path
@@ -132,13 +247,24 @@ pub fn append_line(path: &Path, line: &str) -> std::io::Result<()> {
     let mut buf = Vec::with_capacity(line.len() + 1);
     buf.extend_from_slice(line.as_bytes());
     buf.push(b'\n');
+    // Only a regular file: appending to a FIFO blocks until someone reads it.
+    if let Ok(m) = fs::symlink_metadata(path) {
+        if !m.file_type().is_file() {
+            return Err(not_regular(&m.file_type()));
+        }
+    }
     // O_NOFOLLOW: never append through a symlink swapped in after the check.
-    use std::os::unix::fs::OpenOptionsExt;
+    // O_NONBLOCK: a FIFO swapped in after the check cannot stall the open (with
+    // no reader it fails with ENXIO); the descriptor is checked again below.
     let mut f = OpenOptions::new()
         .append(true)
         .create(true)
-        .custom_flags(libc::O_NOFOLLOW)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY)
         .open(path)?;
+    let ft = f.metadata()?.file_type();
+    if !ft.is_file() {
+        return Err(not_regular(&ft));
+    }
     let n = f.write(&buf)?;
     if n != buf.len() {
         return Err(std::io::Error::other(format!(
@@ -149,10 +275,9 @@ pub fn append_line(path: &Path, line: &str) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Read at most `max` bytes of a file as lossy UTF-8.
+/// Read at most `max` bytes of a regular file as lossy UTF-8.
 pub fn read_capped(path: &Path, max: u64) -> std::io::Result<String> {
-    use std::io::Read;
-    let f = fs::File::open(path)?;
+    let f = open_regular(path)?;
     let mut buf = Vec::new();
     f.take(max).read_to_end(&mut buf)?;
     Ok(String::from_utf8_lossy(&buf).into_owned())

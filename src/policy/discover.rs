@@ -3,13 +3,21 @@
 //! 1. `--policies PATH` (a file, a folder, or `builtin:NAME`; repeatable);
 //! 2. the `HOOKRULES_POLICIES` environment variable (paths separated by `:`);
 //! 3. the layers, in this order, each later one overriding the earlier ones:
+//!    - builtin: the default pack compiled into the binary, always, unless a
+//!      layer file says `[policy] builtin = false`,
 //!    - user: `$XDG_CONFIG_HOME/hookrules/*.toml` (default `~/.config/hookrules/`),
 //!    - project: `$CLAUDE_PROJECT_DIR/.claude/hookrules/*.toml` (committed),
-//!    - local: `$CLAUDE_PROJECT_DIR/.claude/hookrules/*.local.toml` (not committed);
-//! 4. when no layer has a policy: the default pack built into the binary.
+//!    - local: `$CLAUDE_PROJECT_DIR/.claude/hookrules/*.local.toml` (not committed).
+//!
+//! A layer adds to the built-in pack; it never replaces it by merely existing (an
+//! empty file, or one personal rule, must not switch the protection off). Parts of
+//! the pack are turned off by name, visibly: `[[override]]` by id or tag, or a rule
+//! with the same id; the whole pack by `builtin = false` ([`Found::builtin_off`]
+//! says which file did it, and `check` reports it).
 //!
 //! A folder contributes its `*.toml` files in file-name order; a file's `extends`
-//! are loaded just before it, in its layer.
+//! are loaded just before it, in its layer. Only regular files are read: a FIFO, a
+//! device, a folder or a dangling link named `*.toml` is reported, never opened.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -28,6 +36,10 @@ pub const BUILTIN: &[(&str, &str)] = &[
         "system-paths",
         include_str!("../../policies/system-paths.toml"),
     ),
+    (
+        "self-protection",
+        include_str!("../../policies/self-protection.toml"),
+    ),
 ];
 
 /// The project's policy folder, relative to the project directory.
@@ -40,9 +52,10 @@ pub enum Selection {
     Flag,
     /// From `HOOKRULES_POLICIES`.
     Env,
-    /// From the user, project and local layers.
+    /// From the user, project and local layers, over the built-in pack (unless
+    /// a layer turned it off).
     Layers,
-    /// The built-in pack.
+    /// The built-in pack alone: no layer holds a policy.
     Builtin,
 }
 
@@ -68,6 +81,8 @@ pub struct Found {
     pub errors: Vec<Diagnostic>,
     /// Which step of the search order supplied them.
     pub selection: Option<Selection>,
+    /// The layer files that turned the built-in pack off (`builtin = false`).
+    pub builtin_off: Vec<PathBuf>,
     /// Files already read (see `file_key`).
     seen: std::collections::HashSet<PathBuf>,
 }
@@ -103,8 +118,46 @@ impl Discovery {
         if found.sources.is_empty() && found.errors.is_empty() {
             return builtin();
         }
+        found.builtin_off = found
+            .sources
+            .iter()
+            .filter(|s| turns_builtin_off(s))
+            .filter_map(|s| match &s.origin {
+                Origin::File(p) => Some(p.clone()),
+                Origin::Builtin(_) => None,
+            })
+            .collect();
+        if found.builtin_off.is_empty() {
+            // The pack loads first, so every layer can change it; a file that
+            // also `extends` a built-in policy does not load it twice.
+            let layers = std::mem::take(&mut found.sources);
+            found.sources = builtin().sources;
+            found.sources.extend(
+                layers
+                    .into_iter()
+                    .filter(|s| !matches!(s.origin, Origin::Builtin(_))),
+            );
+        }
         found
     }
+}
+
+/// Does a layer file say `[policy] builtin = false`? Only files that mention
+/// `builtin` pay for a parse of their header; a file that does not parse cannot
+/// turn anything off (it fails through its own failure mode instead).
+fn turns_builtin_off(source: &PolicySource) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Head {
+        #[serde(default)]
+        policy: HeadPolicy,
+    }
+    #[derive(serde::Deserialize, Default)]
+    struct HeadPolicy {
+        builtin: Option<bool>,
+    }
+    matches!(source.origin, Origin::File(_))
+        && source.text.contains("builtin")
+        && toml::from_str::<Head>(&source.text).is_ok_and(|h| h.policy.builtin == Some(false))
 }
 
 /// `*.local.toml`: the uncommitted layer.
@@ -134,6 +187,7 @@ pub fn builtin() -> Found {
             .collect(),
         errors: vec![],
         selection: Some(Selection::Builtin),
+        builtin_off: vec![],
         seen: Default::default(),
     }
 }
@@ -208,7 +262,7 @@ fn read_with_extends(path: &Path, layer: Layer, found: &mut Found, stack: &mut V
         Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
             // Not UTF-8: the error points at the bad byte of a lossy copy, so the
             // policy's own `failure` line can still be honoured.
-            let bytes = std::fs::read(path).unwrap_or_default();
+            let bytes = crate::os::files::read_regular(path, None).unwrap_or_default();
             let at = std::str::from_utf8(&bytes)
                 .err()
                 .map(|e| e.valid_up_to())
@@ -300,11 +354,13 @@ fn file_key(path: &Path) -> PathBuf {
     crate::os::files::lexical_normalize(&abs)
 }
 
-/// The `*.toml` files directly inside a folder, sorted by name.
+/// The `*.toml` entries directly inside a folder, sorted by name. Entries that
+/// are not regular files are listed too: reading them then fails with a message
+/// that says what they are, so none is skipped without a word.
 pub fn toml_files_in(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)?
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "toml") && p.is_file())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
         .collect();
     files.sort();
     Ok(files)

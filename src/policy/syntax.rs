@@ -129,6 +129,10 @@ pub struct RawPolicyHeader {
     /// The zone of `today` and `now` in this policy's templates: `local` (default: the
     /// hook's `TZ`, else the machine's zone) or `utc`.
     pub time_zone: Option<Sp<TimeZoneChoice>>,
+    /// `false` turns the whole built-in pack off (in the user, project or local
+    /// layer; `check` says so). By default it stays on under every layer; parts of
+    /// it are turned off with `[[override]]` by id or tag.
+    pub builtin: Option<Sp<bool>>,
 }
 
 /// `[policy] time_zone`.

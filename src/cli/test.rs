@@ -5,7 +5,8 @@
 //! Each fixture runs the real `run` path in a fresh temporary project directory:
 //! `$PROJECT_DIR` in the fixture is replaced by that directory, `CLAUDE_PROJECT_DIR`
 //! and `HOME` (= `$PROJECT_DIR/home`) point into it, and `files` are created first.
-//! The last line is `N passed, N failed, N skipped` (skipped = `todo`).
+//! The last line is `N passed, N failed, N skipped` (skipped = `todo`). A `todo`
+//! fixture that passes counts as failed: remove the mark.
 
 use std::collections::BTreeSet;
 use std::io::Write;
@@ -81,14 +82,19 @@ pub fn run_all(dirs: &[PathBuf], base: &Discovery, out: &mut dyn Write) -> Summa
                         let _ = writeln!(out, "         {}", w.replace('\n', "\n         "));
                     }
                 }
-                Verdict::Todo(why, would_pass) => {
+                // A `todo` that passes is a failure: the gap it records is gone, and
+                // a stale mark would hide the next regression.
+                Verdict::Todo(why, true) => {
+                    summary.failed += 1;
+                    let _ = writeln!(out, "FAIL   {name}");
+                    let _ = writeln!(
+                        out,
+                        "         marked todo ({why}) but it passes: remove `todo`"
+                    );
+                }
+                Verdict::Todo(why, false) => {
                     summary.skipped += 1;
-                    let note = if *would_pass {
-                        " (now passes: remove `todo`)"
-                    } else {
-                        ""
-                    };
-                    let _ = writeln!(out, "todo   {name}: {why}{note}");
+                    let _ = writeln!(out, "todo   {name}: {why}");
                 }
             }
         }

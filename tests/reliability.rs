@@ -594,7 +594,7 @@ reason = "never"
     broken_policy_case(
         "cut-table",
         &rules.as_bytes()[..cut],
-        "missing field `events`",
+        "a rule needs `events`",
     );
 }
 

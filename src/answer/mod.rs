@@ -142,6 +142,12 @@ pub fn render(event: &Event, d: &Decision) -> Answer {
         wrapped.extend(specific);
         top.insert("hookSpecificOutput".into(), Value::Object(wrapped));
     }
+    if d.kind.is_some() && events::OUTPUT_IGNORED.contains(&event.name.as_str()) {
+        notes.push(format!(
+            "hookrules: the client ignores all output of {}; the decision has no effect",
+            event.name
+        ));
+    }
     if !event.known {
         notes.push(format!(
             "hookrules: unknown event `{}`: answered with top-level fields only",

@@ -9,7 +9,7 @@ use std::io::Write;
 use crate::compile::Templates;
 use crate::diagnostics::{render_plain, Code, Diagnostic, Severity};
 use crate::policy::discover::Discovery;
-use crate::policy::{layering, parse};
+use crate::policy::{layering, recover};
 use crate::source::Layer;
 use crate::validate::{self, lints};
 
@@ -91,15 +91,18 @@ pub fn collect(discovery: &Discovery) -> Report {
     };
     let first = report.diagnostics.len();
     let mut parsed = vec![];
+    // Per file: where a syntax or schema problem was repaired, so that later
+    // findings caused by the repair are not reported as well.
+    let mut repairs: Vec<(String, recover::Parsed)> = vec![];
     for source in &found.sources {
         report.policies.push(source.display_name());
-        match parse::parse(source) {
-            Ok(raw) => {
-                report.diagnostics.extend(duplicate_ids(source, &raw));
-                parsed.push((source.clone(), raw));
-            }
-            Err(d) => report.diagnostics.push(d),
+        let mut p = recover::parse_all(source);
+        report.diagnostics.append(&mut p.diagnostics);
+        if let Some(raw) = p.raw.take() {
+            report.diagnostics.extend(duplicate_ids(source, &raw));
+            parsed.push((source.clone(), raw));
         }
+        repairs.push((source.display_name(), p));
     }
     let layered = layering::apply(parsed);
     report
@@ -143,6 +146,9 @@ pub fn collect(discovery: &Discovery) -> Report {
         }
         for rule in &v.policy.rules {
             diags.extend(template_variables(&templates, &v.policy, rule));
+        }
+        if let Some((_, p)) = repairs.iter().find(|(n, _)| *n == source.display_name()) {
+            diags.retain(|d| !p.is_consequence(d));
         }
         diags.sort_by_key(|d| (d.span.as_ref().map(|s| s.start).unwrap_or(0), d.code));
         // The built-in pack under the layers: its lints are for its authors

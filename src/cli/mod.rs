@@ -5,6 +5,7 @@ pub mod check;
 pub mod explain;
 pub mod fixture;
 pub mod init;
+pub mod rule;
 pub mod run;
 pub mod test;
 
@@ -226,38 +227,5 @@ pub fn schema_json() -> String {
 
 /// `hookrules rule [CODE]`.
 pub fn rule(code: Option<&str>, out: &mut dyn Write) -> i32 {
-    use crate::diagnostics::Code;
-    match code {
-        None => {
-            for c in Code::ALL {
-                let _ = writeln!(
-                    out,
-                    "{}  {:<24} {:<8} {}",
-                    c.code(),
-                    c.name(),
-                    format!("{:?}", c.severity()).to_lowercase(),
-                    c.title()
-                );
-            }
-            0
-        }
-        Some(s) => match Code::lookup(s) {
-            Some(c) => {
-                let _ = writeln!(
-                    out,
-                    "{} ({}), {:?}\n\n{}\n\n{}",
-                    c.code(),
-                    c.name(),
-                    c.severity(),
-                    c.title(),
-                    c.explanation()
-                );
-                0
-            }
-            None => {
-                let _ = writeln!(out, "no diagnostic code `{s}`; `hookrules rule` lists them");
-                2
-            }
-        },
-    }
+    rule::rule(code, out)
 }

@@ -451,6 +451,10 @@ const MODEL: &[&str] = &[
     "pricing",
 ];
 
+/// Events whose output the client ignores entirely (reference §2.3: "StopFailure
+/// ignores all output"): no decision, not even `stop`, has an effect there.
+pub const OUTPUT_IGNORED: &[&str] = &["StopFailure"];
+
 /// Look up a known event.
 pub fn spec(name: &str) -> Option<&'static EventSpec> {
     EVENTS.iter().find(|e| e.name == name)

@@ -3,4 +3,5 @@
 pub mod discover;
 pub mod layering;
 pub mod parse;
+pub mod recover;
 pub mod syntax;

@@ -5,6 +5,7 @@
 //! error is left out of the policy and named in [`Validated::broken_rules`], so the
 //! policy's failure mode can apply to it.
 
+pub mod advice;
 pub mod lints;
 pub mod model;
 pub mod patterns;
@@ -64,6 +65,7 @@ pub fn validate_with(
         resolving: vec![],
         facts: BTreeMap::new(),
         used: BTreeSet::new(),
+        regex_place: None,
     };
     let header = &raw.policy;
     let name = header
@@ -145,6 +147,9 @@ struct Validator<'a> {
     resolving: Vec<String>,
     facts: BTreeMap<String, Option<Arc<Fact>>>,
     used: BTreeSet<String>,
+    /// The selector (key, value) and test key of the regexes being compiled, for
+    /// help lines that show the rewrite.
+    regex_place: Option<(String, String, &'static str)>,
 }
 
 impl Validator<'_> {
@@ -172,13 +177,37 @@ impl Validator<'_> {
         if let Some(d) = &raw.decision {
             for spec in &specs {
                 if !supports(spec, d.value) {
-                    let help = match spec.blocking {
-                        events::Blocking::None => format!(
-                            "{} cannot be blocked; use `context` or `message`, or `decision = \"stop\"` to end the session",
+                    let takes: Vec<&str> = [
+                        DecisionKind::Allow,
+                        DecisionKind::Ask,
+                        DecisionKind::Deny,
+                        DecisionKind::Block,
+                        DecisionKind::Stop,
+                    ]
+                    .into_iter()
+                    .filter(|k| supports(spec, *k))
+                    .map(|k| k.as_str())
+                    .collect();
+                    let help = if takes.is_empty() {
+                        format!(
+                            "the client ignores all output of {}; remove `decision`",
                             spec.name
-                        ),
-                        events::Blocking::TopLevel => format!("{} takes `block` (or `stop`)", spec.name),
-                        _ => format!("{} takes `allow`, `ask` or `deny`", spec.name),
+                        )
+                    } else if spec.blocking == events::Blocking::None {
+                        format!(
+                            "{} cannot be blocked; use `context` or `message`, or `decision = \"stop\"` to end the turn (`hookrules rule HR013` lists what each event takes)",
+                            spec.name
+                        )
+                    } else {
+                        format!(
+                            "{} takes {} (`hookrules rule HR013` lists what each event takes)",
+                            spec.name,
+                            takes
+                                .iter()
+                                .map(|k| format!("`{k}`"))
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        )
                     };
                     self.err(
                         Code::DecisionNotSupported,
@@ -584,12 +613,22 @@ impl Validator<'_> {
     }
 
     fn op(&mut self, raw: &RawCondition) -> Option<Op> {
-        for (list, mode) in [
-            (&raw.matches, RegexMode::Any),
-            (&raw.matches_all, RegexMode::All),
-            (&raw.matches_none, RegexMode::None),
+        let selector = [
+            ("field", &raw.field),
+            ("jsonpath", &raw.jsonpath),
+            ("fact", &raw.fact),
+            ("commands", &raw.commands),
+            ("paths", &raw.paths),
+        ]
+        .into_iter()
+        .find_map(|(k, v)| v.as_ref().map(|v| (k.to_string(), v.value.clone())));
+        for (list, mode, key) in [
+            (&raw.matches, RegexMode::Any, "matches"),
+            (&raw.matches_all, RegexMode::All, "matches_all"),
+            (&raw.matches_none, RegexMode::None, "matches_none"),
         ] {
             if let Some(list) = list {
+                self.regex_place = selector.clone().map(|(k, v)| (k, v, key));
                 let regexes = self.regexes(list)?;
                 return Some(Op::Regex { mode, regexes });
             }
@@ -665,6 +704,7 @@ impl Validator<'_> {
             }
         }
         if let Some(r) = &raw.arg_matches {
+            self.regex_place = None;
             match self.regexes(r) {
                 Some(r) => t.arg_matches = Some(r),
                 None => ok = false,
@@ -745,8 +785,16 @@ impl Validator<'_> {
                     Err(e) => {
                         ok = false;
                         let (sub, msg) = regex_error_span(&self.source.text, span, pat, &e);
-                        self.err(Code::InvalidRegex, sub, msg)
-                            .set_help("regexes use Rust `regex` syntax; write them in literal strings ('...')");
+                        let place = self.regex_place.take();
+                        let lookaround = advice::lookaround(
+                            pat,
+                            place.as_ref().map(|(k, v, _)| (k.as_str(), v.as_str())),
+                            place.as_ref().map(|p| p.2).unwrap_or("arg_matches"),
+                        );
+                        self.regex_place = place;
+                        self.err(Code::InvalidRegex, sub, msg).set_help(lookaround.unwrap_or_else(|| {
+                            "regexes use Rust `regex` syntax; write them in literal strings ('...')".into()
+                        }));
                     }
                 }
             }
@@ -1243,10 +1291,14 @@ fn syntax_error_offsets(pat: &str) -> Option<(usize, usize, String)> {
     }
 }
 
-/// Does a decision have an effect on this event?
-fn supports(spec: &events::EventSpec, decision: DecisionKind) -> bool {
+/// Does a decision have an effect on this event? (`hookrules rule HR013` prints
+/// this as a table; `tests/decisions.rs` checks it against what `run` answers.)
+pub fn supports(spec: &events::EventSpec, decision: DecisionKind) -> bool {
     use events::Blocking;
     use DecisionKind as D;
+    if events::OUTPUT_IGNORED.contains(&spec.name) {
+        return false;
+    }
     match decision {
         D::Stop => true,
         D::Allow | D::Ask => {

@@ -39,13 +39,14 @@ fuzz_target!(|data: &[u8]| {
     for fact in v.policy.facts.values() {
         let _ = templates.add_fact(0, &v.policy, fact);
     }
-    // The lazy path `run` takes: validate only what PreToolUse/Bash reaches.
-    let lazy = validate::validate(&source, &raw, &|r| {
-        hookrules::compile::load::rule_reaches(r, "PreToolUse")
-    });
-    let _ = compile::compile(
-        vec![(lazy.policy, lazy.broken_rules)],
-        "PreToolUse",
-        Some(Some("Bash")),
-    );
+    // The path `run` takes: the compiled set, asked for PreToolUse/Bash.
+    let mut found = hookrules::policy::discover::Found::default();
+    found.sources.push(source);
+    let set = compile::set::CompiledSet::build(&found);
+    let event = hookrules::contract::Event::from_value(serde_json::json!({
+        "hook_event_name": "PreToolUse", "tool_name": "Bash",
+        "tool_input": {"command": "rm -rf / && cat .env"}
+    }))
+    .expect("an event");
+    let _ = set.for_event(&event, compile::set::Query { prefilter: true, explain: false });
 });

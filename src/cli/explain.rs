@@ -8,7 +8,7 @@ use std::path::Path;
 
 use crate::answer;
 use crate::cli::fixture::Fixture;
-use crate::compile::load;
+use crate::compile::set::{CompiledSet, Query};
 use crate::contract::Event;
 use crate::decision;
 use crate::eval::trace::{Step, Trace, Tracer};
@@ -50,7 +50,14 @@ pub fn explanation(
 ) -> Result<Explanation, String> {
     let event = Event::from_value(fixture.event.clone()).map_err(|e| e.to_string())?;
     let found = discovery.find();
-    let compiled = load::for_event(&found, &event);
+    let set = CompiledSet::build(&found);
+    let compiled = set.for_event(
+        &event,
+        Query {
+            prefilter: false,
+            explain: true,
+        },
+    );
     let mut env = env.clone();
     env.extend(fixture.env.clone());
     let now = fixture

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::io::Read;
 
 use crate::answer::{self, Answer};
-use crate::compile::load;
+use crate::compile::artifact::{self, Loaded};
 use crate::contract::event::sniff_event_name;
 use crate::contract::events::Blocking;
 use crate::contract::Event;
@@ -33,29 +33,29 @@ pub fn run_detailed(
     env: &BTreeMap<String, String>,
     now: Now,
 ) -> (Answer, Option<Decision>) {
-    let found = discovery.find();
+    let set = artifact::load(discovery, env);
     let bytes = match Event::read(stdin) {
         Ok(b) => b,
-        Err(e) => return (input_failure(&found, None, &e.to_string()), None),
+        Err(e) => return (input_failure(&set, None, &e.to_string()), None),
     };
     let event = match Event::parse(&bytes) {
         Ok(ev) => ev,
         Err(e) => {
             return (
-                input_failure(&found, sniff_event_name(&bytes).as_deref(), &e.to_string()),
+                input_failure(&set, sniff_event_name(&bytes).as_deref(), &e.to_string()),
                 None,
             )
         }
     };
     // A panic anywhere below is a bug; it must still not wedge the session.
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        answer(&found, &event, &bytes, env, now)
+        answer(&set, &event, env, now)
     }));
     match result {
         Ok((a, d)) => (a, Some(d)),
         Err(_) => (
             input_failure(
-                &found,
+                &set,
                 Some(&event.name),
                 "internal error (a bug in hookrules; please report it)",
             ),
@@ -65,24 +65,12 @@ pub fn run_detailed(
 }
 
 fn answer(
-    found: &crate::policy::discover::Found,
+    set: &Loaded,
     event: &Event,
-    raw: &[u8],
     env: &BTreeMap<String, String>,
     now: Now,
 ) -> (Answer, Decision) {
-    let cache = crate::compile::index::store::cache_dir(env);
-    let mode = match env.get("HOOKRULES_INDEX").map(String::as_str) {
-        Some("always") => crate::compile::index::Mode::Always,
-        Some("off") => crate::compile::index::Mode::Off,
-        _ => crate::compile::index::Mode::Auto,
-    };
-    let opts = load::Options {
-        index: mode,
-        cache: cache.as_deref(),
-        raw,
-    };
-    let compiled = load::for_event_with(found, event, &opts);
+    let compiled = set.for_event(event);
     let ctx = Ctx::from_env(event, env.clone(), now);
     let outcome = eval::evaluate(&compiled, event, &ctx, &mut NoTrace);
     let mut decision = crate::decision::decide(&outcome);
@@ -119,12 +107,8 @@ fn block_for_failure(d: &mut crate::decision::Decision, event: &Event, msg: &str
     d.determined_by.push(format!("{policy}:effect-failure"));
 }
 
-fn input_failure(
-    found: &crate::policy::discover::Found,
-    event_name: Option<&str>,
-    msg: &str,
-) -> Answer {
-    match load::overall_failure_mode(found) {
+fn input_failure(set: &Loaded, event_name: Option<&str>, msg: &str) -> Answer {
+    match set.failure() {
         FailureMode::FailOpen => answer::fail_open(msg),
         FailureMode::FailClosed => answer::fail_closed(event_name, msg),
     }

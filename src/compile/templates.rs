@@ -1,9 +1,13 @@
-//! All templates of the reachable rules, compiled once into one environment.
+//! All templates of the reachable rules, in one environment. `check` and the
+//! set builder compile them at once (to report errors); `run` registers the
+//! texts of its bucket and compiles each template the first time it renders, so
+//! an event whose rules do not fire compiles none (and builds no environment).
 //!
 //! Templates see only what the policy exposes: `event`, `captures`, `facts`,
 //! `rule`, `today`, `now`, `project_dir`. There is no loader, no file access and
 //! no environment access from inside a template.
 
+use std::cell::{Ref, RefCell};
 use std::collections::HashMap;
 
 use minijinja::{Environment, UndefinedBehavior};
@@ -14,8 +18,10 @@ use crate::validate::model::{Fact, Policy, Rule, Template};
 /// Compiled templates, keyed by (policy index, byte offset in the policy file).
 #[derive(Debug)]
 pub struct Templates {
-    env: Environment<'static>,
+    env: RefCell<Option<Environment<'static>>>,
     names: HashMap<(usize, usize), String>,
+    /// Registered but not yet compiled: name to text.
+    pending: RefCell<HashMap<String, String>>,
 }
 
 impl Default for Templates {
@@ -25,8 +31,58 @@ impl Default for Templates {
 }
 
 impl Templates {
-    /// An empty environment with hookrules' filters.
+    /// An empty set of templates.
     pub fn new() -> Self {
+        Templates {
+            env: RefCell::new(None),
+            names: HashMap::new(),
+            pending: RefCell::new(HashMap::new()),
+        }
+    }
+
+    /// The environment (made on first use), with every registered template added.
+    fn env(&self) -> Ref<'_, Environment<'static>> {
+        {
+            let mut env = self.env.borrow_mut();
+            let env = env.get_or_insert_with(environment);
+            for (name, text) in self.pending.borrow_mut().drain() {
+                // Registered templates were compiled when the set was built.
+                let _ = env.add_template_owned(name, text);
+            }
+        }
+        Ref::map(self.env.borrow(), |e| e.as_ref().expect("made above"))
+    }
+
+    /// Register a template to compile when first rendered (for `run`; errors
+    /// were reported when the set was built).
+    pub fn register(&mut self, pidx: usize, policy: &str, t: &Template) {
+        let key = (pidx, t.span.start);
+        if self.names.contains_key(&key) {
+            return;
+        }
+        let name = format!("{policy}@{}", t.span.start);
+        self.pending.get_mut().insert(name.clone(), t.text.clone());
+        self.names.insert(key, name);
+    }
+
+    /// Register every template of a rule (see [`Templates::register`]).
+    pub fn register_rule(&mut self, pidx: usize, policy: &str, rule: &Rule) {
+        for t in rule.templates() {
+            self.register(pidx, policy, t);
+        }
+    }
+
+    /// Register every template of a fact.
+    pub fn register_fact(&mut self, pidx: usize, policy: &str, f: &Fact) {
+        for t in f.path.iter().chain(&f.within).chain(&f.argv).chain(&f.cwd) {
+            self.register(pidx, policy, t);
+        }
+    }
+}
+
+/// An environment with hookrules' filters.
+fn environment() -> Environment<'static> {
+    {
         let mut env = Environment::new();
         env.set_undefined_behavior(UndefinedBehavior::Lenient);
         // File contents and records are written exactly as the template says.
@@ -72,12 +128,11 @@ impl Templates {
             out.trim_end_matches('-').to_string()
         });
         env.add_filter("regex_match", regex_match);
-        Templates {
-            env,
-            names: HashMap::new(),
-        }
+        env
     }
+}
 
+impl Templates {
     /// Compile one template; the error points at it in the policy.
     pub fn add(&mut self, pidx: usize, policy: &Policy, t: &Template) -> Result<(), Diagnostic> {
         let key = (pidx, t.span.start);
@@ -85,7 +140,14 @@ impl Templates {
             return Ok(());
         }
         let name = format!("{}@{}", policy.name, t.span.start);
-        match self.env.add_template_owned(name.clone(), t.text.clone()) {
+        self.env();
+        let added = self
+            .env
+            .borrow_mut()
+            .as_mut()
+            .expect("made by env()")
+            .add_template_owned(name.clone(), t.text.clone());
+        match added {
             Ok(()) => {
                 self.names.insert(key, name);
                 Ok(())
@@ -164,7 +226,8 @@ impl Templates {
         let Some(name) = self.names.get(&(pidx, t.span.start)) else {
             return vec![];
         };
-        let Ok(tpl) = self.env.get_template(name) else {
+        let env = self.env();
+        let Ok(tpl) = env.get_template(name) else {
             return vec![];
         };
         let mut v: Vec<String> = tpl.undeclared_variables(true).into_iter().collect();
@@ -174,7 +237,7 @@ impl Templates {
 
     /// Is `name` a function or global the environment defines (`regex_match`, `range`)?
     pub fn is_global(&self, name: &str) -> bool {
-        self.env.globals().any(|(n, _)| n == name)
+        self.env().globals().any(|(n, _)| n == name)
     }
 
     /// Render a compiled template.
@@ -188,7 +251,8 @@ impl Templates {
             .names
             .get(&(pidx, t.span.start))
             .ok_or_else(|| format!("template at byte {} was not compiled", t.span.start))?;
-        let tpl = self.env.get_template(name).map_err(|e| e.to_string())?;
+        let env = self.env();
+        let tpl = env.get_template(name).map_err(|e| e.to_string())?;
         tpl.render(ctx).map_err(|e| describe(&e))
     }
 
@@ -198,10 +262,8 @@ impl Templates {
         expr: &str,
         ctx: &minijinja::Value,
     ) -> Result<serde_json::Value, String> {
-        let e = self
-            .env
-            .compile_expression(expr)
-            .map_err(|e| describe(&e))?;
+        let env = self.env();
+        let e = env.compile_expression(expr).map_err(|e| describe(&e))?;
         let v = e.eval(ctx).map_err(|e| describe(&e))?;
         if v.is_undefined() || v.is_none() {
             return Ok(serde_json::Value::Null);
@@ -214,7 +276,7 @@ impl Templates {
         if !text.contains("{{") && !text.contains("{%") {
             return Ok(text.to_string());
         }
-        self.env.render_str(text, ctx).map_err(|e| describe(&e))
+        self.env().render_str(text, ctx).map_err(|e| describe(&e))
     }
 }
 

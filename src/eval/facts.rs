@@ -136,7 +136,12 @@ fn has_heading(text: &str, heading: &str) -> bool {
 
 fn glob(f: &Fact, r: &Rendered, ctx: &Ctx) -> Result<Value, String> {
     let pattern = r.path.as_deref().unwrap_or("");
-    let files = glob_files(pattern, ctx, &within(r, ctx)?, f.exclude.as_ref())?;
+    let files = glob_files(
+        pattern,
+        ctx,
+        &within(r, ctx)?,
+        f.exclude.as_ref().map(|x| &x.set),
+    )?;
     let rel: Vec<String> = files
         .iter()
         .map(|p| {

@@ -98,7 +98,7 @@ pub fn evaluate<T: Tracer>(
         tracer,
         facts: HashMap::new(),
         fact_stack: vec![],
-        shell: HashMap::new(),
+        shell: compiled.shells.clone(),
         unparsable: None,
         base: None,
         event_value: None,
@@ -143,8 +143,8 @@ impl<T: Tracer> Evaluator<'_, T> {
                     });
                 }
             }
-            for (id, diags) in &bucket.broken {
-                let what = diags.iter().map(|d| d.one_line()).collect::<Vec<_>>();
+            for (id, what) in &bucket.broken {
+                let what = what.clone();
                 if self.tracer.enabled() {
                     self.tracer.step(Step::Broken {
                         policy: policy.name.clone(),
@@ -401,7 +401,7 @@ impl<T: Tracer> Evaluator<'_, T> {
                 values::Selected::Values(p.get(root).cloned().into_iter().collect())
             }
             Selector::JsonPath(q) => {
-                let found = jsonpath_rust::query::js_path_process(q, root)
+                let found = jsonpath_rust::query::js_path_process(&q.query, root)
                     .map_err(|e| format!("JSONPath: {e}"))?;
                 values::Selected::Values(found.into_iter().map(|r| r.val().clone()).collect())
             }
@@ -453,14 +453,7 @@ impl<T: Tracer> Evaluator<'_, T> {
         &mut self,
         text: &str,
     ) -> Result<Arc<Vec<shell::command::SimpleCommand>>, String> {
-        if let Some(r) = self.shell.get(text) {
-            return r.clone();
-        }
-        let r = shell::command::parse(text)
-            .map(Arc::new)
-            .map_err(|e| e.to_string());
-        self.shell.insert(text.to_string(), r.clone());
-        r
+        crate::compile::reach::parse_shell(&mut self.shell, text)
     }
 
     fn fact(&mut self, pidx: usize, name: &str) -> Result<Value, String> {

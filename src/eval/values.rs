@@ -6,6 +6,7 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 
 use super::Ctx;
+use crate::compile::patterns;
 use crate::policy::syntax::{Normalization, Quantifier};
 use crate::shell::command::{program_is, RedirectOp, SimpleCommand};
 use crate::validate::model::{CmpOp, CommandTest, Op, PathSelector, RegexMode, Selector, Test};
@@ -159,7 +160,10 @@ fn text_test(
 ) -> Result<bool, String> {
     Ok(match &t.op {
         Op::Regex { mode, regexes } => {
-            let c = regexes.get()?;
+            if !patterns::regexes_may_match(regexes, texts) {
+                return Ok(*mode == RegexMode::None);
+            }
+            let c = patterns::regex_set(regexes)?;
             match mode {
                 RegexMode::Any => {
                     for text in texts {
@@ -195,7 +199,7 @@ fn text_test(
                 RegexMode::None => texts.iter().all(|text| !c.set.is_match(text)),
             }
         }
-        Op::Glob(globs) => globs.any_match(texts)?,
+        Op::Glob(globs) => patterns::globs_match(globs, texts)?,
         Op::Equals(want) => {
             json_equal(value, want) || texts.len() == 1 && want.as_str() == Some(texts[0].as_str())
         }
@@ -233,18 +237,7 @@ fn json_equal(a: &Value, b: &Value) -> bool {
     }
 }
 
-/// The texts of a value: strings as they are, numbers and booleans printed,
-/// arrays flattened, objects as compact JSON, null as nothing.
-pub fn texts(v: &Value, out: &mut Vec<String>) {
-    match v {
-        Value::String(s) => out.push(s.clone()),
-        Value::Number(n) => out.push(n.to_string()),
-        Value::Bool(b) => out.push(b.to_string()),
-        Value::Array(a) => a.iter().for_each(|x| texts(x, out)),
-        Value::Object(_) => out.push(v.to_string()),
-        Value::Null => {}
-    }
-}
+pub use crate::validate::model::texts;
 
 /// Apply normalisation steps in order.
 pub fn normalize(s: &str, steps: &[Normalization]) -> String {
@@ -435,7 +428,7 @@ fn command_matches(
         let mut hit = false;
         for o in &c.operands {
             let abs = normalize_path_in(o, dir, ctx, false);
-            if globs.any_match(&path_views(&abs, ctx))? {
+            if patterns::globs_match(globs, &path_views(&abs, ctx))? {
                 hit = true;
                 break;
             }
@@ -445,7 +438,10 @@ fn command_matches(
         }
     }
     if let Some(r) = &ct.arg_matches {
-        let set = &r.get()?.set;
+        if !patterns::regexes_may_match(r, &c.args) {
+            return Ok(false);
+        }
+        let set = &patterns::regex_set(r)?.set;
         if !c.args.iter().any(|a| set.is_match(a)) {
             return Ok(false);
         }

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::ops::Range;
 
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// A value with the byte range it came from in the policy file.
 #[derive(Debug, Clone, PartialEq)]
@@ -147,7 +147,7 @@ pub enum TimeZoneChoice {
 }
 
 /// What a policy does when something it depends on fails.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
 #[serde(rename_all = "kebab-case")]
 pub enum FailureMode {
     /// Block the event (where it can be blocked) with a message naming the failure.
@@ -158,7 +158,7 @@ pub enum FailureMode {
 }
 
 /// How the matching rules of one policy are combined.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
 #[serde(rename_all = "kebab-case")]
 pub enum CombineMode {
     /// Every matching rule contributes; the strictest decision wins.
@@ -169,7 +169,7 @@ pub enum CombineMode {
 }
 
 /// What to do with a shell command that does not parse.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
 #[serde(rename_all = "kebab-case")]
 pub enum UnparsableCommand {
     /// Deny the tool call, saying the command could not be understood.
@@ -403,7 +403,9 @@ pub enum PatternItem {
 }
 
 /// Text normalisation steps, applied in the order listed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Normalization {
     /// Unicode dashes (en, em, non-breaking hyphen, minus, ...) become `-`.
@@ -415,7 +417,7 @@ pub enum Normalization {
 }
 
 /// How a test over several values passes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum Quantifier {
     /// At least one value passes.
@@ -466,7 +468,7 @@ pub struct RawFact {
 }
 
 /// Kinds of fact.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum FactKind {
     /// Does a file exist; its headings, a regex in it, its first lines.
@@ -523,7 +525,7 @@ pub struct RawEffect {
 }
 
 /// Kinds of side effect.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum EffectKind {
     /// Write a file atomically (temporary file, then rename).

@@ -66,6 +66,8 @@ pub fn validate_with(
         facts: BTreeMap::new(),
         used: BTreeSet::new(),
         regex_place: None,
+        failed: HashMap::new(),
+        inherited: vec![],
     };
     let header = &raw.policy;
     let name = header
@@ -81,15 +83,19 @@ pub fn validate_with(
         }
         let before = v.error_count();
         let first = v.diags.len();
+        v.inherited.clear();
         let rule = v.rule(r, order, &name);
         match rule {
-            Some(rule) if v.error_count() == before => rules.push(Arc::new(rule)),
+            Some(rule) if v.error_count() == before && v.inherited.is_empty() => {
+                rules.push(Arc::new(rule))
+            }
             _ => {
-                let errors = v.diags[first..]
+                let mut errors: Vec<Diagnostic> = v.diags[first..]
                     .iter()
                     .filter(|d| d.severity() == crate::diagnostics::Severity::Error)
                     .cloned()
                     .collect();
+                errors.append(&mut v.inherited);
                 broken.push((r.id.value.clone(), errors));
             }
         }
@@ -150,9 +156,22 @@ struct Validator<'a> {
     /// The selector (key, value) and test key of the regexes being compiled, for
     /// help lines that show the rewrite.
     regex_place: Option<(String, String, &'static str)>,
+    /// The errors of named conditions and facts that failed (`condition:NAME`,
+    /// `fact:NAME`): every rule using one is broken by them, not only the first.
+    failed: HashMap<String, Vec<Diagnostic>>,
+    /// Errors the current rule inherits from definitions that failed earlier.
+    inherited: Vec<Diagnostic>,
 }
 
 impl Validator<'_> {
+    fn errors_since(&self, first: usize) -> Vec<Diagnostic> {
+        self.diags[first..]
+            .iter()
+            .filter(|d| d.severity() == crate::diagnostics::Severity::Error)
+            .cloned()
+            .collect()
+    }
+
     fn error_count(&self) -> usize {
         self.diags
             .iter()
@@ -224,6 +243,10 @@ impl Validator<'_> {
         }
         let when = raw.when.as_ref().and_then(|c| self.condition(c));
         let unless = raw.unless.as_ref().and_then(|c| self.condition(c));
+        // A condition that did not validate must never be dropped silently (the
+        // rule would then match everything).
+        let conditions_ok =
+            raw.when.is_some() == when.is_some() && raw.unless.is_some() == unless.is_some();
         let tpl = |s: &Option<Sp<String>>| s.as_ref().map(template);
         let reason = tpl(&raw.reason);
         let context = tpl(&raw.context);
@@ -254,6 +277,17 @@ impl Validator<'_> {
             })
             .collect();
         let effects = raw.effects.iter().filter_map(|e| self.effect(e)).collect();
+        if !conditions_ok {
+            if self.inherited.is_empty() {
+                let d = Diagnostic::new(
+                    Code::InvalidCondition,
+                    "a condition of this rule has errors",
+                )
+                .at(&self.source, r.span.clone());
+                self.inherited.push(d);
+            }
+            return None;
+        }
         Some(Rule {
             id: raw.id.value.clone(),
             description: raw.description.clone(),
@@ -561,7 +595,10 @@ impl Validator<'_> {
         }
         if let Some(j) = &raw.jsonpath {
             return match jsonpath_rust::parser::parse_json_path(&j.value) {
-                Ok(q) => Some(Selector::JsonPath(q)),
+                Ok(query) => Some(Selector::JsonPath(JsonQuery {
+                    text: j.value.clone(),
+                    query,
+                })),
                 Err(e) => {
                     self.err(
                         Code::InvalidJsonPath,
@@ -802,9 +839,9 @@ impl Validator<'_> {
                 return None;
             }
         }
-        let regexes = Regexes::interned(items.into_iter().map(|(s, _)| s).collect());
+        let regexes = Arc::new(Regexes::new(items.into_iter().map(|(s, _)| s).collect()));
         if self.eager {
-            if let Err(e) = regexes.force() {
+            if let Err(e) = regex::RegexSetBuilder::new(&regexes.sources).build() {
                 self.err(
                     Code::InvalidRegex,
                     list.span.clone(),
@@ -839,13 +876,25 @@ impl Validator<'_> {
                 return None;
             }
         }
-        let globs = Globs::interned(
+        let globs = Arc::new(Globs::new(
             items.into_iter().map(|(s, _)| s).collect(),
             case_insensitive,
-        );
+        ));
         if self.eager {
-            if let Err(e) = globs.force() {
-                self.err(Code::InvalidGlob, list.span.clone(), e);
+            let mut set = GlobSetBuilder::new();
+            for p in &globs.sources {
+                let p = p.strip_prefix('!').unwrap_or(p);
+                let p = if case_insensitive {
+                    p.to_lowercase()
+                } else {
+                    p.to_string()
+                };
+                if let Ok(g) = build_glob(&p, false) {
+                    set.add(g);
+                }
+            }
+            if let Err(e) = set.build() {
+                self.err(Code::InvalidGlob, list.span.clone(), e.to_string());
                 return None;
             }
         }
@@ -855,6 +904,10 @@ impl Validator<'_> {
     fn named_condition(&mut self, r: &Sp<String>) -> Option<Arc<NamedCondition>> {
         let name = r.value.clone();
         if let Some(done) = self.named.get(&name) {
+            if done.is_none() {
+                let errs = self.failed.get(&format!("condition:{name}")).cloned();
+                self.inherited.extend(errs.unwrap_or_default());
+            }
             return done.clone();
         }
         if self.resolving.contains(&name) {
@@ -882,7 +935,12 @@ impl Validator<'_> {
         };
         self.used.insert(format!("condition:{name}"));
         self.resolving.push(name.clone());
+        let first = self.diags.len();
         let cond = self.condition(raw);
+        if cond.is_none() {
+            let errs = self.errors_since(first);
+            self.failed.insert(format!("condition:{name}"), errs);
+        }
         self.resolving.pop();
         let result = cond.map(|condition| {
             Arc::new(NamedCondition {
@@ -902,8 +960,22 @@ impl Validator<'_> {
 
     fn fact(&mut self, name: &str, at: Range<usize>) -> Option<Arc<Fact>> {
         if let Some(f) = self.facts.get(name) {
+            if f.is_none() {
+                let errs = self.failed.get(&format!("fact:{name}")).cloned();
+                self.inherited.extend(errs.unwrap_or_default());
+            }
             return f.clone();
         }
+        let first = self.diags.len();
+        let fact = self.new_fact(name, at);
+        if fact.is_none() {
+            let errs = self.errors_since(first);
+            self.failed.insert(format!("fact:{name}"), errs);
+        }
+        fact
+    }
+
+    fn new_fact(&mut self, name: &str, at: Range<usize>) -> Option<Arc<Fact>> {
         let Some(raw) = self.raw.facts.get(name) else {
             let help = did_you_mean(name, self.raw.facts.keys().map(|s| s.as_str()))
                 .map(|s| format!("did you mean `{s}`?"))
@@ -952,12 +1024,9 @@ impl Validator<'_> {
         let exclude = if f.exclude.is_empty() {
             None
         } else {
-            let mut b = GlobSetBuilder::new();
             for g in &f.exclude {
                 match build_glob(&g.value, false) {
-                    Ok(g) => {
-                        b.add(g);
-                    }
+                    Ok(_) => {}
                     Err(e) => {
                         self.err(
                             Code::InvalidGlob,
@@ -968,7 +1037,13 @@ impl Validator<'_> {
                     }
                 }
             }
-            b.build().ok()
+            ExcludeGlobs::try_from(
+                f.exclude
+                    .iter()
+                    .map(|g| g.value.clone())
+                    .collect::<Vec<_>>(),
+            )
+            .ok()
         };
         if !ok {
             return None;
@@ -1194,7 +1269,7 @@ pub fn parse_matcher(text: &str, style: ListStyle) -> Result<Matcher, regex::Err
             .collect();
         return Ok(Matcher::Exact(parts));
     }
-    Regex::new(text).map(Matcher::Regex)
+    Regex::new(text).map(|re| Matcher::Regex(MatcherRegex::compiled(re)))
 }
 
 /// Convert a TOML value to JSON (datetimes become strings).

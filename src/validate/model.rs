@@ -6,10 +6,10 @@ use std::collections::BTreeMap;
 use std::ops::Range;
 use std::sync::Arc;
 
-use globset::GlobSet;
 use regex::Regex;
+use serde::{Deserialize, Serialize};
 
-pub use super::patterns::{Globs, Regexes};
+pub use super::patterns::{ExcludeGlobs, Globs, JsonQuery, MatcherRegex, Regexes};
 
 use crate::policy::syntax::{
     CombineMode, DecisionKind, EffectKind, FactKind, FailureMode, Normalization, Quantifier,
@@ -39,7 +39,7 @@ pub struct Policy {
 }
 
 /// Which events a rule applies to.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum EventScope {
     /// `"*"`.
     All,
@@ -47,29 +47,19 @@ pub enum EventScope {
     Named(Vec<String>),
 }
 
-impl EventScope {
-    /// Does the scope include this event?
-    pub fn includes(&self, event: &str) -> bool {
-        match self {
-            EventScope::All => true,
-            EventScope::Named(v) => v.iter().any(|e| e == event),
-        }
-    }
-}
-
 /// The client's matcher (reference §3.2).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum Matcher {
     /// Omitted, `""` or `"*"`.
     Any,
     /// An exact list, case-sensitive.
     Exact(Vec<String>),
-    /// Anything else: an unanchored regex.
-    Regex(Regex),
+    /// Anything else: an unanchored regex (compiled when first needed).
+    Regex(MatcherRegex),
 }
 
 /// One rule.
-#[derive(Debug)]
+#[derive(Debug, Serialize, Deserialize)]
 pub struct Rule {
     /// Unique id.
     pub id: String,
@@ -151,7 +141,7 @@ impl Rule {
 }
 
 /// A text template, compiled in stage 3.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Template {
     /// The template source.
     pub text: String,
@@ -160,7 +150,7 @@ pub struct Template {
 }
 
 /// A condition over the event.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum Condition {
     /// All hold (empty: true).
     All(Vec<Condition>),
@@ -175,7 +165,7 @@ pub enum Condition {
 }
 
 /// A named condition from `[conditions]`.
-#[derive(Debug)]
+#[derive(Debug, Serialize, Deserialize)]
 pub struct NamedCondition {
     /// Its name.
     pub name: String,
@@ -184,7 +174,7 @@ pub struct NamedCondition {
 }
 
 /// A selector with a test.
-#[derive(Debug)]
+#[derive(Debug, Serialize, Deserialize)]
 pub struct Test {
     /// What values to test.
     pub selector: Selector,
@@ -201,11 +191,11 @@ pub struct Test {
 }
 
 /// A dotted field path (`tool_input.command`, `tool_calls.0.tool_name`, `operands.-1`).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct FieldPath(pub Vec<Segment>);
 
 /// One step of a field path.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Segment {
     /// An object key.
     Key(String),
@@ -298,12 +288,12 @@ impl FieldPath {
 }
 
 /// Where a test's values come from.
-#[derive(Debug)]
+#[derive(Debug, Serialize, Deserialize)]
 pub enum Selector {
     /// One field of the event (or of the command object inside `command`).
     Field(FieldPath),
     /// A JSONPath query into the event.
-    JsonPath(jsonpath_rust::parser::model::JpQuery),
+    JsonPath(JsonQuery),
     /// A fact, with a sub-path into its value.
     Fact {
         /// The fact's name.
@@ -318,7 +308,7 @@ pub enum Selector {
 }
 
 /// How `paths = ...` finds its paths.
-#[derive(Debug)]
+#[derive(Debug, Serialize, Deserialize)]
 pub struct PathSelector {
     /// The field holding the path, or the command.
     pub field: FieldPath,
@@ -333,7 +323,7 @@ pub struct PathSelector {
 }
 
 /// Regex list semantics.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum RegexMode {
     /// `matches`: any pattern.
     Any,
@@ -344,7 +334,7 @@ pub enum RegexMode {
 }
 
 /// Numeric comparison.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum CmpOp {
     /// `gt`
     Gt,
@@ -357,7 +347,7 @@ pub enum CmpOp {
 }
 
 /// The test applied to each selected value.
-#[derive(Debug)]
+#[derive(Debug, Serialize, Deserialize)]
 pub enum Op {
     /// Regexes, matched in one `RegexSet` pass; individual regexes only for captures.
     Regex {
@@ -369,9 +359,9 @@ pub enum Op {
     /// Globs, matched in one `GlobSet` pass (shared by every rule using the same list).
     Glob(Arc<Globs>),
     /// Equal to a value.
-    Equals(serde_json::Value),
+    Equals(#[serde(with = "json_text")] serde_json::Value),
     /// Equal to one of these values.
-    OneOf(Vec<serde_json::Value>),
+    OneOf(#[serde(with = "json_text")] Vec<serde_json::Value>),
     /// Present and not null (true) / absent or null (false).
     Exists(bool),
     /// Substring or array element.
@@ -383,7 +373,7 @@ pub enum Op {
 }
 
 /// A test of one simple command.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Serialize, Deserialize)]
 pub struct CommandTest {
     /// Program basename in this set (empty: any).
     pub program: Vec<String>,
@@ -406,7 +396,7 @@ pub struct CommandTest {
 }
 
 /// A validated fact.
-#[derive(Debug)]
+#[derive(Debug, Serialize, Deserialize)]
 pub struct Fact {
     /// Its name.
     pub name: String,
@@ -419,13 +409,14 @@ pub struct Fact {
     /// Required headings.
     pub headings: Vec<String>,
     /// Content regex.
+    #[serde(with = "regex_text")]
     pub regex: Option<Regex>,
     /// First N lines.
     pub lines: Option<usize>,
     /// Parse the content as JSON (`json`).
     pub json: bool,
     /// Glob exclusions.
-    pub exclude: Option<GlobSet>,
+    pub exclude: Option<ExcludeGlobs>,
     /// Command argv templates.
     pub argv: Vec<Template>,
     /// Command timeout.
@@ -441,7 +432,7 @@ pub struct Fact {
 }
 
 /// A file read into the context.
-#[derive(Debug)]
+#[derive(Debug, Serialize, Deserialize)]
 pub struct Include {
     /// Path template (may be a glob when `newest`).
     pub path: Template,
@@ -454,7 +445,7 @@ pub struct Include {
 }
 
 /// A side effect.
-#[derive(Debug)]
+#[derive(Debug, Serialize, Deserialize)]
 pub struct Effect {
     /// What to do.
     pub kind: EffectKind,
@@ -465,6 +456,7 @@ pub struct Effect {
     /// write_file content.
     pub content: Option<Template>,
     /// Record: a JSON value whose strings are templates.
+    #[serde(with = "json_text")]
     pub record: Option<serde_json::Value>,
     /// write_json keys to keep.
     pub keep: Vec<String>,
@@ -474,4 +466,53 @@ pub struct Effect {
     pub timeout_ms: u64,
     /// Span of the effect table.
     pub span: Range<usize>,
+}
+
+/// The texts of a value as tests see them: strings as they are, numbers and
+/// booleans printed, arrays flattened, objects as compact JSON, null as nothing.
+pub fn texts(v: &serde_json::Value, out: &mut Vec<String>) {
+    use serde_json::Value;
+    match v {
+        Value::String(s) => out.push(s.clone()),
+        Value::Number(n) => out.push(n.to_string()),
+        Value::Bool(b) => out.push(b.to_string()),
+        Value::Array(a) => a.iter().for_each(|x| texts(x, out)),
+        Value::Object(_) => out.push(v.to_string()),
+        Value::Null => {}
+    }
+}
+
+/// JSON values stored as their JSON text (compact binary formats cannot hold a
+/// self-describing value).
+mod json_text {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<T: Serialize, S: Serializer>(v: &T, s: S) -> Result<S::Ok, S::Error> {
+        serde_json::to_string(v)
+            .map_err(serde::ser::Error::custom)?
+            .serialize(s)
+    }
+
+    pub fn deserialize<'de, T: serde::de::DeserializeOwned, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<T, D::Error> {
+        let text = String::deserialize(d)?;
+        serde_json::from_str(&text).map_err(serde::de::Error::custom)
+    }
+}
+
+/// A regex stored as its source.
+mod regex_text {
+    use regex::Regex;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &Option<Regex>, s: S) -> Result<S::Ok, S::Error> {
+        v.as_ref().map(|r| r.as_str()).serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Regex>, D::Error> {
+        Option::<String>::deserialize(d)?
+            .map(|s| Regex::new(&s).map_err(serde::de::Error::custom))
+            .transpose()
+    }
 }

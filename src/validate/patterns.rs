@@ -1,24 +1,37 @@
-//! Pattern lists compiled on first use.
+//! Pattern lists as the validated model holds them: their sources, and slots
+//! that stage 3 fills when a list is first needed (see `compile::patterns`).
 //!
 //! Building a `RegexSet` or `GlobSet` is by far the most expensive thing hookrules
-//! does, and most patterns are never needed for a given event (a rule about `rm`
-//! never looks at its target globs when the command is `ls`). So `run` validates
-//! pattern syntax lazily: each list is compiled the first time a condition needs
-//! it, once per process. `check` calls [`Regexes::force`] / [`Globs::force`] on
-//! everything, so its diagnostics still point at the offending character.
+//! does, and most lists are never needed for a given event. So validation only
+//! checks that patterns compile (eagerly in `check`), and keeps their sources;
+//! `compile::patterns` looks for their required literals first and builds a set
+//! only when one of them occurs. Lists with the same patterns share one slot, so
+//! rules that use the same named list compile it once between them.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use globset::{GlobSet, GlobSetBuilder};
-use regex::{Regex, RegexSet, RegexSetBuilder};
+use globset::GlobSet;
+use regex::{Regex, RegexSet};
+use serde::{Deserialize, Serialize, Serializer};
+
+/// What stage 3 makes of a regex list, shared by every list with the same sources.
+#[derive(Debug, Default)]
+pub struct RegexSlot {
+    /// The compiled set (or why it did not compile).
+    pub compiled: OnceLock<Result<CompiledRegexes, String>>,
+    /// Per pattern, literals one of which every match contains (None: unknown).
+    pub required: OnceLock<Vec<Option<Vec<String>>>>,
+}
 
 /// A list of regexes, matched in one `RegexSet` pass.
-#[derive(Debug)]
+#[derive(Debug, Deserialize)]
+#[serde(from = "Vec<String>")]
 pub struct Regexes {
     /// The patterns as written.
     pub sources: Vec<String>,
-    compiled: OnceLock<Result<CompiledRegexes, String>>,
+    /// Filled by `compile::patterns`.
+    pub slot: Arc<RegexSlot>,
 }
 
 /// A compiled regex list.
@@ -31,144 +44,180 @@ pub struct CompiledRegexes {
 }
 
 impl Regexes {
-    /// A list to compile later.
+    /// A list; its slot is shared with every other list of the same patterns.
     pub fn new(sources: Vec<String>) -> Self {
-        Regexes {
-            sources,
-            compiled: OnceLock::new(),
-        }
-    }
-
-    /// The shared instance for these patterns: rules that use the same list
-    /// (a named list, typically) compile it once between them.
-    pub fn interned(sources: Vec<String>) -> Arc<Self> {
-        static TABLE: OnceLock<Mutex<HashMap<Vec<String>, Arc<Regexes>>>> = OnceLock::new();
-        let mut t = TABLE
+        static TABLE: OnceLock<Mutex<HashMap<Vec<String>, Arc<RegexSlot>>>> = OnceLock::new();
+        let slot = TABLE
             .get_or_init(Default::default)
             .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        t.entry(sources.clone())
-            .or_insert_with(|| Arc::new(Regexes::new(sources)))
-            .clone()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(sources.clone())
+            .or_default()
+            .clone();
+        Regexes { sources, slot }
     }
+}
 
-    /// The compiled list (compiled now if needed).
-    pub fn get(&self) -> Result<&CompiledRegexes, String> {
-        self.compiled
-            .get_or_init(|| {
-                let set = RegexSetBuilder::new(&self.sources)
-                    .build()
-                    .map_err(|e| format!("invalid regex in {:?}: {e}", self.sources))?;
-                let mut capturing = vec![];
-                for (i, s) in self.sources.iter().enumerate() {
-                    if s.contains("(?P<") || s.contains("(?<") {
-                        let re = Regex::new(s).map_err(|e| format!("invalid regex {s:?}: {e}"))?;
-                        if re.capture_names().flatten().next().is_some() {
-                            capturing.push((i, re));
-                        }
-                    }
-                }
-                Ok(CompiledRegexes { set, capturing })
-            })
-            .as_ref()
-            .map_err(|e| e.clone())
+impl From<Vec<String>> for Regexes {
+    fn from(sources: Vec<String>) -> Self {
+        Regexes::new(sources)
     }
+}
 
-    /// Compile now (for `check`).
-    pub fn force(&self) -> Result<(), String> {
-        self.get().map(|_| ())
+impl Serialize for Regexes {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.sources.serialize(s)
     }
+}
+
+/// What stage 3 makes of a glob list.
+#[derive(Debug, Default)]
+pub struct GlobSlot {
+    /// Included and excluded (`!pattern`) sets.
+    pub compiled: OnceLock<Result<(GlobSet, Option<GlobSet>), String>>,
+    /// Literals one of which every included match contains (None: unknown).
+    pub required: OnceLock<Option<Vec<String>>>,
 }
 
 /// Glob patterns with `.gitignore`-style exclusions: a text matches when some
 /// pattern matches it and no `!pattern` does.
-#[derive(Debug)]
+#[derive(Debug, Deserialize)]
+#[serde(from = "(Vec<String>, bool)")]
 pub struct Globs {
     /// The patterns as written (exclusions keep their `!`).
     pub sources: Vec<String>,
     /// Match ignoring case (both sides are lowercased, which keeps globset's
     /// fast literal and extension strategies).
     pub case_insensitive: bool,
-    compiled: OnceLock<Result<(GlobSet, Option<GlobSet>), String>>,
+    /// Filled by `compile::patterns`.
+    pub slot: Arc<GlobSlot>,
 }
 
 impl Globs {
-    /// A list to compile later.
+    /// A list; its slot is shared with every other list of the same patterns.
     pub fn new(sources: Vec<String>, case_insensitive: bool) -> Self {
+        type Table = HashMap<(Vec<String>, bool), Arc<GlobSlot>>;
+        static TABLE: OnceLock<Mutex<Table>> = OnceLock::new();
+        let slot = TABLE
+            .get_or_init(Default::default)
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry((sources.clone(), case_insensitive))
+            .or_default()
+            .clone();
         Globs {
             sources,
             case_insensitive,
+            slot,
+        }
+    }
+}
+
+impl From<(Vec<String>, bool)> for Globs {
+    fn from((sources, ci): (Vec<String>, bool)) -> Self {
+        Globs::new(sources, ci)
+    }
+}
+
+impl Serialize for Globs {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        (&self.sources, self.case_insensitive).serialize(s)
+    }
+}
+
+/// A matcher regex, compiled when a value no rule names is first tested.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(from = "String")]
+pub struct MatcherRegex {
+    /// The regex as written.
+    pub source: String,
+    compiled: OnceLock<Result<Regex, String>>,
+}
+
+impl MatcherRegex {
+    /// A matcher regex to compile later.
+    pub fn new(source: String) -> Self {
+        MatcherRegex {
+            source,
             compiled: OnceLock::new(),
         }
     }
 
-    /// The shared instance for these patterns (see [`Regexes::interned`]).
-    pub fn interned(sources: Vec<String>, case_insensitive: bool) -> Arc<Self> {
-        type Table = HashMap<(Vec<String>, bool), Arc<Globs>>;
-        static TABLE: OnceLock<Mutex<Table>> = OnceLock::new();
-        let mut t = TABLE
-            .get_or_init(Default::default)
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        t.entry((sources.clone(), case_insensitive))
-            .or_insert_with(|| Arc::new(Globs::new(sources, case_insensitive)))
-            .clone()
+    /// A matcher regex already compiled.
+    pub fn compiled(re: Regex) -> Self {
+        let m = Self::new(re.as_str().to_string());
+        let _ = m.compiled.set(Ok(re));
+        m
     }
 
-    fn get(&self) -> Result<&(GlobSet, Option<GlobSet>), String> {
+    /// The regex (compiled now if needed).
+    pub fn get(&self) -> Result<&Regex, &String> {
         self.compiled
-            .get_or_init(|| {
-                let mut include = GlobSetBuilder::new();
-                let mut exclude = GlobSetBuilder::new();
-                let mut excludes = 0;
-                for pat in &self.sources {
-                    let (builder, p) = match pat.strip_prefix('!') {
-                        Some(p) => {
-                            excludes += 1;
-                            (&mut exclude, p)
-                        }
-                        None => (&mut include, pat.as_str()),
-                    };
-                    let p = if self.case_insensitive {
-                        p.to_lowercase()
-                    } else {
-                        p.to_string()
-                    };
-                    builder.add(
-                        super::build_glob(&p, false)
-                            .map_err(|e| format!("invalid glob {pat:?}: {e}"))?,
-                    );
-                }
-                let include = include.build().map_err(|e| e.to_string())?;
-                let exclude = exclude.build().map_err(|e| e.to_string())?;
-                Ok((include, (excludes > 0).then_some(exclude)))
-            })
+            .get_or_init(|| Regex::new(&self.source).map_err(|e| e.to_string()))
             .as_ref()
-            .map_err(|e| e.clone())
     }
+}
 
-    /// Compile now (for `check`).
-    pub fn force(&self) -> Result<(), String> {
-        self.get().map(|_| ())
+impl From<String> for MatcherRegex {
+    fn from(s: String) -> Self {
+        MatcherRegex::new(s)
     }
+}
 
-    /// Does any of `texts` match? A text excluded in one of its forms (a path's
-    /// `~/…` view, say) is excluded in all: the forms name the same file.
-    pub fn any_match(&self, texts: &[String]) -> Result<bool, String> {
-        let (include, exclude) = self.get()?;
-        let lowered: Vec<String>;
-        let texts: &[String] = if self.case_insensitive {
-            lowered = texts.iter().map(|t| t.to_lowercase()).collect();
-            &lowered
-        } else {
-            texts
-        };
-        if exclude
-            .as_ref()
-            .is_some_and(|x| texts.iter().any(|t| x.is_match(t)))
-        {
-            return Ok(false);
+impl Serialize for MatcherRegex {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.source.serialize(s)
+    }
+}
+
+/// A glob fact's exclusions, with their sources.
+#[derive(Debug, Deserialize)]
+#[serde(try_from = "Vec<String>")]
+pub struct ExcludeGlobs {
+    /// The patterns as written.
+    pub sources: Vec<String>,
+    /// The compiled set.
+    pub set: GlobSet,
+}
+
+impl TryFrom<Vec<String>> for ExcludeGlobs {
+    type Error = String;
+    fn try_from(sources: Vec<String>) -> Result<Self, String> {
+        let mut b = globset::GlobSetBuilder::new();
+        for g in &sources {
+            b.add(super::build_glob(g, false).map_err(|e| e.to_string())?);
         }
-        Ok(texts.iter().any(|t| include.is_match(t)))
+        let set = b.build().map_err(|e| e.to_string())?;
+        Ok(ExcludeGlobs { sources, set })
+    }
+}
+
+impl Serialize for ExcludeGlobs {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.sources.serialize(s)
+    }
+}
+
+/// A JSONPath query with its text.
+#[derive(Debug, Deserialize)]
+#[serde(try_from = "String")]
+pub struct JsonQuery {
+    /// The query as written.
+    pub text: String,
+    /// The parsed query.
+    pub query: jsonpath_rust::parser::model::JpQuery,
+}
+
+impl TryFrom<String> for JsonQuery {
+    type Error = String;
+    fn try_from(text: String) -> Result<Self, String> {
+        let query = jsonpath_rust::parser::parse_json_path(&text).map_err(|e| e.to_string())?;
+        Ok(JsonQuery { text, query })
+    }
+}
+
+impl Serialize for JsonQuery {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.text.serialize(s)
     }
 }

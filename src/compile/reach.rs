@@ -1,0 +1,576 @@
+//! The one answer to "which rules can this event reach".
+//!
+//! A compiled set keeps, per event name, the enabled rules whose `events` include
+//! it, split by the value of the event's matcher field (the client's matcher
+//! semantics live here and nowhere else), and a prefilter: what each rule
+//! requires of the event before it can match (a program its shell command runs,
+//! a literal a field's text contains). Requirements are derived from the
+//! compiled conditions with exhaustive matches, so a new selector or test kind
+//! does not compile until it says what it requires (`Need::Always` is always
+//! safe). `run` asks for the bucket with the prefilter applied; `explain` asks
+//! for the same bucket without it, so it can show every rule's trace.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use super::literals;
+use crate::contract::events::tool_aliases;
+use crate::contract::Event;
+use crate::policy::syntax::{Normalization, Quantifier};
+use crate::shell::command::{program_is, SimpleCommand};
+use crate::validate::model::{
+    texts, Condition, EventScope, FieldPath, Matcher, Op, RegexMode, Rule, Selector, Test,
+};
+
+/// A rule's index in its compiled set.
+pub type RuleId = u32;
+
+/// Does the client's matcher accept this value (or one of its legacy aliases)?
+pub fn accepts(m: &Matcher, value: Option<&str>) -> bool {
+    match m {
+        Matcher::Any => true,
+        Matcher::Exact(names) => value.is_some_and(|v| {
+            names
+                .iter()
+                .any(|n| n == v || tool_aliases(v).contains(&n.as_str()))
+        }),
+        Matcher::Regex(re) => value.is_some_and(|v| {
+            re.get()
+                .is_ok_and(|re| re.is_match(v) || tool_aliases(v).iter().any(|a| re.is_match(a)))
+        }),
+    }
+}
+
+/// Do a rule's `events` include this event?
+pub fn in_scope(scope: &EventScope, event: &str) -> bool {
+    match scope {
+        EventScope::All => true,
+        EventScope::Named(v) => v.iter().any(|e| e == event),
+    }
+}
+
+/// Why a rule in scope of an event is not in its bucket (for `explain`); `None`
+/// when it is.
+pub fn left_out(rule: &Rule, event: &Event) -> Option<String> {
+    if !rule.enabled {
+        return Some("disabled".into());
+    }
+    if !in_scope(&rule.events, &event.name) {
+        return Some(format!("not for {}", event.name));
+    }
+    let value = event.matcher_value()?;
+    let (matcher, text) = rule.matcher_for(&event.name);
+    (!accepts(matcher, value)).then(|| {
+        format!(
+            "matcher `{}` does not accept `{}`",
+            text.unwrap_or(""),
+            value.unwrap_or("")
+        )
+    })
+}
+
+/// Something the event must have for a rule to be able to match.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Atom {
+    /// A text of this event field (as conditions see it) contains this literal,
+    /// compared ASCII-case-insensitively.
+    Text {
+        /// The field.
+        field: FieldPath,
+        /// Lowercase literal.
+        literal: String,
+    },
+    /// The shell command in this field runs this program (a trailing `*` is a
+    /// prefix, as in `program` lists).
+    Program {
+        /// The field holding the command.
+        field: FieldPath,
+        /// Program name.
+        name: String,
+    },
+}
+
+impl Atom {
+    fn weight(&self) -> usize {
+        match self {
+            Atom::Text { literal, .. } => literal.len(),
+            Atom::Program { .. } => 8,
+        }
+    }
+}
+
+/// What a rule requires of an event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Need {
+    /// Nothing known: always evaluate it.
+    Always,
+    /// One of these atoms.
+    AnyOf(Vec<Atom>),
+}
+
+/// What a rule requires: what its `when` requires (`unless` can only remove matches).
+pub fn need(rule: &Rule) -> Need {
+    match &rule.when {
+        Some(c) => condition(c, 0),
+        None => Need::Always,
+    }
+}
+
+fn condition(c: &Condition, depth: usize) -> Need {
+    if depth > 16 {
+        return Need::Always;
+    }
+    match c {
+        // Any member's atoms will do: take the most selective (fewest, then longest).
+        Condition::All(members) => members
+            .iter()
+            .filter_map(|m| match condition(m, depth + 1) {
+                Need::AnyOf(v) => Some(v),
+                Need::Always => None,
+            })
+            .min_by_key(|v| {
+                (
+                    v.len(),
+                    usize::MAX - v.iter().map(Atom::weight).min().unwrap_or(0),
+                )
+            })
+            .map_or(Need::Always, Need::AnyOf),
+        Condition::Any(members) => {
+            let mut out = vec![];
+            for m in members {
+                match condition(m, depth + 1) {
+                    Need::AnyOf(v) => out.extend(v),
+                    Need::Always => return Need::Always,
+                }
+            }
+            finish(out)
+        }
+        Condition::Not(_) => Need::Always,
+        Condition::Ref(named) => condition(&named.condition, depth + 1),
+        Condition::Test(t) => test(t),
+    }
+}
+
+fn finish(atoms: Vec<Atom>) -> Need {
+    literals::finish(atoms).map_or(Need::Always, Need::AnyOf)
+}
+
+fn test(t: &Test) -> Need {
+    // Normalisation that can turn other text into a literal's characters.
+    let mut folds_dashes = false;
+    let mut folds_space = false;
+    for n in &t.normalize {
+        match n {
+            Normalization::Casefold => return Need::Always,
+            Normalization::Dashes => folds_dashes = true,
+            Normalization::Whitespace => folds_space = true,
+        }
+    }
+    // Any: some value passes; All: every value passes and there is one. Either
+    // way some value's texts pass the test.
+    match t.quantifier {
+        Quantifier::Any | Quantifier::All => {}
+    }
+    let field = match &t.selector {
+        Selector::Field(p) => p,
+        Selector::Commands(p) => {
+            return match &t.op {
+                Op::Command(ct) if !ct.program.is_empty() => finish(
+                    ct.program
+                        .iter()
+                        .map(|name| Atom::Program {
+                            field: p.clone(),
+                            name: name.clone(),
+                        })
+                        .collect(),
+                ),
+                _ => Need::Always,
+            }
+        }
+        Selector::JsonPath(_) | Selector::Fact { .. } | Selector::Paths(_) => return Need::Always,
+    };
+    let lits: Option<Vec<String>> = match &t.op {
+        Op::Regex { mode, regexes } => match mode {
+            RegexMode::Any => {
+                let mut out = vec![];
+                for r in super::patterns::regex_required(regexes) {
+                    match r {
+                        Some(l) => out.extend(l.iter().cloned()),
+                        None => return Need::Always,
+                    }
+                }
+                Some(out)
+            }
+            RegexMode::All => super::patterns::regex_required(regexes)
+                .iter()
+                .flatten()
+                .min_by_key(|l| l.len())
+                .cloned(),
+            RegexMode::None => None,
+        },
+        Op::Equals(v) => v.as_str().and_then(literals::usable).map(|l| vec![l]),
+        Op::OneOf(list) => list
+            .iter()
+            .map(|v| v.as_str().and_then(literals::usable))
+            .collect(),
+        Op::Contains(s) => literals::usable(s).map(|l| vec![l]),
+        Op::Glob(_) | Op::Exists(_) | Op::Compare(..) | Op::Command(_) => None,
+    };
+    let Some(lits) = lits else {
+        return Need::Always;
+    };
+    if lits
+        .iter()
+        .any(|l| folds_dashes && l.contains('-') || folds_space && l.contains(char::is_whitespace))
+    {
+        return Need::Always;
+    }
+    finish(
+        lits.into_iter()
+            .map(|literal| Atom::Text {
+                field: field.clone(),
+                literal,
+            })
+            .collect(),
+    )
+}
+
+/// Where each rule of a set can apply.
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub struct Table {
+    /// Per event named by some rule (and every event the client sends).
+    pub events: BTreeMap<String, EventEntry>,
+    /// For any other event: the rules with `events = ["*"]`.
+    pub other: EventEntry,
+}
+
+/// The rules of one event.
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub struct EventEntry {
+    /// Every enabled rule in scope, in id order.
+    pub rules: Vec<RuleId>,
+    /// The bucket for each matcher value some rule names (and legacy aliases).
+    pub by_value: BTreeMap<String, Vec<RuleId>>,
+    /// For other values: rules whose matcher accepts any value.
+    pub any_value: Vec<RuleId>,
+    /// For other values: rules with a regex matcher, tested then.
+    pub regex_value: Vec<(RuleId, String)>,
+    /// When the event lacks its matcher field.
+    pub missing: Vec<RuleId>,
+    /// What the rules require of the event.
+    pub prefilter: Prefilter,
+}
+
+/// A bucket-level prefilter: candidates in one look at each field.
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub struct Prefilter {
+    /// Rules that are always candidates.
+    pub always: Vec<RuleId>,
+    /// Program atoms, per command field.
+    pub programs: Vec<FieldPrograms>,
+    /// Text atoms, per field.
+    pub texts: Vec<FieldLiterals>,
+}
+
+/// Programs a field's command must run, with the rules that want each.
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub struct FieldPrograms {
+    /// The field.
+    pub field: FieldPath,
+    /// Exact names.
+    pub exact: BTreeMap<String, Vec<RuleId>>,
+    /// `prefix*` names.
+    pub prefixes: Vec<(String, Vec<RuleId>)>,
+    /// Every rule with a program atom here (when the command does not parse).
+    pub all: Vec<RuleId>,
+}
+
+/// Literals a field's text must contain, with the rules that want each.
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub struct FieldLiterals {
+    /// The field.
+    pub field: FieldPath,
+    /// Lowercase literal, rules.
+    pub literals: Vec<(String, Vec<RuleId>)>,
+    /// Every rule with a literal here (when the text is too large to search).
+    pub all: Vec<RuleId>,
+}
+
+/// Above this many bytes of field text, literals are not searched (every rule
+/// with a literal there is a candidate).
+const MAX_SEARCH: usize = 1 << 20;
+
+/// What `Table::build` needs to know of each rule.
+pub struct RuleInfo<'r> {
+    /// The rule (None: it did not compile; it reaches the events of `scope`).
+    pub rule: Option<&'r Rule>,
+    /// Its events.
+    pub scope: &'r EventScope,
+    /// Always a candidate (a rule that reports errors wherever it reaches).
+    pub always: bool,
+}
+
+impl Table {
+    /// Build the table of a set's rules (index = rule id). `known` events get an
+    /// entry even when no rule names them.
+    pub fn build(rules: &[RuleInfo<'_>], known: &[&str]) -> Table {
+        let mut names: BTreeSet<String> = known.iter().map(|s| s.to_string()).collect();
+        for r in rules {
+            if let EventScope::Named(v) = r.scope {
+                names.extend(v.iter().cloned());
+            }
+        }
+        let needs: Vec<Need> = rules
+            .iter()
+            .map(|r| match r.rule {
+                Some(rule) if !r.always => need(rule),
+                _ => Need::Always,
+            })
+            .collect();
+        let mut table = Table::default();
+        for name in names {
+            let entry = EventEntry::build(rules, &needs, Some(&name));
+            table.events.insert(name, entry);
+        }
+        table.other = EventEntry::build(rules, &needs, None);
+        table
+    }
+
+    /// The entry for an event.
+    pub fn entry(&self, event: &str) -> &EventEntry {
+        self.events.get(event).unwrap_or(&self.other)
+    }
+}
+
+impl EventEntry {
+    fn build(rules: &[RuleInfo<'_>], needs: &[Need], event: Option<&str>) -> EventEntry {
+        let mut e = EventEntry::default();
+        let mut values: BTreeSet<String> = BTreeSet::new();
+        let mut ids = vec![];
+        for (id, r) in rules.iter().enumerate() {
+            let reaches = match event {
+                Some(name) => in_scope(r.scope, name),
+                None => *r.scope == EventScope::All,
+            };
+            if !reaches || r.rule.is_some_and(|rule| !rule.enabled) {
+                continue;
+            }
+            ids.push(id as RuleId);
+            if let (Some(rule), Some(name)) = (r.rule, event) {
+                if let Matcher::Exact(v) = rule.matcher_for(name).0 {
+                    values.extend(v.iter().cloned());
+                }
+            }
+        }
+        // Legacy names: a value whose alias a matcher names.
+        for v in ["Agent", "TaskStop", "ListAgents", "SendUserMessage"]
+            .into_iter()
+            .chain(["ListMcpResourcesTool", "ReadMcpResourceTool"])
+        {
+            if tool_aliases(v).iter().any(|a| values.contains(*a)) {
+                values.insert(v.to_string());
+            }
+        }
+        let matcher = |id: RuleId| -> Option<&Matcher> {
+            let rule = rules[id as usize].rule?;
+            Some(event.map_or(&rule.matcher, |n| rule.matcher_for(n).0))
+        };
+        for v in values {
+            let bucket: Vec<RuleId> = ids
+                .iter()
+                .copied()
+                .filter(|&id| matcher(id).is_none_or(|m| accepts(m, Some(&v))))
+                .collect();
+            e.by_value.insert(v, bucket);
+        }
+        for &id in &ids {
+            match matcher(id) {
+                None | Some(Matcher::Any) => e.any_value.push(id),
+                Some(Matcher::Regex(r)) => e.regex_value.push((id, r.source.clone())),
+                Some(Matcher::Exact(_)) => {}
+            }
+            if matcher(id).is_none_or(|m| accepts(m, None)) {
+                e.missing.push(id);
+            }
+        }
+        e.prefilter = Prefilter::build(&ids, needs);
+        e.rules = ids;
+        e
+    }
+
+    /// The rules an event reaches, in id order: by its matcher value, and with
+    /// `prefilter`, only those whose requirements the event meets.
+    pub fn bucket(&self, event: &Event, prefilter: Option<&mut Shells>) -> Vec<RuleId> {
+        let by_value: Vec<RuleId>;
+        let reached: &[RuleId] = match event.matcher_value() {
+            None => &self.rules,
+            Some(None) => &self.missing,
+            Some(Some(v)) => match self.by_value.get(v) {
+                Some(b) => b,
+                None => {
+                    let mut b = self.any_value.clone();
+                    for (id, source) in &self.regex_value {
+                        let m = Matcher::Regex(crate::validate::model::MatcherRegex::new(
+                            source.clone(),
+                        ));
+                        if accepts(&m, Some(v)) {
+                            b.push(*id);
+                        }
+                    }
+                    b.sort_unstable();
+                    by_value = b;
+                    &by_value
+                }
+            },
+        };
+        match prefilter {
+            None => reached.to_vec(),
+            Some(shells) => {
+                let wanted = self.prefilter.candidates(event, shells);
+                reached
+                    .iter()
+                    .copied()
+                    .filter(|id| wanted.binary_search(id).is_ok())
+                    .collect()
+            }
+        }
+    }
+}
+
+/// Shell commands parsed during the prefilter, kept for evaluation.
+pub type Shells = HashMap<String, Result<Arc<Vec<SimpleCommand>>, String>>;
+
+/// Parse a shell command once per event.
+pub fn parse_shell(shells: &mut Shells, text: &str) -> Result<Arc<Vec<SimpleCommand>>, String> {
+    if let Some(r) = shells.get(text) {
+        return r.clone();
+    }
+    let r = crate::shell::command::parse(text)
+        .map(Arc::new)
+        .map_err(|e| e.to_string());
+    shells.insert(text.to_string(), r.clone());
+    r
+}
+
+impl Prefilter {
+    fn build(ids: &[RuleId], needs: &[Need]) -> Prefilter {
+        let mut p = Prefilter::default();
+        let mut programs: BTreeMap<FieldPath, FieldPrograms> = BTreeMap::new();
+        let mut texts: BTreeMap<FieldPath, BTreeMap<String, Vec<RuleId>>> = BTreeMap::new();
+        for &id in ids {
+            match &needs[id as usize] {
+                Need::Always => p.always.push(id),
+                Need::AnyOf(atoms) => {
+                    for a in atoms {
+                        match a {
+                            Atom::Program { field, name } => {
+                                let fp = programs.entry(field.clone()).or_insert_with(|| {
+                                    FieldPrograms {
+                                        field: field.clone(),
+                                        ..Default::default()
+                                    }
+                                });
+                                match name.strip_suffix('*') {
+                                    Some(_) => {
+                                        match fp.prefixes.iter_mut().find(|(n, _)| n == name) {
+                                            Some((_, v)) => v.push(id),
+                                            None => fp.prefixes.push((name.clone(), vec![id])),
+                                        }
+                                    }
+                                    None => fp.exact.entry(name.clone()).or_default().push(id),
+                                }
+                                fp.all.push(id);
+                            }
+                            Atom::Text { field, literal } => texts
+                                .entry(field.clone())
+                                .or_default()
+                                .entry(literal.clone())
+                                .or_default()
+                                .push(id),
+                        }
+                    }
+                }
+            }
+        }
+        for mut fp in programs.into_values() {
+            fp.all.sort_unstable();
+            fp.all.dedup();
+            for v in fp.exact.values_mut() {
+                v.dedup();
+            }
+            p.programs.push(fp);
+        }
+        for (field, lits) in texts {
+            let mut all: Vec<RuleId> = lits.values().flatten().copied().collect();
+            all.sort_unstable();
+            all.dedup();
+            p.texts.push(FieldLiterals {
+                field,
+                literals: lits
+                    .into_iter()
+                    .map(|(l, mut v)| {
+                        v.dedup();
+                        (l, v)
+                    })
+                    .collect(),
+                all,
+            });
+        }
+        p
+    }
+
+    /// The candidate rules for an event, sorted.
+    pub fn candidates(&self, event: &Event, shells: &mut Shells) -> Vec<RuleId> {
+        let mut out = self.always.clone();
+        for fp in &self.programs {
+            let Some(text) = fp.field.get(&event.value).and_then(|v| v.as_str()) else {
+                // No command: it runs nothing.
+                continue;
+            };
+            match parse_shell(shells, text) {
+                Ok(cmds) => {
+                    for c in cmds.iter() {
+                        if let Some(ids) = fp.exact.get(&c.program) {
+                            out.extend_from_slice(ids);
+                        }
+                        for (prefix, ids) in &fp.prefixes {
+                            if program_is(&c.program, prefix) {
+                                out.extend_from_slice(ids);
+                            }
+                        }
+                    }
+                }
+                // A command that does not parse may run anything.
+                Err(_) => out.extend_from_slice(&fp.all),
+            }
+        }
+        for fl in &self.texts {
+            let Some(value) = fl.field.get(&event.value) else {
+                continue;
+            };
+            let mut found = vec![];
+            texts(value, &mut found);
+            let size: usize = found.iter().map(|t| t.len() + 1).sum();
+            if size > MAX_SEARCH {
+                out.extend_from_slice(&fl.all);
+                continue;
+            }
+            let mut hay = Vec::with_capacity(size);
+            for t in &found {
+                hay.extend_from_slice(t.as_bytes());
+                hay.push(0);
+            }
+            hay.make_ascii_lowercase();
+            for (literal, ids) in &fl.literals {
+                if memchr::memmem::find(&hay, literal.as_bytes()).is_some() {
+                    out.extend_from_slice(ids);
+                }
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+}

@@ -78,6 +78,14 @@ trap 'rm -rf "$PROJ"' EXIT
 mkdir -p "$PROJ/xdg-config"
 export CLAUDE_PROJECT_DIR=$PROJ XDG_CONFIG_HOME=$PROJ/xdg-config
 unset HOOKRULES_POLICIES HOOKRULES_NOW
+# A project set up by `hookrules init`: its starter policy extends the built-in pack.
+INIT=$PROJ/init-project
+mkdir -p "$INIT"
+(cd "$INIT" && CLAUDE_PROJECT_DIR=$INIT "$HR" init --client-version 2.1.0 >/dev/null)
+# The compiled sets live in their own cache folder; files changed in the last two
+# seconds are not cached (their time stamps cannot tell a second change), so wait.
+export HOOKRULES_CACHE_DIR=$PROJ/cache
+sleep 3
 
 # ---------------------------------------------------------------- cases
 # Cases: group | id | label | command | input. A group is one hyperfine invocation
@@ -97,6 +105,10 @@ CASES=(
 "A|post-bash|PostToolUse Bash (builtin pack)|$(q "$HR") run|$EV/PostToolUse-Bash.json"
 "A|subagent-stop|SubagentStop (builtin pack)|$(q "$HR") run|$EV/SubagentStop.json"
 "A|session-start|SessionStart startup (builtin pack)|$(q "$HR") run|$EV/SessionStart-startup.json"
+"A|init-bash|init project: PreToolUse Bash|CLAUDE_PROJECT_DIR=$(q "$INIT") $(q "$HR") run|$EV/PreToolUse-Bash.json"
+"A|init-read|init project: PreToolUse Read|CLAUDE_PROJECT_DIR=$(q "$INIT") $(q "$HR") run|$EV/PreToolUse-Read.json"
+"A|init-stop|init project: Stop|CLAUDE_PROJECT_DIR=$(q "$INIT") $(q "$HR") run|$EV/Stop.json"
+"A|stop|Stop (builtin pack)|$(q "$HR") run|$EV/Stop.json"
 "B|1k-bash|1k rules: PreToolUse Bash|$(q "$HR") run $P1K|$EV/PreToolUse-Bash.json"
 "B|1k-stop|1k rules: Stop|$(q "$HR") run $P1K|$EV/Stop.json"
 "C|10k-bash|10k rules: PreToolUse Bash|$(q "$HR") run $P10K|$EV/PreToolUse-Bash.json"
@@ -126,7 +138,7 @@ for c in "${CASES[@]}"; do
     # Peak RSS: the largest of 5 runs (GNU time reports the biggest single process).
     rss=0
     for _ in 1 2 3 4 5; do
-        eval "/usr/bin/time -f %M -o \"\$OUT/answers/\$id.rss\" $full" >/dev/null 2>&1 || true
+        eval "/usr/bin/time -f %M -o \"\$OUT/answers/\$id.rss\" env $full" >/dev/null 2>&1 || true
         r=$(tail -n1 "$OUT/answers/$id.rss")
         [ "$r" -gt "$rss" ] && rss=$r
     done

@@ -49,7 +49,7 @@ pub fn run_detailed(
     };
     // A panic anywhere below is a bug; it must still not wedge the session.
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        answer(&set, &event, env, now)
+        answer(discovery, &set, &event, env, now)
     }));
     match result {
         Ok((a, d)) => (a, Some(d)),
@@ -65,12 +65,14 @@ pub fn run_detailed(
 }
 
 fn answer(
+    discovery: &Discovery,
     set: &Loaded,
     event: &Event,
     env: &BTreeMap<String, String>,
     now: Now,
 ) -> (Answer, Decision) {
-    let compiled = set.for_event(event);
+    let rebuild = || crate::compile::set::CompiledSet::build(&discovery.find());
+    let compiled = set.for_event(event, &rebuild);
     let ctx = Ctx::from_env(event, env.clone(), now);
     let outcome = eval::evaluate(&compiled, event, &ctx, &mut NoTrace);
     let mut decision = crate::decision::decide(&outcome);

@@ -1,19 +1,61 @@
-//! The compiled set of a project, stored so `run` reads it instead of building it.
-//! (File format to come; for now the set is built in memory.)
+//! A compiled set stored on disk, so `run` reads the rules one event reaches
+//! instead of parsing, validating and compiling every policy on every call.
+//!
+//! One file per policy search (`--policies`, `HOOKRULES_POLICIES`, or the layers
+//! of one project and user), in the cache folder. It is never trusted as is:
+//!
+//! - **fresh**: it records what it was built from (each policy file and each
+//!   folder searched: device, inode, size, modification and change times; a
+//!   folder or file that was absent), and the hookrules binary that built it. A
+//!   `stat` of each must give the same answer, else it is rebuilt. Files changed
+//!   within two seconds of a build are not cached at all (their time stamps
+//!   cannot tell a second change in the same tick);
+//! - **whole**: the header and every record carry a 128-bit hash keyed by the
+//!   header's; a record is checked when it is read. Anything that does not check
+//!   out (a changed byte, a truncated file, another set's file, a folder or FIFO
+//!   in its place) makes `run` build the set from the policies, exactly as
+//!   without a cache, and replace the file.
+//!
+//! The hash is not a signature: whoever can write the cache folder and rebuild
+//! the hashes can also write a user policy. The default pack guards hookrules'
+//! own configuration and cache folders against the agent.
+//!
+//! Layout: `MAGIC`, header length (u32), header hash (u128), header (postcard),
+//! then records, each a hash (u128) and a postcard body: one per event entry of
+//! the reach table, one per rule, one per policy's facts, and the layering notes.
 
 use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::Read;
+use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-use super::set::{CompiledSet, Query};
+use serde::{Deserialize, Serialize};
+
+use super::reach::{EventEntry, RuleId, Shells};
+use super::set::{assemble, CompiledSet, Query, SetRule};
 use super::Compiled;
 use crate::contract::Event;
-use crate::policy::discover::Discovery;
-use crate::policy::syntax::FailureMode;
+use crate::os::clock::Zone;
+use crate::policy::discover::{Discovery, PROJECT_POLICY_DIR};
+use crate::policy::syntax::{CombineMode, FailureMode, UnparsableCommand};
+use crate::source::{Layer, Origin, PolicySource};
+use crate::validate::model::{Fact, Policy};
+
+const MAGIC: &[u8; 8] = b"HRSET001";
+/// Files whose time stamps are this close to the build are not cached (ns).
+const RACY_NS: i128 = 2_000_000_000;
+/// Largest artifact read (bytes).
+const MAX_ARTIFACT: u64 = 1 << 30;
 
 /// A compiled set, ready to answer events.
 #[derive(Debug)]
 pub enum Loaded {
     /// Built in this process.
     Built(CompiledSet),
+    /// Read from a verified artifact, record by record.
+    File(Artifact),
 }
 
 impl Loaded {
@@ -21,24 +63,454 @@ impl Loaded {
     pub fn failure(&self) -> FailureMode {
         match self {
             Loaded::Built(s) => s.failure,
+            Loaded::File(a) => a.header.failure,
         }
     }
 
-    /// What `run` evaluates for one event: its bucket, prefiltered.
-    pub fn for_event(&self, event: &Event) -> Compiled {
+    /// What `run` evaluates for one event: its bucket, prefiltered. An artifact
+    /// record that does not verify falls back to building the set.
+    pub fn for_event(&self, event: &Event, fallback: &dyn Fn() -> CompiledSet) -> Compiled {
+        let query = Query {
+            prefilter: true,
+            explain: false,
+        };
         match self {
-            Loaded::Built(s) => s.for_event(
-                event,
-                Query {
-                    prefilter: true,
-                    explain: false,
-                },
-            ),
+            Loaded::Built(s) => s.for_event(event, query),
+            Loaded::File(a) => match a.for_event(event) {
+                Some(c) => c,
+                None => fallback().for_event(event, query),
+            },
         }
     }
 }
 
-/// The compiled set for these policies.
-pub fn load(discovery: &Discovery, _env: &BTreeMap<String, String>) -> Loaded {
-    Loaded::Built(CompiledSet::build(&discovery.find()))
+/// What an artifact was built from, as `stat` saw it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct Stamp {
+    path: PathBuf,
+    /// (device, inode, size, mtime ns, ctime ns); None when absent.
+    meta: Option<(u64, u64, u64, i128, i128)>,
+}
+
+impl Stamp {
+    fn of(path: &Path) -> Stamp {
+        let meta = std::fs::metadata(path).ok().map(|m| {
+            (
+                m.dev(),
+                m.ino(),
+                m.size(),
+                i128::from(m.mtime()) * 1_000_000_000 + i128::from(m.mtime_nsec()),
+                i128::from(m.ctime()) * 1_000_000_000 + i128::from(m.ctime_nsec()),
+            )
+        });
+        Stamp {
+            path: path.to_path_buf(),
+            meta,
+        }
+    }
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct PolicyHead {
+    name: String,
+    display: String,
+    layer: Layer,
+    builtin: Option<String>,
+    failure: FailureMode,
+    combine: CombineMode,
+    unparsable: UnparsableCommand,
+    /// `time_zone = "utc"` (else local).
+    utc: bool,
+    facts: Span,
+}
+
+/// Where a record is: offset and length.
+type Span = (u64, u32);
+
+#[derive(Debug, Serialize, Deserialize)]
+struct Header {
+    search: String,
+    binary: String,
+    stamps: Vec<Stamp>,
+    failure: FailureMode,
+    policies: Vec<PolicyHead>,
+    rules: Vec<Span>,
+    events: BTreeMap<String, Span>,
+    other: Span,
+    notes: Span,
+}
+
+/// An open, verified artifact.
+#[derive(Debug)]
+pub struct Artifact {
+    file: File,
+    header: Header,
+    key: u128,
+    /// Where the records start.
+    base: u64,
+}
+
+/// Where artifacts live: `HOOKRULES_CACHE_DIR`, else `$XDG_CACHE_HOME/hookrules`,
+/// else `~/.cache/hookrules`. `HOOKRULES_CACHE=off` turns the cache off.
+pub fn cache_dir(env: &BTreeMap<String, String>) -> Option<PathBuf> {
+    if env
+        .get("HOOKRULES_CACHE")
+        .is_some_and(|v| v == "off" || v == "0")
+    {
+        return None;
+    }
+    if let Some(d) = env.get("HOOKRULES_CACHE_DIR").filter(|s| !s.is_empty()) {
+        return Some(PathBuf::from(d));
+    }
+    let base = env
+        .get("XDG_CACHE_HOME")
+        .filter(|s| !s.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| env.get("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
+    Some(base.join("hookrules"))
+}
+
+/// What identifies a policy search (the artifact records it and must match).
+fn search_key(discovery: &Discovery) -> String {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    format!(
+        "{:?}|{:?}|{:?}|{:?}|{}",
+        discovery.flags,
+        discovery.env,
+        discovery.project_dir,
+        discovery.user_dir,
+        cwd.display()
+    )
+}
+
+/// The artifact file of a policy search.
+pub fn path_for(dir: &Path, discovery: &Discovery) -> PathBuf {
+    let key = search_key(discovery);
+    dir.join(format!("{:032x}.hrc", hash(0, &[key.as_bytes()])))
+}
+
+/// The compiled set for a policy search: from its artifact when that verifies,
+/// else built (and the artifact written, when the cache is on).
+pub fn load(discovery: &Discovery, env: &BTreeMap<String, String>) -> Loaded {
+    let Some(dir) = cache_dir(env) else {
+        return Loaded::Built(CompiledSet::build(&discovery.find()));
+    };
+    let path = path_for(&dir, discovery);
+    let search = search_key(discovery);
+    if let Some(a) = Artifact::open(&path, &search) {
+        return Loaded::File(a);
+    }
+    let (set, stamps) = build_stamped(discovery);
+    if let Some(stamps) = stamps {
+        let _ = crate::os::files::write_atomic(&path, &encode(&set, search, stamps));
+    }
+    Loaded::Built(set)
+}
+
+/// Build the set, with the stamps of what it was built from (None when a
+/// source changed too recently to be cached safely).
+fn build_stamped(discovery: &Discovery) -> (CompiledSet, Option<Vec<Stamp>>) {
+    let start = now_ns();
+    let found = discovery.find();
+    let set = CompiledSet::build(&found);
+    let mut paths: Vec<PathBuf> = searched(discovery);
+    for s in &found.sources {
+        if let Origin::File(p) = &s.origin {
+            paths.push(p.clone());
+        }
+    }
+    paths.sort();
+    paths.dedup();
+    let stamps: Vec<Stamp> = paths.iter().map(|p| Stamp::of(p)).collect();
+    let racy = stamps
+        .iter()
+        .filter_map(|s| s.meta)
+        .any(|(_, _, _, m, c)| m.max(c) >= start - RACY_NS);
+    let readable = found.errors.is_empty();
+    (set, (!racy && readable).then_some(stamps))
+}
+
+/// The folders and files a policy search looks at.
+fn searched(d: &Discovery) -> Vec<PathBuf> {
+    if !d.flags.is_empty() {
+        return d
+            .flags
+            .iter()
+            .filter(|p| !p.to_string_lossy().starts_with("builtin:"))
+            .cloned()
+            .collect();
+    }
+    if let Some(env) = d.env.as_deref().filter(|s| !s.trim().is_empty()) {
+        return env
+            .split(':')
+            .filter(|s| !s.is_empty() && !s.starts_with("builtin:"))
+            .map(PathBuf::from)
+            .collect();
+    }
+    let mut v = vec![];
+    v.extend(d.user_dir.clone());
+    if let Some(p) = &d.project_dir {
+        v.push(p.join(PROJECT_POLICY_DIR));
+    }
+    v
+}
+
+fn now_ns() -> i128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as i128)
+        .unwrap_or(0)
+}
+
+/// Path, size and modification time of the running executable: a new build
+/// may compile differently, so its artifacts are its own.
+fn binary_identity() -> String {
+    let exe = std::env::current_exe().ok();
+    let meta = exe.as_ref().and_then(|p| p.metadata().ok());
+    let (size, mtime) = meta
+        .map(|m| (m.size(), m.mtime_nsec() + m.mtime() * 1_000_000_000))
+        .unwrap_or((0, 0));
+    format!(
+        "{} {:?} {size} {mtime}",
+        env!("CARGO_PKG_VERSION"),
+        exe.unwrap_or_default()
+    )
+}
+
+/// A 128-bit keyed hash (two seeded multiply-xor passes over 8-byte words).
+/// Not cryptographic: it detects damage and edits, not a forger who rebuilds it.
+pub fn hash(key: u128, parts: &[&[u8]]) -> u128 {
+    fn mix(seed: u64, parts: &[&[u8]]) -> u64 {
+        const K: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut h = seed ^ K;
+        for p in parts {
+            h = (h ^ p.len() as u64).wrapping_mul(K).rotate_left(29);
+            let mut chunks = p.chunks_exact(8);
+            for c in &mut chunks {
+                let w = u64::from_le_bytes(c.try_into().expect("8 bytes"));
+                h = (h ^ w).wrapping_mul(K).rotate_left(31);
+            }
+            for &b in chunks.remainder() {
+                h = (h ^ u64::from(b)).wrapping_mul(K).rotate_left(7);
+            }
+        }
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        h ^ (h >> 33)
+    }
+    let (a, b) = ((key >> 64) as u64, key as u64);
+    (u128::from(mix(a ^ 1, parts)) << 64) | u128::from(mix(b ^ 0x1234_5678_9abc_def0, parts))
+}
+
+/// Encode a set (for tests and tools; `load` writes it).
+fn encode(set: &CompiledSet, search: String, stamps: Vec<Stamp>) -> Vec<u8> {
+    let mut body: Vec<u8> = vec![];
+    // Each record: 16 bytes for its hash (filled in below), then its bytes.
+    let mut put = |bytes: Vec<u8>| -> Span {
+        let at = body.len() as u64;
+        let len = bytes.len() as u32;
+        body.extend_from_slice(&[0; 16]);
+        body.extend_from_slice(&bytes);
+        (at, len)
+    };
+    let ser = |v: &dyn erased::Ser| v.bytes();
+    let rules: Vec<Span> = set.rules.iter().map(|r| put(ser(r))).collect();
+    let events: BTreeMap<String, Span> = set
+        .table
+        .events
+        .iter()
+        .map(|(k, e)| (k.clone(), put(ser(e))))
+        .collect();
+    let other = put(ser(&set.table.other));
+    let notes = put(ser(&set.notes));
+    let policies: Vec<PolicyHead> = set
+        .policies
+        .iter()
+        .map(|p| {
+            let facts: BTreeMap<&String, &Fact> =
+                p.facts.iter().map(|(k, v)| (k, v.as_ref())).collect();
+            PolicyHead {
+                name: p.name.clone(),
+                display: p.source.display_name(),
+                layer: p.source.layer,
+                builtin: match &p.source.origin {
+                    Origin::Builtin(n) => Some(n.to_string()),
+                    Origin::File(_) => None,
+                },
+                failure: p.failure,
+                combine: p.combine,
+                unparsable: p.unparsable,
+                utc: p.zone == Zone::Utc,
+                facts: put(ser(&facts)),
+            }
+        })
+        .collect();
+    let header = Header {
+        search,
+        binary: binary_identity(),
+        stamps,
+        failure: set.failure,
+        policies,
+        rules,
+        events,
+        other,
+        notes,
+    };
+    let head = postcard::to_allocvec(&header).expect("serializable");
+    let key = hash(0, &[MAGIC, &head]);
+    let mut out = MAGIC.to_vec();
+    out.extend_from_slice(&(head.len() as u32).to_le_bytes());
+    out.extend_from_slice(&key.to_le_bytes());
+    out.extend_from_slice(&head);
+    out.extend_from_slice(&body);
+    // Each record's hash is keyed by the header's and covers its offset, so a
+    // record cannot be edited, moved or taken from another artifact.
+    let base = out.len() - body.len();
+    let spans = header
+        .rules
+        .iter()
+        .chain(header.events.values())
+        .chain([&header.other, &header.notes])
+        .chain(header.policies.iter().map(|p| &p.facts));
+    for &(at, len) in spans {
+        let start = base + at as usize;
+        let h = hash(
+            key,
+            &[
+                &at.to_le_bytes(),
+                &out[start + 16..start + 16 + len as usize],
+            ],
+        );
+        out[start..start + 16].copy_from_slice(&h.to_le_bytes());
+    }
+    out
+}
+
+mod erased {
+    /// Anything postcard can encode, behind one object type.
+    pub trait Ser {
+        fn bytes(&self) -> Vec<u8>;
+    }
+    impl<T: serde::Serialize> Ser for T {
+        fn bytes(&self) -> Vec<u8> {
+            postcard::to_allocvec(self).expect("serializable")
+        }
+    }
+}
+
+impl Artifact {
+    /// Open and verify an artifact's header and freshness; `None` if missing,
+    /// not a regular file, damaged, or stale.
+    fn open(path: &Path, search: &str) -> Option<Artifact> {
+        // Never block on a FIFO, never follow a link planted in the cache.
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW)
+            .open(path)
+            .ok()?;
+        let meta = file.metadata().ok()?;
+        if !meta.is_file() || meta.len() > MAX_ARTIFACT || meta.len() < 32 {
+            return None;
+        }
+        let mut fixed = [0u8; 28];
+        file.read_exact_at(&mut fixed, 0).ok()?;
+        if &fixed[..8] != MAGIC {
+            return None;
+        }
+        let head_len = u32::from_le_bytes(fixed[8..12].try_into().ok()?) as u64;
+        let key = u128::from_le_bytes(fixed[12..28].try_into().ok()?);
+        if 28 + head_len > meta.len() {
+            return None;
+        }
+        let mut head = vec![0u8; head_len as usize];
+        file.read_exact_at(&mut head, 28).ok()?;
+        if hash(0, &[MAGIC, &head]) != key {
+            return None;
+        }
+        let header: Header = postcard::from_bytes(&head).ok()?;
+        if header.search != search
+            || header.binary != binary_identity()
+            || header.stamps.iter().any(|s| Stamp::of(&s.path) != *s)
+        {
+            return None;
+        }
+        Some(Artifact {
+            file,
+            header,
+            key,
+            base: 28 + head_len,
+        })
+    }
+
+    fn read<T: serde::de::DeserializeOwned>(&self, span: Span) -> Option<T> {
+        let (at, len) = span;
+        let bytes = self.record(at, len)?;
+        postcard::from_bytes(&bytes).ok()
+    }
+
+    /// A record's bytes, checked against its hash.
+    fn record(&self, at: u64, len: u32) -> Option<Vec<u8>> {
+        let mut bytes = vec![0u8; 16 + len as usize];
+        self.file.read_exact_at(&mut bytes, self.base + at).ok()?;
+        let (h, body) = bytes.split_at(16);
+        let h = u128::from_le_bytes(h.try_into().ok()?);
+        (hash(self.key, &[&at.to_le_bytes(), body]) == h).then(|| body.to_vec())
+    }
+
+    /// The bucket of one event, read record by record; `None` if any record
+    /// does not verify.
+    pub fn for_event(&self, event: &Event) -> Option<Compiled> {
+        let span = self
+            .header
+            .events
+            .get(&event.name)
+            .copied()
+            .unwrap_or(self.header.other);
+        let entry: EventEntry = self.read(span)?;
+        let mut shells = Shells::new();
+        let ids: Vec<RuleId> = entry.bucket(event, Some(&mut shells));
+        let mut rules: Vec<SetRule> = Vec::with_capacity(ids.len());
+        for id in &ids {
+            rules.push(self.read(*self.header.rules.get(*id as usize)?)?);
+        }
+        let mut policies = vec![];
+        for (i, p) in self.header.policies.iter().enumerate() {
+            let facts = if rules.iter().any(|r| r.policy == i) {
+                let facts: BTreeMap<String, Fact> = self.read(p.facts)?;
+                facts.into_iter().map(|(k, v)| (k, Arc::new(v))).collect()
+            } else {
+                BTreeMap::new()
+            };
+            let origin = match &p.builtin {
+                Some(n) => crate::policy::discover::builtin_named(n)
+                    .map(|s| s.origin.clone())
+                    .unwrap_or(Origin::File(PathBuf::from(&p.display))),
+                None => Origin::File(PathBuf::from(&p.display)),
+            };
+            policies.push(Arc::new(Policy {
+                name: p.name.clone(),
+                source: PolicySource::in_layer(origin, "", p.layer),
+                failure: p.failure,
+                combine: p.combine,
+                unparsable: p.unparsable,
+                zone: if p.utc { Zone::Utc } else { Zone::Local },
+                rules: vec![],
+                facts,
+            }));
+        }
+        let notes: BTreeMap<String, Vec<String>> = if self.header.notes.1 > 1 {
+            self.read(self.header.notes)?
+        } else {
+            BTreeMap::new()
+        };
+        let refs: Vec<&SetRule> = rules.iter().collect();
+        Some(assemble(&policies, &refs, &notes, shells))
+    }
+}
+
+/// Read a whole file (for tests that tamper with artifacts).
+pub fn read_all(path: &Path) -> std::io::Result<Vec<u8>> {
+    let mut v = vec![];
+    File::open(path)?.read_to_end(&mut v)?;
+    Ok(v)
 }

@@ -34,7 +34,7 @@ pub struct CompiledSet {
 }
 
 /// One rule of a set: valid, or broken with its errors.
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub struct SetRule {
     /// Index of its policy.
     pub policy: usize,
@@ -124,6 +124,7 @@ impl CompiledSet {
             failure,
             combine: CombineMode::All,
             unparsable: UnparsableCommand::Regex,
+            zone: Default::default(),
             rules: vec![],
             facts: Default::default(),
         }));
@@ -185,36 +186,8 @@ impl CompiledSet {
         query: Query,
         shells: reach::Shells,
     ) -> Compiled {
-        let mut buckets: Vec<Bucket> = self
-            .policies
-            .iter()
-            .map(|p| Bucket {
-                policy: p.clone(),
-                rules: vec![],
-                skipped: vec![],
-                broken: vec![],
-            })
-            .collect();
-        let mut templates = Templates::new();
-        for &id in ids {
-            let r = &self.rules[id as usize];
-            let bucket = &mut buckets[r.policy];
-            match &r.rule {
-                Some(rule) if r.errors.is_empty() => {
-                    templates.register_rule(r.policy, &bucket.policy.name, rule);
-                    bucket.rules.push(rule.clone());
-                }
-                _ => bucket.broken.push((r.id.clone(), r.errors.clone())),
-            }
-        }
-        for (pidx, b) in buckets.iter_mut().enumerate() {
-            b.rules.sort_by_key(|r| (r.priority, r.order));
-            if !b.rules.is_empty() {
-                for fact in b.policy.facts.values() {
-                    templates.register_fact(pidx, &b.policy.name, fact);
-                }
-            }
-        }
+        let rules: Vec<&SetRule> = ids.iter().map(|&id| &self.rules[id as usize]).collect();
+        let mut compiled = assemble(&self.policies, &rules, &self.notes, shells);
         if query.explain {
             for r in &self.rules {
                 if let Some(rule) = &r.rule {
@@ -222,17 +195,55 @@ impl CompiledSet {
                         continue;
                     }
                     if let Some(why) = reach::left_out(rule, event) {
-                        buckets[r.policy].skipped.push((rule.clone(), why));
+                        compiled.buckets[r.policy].skipped.push((rule.clone(), why));
                     }
                 }
             }
         }
-        Compiled {
-            buckets,
-            templates,
-            notes: self.notes.clone(),
-            shells,
+        compiled
+    }
+}
+
+/// One bucket per policy from the rules an event reaches (in id order).
+pub fn assemble(
+    policies: &[Arc<Policy>],
+    rules: &[&SetRule],
+    notes: &BTreeMap<String, Vec<String>>,
+    shells: reach::Shells,
+) -> Compiled {
+    let mut buckets: Vec<Bucket> = policies
+        .iter()
+        .map(|p| Bucket {
+            policy: p.clone(),
+            rules: vec![],
+            skipped: vec![],
+            broken: vec![],
+        })
+        .collect();
+    let mut templates = Templates::new();
+    for r in rules {
+        let bucket = &mut buckets[r.policy];
+        match &r.rule {
+            Some(rule) if r.errors.is_empty() => {
+                templates.register_rule(r.policy, &bucket.policy.name, rule);
+                bucket.rules.push(rule.clone());
+            }
+            _ => bucket.broken.push((r.id.clone(), r.errors.clone())),
         }
+    }
+    for (pidx, b) in buckets.iter_mut().enumerate() {
+        b.rules.sort_by_key(|r| (r.priority, r.order));
+        if !b.rules.is_empty() {
+            for fact in b.policy.facts.values() {
+                templates.register_fact(pidx, &b.policy.name, fact);
+            }
+        }
+    }
+    Compiled {
+        buckets,
+        templates,
+        notes: notes.clone(),
+        shells,
     }
 }
 

@@ -1,0 +1,271 @@
+//! The compiled-set artifact is never trusted as is (issue 13 item 6): edited,
+//! truncated, swapped, replaced by a folder, a FIFO or a link, or stale, it is
+//! detected and the set is built from the policies, so `rm -rf /` stays denied.
+//! Runs the real binary against a project set up the way `init` leaves it.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+fn bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_hookrules"))
+}
+
+/// A project whose policy extends the built-in pack, and a cache folder.
+struct Sandbox {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+}
+
+impl Sandbox {
+    fn new(policy: &str) -> Sandbox {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().to_path_buf();
+        let pol = root.join("proj/.claude/hookrules");
+        std::fs::create_dir_all(&pol).unwrap();
+        std::fs::create_dir_all(root.join("xdg")).unwrap();
+        std::fs::write(pol.join("project.toml"), policy).unwrap();
+        let s = Sandbox { _dir: dir, root };
+        s.age();
+        s
+    }
+
+    /// Files written just now are not cached (their time stamps could hide a
+    /// second change): wait until they are old enough.
+    fn age(&self) {
+        std::thread::sleep(std::time::Duration::from_millis(2100));
+    }
+
+    fn cache(&self) -> PathBuf {
+        self.root.join("cache")
+    }
+
+    fn artifact(&self) -> PathBuf {
+        let files: Vec<PathBuf> = std::fs::read_dir(self.cache())
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "hrc"))
+            .collect();
+        assert_eq!(files.len(), 1, "one artifact: {files:?}");
+        files[0].clone()
+    }
+
+    fn run(&self, command: &str) -> String {
+        let event = serde_json::json!({
+            "hook_event_name": "PreToolUse", "tool_name": "Bash",
+            "tool_input": {"command": command}, "session_id": "s",
+            "cwd": self.root.join("proj"),
+        });
+        let mut child = Command::new(bin())
+            .arg("run")
+            .env_clear()
+            .env("HOME", self.root.join("home"))
+            .env("XDG_CONFIG_HOME", self.root.join("xdg"))
+            .env("CLAUDE_PROJECT_DIR", self.root.join("proj"))
+            .env("HOOKRULES_CACHE_DIR", self.cache())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::Write;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(event.to_string().as_bytes())
+            .unwrap();
+        let out = wait(child);
+        String::from_utf8(out).unwrap()
+    }
+}
+
+/// Wait at most 10 s: a FIFO in the cache must never hang the hook.
+fn wait(mut child: std::process::Child) -> Vec<u8> {
+    let start = std::time::Instant::now();
+    loop {
+        if let Some(_status) = child.try_wait().unwrap() {
+            let mut out = vec![];
+            use std::io::Read;
+            child.stdout.take().unwrap().read_to_end(&mut out).unwrap();
+            return out;
+        }
+        if start.elapsed().as_secs() > 10 {
+            let _ = child.kill();
+            panic!("hookrules did not answer within 10 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
+
+const STARTER: &str = r#"
+[policy]
+name = "project"
+extends = ["builtin:destructive", "builtin:secrets", "builtin:system-paths"]
+
+[[rule]]
+id = "no-npm-publish"
+events = ["PreToolUse"]
+matcher = "Bash"
+when = { commands = "tool_input.command", command = { program = ["npm"], subcommand = ["publish"] } }
+decision = "ask"
+reason = "publishing needs the user"
+"#;
+
+fn denied(answer: &str) -> bool {
+    answer.contains(r#""permissionDecision":"deny""#)
+}
+
+fn replace_all(bytes: &mut [u8], from: &[u8], to: &[u8]) -> usize {
+    assert_eq!(from.len(), to.len());
+    let mut n = 0;
+    let mut i = 0;
+    while i + from.len() <= bytes.len() {
+        if &bytes[i..i + from.len()] == from {
+            bytes[i..i + from.len()].copy_from_slice(to);
+            n += 1;
+            i += from.len();
+        } else {
+            i += 1;
+        }
+    }
+    n
+}
+
+#[test]
+fn a_tampered_artifact_never_lets_rm_rf_root_through() {
+    let s = Sandbox::new(STARTER);
+    assert!(denied(&s.run("rm -rf /")), "cold");
+    let path = s.artifact();
+    let good = std::fs::read(&path).unwrap();
+    assert!(denied(&s.run("rm -rf /")), "warm");
+    assert!(s
+        .run("npm publish")
+        .contains(r#""permissionDecision":"ask""#));
+
+    type Tamper = Box<dyn Fn(&Path, &[u8])>;
+    let write = |p: &Path, b: &[u8]| {
+        let _ = std::fs::remove_file(p);
+        let _ = std::fs::remove_dir_all(p);
+        std::fs::write(p, b).unwrap();
+    };
+    let cases: Vec<(&str, Tamper)> = vec![
+        (
+            "one event name edited (PreToolUse -> PreToolUsf)",
+            Box::new(move |p, b| {
+                let mut b = b.to_vec();
+                assert!(replace_all(&mut b, b"PreToolUse", b"PreToolUsf") > 0);
+                write(p, &b)
+            }),
+        ),
+        (
+            "a program name edited (rm -> rx)",
+            Box::new(move |p, b| {
+                let mut b = b.to_vec();
+                assert!(replace_all(&mut b, b"\x02rm", b"\x02rx") > 0);
+                write(p, &b)
+            }),
+        ),
+        (
+            "the decision byte of every rule flipped",
+            Box::new(move |p, b| {
+                let mut b = b.to_vec();
+                let n = b.len();
+                for i in (40..n).step_by(97) {
+                    b[i] ^= 0x01;
+                }
+                write(p, &b)
+            }),
+        ),
+        (
+            "truncated to half",
+            Box::new(move |p, b| write(p, &b[..b.len() / 2])),
+        ),
+        ("emptied", Box::new(move |p, _| write(p, b""))),
+        (
+            "the header length made huge",
+            Box::new(move |p, b| {
+                let mut b = b.to_vec();
+                b[8..12].copy_from_slice(&u32::MAX.to_le_bytes());
+                write(p, &b)
+            }),
+        ),
+        (
+            "replaced by a folder",
+            Box::new(move |p, _| {
+                let _ = std::fs::remove_file(p);
+                std::fs::create_dir_all(p).unwrap();
+            }),
+        ),
+        (
+            "replaced by a FIFO",
+            Box::new(move |p, _| {
+                let _ = std::fs::remove_file(p);
+                let c = std::ffi::CString::new(p.to_str().unwrap()).unwrap();
+                assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+            }),
+        ),
+        (
+            "replaced by a link to another set's artifact",
+            Box::new(move |p, _| {
+                let other = p.with_extension("other");
+                std::fs::write(&other, b"HRSET001").unwrap();
+                let _ = std::fs::remove_file(p);
+                std::os::unix::fs::symlink(&other, p).unwrap();
+            }),
+        ),
+    ];
+    for (what, tamper) in &cases {
+        tamper(&path, &good);
+        let answer = s.run("rm -rf /");
+        assert!(denied(&answer), "{what}: {answer}");
+        // The next run finds a good artifact again (rebuilt) or builds anew.
+        let _ = std::fs::remove_dir_all(&path);
+        let _ = std::fs::remove_file(&path);
+        std::fs::write(&path, &good).unwrap();
+        let ino = |p: &Path| std::os::unix::fs::MetadataExt::ino(&std::fs::metadata(p).unwrap());
+        let before = ino(&path);
+        assert!(denied(&s.run("rm -rf /")), "{what}: restored");
+        assert_eq!(
+            before,
+            ino(&path),
+            "{what}: the restored artifact is used, not rebuilt"
+        );
+    }
+}
+
+#[test]
+fn an_artifact_from_another_policy_set_is_not_used() {
+    // Build the artifact of a permissive set, then put it where the strict set's
+    // artifact goes: its stamps name other files, so it is rebuilt.
+    let strict = Sandbox::new(STARTER);
+    assert!(denied(&strict.run("rm -rf /")));
+    let loose = Sandbox::new("[[rule]]\nid = \"hello\"\nevents = [\"Stop\"]\nmessage = \"hi\"\n");
+    let _ = loose.run("rm -rf /");
+    let loose_bytes = std::fs::read(loose.artifact()).unwrap_or_default();
+    if !loose_bytes.is_empty() {
+        std::fs::write(strict.artifact(), &loose_bytes).unwrap();
+        assert!(denied(&strict.run("rm -rf /")));
+    }
+}
+
+#[test]
+fn an_edited_policy_is_seen_at_once() {
+    let s = Sandbox::new(STARTER);
+    assert!(s.run("npm publish").contains("\"ask\""));
+    let p = s.root.join("proj/.claude/hookrules/project.toml");
+    std::fs::write(
+        &p,
+        STARTER.replace("decision = \"ask\"", "decision = \"deny\""),
+    )
+    .unwrap();
+    assert!(
+        denied(&s.run("npm publish")),
+        "the edit applies to the next event"
+    );
+    s.age();
+    assert!(denied(&s.run("npm publish")));
+    assert!(
+        denied(&s.run("npm publish")),
+        "and from the rebuilt artifact"
+    );
+}

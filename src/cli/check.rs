@@ -599,6 +599,7 @@ const DESTRUCTIVE_PROBES: &[&str] = &["rm -rf /", "rm -rf ~"];
 fn destructive_probe(found: &crate::policy::discover::Found) -> Vec<Diagnostic> {
     use crate::policy::syntax::DecisionKind;
     let mut let_through = vec![];
+    let set = crate::compile::set::CompiledSet::build(found);
     for command in DESTRUCTIVE_PROBES {
         let value = serde_json::json!({
             "session_id": "hookrules-check", "cwd": "/home/user/project",
@@ -608,7 +609,7 @@ fn destructive_probe(found: &crate::policy::discover::Found) -> Vec<Diagnostic> 
         let Ok(event) = crate::contract::Event::from_value(value) else {
             continue;
         };
-        let compiled = crate::compile::load::for_event(found, &event);
+        let compiled = set.for_event(&event, crate::compile::set::Query::default());
         let mut env = BTreeMap::new();
         env.insert("HOME".to_string(), "/home/user".to_string());
         env.insert(

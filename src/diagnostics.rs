@@ -83,6 +83,12 @@ codes! {
         "Every rule needs `events = [...]` (or `[\"*\"]`); rules are indexed by event before anything else is evaluated.";
     ExtendsCycle = "HR018", "extends-cycle", Error, "Policies extend each other in a cycle",
         "`extends` loads other policies first; a chain that comes back to a file already being loaded would never end.";
+    UnknownField = "HR019", "unknown-field", Error, "A rule reads something that cannot exist",
+        "A condition's `field`, `commands` or `paths`, a `fact = ...` path, a template variable or a `rewrite` key names something no event, tool, fact or template value the rule applies to has: `tool_input.comand` (Bash's input has `command`), `facts.tests.stdot`, `{{ even.prompt }}`. The fields come from the client's contract (reference §1.1, §1.2, §4): the events the rule lists, and on tool events the tools its matcher admits. Under fail-closed such a rule would deny every matching call, or its text would render empty; so it is an error, with the closest name that does exist. Events and tool responses carry new optional fields over time: a name that is not close to any listed one is only a warning (HR107).";
+    UnknownCapture = "HR020", "unknown-capture", Error, "A template reads a capture no regex of the rule names",
+        "`captures.NAME` holds the text of the named group `(?P<NAME>...)` of a `matches` regex in the rule's `when` (including nested `all`/`any`, named conditions and `command.when`). Groups in `unless`, under `not`, in `matches_all`, `matches_none` or `arg_matches` do not capture. A capture no regex names is always empty.";
+    UnknownMatcherValue = "HR021", "unknown-matcher-value", Error, "A matcher names a tool or value the client never sends",
+        "Matchers are exact and case-sensitive (reference §3.2): `Bassh` or `bash` never matches the Bash tool, `startp` never matches a SessionStart source, and `mcp__memory` (an exact name) matches no MCP tool, whose names are `mcp__<server>__<tool>` (use the regex `mcp__memory__.*`). A near miss of a name the client sends is an error with the name it is closest to; a tool name that is not close to any is only a warning (HR113), since newer clients and plugins add tools.";
     MatchesEverything = "HR101", "matches-everything", Warning, "The rule fires on every event",
         "A rule with `events = [\"*\"]`, no matcher and no condition fires on every event the client sends, including tool calls several times a second. That is rarely intended.";
     NeverFires = "HR102", "never-fires", Warning, "The rule can never fire",
@@ -95,8 +101,8 @@ codes! {
         "The regex does not fit a 256 KiB compiled-size budget, so every hook process that needs it spends time compiling it. Large bounded repetitions (`{1000}`, or `{0,40}` of a Unicode class such as `[^\\n]`) and big Unicode classes (`\\w`, `\\d` in Unicode mode) are the usual causes. Prefer ASCII classes (`(?-u:\\w)`, `[0-9]`) when Unicode is not needed.";
     Uncovered = "HR106", "uncovered", Warning, "No fixture exercises the rule",
         "`hookrules test` and `hookrules check --fixtures DIR` report rules that no fixture expects to fire.";
-    TemplateVariable = "HR107", "template-variable", Warning, "A template names a variable the event cannot have",
-        "The template uses `event.X` where no event this rule applies to carries `X`, or a top-level variable that does not exist. It will render as empty.";
+    TemplateVariable = "HR107", "may-be-absent", Warning, "A rule reads a field that may be absent",
+        "The field exists only on some of the rule's events (`last_assistant_message` on Stop but not on PreToolUse), only for some of the tools its matcher admits (`tool_input.file_path` for Read but not for Bash), or is optional in the client's contract (`agent_id`, `tool_input.description`), or is not listed in the reference at all. A condition on it does not hold where it is absent; a template renders it empty. Conditions warn only when a whole event or tool lacks the field; templates also warn for optional fields unless guarded with `{% if ... %}` or `| default(...)`. Narrow `events` or the matcher, or silence the warning where it is intended: `allow = [\"HR107\"]` on the rule.";
     ContextDropped = "HR108", "context-dropped", Warning, "Context or rewrite cannot reach the model on this event",
         "Events without an `additionalContext` field (PreCompact, PostCompact, SessionEnd, ...) cannot carry context to the model, and `rewrite` only applies to PreToolUse and PermissionRequest. The text would be dropped.";
     OverrideUnmatched = "HR110", "override-unmatched", Warning, "An override selects no rule",
@@ -105,6 +111,8 @@ codes! {
         "`[policy] builtin = false` in a user, project or local policy turns off the whole built-in pack (destructive commands, secrets, system folders, hookrules' own configuration). The pack otherwise stays on under every layer; to turn off one part, use `[[override]]` with its rule id or tag (`enabled = false`), which `check --rules` shows next to the rule.";
     NoDestructiveProtection = "HR112", "no-destructive-protection", Warning, "No destructive-command protection is active",
         "With the policies `run` would use, `rm -rf /` or `rm -rf ~` would be let through. Usually the built-in pack was turned off (`builtin = false`) or its `rm-recursive-wide` rule was disabled or overridden. Keep the pack on, or write a rule of your own that denies these commands.";
+    UnknownTool = "HR113", "unknown-tool", Warning, "A matcher names no tool the client lists",
+        "An exact matcher names a tool that is not among the client's tools (reference §4), or a regex matcher matches none of them. It may be a tool of a newer client or a plugin; otherwise it is a typo and the rule never fires. A matcher selects the tool by its name only: `Bash(git commit*)` is a regex that never matches; test arguments in `when`.";
     StopLoop = "HR109", "stop-loop", Warning, "A Stop/SubagentStop block ignores `stop_hook_active`",
         "A rule that blocks Stop or SubagentStop without looking at `stop_hook_active` can keep the agent going until the client's cap (8 blocks). Add `{ field = \"stop_hook_active\", equals = false }` to release after one block, unless blocking until a condition holds is intended.";
 }

@@ -11,7 +11,7 @@ use crate::diagnostics::{render_plain, Code, Diagnostic, Severity};
 use crate::policy::discover::Discovery;
 use crate::policy::{layering, recover};
 use crate::source::Layer;
-use crate::validate::{self, lints};
+use crate::validate::{self, lints, reads};
 
 use super::Format;
 
@@ -144,8 +144,20 @@ pub fn collect(discovery: &Discovery) -> Report {
                 diags.push(d);
             }
         }
+        // What each rule reads: fields, captures, facts, template variables, matchers.
+        let of = |t: &crate::validate::model::Template| templates.variables(0, t);
+        let of_text = |t: &str| templates.variables_in(t);
+        let is_global = |n: &str| templates.is_global(n);
+        let vars = reads::TemplateVars {
+            of: &of,
+            of_text: &of_text,
+            is_global: &is_global,
+        };
         for rule in &v.policy.rules {
-            diags.extend(template_variables(&templates, &v.policy, rule));
+            diags.extend(reads::rule(&v.policy, rule, &vars));
+        }
+        for fact in v.policy.facts.values() {
+            diags.extend(reads::fact(&v.policy, fact, &vars));
         }
         if let Some((_, p)) = repairs.iter().find(|(n, _)| *n == source.display_name()) {
             diags.retain(|d| !p.is_consequence(d));
@@ -264,96 +276,6 @@ fn raw_templates(raw: &crate::policy::syntax::RawPolicy) -> Vec<crate::validate:
         out.extend([&f.path, &f.within, &f.cwd].into_iter().flatten().map(t));
         if let Some(a) = &f.argv {
             out.extend(a.value.iter().map(t));
-        }
-    }
-    out
-}
-
-/// Top-level names a template can use.
-const TEMPLATE_ROOTS: &[&str] = &[
-    "event",
-    "captures",
-    "facts",
-    "rule",
-    "today",
-    "now",
-    "project_dir",
-    "cwd",
-];
-
-/// HR107: template variables that cannot exist for the rule's events.
-fn template_variables(
-    templates: &Templates,
-    policy: &crate::validate::model::Policy,
-    rule: &crate::validate::model::Rule,
-) -> Vec<Diagnostic> {
-    use crate::contract::events;
-    use crate::validate::model::EventScope;
-    let specs: Vec<&events::EventSpec> = match &rule.events {
-        EventScope::All => vec![],
-        EventScope::Named(v) => v.iter().filter_map(|e| events::spec(e)).collect(),
-    };
-    let all_known = matches!(&rule.events, EventScope::Named(v) if v.len() == specs.len());
-    let texts = rule.templates();
-    let mut out = vec![];
-    for t in texts {
-        for var in templates.variables(0, t) {
-            let mut parts = var.split('.');
-            let root = parts.next().unwrap_or("");
-            if !TEMPLATE_ROOTS.contains(&root) && !templates.is_global(root) {
-                let at = crate::validate::span_within(&policy.source.text, &t.span, &t.text, root);
-                out.push(
-                    Diagnostic::new(
-                        Code::TemplateVariable,
-                        format!("template uses `{root}`, which templates do not have"),
-                    )
-                    .at(&policy.source, at)
-                    .label("not a template variable")
-                    .help(
-                        match crate::diagnostics::did_you_mean(root, TEMPLATE_ROOTS.iter().copied())
-                        {
-                            Some(s) => format!(
-                                "did you mean `{s}`? templates see: {}",
-                                TEMPLATE_ROOTS.join(", ")
-                            ),
-                            None => format!("templates see: {}", TEMPLATE_ROOTS.join(", ")),
-                        },
-                    ),
-                );
-                continue;
-            }
-            if root != "event" || !all_known {
-                continue;
-            }
-            let Some(field) = parts.next() else { continue };
-            let known = events::COMMON_FIELDS.contains(&field)
-                || specs.iter().any(|s| s.fields.contains(&field));
-            if !known {
-                let names: Vec<&str> = specs.iter().map(|s| s.name).collect();
-                let candidates = events::COMMON_FIELDS
-                    .iter()
-                    .chain(specs.iter().flat_map(|s| s.fields.iter()))
-                    .copied();
-                let at = crate::validate::span_within(
-                    &policy.source.text,
-                    &t.span,
-                    &t.text,
-                    &format!("event.{field}"),
-                );
-                let mut d = Diagnostic::new(
-                    Code::TemplateVariable,
-                    format!(
-                        "`event.{field}` is not a field of {}: it renders empty",
-                        names.join(", ")
-                    ),
-                )
-                .at(&policy.source, at)
-                .label("the event has no such field");
-                if let Some(s) = crate::diagnostics::did_you_mean(field, candidates) {
-                    d = d.help(format!("did you mean `event.{s}`?"));
-                }
-                out.push(d);
-            }
         }
     }
     out

@@ -225,7 +225,7 @@ pub fn assemble(
         let bucket = &mut buckets[r.policy];
         match &r.rule {
             Some(rule) if r.errors.is_empty() => {
-                templates.register_rule(r.policy, &bucket.policy.name, rule);
+                templates.register_rule(r.policy, &bucket.policy, rule);
                 bucket.rules.push(rule.clone());
             }
             _ => bucket.broken.push((r.id.clone(), r.errors.clone())),
@@ -235,7 +235,7 @@ pub fn assemble(
         b.rules.sort_by_key(|r| (r.priority, r.order));
         if !b.rules.is_empty() {
             for fact in b.policy.facts.values() {
-                templates.register_fact(pidx, &b.policy.name, fact);
+                templates.register_fact(pidx, &b.policy, fact);
             }
         }
     }

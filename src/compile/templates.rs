@@ -12,14 +12,18 @@ use std::collections::HashMap;
 
 use minijinja::{Environment, UndefinedBehavior};
 
+use std::sync::Arc;
+
 use crate::diagnostics::{Code, Diagnostic};
+use crate::source::PolicySource;
 use crate::validate::model::{Fact, Policy, Rule, Template};
 
 /// Compiled templates, keyed by (policy index, byte offset in the policy file).
 #[derive(Debug)]
 pub struct Templates {
     env: RefCell<Option<Environment<'static>>>,
-    names: HashMap<(usize, usize), String>,
+    /// Template name and the policy it is in, by (policy index, byte offset).
+    names: HashMap<(usize, usize), (String, Arc<PolicySource>)>,
     /// Registered but not yet compiled: name to text.
     pending: RefCell<HashMap<String, String>>,
 }
@@ -55,25 +59,25 @@ impl Templates {
 
     /// Register a template to compile when first rendered (for `run`; errors
     /// were reported when the set was built).
-    pub fn register(&mut self, pidx: usize, policy: &str, t: &Template) {
+    pub fn register(&mut self, pidx: usize, policy: &Policy, t: &Template) {
         let key = (pidx, t.span.start);
         if self.names.contains_key(&key) {
             return;
         }
-        let name = format!("{policy}@{}", t.span.start);
+        let name = format!("{}@{}", policy.name, t.span.start);
         self.pending.get_mut().insert(name.clone(), t.text.clone());
-        self.names.insert(key, name);
+        self.names.insert(key, (name, policy.source.clone()));
     }
 
     /// Register every template of a rule (see [`Templates::register`]).
-    pub fn register_rule(&mut self, pidx: usize, policy: &str, rule: &Rule) {
+    pub fn register_rule(&mut self, pidx: usize, policy: &Policy, rule: &Rule) {
         for t in rule.templates() {
             self.register(pidx, policy, t);
         }
     }
 
     /// Register every template of a fact.
-    pub fn register_fact(&mut self, pidx: usize, policy: &str, f: &Fact) {
+    pub fn register_fact(&mut self, pidx: usize, policy: &Policy, f: &Fact) {
         for t in f.path.iter().chain(&f.within).chain(&f.argv).chain(&f.cwd) {
             self.register(pidx, policy, t);
         }
@@ -149,7 +153,7 @@ impl Templates {
             .add_template_owned(name.clone(), t.text.clone());
         match added {
             Ok(()) => {
-                self.names.insert(key, name);
+                self.names.insert(key, (name, policy.source.clone()));
                 Ok(())
             }
             Err(e) => Err(Diagnostic::new(
@@ -223,7 +227,7 @@ impl Templates {
     /// Variables a compiled template reads from its context (dotted, e.g.
     /// `event.tool_input.command`), for the HR107 lint.
     pub fn variables(&self, pidx: usize, t: &Template) -> Vec<String> {
-        let Some(name) = self.names.get(&(pidx, t.span.start)) else {
+        let Some((name, _)) = self.names.get(&(pidx, t.span.start)) else {
             return vec![];
         };
         let env = self.env();
@@ -240,20 +244,36 @@ impl Templates {
         self.env().globals().any(|(n, _)| n == name)
     }
 
-    /// Render a compiled template.
+    /// Render a compiled template. An error names the policy file and the line
+    /// of the template it happened on.
     pub fn render(
         &self,
         pidx: usize,
         t: &Template,
         ctx: &minijinja::Value,
     ) -> Result<String, String> {
-        let name = self
+        let (name, source) = self
             .names
             .get(&(pidx, t.span.start))
             .ok_or_else(|| format!("template at byte {} was not compiled", t.span.start))?;
         let env = self.env();
         let tpl = env.get_template(name).map_err(|e| e.to_string())?;
-        tpl.render(ctx).map_err(|e| describe(&e))
+        tpl.render(ctx).map_err(|e| {
+            let (file, line, col) = locate(source, t, e.line());
+            format!("{file}:{line}:{col}: template error: {}", describe(&e))
+        })
+    }
+
+    /// The variables a template given as text reads (record leaves), for `check`.
+    pub fn variables_in(&self, text: &str) -> Vec<String> {
+        match self.env().template_from_str(text) {
+            Ok(t) => {
+                let mut v: Vec<String> = t.undeclared_variables(true).into_iter().collect();
+                v.sort();
+                v
+            }
+            Err(_) => vec![],
+        }
     }
 
     /// Evaluate one expression (a record leaf that is exactly `{{ expr }}`) to JSON.
@@ -315,6 +335,36 @@ fn regex_replace(
         )
     })?;
     Ok(re.replace_all(&text, replacement.as_str()).into_owned())
+}
+
+/// `file:line:col` of line `tline` (1-based) of a template in its policy file:
+/// where that line's text is found inside the template's TOML string, else the
+/// string's start.
+fn locate(source: &PolicySource, t: &Template, tline: Option<usize>) -> (String, usize, usize) {
+    let text = source.full_text();
+    let mut at = t.span.start;
+    if let Some(n) = tline.filter(|n| *n > 1) {
+        let wanted = t.text.lines().nth(n - 1).map(str::trim).unwrap_or("");
+        let region = text.get(t.span.clone()).unwrap_or("");
+        // Skip the first n-1 lines of the string, then find the line's text.
+        let mut from = 0;
+        for _ in 0..n - 1 {
+            match region[from..].find('\n') {
+                Some(i) => from += i + 1,
+                None => break,
+            }
+        }
+        match (!wanted.is_empty())
+            .then(|| region.get(from..).and_then(|r| r.find(wanted)))
+            .flatten()
+        {
+            Some(i) => at = t.span.start + from + i,
+            None if from > 0 => at = t.span.start + from,
+            None => {}
+        }
+    }
+    let (line, col) = source.line_col(at);
+    (source.display_name(), line, col)
 }
 
 fn describe(e: &minijinja::Error) -> String {

@@ -2,6 +2,8 @@
 //! be blocked, and which `hookSpecificOutput` fields it accepts. One table, taken
 //! from the hook reference (§1.2, §2.3, §2.4, client 2.1.330).
 
+use super::fields::{self, Field};
+
 /// How an event can be blocked or decided.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Blocking {
@@ -43,31 +45,9 @@ pub struct EventSpec {
     pub blocking: Blocking,
     /// `hookSpecificOutput.additionalContext` is accepted.
     pub context: bool,
-    /// Event-specific stdin fields (beyond the common ones).
-    pub fields: &'static [&'static str],
+    /// Event-specific stdin fields (beyond [`fields::COMMON`]).
+    pub fields: &'static [Field],
 }
-
-/// Fields every event may carry.
-pub const COMMON_FIELDS: &[&str] = &[
-    "session_id",
-    "transcript_path",
-    "cwd",
-    "prompt_id",
-    "permission_mode",
-    "agent_id",
-    "agent_type",
-    "effort",
-    "hook_event_name",
-];
-
-const TOOL: &[&str] = &["tool_name", "tool_input", "tool_use_id", "mcp_server"];
-const TASK: &[&str] = &[
-    "task_id",
-    "task_subject",
-    "task_description",
-    "teammate_name",
-    "team_name",
-];
 
 macro_rules! ev {
     ($name:literal, $m:expr, $ls:ident, $tool:literal, $b:ident, $ctx:literal, $fields:expr) => {
@@ -92,7 +72,7 @@ pub const EVENTS: &[EventSpec] = &[
         true,
         Permission,
         true,
-        TOOL
+        fields::PRE_TOOL_USE
     ),
     ev!(
         "PostToolUse",
@@ -101,14 +81,7 @@ pub const EVENTS: &[EventSpec] = &[
         true,
         TopLevel,
         true,
-        &[
-            "tool_name",
-            "tool_input",
-            "tool_use_id",
-            "mcp_server",
-            "tool_response",
-            "duration_ms"
-        ]
+        fields::POST_TOOL_USE
     ),
     ev!(
         "PostToolUseFailure",
@@ -117,15 +90,7 @@ pub const EVENTS: &[EventSpec] = &[
         true,
         TopLevel,
         true,
-        &[
-            "tool_name",
-            "tool_input",
-            "tool_use_id",
-            "mcp_server",
-            "error",
-            "is_interrupt",
-            "duration_ms"
-        ]
+        fields::POST_TOOL_USE_FAILURE
     ),
     ev!(
         "PostToolBatch",
@@ -134,7 +99,7 @@ pub const EVENTS: &[EventSpec] = &[
         false,
         TopLevel,
         true,
-        &["tool_calls"]
+        fields::POST_TOOL_BATCH
     ),
     ev!(
         "Notification",
@@ -143,7 +108,7 @@ pub const EVENTS: &[EventSpec] = &[
         false,
         None,
         true,
-        &["message", "notification_type", "title"]
+        fields::NOTIFICATION
     ),
     ev!(
         "UserPromptSubmit",
@@ -152,7 +117,7 @@ pub const EVENTS: &[EventSpec] = &[
         false,
         TopLevel,
         true,
-        &["prompt", "source", "session_title"]
+        fields::USER_PROMPT_SUBMIT
     ),
     ev!(
         "UserPromptExpansion",
@@ -161,13 +126,7 @@ pub const EVENTS: &[EventSpec] = &[
         false,
         TopLevel,
         true,
-        &[
-            "expansion_type",
-            "command_name",
-            "command_args",
-            "command_source",
-            "prompt"
-        ]
+        fields::USER_PROMPT_EXPANSION
     ),
     ev!(
         "SessionStart",
@@ -176,15 +135,7 @@ pub const EVENTS: &[EventSpec] = &[
         false,
         None,
         true,
-        &[
-            "source",
-            "model",
-            "session_title",
-            "seconds_since_last_response",
-            "context_tokens",
-            "prompt_cache_likely_expired",
-            "estimated_cache_write_usd"
-        ]
+        fields::SESSION_START
     ),
     ev!(
         "SessionEnd",
@@ -193,22 +144,9 @@ pub const EVENTS: &[EventSpec] = &[
         false,
         None,
         false,
-        &["reason"]
+        fields::SESSION_END
     ),
-    ev!(
-        "Stop",
-        None,
-        Narrow,
-        false,
-        TopLevel,
-        true,
-        &[
-            "stop_hook_active",
-            "last_assistant_message",
-            "background_tasks",
-            "session_crons"
-        ]
-    ),
+    ev!("Stop", None, Narrow, false, TopLevel, true, fields::STOP),
     ev!(
         "StopFailure",
         Some("error"),
@@ -216,7 +154,7 @@ pub const EVENTS: &[EventSpec] = &[
         false,
         None,
         false,
-        &["error", "error_details", "last_assistant_message"]
+        fields::STOP_FAILURE
     ),
     ev!(
         "SubagentStart",
@@ -225,7 +163,7 @@ pub const EVENTS: &[EventSpec] = &[
         false,
         None,
         true,
-        &[]
+        fields::SUBAGENT_START
     ),
     ev!(
         "SubagentStop",
@@ -234,13 +172,7 @@ pub const EVENTS: &[EventSpec] = &[
         false,
         TopLevel,
         true,
-        &[
-            "stop_hook_active",
-            "agent_transcript_path",
-            "last_assistant_message",
-            "background_tasks",
-            "session_crons"
-        ]
+        fields::SUBAGENT_STOP
     ),
     ev!(
         "PreCompact",
@@ -249,7 +181,7 @@ pub const EVENTS: &[EventSpec] = &[
         false,
         TopLevel,
         false,
-        &["trigger", "custom_instructions"]
+        fields::PRE_COMPACT
     ),
     ev!(
         "PostCompact",
@@ -258,7 +190,7 @@ pub const EVENTS: &[EventSpec] = &[
         false,
         None,
         false,
-        &["trigger", "compact_summary"]
+        fields::POST_COMPACT
     ),
     ev!(
         "PreModelSwitch",
@@ -267,7 +199,7 @@ pub const EVENTS: &[EventSpec] = &[
         false,
         ModelSwitch,
         false,
-        MODEL
+        fields::MODEL_SWITCH
     ),
     ev!(
         "PostModelSwitch",
@@ -276,7 +208,7 @@ pub const EVENTS: &[EventSpec] = &[
         false,
         None,
         true,
-        MODEL
+        fields::MODEL_SWITCH
     ),
     ev!(
         "PermissionRequest",
@@ -285,12 +217,7 @@ pub const EVENTS: &[EventSpec] = &[
         true,
         PermissionRequest,
         false,
-        &[
-            "tool_name",
-            "tool_input",
-            "permission_suggestions",
-            "mcp_server"
-        ]
+        fields::PERMISSION_REQUEST
     ),
     ev!(
         "PermissionDenied",
@@ -299,13 +226,7 @@ pub const EVENTS: &[EventSpec] = &[
         true,
         None,
         false,
-        &[
-            "tool_name",
-            "tool_input",
-            "tool_use_id",
-            "reason",
-            "mcp_server"
-        ]
+        fields::PERMISSION_DENIED
     ),
     ev!(
         "Setup",
@@ -314,7 +235,7 @@ pub const EVENTS: &[EventSpec] = &[
         false,
         None,
         true,
-        &["trigger"]
+        fields::SETUP
     ),
     ev!(
         "TeammateIdle",
@@ -323,10 +244,26 @@ pub const EVENTS: &[EventSpec] = &[
         false,
         TopLevel,
         false,
-        &["teammate_name", "team_name"]
+        fields::TEAMMATE_IDLE
     ),
-    ev!("TaskCreated", None, Narrow, false, TopLevel, false, TASK),
-    ev!("TaskCompleted", None, Narrow, false, TopLevel, false, TASK),
+    ev!(
+        "TaskCreated",
+        None,
+        Narrow,
+        false,
+        TopLevel,
+        false,
+        fields::TASK
+    ),
+    ev!(
+        "TaskCompleted",
+        None,
+        Narrow,
+        false,
+        TopLevel,
+        false,
+        fields::TASK
+    ),
     ev!(
         "Elicitation",
         Some("mcp_server_name"),
@@ -334,14 +271,7 @@ pub const EVENTS: &[EventSpec] = &[
         false,
         Elicitation,
         false,
-        &[
-            "mcp_server_name",
-            "message",
-            "mode",
-            "url",
-            "elicitation_id",
-            "requested_schema"
-        ]
+        fields::ELICITATION
     ),
     ev!(
         "ElicitationResult",
@@ -350,13 +280,7 @@ pub const EVENTS: &[EventSpec] = &[
         false,
         Elicitation,
         false,
-        &[
-            "mcp_server_name",
-            "action",
-            "elicitation_id",
-            "mode",
-            "content"
-        ]
+        fields::ELICITATION_RESULT
     ),
     ev!(
         "ConfigChange",
@@ -365,7 +289,7 @@ pub const EVENTS: &[EventSpec] = &[
         false,
         TopLevel,
         false,
-        &["source", "file_path"]
+        fields::CONFIG_CHANGE
     ),
     ev!(
         "WorktreeCreate",
@@ -374,7 +298,7 @@ pub const EVENTS: &[EventSpec] = &[
         false,
         None,
         false,
-        &["name"]
+        fields::WORKTREE_CREATE
     ),
     ev!(
         "WorktreeRemove",
@@ -383,7 +307,7 @@ pub const EVENTS: &[EventSpec] = &[
         false,
         None,
         false,
-        &["worktree_path"]
+        fields::WORKTREE_REMOVE
     ),
     ev!(
         "InstructionsLoaded",
@@ -392,14 +316,7 @@ pub const EVENTS: &[EventSpec] = &[
         false,
         None,
         false,
-        &[
-            "file_path",
-            "memory_type",
-            "load_reason",
-            "globs",
-            "trigger_file_path",
-            "parent_file_path"
-        ]
+        fields::INSTRUCTIONS_LOADED
     ),
     ev!(
         "CwdChanged",
@@ -408,7 +325,7 @@ pub const EVENTS: &[EventSpec] = &[
         false,
         None,
         false,
-        &["old_cwd", "new_cwd"]
+        fields::CWD_CHANGED
     ),
     ev!(
         "FileChanged",
@@ -417,7 +334,7 @@ pub const EVENTS: &[EventSpec] = &[
         false,
         None,
         false,
-        &["file_path", "event"]
+        fields::FILE_CHANGED
     ),
     ev!(
         "DirectoryAdded",
@@ -426,7 +343,7 @@ pub const EVENTS: &[EventSpec] = &[
         false,
         None,
         false,
-        &["directory", "source"]
+        fields::DIRECTORY_ADDED
     ),
     ev!(
         "MessageDisplay",
@@ -435,20 +352,8 @@ pub const EVENTS: &[EventSpec] = &[
         false,
         None,
         false,
-        &["turn_id", "message_id", "index", "final", "delta"]
+        fields::MESSAGE_DISPLAY
     ),
-];
-
-const MODEL: &[&str] = &[
-    "from_model",
-    "to_model",
-    "requested_model",
-    "source",
-    "context_tokens",
-    "prompt_cache_warm",
-    "cache_ttl",
-    "estimated_cache_write_usd",
-    "pricing",
 ];
 
 /// Events whose output the client ignores entirely (reference §2.3: "StopFailure

@@ -25,6 +25,7 @@ use crate::shell;
 use crate::validate::model::{Condition, Fact, Rule, Template, Test};
 pub use outcome::{Contribution, Pending, PendingEffect};
 use trace::{abridge, Step, Tracer};
+pub use values::command_object;
 
 /// What evaluation may know about the world besides the event.
 #[derive(Debug, Clone)]
@@ -597,6 +598,14 @@ impl<T: Tracer> Evaluator<'_, T> {
         let policy = &self.compiled.buckets[pidx].policy;
         let mut effects = vec![];
         for e in &rule.effects {
+            // Record leaves are rendered from text: say which effect they are in.
+            let at_effect = |err: String| {
+                let (line, col) = policy.source.line_col(e.span.start);
+                format!(
+                    "{}:{line}:{col}: in the effect's record: {err}",
+                    policy.source.display_name()
+                )
+            };
             let path = render(&e.path)?;
             let within = render(&e.within)?;
             let effect = match e.kind {
@@ -604,11 +613,11 @@ impl<T: Tracer> Evaluator<'_, T> {
                     content: render(&e.content)?.unwrap_or_default(),
                 },
                 EffectKind::WriteJson => PendingEffect::WriteJson {
-                    record: render_record(tpl, e.record.as_ref(), &ctx)?,
+                    record: render_record(tpl, e.record.as_ref(), &ctx).map_err(at_effect)?,
                     keep: e.keep.clone(),
                 },
                 EffectKind::AppendJsonl => PendingEffect::AppendJsonl {
-                    record: render_record(tpl, e.record.as_ref(), &ctx)?,
+                    record: render_record(tpl, e.record.as_ref(), &ctx).map_err(at_effect)?,
                 },
                 EffectKind::DeleteFile => PendingEffect::DeleteFile,
                 EffectKind::Run => PendingEffect::Run {

@@ -9,6 +9,7 @@ pub mod advice;
 pub mod lints;
 pub mod model;
 pub mod patterns;
+pub mod reads;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ops::Range;

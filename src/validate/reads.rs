@@ -488,7 +488,7 @@ impl Tools {
             }
             Matcher::Regex(re) => {
                 let mut v: Vec<String> = known
-                    .filter(|n| re.is_match(n))
+                    .filter(|n| re.get().is_ok_and(|re| re.is_match(n)))
                     .map(|n| fields::current_tool_name(n).to_string())
                     .collect();
                 v.sort();
@@ -1213,7 +1213,9 @@ impl Reader<'_> {
                     }
                 }
                 Matcher::Regex(re) => {
-                    let hits = values.iter().any(|v| re.is_match(v));
+                    let hits = values
+                        .iter()
+                        .any(|v| re.get().is_ok_and(|re| re.is_match(v)));
                     let mcp = written.contains("mcp");
                     if !(hits || spec.tool_event && mcp) {
                         let mut d = Diagnostic::new(

@@ -1,6 +1,8 @@
 //! Users install several seed systems together. Every pair of examples has a
-//! folder `examples/compose/A+B/fixtures` run against both packs' policies, and no
-//! two examples define the same rule id (a later file would silently replace it).
+//! folder `examples/compose/A+B/` whose `policies/` links exactly both packs'
+//! policy files and whose `fixtures/` run with them installed (beside the built-in
+//! pack, as in a real project); and no two examples define the same rule id (a
+//! later file would silently replace it).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -37,12 +39,29 @@ fn every_pair_of_examples_has_passing_composition_fixtures() {
                 problems.push(format!("no composition fixtures for {}", dir.display()));
                 continue;
             }
-            let d = Discovery {
-                flags: vec![ex[i].1.join("policies"), ex[j].1.join("policies")],
-                ..Discovery::default()
-            };
+            let mut want: Vec<String> = vec![];
+            for e in [&ex[i].1, &ex[j].1] {
+                for f in std::fs::read_dir(e.join("policies")).unwrap() {
+                    let f = f.unwrap().path();
+                    want.push(std::fs::read_to_string(&f).unwrap());
+                }
+            }
+            let mut have: Vec<String> = std::fs::read_dir(dir.join("policies"))
+                .map(|rd| {
+                    rd.map(|f| std::fs::read_to_string(f.unwrap().path()).unwrap())
+                        .collect()
+                })
+                .unwrap_or_default();
+            want.sort();
+            have.sort();
+            if want != have {
+                problems.push(format!(
+                    "{}/policies must link exactly the policies of both examples",
+                    dir.display()
+                ));
+            }
             let mut out = vec![];
-            let s = run_all(std::slice::from_ref(&dir), &d, &mut out);
+            let s = run_all(std::slice::from_ref(&dir), &Discovery::default(), &mut out);
             report.extend(out);
             if s.failed > 0 || s.passed == 0 {
                 problems.push(format!(

@@ -45,6 +45,8 @@ pub struct RuleRow {
     pub decision: Option<&'static str>,
     /// Priority.
     pub priority: i64,
+    /// Stands aside for a firm decision (`defer = true`).
+    pub defer: bool,
     /// Enabled.
     pub enabled: bool,
     /// Replacements and overrides.
@@ -191,6 +193,7 @@ pub fn collect(discovery: &Discovery) -> Report {
                 }),
                 decision: r.decision.as_ref().map(|d| d.value.as_str()),
                 priority: r.priority.as_ref().map(|p| p.value).unwrap_or(100),
+                defer: r.defer.unwrap_or(false),
                 enabled: r.enabled.unwrap_or(true),
                 notes: layered.notes.get(&r.id.value).cloned().unwrap_or_default(),
                 at: Some((source.clone(), r.id.span.clone())),
@@ -380,10 +383,14 @@ pub fn check_with_fixtures(
                 for r in &report.rules {
                     let _ = writeln!(
                         out,
-                        "  {:<28} {:<8} {:<9} prio {:<4} {}{} [{}] {}",
+                        "  {:<28} {:<8} {:<16} prio {:<4} {}{} [{}] {}",
                         r.id,
                         r.layer,
-                        r.decision.unwrap_or("-"),
+                        format!(
+                            "{}{}",
+                            r.decision.unwrap_or("-"),
+                            if r.defer { " (defers)" } else { "" }
+                        ),
                         r.priority,
                         r.events.join(","),
                         r.matcher

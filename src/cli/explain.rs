@@ -42,6 +42,31 @@ pub struct Explanation {
     pub exit: i32,
 }
 
+/// Explain a full fixture in its own temporary project (see [`explain`]).
+fn in_fixture_project(
+    fx: &Fixture,
+    discovery: &Discovery,
+    env: &BTreeMap<String, String>,
+    project: &Path,
+) -> Result<Explanation, String> {
+    let prepared = fx.prepare(project)?;
+    let event: serde_json::Value =
+        serde_json::from_str(&prepared.event_text).map_err(|e| e.to_string())?;
+    let fx = Fixture {
+        event,
+        env: prepared.env.clone(),
+        ..fx.clone()
+    };
+    let mut env = env.clone();
+    env.extend(prepared.env);
+    let discovery = Discovery {
+        project_dir: Some(project.to_path_buf()),
+        user_dir: Some(project.join("home/.config/hookrules")),
+        ..discovery.clone()
+    };
+    explanation(&fx, &discovery, &env)
+}
+
 /// Explain one event.
 pub fn explanation(
     fixture: &Fixture,
@@ -122,7 +147,31 @@ pub fn explain(
             return 2;
         }
     };
-    let ex = match explanation(&fx, discovery, env) {
+    // A full fixture is explained exactly as `hookrules test` runs it: in a fresh
+    // temporary project with its files, `$PROJECT_DIR` replaced, its own home and
+    // no user layer. A bare event is explained in the real project, as `run` would.
+    let tmp = if fx.bare {
+        None
+    } else {
+        match crate::cli::fixture::tempdir() {
+            Ok(t) => Some(t),
+            Err(e) => {
+                let _ = writeln!(
+                    err,
+                    "hookrules explain: cannot create a temporary directory: {e}"
+                );
+                return 2;
+            }
+        }
+    };
+    let result = match &tmp {
+        None => explanation(&fx, discovery, env),
+        Some(project) => in_fixture_project(&fx, discovery, env, project),
+    };
+    if let Some(t) = &tmp {
+        let _ = std::fs::remove_dir_all(t);
+    }
+    let ex = match result {
         Ok(x) => x,
         Err(e) => {
             let _ = writeln!(err, "hookrules explain: {}: {e}", fixture.display());

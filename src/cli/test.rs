@@ -1,7 +1,10 @@
 //! `hookrules test [DIR…]`: run fixtures and compare with what they expect.
 //!
-//! A DIR holding `policies/` and `fixtures/` is tested against its own policies;
-//! otherwise fixtures (`*.json`, recursively) run against the usual policy search.
+//! A DIR holding `policies/` and `fixtures/` is tested against its own policies,
+//! **installed** as a user installs them: copied into each fixture's
+//! `.claude/hookrules/`, so the built-in pack stays on beneath them exactly as in
+//! a real project. Otherwise fixtures (`*.json`, recursively) run against the
+//! usual policy search.
 //! Each fixture runs the real `run` path in a fresh temporary project directory:
 //! `$PROJECT_DIR` in the fixture is replaced by that directory, `CLAUDE_PROJECT_DIR`
 //! and `HOME` (= `$PROJECT_DIR/home`) point into it, and `files` are created first.
@@ -59,14 +62,21 @@ pub fn run_all(dirs: &[PathBuf], base: &Discovery, out: &mut dyn Write) -> Summa
         dirs.to_vec()
     };
     for dir in &dirs {
-        let (discovery, fixture_root) = suite(dir, base);
+        let (discovery, fixture_root, install) = suite(dir, base);
+        let run_with = match &install {
+            Some(_) => Discovery {
+                flags: vec![],
+                ..base.clone()
+            },
+            None => discovery.clone(),
+        };
         let mut fixtures = vec![];
         collect_json(&fixture_root, &mut fixtures);
         fixtures.sort();
         let mut covered: BTreeSet<String> = BTreeSet::new();
         for path in &fixtures {
             let verdict = match Fixture::read(path) {
-                Ok(fx) => run_one(&fx, &discovery, &mut covered),
+                Ok(fx) => run_one(&fx, &run_with, install.as_deref(), &mut covered),
                 Err(e) => Verdict::Failed(vec![e]),
             };
             let name = path.display();
@@ -117,24 +127,28 @@ pub fn run_all(dirs: &[PathBuf], base: &Discovery, out: &mut dyn Write) -> Summa
     summary
 }
 
-/// Policies and fixtures for a DIR.
-fn suite(dir: &Path, base: &Discovery) -> (Discovery, PathBuf) {
+/// Policies and fixtures for a DIR: the discovery that names the suite's own rules
+/// (for coverage), the fixture folder, and the policy folder to install.
+fn suite(dir: &Path, base: &Discovery) -> (Discovery, PathBuf, Option<PathBuf>) {
     let policies = dir.join("policies");
     let fixtures = dir.join("fixtures");
-    let discovery = if policies.is_dir() {
-        Discovery {
-            flags: vec![policies],
-            ..base.clone()
-        }
+    let (discovery, install) = if policies.is_dir() {
+        (
+            Discovery {
+                flags: vec![policies.clone()],
+                ..base.clone()
+            },
+            Some(policies),
+        )
     } else {
-        base.clone()
+        (base.clone(), None)
     };
     let root = if fixtures.is_dir() {
         fixtures
     } else {
         dir.to_path_buf()
     };
-    (discovery, root)
+    (discovery, root, install)
 }
 
 fn collect_json(p: &Path, out: &mut Vec<PathBuf>) {
@@ -167,17 +181,44 @@ fn rule_ids(d: &Discovery) -> Vec<String> {
     ids
 }
 
-/// Run one fixture in a fresh temporary project directory.
-pub fn run_one(fx: &Fixture, discovery: &Discovery, covered: &mut BTreeSet<String>) -> Verdict {
+/// Run one fixture in a fresh temporary project directory, with the `*.toml` files
+/// of `install` (if any) copied into its `.claude/hookrules/` first.
+pub fn run_one(
+    fx: &Fixture,
+    discovery: &Discovery,
+    install: Option<&Path>,
+    covered: &mut BTreeSet<String>,
+) -> Verdict {
     let tmp = match crate::cli::fixture::tempdir() {
         Ok(t) => t,
         Err(e) => {
             return Verdict::Failed(vec![format!("cannot create a temporary directory: {e}")])
         }
     };
-    let verdict = run_in(fx, discovery, &tmp, covered);
+    let verdict = match install.map(|dir| install_policies(dir, &tmp)) {
+        Some(Err(e)) => Verdict::Failed(vec![e]),
+        _ => run_in(fx, discovery, &tmp, covered),
+    };
     let _ = std::fs::remove_dir_all(&tmp);
     verdict
+}
+
+/// Copy a folder's policies into a project's `.claude/hookrules/` (links followed).
+fn install_policies(from: &Path, project: &Path) -> Result<(), String> {
+    let to = project.join(".claude/hookrules");
+    std::fs::create_dir_all(&to).map_err(|e| format!("cannot create {}: {e}", to.display()))?;
+    let entries =
+        std::fs::read_dir(from).map_err(|e| format!("cannot read {}: {e}", from.display()))?;
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.extension().is_some_and(|x| x == "toml") {
+            let text = crate::os::files::read_text(&p)
+                .map_err(|e| format!("cannot read {}: {e}", p.display()))?;
+            std::fs::write(to.join(e.file_name()), text)
+                .map_err(|e| format!("cannot install {}: {e}", p.display()))?;
+        }
+    }
+    Ok(())
 }
 
 fn run_in(

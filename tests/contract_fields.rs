@@ -19,7 +19,10 @@ fn samples() -> Vec<(String, Value)> {
             let text = std::fs::read_to_string(&p).unwrap();
             (
                 p.file_name().unwrap().to_string_lossy().into_owned(),
-                serde_json::from_str(&text).unwrap(),
+                // As rules see it: recognised and canonical, with `host` and `tool_class`.
+                hookrules::contract::Event::from_value(serde_json::from_str(&text).unwrap())
+                    .unwrap()
+                    .value,
             )
         })
         .collect();

@@ -2,9 +2,16 @@
 //! event (reference §2.4), or nothing; exit 0. Exit 2 with stderr is used only when
 //! an event that can block must fail closed and no JSON can be built for it.
 
+pub mod claude;
+pub mod codex;
+pub mod copilot;
+pub mod cursor;
+pub mod gemini;
+
 use serde_json::{json, Map, Value};
 
-use crate::contract::events::{self, Blocking};
+use crate::contract::events::Blocking;
+use crate::contract::hosts::{self, Hint, Host};
 use crate::contract::Event;
 use crate::decision::Decision;
 use crate::policy::syntax::DecisionKind;
@@ -20,148 +27,58 @@ pub struct Answer {
     pub exit: i32,
 }
 
-/// Build the output for an event from a decision.
+/// Build the output for an event from a decision, in the shape of the agent
+/// that sent the event.
 pub fn render(event: &Event, d: &Decision) -> Answer {
-    let spec = &event.spec;
-    let mut top = Map::new();
-    let mut specific = Map::new();
-    let mut notes: Vec<String> = d.errors.iter().map(|e| format!("hookrules: {e}")).collect();
-    let reason = d.reason.clone().unwrap_or_default();
-    let runs = matches!(d.kind, None | Some(DecisionKind::Allow));
-
-    match d.kind {
-        None => {}
-        Some(DecisionKind::Stop) => {
-            top.insert("continue".into(), json!(false));
-            top.insert("stopReason".into(), json!(reason));
-            // continue:false alone lets a pending tool run (reference §2.3).
-            if spec.blocking == Blocking::Permission {
-                specific.insert("permissionDecision".into(), json!("deny"));
-                specific.insert("permissionDecisionReason".into(), json!(reason));
-            }
-        }
-        Some(k @ (DecisionKind::Deny | DecisionKind::Block)) => match spec.blocking {
-            Blocking::Permission | Blocking::ModelSwitch => {
-                specific.insert("permissionDecision".into(), json!("deny"));
-                specific.insert("permissionDecisionReason".into(), json!(reason));
-            }
-            Blocking::PermissionRequest => {
-                specific.insert(
-                    "decision".into(),
-                    json!({"behavior": "deny", "message": reason}),
-                );
-            }
-            Blocking::Elicitation => {
-                specific.insert("action".into(), json!("decline"));
-            }
-            Blocking::TopLevel => {
-                top.insert("decision".into(), json!("block"));
-                top.insert("reason".into(), json!(reason));
-            }
-            Blocking::None => notes.push(format!(
-                "hookrules: `{}` has no effect on {} (it cannot be blocked); ignored",
-                k.as_str(),
-                event.name
-            )),
-        },
-        Some(DecisionKind::Ask) => match spec.blocking {
-            Blocking::Permission | Blocking::ModelSwitch => {
-                specific.insert("permissionDecision".into(), json!("ask"));
-                specific.insert("permissionDecisionReason".into(), json!(reason));
-            }
-            // Not deciding lets the client show its own permission prompt.
-            Blocking::PermissionRequest => {}
-            _ => notes.push(format!(
-                "hookrules: `ask` has no effect on {}; ignored",
-                event.name
-            )),
-        },
-        Some(DecisionKind::Allow) => match spec.blocking {
-            Blocking::Permission | Blocking::ModelSwitch => {
-                specific.insert("permissionDecision".into(), json!("allow"));
-                if !reason.is_empty() {
-                    specific.insert("permissionDecisionReason".into(), json!(reason));
-                }
-            }
-            Blocking::PermissionRequest => {
-                specific.insert("decision".into(), json!({"behavior": "allow"}));
-            }
-            Blocking::Elicitation => {
-                specific.insert("action".into(), json!("accept"));
-            }
-            _ => {}
-        },
+    match event.origin.host {
+        Host::Claude | Host::VsCode => claude::render(event, d),
+        Host::Codex => codex::render(event, d),
+        Host::Gemini => gemini::render(event, d),
+        Host::Cursor => cursor::render(event, d),
+        Host::Copilot => copilot::render(event, d),
     }
+}
 
-    if runs && !d.rewrite.is_empty() {
-        match (spec.blocking, event.value.get("tool_input")) {
-            (Blocking::Permission | Blocking::PermissionRequest, Some(Value::Object(input))) => {
-                // updatedInput replaces tool_input wholesale: always send the full object.
-                let mut full = input.clone();
-                for (k, v) in &d.rewrite {
-                    set_path(&mut full, k, Value::String(v.clone()));
-                }
-                let full = Value::Object(full);
-                if spec.blocking == Blocking::Permission {
-                    specific.insert("updatedInput".into(), full);
-                } else if let Some(Value::Object(dec)) = specific.get_mut("decision") {
-                    dec.insert("updatedInput".into(), full);
-                } else {
-                    notes.push("hookrules: a PermissionRequest rewrite needs `decision = \"allow\"`; ignored".into());
-                }
-            }
-            _ => notes.push(format!(
-                "hookrules: `rewrite` has no effect on {}; ignored",
-                event.name
-            )),
-        }
-    }
-
-    let context: Vec<&str> = d
-        .context
-        .iter()
-        .map(|s| s.as_str())
-        .filter(|s| !s.trim().is_empty())
-        .collect();
-    if !context.is_empty() {
-        if spec.context {
-            specific.insert("additionalContext".into(), json!(context.join("\n\n")));
+/// The full tool input after the decision's rewrites, in the agent's own field
+/// names (a rewrite replaces the input wholesale on every host that has one).
+pub fn updated_input(event: &Event, d: &Decision) -> Value {
+    let host_input = event.value.get("host").and_then(|h| h.get("tool_input"));
+    let host_tool = event
+        .value
+        .get("host")
+        .and_then(|h| h.get("tool_name"))
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let raw_keys = match host_input {
+        Some(Value::Object(raw)) => raw.clone(),
+        _ => Map::new(),
+    };
+    let (mut full, own_names) = match (host_input, event.value.get("tool_input")) {
+        (Some(Value::Object(raw)), _) => (raw.clone(), true),
+        (_, Some(Value::Object(input))) => (input.clone(), false),
+        _ => (Map::new(), false),
+    };
+    for (k, v) in &d.rewrite {
+        let key = if own_names {
+            hosts::host_input_key(event.origin.host, host_tool, &raw_keys, k)
         } else {
-            notes.push(format!(
-                "hookrules: {} cannot carry context to the model; dropped",
-                event.name
-            ));
-        }
+            k.clone()
+        };
+        set_path(&mut full, &key, Value::String(v.clone()));
     }
-    if !d.messages.is_empty() {
-        top.insert("systemMessage".into(), json!(d.messages.join("\n")));
-    }
-    if !specific.is_empty() {
-        let mut wrapped = Map::new();
-        wrapped.insert("hookEventName".into(), json!(event.name));
-        wrapped.extend(specific);
-        top.insert("hookSpecificOutput".into(), Value::Object(wrapped));
-    }
-    if d.kind.is_some() && events::OUTPUT_IGNORED.contains(&event.name.as_str()) {
-        notes.push(format!(
-            "hookrules: the client ignores all output of {}; the decision has no effect",
-            event.name
-        ));
-    }
-    if !event.known {
-        notes.push(format!(
-            "hookrules: unknown event `{}`: answered with top-level fields only",
-            event.name
-        ));
-    }
-    Answer {
-        stdout: if top.is_empty() {
-            String::new()
-        } else {
-            Value::Object(top).to_string()
-        },
-        stderr: notes.join("\n"),
-        exit: 0,
+    Value::Object(full)
+}
+
+/// The reason shown when a host cannot ask and hookrules denies instead.
+pub fn ask_as_deny(host: Host, reason: &str) -> String {
+    let why = format!(
+        "hookrules would ask before this call, but {} hooks cannot ask: denied. Run it yourself if it is intended.",
+        host.title()
+    );
+    if reason.trim().is_empty() {
+        why
+    } else {
+        format!("{reason}\n({why})")
     }
 }
 
@@ -186,21 +103,36 @@ fn set_path(obj: &mut Map<String, Value>, path: &str, v: Value) {
 
 /// The fail-closed answer when evaluation could not happen at all (bad stdin, a
 /// policy that does not load and names no event). With a known event that can be
-/// blocked, a proper JSON block; with no usable event, exit 2 and the reason on
-/// stderr (which blocks where blocking is possible, reference §2.2).
-pub fn fail_closed(event_name: Option<&str>, message: &str) -> Answer {
+/// blocked, a proper block in the agent's shape; with no usable event, exit 2
+/// and the reason on stderr (which blocks where blocking is possible on Claude
+/// Code, Codex CLI, Gemini CLI and Cursor).
+pub fn fail_closed(host: Option<Host>, event_name: Option<&str>, message: &str) -> Answer {
     let reason = format!("hookrules (fail-closed): {message}");
-    if let Some(spec) = event_name.and_then(events::spec) {
-        if spec.blocking == Blocking::None {
+    let event = event_name.and_then(|name| {
+        let value = match host {
+            Some(Host::Copilot) => json!({}),
+            _ => json!({ "hook_event_name": name }),
+        };
+        Event::from_value_with(
+            value,
+            Hint {
+                host,
+                event: Some(name),
+            },
+        )
+        .ok()
+        .filter(|e| e.known)
+    });
+    if let Some(event) = event {
+        if event.spec.blocking == Blocking::None {
             return Answer {
                 stdout: String::new(),
-                stderr: format!("{reason} ({} cannot be blocked)", spec.name),
+                stderr: format!("{reason} ({} cannot be blocked)", event.origin.event),
                 exit: 0,
             };
         }
-        let event = Event::from_value(json!({"hook_event_name": spec.name})).expect("valid object");
         let d = Decision {
-            kind: Some(if spec.blocking == Blocking::TopLevel {
+            kind: Some(if event.spec.blocking == Blocking::TopLevel {
                 DecisionKind::Block
             } else {
                 DecisionKind::Deny

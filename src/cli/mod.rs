@@ -16,17 +16,33 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+use crate::contract::hosts::{Hint, Host};
 use crate::os::clock::Now;
 use crate::policy::discover::Discovery;
 
 /// One fast binary and declarative TOML policies for every Claude Code hook event.
 #[derive(Debug, Parser)]
-#[command(name = "hookrules", version, about, long_about = None)]
+#[command(name = "hookrules", version = VERSION, about, long_about = None)]
 pub struct Cli {
     /// The command.
     #[command(subcommand)]
     pub command: Command,
 }
+
+/// `hookrules --version`: the version and where this binary came from (the git
+/// commit, the build profile, the target and the channel; see build.rs).
+pub const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("HOOKRULES_COMMIT"),
+    ", ",
+    env!("HOOKRULES_PROFILE"),
+    " build, ",
+    env!("HOOKRULES_TARGET"),
+    ", from ",
+    env!("HOOKRULES_SOURCE"),
+    ")"
+);
 
 /// Output formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
@@ -58,6 +74,13 @@ pub enum Command {
         /// Policy files or folders (default: see README, "Where policies come from").
         #[arg(long = "policies", short = 'p')]
         policies: Vec<PathBuf>,
+        /// The agent whose hook this is (claude, codex, gemini, cursor, copilot,
+        /// vscode); default: told from the event itself.
+        #[arg(long)]
+        host: Option<String>,
+        /// The agent's name for the event, for agents that do not send it (Copilot CLI).
+        #[arg(long)]
+        event: Option<String>,
     },
     /// Lint policies: every problem at once, pointing into the TOML.
     Check {
@@ -153,13 +176,35 @@ pub fn main() -> ExitCode {
     let stdout = std::io::stdout();
     let stderr = std::io::stderr();
     let code = match cli.command {
-        Command::Run { policies } => {
-            let answer = run::run(
-                &discovery(policies, &env),
-                &mut std::io::stdin().lock(),
-                &env,
-                clock(&env),
-            );
+        Command::Run {
+            policies,
+            host,
+            event,
+        } => {
+            let answer = match host.as_deref().map(|h| (h, Host::parse(h))) {
+                Some((h, None)) => crate::answer::Answer {
+                    stdout: String::new(),
+                    stderr: format!(
+                        "hookrules: unknown --host `{h}`; one of: {}",
+                        Host::ALL.map(Host::name).join(", ")
+                    ),
+                    exit: 2,
+                },
+                other => {
+                    let hint = Hint {
+                        host: other.and_then(|(_, h)| h),
+                        event: event.as_deref(),
+                    };
+                    run::run_hinted(
+                        &discovery(policies, &env),
+                        &mut std::io::stdin().lock(),
+                        &env,
+                        clock(&env),
+                        hint,
+                    )
+                    .0
+                }
+            };
             // One write each: the client reads stdout whole.
             let _ = stdout.lock().write_all(answer.stdout.as_bytes());
             if !answer.stderr.is_empty() {

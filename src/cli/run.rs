@@ -8,6 +8,7 @@ use crate::answer::{self, Answer};
 use crate::compile::artifact::{self, Loaded};
 use crate::contract::event::sniff_event_name;
 use crate::contract::events::Blocking;
+use crate::contract::hosts::{Hint, Host};
 use crate::contract::Event;
 use crate::decision::Decision;
 use crate::effects;
@@ -33,18 +34,32 @@ pub fn run_detailed(
     env: &BTreeMap<String, String>,
     now: Now,
 ) -> (Answer, Option<Decision>) {
+    run_hinted(discovery, stdin, env, now, Hint::default())
+}
+
+/// [`run_detailed`] for an agent named on the command line (`--host`, `--event`).
+pub fn run_hinted(
+    discovery: &Discovery,
+    stdin: &mut dyn Read,
+    env: &BTreeMap<String, String>,
+    now: Now,
+    hint: Hint<'_>,
+) -> (Answer, Option<Decision>) {
     let set = artifact::load(discovery, env);
+    let host = hint.host;
     let bytes = match Event::read(stdin) {
         Ok(b) => b,
-        Err(e) => return (input_failure(&set, None, &e.to_string()), None),
+        Err(e) => return (input_failure(&set, host, hint.event, &e.to_string()), None),
     };
-    let event = match Event::parse(&bytes) {
+    let event = match Event::parse_with(&bytes, hint) {
         Ok(ev) => ev,
         Err(e) => {
+            let name = sniff_event_name(&bytes);
+            let name = hint.event.or(name.as_deref()).map(str::to_string);
             return (
-                input_failure(&set, sniff_event_name(&bytes).as_deref(), &e.to_string()),
+                input_failure(&set, host, name.as_deref(), &e.to_string()),
                 None,
-            )
+            );
         }
     };
     // A panic anywhere below is a bug; it must still not wedge the session.
@@ -56,7 +71,8 @@ pub fn run_detailed(
         Err(_) => (
             input_failure(
                 &set,
-                Some(&event.name),
+                Some(event.origin.host),
+                Some(&event.origin.event),
                 "internal error (a bug in hookrules; please report it)",
             ),
             None,
@@ -109,9 +125,10 @@ fn block_for_failure(d: &mut crate::decision::Decision, event: &Event, msg: &str
     d.determined_by.push(format!("{policy}:effect-failure"));
 }
 
-fn input_failure(set: &Loaded, event_name: Option<&str>, msg: &str) -> Answer {
+/// `event_name` is the agent's own name for the event, when it can be read.
+fn input_failure(set: &Loaded, host: Option<Host>, event_name: Option<&str>, msg: &str) -> Answer {
     match set.failure() {
         FailureMode::FailOpen => answer::fail_open(msg),
-        FailureMode::FailClosed => answer::fail_closed(event_name, msg),
+        FailureMode::FailClosed => answer::fail_closed(host, event_name, msg),
     }
 }

@@ -4,6 +4,7 @@
 use std::io::Read;
 
 use crate::contract::events::{self, EventSpec};
+use crate::contract::hosts::{self, Hint, Origin};
 
 /// Largest stdin hookrules reads (bytes). Larger input is refused, not truncated.
 pub const MAX_INPUT: u64 = 256 * 1024 * 1024;
@@ -19,6 +20,12 @@ pub struct Event {
     pub spec: EventSpec,
     /// Is it one of the events this hookrules knows?
     pub known: bool,
+    /// The agent that sent it, and its own name for the event.
+    pub origin: Origin,
+    /// Did normalisation change the agent's envelope (beyond adding `tool_class`
+    /// and `host`)? Then the stdin text is not the event's text: whatever reads
+    /// the event must read `value`, never stdin.
+    pub rewritten: bool,
 }
 
 /// Why stdin is not a usable event.
@@ -34,8 +41,8 @@ pub enum InputError {
     NotJson(String),
     /// JSON, but not an object.
     NotObject(&'static str),
-    /// No string `hook_event_name`.
-    NoEventName,
+    /// No agent sends this envelope (or not the one `--host` names).
+    Unrecognised(String),
     /// stdin could not be read.
     Io(String),
 }
@@ -55,7 +62,7 @@ impl std::fmt::Display for InputError {
             }
             InputError::NotJson(e) => write!(f, "stdin is not valid JSON: {e}"),
             InputError::NotObject(k) => write!(f, "stdin is JSON {k}, not an object"),
-            InputError::NoEventName => write!(f, "stdin has no string `hook_event_name`"),
+            InputError::Unrecognised(why) => write!(f, "{why}"),
             InputError::Io(e) => write!(f, "cannot read stdin: {e}"),
         }
     }
@@ -74,8 +81,13 @@ impl Event {
         Ok(buf)
     }
 
-    /// Parse an event from bytes.
+    /// Parse an event from bytes, recognising the agent from the envelope.
     pub fn parse(bytes: &[u8]) -> Result<Event, InputError> {
+        Self::parse_with(bytes, Hint::default())
+    }
+
+    /// Parse an event from bytes, with what the command line says about its agent.
+    pub fn parse_with(bytes: &[u8], hint: Hint<'_>) -> Result<Event, InputError> {
         let text = std::str::from_utf8(bytes).map_err(|e| InputError::NotUtf8(e.valid_up_to()))?;
         if text.trim().is_empty() {
             return Err(InputError::Empty);
@@ -92,11 +104,17 @@ impl Event {
                 None => return Err(InputError::NotJson(e.to_string())),
             },
         };
-        Self::from_value(value)
+        Self::from_value_with(value, hint)
     }
 
-    /// Wrap an already-parsed value.
+    /// Wrap an already-parsed value (a fixture), recognising its agent.
     pub fn from_value(value: serde_json::Value) -> Result<Event, InputError> {
+        Self::from_value_with(value, Hint::default())
+    }
+
+    /// Wrap an already-parsed value: recognise the agent that sent it and turn
+    /// its envelope into the canonical event (see [`hosts`]).
+    pub fn from_value_with(value: serde_json::Value, hint: Hint<'_>) -> Result<Event, InputError> {
         let kind = match &value {
             serde_json::Value::Object(_) => None,
             serde_json::Value::Array(_) => Some("an array"),
@@ -108,10 +126,13 @@ impl Event {
         if let Some(k) = kind {
             return Err(InputError::NotObject(k));
         }
+        let recognised =
+            hosts::recognise(value, hint).map_err(|e| InputError::Unrecognised(e.to_string()))?;
+        let value = recognised.value;
         let name = value
             .get("hook_event_name")
             .and_then(|v| v.as_str())
-            .ok_or(InputError::NoEventName)?
+            .ok_or_else(|| InputError::Unrecognised(hosts::Unrecognised::NoEventName.to_string()))?
             .to_string();
         let (spec, known) = match events::spec(&name) {
             Some(s) => (*s, true),
@@ -122,6 +143,8 @@ impl Event {
             name,
             spec,
             known,
+            origin: recognised.origin,
+            rewritten: recognised.rewritten,
         })
     }
 

@@ -89,13 +89,24 @@ pub const COMMON: &[Field] = &[
     o("agent_type", Text),
     o("effort", Shape::Object(&[a("level", Text)])),
     a("hook_event_name", Text),
+    // Added by hookrules to every event, whichever agent sent it (contract/hosts):
+    // the agent, its own event name, and the tool name and input as it sent them.
+    a("host", HOST),
 ];
+
+const HOST: Shape = Shape::Object(&[
+    a("name", Text),
+    a("event", Text),
+    o("tool_name", Text),
+    o("tool_input", Any),
+]);
 
 const MCP_SERVER: Shape = Shape::Object(&[a("name", Text), a("source", Text)]);
 
 /// PreToolUse.
 pub const PRE_TOOL_USE: &[Field] = &[
     a("tool_name", Text),
+    a("tool_class", Text),
     a("tool_input", Shape::ToolInput),
     a("tool_use_id", Text),
     o("mcp_server", MCP_SERVER),
@@ -103,6 +114,7 @@ pub const PRE_TOOL_USE: &[Field] = &[
 /// PostToolUse.
 pub const POST_TOOL_USE: &[Field] = &[
     a("tool_name", Text),
+    a("tool_class", Text),
     a("tool_input", Shape::ToolInput),
     a("tool_response", Shape::ToolResponse),
     a("tool_use_id", Text),
@@ -112,6 +124,7 @@ pub const POST_TOOL_USE: &[Field] = &[
 /// PostToolUseFailure.
 pub const POST_TOOL_USE_FAILURE: &[Field] = &[
     a("tool_name", Text),
+    a("tool_class", Text),
     a("tool_input", Shape::ToolInput),
     a("tool_use_id", Text),
     a("error", Text),
@@ -205,6 +218,7 @@ pub const MODEL_SWITCH: &[Field] = &[
 /// PermissionRequest (no `tool_use_id`).
 pub const PERMISSION_REQUEST: &[Field] = &[
     a("tool_name", Text),
+    a("tool_class", Text),
     a("tool_input", Shape::ToolInput),
     o("permission_suggestions", ANYS),
     o("mcp_server", MCP_SERVER),
@@ -212,6 +226,7 @@ pub const PERMISSION_REQUEST: &[Field] = &[
 /// PermissionDenied.
 pub const PERMISSION_DENIED: &[Field] = &[
     a("tool_name", Text),
+    a("tool_class", Text),
     a("tool_input", Shape::ToolInput),
     a("tool_use_id", Text),
     a("reason", Text),

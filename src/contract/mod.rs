@@ -1,11 +1,13 @@
 //! The hook contract, as the client defines it: which events exist, what each
 //! can decide and where its matcher looks ([`events`]), what each event, tool input
-//! and tool response holds ([`fields`]), and the event one hook
-//! call receives on stdin ([`event`]). Static knowledge that every stage reads;
+//! and tool response holds ([`fields`]), the event one hook call receives on stdin
+//! ([`event`]), and the other agents whose envelopes become that event ([`hosts`]).
+//! Static knowledge that every stage reads;
 //! it imports no stage.
 
 pub mod event;
 pub mod events;
 pub mod fields;
+pub mod hosts;
 
 pub use event::Event;

@@ -1,0 +1,47 @@
+//! Where this binary came from, for `hookrules --version`: the package version,
+//! the git commit it was built from, the build profile and the target.
+//!
+//! The commit is `HOOKRULES_GIT_COMMIT` when set (release builds, a packaged
+//! crate has no `.git`), else `git rev-parse`, else `unknown`.
+//! `HOOKRULES_BUILD_SOURCE` names the channel (`release`, `cargo-install`, …).
+
+use std::process::Command;
+
+fn git(args: &[&str]) -> Option<String> {
+    let out = Command::new("git").args(args).output().ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    let s = String::from_utf8(out.stdout).ok()?.trim().to_string();
+    (!s.is_empty()).then_some(s)
+}
+
+fn main() {
+    println!("cargo:rerun-if-env-changed=HOOKRULES_GIT_COMMIT");
+    println!("cargo:rerun-if-env-changed=HOOKRULES_BUILD_SOURCE");
+    println!("cargo:rerun-if-changed=build.rs");
+    // Rebuild when HEAD moves (also in a git worktree, where .git is a file).
+    for path in [git(&["rev-parse", "--git-path", "HEAD"]), {
+        git(&["symbolic-ref", "-q", "HEAD"]).and_then(|r| git(&["rev-parse", "--git-path", &r]))
+    }]
+    .into_iter()
+    .flatten()
+    {
+        println!("cargo:rerun-if-changed={path}");
+    }
+    let commit = std::env::var("HOOKRULES_GIT_COMMIT")
+        .ok()
+        .filter(|s| !s.is_empty())
+        .or_else(|| git(&["rev-parse", "--short=12", "HEAD"]))
+        .unwrap_or_else(|| "unknown".into());
+    let profile = std::env::var("PROFILE").unwrap_or_else(|_| "unknown".into());
+    let target = std::env::var("TARGET").unwrap_or_else(|_| "unknown".into());
+    let source = std::env::var("HOOKRULES_BUILD_SOURCE")
+        .ok()
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "source".into());
+    println!("cargo:rustc-env=HOOKRULES_COMMIT={commit}");
+    println!("cargo:rustc-env=HOOKRULES_PROFILE={profile}");
+    println!("cargo:rustc-env=HOOKRULES_TARGET={target}");
+    println!("cargo:rustc-env=HOOKRULES_SOURCE={source}");
+}

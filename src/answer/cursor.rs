@@ -1,0 +1,104 @@
+//! Cursor's answer (cursor.com/docs/agent/hooks): permission events
+//! (`beforeShellExecution`, `beforeMCPExecution`, `beforeReadFile`, `preToolUse`)
+//! take `permission` (`allow` / `deny` / `ask`) with `user_message` and
+//! `agent_message`; `beforeReadFile` takes no `ask` (denied instead);
+//! `beforeSubmitPrompt` takes `continue: false` with `user_message`; `stop`
+//! takes a `followup_message` that sends the agent on; `sessionStart` and
+//! `postToolUse` take `additional_context`. The rest only observe.
+
+use serde_json::{json, Map, Value};
+
+use super::{ask_as_deny, updated_input, Answer};
+use crate::contract::hosts::Host;
+use crate::contract::Event;
+use crate::decision::Decision;
+use crate::policy::syntax::DecisionKind;
+
+/// The answer for a Cursor event.
+pub fn render(event: &Event, d: &Decision) -> Answer {
+    let host_event = event.origin.event.as_str();
+    let mut top = Map::new();
+    let mut notes: Vec<String> = d.errors.iter().map(|e| format!("hookrules: {e}")).collect();
+    let reason = d.reason.clone().unwrap_or_default();
+    let reason_or = |fallback: &str| {
+        if reason.trim().is_empty() {
+            fallback.to_string()
+        } else {
+            reason.clone()
+        }
+    };
+    let permission_event = matches!(
+        host_event,
+        "beforeShellExecution" | "beforeMCPExecution" | "beforeReadFile" | "preToolUse"
+    );
+    match (d.kind, host_event) {
+        (None, _) => {}
+        (Some(k), _) if permission_event => {
+            let (permission, text) = match k {
+                DecisionKind::Allow => ("allow", reason.clone()),
+                DecisionKind::Ask if host_event != "beforeReadFile" => {
+                    ("ask", reason_or("hookrules asks before this call."))
+                }
+                DecisionKind::Ask => ("deny", ask_as_deny(Host::Cursor, &reason)),
+                _ => ("deny", reason_or("Blocked by hookrules.")),
+            };
+            top.insert("permission".into(), json!(permission));
+            if !text.is_empty() {
+                top.insert("user_message".into(), json!(text));
+                top.insert("agent_message".into(), json!(text));
+            }
+        }
+        (Some(DecisionKind::Allow), _) => {}
+        (Some(_), "beforeSubmitPrompt") => {
+            top.insert("continue".into(), json!(false));
+            top.insert(
+                "user_message".into(),
+                json!(reason_or("Blocked by hookrules.")),
+            );
+        }
+        (Some(DecisionKind::Block | DecisionKind::Deny), "stop" | "subagentStop") => {
+            top.insert("followup_message".into(), json!(reason_or("Keep going.")));
+        }
+        (Some(k), _) => notes.push(format!(
+            "hookrules: `{}` has no effect on Cursor's {host_event}; ignored",
+            k.as_str()
+        )),
+    }
+    let runs = matches!(d.kind, None | Some(DecisionKind::Allow));
+    if runs && !d.rewrite.is_empty() {
+        if host_event == "preToolUse" {
+            top.insert("updated_input".into(), updated_input(event, d));
+        } else {
+            notes.push(format!(
+                "hookrules: `rewrite` has no effect on Cursor's {host_event}; ignored"
+            ));
+        }
+    }
+    let context: Vec<&str> = d
+        .context
+        .iter()
+        .map(String::as_str)
+        .filter(|s| !s.trim().is_empty())
+        .collect();
+    if !context.is_empty() {
+        if matches!(host_event, "sessionStart" | "postToolUse" | "subagentStart") {
+            top.insert("additional_context".into(), json!(context.join("\n\n")));
+        } else {
+            notes.push(format!(
+                "hookrules: Cursor's {host_event} cannot carry context to the model; dropped"
+            ));
+        }
+    }
+    if !d.messages.is_empty() && !top.contains_key("user_message") && permission_event {
+        top.insert("user_message".into(), json!(d.messages.join("\n")));
+    }
+    Answer {
+        stdout: if top.is_empty() {
+            String::new()
+        } else {
+            Value::Object(top).to_string()
+        },
+        stderr: notes.join("\n"),
+        exit: 0,
+    }
+}

@@ -1,0 +1,99 @@
+//! Gemini CLI's answer (docs/hooks/reference.md): a top-level `decision`
+//! (`allow` / `deny`) with `reason`, `continue` / `stopReason`, `systemMessage`,
+//! and `hookSpecificOutput` with `tool_input` (merged into the call's arguments)
+//! or `additionalContext`. Gemini has no `ask`: an ask is denied with a reason
+//! that says so. Exit 0 always; exit 2 is only the last-resort fail-closed path.
+//!
+//! - BeforeTool: deny blocks the call and the reason goes to the model;
+//! - AfterTool: deny replaces the tool's result with the reason;
+//! - BeforeAgent: deny blocks the prompt; AfterAgent: deny makes the agent go
+//!   on with the reason as its next prompt (a Stop block);
+//! - SessionStart, SessionEnd, Notification, PreCompress cannot be blocked.
+
+use serde_json::{json, Map, Value};
+
+use super::{ask_as_deny, updated_input, Answer};
+use crate::contract::hosts::Host;
+use crate::contract::Event;
+use crate::decision::Decision;
+use crate::policy::syntax::DecisionKind;
+
+/// The answer for a Gemini CLI event.
+pub fn render(event: &Event, d: &Decision) -> Answer {
+    let host_event = event.origin.event.as_str();
+    let mut top = Map::new();
+    let mut specific = Map::new();
+    let mut notes: Vec<String> = d.errors.iter().map(|e| format!("hookrules: {e}")).collect();
+    let reason = d.reason.clone().unwrap_or_default();
+    let can_block = matches!(
+        host_event,
+        "BeforeTool" | "AfterTool" | "BeforeAgent" | "AfterAgent" | "BeforeModel" | "AfterModel"
+    );
+    match d.kind {
+        None => {}
+        Some(DecisionKind::Allow) if host_event == "BeforeTool" => {
+            top.insert("decision".into(), json!("allow"));
+        }
+        Some(DecisionKind::Allow) => {}
+        Some(k) if can_block => {
+            let text = match k {
+                DecisionKind::Ask => ask_as_deny(Host::Gemini, &reason),
+                _ if reason.trim().is_empty() => "Blocked by hookrules.".to_string(),
+                _ => reason.clone(),
+            };
+            top.insert("decision".into(), json!("deny"));
+            top.insert("reason".into(), json!(text));
+            if k == DecisionKind::Stop {
+                top.insert("continue".into(), json!(false));
+                top.insert("stopReason".into(), json!(text));
+            }
+        }
+        Some(k) => notes.push(format!(
+            "hookrules: `{}` has no effect on Gemini's {host_event} (it cannot be blocked); ignored",
+            k.as_str()
+        )),
+    }
+    let runs = matches!(d.kind, None | Some(DecisionKind::Allow));
+    if runs && !d.rewrite.is_empty() {
+        if host_event == "BeforeTool" {
+            specific.insert("tool_input".into(), updated_input(event, d));
+        } else {
+            notes.push(format!(
+                "hookrules: `rewrite` has no effect on Gemini's {host_event}; ignored"
+            ));
+        }
+    }
+    let context: Vec<&str> = d
+        .context
+        .iter()
+        .map(String::as_str)
+        .filter(|s| !s.trim().is_empty())
+        .collect();
+    if !context.is_empty() {
+        if matches!(host_event, "AfterTool" | "BeforeAgent" | "SessionStart") {
+            specific.insert("additionalContext".into(), json!(context.join("\n\n")));
+        } else {
+            notes.push(format!(
+                "hookrules: Gemini's {host_event} cannot carry context to the model; dropped"
+            ));
+        }
+    }
+    if !d.messages.is_empty() {
+        top.insert("systemMessage".into(), json!(d.messages.join("\n")));
+    }
+    if !specific.is_empty() {
+        let mut wrapped = Map::new();
+        wrapped.insert("hookEventName".into(), json!(host_event));
+        wrapped.extend(specific);
+        top.insert("hookSpecificOutput".into(), Value::Object(wrapped));
+    }
+    Answer {
+        stdout: if top.is_empty() {
+            String::new()
+        } else {
+            Value::Object(top).to_string()
+        },
+        stderr: notes.join("\n"),
+        exit: 0,
+    }
+}

@@ -1,0 +1,23 @@
+//! Claude Code: the canonical shape itself (reference §1). Only `tool_class` and
+//! `host` are added.
+
+use serde_json::{Map, Value};
+
+use super::{stamp, Host, Origin, Recognised, Unrecognised};
+
+/// Claude Code's envelope is the canonical event.
+pub fn normalise(mut obj: Map<String, Value>) -> Result<Recognised, Unrecognised> {
+    let event = super::str_of(&obj, "hook_event_name")
+        .ok_or(Unrecognised::NoEventName)?
+        .to_string();
+    let raw_tool = obj.get("tool_name").cloned();
+    stamp(&mut obj, Host::Claude, &event, raw_tool, None);
+    Ok(Recognised {
+        value: Value::Object(obj),
+        origin: Origin {
+            host: Host::Claude,
+            event,
+        },
+        rewritten: false,
+    })
+}

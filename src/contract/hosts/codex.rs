@@ -1,0 +1,227 @@
+//! OpenAI Codex CLI (`codex-rs/hooks`, schemas under `codex-rs/hooks/schema/generated/`):
+//! hooks.json in Claude Code's shape, events with Claude Code's names, and stdin
+//! with Claude Code's fields plus `turn_id` and `model`. Two differences matter:
+//! shell calls may carry `command` as an argv array, and file changes arrive as one
+//! `apply_patch` call whose patch names the files it adds, updates, moves and
+//! deletes. The patch becomes a canonical `Write` (only new files) or `Edit`
+//! whose `tool_input.file_path` lists every file it writes, so the secrets and
+//! system-path rules judge each of them.
+
+use serde_json::{Map, Value};
+
+use super::{stamp, Host, Origin, Recognised, Unrecognised};
+
+/// Codex's hook events (its `HookEventName`).
+pub const EVENTS: &[&str] = &[
+    "SessionStart",
+    "UserPromptSubmit",
+    "PreToolUse",
+    "PermissionRequest",
+    "PostToolUse",
+    "Stop",
+    "StopFailure",
+    "PreCompact",
+    "PostCompact",
+    "SubagentStart",
+    "SubagentStop",
+];
+
+/// Codex sends `turn_id` on every turn-scoped event and `model` beside it;
+/// Claude Code sends neither on these events.
+pub fn looks_like(obj: &Map<String, Value>) -> bool {
+    let Some(name) = super::str_of(obj, "hook_event_name") else {
+        return false;
+    };
+    EVENTS.contains(&name)
+        && obj.get("turn_id").is_some_and(Value::is_string)
+        && (obj.get("model").is_some_and(Value::is_string)
+            || obj.get("transcript_path").is_some_and(Value::is_null))
+}
+
+/// Codex's envelope to the canonical event.
+pub fn normalise(mut obj: Map<String, Value>) -> Result<Recognised, Unrecognised> {
+    let event = super::str_of(&obj, "hook_event_name")
+        .ok_or(Unrecognised::NoEventName)?
+        .to_string();
+    let raw_tool = obj.get("tool_name").cloned();
+    let raw_input = obj.get("tool_input").cloned();
+    let mut rewritten = false;
+    match raw_tool.as_ref().and_then(Value::as_str) {
+        Some("apply_patch") => {
+            let patch = raw_input.as_ref().and_then(patch_text).unwrap_or_default();
+            let (tool, input) = patch_as_files(&patch);
+            obj.insert("tool_name".into(), Value::String(tool.into()));
+            obj.insert("tool_input".into(), Value::Object(input));
+            rewritten = true;
+        }
+        Some("Bash" | "shell" | "local_shell" | "exec_command" | "shell_command") => {
+            if let Some(Value::Object(input)) = obj.get_mut("tool_input") {
+                if let Some(Value::Array(argv)) = input.get("command") {
+                    let joined = join_argv(argv);
+                    input.insert("command".into(), Value::String(joined));
+                }
+                if !input.contains_key("command") {
+                    if let Some(cmd) = input.get("cmd").cloned() {
+                        input.insert("command".into(), cmd);
+                    }
+                }
+            }
+            obj.insert("tool_name".into(), Value::String("Bash".into()));
+            rewritten = raw_tool.as_ref().and_then(Value::as_str) != Some("Bash")
+                || raw_input != obj.get("tool_input").cloned();
+        }
+        _ => {}
+    }
+    stamp(
+        &mut obj,
+        Host::Codex,
+        &event,
+        raw_tool,
+        rewritten.then_some(raw_input).flatten(),
+    );
+    Ok(Recognised {
+        value: Value::Object(obj),
+        origin: Origin {
+            host: Host::Codex,
+            event,
+        },
+        rewritten,
+    })
+}
+
+/// The patch text of an `apply_patch` input: the first string holding a patch
+/// (`command`, `input`, `patch`), else the first string.
+fn patch_text(input: &Value) -> Option<String> {
+    match input {
+        Value::String(s) => Some(s.clone()),
+        Value::Object(o) => {
+            let strings: Vec<&str> = ["command", "input", "patch"]
+                .iter()
+                .filter_map(|k| match o.get(*k) {
+                    Some(Value::String(s)) => Some(s.as_str()),
+                    Some(Value::Array(a)) => a
+                        .iter()
+                        .filter_map(Value::as_str)
+                        .find(|s| s.contains("*** Begin Patch")),
+                    _ => None,
+                })
+                .collect();
+            strings
+                .iter()
+                .find(|s| s.contains("*** Begin Patch"))
+                .or(strings.first())
+                .map(|s| s.to_string())
+        }
+        _ => None,
+    }
+}
+
+/// The files a patch writes: `(canonical tool, tool_input)`. `Write` when it only
+/// adds files, else `Edit`; `file_path` is one path or the list of all of them.
+pub fn patch_as_files(patch: &str) -> (&'static str, Map<String, Value>) {
+    let mut paths: Vec<String> = vec![];
+    let mut only_adds = true;
+    let mut added = String::new();
+    let mut in_add = false;
+    for line in patch.lines() {
+        let line = line.trim_end_matches('\r');
+        let header = |p: &str| line.strip_prefix(p).map(|s| s.trim().to_string());
+        if let Some(p) = header("*** Add File:") {
+            paths.push(p);
+            in_add = true;
+            continue;
+        }
+        if let Some(p) = header("*** Update File:")
+            .or_else(|| header("*** Delete File:"))
+            .or_else(|| header("*** Move to:"))
+        {
+            paths.push(p);
+            only_adds = false;
+            in_add = false;
+            continue;
+        }
+        if line.starts_with("*** ") {
+            in_add = false;
+            continue;
+        }
+        if in_add {
+            if let Some(l) = line.strip_prefix('+') {
+                added.push_str(l);
+                added.push('\n');
+            }
+        }
+    }
+    paths.dedup();
+    let mut input = Map::new();
+    let file_path = match paths.len() {
+        0 => None,
+        1 => Some(Value::String(paths[0].clone())),
+        _ => Some(Value::Array(
+            paths.iter().cloned().map(Value::String).collect(),
+        )),
+    };
+    if let Some(fp) = file_path {
+        input.insert("file_path".into(), fp);
+    }
+    let tool = if only_adds && !paths.is_empty() {
+        input.insert("content".into(), Value::String(added));
+        "Write"
+    } else {
+        "Edit"
+    };
+    input.insert("patch".into(), Value::String(patch.to_string()));
+    (tool, input)
+}
+
+/// An argv array as one shell command line (each word quoted where needed), so
+/// `["bash", "-lc", "rm -rf /"]` is judged like `bash -lc 'rm -rf /'`.
+fn join_argv(argv: &[Value]) -> String {
+    argv.iter()
+        .map(|w| {
+            let w = w
+                .as_str()
+                .map(str::to_string)
+                .unwrap_or_else(|| w.to_string());
+            if !w.is_empty()
+                && w.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c))
+            {
+                w
+            } else {
+                format!("'{}'", w.replace('\'', r"'\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_patch_is_seen_as_every_file_it_writes() {
+        let patch = "*** Begin Patch\n*** Update File: src/a.rs\n@@\n-x\n+y\n*** Add File: .env\n+KEY=1\n*** Delete File: old.txt\n*** End Patch\n";
+        let (tool, input) = patch_as_files(patch);
+        assert_eq!(tool, "Edit");
+        assert_eq!(input["file_path"], json!(["src/a.rs", ".env", "old.txt"]));
+        let (tool, input) =
+            patch_as_files("*** Begin Patch\n*** Add File: notes/a.md\n+hello\n*** End Patch");
+        assert_eq!(tool, "Write");
+        assert_eq!(input["file_path"], "notes/a.md");
+        assert_eq!(input["content"], "hello\n");
+    }
+
+    #[test]
+    fn argv_commands_are_joined_as_the_shell_would_read_them() {
+        let obj = json!({"hook_event_name":"PreToolUse","turn_id":"t","model":"m","tool_name":"Bash",
+            "tool_input":{"command":["bash","-lc","rm -rf /"]}});
+        let Value::Object(o) = obj else {
+            unreachable!()
+        };
+        let r = normalise(o).unwrap();
+        assert_eq!(r.value["tool_input"]["command"], "bash -lc 'rm -rf /'");
+        assert_eq!(r.value["host"]["tool_input"]["command"][2], "rm -rf /");
+    }
+}

@@ -1,0 +1,404 @@
+//! The agents whose hooks hookrules answers, and how each one's envelope becomes
+//! the canonical event the policies see.
+//!
+//! The canonical shape is Claude Code's (reference §1, §4): `hook_event_name`
+//! from its event table, `tool_name` from its tool names (`Bash`, `Read`,
+//! `Write`, `Edit`, `WebFetch`, `mcp__server__tool`, …) and `tool_input` with its
+//! field names (`command`, `file_path`, `content`, `old_string`, …). A policy
+//! written for Claude Code (the built-in pack matches `Bash` and
+//! `tool_input.command`) therefore protects every host unchanged: Gemini CLI's
+//! `run_shell_command`, VS Code's `run_in_terminal`, Cursor's
+//! `beforeShellExecution` and Copilot CLI's `bash` all arrive as `Bash` with
+//! `tool_input.command`.
+//!
+//! Every canonical event also carries:
+//! - `tool_class` (tool events): `shell`, `read`, `write`, `edit`, `web`, `mcp`
+//!   or `other`, so one condition covers a family of tools on every host
+//!   (`when = { field = "tool_class", one_of = ["write", "edit"] }`);
+//! - `host`: `{ name, event, tool_name, tool_input }`, the agent and what it sent
+//!   before normalisation, so rules can still match raw names
+//!   (`when = { field = "host.tool_name", equals = "replace" }`).
+//!
+//! Recognition happens once, before any policy sees the event; the answer is
+//! shaped for the same host (`answer/`, one file per host). An envelope that no
+//! host sends is refused with a message that says so, never silently allowed.
+
+pub mod claude;
+pub mod codex;
+pub mod copilot;
+pub mod cursor;
+pub mod gemini;
+pub mod vscode;
+
+use serde_json::{Map, Value};
+
+/// An agent whose hooks hookrules can answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Host {
+    /// Claude Code (the canonical shape).
+    Claude,
+    /// OpenAI Codex CLI: Claude-shaped hooks.json; `apply_patch` edits.
+    Codex,
+    /// Google Gemini CLI: `BeforeTool`, `AfterTool`, …; snake_case tool names.
+    Gemini,
+    /// Cursor: `beforeShellExecution`, `preToolUse`, …; `permission` answers.
+    Cursor,
+    /// GitHub Copilot CLI: `toolName` / `toolArgs`, no event name on stdin.
+    Copilot,
+    /// VS Code agent hooks: Claude-shaped events, its own tool names and camelCase inputs.
+    VsCode,
+}
+
+impl Host {
+    /// Every host, in the order `doctor` and `init --host` list them.
+    pub const ALL: [Host; 6] = [
+        Host::Claude,
+        Host::Codex,
+        Host::Gemini,
+        Host::Cursor,
+        Host::Copilot,
+        Host::VsCode,
+    ];
+
+    /// The name used on the command line and in `host.name`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Host::Claude => "claude",
+            Host::Codex => "codex",
+            Host::Gemini => "gemini",
+            Host::Cursor => "cursor",
+            Host::Copilot => "copilot",
+            Host::VsCode => "vscode",
+        }
+    }
+
+    /// The product name, for messages.
+    pub fn title(self) -> &'static str {
+        match self {
+            Host::Claude => "Claude Code",
+            Host::Codex => "Codex CLI",
+            Host::Gemini => "Gemini CLI",
+            Host::Cursor => "Cursor",
+            Host::Copilot => "Copilot CLI",
+            Host::VsCode => "VS Code",
+        }
+    }
+
+    /// Parse a `--host` value (also accepts a few common spellings).
+    pub fn parse(s: &str) -> Option<Host> {
+        Some(match s.to_ascii_lowercase().as_str() {
+            "claude" | "claude-code" | "claudecode" => Host::Claude,
+            "codex" | "codex-cli" => Host::Codex,
+            "gemini" | "gemini-cli" => Host::Gemini,
+            "cursor" => Host::Cursor,
+            "copilot" | "copilot-cli" | "github-copilot" => Host::Copilot,
+            "vscode" | "vs-code" | "code" => Host::VsCode,
+            _ => return None,
+        })
+    }
+
+    /// The unit the host's config writes hook timeouts in.
+    pub fn timeout_unit(self) -> TimeUnit {
+        match self {
+            Host::Gemini => TimeUnit::Milliseconds,
+            _ => TimeUnit::Seconds,
+        }
+    }
+}
+
+/// A unit of time in a host's config.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimeUnit {
+    /// Seconds.
+    Seconds,
+    /// Milliseconds.
+    Milliseconds,
+}
+
+/// The family a tool belongs to, the same on every host.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolClass {
+    /// Runs a shell command.
+    Shell,
+    /// Reads or searches files.
+    Read,
+    /// Creates or overwrites files.
+    Write,
+    /// Changes part of a file.
+    Edit,
+    /// Fetches or searches the web.
+    Web,
+    /// A tool of an MCP server.
+    Mcp,
+    /// Anything else.
+    Other,
+}
+
+impl ToolClass {
+    /// Its name in `tool_class`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ToolClass::Shell => "shell",
+            ToolClass::Read => "read",
+            ToolClass::Write => "write",
+            ToolClass::Edit => "edit",
+            ToolClass::Web => "web",
+            ToolClass::Mcp => "mcp",
+            ToolClass::Other => "other",
+        }
+    }
+
+    /// Every class name, for documentation and lints.
+    pub const NAMES: [&'static str; 7] = ["shell", "read", "write", "edit", "web", "mcp", "other"];
+}
+
+/// The class of a canonical (Claude Code) tool name.
+pub fn class_of(canonical_tool: &str) -> ToolClass {
+    if canonical_tool.starts_with("mcp__") {
+        return ToolClass::Mcp;
+    }
+    match canonical_tool {
+        "Bash" | "PowerShell" => ToolClass::Shell,
+        "Read" | "Grep" | "Glob" | "LS" | "NotebookRead" => ToolClass::Read,
+        "Write" => ToolClass::Write,
+        "Edit" | "MultiEdit" | "NotebookEdit" => ToolClass::Edit,
+        "WebFetch" | "WebSearch" => ToolClass::Web,
+        _ => ToolClass::Other,
+    }
+}
+
+/// Where an event came from, kept beside the canonical event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Origin {
+    /// The agent.
+    pub host: Host,
+    /// The agent's own event name (`BeforeTool`, `beforeShellExecution`, `preToolUse`, …).
+    pub event: String,
+}
+
+/// What recognition made of one stdin object.
+#[derive(Debug, Clone)]
+pub struct Recognised {
+    /// The canonical event (Claude Code's shape, plus `tool_class` and `host`).
+    pub value: Value,
+    /// Where it came from.
+    pub origin: Origin,
+    /// Was anything beyond the added `tool_class` / `host` changed?
+    pub rewritten: bool,
+}
+
+/// Why an envelope could not be recognised.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unrecognised {
+    /// Nothing says which agent sent it or which event it is.
+    NoEventName,
+    /// `--host` names an agent whose envelope this is not.
+    NotFromHost(Host, String),
+}
+
+impl std::fmt::Display for Unrecognised {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unrecognised::NoEventName => write!(
+                f,
+                "stdin is not a hook event hookrules recognises: no string `hook_event_name` \
+                 (Claude Code, Codex CLI, Gemini CLI, Cursor, VS Code) and no `toolName` / \
+                 `prompt` / `source` / `reason` of a Copilot CLI hook; pass `--host NAME` \
+                 (claude, codex, gemini, cursor, copilot, vscode) if the agent is one of these"
+            ),
+            Unrecognised::NotFromHost(h, why) => {
+                write!(f, "stdin is not a {} hook event: {why}", h.title())
+            }
+        }
+    }
+}
+
+/// Hints from the command line (`run --host NAME --event NAME`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Hint<'a> {
+    /// The agent the handler was installed for.
+    pub host: Option<Host>,
+    /// The agent's event name, for agents that do not send it (Copilot CLI).
+    pub event: Option<&'a str>,
+}
+
+/// Recognise the agent from the envelope (or the hint) and build the canonical event.
+pub fn recognise(value: Value, hint: Hint<'_>) -> Result<Recognised, Unrecognised> {
+    let Value::Object(obj) = value else {
+        return Err(Unrecognised::NoEventName);
+    };
+    let host = match hint.host {
+        Some(h) => h,
+        None => sniff(&obj).ok_or(Unrecognised::NoEventName)?,
+    };
+    match host {
+        Host::Claude => claude::normalise(obj),
+        Host::Codex => codex::normalise(obj),
+        Host::Gemini => gemini::normalise(obj),
+        Host::Cursor => cursor::normalise(obj),
+        Host::Copilot => copilot::normalise(obj, hint.event),
+        Host::VsCode => vscode::normalise(obj),
+    }
+}
+
+/// Which agent sent this object, judged from its shape alone.
+pub fn sniff(obj: &Map<String, Value>) -> Option<Host> {
+    let name = obj
+        .get("hook_event_name")
+        .or_else(|| obj.get("hookEventName"))
+        .and_then(Value::as_str);
+    let Some(name) = name else {
+        return copilot::looks_like(obj).then_some(Host::Copilot);
+    };
+    if gemini::is_event(name) && gemini::looks_like(obj) {
+        return Some(Host::Gemini);
+    }
+    if cursor::is_event(name) {
+        return Some(Host::Cursor);
+    }
+    // Codex's `turn_id` + `model` first: VS Code also has a tool named `apply_patch`.
+    if codex::looks_like(obj) {
+        return Some(Host::Codex);
+    }
+    if vscode::looks_like(obj) {
+        return Some(Host::VsCode);
+    }
+    Some(Host::Claude)
+}
+
+/// The fields every canonical event gets: `tool_class` (tool events) and `host`.
+/// `raw_tool` / `raw_input` are what the agent sent before normalisation.
+pub(crate) fn stamp(
+    obj: &mut Map<String, Value>,
+    host: Host,
+    host_event: &str,
+    raw_tool: Option<Value>,
+    raw_input: Option<Value>,
+) {
+    if let Some(tool) = obj.get("tool_name").and_then(Value::as_str) {
+        let class = class_of(tool);
+        obj.insert("tool_class".into(), Value::String(class.name().into()));
+    }
+    let mut h = Map::new();
+    h.insert("name".into(), Value::String(host.name().into()));
+    h.insert("event".into(), Value::String(host_event.into()));
+    if let Some(t) = raw_tool {
+        h.insert("tool_name".into(), t);
+    }
+    if let Some(i) = raw_input {
+        h.insert("tool_input".into(), i);
+    }
+    obj.insert("host".into(), Value::Object(h));
+}
+
+/// The agent's own name for a canonical `tool_input` key of one of its tools
+/// (`file_path` of Gemini's `read_file` is `absolute_path` when it sent that),
+/// so a rewrite is sent back in the names the agent reads.
+pub fn host_input_key(
+    host: Host,
+    host_tool: &str,
+    raw_input: &Map<String, Value>,
+    key: &str,
+) -> String {
+    let renames: &[(&str, &str)] = match host {
+        Host::Claude | Host::Codex => &[],
+        Host::Gemini => gemini::renames(host_tool),
+        Host::Cursor => cursor::renames(),
+        Host::Copilot => copilot::renames(host_tool),
+        Host::VsCode => vscode::renames(),
+    };
+    renames
+        .iter()
+        .find(|(from, to)| *to == key && raw_input.contains_key(*from))
+        .map(|(from, _)| (*from).to_string())
+        .unwrap_or_else(|| key.to_string())
+}
+
+/// Rename keys of an object (`filePath` → `file_path`), keeping existing canonical keys.
+pub(crate) fn rename_keys(input: &mut Map<String, Value>, pairs: &[(&str, &str)]) {
+    for (from, to) in pairs {
+        if input.contains_key(*to) {
+            continue;
+        }
+        if let Some(v) = input.remove(*from) {
+            input.insert((*to).to_string(), v);
+        }
+    }
+}
+
+/// A host's tool table: (its tool name, the canonical name, input keys renamed
+/// from the host's name to the canonical one).
+pub(crate) type ToolTable = &'static [(
+    &'static str,
+    &'static str,
+    &'static [(&'static str, &'static str)],
+)];
+
+/// A string field, for building messages.
+pub(crate) fn str_of<'a>(obj: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
+    obj.get(key).and_then(Value::as_str)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn canon(v: Value) -> Recognised {
+        recognise(v, Hint::default()).expect("recognised")
+    }
+
+    #[test]
+    fn every_host_shell_call_becomes_bash_with_command() {
+        let cases = [
+            (
+                Host::Claude,
+                json!({"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf /"},"session_id":"s","cwd":"/p"}),
+            ),
+            (
+                Host::Codex,
+                json!({"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf /"},"session_id":"s","turn_id":"t","model":"gpt-5","cwd":"/p","permission_mode":"default","tool_use_id":"c","transcript_path":null}),
+            ),
+            (
+                Host::Gemini,
+                json!({"hook_event_name":"BeforeTool","tool_name":"run_shell_command","tool_input":{"command":"rm -rf /"},"session_id":"s","cwd":"/p","timestamp":"2026-01-01T00:00:00Z","transcript_path":"/t"}),
+            ),
+            (
+                Host::Cursor,
+                json!({"hook_event_name":"beforeShellExecution","command":"rm -rf /","cwd":"/p","conversation_id":"c","generation_id":"g","workspace_roots":["/p"]}),
+            ),
+            (
+                Host::Copilot,
+                json!({"timestamp":1704614600000u64,"cwd":"/p","toolName":"bash","toolArgs":"{\"command\":\"rm -rf /\",\"description\":\"x\"}"}),
+            ),
+            (
+                Host::VsCode,
+                json!({"hook_event_name":"PreToolUse","tool_name":"run_in_terminal","tool_input":{"command":"rm -rf /","explanation":"x","isBackground":false},"sessionId":"s","timestamp":"2026-01-01T00:00:00Z","cwd":"/p","tool_use_id":"t"}),
+            ),
+        ];
+        for (host, v) in cases {
+            let r = canon(v);
+            assert_eq!(r.origin.host, host, "{:?}", r.value);
+            assert_eq!(r.value["hook_event_name"], "PreToolUse", "{host:?}");
+            assert_eq!(r.value["tool_name"], "Bash", "{host:?}");
+            assert_eq!(r.value["tool_input"]["command"], "rm -rf /", "{host:?}");
+            assert_eq!(r.value["tool_class"], "shell", "{host:?}");
+            assert_eq!(r.value["host"]["name"], host.name());
+        }
+    }
+
+    #[test]
+    fn an_object_no_agent_sends_is_refused() {
+        for v in [
+            json!({}),
+            json!({"tool_name":"Bash","tool_input":{"command":"rm -rf /"}}),
+            json!({"event":"PreToolUse"}),
+        ] {
+            assert_eq!(
+                recognise(v.clone(), Hint::default()).err(),
+                Some(Unrecognised::NoEventName),
+                "{v}"
+            );
+        }
+    }
+}

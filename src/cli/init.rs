@@ -96,6 +96,10 @@ pub struct InitArgs {
     /// lives inside the project).
     #[arg(long, value_name = "PATH")]
     pub command: Option<String>,
+    /// Install into another agent's hooks instead: codex, gemini, cursor, copilot,
+    /// vscode (see src/cli/install_hosts.rs).
+    #[arg(long, value_name = "NAME")]
+    pub host: Option<String>,
 }
 
 /// `hookrules uninstall` options.
@@ -107,6 +111,9 @@ pub struct UninstallArgs {
     /// Print the changes as a diff; write nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// Remove from another agent's hooks instead (codex, gemini, cursor, copilot, vscode).
+    #[arg(long, value_name = "NAME")]
+    pub host: Option<String>,
 }
 
 /// What the commands see of the machine (tests pass their own).
@@ -704,9 +711,50 @@ fn diff_names(s: &Settings) -> (String, String) {
 // ---------------------------------------------------------------------------
 // init
 
+/// `--host NAME` for an agent other than Claude Code: run `f` for it (exit 0, or
+/// 2 with the message). `None`: no `--host`, or `--host claude`.
+fn other_host(
+    host: Option<&str>,
+    err: &mut dyn Write,
+    f: impl FnOnce(crate::contract::hosts::Host) -> Result<(), String>,
+) -> Option<i32> {
+    use crate::contract::hosts::Host;
+    let name = host?;
+    let Some(h) = Host::parse(name) else {
+        let _ = writeln!(
+            err,
+            "hookrules: unknown --host `{name}`; one of: {}",
+            Host::ALL.map(Host::name).join(", ")
+        );
+        return Some(2);
+    };
+    if h == Host::Claude {
+        return None;
+    }
+    Some(match f(h) {
+        Ok(()) => 0,
+        Err(e) => {
+            let _ = writeln!(err, "hookrules: {e}");
+            2
+        }
+    })
+}
+
 /// `hookrules init`: 0 done (or nothing to do); 2 on an error, with nothing written
 /// (unless the message says the settings were updated before the starter failed).
 pub fn init(args: &InitArgs, ctx: &Context, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    if let Some(r) = other_host(args.host.as_deref(), err, |h| {
+        crate::cli::install_hosts::init(
+            h,
+            args.user,
+            args.dry_run,
+            args.command.as_deref(),
+            ctx,
+            out,
+        )
+    }) {
+        return r;
+    }
     match init_inner(args, ctx, out) {
         Ok(()) => 0,
         Err(f) => {
@@ -1004,6 +1052,11 @@ pub fn uninstall(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> i32 {
+    if let Some(r) = other_host(args.host.as_deref(), err, |h| {
+        crate::cli::install_hosts::uninstall(h, args.user, args.dry_run, ctx, out)
+    }) {
+        return r;
+    }
     match uninstall_inner(args, ctx, out) {
         Ok(()) => 0,
         Err(f) => {

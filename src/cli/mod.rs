@@ -2,12 +2,15 @@
 //! writers, so tests call them in-process; `main` only wires up the process.
 
 pub mod check;
+pub mod doctor;
 pub mod explain;
 pub mod fixture;
 pub mod init;
+pub mod install_hosts;
 pub mod rule;
 pub mod run;
 pub mod test;
+pub mod wiring;
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -81,6 +84,10 @@ pub enum Command {
         /// The agent's name for the event, for agents that do not send it (Copilot CLI).
         #[arg(long)]
         event: Option<String>,
+        /// Who runs it: `plugin` (the Claude Code plugin's launcher) stays quiet
+        /// for events a settings.json handler already answers.
+        #[arg(long)]
+        via: Option<String>,
     },
     /// Lint policies: every problem at once, pointing into the TOML.
     Check {
@@ -132,6 +139,10 @@ pub enum Command {
     Init(init::InitArgs),
     /// Remove hookrules' handlers from settings.json (policies are left alone).
     Uninstall(init::UninstallArgs),
+    /// Where hookrules is wired (settings layers, plugin, other agents), duplicates,
+    /// missing or other-version binaries, timeouts in the wrong unit, the policies in
+    /// force and whether the built-in protection is on.
+    Doctor,
 }
 
 /// The process environment, as a map (tests pass their own).
@@ -180,6 +191,7 @@ pub fn main() -> ExitCode {
             policies,
             host,
             event,
+            via,
         } => {
             let answer = match host.as_deref().map(|h| (h, Host::parse(h))) {
                 Some((h, None)) => crate::answer::Answer {
@@ -195,12 +207,13 @@ pub fn main() -> ExitCode {
                         host: other.and_then(|(_, h)| h),
                         event: event.as_deref(),
                     };
-                    run::run_hinted(
+                    run::run_with(
                         &discovery(policies, &env),
                         &mut std::io::stdin().lock(),
                         &env,
                         clock(&env),
                         hint,
+                        via.as_deref() == Some("plugin"),
                     )
                     .0
                 }
@@ -253,6 +266,11 @@ pub fn main() -> ExitCode {
             &init::Context::from_process(&env),
             &mut stdout.lock(),
             &mut stderr.lock(),
+        ),
+        Command::Doctor => doctor::doctor(
+            &init::Context::from_process(&env),
+            &discovery(vec![], &env),
+            &mut stdout.lock(),
         ),
         Command::Uninstall(args) => init::uninstall(
             &args,

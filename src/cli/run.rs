@@ -45,6 +45,19 @@ pub fn run_hinted(
     now: Now,
     hint: Hint<'_>,
 ) -> (Answer, Option<Decision>) {
+    run_with(discovery, stdin, env, now, hint, false)
+}
+
+/// [`run_hinted`]; `via_plugin`: called by the Claude Code plugin's launcher,
+/// which stays quiet when a settings layer already runs hookrules for the event.
+pub fn run_with(
+    discovery: &Discovery,
+    stdin: &mut dyn Read,
+    env: &BTreeMap<String, String>,
+    now: Now,
+    hint: Hint<'_>,
+    via_plugin: bool,
+) -> (Answer, Option<Decision>) {
     let set = artifact::load(discovery, env);
     let host = hint.host;
     let bytes = match Event::read(stdin) {
@@ -62,6 +75,23 @@ pub fn run_hinted(
             );
         }
     };
+    if via_plugin && event.origin.host == Host::Claude {
+        if let Some(path) = crate::cli::wiring::settings_answer(env, &event.name) {
+            let note = format!(
+                "hookrules plugin: {} already runs hookrules for {}; the plugin stays quiet so the event is answered once",
+                path.display(),
+                event.name
+            );
+            return (
+                Answer {
+                    stdout: String::new(),
+                    stderr: note,
+                    exit: 0,
+                },
+                None,
+            );
+        }
+    }
     // A panic anywhere below is a bug; it must still not wedge the session.
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         answer(discovery, &set, &event, env, now)

@@ -18,7 +18,7 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 CACHE="${HOOKRULES_E2E_CACHE:-$HOME/.cache/hookrules-e2e}"
 PING_TIMEOUT=20        # seconds to decide the registry is unreachable
 INSTALL_TIMEOUT=300    # seconds for npm install (normally 5-10 s)
-SUITE_TIMEOUT=110      # seconds for the whole suite (normally about 25 s)
+SUITE_TIMEOUT=180      # seconds for the whole suite (normally about 40 s)
 SCENARIO_TIMEOUT=30    # seconds per scenario (normally under 5 s)
 
 t_start=$(date +%s)

@@ -348,6 +348,15 @@ def check(ctx, a):
             if r.body and a["text"] in json.dumps(r.body):
                 return f"a {r.kind} request contains {a['text']!r}"
         return None
+    if kind == "transcript":
+        # The session transcript(s) the client wrote under the scratch HOME: what the
+        # user was shown (systemMessage notes) lands there too.
+        home = os.path.join(os.path.dirname(ctx.project), "home")
+        files = glob.glob(os.path.join(home, ".claude", "projects", "*", "*.jsonl"))
+        text = "".join(open(f, errors="replace").read() for f in files)
+        if not files:
+            return "no transcript was written"
+        return None if a["contains"] in text else f"no transcript contains {a['contains']!r}"
     if kind == "file":
         p = os.path.join(ctx.project, a["path"])
         ex = os.path.exists(p)
@@ -428,6 +437,46 @@ def run_client(cmd, cwd, env, timeout):
     return subprocess.CompletedProcess(cmd, p.returncode, out or "", err or ""), timed_out
 
 
+def plugin_version():
+    with open(os.path.join(ROOT, "plugin", ".claude-plugin", "plugin.json")) as f:
+        return json.load(f)["version"]
+
+
+def write_plugin_binary(root, args, spec_path, hook_log):
+    """A `hookrules` for the plugin's launcher: answers --version itself (the stand-in)
+    or through the binary under test, and runs every hook call through hook_tap.py.
+    None when the scenario wants no binary at all (see "plugin": {"binary": false})."""
+    path = os.path.join(root, "hookrules-under-test")
+    tap = [sys.executable, os.path.join(HERE, "hook_tap.py"), hook_log, "--"]
+    if args.standin:
+        version = f'echo "hookrules {plugin_version()} (e2e stand-in)"'
+        run = shlex.join(tap + [sys.executable, os.path.join(HERE, "standin_hook.py"), spec_path])
+    else:
+        real = os.path.abspath(args.hookrules)
+        version = f"exec {shlex.quote(real)} --version"
+        run = shlex.join(tap + [real]) + ' "$@"'
+    with open(path, "w") as f:
+        f.write(f'#!/bin/sh\nif [ "${{1:-}}" = --version ]; then {version}; exit 0; fi\nexec {run}\n')
+    os.chmod(path, 0o755)
+    return path
+
+
+def install_plugin(client, project, env, root):
+    """`claude plugin marketplace add <this checkout>` and `claude plugin install
+    hookrules@hookrules` in the scenario's scratch HOME; an error text or None."""
+    log = []
+    for argv in (["plugin", "marketplace", "add", ROOT], ["plugin", "install", "hookrules@hookrules"]):
+        p, timed_out = run_client([client] + argv, project, env, 60)
+        log.append({"argv": argv, "rc": p.returncode, "stdout": p.stdout, "stderr": p.stderr})
+        if timed_out or p.returncode != 0:
+            with open(os.path.join(root, "plugin_setup.json"), "w") as f:
+                json.dump(log, f, indent=1)
+            return f"`claude {' '.join(argv)}` failed (rc {p.returncode}): {(p.stdout + p.stderr).strip()[-300:]}"
+    with open(os.path.join(root, "plugin_setup.json"), "w") as f:
+        json.dump(log, f, indent=1)
+    return None
+
+
 def run_scenario(scn, args, client):
     name = scn["name"]
     root = tempfile.mkdtemp(prefix=f"hookrules-e2e-{name}-")
@@ -457,6 +506,15 @@ def run_scenario(scn, args, client):
     handler = build_hook_handler(hook_cmd, None if args.no_tap else hook_log,
                                  args.shell_form, scn.get("hook_timeout", 30))
     settings = build_settings(scn, handler)
+    plugin_bin = None
+    if scn.get("plugin"):
+        # The hooks come from the plugin, installed from this checkout's marketplace;
+        # its launcher finds the binary through HOOKRULES_BIN: a tap around the
+        # hookrules under test (run with the launcher's own arguments and the
+        # default policy search: the built-in pack), or around the stand-in.
+        settings = dict(scn.get("settings", {}))
+        wants_binary = not (isinstance(scn["plugin"], dict) and scn["plugin"].get("binary") is False)
+        plugin_bin = write_plugin_binary(root, args, spec_path, hook_log) if wants_binary else None
     with open(os.path.join(project, ".claude", "settings.json"), "w") as f:
         json.dump(settings, f, indent=1)
     for rel, content in scn.get("files", {}).items():
@@ -468,6 +526,14 @@ def run_scenario(scn, args, client):
     fake = FakeAPI(scn.get("script", []), max_requests=scn.get("max_requests", 60))
     fake.start()
     env = base_env(home, fake.base_url, quiet=not args.bare_env)
+    if scn.get("plugin"):
+        if plugin_bin:
+            env["HOOKRULES_BIN"] = plugin_bin
+        err = install_plugin(client, project, env, root)
+        if err:
+            fake.stop()
+            return {"name": name, "ok": False, "failures": [f"setup: {err}"], "secs": 0.0,
+                    "dir": root, "requests": {}, "hook_calls": 0}
     # A scenario is one client run ("prompt") or several ("steps") sharing the fake,
     # HOME and project; {session_id} in client_args names one session across steps.
     session_id = str(uuid.uuid4())
@@ -514,7 +580,8 @@ def run_scenario(scn, args, client):
     refused = [r for r in fake.requests if r.kind == "refused"]
     if refused:
         failures.append(f"{len(refused)} requests over the fake's budget (loop?)")
-    if not args.no_tap and scn.get("hooks") and not ctx.hook_calls and not scn.get("expect_no_hook_calls"):
+    if not args.no_tap and (scn.get("hooks") or scn.get("plugin")) and not ctx.hook_calls \
+            and not scn.get("expect_no_hook_calls"):
         failures.append("the hook was never called (settings not loaded?)")
     if args.strace:
         bad = outside_connects(root)

@@ -227,7 +227,11 @@ pub fn recognise(value: Value, hint: Hint<'_>) -> Result<Recognised, Unrecognise
     let Value::Object(obj) = value else {
         return Err(Unrecognised::NoEventName);
     };
+    let named = obj.contains_key("hook_event_name") || obj.contains_key("hookEventName");
     let host = match hint.host {
+        // VS Code also reads .github/hooks/*.json, Copilot's folder, and runs its
+        // handlers with its own (named) envelope, which Copilot never sends.
+        Some(Host::Copilot) if named => sniff(&obj).ok_or(Unrecognised::NoEventName)?,
         Some(h) => h,
         None => sniff(&obj).ok_or(Unrecognised::NoEventName)?,
     };
@@ -385,6 +389,22 @@ mod tests {
             assert_eq!(r.value["tool_class"], "shell", "{host:?}");
             assert_eq!(r.value["host"]["name"], host.name());
         }
+    }
+
+    #[test]
+    fn a_named_envelope_under_a_copilot_handler_is_read_as_what_it_is() {
+        // VS Code running Copilot's .github/hooks file.
+        let v = json!({"hook_event_name":"PreToolUse","tool_name":"create_file","tool_input":{"filePath":"/p/.env"},"sessionId":"s"});
+        let r = recognise(
+            v,
+            Hint {
+                host: Some(Host::Copilot),
+                event: Some("preToolUse"),
+            },
+        )
+        .unwrap();
+        assert_eq!(r.origin.host, Host::VsCode);
+        assert_eq!(r.value["tool_input"]["file_path"], "/p/.env");
     }
 
     #[test]

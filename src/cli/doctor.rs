@@ -1,0 +1,373 @@
+//! `hookrules doctor`: is hookrules wired where the user thinks, once, with a
+//! binary that exists and is this version, with timeouts in the host's unit, and
+//! which policies are in force with the built-in protection on?
+//!
+//! Every finding is a line with a mark: `ok`, `warn` (works, but probably not as
+//! meant) or `error` (something does not run or is not protected). Exit 1 when
+//! there is an error, else 0.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::cli::init::Context;
+use crate::cli::wiring::{self, Place, Wired};
+use crate::contract::hosts::Host;
+use crate::os::clock::Now;
+use crate::policy::discover::Discovery;
+
+/// How serious a finding is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Level {
+    /// As it should be.
+    Ok,
+    /// Works, probably not as meant.
+    Warn,
+    /// Does not run, or does not protect.
+    Error,
+}
+
+/// One finding.
+#[derive(Debug, Clone)]
+pub struct Finding {
+    /// How serious.
+    pub level: Level,
+    /// What was found.
+    pub text: String,
+}
+
+fn push(out: &mut Vec<Finding>, level: Level, text: impl Into<String>) {
+    out.push(Finding {
+        level,
+        text: text.into(),
+    });
+}
+
+/// The version line another binary prints (`None`: it does not run).
+fn version_of(program: &Path) -> Option<String> {
+    let out = std::process::Command::new(program)
+        .arg("--version")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+/// A handler's program as a path: absolute, `${CLAUDE_PLUGIN_ROOT}`-free, or
+/// found on PATH.
+fn resolve(program: &str, ctx: &Context) -> Option<PathBuf> {
+    let p = Path::new(program);
+    if p.is_absolute() {
+        return Some(p.to_path_buf());
+    }
+    if program.contains('/') {
+        return Some(ctx.project_dir().join(p));
+    }
+    let path = ctx.env.get("PATH")?;
+    std::env::split_paths(path)
+        .map(|d| d.join(program))
+        .find(|c| c.is_file())
+}
+
+/// Check one place's handlers: binary present and of this version, timeouts in
+/// the host's unit. Whether it has any hookrules handler.
+fn check_wired(w: &Wired, host: Host, ctx: &Context, me: &str, out: &mut Vec<Finding>) -> bool {
+    let where_ = format!("{} ({})", w.place.title(), w.path.display());
+    if let Some(e) = &w.unreadable {
+        push(
+            out,
+            Level::Error,
+            format!("{where_}: not valid JSON ({e}); the agent ignores its hooks"),
+        );
+        return false;
+    }
+    if w.handlers.is_empty() {
+        return false;
+    }
+    let events: BTreeSet<&str> = w.handlers.iter().map(|h| h.event.as_str()).collect();
+    push(
+        out,
+        Level::Ok,
+        format!("{where_}: hookrules answers {} event(s)", events.len()),
+    );
+    let programs: BTreeSet<&str> = w.handlers.iter().map(|h| h.program.as_str()).collect();
+    for program in programs {
+        if program.contains("CLAUDE_PLUGIN_ROOT") {
+            continue;
+        }
+        match resolve(program, ctx) {
+            None => push(out, Level::Error, format!("{where_}: `{program}` is not on PATH: these hooks fail and nothing is enforced")),
+            Some(path) if !path.is_file() => push(out, Level::Error, format!("{where_}: {} does not exist: these hooks fail and nothing is enforced", path.display())),
+            Some(path) => match version_of(&path) {
+                None => push(out, Level::Error, format!("{where_}: {} does not run", path.display())),
+                Some(v) if !same_version(&v, me) => push(out, Level::Warn, format!("{where_}: {} is `{v}`, this is `hookrules {me}`", path.display())),
+                Some(_) => {}
+            },
+        }
+    }
+    let mut reported = BTreeSet::new();
+    for h in &w.handlers {
+        if let Some(t) = h.timeout {
+            if let Some(problem) = wiring::timeout_unit_problem(host, t) {
+                if reported.insert(problem.clone()) {
+                    push(
+                        out,
+                        Level::Warn,
+                        format!("{where_}: {}: {problem}", h.event),
+                    );
+                }
+            }
+        }
+    }
+    true
+}
+
+/// `hookrules 0.1.0 (commit …)` and `0.1.0 (commit …)`: the same version number?
+fn same_version(line: &str, me: &str) -> bool {
+    let num = |s: &str| {
+        s.trim_start_matches("hookrules ")
+            .split_whitespace()
+            .next()
+            .unwrap_or("")
+            .to_string()
+    };
+    num(line) == num(me)
+}
+
+/// The installed hookrules Claude Code plugins (`plugins/installed_plugins.json`).
+fn installed_plugin(ctx: &Context) -> Option<(PathBuf, String)> {
+    let base = match ctx.env.get("CLAUDE_CONFIG_DIR").filter(|s| !s.is_empty()) {
+        Some(d) => PathBuf::from(d),
+        None => PathBuf::from(ctx.env.get("HOME")?).join(".claude"),
+    };
+    let path = base.join("plugins/installed_plugins.json");
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).ok()?).ok()?;
+    let text = v.to_string();
+    let key = text.find("\"hookrules@")?;
+    let name = text[key + 1..].split('"').next()?.to_string();
+    Some((path, name))
+}
+
+/// Run the checks (tests call this with their own context).
+pub fn diagnose(ctx: &Context, discovery: &Discovery) -> Vec<Finding> {
+    let me = crate::cli::VERSION;
+    let mut out = vec![];
+    push(
+        &mut out,
+        Level::Ok,
+        format!(
+            "this binary: hookrules {me} at {}",
+            ctx.exe
+                .as_deref()
+                .map(|p| p.display().to_string())
+                .unwrap_or_else(|| "?".into())
+        ),
+    );
+
+    // Claude Code settings layers, and which events each answers.
+    let mut wired = false;
+    let mut answered: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for (place, path) in wiring::settings_layers(ctx) {
+        let Some(w) = wiring::read(place.clone(), &path) else {
+            continue;
+        };
+        wired |= check_wired(&w, Host::Claude, ctx, me, &mut out);
+        for h in &w.handlers {
+            answered
+                .entry(h.event.clone())
+                .or_default()
+                .push(place.title());
+        }
+    }
+    let twice: Vec<String> = answered
+        .iter()
+        .filter(|(_, places)| places.len() > 1)
+        .map(|(e, p)| format!("{e} ({})", p.join(" + ")))
+        .collect();
+    if !twice.is_empty() {
+        push(
+            &mut out,
+            Level::Warn,
+            format!(
+                "hookrules is registered in more than one settings layer, so these events are answered twice: {}; keep one (`hookrules uninstall` or `uninstall --user`)",
+                twice.join(", ")
+            ),
+        );
+    }
+
+    // The Claude Code plugin.
+    if let Some((path, name)) = installed_plugin(ctx) {
+        wired = true;
+        push(
+            &mut out,
+            Level::Ok,
+            format!(
+                "Claude Code plugin {name} is installed ({})",
+                path.display()
+            ),
+        );
+        if !answered.is_empty() {
+            push(&mut out, Level::Ok, format!(
+                "the plugin stays quiet on the {} event(s) a settings layer answers, so nothing is answered twice",
+                answered.len()
+            ));
+        }
+        let launcher_finds = ctx
+            .env
+            .get("HOOKRULES_BIN")
+            .map(PathBuf::from)
+            .or_else(|| resolve("hookrules", ctx))
+            .or_else(|| {
+                ctx.env
+                    .get("HOME")
+                    .map(|h| PathBuf::from(h).join(".local/bin/hookrules"))
+                    .filter(|p| p.is_file())
+            });
+        match launcher_finds.as_deref().and_then(|p| version_of(p).map(|v| (p.to_path_buf(), v))) {
+            Some((p, v)) if same_version(&v, me) => push(&mut out, Level::Ok, format!("the plugin's launcher finds {} ({v})", p.display())),
+            Some((p, v)) => push(&mut out, Level::Error, format!("the plugin's launcher looks for the plugin's version; {} is `{v}`: if that is not the plugin's version, policies are NOT enforced", p.display())),
+            None => push(&mut out, Level::Error, "the plugin's launcher finds no hookrules binary (HOOKRULES_BIN, PATH, ~/.local/bin): every event says policies are NOT enforced"),
+        }
+    }
+
+    // Other agents.
+    let mut seen = BTreeSet::new();
+    for (host, path) in wiring::agent_files(ctx) {
+        if !seen.insert(path.clone()) {
+            continue;
+        }
+        if let Some(w) = wiring::read(Place::Agent(host), &path) {
+            wired |= check_wired(&w, host, ctx, me, &mut out);
+        }
+    }
+    let vscode_files: Vec<String> = out
+        .iter()
+        .filter(|f| f.text.contains("/.github/hooks/") && f.text.contains("hookrules answers"))
+        .map(|f| {
+            f.text
+                .split(" (")
+                .nth(1)
+                .unwrap_or("")
+                .split(')')
+                .next()
+                .unwrap_or("")
+                .to_string()
+        })
+        .collect();
+    if vscode_files.len() > 1 {
+        push(&mut out, Level::Warn, format!(
+            "VS Code runs every .github/hooks/*.json, so it runs hookrules more than once per event ({}); keep one (`hookrules uninstall --host vscode`)",
+            vscode_files.join(", ")
+        ));
+    }
+    if !wired {
+        push(&mut out, Level::Warn, "hookrules is not wired anywhere: run `hookrules init` (or `init --host NAME`), or install the Claude Code plugin");
+    }
+
+    // Policies in force.
+    let found = discovery.find();
+    for e in &found.errors {
+        push(&mut out, Level::Error, format!("policy: {}", e.message));
+    }
+    let names: Vec<String> = found
+        .sources
+        .iter()
+        .map(|s| format!("{} [{}]", s.display_name(), s.layer.name()))
+        .collect();
+    use crate::policy::discover::Selection;
+    let from = match found.selection {
+        Some(Selection::Flag) => "from --policies",
+        Some(Selection::Env) => "from HOOKRULES_POLICIES",
+        Some(Selection::Layers) => "from the user, project and local layers",
+        Some(Selection::Builtin) => "the built-in pack: no policy in any layer",
+        None => "none found",
+    };
+    push(
+        &mut out,
+        Level::Ok,
+        format!(
+            "policies in force ({from}): {}",
+            if names.is_empty() {
+                "none".to_string()
+            } else {
+                names.join(", ")
+            }
+        ),
+    );
+    builtin_protection(ctx, discovery, &mut out);
+    out
+}
+
+/// Is the built-in protection on? Asked of the policies themselves: probe events
+/// the built-in pack denies are run through them.
+fn builtin_protection(ctx: &Context, discovery: &Discovery, out: &mut Vec<Finding>) {
+    let home = ctx
+        .env
+        .get("HOME")
+        .cloned()
+        .unwrap_or_else(|| "/root".into());
+    let project = ctx.project_dir().display().to_string();
+    let probes = [
+        (
+            "destructive",
+            serde_json::json!({"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf /"},"cwd":project,"session_id":"doctor"}),
+        ),
+        (
+            "secrets",
+            serde_json::json!({"hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":format!("{home}/.ssh/id_rsa")},"cwd":project,"session_id":"doctor"}),
+        ),
+        (
+            "system-paths",
+            serde_json::json!({"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"/etc/passwd","content":"x"},"cwd":project,"session_id":"doctor"}),
+        ),
+    ];
+    let mut off = vec![];
+    let set = crate::compile::set::CompiledSet::build(&discovery.find());
+    for (pack, event) in probes {
+        // Evaluated as `explain` does: no effects run, nothing is logged.
+        let denied = crate::contract::Event::from_value(event).is_ok_and(|event| {
+            let compiled = set.for_event(&event, crate::compile::set::Query::default());
+            let ecx = crate::eval::Ctx::from_env(&event, ctx.env.clone(), Now::current());
+            let outcome =
+                crate::eval::evaluate(&compiled, &event, &ecx, &mut crate::eval::trace::NoTrace);
+            matches!(
+                crate::decision::decide(&outcome).kind,
+                Some(
+                    crate::policy::syntax::DecisionKind::Deny
+                        | crate::policy::syntax::DecisionKind::Stop
+                )
+            )
+        });
+        if !denied {
+            off.push(pack);
+        }
+    }
+    if off.is_empty() {
+        push(out, Level::Ok, "built-in protection is on: `rm -rf /`, reading ~/.ssh/id_rsa and writing /etc/passwd are denied");
+    } else {
+        push(out, Level::Error, format!(
+            "built-in protection is OFF for: {} (a probe the built-in pack denies was not denied); add `extends = [\"builtin:{}\"]` to a policy, or remove what turns it off",
+            off.join(", "),
+            off[0]
+        ));
+    }
+}
+
+/// `hookrules doctor`.
+pub fn doctor(ctx: &Context, discovery: &Discovery, out: &mut dyn Write) -> i32 {
+    let findings = diagnose(ctx, discovery);
+    for f in &findings {
+        let mark = match f.level {
+            Level::Ok => "ok   ",
+            Level::Warn => "warn ",
+            Level::Error => "error",
+        };
+        let _ = writeln!(out, "{mark} {}", f.text);
+    }
+    let errors = findings.iter().filter(|f| f.level == Level::Error).count();
+    let warnings = findings.iter().filter(|f| f.level == Level::Warn).count();
+    let _ = writeln!(out, "\n{errors} error(s), {warnings} warning(s)");
+    i32::from(errors > 0)
+}

@@ -1,0 +1,386 @@
+//! `hookrules init --host NAME` / `uninstall --host NAME`: register (or remove)
+//! `hookrules run --host NAME` in another agent's hook file, keeping everything
+//! else in it. Each host's file, shape, events and timeout unit come from its
+//! published contract (docs/hosts.md):
+//!
+//! | host    | project file                    | user file (`--user`)        | timeout |
+//! |---------|---------------------------------|-----------------------------|---------|
+//! | codex   | `.codex/hooks.json`             | `$CODEX_HOME/hooks.json`    | s       |
+//! | gemini  | `.gemini/settings.json`         | `~/.gemini/settings.json`   | ms      |
+//! | cursor  | `.cursor/hooks.json`            | `~/.cursor/hooks.json`      | s       |
+//! | copilot | `.github/hooks/hookrules.json`  | —                           | s (`timeoutSec`) |
+//! | vscode  | `.github/hooks/hookrules-vscode.json` | —                     | s       |
+//!
+//! VS Code also reads `.claude/settings.json`: when that already runs hookrules,
+//! `init --host vscode` writes nothing (the events would be answered twice).
+//! Writes are atomic, the old file is kept as `*.bak`, and running it again
+//! changes nothing.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use serde_json::{json, Map, Value};
+
+use crate::cli::init::Context;
+use crate::contract::hosts::Host;
+use crate::os::files::write_atomic;
+
+/// Events registered per host, with the timeout (seconds) of each.
+fn events(host: Host) -> &'static [(&'static str, u64)] {
+    match host {
+        Host::Codex => &[
+            ("PreToolUse", 10),
+            ("PermissionRequest", 10),
+            ("PostToolUse", 10),
+            ("UserPromptSubmit", 10),
+            ("Stop", 60),
+            ("SessionStart", 30),
+            ("PreCompact", 30),
+            ("PostCompact", 30),
+            ("SubagentStart", 10),
+            ("SubagentStop", 60),
+        ],
+        Host::Gemini => &[
+            ("BeforeTool", 10),
+            ("AfterTool", 10),
+            ("BeforeAgent", 10),
+            ("AfterAgent", 60),
+            ("SessionStart", 30),
+            ("SessionEnd", 10),
+            ("PreCompress", 30),
+            ("Notification", 10),
+        ],
+        Host::Cursor => &[
+            ("preToolUse", 10),
+            ("beforeShellExecution", 10),
+            ("beforeMCPExecution", 10),
+            ("beforeReadFile", 10),
+            ("postToolUse", 10),
+            ("afterFileEdit", 10),
+            ("beforeSubmitPrompt", 10),
+            ("stop", 60),
+            ("sessionStart", 30),
+        ],
+        Host::Copilot => &[
+            ("preToolUse", 10),
+            ("postToolUse", 10),
+            ("userPromptSubmitted", 10),
+            ("sessionStart", 30),
+            ("sessionEnd", 10),
+        ],
+        Host::VsCode => &[
+            ("PreToolUse", 10),
+            ("PostToolUse", 10),
+            ("UserPromptSubmit", 10),
+            ("SessionStart", 30),
+            ("Stop", 60),
+            ("SubagentStart", 10),
+            ("SubagentStop", 60),
+            ("PreCompact", 30),
+        ],
+        Host::Claude => &[],
+    }
+}
+
+/// The hook file for a host.
+pub fn file_for(host: Host, ctx: &Context, user: bool) -> Result<PathBuf, String> {
+    let project = ctx.project_dir();
+    let home = || {
+        ctx.env
+            .get("HOME")
+            .filter(|h| !h.is_empty())
+            .map(PathBuf::from)
+            .ok_or_else(|| "HOME is not set".to_string())
+    };
+    Ok(match (host, user) {
+        (Host::Codex, false) => project.join(".codex/hooks.json"),
+        (Host::Codex, true) => match ctx.env.get("CODEX_HOME").filter(|s| !s.is_empty()) {
+            Some(c) => PathBuf::from(c).join("hooks.json"),
+            None => home()?.join(".codex/hooks.json"),
+        },
+        (Host::Gemini, false) => project.join(".gemini/settings.json"),
+        (Host::Gemini, true) => home()?.join(".gemini/settings.json"),
+        (Host::Cursor, false) => project.join(".cursor/hooks.json"),
+        (Host::Cursor, true) => home()?.join(".cursor/hooks.json"),
+        (Host::Copilot, false) => project.join(".github/hooks/hookrules.json"),
+        (Host::VsCode, false) => project.join(".github/hooks/hookrules-vscode.json"),
+        (Host::Copilot | Host::VsCode, true) => {
+            return Err(format!(
+                "{} reads hooks from the repository (.github/hooks/); run without --user",
+                host.title()
+            ))
+        }
+        (Host::Claude, _) => return Err("Claude Code is `hookrules init` without --host".into()),
+    })
+}
+
+fn quote(word: &str) -> String {
+    if !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c))
+    {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
+
+/// The handler for one event, in the host's shape.
+fn handler(host: Host, exe: &str, event: &str, seconds: u64) -> Value {
+    let mut cmd = format!("{} run --host {}", quote(exe), host.name());
+    match host {
+        Host::Copilot => {
+            cmd.push_str(&format!(" --event {event}"));
+            json!({"type": "command", "bash": cmd, "powershell": cmd, "timeoutSec": seconds})
+        }
+        Host::Gemini => {
+            json!({"type": "command", "name": "hookrules", "command": cmd, "timeout": seconds * 1000})
+        }
+        Host::Cursor => json!({"command": cmd, "timeout": seconds}),
+        _ => json!({"type": "command", "command": cmd, "timeout": seconds}),
+    }
+}
+
+/// Does this entry (a handler, or a group of them) run hookrules?
+fn is_ours(entry: &Value) -> bool {
+    let runs = |h: &Value| {
+        ["command", "bash"].iter().any(|k| {
+            h.get(*k).and_then(Value::as_str).is_some_and(|c| {
+                let mut words = c.split_whitespace();
+                let program = words.next().unwrap_or("").trim_matches(['\'', '"']);
+                let base = program.rsplit(['/', '\\']).next().unwrap_or(program);
+                (base == "hookrules" || base == "hookrules.exe") && words.next() == Some("run")
+            })
+        })
+    };
+    match entry.get("hooks").and_then(Value::as_array) {
+        Some(inner) => inner.iter().any(runs),
+        None => runs(entry),
+    }
+}
+
+/// Grouped hosts (`{matcher?, hooks: [...]}` per entry) versus flat ones.
+fn grouped(host: Host) -> bool {
+    matches!(host, Host::Codex | Host::Gemini)
+}
+
+fn load(path: &std::path::Path) -> Result<(Map<String, Value>, Option<String>), String> {
+    match std::fs::read_to_string(path) {
+        Ok(text) if text.trim().is_empty() => Ok((Map::new(), Some(text))),
+        Ok(text) => match serde_json::from_str::<Value>(&text) {
+            Ok(Value::Object(o)) => Ok((o, Some(text))),
+            Ok(_) => Err(format!(
+                "{} is not a JSON object; nothing changed",
+                path.display()
+            )),
+            Err(e) => Err(format!(
+                "{} is not valid JSON ({e}); nothing changed",
+                path.display()
+            )),
+        },
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok((Map::new(), None)),
+        Err(e) => Err(format!("cannot read {}: {e}", path.display())),
+    }
+}
+
+fn save(
+    path: &std::path::Path,
+    old: Option<&str>,
+    root: &Map<String, Value>,
+) -> Result<(), String> {
+    let text =
+        serde_json::to_string_pretty(&Value::Object(root.clone())).unwrap_or_default() + "\n";
+    if old == Some(text.as_str()) {
+        return Ok(());
+    }
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    }
+    if let Some(old) = old {
+        let mut bak = path.as_os_str().to_owned();
+        bak.push(".bak");
+        write_atomic(&PathBuf::from(bak), old.as_bytes())
+            .map_err(|e| format!("cannot back up {}: {e}; nothing changed", path.display()))?;
+    }
+    write_atomic(path, text.as_bytes()).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+/// Remove hookrules' entries from every event of a hooks object; drop emptied events.
+fn strip(hooks: &mut Map<String, Value>) -> usize {
+    let mut removed = 0;
+    for list in hooks.values_mut() {
+        if let Value::Array(a) = list {
+            let before = a.len();
+            a.retain(|e| !is_ours(e));
+            removed += before - a.len();
+        }
+    }
+    hooks.retain(|_, v| !v.as_array().is_some_and(|a| a.is_empty()));
+    removed
+}
+
+/// `init --host NAME`.
+pub fn init(
+    host: Host,
+    user: bool,
+    dry_run: bool,
+    command: Option<&str>,
+    ctx: &Context,
+    out: &mut dyn Write,
+) -> Result<(), String> {
+    if host == Host::VsCode {
+        // VS Code runs the hooks of Claude Code's settings and of every
+        // .github/hooks/*.json (Copilot's too), and hookrules recognises its
+        // envelope under either: one more file would answer its events twice.
+        let copilot = file_for(Host::Copilot, ctx, false)?;
+        let already = crate::cli::wiring::settings_answer(&ctx.env, "PreToolUse").or_else(|| {
+            crate::cli::wiring::read(crate::cli::wiring::Place::Agent(Host::Copilot), &copilot)
+                .filter(|w| !w.handlers.is_empty())
+                .map(|w| w.path)
+        });
+        if let Some(p) = already {
+            let _ = writeln!(out, "VS Code already runs hookrules through {} (VS Code reads that file, and hookrules recognises its events there); nothing to do.", p.display());
+            return Ok(());
+        }
+    }
+    let path = file_for(host, ctx, user)?;
+    let exe = match command {
+        Some(c) => c.to_string(),
+        None => ctx
+            .exe
+            .as_ref()
+            .and_then(|p| p.canonicalize().ok().or(Some(p.clone())))
+            .map(|p| p.display().to_string())
+            .ok_or("cannot tell where this binary is; pass --command PATH")?,
+    };
+    let (mut root, old) = load(&path)?;
+    if matches!(host, Host::Cursor | Host::Copilot) {
+        root.entry("version").or_insert(json!(1));
+    }
+    let hooks = root.entry("hooks").or_insert_with(|| json!({}));
+    let Value::Object(hooks) = hooks else {
+        return Err(format!(
+            "`hooks` in {} is not an object; nothing changed",
+            path.display()
+        ));
+    };
+    strip(hooks);
+    for (event, seconds) in events(host) {
+        let h = handler(host, &exe, event, *seconds);
+        let entry = if grouped(host) {
+            json!({"hooks": [h]})
+        } else {
+            h
+        };
+        match hooks.entry(event.to_string()).or_insert_with(|| json!([])) {
+            Value::Array(a) => a.push(entry),
+            other => *other = json!([entry]),
+        }
+    }
+    let new = serde_json::to_string_pretty(&Value::Object(root.clone())).unwrap_or_default() + "\n";
+    if dry_run {
+        let _ = writeln!(
+            out,
+            "{}",
+            crate::cli::init::unified_diff(
+                old.as_deref().unwrap_or(""),
+                &new,
+                &path.display().to_string(),
+                &path.display().to_string()
+            )
+        );
+        return Ok(());
+    }
+    let unchanged = old.as_deref() == Some(new.as_str());
+    save(&path, old.as_deref(), &root)?;
+    let _ = writeln!(
+        out,
+        "{} {}: `{} run --host {}` for {} events ({} timeouts).",
+        if unchanged {
+            "Already set up:"
+        } else {
+            "Registered hookrules in"
+        },
+        path.display(),
+        exe,
+        host.name(),
+        events(host).len(),
+        match host.timeout_unit() {
+            crate::contract::hosts::TimeUnit::Seconds => "seconds",
+            crate::contract::hosts::TimeUnit::Milliseconds => "millisecond",
+        }
+    );
+    let note = match host {
+        Host::Codex => {
+            "Codex runs a new hook only after you trust it: open Codex and review it in /hooks."
+        }
+        Host::Gemini => "Restart Gemini CLI; `/hooks` lists what it loaded.",
+        Host::Cursor => "Restart Cursor; the Hooks tab of its settings shows what it loaded.",
+        Host::Copilot => {
+            "Copilot CLI reads .github/hooks/ at start; commit the file for the coding agent."
+        }
+        Host::VsCode => {
+            "VS Code reads .github/hooks/ (agent hooks must be enabled in its settings)."
+        }
+        Host::Claude => "",
+    };
+    let _ = writeln!(out, "{note} Then run `hookrules doctor`.");
+    Ok(())
+}
+
+/// `uninstall --host NAME`.
+pub fn uninstall(
+    host: Host,
+    user: bool,
+    dry_run: bool,
+    ctx: &Context,
+    out: &mut dyn Write,
+) -> Result<(), String> {
+    let path = file_for(host, ctx, user)?;
+    let (mut root, old) = load(&path)?;
+    let Some(old_text) = old else {
+        let _ = writeln!(out, "{} does not exist; nothing to remove.", path.display());
+        return Ok(());
+    };
+    let removed = match root.get_mut("hooks") {
+        Some(Value::Object(h)) => strip(h),
+        _ => 0,
+    };
+    if root
+        .get("hooks")
+        .is_some_and(|h| h.as_object().is_some_and(Map::is_empty))
+    {
+        root.remove("hooks");
+    }
+    let new = serde_json::to_string_pretty(&Value::Object(root.clone())).unwrap_or_default() + "\n";
+    if dry_run {
+        let _ = writeln!(
+            out,
+            "{}",
+            crate::cli::init::unified_diff(
+                &old_text,
+                &new,
+                &path.display().to_string(),
+                &path.display().to_string()
+            )
+        );
+        return Ok(());
+    }
+    if removed == 0 {
+        let _ = writeln!(
+            out,
+            "{}: no hookrules handler; nothing changed.",
+            path.display()
+        );
+        return Ok(());
+    }
+    save(&path, Some(&old_text), &root)?;
+    let _ = writeln!(
+        out,
+        "Removed {removed} hookrules handler(s) from {}.",
+        path.display()
+    );
+    Ok(())
+}

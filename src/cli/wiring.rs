@@ -1,0 +1,220 @@
+//! Where hookrules is wired: Claude Code's settings layers, the Claude Code
+//! plugin, and the other agents' hook files. `doctor` lists them all; `run --via
+//! plugin` asks only whether a settings layer already answers the event, so a
+//! settings.json install and a plugin install of the same project never both
+//! answer (the settings one wins: it names its binary explicitly).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::cli::init::{is_hookrules_handler, Context};
+use crate::contract::hosts::{Host, TimeUnit};
+
+/// A place hookrules can be wired.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Place {
+    /// Claude Code `~/.claude/settings.json` (or `$CLAUDE_CONFIG_DIR`).
+    UserSettings,
+    /// Claude Code `.claude/settings.json`.
+    ProjectSettings,
+    /// Claude Code `.claude/settings.local.json`.
+    LocalSettings,
+    /// An installed hookrules Claude Code plugin.
+    Plugin,
+    /// Another agent's hook file.
+    Agent(Host),
+}
+
+impl Place {
+    /// For people.
+    pub fn title(&self) -> String {
+        match self {
+            Place::UserSettings => "Claude Code user settings".into(),
+            Place::ProjectSettings => "Claude Code project settings".into(),
+            Place::LocalSettings => "Claude Code local settings".into(),
+            Place::Plugin => "Claude Code plugin".into(),
+            Place::Agent(h) => h.title().into(),
+        }
+    }
+}
+
+/// One hookrules handler found in a config file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Handler {
+    /// The host's event key it is registered under.
+    pub event: String,
+    /// The program it runs (first word of a shell command, or `command` in exec form).
+    pub program: String,
+    /// The timeout as written (in the host's unit), if any.
+    pub timeout: Option<f64>,
+}
+
+/// One config file and the hookrules handlers in it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Wired {
+    /// Which place.
+    pub place: Place,
+    /// The file.
+    pub path: PathBuf,
+    /// The handlers.
+    pub handlers: Vec<Handler>,
+    /// The file exists but could not be read as JSON.
+    pub unreadable: Option<String>,
+}
+
+/// The three Claude Code settings layers for a project.
+pub fn settings_layers(ctx: &Context) -> Vec<(Place, PathBuf)> {
+    let mut v = vec![];
+    if let Ok(user) = ctx.user_settings() {
+        v.push((Place::UserSettings, user));
+    }
+    let project = ctx.project_dir().join(".claude");
+    v.push((Place::ProjectSettings, project.join("settings.json")));
+    v.push((Place::LocalSettings, project.join("settings.local.json")));
+    v
+}
+
+/// Does a Claude Code settings layer register `hookrules run` for this event?
+/// The first such file, for the note `run --via plugin` prints.
+pub fn settings_answer(env: &BTreeMap<String, String>, event: &str) -> Option<PathBuf> {
+    let ctx = Context {
+        env: env.clone(),
+        cwd: std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
+        exe: None,
+    };
+    settings_layers(&ctx).into_iter().find_map(|(_, path)| {
+        let text = std::fs::read_to_string(&path).ok()?;
+        let v: Value = serde_json::from_str(&text).ok()?;
+        let groups = v.get("hooks")?.get(event)?.as_array()?;
+        groups
+            .iter()
+            .filter_map(|g| g.get("hooks")?.as_array())
+            .flatten()
+            .any(|h| is_hookrules_handler(h, None))
+            .then_some(path)
+    })
+}
+
+/// Read a file of Claude Code's hooks shape (`{"hooks": {Event: [{hooks: [...]}]}}`,
+/// also used by Codex, Gemini CLI and VS Code) or of Cursor's / Copilot's
+/// (`{"version": 1, "hooks": {event: [handler, …]}}`) and list hookrules' handlers.
+pub fn read(place: Place, path: &Path) -> Option<Wired> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let v: Value = match serde_json::from_str(&text) {
+        Ok(v) => v,
+        Err(e) => {
+            return Some(Wired {
+                place,
+                path: path.to_path_buf(),
+                handlers: vec![],
+                unreadable: Some(e.to_string()),
+            })
+        }
+    };
+    let mut handlers = vec![];
+    if let Some(hooks) = v.get("hooks").and_then(Value::as_object) {
+        for (event, entries) in hooks {
+            for entry in entries.as_array().into_iter().flatten() {
+                // Grouped ({matcher, hooks: [...]}) or flat (Cursor, Copilot).
+                let inner: Vec<&Value> = match entry.get("hooks").and_then(Value::as_array) {
+                    Some(list) => list.iter().collect(),
+                    None => vec![entry],
+                };
+                for h in inner {
+                    if let Some(program) = hookrules_program(h) {
+                        handlers.push(Handler {
+                            event: event.clone(),
+                            program,
+                            timeout: h
+                                .get("timeout")
+                                .or_else(|| h.get("timeoutSec"))
+                                .and_then(Value::as_f64),
+                        });
+                    }
+                }
+            }
+        }
+    }
+    Some(Wired {
+        place,
+        path: path.to_path_buf(),
+        handlers,
+        unreadable: None,
+    })
+}
+
+/// The program of a handler that runs hookrules (`hookrules run`, the plugin's
+/// launcher), in any host's handler shape.
+fn hookrules_program(h: &Value) -> Option<String> {
+    if is_hookrules_handler(h, None) {
+        return h.get("command").and_then(Value::as_str).map(|c| {
+            c.split_whitespace()
+                .next()
+                .unwrap_or(c)
+                .trim_matches('"')
+                .to_string()
+        });
+    }
+    let text = ["command", "bash", "linux", "osx"]
+        .iter()
+        .find_map(|k| h.get(*k).and_then(Value::as_str))?;
+    let program = text.split_whitespace().next()?.trim_matches(['"', '\'']);
+    let base = program.rsplit(['/', '\\']).next().unwrap_or(program);
+    let runs = text.split_whitespace().any(|w| w == "run");
+    ((base == "hookrules" || base == "hookrules.exe" || base == "hookrules-launch") && runs)
+        .then(|| program.to_string())
+}
+
+/// The hook files of the other agents, for a project and a home folder.
+pub fn agent_files(ctx: &Context) -> Vec<(Host, PathBuf)> {
+    let project = ctx.project_dir();
+    let home = ctx.env.get("HOME").map(PathBuf::from);
+    let codex_home = ctx
+        .env
+        .get("CODEX_HOME")
+        .map(PathBuf::from)
+        .or_else(|| home.as_ref().map(|h| h.join(".codex")));
+    let mut v = vec![
+        (Host::Codex, project.join(".codex/hooks.json")),
+        (Host::Gemini, project.join(".gemini/settings.json")),
+        (Host::Cursor, project.join(".cursor/hooks.json")),
+        (Host::Copilot, project.join(".github/hooks/hookrules.json")),
+    ];
+    if let Some(c) = codex_home {
+        v.push((Host::Codex, c.join("hooks.json")));
+    }
+    if let Some(h) = &home {
+        v.push((Host::Gemini, h.join(".gemini/settings.json")));
+        v.push((Host::Cursor, h.join(".cursor/hooks.json")));
+    }
+    // VS Code reads .github/hooks/*.json (and Claude Code's settings, listed above).
+    if let Ok(rd) = std::fs::read_dir(project.join(".github/hooks")) {
+        let mut extra: Vec<PathBuf> = rd
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+            .filter(|p| !p.ends_with("hookrules.json"))
+            .collect();
+        extra.sort();
+        v.extend(extra.into_iter().map(|p| (Host::VsCode, p)));
+    }
+    v
+}
+
+/// A timeout written in the wrong unit for the host: milliseconds where seconds
+/// are read (`5000` is 83 minutes) or seconds where milliseconds are (`10` ms).
+pub fn timeout_unit_problem(host: Host, timeout: f64) -> Option<String> {
+    match host.timeout_unit() {
+        TimeUnit::Seconds if timeout >= 1000.0 => Some(format!(
+            "timeout {timeout} is in seconds for {} ({:.0} minutes): milliseconds written where seconds are read?",
+            host.title(),
+            timeout / 60.0
+        )),
+        TimeUnit::Milliseconds if timeout < 100.0 => Some(format!(
+            "timeout {timeout} is in milliseconds for {}: seconds written where milliseconds are read?",
+            host.title()
+        )),
+        _ => None,
+    }
+}

@@ -1,0 +1,261 @@
+//! `init --host`, `uninstall --host` and `doctor`, in-process on a scratch
+//! project and home: each agent's file is written in its shape (kept content,
+//! idempotent, undone by uninstall), and doctor reports what is wired, twice,
+//! missing, of another version, in the wrong timeout unit, and whether the
+//! built-in protection is on.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use hookrules::cli::doctor::{diagnose, Finding, Level};
+use hookrules::cli::init::{self, Context, InitArgs, UninstallArgs};
+use hookrules::policy::discover::Discovery;
+use serde_json::{json, Value};
+
+struct Scratch {
+    _tmp: tempfile::TempDir,
+    project: PathBuf,
+    home: PathBuf,
+    ctx: Context,
+}
+
+fn scratch() -> Scratch {
+    let tmp = tempfile::tempdir().unwrap();
+    let project = tmp.path().join("project");
+    let home = tmp.path().join("home");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::create_dir_all(&home).unwrap();
+    let mut env = BTreeMap::new();
+    env.insert("HOME".to_string(), home.display().to_string());
+    env.insert(
+        "CLAUDE_PROJECT_DIR".to_string(),
+        project.display().to_string(),
+    );
+    env.insert("PATH".to_string(), "/usr/bin:/bin".to_string());
+    let ctx = Context {
+        env,
+        cwd: project.clone(),
+        exe: Some(PathBuf::from(env!("CARGO_BIN_EXE_hookrules"))),
+    };
+    Scratch {
+        _tmp: tmp,
+        project,
+        home,
+        ctx,
+    }
+}
+
+fn init_host(s: &Scratch, host: &str) -> (i32, String) {
+    let args = InitArgs {
+        host: Some(host.to_string()),
+        ..Default::default()
+    };
+    let (mut out, mut err) = (vec![], vec![]);
+    let code = init::init(&args, &s.ctx, &mut out, &mut err);
+    (
+        code,
+        String::from_utf8_lossy(&out).to_string() + &String::from_utf8_lossy(&err),
+    )
+}
+
+fn read(p: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+}
+
+fn findings(s: &Scratch) -> Vec<Finding> {
+    let d = Discovery {
+        flags: vec![],
+        env: None,
+        project_dir: Some(s.project.clone()),
+        user_dir: Some(s.home.join(".config/hookrules")),
+    };
+    diagnose(&s.ctx, &d)
+}
+
+fn has(f: &[Finding], level: Level, text: &str) -> bool {
+    f.iter().any(|x| x.level == level && x.text.contains(text))
+}
+
+fn show(f: &[Finding]) -> String {
+    f.iter()
+        .map(|x| format!("{:?} {}", x.level, x.text))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn each_host_file_is_written_in_its_shape_kept_and_undone() {
+    let s = scratch();
+    let gemini = s.project.join(".gemini/settings.json");
+    std::fs::create_dir_all(gemini.parent().unwrap()).unwrap();
+    std::fs::write(
+        &gemini,
+        r#"{"theme":"dark","hooks":{"BeforeTool":[{"matcher":"write_file","hooks":[{"type":"command","command":"./mine.sh"}]}]}}"#,
+    )
+    .unwrap();
+    for host in ["codex", "gemini", "cursor", "copilot"] {
+        let (code, out) = init_host(&s, host);
+        assert_eq!(code, 0, "{host}: {out}");
+        let (code, out) = init_host(&s, host);
+        assert_eq!(code, 0);
+        assert!(out.contains("Already set up"), "{host}: {out}");
+    }
+    let g = read(&gemini);
+    assert_eq!(g["theme"], "dark");
+    assert_eq!(
+        g["hooks"]["BeforeTool"][0]["hooks"][0]["command"],
+        "./mine.sh"
+    );
+    let ours = &g["hooks"]["BeforeTool"][1]["hooks"][0];
+    assert!(ours["command"]
+        .as_str()
+        .unwrap()
+        .ends_with(" run --host gemini"));
+    assert_eq!(ours["timeout"], 10_000, "Gemini reads milliseconds");
+    assert!(s.project.join(".gemini/settings.json.bak").exists());
+
+    let codex = read(&s.project.join(".codex/hooks.json"));
+    assert_eq!(codex["hooks"]["PreToolUse"][0]["hooks"][0]["timeout"], 10);
+    let cursor = read(&s.project.join(".cursor/hooks.json"));
+    assert_eq!(cursor["version"], 1);
+    assert!(cursor["hooks"]["beforeShellExecution"][0]["command"]
+        .as_str()
+        .unwrap()
+        .ends_with("run --host cursor"));
+    let copilot = read(&s.project.join(".github/hooks/hookrules.json"));
+    assert!(copilot["hooks"]["preToolUse"][0]["bash"]
+        .as_str()
+        .unwrap()
+        .ends_with("run --host copilot --event preToolUse"));
+    assert_eq!(copilot["hooks"]["preToolUse"][0]["timeoutSec"], 10);
+
+    // VS Code already runs Copilot's file: nothing more is written.
+    let (code, out) = init_host(&s, "vscode");
+    assert_eq!(code, 0);
+    assert!(out.contains("nothing to do"), "{out}");
+    assert!(!s
+        .project
+        .join(".github/hooks/hookrules-vscode.json")
+        .exists());
+
+    let f = findings(&s);
+    for host in ["Codex CLI", "Gemini CLI", "Cursor", "Copilot CLI"] {
+        assert!(
+            has(&f, Level::Ok, &format!("{host} (")),
+            "{host}:\n{}",
+            show(&f)
+        );
+    }
+    assert!(!f.iter().any(|x| x.level == Level::Error), "{}", show(&f));
+
+    // Uninstall removes ours only.
+    let args = UninstallArgs {
+        host: Some("gemini".into()),
+        ..Default::default()
+    };
+    let (mut out, mut err) = (vec![], vec![]);
+    assert_eq!(init::uninstall(&args, &s.ctx, &mut out, &mut err), 0);
+    let g = read(&gemini);
+    assert_eq!(g["hooks"]["BeforeTool"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        g["hooks"]["BeforeTool"][0]["hooks"][0]["command"],
+        "./mine.sh"
+    );
+    assert!(g["hooks"].get("AfterTool").is_none());
+    assert_eq!(g["theme"], "dark");
+
+    let (code, out) = init_host(&s, "nonesuch");
+    assert_eq!(code, 2);
+    assert!(out.contains("unknown --host"), "{out}");
+}
+
+#[test]
+fn doctor_reports_missing_binaries_duplicates_wrong_units_and_the_protection() {
+    let s = scratch();
+    let claude = s.project.join(".claude");
+    std::fs::create_dir_all(&claude).unwrap();
+    let exe = env!("CARGO_BIN_EXE_hookrules");
+    // Project and local settings both register hookrules for PreToolUse.
+    for file in ["settings.json", "settings.local.json"] {
+        std::fs::write(
+            claude.join(file),
+            json!({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": exe, "args": ["run"], "timeout": 10}]}]}}).to_string(),
+        )
+        .unwrap();
+    }
+    // Codex with a missing binary and a timeout in milliseconds.
+    std::fs::create_dir_all(s.project.join(".codex")).unwrap();
+    std::fs::write(
+        s.project.join(".codex/hooks.json"),
+        json!({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "/nowhere/hookrules run --host codex", "timeout": 5000}]}]}}).to_string(),
+    )
+    .unwrap();
+    // Gemini with a timeout in seconds where milliseconds are read.
+    std::fs::create_dir_all(s.project.join(".gemini")).unwrap();
+    std::fs::write(
+        s.project.join(".gemini/settings.json"),
+        json!({"hooks": {"BeforeTool": [{"hooks": [{"type": "command", "command": format!("{exe} run --host gemini"), "timeout": 10}]}]}}).to_string(),
+    )
+    .unwrap();
+    // A hookrules of another version for Cursor.
+    let other = s.home.join("old/hookrules");
+    std::fs::create_dir_all(other.parent().unwrap()).unwrap();
+    std::fs::write(
+        &other,
+        "#!/bin/sh\necho 'hookrules 0.0.9 (commit x, release build, t, from source)'\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&other, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    std::fs::create_dir_all(s.project.join(".cursor")).unwrap();
+    std::fs::write(
+        s.project.join(".cursor/hooks.json"),
+        json!({"version": 1, "hooks": {"beforeShellExecution": [{"command": format!("{} run --host cursor", other.display())}]}}).to_string(),
+    )
+    .unwrap();
+
+    let f = findings(&s);
+    let all = show(&f);
+    assert!(has(&f, Level::Warn, "answered twice: PreToolUse"), "{all}");
+    assert!(
+        has(&f, Level::Error, "/nowhere/hookrules does not exist"),
+        "{all}"
+    );
+    assert!(
+        has(&f, Level::Warn, "timeout 5000 is in seconds for Codex CLI"),
+        "{all}"
+    );
+    assert!(
+        has(
+            &f,
+            Level::Warn,
+            "timeout 10 is in milliseconds for Gemini CLI"
+        ),
+        "{all}"
+    );
+    assert!(has(&f, Level::Warn, "is `hookrules 0.0.9"), "{all}");
+    assert!(has(&f, Level::Ok, "built-in protection is on"), "{all}");
+
+    // A project policy that does not keep the built-in pack turns the protection off.
+    let pol = s.project.join(".claude/hookrules");
+    std::fs::create_dir_all(&pol).unwrap();
+    std::fs::write(
+        pol.join("project.toml"),
+        "[[rule]]\nid = \"note\"\nevents = [\"SessionStart\"]\ncontext = \"hello\"\n",
+    )
+    .unwrap();
+    let f = findings(&s);
+    let protected = has(&f, Level::Ok, "built-in protection is on");
+    let off = has(&f, Level::Error, "built-in protection is OFF");
+    assert!(protected != off, "{}", show(&f));
+    // Which one holds depends on whether layers keep the built-in pack on by
+    // themselves; doctor must say which, from the policies' own decisions.
+    assert!(
+        has(
+            &f,
+            Level::Ok,
+            "policies in force (from the user, project and local layers)"
+        ),
+        "{}",
+        show(&f)
+    );
+}

@@ -1,0 +1,226 @@
+//! The Claude Code plugin in this repository (`.claude-plugin/marketplace.json`,
+//! `plugin/`): its manifest agrees with the crate, its hooks cover every event
+//! `init` registers, and its launcher, run as the client runs it, finds the
+//! binary of its version, answers visibly and never blocks without one, and
+//! stays quiet where a settings.json handler already answers.
+//! (tests/e2e runs the plugin inside the real client.)
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn json(path: &str) -> Value {
+    let text = std::fs::read_to_string(repo().join(path)).expect(path);
+    serde_json::from_str(&text).expect(path)
+}
+
+#[test]
+fn manifests_name_the_crate_version_and_the_plugin_folder() {
+    let version = env!("CARGO_PKG_VERSION");
+    let plugin = json("plugin/.claude-plugin/plugin.json");
+    assert_eq!(plugin["name"], "hookrules");
+    assert_eq!(plugin["version"], version);
+    let market = json(".claude-plugin/marketplace.json");
+    let entry = &market["plugins"][0];
+    assert_eq!(entry["name"], "hookrules");
+    assert_eq!(entry["source"], "./plugin");
+    assert_eq!(entry["version"], version);
+    let launcher = std::fs::read_to_string(repo().join("plugin/bin/hookrules-launch")).unwrap();
+    assert!(
+        launcher.contains(&format!("VERSION=\"{version}\"")),
+        "the launcher looks for another version than the crate's"
+    );
+}
+
+#[test]
+fn hooks_cover_every_event_init_registers_on_any_client() {
+    let hooks = json("plugin/hooks/hooks.json");
+    let hooks = hooks["hooks"].as_object().expect("hooks object");
+    let mut got: Vec<&str> = hooks.keys().map(String::as_str).collect();
+    got.sort();
+    // Events every client with plugins knows (an unknown event key can disable
+    // the whole file on an older client, reference §6 item 3).
+    let mut want = hookrules::cli::init::events_for(None);
+    want.sort();
+    assert_eq!(got, want);
+    for (event, groups) in hooks {
+        let h = &groups[0]["hooks"][0];
+        assert_eq!(h["type"], "command", "{event}");
+        assert_eq!(
+            h["command"], "\"${CLAUDE_PLUGIN_ROOT}/bin/hookrules-launch\" run --via plugin",
+            "{event}"
+        );
+        let t = h["timeout"].as_u64().expect("timeout");
+        assert!(
+            (1..=600).contains(&t),
+            "{event}: timeout {t} is not seconds"
+        );
+        assert!(
+            groups[0].get("matcher").is_none(),
+            "{event}: rules carry their own matchers"
+        );
+    }
+}
+
+/// Run the launcher as the client would: shell form, plugin variables set.
+fn launch(
+    home: &Path,
+    path_env: &str,
+    extra: &[(&str, &str)],
+    args: &[&str],
+    stdin: &[u8],
+) -> Output {
+    let mut c = Command::new("/bin/sh");
+    c.arg("-c")
+        .arg("\"$CLAUDE_PLUGIN_ROOT/bin/hookrules-launch\" \"$@\"")
+        .arg("launch")
+        .args(args)
+        .env_clear()
+        .env("HOME", home)
+        .env("PATH", path_env)
+        .env("CLAUDE_PLUGIN_ROOT", repo().join("plugin"))
+        .env("CLAUDE_PLUGIN_DATA", home.join("plugin-data"))
+        .env("CLAUDE_PROJECT_DIR", home.join("project"))
+        .current_dir(home)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in extra {
+        c.env(k, v);
+    }
+    let mut child = c.spawn().unwrap();
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+const RM: &[u8] = br#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf /"},"cwd":"/tmp","session_id":"s"}"#;
+
+#[test]
+fn without_a_binary_every_event_gets_a_visible_note_and_nothing_is_blocked() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path();
+    std::fs::create_dir_all(home.join("project")).unwrap();
+    let o = launch(home, "/usr/bin:/bin", &[], &["run", "--via", "plugin"], RM);
+    assert_eq!(o.status.code(), Some(0));
+    let v: Value = serde_json::from_slice(&o.stdout).expect("one JSON object");
+    let msg = v["systemMessage"].as_str().expect("systemMessage");
+    assert!(msg.contains("policies are NOT enforced"), "{msg}");
+    assert!(
+        msg.contains("no hookrules 0.1.0 binary was found") || msg.contains("not 0.1.0"),
+        "{msg}"
+    );
+    assert!(
+        v.get("hookSpecificOutput").is_none() && v.get("decision").is_none(),
+        "{v}"
+    );
+
+    // A hookrules of another version on PATH is named, and not used.
+    let bin = home.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let fake = bin.join("hookrules");
+    std::fs::write(
+        &fake,
+        "#!/bin/sh\necho 'hookrules 9.9.9 (commit x, release build, t, from source)'\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let path = format!("{}:/usr/bin:/bin", bin.display());
+    let o = launch(home, &path, &[], &["run", "--via", "plugin"], RM);
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(
+        v["systemMessage"].as_str().unwrap().contains("9.9.9"),
+        "{v}"
+    );
+
+    // Slash commands say so and fail.
+    let o = launch(home, "/usr/bin:/bin", &[], &["check"], b"");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("cargo install"));
+}
+
+#[test]
+fn with_the_binary_of_its_version_the_launcher_runs_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path();
+    std::fs::create_dir_all(home.join("project")).unwrap();
+    let exe = env!("CARGO_BIN_EXE_hookrules");
+    for extra in [vec![("HOOKRULES_BIN", exe)], vec![]] {
+        let path = if extra.is_empty() {
+            // Found on PATH instead.
+            format!(
+                "{}:/usr/bin:/bin",
+                Path::new(exe).parent().unwrap().display()
+            )
+        } else {
+            "/usr/bin:/bin".to_string()
+        };
+        let o = launch(home, &path, &extra, &["run", "--via", "plugin"], RM);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny", "{v}");
+        let _ = std::fs::remove_dir_all(home.join("plugin-data"));
+    }
+    // The found path is remembered; a vanished binary is looked for again.
+    let o = launch(
+        home,
+        "/usr/bin:/bin",
+        &[("HOOKRULES_BIN", exe)],
+        &["run"],
+        RM,
+    );
+    assert!(o.status.success());
+    let cached = std::fs::read_to_string(home.join("plugin-data/hookrules-0.1.0.path")).unwrap();
+    assert_eq!(cached.trim(), exe);
+}
+
+#[test]
+fn a_settings_json_install_answers_and_the_plugin_stays_quiet() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path();
+    let project = home.join("project");
+    std::fs::create_dir_all(project.join(".claude")).unwrap();
+    let exe = env!("CARGO_BIN_EXE_hookrules");
+    std::fs::write(
+        project.join(".claude/settings.json"),
+        serde_json::json!({"hooks": {"PreToolUse": [{"hooks": [
+            {"type": "command", "command": exe, "args": ["run"], "timeout": 10}]}]}})
+        .to_string(),
+    )
+    .unwrap();
+    let o = launch(
+        home,
+        "/usr/bin:/bin",
+        &[("HOOKRULES_BIN", exe)],
+        &["run", "--via", "plugin"],
+        RM,
+    );
+    assert!(o.status.success());
+    assert!(
+        o.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    assert!(String::from_utf8_lossy(&o.stderr).contains("stays quiet"));
+    // An event the settings file does not register is still answered by the plugin.
+    let stop =
+        br#"{"hook_event_name":"UserPromptSubmit","prompt":"hi","cwd":"/tmp","session_id":"s"}"#;
+    let o = launch(
+        home,
+        "/usr/bin:/bin",
+        &[("HOOKRULES_BIN", exe)],
+        &["run", "--via", "plugin"],
+        stop,
+    );
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("stays quiet"));
+}

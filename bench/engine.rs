@@ -86,6 +86,25 @@ fn main() {
         synthetic("10k rules PreToolUse Bash", "PreToolUse-Bash.json", &p10k),
         synthetic("10k rules Stop", "Stop.json", &p10k),
     ];
+    // The same calls as another agent sends them: the difference to the Claude Code
+    // cases above is the cost of recognising the envelope and normalising it.
+    for (name, file) in [
+        ("Gemini BeforeTool (harmless)", "PreToolUse-Bash.json"),
+        (
+            "Gemini BeforeTool (rm -rf /)",
+            "PreToolUse-Bash-rm-rf-root.json",
+        ),
+    ] {
+        let mut v: serde_json::Value = serde_json::from_slice(&ev(file)).expect("event JSON");
+        v["hook_event_name"] = "BeforeTool".into();
+        v["tool_name"] = "run_shell_command".into();
+        v["timestamp"] = "2026-11-24T08:00:00.000Z".into();
+        cases.push(Case {
+            name: format!("builtin {name}"),
+            event: serde_json::to_vec(&v).expect("serialise"),
+            policies: vec![],
+        });
+    }
     cases.push(Case {
         name: "builtin PostToolUse Bash, 10 MB stdout".into(),
         event: big_event(&ev("PostToolUse-Bash.json"), 10 * 1024 * 1024),
@@ -147,6 +166,39 @@ fn main() {
             percentile(&samples, 50.0),
             percentile(&samples, 99.0),
             summary
+        );
+    }
+    // What recognising the agent costs on the hot path: parsing a Claude Code event
+    // into an `Event` (JSON + recognition + `tool_class` / `host`) against parsing
+    // the JSON alone.
+    if filter.as_deref().is_none_or(|f| "recognise".contains(f)) {
+        let bash = ev("PreToolUse-Bash.json");
+        let time = |f: &dyn Fn()| {
+            for _ in 0..1000 {
+                f();
+            }
+            let mut samples: Vec<f64> = (0..20)
+                .map(|_| {
+                    let t = Instant::now();
+                    for _ in 0..1000 {
+                        f();
+                    }
+                    t.elapsed().as_secs_f64() * 1e3 // µs per call
+                })
+                .collect();
+            samples.sort_by(|a, b| a.total_cmp(b));
+            samples[samples.len() / 2]
+        };
+        let json_only = time(&|| {
+            std::hint::black_box(serde_json::from_slice::<serde_json::Value>(&bash).unwrap());
+        });
+        let event = time(&|| {
+            std::hint::black_box(hookrules::contract::Event::parse(&bash).unwrap());
+        });
+        println!(
+            "{:<42} JSON only {json_only:.2} µs, Event::parse {event:.2} µs: recognition adds {:.2} µs",
+            "recognise (PreToolUse Bash, per call)",
+            event - json_only
         );
     }
     let _ = std::fs::remove_dir_all(&project);

@@ -113,6 +113,8 @@ codes! {
         "With the policies `run` would use, `rm -rf /` or `rm -rf ~` would be let through. Usually the built-in pack was turned off (`builtin = false`) or its `rm-recursive-wide` rule was disabled or overridden. Keep the pack on, or write a rule of your own that denies these commands.";
     UnknownTool = "HR113", "unknown-tool", Warning, "A matcher names no tool the client lists",
         "An exact matcher names a tool that is not among the client's tools (reference §4), or a regex matcher matches none of them. It may be a tool of a newer client or a plugin; otherwise it is a typo and the rule never fires. A matcher selects the tool by its name only: `Bash(git commit*)` is a regex that never matches; test arguments in `when`.";
+    UnusedAllow = "HR114", "unused-allow", Warning, "An `allow` entry silences nothing",
+        "`allow = [\"HR104\"]` in `[policy]` or a `[[rule]]` says a warning is intended there. An entry that no warning uses any more is stale: remove it, so that the warning shows again if the problem comes back.";
     StopLoop = "HR109", "stop-loop", Warning, "A Stop/SubagentStop block ignores `stop_hook_active`",
         "A rule that blocks Stop or SubagentStop without looking at `stop_hook_active` can keep the agent going until the client's cap (8 blocks). Add `{ field = \"stop_hook_active\", equals = false }` to release after one block, unless blocking until a condition holds is intended.";
 }

@@ -11,7 +11,7 @@ use crate::diagnostics::{render_plain, Code, Diagnostic, Severity};
 use crate::policy::discover::Discovery;
 use crate::policy::{layering, recover};
 use crate::source::Layer;
-use crate::validate::{self, lints, reads};
+use crate::validate::{self, allowed, lints, reads};
 
 use super::Format;
 
@@ -26,6 +26,8 @@ pub struct Report {
     pub rules: Vec<RuleRow>,
     /// Every command the policies can run (command facts and `run` effects).
     pub commands: Vec<CommandRow>,
+    /// Each file's `allow` entries, applied once every diagnostic is in.
+    allows: Vec<allowed::Allows>,
 }
 
 /// One rule in `check --rules`.
@@ -86,6 +88,29 @@ impl Report {
 
 /// Check the policies discovery finds.
 pub fn collect(discovery: &Discovery) -> Report {
+    collect_with(discovery, &[])
+}
+
+/// [`collect`], also reporting rules the fixtures in `fixtures` never see fire
+/// (HR106). Warnings the policies `allow` are left out last.
+pub fn collect_with(discovery: &Discovery, fixtures: &[std::path::PathBuf]) -> Report {
+    let mut report = collect_all(discovery);
+    if !fixtures.is_empty() {
+        let extra = uncovered(&report, discovery, fixtures);
+        report.diagnostics.extend(extra);
+    }
+    let mut allows = std::mem::take(&mut report.allows);
+    for a in &mut allows {
+        a.apply(&mut report.diagnostics);
+    }
+    for a in &allows {
+        report.diagnostics.extend(a.unused());
+    }
+    sort_in_file_order(&mut report);
+    report
+}
+
+fn collect_all(discovery: &Discovery) -> Report {
     let found = discovery.find();
     let mut report = Report {
         diagnostics: found.errors.clone(),
@@ -126,6 +151,9 @@ pub fn collect(discovery: &Discovery) -> Report {
         }
         let v = validate::validate_with(source, raw, &|_| true, true);
         let mut diags = v.diagnostics.clone();
+        let (allows, bad_allows) = allowed::Allows::of(source, raw);
+        diags.extend(bad_allows);
+        report.allows.push(allows);
         // A rule an override disabled is disabled on purpose: no HR102 for it.
         let disabled_on_purpose = |d: &Diagnostic| {
             d.code == Code::NeverFires
@@ -221,9 +249,14 @@ pub fn collect(discovery: &Discovery) -> Report {
     if discovery.flags.is_empty() {
         report.diagnostics.extend(destructive_probe(&found));
     }
-    // In file order: by file (load order), then position.
+    let _ = first;
+    report
+}
+
+/// By file (load order), then position; diagnostics without a file first.
+fn sort_in_file_order(report: &mut Report) {
     let order: Vec<String> = report.policies.clone();
-    report.diagnostics[first..].sort_by_key(|d| {
+    report.diagnostics.sort_by_key(|d| {
         let file = d
             .source
             .as_ref()
@@ -234,7 +267,6 @@ pub fn collect(discovery: &Discovery) -> Report {
             d.span.as_ref().map(|s| s.start).unwrap_or(0),
         )
     });
-    report
 }
 
 /// The templates of a raw policy (rules, includes, effects, facts).
@@ -355,11 +387,7 @@ pub fn check_with_fixtures(
     fixtures: &[std::path::PathBuf],
     out: &mut dyn Write,
 ) -> i32 {
-    let mut report = collect(discovery);
-    if !fixtures.is_empty() {
-        let extra = uncovered(&report, discovery, fixtures);
-        report.diagnostics.extend(extra);
-    }
+    let report = collect_with(discovery, fixtures);
     match format {
         Format::Json => {
             let v = serde_json::json!({

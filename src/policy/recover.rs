@@ -129,7 +129,7 @@ fn items(t: &DeTable) -> Vec<Range<usize>> {
 
 /// Where an item's text ends: for a `[table]` or `[[rule]]` header, at the next
 /// header (or the end of the file); for an inline value, its own span.
-fn extent(text: &str, span: Range<usize>) -> Range<usize> {
+pub fn extent(text: &str, span: Range<usize>) -> Range<usize> {
     if !text.get(span.clone()).is_some_and(|s| s.starts_with('[')) {
         return span;
     }

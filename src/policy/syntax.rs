@@ -133,6 +133,10 @@ pub struct RawPolicyHeader {
     /// layer; `check` says so). By default it stays on under every layer; parts of
     /// it are turned off with `[[override]]` by id or tag.
     pub builtin: Option<Sp<bool>>,
+    /// Warnings that are intended in this file, by code or name (`["HR104",
+    /// "may-be-absent"]`): `check` does not report them here.
+    #[serde(default)]
+    pub allow: Vec<Sp<String>>,
 }
 
 /// `[policy] time_zone`.
@@ -228,6 +232,10 @@ pub struct RawRule {
     /// Side effects, run in order after the decision is made.
     #[serde(default)]
     pub effects: Vec<Sp<RawEffect>>,
+    /// Warnings that are intended for this rule, by code or name (`["HR107"]`):
+    /// `check` does not report them for it.
+    #[serde(default)]
+    pub allow: Vec<Sp<String>>,
 }
 
 /// A matcher for all the rule's events, or one per event

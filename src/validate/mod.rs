@@ -6,6 +6,7 @@
 //! policy's failure mode can apply to it.
 
 pub mod advice;
+pub mod allowed;
 pub mod lints;
 pub mod model;
 pub mod patterns;

@@ -272,9 +272,17 @@ impl miette::Diagnostic for Diagnostic {
 
 /// Render diagnostics as miette reports (no colour, stable for snapshots and logs).
 pub fn render_plain(diags: &[Diagnostic]) -> String {
-    let handler =
-        miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor())
-            .with_width(100);
+    render(diags, false)
+}
+
+/// Render diagnostics as miette reports, in colour for a terminal.
+pub fn render(diags: &[Diagnostic], color: bool) -> String {
+    let theme = if color {
+        miette::GraphicalTheme::unicode()
+    } else {
+        miette::GraphicalTheme::unicode_nocolor()
+    };
+    let handler = miette::GraphicalReportHandler::new_themed(theme).with_width(100);
     let mut out = String::new();
     for d in diags {
         let _ = handler.render_report(&mut out, d);

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 
 use crate::compile::Templates;
-use crate::diagnostics::{render_plain, Code, Diagnostic, Severity};
+use crate::diagnostics::{render, Code, Diagnostic, Severity};
 use crate::policy::discover::Discovery;
 use crate::policy::{layering, recover};
 use crate::source::Layer;
@@ -405,7 +405,7 @@ pub fn check_with_fixtures(
             );
         }
         Format::Human => {
-            let _ = write!(out, "{}", render_plain(&report.diagnostics));
+            let _ = write!(out, "{}", render(&report.diagnostics, super::style::on()));
             if list_rules {
                 let _ = writeln!(out, "rules (in load order):");
                 for r in &report.rules {
@@ -442,11 +442,22 @@ pub fn check_with_fixtures(
                     let _ = writeln!(out, "  {:?}  ({}, {})", c.argv, c.used_by, c.location);
                 }
             }
+            let errors = format!("{} error(s)", report.errors());
+            let warnings = format!("{} warning(s)", report.warnings());
+            use super::style;
             let _ = writeln!(
                 out,
-                "{} error(s), {} warning(s) in {} polic{}",
-                report.errors(),
-                report.warnings(),
+                "{}, {} in {} polic{}",
+                if report.errors() > 0 {
+                    style::bad(&errors)
+                } else {
+                    style::good(&errors)
+                },
+                if report.warnings() > 0 {
+                    style::warn(&warnings)
+                } else {
+                    warnings
+                },
                 report.policies.len(),
                 if report.policies.len() == 1 {
                     "y"

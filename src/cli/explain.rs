@@ -15,7 +15,7 @@ use crate::eval::trace::{Step, Trace, Tracer};
 use crate::eval::{self, Ctx};
 use crate::policy::discover::Discovery;
 
-use super::{Format, Verbosity};
+use super::{style, Format, Verbosity};
 
 /// Everything an explanation holds.
 #[derive(Debug, serde::Serialize)]
@@ -130,7 +130,9 @@ pub fn explanation(
     })
 }
 
-/// Run `explain` and print.
+/// Run `explain` and print. `fixture` is a file, or `-` for stdin; `rule`
+/// narrows the trace to one rule, shown in full.
+#[allow(clippy::too_many_arguments)]
 pub fn explain(
     fixture: &Path,
     discovery: &Discovery,
@@ -140,7 +142,42 @@ pub fn explain(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> i32 {
-    let fx = match Fixture::read(fixture) {
+    explain_with(
+        fixture,
+        None,
+        &mut std::io::empty(),
+        discovery,
+        env,
+        verbosity,
+        format,
+        out,
+        err,
+    )
+}
+
+/// [`explain`], with a rule filter and the stdin to read `-` from.
+#[allow(clippy::too_many_arguments)]
+pub fn explain_with(
+    fixture: &Path,
+    rule: Option<&str>,
+    stdin: &mut dyn std::io::Read,
+    discovery: &Discovery,
+    env: &BTreeMap<String, String>,
+    verbosity: Verbosity,
+    format: Format,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
+    let read = if fixture == Path::new("-") {
+        let mut text = String::new();
+        stdin
+            .read_to_string(&mut text)
+            .map_err(|e| format!("cannot read stdin: {e}"))
+            .and_then(|_| Fixture::parse(&text).map_err(|e| format!("stdin: {e}")))
+    } else {
+        Fixture::read(fixture)
+    };
+    let fx = match read {
         Ok(f) => f,
         Err(e) => {
             let _ = writeln!(err, "hookrules explain: {e}");
@@ -178,6 +215,21 @@ pub fn explain(
             return 2;
         }
     };
+    if let Some(id) = rule {
+        let known = rule_ids(&ex);
+        if !known.iter().any(|k| k == id) {
+            let near = crate::diagnostics::did_you_mean(id, known.iter().map(|s| s.as_str()));
+            let _ = writeln!(
+                err,
+                "hookrules explain: no rule `{id}` in the policies{}",
+                match near {
+                    Some(n) => format!("; did you mean `{n}`?"),
+                    None => " (`hookrules check --rules` lists them)".into(),
+                }
+            );
+            return 2;
+        }
+    }
     match format {
         Format::Json => {
             let _ = writeln!(
@@ -187,14 +239,62 @@ pub fn explain(
             );
         }
         Format::Human => {
-            let _ = write!(out, "{}", render(&ex, verbosity));
+            let _ = write!(out, "{}", render_for(&ex, verbosity, rule));
         }
     }
     0
 }
 
+/// Every rule id the trace mentions.
+fn rule_ids(ex: &Explanation) -> Vec<String> {
+    let mut ids: Vec<String> = ex
+        .steps
+        .iter()
+        .filter_map(|s| match s {
+            Step::Skipped { rule, .. }
+            | Step::Broken { rule, .. }
+            | Step::RuleStart { rule, .. } => Some(rule.clone()),
+            _ => None,
+        })
+        .collect();
+    ids.sort();
+    ids.dedup();
+    ids
+}
+
+/// One evaluated rule's part of the trace.
+struct Block<'a> {
+    header: String,
+    steps: Vec<&'a Step>,
+    outcome: &'a str,
+}
+
+impl Block<'_> {
+    fn matched(&self) -> bool {
+        self.outcome == "matched"
+    }
+    fn failed(&self) -> bool {
+        self.outcome.starts_with("error")
+    }
+    /// Did some test of the rule hold, or a command get past its program?
+    /// Then it came close.
+    fn close(&self) -> bool {
+        !self.matched()
+            && self.steps.iter().any(|s| match s {
+                Step::Condition { result: true, .. } => true,
+                Step::Condition { saw, .. } => saw.contains("(program ✓"),
+                _ => false,
+            })
+    }
+}
+
 /// The human form of an explanation.
 pub fn render(ex: &Explanation, verbosity: Verbosity) -> String {
+    render_for(ex, verbosity, None)
+}
+
+/// The human form, narrowed to one rule (shown in full) when `rule` is given.
+pub fn render_for(ex: &Explanation, verbosity: Verbosity, rule: Option<&str>) -> String {
     let mut s = String::new();
     s.push_str(&format!("event     {}\n", ex.event));
     s.push_str(&format!("policies  {}\n", ex.sources.join(", ")));
@@ -203,7 +303,7 @@ pub fn render(ex: &Explanation, verbosity: Verbosity) -> String {
         .kind
         .map(|k| k.as_str())
         .unwrap_or("none (no opinion)");
-    s.push_str(&format!("decision  {decision}\n"));
+    s.push_str(&format!("decision  {}\n", style::decision(decision)));
     if !ex.decision.determined_by.is_empty() {
         s.push_str(&format!(
             "by        {}\n",
@@ -213,72 +313,227 @@ pub fn render(ex: &Explanation, verbosity: Verbosity) -> String {
     if let Some(r) = &ex.decision.reason {
         s.push_str(&format!("reason    {}\n", indent(r, 10)));
     }
-    if verbosity != Verbosity::Summary {
-        s.push_str("\ntrace\n");
-        let mut block: Vec<String> = vec![];
-        for step in &ex.steps {
-            match step {
-                Step::Skipped { rule, why, .. } => {
-                    if verbosity == Verbosity::Full {
-                        s.push_str(&format!("  - {rule}: skipped by the index ({why})\n"));
+    match (rule, verbosity) {
+        (Some(id), _) => {
+            s.push_str(&format!("\nrule {id}\n"));
+            trace(ex, &mut s, Verbosity::Full, Some(id));
+        }
+        (None, Verbosity::Summary) => {}
+        (None, Verbosity::Close) => close_view(ex, &mut s),
+        (None, v) => {
+            s.push_str("\ntrace\n");
+            trace(ex, &mut s, v, None);
+        }
+    }
+    tail(ex, &mut s);
+    s
+}
+
+/// The default view: the rules that matched (with the tests that held), the
+/// rules that came close (some test held), errors, and a count of the rest.
+fn close_view(ex: &Explanation, s: &mut String) {
+    let blocks = blocks(ex);
+    let skipped = ex
+        .steps
+        .iter()
+        .filter(|st| matches!(st, Step::Skipped { .. }))
+        .count();
+    for st in &ex.steps {
+        if let Step::Broken { rule, errors, .. } = st {
+            s.push_str(&format!("\nbroken    {rule}\n"));
+            for e in errors {
+                s.push_str(&format!("          {e}\n"));
+            }
+        }
+    }
+    let matched: Vec<&Block> = blocks
+        .iter()
+        .filter(|b| b.matched() || b.failed())
+        .collect();
+    let close: Vec<&Block> = blocks.iter().filter(|b| b.close() && !b.failed()).collect();
+    s.push_str("\nmatched   ");
+    if matched.is_empty() {
+        s.push_str("no rule\n");
+    }
+    for (i, b) in matched.iter().enumerate() {
+        if i > 0 {
+            s.push_str("          ");
+        }
+        s.push_str(&format!("{}  => {}\n", b.header, b.outcome));
+        let held = b
+            .steps
+            .iter()
+            .filter(|st| matches!(st, Step::Condition { result: true, .. }));
+        for st in held.take(4) {
+            if let Step::Condition { test, saw, .. } = st {
+                s.push_str(&format!("            {} {}\n", style::good("✓"), short(test, 110)));
+                if !saw.is_empty() {
+                    s.push_str(&format!("                saw {}\n", short(saw, 100)));
+                }
+            }
+        }
+        for st in &b.steps {
+            if let Step::Capture { name, value } = st {
+                s.push_str(&format!("            capture {name} = {value:?}\n"));
+            }
+        }
+    }
+    if !close.is_empty() {
+        s.push_str("close     ");
+        for (i, b) in close.iter().enumerate() {
+            if i > 0 {
+                s.push_str("          ");
+            }
+            s.push_str(&format!("{}  => {}\n", b.header, b.outcome));
+            for st in &b.steps {
+                if let Step::Condition {
+                    test, saw, result, ..
+                } = st
+                {
+                    let mark = if *result {
+                        style::good("✓")
+                    } else {
+                        style::bad("✗")
+                    };
+                    s.push_str(&format!("            {mark} {}\n", short(test, 110)));
+                    if !*result && !saw.is_empty() {
+                        s.push_str(&format!("                saw {}\n", short(saw, 100)));
                     }
                 }
-                Step::Broken { rule, errors, .. } => {
+            }
+        }
+    }
+    let rest = blocks.len() - matched.len() - close.len();
+    s.push_str(&format!(
+        "others    {rest} rule(s) evaluated with no test holding, {skipped} not for this event or tool; `-v` shows every rule, `--rule ID` one\n"
+    ));
+    if let Some(Step::Combine { note }) = ex
+        .steps
+        .iter()
+        .rev()
+        .find(|st| matches!(st, Step::Combine { .. }))
+    {
+        s.push_str(&format!("\ncombine   {note}\n"));
+    }
+}
+
+fn blocks(ex: &Explanation) -> Vec<Block<'_>> {
+    let mut out = vec![];
+    let mut cur: Option<Block> = None;
+    for st in &ex.steps {
+        match st {
+            Step::RuleStart {
+                policy,
+                rule,
+                priority,
+            } => {
+                cur = Some(Block {
+                    header: format!("{rule} (policy {policy}, priority {priority})"),
+                    steps: vec![],
+                    outcome: "",
+                })
+            }
+            Step::RuleEnd { outcome, .. } => {
+                if let Some(mut b) = cur.take() {
+                    b.outcome = outcome;
+                    out.push(b);
+                }
+            }
+            other => {
+                if let Some(b) = cur.as_mut() {
+                    b.steps.push(other);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The trace, at a verbosity (`Failures`: every evaluated rule with the tests
+/// that failed; `Full`: everything), optionally of one rule only.
+fn trace(ex: &Explanation, s: &mut String, verbosity: Verbosity, only: Option<&str>) {
+    let mut block: Vec<String> = vec![];
+    let mut current: Option<&str> = None;
+    let keep = |rule: &str| only.is_none_or(|o| o == rule);
+    for step in &ex.steps {
+        match step {
+            Step::Skipped { rule, why, .. } => {
+                if verbosity == Verbosity::Full && keep(rule) {
+                    s.push_str(&format!("  - {rule}: skipped by the index ({why})\n"));
+                }
+            }
+            Step::Broken { rule, errors, .. } => {
+                if keep(rule) {
                     s.push_str(&format!("  ! {rule}: broken\n"));
                     for e in errors {
                         s.push_str(&format!("      {e}\n"));
                     }
                 }
-                Step::RuleStart {
-                    policy,
-                    rule,
-                    priority,
-                } => {
-                    block.clear();
-                    block.push(format!(
-                        "  rule {rule} (policy {policy}, priority {priority})\n"
-                    ));
+            }
+            Step::RuleStart {
+                policy,
+                rule,
+                priority,
+            } => {
+                current = Some(rule);
+                block.clear();
+                block.push(format!(
+                    "  rule {rule} (policy {policy}, priority {priority})\n"
+                ));
+            }
+            Step::Condition {
+                depth,
+                test,
+                saw,
+                result,
+            } => {
+                let mark = if *result {
+                    style::good("✓")
+                } else {
+                    style::bad("✗")
+                };
+                let pad = "  ".repeat(*depth + 2);
+                let mut line = format!("{pad}{mark} {test}\n");
+                if !saw.is_empty() {
+                    line.push_str(&format!("{pad}    saw {saw}\n"));
                 }
-                Step::Condition {
-                    depth,
-                    test,
-                    saw,
-                    result,
-                } => {
-                    let mark = if *result { "✓" } else { "✗" };
-                    let pad = "  ".repeat(*depth + 2);
-                    let mut line = format!("{pad}{mark} {test}\n");
-                    if !saw.is_empty() {
-                        line.push_str(&format!("{pad}    saw {saw}\n"));
-                    }
-                    if verbosity == Verbosity::Full || !*result || *depth == 0 {
-                        block.push(line);
-                    }
+                if verbosity == Verbosity::Full || !*result || *depth == 0 {
+                    block.push(line);
                 }
-                Step::Capture { name, value } => {
-                    block.push(format!("      capture {name} = {value:?}\n"))
-                }
-                Step::Fact {
-                    name,
-                    value,
-                    failed,
-                } => {
-                    let what = if *failed { "FAILED" } else { "=" };
-                    block.push(format!("      fact {name} {what} {value}\n"));
-                }
-                Step::RuleEnd { outcome, .. } => {
-                    block.push(format!("    => {outcome}\n"));
+            }
+            Step::Capture { name, value } => {
+                block.push(format!("      capture {name} = {value:?}\n"))
+            }
+            Step::Fact {
+                name,
+                value,
+                failed,
+            } => {
+                let what = if *failed { "FAILED" } else { "=" };
+                block.push(format!("      fact {name} {what} {value}\n"));
+            }
+            Step::RuleEnd { outcome, .. } => {
+                block.push(format!("    => {outcome}\n"));
+                if current.is_some_and(keep) {
                     for l in block.drain(..) {
                         s.push_str(&l);
                     }
                 }
-                Step::FirstMatchStop { policy, rule } => {
+                block.clear();
+                current = None;
+            }
+            Step::FirstMatchStop { policy, rule } => {
+                if keep(rule) {
                     s.push_str(&format!("  first-match: policy {policy} stops at {rule}\n"));
                 }
-                Step::Combine { note } => s.push_str(&format!("\ncombine   {note}\n")),
             }
+            Step::Combine { note } => s.push_str(&format!("\ncombine   {note}\n")),
         }
     }
+}
+
+/// Context, messages, errors, effects and the exact output.
+fn tail(ex: &Explanation, s: &mut String) {
     if !ex.decision.context.is_empty() {
         s.push_str(&format!(
             "context   {}\n",
@@ -309,7 +564,16 @@ pub fn render(ex: &Explanation, verbosity: Verbosity) -> String {
     if !ex.stderr.is_empty() {
         s.push_str(&format!("stderr    {}\n", indent(&ex.stderr, 10)));
     }
-    s
+}
+
+/// A long test description or value, shortened for the default view.
+fn short(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let mut t: String = text.chars().take(max).collect();
+    t.push('…');
+    t
 }
 
 fn indent(text: &str, n: usize) -> String {

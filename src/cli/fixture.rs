@@ -1,28 +1,68 @@
 //! Fixtures: an event, optionally with the setup it needs and the outcome expected.
-//! At its simplest a fixture is exactly the JSON the client sends on stdin.
-//!
-//! ```json
-//! { "event": { "hook_event_name": "PreToolUse", ... },
-//!   "env": { "HOME": "/home/dev" },          // extra environment for the run
-//!   "now": 1763700000,                        // pin the clock (unix seconds)
-//!   "tz": "Pacific/Kiritimati",               // the hook's local zone (TZ); default UTC
-//!   "files": { "a/b.md": "content",           // created in a temporary project dir ("#!" content: executable)
-//!              "c.json": { "content": "{}", "mtime": 1763700000 } },
-//!   "expect": {
-//!     "decision": "deny",                     // or "none", "allow", "ask", "block", "stop"
-//!     "rules": ["rule-id"],                   // the rules that determined it
-//!     "output": { ... },                      // the exact stdout JSON (null: empty)
-//!     "output_contains": ["text"],            // substrings of stdout
-//!     "files": { "path": "exact content" | { "exists": false } | { "contains": "x" } | { "lines": 3 } },
-//!     "todo": "why this is a known gap"
-//!   } }
-//! ```
+//! At its simplest a fixture is exactly the JSON the client sends on stdin. The
+//! format is documented once, in [`FORMAT`], which `hookrules test --help` prints
+//! and the README quotes.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde::Deserialize;
 use serde_json::Value;
+
+/// The fixture format, as `hookrules test --help` prints it.
+pub const FORMAT: &str = r##"Fixtures
+A fixture is a JSON file: the event exactly as the client sends it (what
+`hookrules run` reads on stdin), or an object with the event, its setup and what
+should happen. Every key but "event" is optional:
+
+  {
+    "description": "why this case matters",
+    "event": { "hook_event_name": "PreToolUse", "tool_name": "Read",
+               "tool_input": { "file_path": "$PROJECT_DIR/.env" } },
+    "files": { "notes.md": "text", "bin/check": "#!/bin/sh
+exit 0
+",
+               "state.json": { "content": "{}", "mtime": 1763700000 } },
+    "env": { "CI": "1" },
+    "now": 1763700000,
+    "tz": "UTC",
+    "expect": {
+      "decision": "deny",
+      "rules": ["read-secret-file"],
+      "output": { "hookSpecificOutput": { "...": "..." } },
+      "output_contains": ["holds secrets"],
+      "output_excludes": ["password"],
+      "files": { "log.jsonl": { "exists": true, "contains": "Read", "lines": 1,
+                                "json": { "tool": "Read" } },
+                 "notes.md": "exact content" },
+      "todo": "a known gap"
+    }
+  }
+
+  decision         allow, ask, deny, block, stop, or none (no opinion)
+  rules            the rules that determined the decision (any order)
+  output           the exact JSON printed on stdout; null: nothing printed
+  output_contains  texts stdout must contain; output_excludes: must not
+  files            after the run: exact content, or exists / contains / lines /
+                   json (a JSON object holding at least these keys)
+  todo             a known gap: reported as todo while the fixture fails, and as
+                   a failure once it passes (remove the mark then)
+  files (setup)    created before the run; content starting with #! is made
+                   executable; mtime (unix seconds) for "newest file" rules
+  env, now, tz     extra environment, a pinned clock (unix seconds), the hook's
+                   time zone (default UTC)
+
+Each fixture runs alone, through the same code as `hookrules run`, in a fresh
+temporary project folder: CLAUDE_PROJECT_DIR points at it and HOME at its
+`home/`. $PROJECT_DIR anywhere in the fixture (event, files, env, expectations)
+is replaced by that folder's path, so "$PROJECT_DIR/src/main.rs" names a project
+file the way the client does (absolute). A UTF-8 byte-order mark is ignored.
+
+A DIR holding policies/ and fixtures/ is tested against its own policies;
+otherwise fixtures (*.json, recursively) run against -p or the usual policy
+search. `hookrules test --new EVENT.json -o FIXTURE.json` writes a fixture that
+expects what the policies decide today. Rules that no fixture makes fire are
+listed (HR106); the built-in pack's only with --coverage all."##;
 
 /// A parsed fixture.
 #[derive(Debug, Clone, Deserialize)]
@@ -113,6 +153,8 @@ impl Fixture {
 
     /// Parse fixture text.
     pub fn parse(text: &str) -> Result<Fixture, String> {
+        // Editors on some systems save JSON with a byte-order mark.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let v: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
         if v.get("hook_event_name").is_some() {
             return Ok(Fixture {

@@ -933,6 +933,15 @@ fn init_inner(args: &InitArgs, ctx: &Context, out: &mut dyn Write) -> Result<(),
             }
             other => starter_report(other.as_ref(), w),
         }
+        if let Some(p) = project.as_deref() {
+            if let Some(note) = ignore_plan(p) {
+                let _ = writeln!(
+                    w,
+                    "would add `{LOCAL_PATTERN}` to {} ({note})",
+                    ignore_file(p).display()
+                );
+            }
+        }
         return Ok(());
     }
 
@@ -971,6 +980,22 @@ fn init_inner(args: &InitArgs, ctx: &Context, out: &mut dyn Write) -> Result<(),
             );
         }
         other => starter_report(other.as_ref(), w),
+    }
+    if let Some(p) = project.as_deref() {
+        if ignore_plan(p).is_some() {
+            let file = ignore_file(p);
+            ignore_local(&file).map_err(|e| {
+                Failure(format!(
+                    "{shown} was updated, but {} could not be written: {e}",
+                    file.display()
+                ))
+            })?;
+            let _ = writeln!(
+                w,
+                "  added `{LOCAL_PATTERN}` to {} (personal policies stay out of version control)",
+                file.display()
+            );
+        }
     }
     let _ = writeln!(w, "Next:");
     let _ = writeln!(
@@ -1027,6 +1052,40 @@ fn starter_plan(project: &Path) -> Result<Starter, Failure> {
         }
     }
     Ok(Starter::Create(file))
+}
+
+/// The local layer's files, kept out of version control.
+const LOCAL_PATTERN: &str = "*.local.toml";
+
+/// Where the ignore rule goes: the policy folder's own `.gitignore`, so it
+/// travels with the folder and leaves the project's `.gitignore` alone.
+fn ignore_file(project: &Path) -> PathBuf {
+    project.join(PROJECT_POLICY_DIR).join(".gitignore")
+}
+
+/// Why the ignore rule is needed (None: it is there already).
+fn ignore_plan(project: &Path) -> Option<&'static str> {
+    match fs::read_to_string(ignore_file(project)) {
+        Ok(text) if text.lines().any(|l| l.trim() == LOCAL_PATTERN) => None,
+        Ok(_) => Some("the file exists without it"),
+        Err(_) => Some("a new file"),
+    }
+}
+
+/// Add the ignore rule: a new file, or one line appended to an existing one.
+fn ignore_local(file: &Path) -> std::io::Result<()> {
+    match fs::read_to_string(file) {
+        Err(_) => create_new(
+            file,
+            &format!("# hookrules: *.local.toml are personal policies (the local layer)\n{LOCAL_PATTERN}\n"),
+        ),
+        Ok(text) => {
+            let mut f = fs::OpenOptions::new().append(true).open(file)?;
+            let sep = if text.is_empty() || text.ends_with('\n') { "" } else { "\n" };
+            f.write_all(format!("{sep}{LOCAL_PATTERN}\n").as_bytes())?;
+            f.sync_all()
+        }
+    }
 }
 
 /// Create a file that must not exist yet (never overwrites).

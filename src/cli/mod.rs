@@ -9,6 +9,8 @@ pub mod init;
 pub mod install_hosts;
 pub mod rule;
 pub mod run;
+pub mod scaffold;
+pub mod style;
 pub mod test;
 pub mod wiring;
 
@@ -62,8 +64,10 @@ pub enum Format {
 pub enum Verbosity {
     /// The decision, the rules that determined it, and the output.
     Summary,
-    /// Also every evaluated rule and the conditions that failed.
+    /// Also the rules that matched, and those that came close (a test held).
     #[default]
+    Close,
+    /// Also every evaluated rule and the conditions that failed.
     Failures,
     /// Everything: skipped rules, every condition, facts, captures.
     Full,
@@ -108,25 +112,40 @@ pub enum Command {
     },
     /// Show how an event (a fixture) is decided: every rule, condition and fact.
     Explain {
-        /// A fixture: the event JSON the client sends, or {"event": ..., "expect": ...}.
+        /// A fixture: the event JSON the client sends, or {"event": ..., "expect": ...};
+        /// `-` reads it from stdin.
         fixture: PathBuf,
+        /// Show this rule only, in full: every condition with what it saw.
+        #[arg(long)]
+        rule: Option<String>,
         /// Policy files or folders.
         #[arg(long = "policies", short = 'p')]
         policies: Vec<PathBuf>,
-        /// How much to show.
-        #[arg(long, short = 'v', value_enum, default_value_t)]
+        /// How much to show; `-v` alone shows the full trace.
+        #[arg(long, short = 'v', value_enum, default_value_t, num_args = 0..=1, default_missing_value = "full")]
         verbosity: Verbosity,
         /// Output format.
         #[arg(long, value_enum, default_value_t)]
         format: Format,
     },
     /// Run fixtures (event + expected outcome) and report `N passed, N failed`.
+    #[command(after_long_help = fixture::FORMAT)]
     Test {
         /// Folders of fixtures, or folders holding `policies/` and `fixtures/`.
         paths: Vec<PathBuf>,
         /// Policy files or folders (for folders without their own `policies/`).
         #[arg(long = "policies", short = 'p')]
         policies: Vec<PathBuf>,
+        /// Write a fixture for this event (a file, or `-` for stdin) that expects
+        /// what the policies decide today, instead of running fixtures.
+        #[arg(long = "new", value_name = "EVENT")]
+        new: Option<PathBuf>,
+        /// With --new: the fixture file to create (default: print it).
+        #[arg(long = "out", short = 'o', requires = "new")]
+        out: Option<PathBuf>,
+        /// Which rules to list when no fixture makes them fire (HR106).
+        #[arg(long, value_enum, default_value_t)]
+        coverage: test::Coverage,
     },
     /// Print the JSON Schema of the policy format.
     Schema,
@@ -166,11 +185,17 @@ pub fn discovery(flags: Vec<PathBuf>, env: &BTreeMap<String, String>) -> Discove
     Discovery {
         flags,
         env: env.get("HOOKRULES_POLICIES").cloned(),
+        // The client always sets CLAUDE_PROJECT_DIR; in a terminal, the project
+        // is found from the current folder up (see `discover::project_root`).
         project_dir: env
             .get("CLAUDE_PROJECT_DIR")
             .filter(|s| !s.is_empty())
             .map(PathBuf::from)
-            .or_else(|| std::env::current_dir().ok()),
+            .or_else(|| {
+                let cwd = std::env::current_dir().ok()?;
+                let home = env.get("HOME").map(PathBuf::from);
+                Some(crate::policy::discover::project_root(&cwd, home.as_deref()))
+            }),
         user_dir: env
             .get("XDG_CONFIG_HOME")
             .filter(|s| !s.is_empty())
@@ -184,6 +209,10 @@ pub fn discovery(flags: Vec<PathBuf>, env: &BTreeMap<String, String>) -> Discove
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let env = env_map();
+    if !matches!(cli.command, Command::Run { .. }) {
+        use std::io::IsTerminal;
+        style::enable(style::wanted(&env, std::io::stdout().is_terminal()));
+    }
     let stdout = std::io::stdout();
     let stderr = std::io::stderr();
     let code = match cli.command {
@@ -241,11 +270,14 @@ pub fn main() -> ExitCode {
         }
         Command::Explain {
             fixture,
+            rule,
             policies,
             verbosity,
             format,
-        } => explain::explain(
+        } => explain::explain_with(
             &fixture,
+            rule.as_deref(),
+            &mut std::io::stdin().lock(),
             &discovery(policies, &env),
             &env,
             verbosity,
@@ -253,9 +285,29 @@ pub fn main() -> ExitCode {
             &mut stdout.lock(),
             &mut stderr.lock(),
         ),
-        Command::Test { paths, policies } => {
-            test::test(&paths, &discovery(policies, &env), &mut stdout.lock())
-        }
+        Command::Test {
+            paths,
+            policies,
+            new,
+            out,
+            coverage,
+        } => match new {
+            Some(event) => scaffold::new_fixture(
+                &event,
+                out.as_deref(),
+                &discovery(policies, &env),
+                &env,
+                &mut std::io::stdin().lock(),
+                &mut stdout.lock(),
+                &mut stderr.lock(),
+            ),
+            None => test::test_with(
+                &paths,
+                &discovery(policies, &env),
+                coverage,
+                &mut stdout.lock(),
+            ),
+        },
         Command::Schema => {
             let _ = writeln!(stdout.lock(), "{}", schema_json());
             0

@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::cli::fixture::{Expect, Fixture};
+use crate::cli::style;
 use crate::policy::discover::Discovery;
 use crate::policy::parse;
 
@@ -47,14 +48,46 @@ pub struct Summary {
     pub uncovered: Vec<String>,
 }
 
+/// Which rules `test` lists when no fixture makes them fire (HR106).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Coverage {
+    /// The rules of the policies you wrote (not the built-in pack's).
+    #[default]
+    Own,
+    /// Every rule, the built-in pack's too.
+    All,
+    /// None.
+    None,
+}
+
 /// Run fixtures and print a report; returns the exit status (1 on any failure).
 pub fn test(dirs: &[PathBuf], base: &Discovery, out: &mut dyn Write) -> i32 {
-    let summary = run_all(dirs, base, out);
+    test_with(dirs, base, Coverage::Own, out)
+}
+
+/// [`test`], listing uncovered rules as `coverage` says.
+pub fn test_with(
+    dirs: &[PathBuf],
+    base: &Discovery,
+    coverage: Coverage,
+    out: &mut dyn Write,
+) -> i32 {
+    let summary = run_all_with(dirs, base, coverage, out);
     i32::from(summary.failed > 0)
 }
 
 /// Run fixtures, print per-fixture lines and the summary.
 pub fn run_all(dirs: &[PathBuf], base: &Discovery, out: &mut dyn Write) -> Summary {
+    run_all_with(dirs, base, Coverage::Own, out)
+}
+
+/// [`run_all`], listing uncovered rules as `coverage` says.
+pub fn run_all_with(
+    dirs: &[PathBuf],
+    base: &Discovery,
+    coverage: Coverage,
+    out: &mut dyn Write,
+) -> Summary {
     let mut summary = Summary::default();
     let dirs: Vec<PathBuf> = if dirs.is_empty() {
         vec![PathBuf::from(".")]
@@ -83,11 +116,11 @@ pub fn run_all(dirs: &[PathBuf], base: &Discovery, out: &mut dyn Write) -> Summa
             match &verdict {
                 Verdict::Passed | Verdict::Ran => {
                     summary.passed += 1;
-                    let _ = writeln!(out, "ok     {name}");
+                    let _ = writeln!(out, "{}     {name}", style::good("ok"));
                 }
                 Verdict::Failed(why) => {
                     summary.failed += 1;
-                    let _ = writeln!(out, "FAIL   {name}");
+                    let _ = writeln!(out, "{}   {name}", style::bad("FAIL"));
                     for w in why {
                         let _ = writeln!(out, "         {}", w.replace('\n', "\n         "));
                     }
@@ -96,7 +129,7 @@ pub fn run_all(dirs: &[PathBuf], base: &Discovery, out: &mut dyn Write) -> Summa
                 // a stale mark would hide the next regression.
                 Verdict::Todo(why, true) => {
                     summary.failed += 1;
-                    let _ = writeln!(out, "FAIL   {name}");
+                    let _ = writeln!(out, "{}   {name}", style::bad("FAIL"));
                     let _ = writeln!(
                         out,
                         "         marked todo ({why}) but it passes: remove `todo`"
@@ -104,25 +137,33 @@ pub fn run_all(dirs: &[PathBuf], base: &Discovery, out: &mut dyn Write) -> Summa
                 }
                 Verdict::Todo(why, false) => {
                     summary.skipped += 1;
-                    let _ = writeln!(out, "todo   {name}: {why}");
+                    let _ = writeln!(out, "{}   {name}: {why}", style::warn("todo"));
                 }
             }
         }
-        for id in rule_ids(&discovery) {
+        for id in rule_ids(&discovery, coverage) {
             if !covered.contains(&id) {
                 let _ = writeln!(
                     out,
-                    "warning[HR106]: no fixture in {} exercises rule `{id}`",
+                    "{}: no fixture in {} exercises rule `{id}`",
+                    style::warn("warning[HR106]"),
                     dir.display()
                 );
                 summary.uncovered.push(id);
             }
         }
     }
+    let failed = format!("{} failed", summary.failed);
     let _ = writeln!(
         out,
-        "{} passed, {} failed, {} skipped",
-        summary.passed, summary.failed, summary.skipped
+        "{} passed, {}, {} skipped",
+        summary.passed,
+        if summary.failed > 0 {
+            style::bad(&failed)
+        } else {
+            failed
+        },
+        summary.skipped
     );
     summary
 }
@@ -165,10 +206,14 @@ fn collect_json(p: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-fn rule_ids(d: &Discovery) -> Vec<String> {
+fn rule_ids(d: &Discovery, coverage: Coverage) -> Vec<String> {
     let found = d.find();
     let mut ids = vec![];
     for s in &found.sources {
+        let builtin = s.layer == crate::source::Layer::Builtin;
+        if coverage == Coverage::None || (builtin && coverage == Coverage::Own) {
+            continue;
+        }
         if let Ok(raw) = parse::parse(s) {
             ids.extend(
                 raw.rules
@@ -229,10 +274,43 @@ fn run_in(
 ) -> Verdict {
     let pd = project.display().to_string();
     let subst = |s: &str| s.replace("$PROJECT_DIR", &pd);
-    let prepared = match fx.prepare(project) {
-        Ok(p) => p,
+    let (answer, decision) = match observe_in(fx, discovery, project) {
+        Ok(r) => r,
         Err(e) => return Verdict::Failed(vec![e]),
     };
+    if let Some(d) = &decision {
+        covered.extend(d.matched.iter().cloned());
+    }
+    let Some(expect) = &fx.expect else {
+        return Verdict::Ran;
+    };
+    let problems = compare(expect, &answer, decision.as_ref(), project, &subst);
+    match (&expect.todo, problems.is_empty()) {
+        (Some(why), ok) => Verdict::Todo(why.clone(), ok),
+        (None, true) => Verdict::Passed,
+        (None, false) => Verdict::Failed(problems),
+    }
+}
+
+/// What `run` answers and decides for a fixture, in a fresh temporary project
+/// (as `hookrules test` runs it; `test --new` records it as the expectation).
+pub fn observe(
+    fx: &Fixture,
+    discovery: &Discovery,
+) -> Result<(crate::answer::Answer, Option<crate::decision::Decision>), String> {
+    let tmp = crate::cli::fixture::tempdir()
+        .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
+    let r = observe_in(fx, discovery, &tmp);
+    let _ = std::fs::remove_dir_all(&tmp);
+    r
+}
+
+fn observe_in(
+    fx: &Fixture,
+    discovery: &Discovery,
+    project: &Path,
+) -> Result<(crate::answer::Answer, Option<crate::decision::Decision>), String> {
+    let prepared = fx.prepare(project)?;
     let env = prepared.env;
     let event_text = prepared.event_text;
     let now = fx
@@ -246,20 +324,12 @@ fn run_in(
         user_dir: Some(project.join("home/.config/hookrules")),
         ..discovery.clone()
     };
-    let (answer, decision) =
-        super::run::run_detailed(&discovery, &mut event_text.as_bytes(), &env, now);
-    if let Some(d) = &decision {
-        covered.extend(d.matched.iter().cloned());
-    }
-    let Some(expect) = &fx.expect else {
-        return Verdict::Ran;
-    };
-    let problems = compare(expect, &answer, decision.as_ref(), project, &subst);
-    match (&expect.todo, problems.is_empty()) {
-        (Some(why), ok) => Verdict::Todo(why.clone(), ok),
-        (None, true) => Verdict::Passed,
-        (None, false) => Verdict::Failed(problems),
-    }
+    Ok(super::run::run_detailed(
+        &discovery,
+        &mut event_text.as_bytes(),
+        &env,
+        now,
+    ))
 }
 
 fn compare(
@@ -285,7 +355,11 @@ fn compare(
             .unwrap_or_default();
         let want_set: BTreeSet<&String> = want.iter().collect();
         if got != want_set {
-            problems.push(format!("determining rules: expected {want:?}, got {got:?}"));
+            problems.push(format!(
+                "determining rules: expected {}, got {}",
+                names(want.iter()),
+                names(got.into_iter())
+            ));
         }
     }
     if let Some(want) = &expect.output {
@@ -302,14 +376,19 @@ fn compare(
     for s in &expect.output_contains {
         if !answer.stdout.contains(&subst(s)) {
             problems.push(format!(
-                "output does not contain {s:?}; it is {:?}",
-                answer.stdout
+                "output does not contain {}; it is {}",
+                quote(s),
+                printed(&answer.stdout)
             ));
         }
     }
     for s in &expect.output_excludes {
         if answer.stdout.contains(&subst(s)) {
-            problems.push(format!("output contains {s:?}; it is {:?}", answer.stdout));
+            problems.push(format!(
+                "output contains {}; it is {}",
+                quote(s),
+                printed(&answer.stdout)
+            ));
         }
     }
     for (rel, want) in &expect.files {
@@ -318,26 +397,42 @@ fn compare(
         match want {
             Value::String(s) => {
                 if content.as_deref() != Some(subst(s).as_str()) {
-                    problems.push(format!("file {rel}: expected {s:?}, found {content:?}"));
+                    problems.push(format!(
+                        "file {rel}: expected {}, but {}",
+                        quote(&subst(s)),
+                        holds(content.as_deref())
+                    ));
                 }
             }
             Value::Object(m) => {
                 if let Some(e) = m.get("exists").and_then(|v| v.as_bool()) {
                     if content.is_some() != e {
-                        problems.push(format!("file {rel}: expected exists = {e}"));
+                        problems.push(format!(
+                            "file {rel}: expected it {}, but {}",
+                            if e { "to exist" } else { "not to exist" },
+                            holds(content.as_deref())
+                        ));
                     }
                 }
                 if let Some(c) = m.get("contains").and_then(|v| v.as_str()) {
                     if !content.as_deref().unwrap_or("").contains(&subst(c)) {
                         problems.push(format!(
-                            "file {rel}: expected to contain {c:?}, found {content:?}"
+                            "file {rel}: expected it to contain {}, but {}",
+                            quote(&subst(c)),
+                            holds(content.as_deref())
                         ));
                     }
                 }
                 if let Some(n) = m.get("lines").and_then(|v| v.as_u64()) {
                     let got = content.as_deref().map(|c| c.lines().count()).unwrap_or(0);
                     if got as u64 != n {
-                        problems.push(format!("file {rel}: expected {n} lines, found {got}"));
+                        problems.push(format!(
+                            "file {rel}: expected {n} lines, but {}",
+                            match &content {
+                                Some(_) => format!("it has {got}"),
+                                None => "it does not exist".into(),
+                            }
+                        ));
                     }
                 }
                 if let Some(j) = m.get("json") {
@@ -346,7 +441,8 @@ fn compare(
                         .and_then(|c| serde_json::from_str(c).ok());
                     if !got.as_ref().is_some_and(|g| json_subset(j, g)) {
                         problems.push(format!(
-                            "file {rel}: expected JSON containing {j}, found {content:?}"
+                            "file {rel}: expected JSON holding {j}, but {}",
+                            holds(content.as_deref())
                         ));
                     }
                 }
@@ -357,6 +453,45 @@ fn compare(
         }
     }
     problems
+}
+
+/// A text as a JSON string (escapes visible: `"vm\n"`), shortened when long.
+fn quote(s: &str) -> String {
+    let shown: String = s.chars().take(300).collect();
+    let q = serde_json::to_string(&shown).unwrap_or_default();
+    if s.chars().count() > 300 {
+        format!("{q}… ({} chars)", s.chars().count())
+    } else {
+        q
+    }
+}
+
+/// What a file holds, for a failure message.
+fn holds(content: Option<&str>) -> String {
+    match content {
+        None => "it does not exist".into(),
+        Some("") => "it is empty".into(),
+        Some(c) => format!("it holds {}", quote(c)),
+    }
+}
+
+/// What `run` printed, for a failure message.
+fn printed(stdout: &str) -> String {
+    if stdout.is_empty() {
+        "empty (nothing printed)".into()
+    } else {
+        stdout.chars().take(600).collect()
+    }
+}
+
+/// Rule ids as a list (`a, b`), or `none`.
+fn names<'a>(ids: impl Iterator<Item = &'a String>) -> String {
+    let v: Vec<&str> = ids.map(|s| s.as_str()).collect();
+    if v.is_empty() {
+        "none".into()
+    } else {
+        v.join(", ")
+    }
 }
 
 /// Is every key of `want` in `got` with a matching value (recursively)?

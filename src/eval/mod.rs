@@ -51,11 +51,16 @@ impl Ctx {
         let process_cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
         // Both are made absolute: confinement checks compare absolute paths.
         let cwd = process_cwd.join(event.str("cwd").unwrap_or(""));
+        // Without CLAUDE_PROJECT_DIR, the project is found from the event's
+        // cwd up, as policy discovery finds it.
         let project_dir = env_vars
             .get("CLAUDE_PROJECT_DIR")
             .filter(|s| !s.is_empty())
             .map(|p| process_cwd.join(p))
-            .unwrap_or_else(|| cwd.clone());
+            .unwrap_or_else(|| {
+                let home = env_vars.get("HOME").map(PathBuf::from);
+                crate::policy::discover::project_root(&cwd, home.as_deref())
+            });
         Ctx {
             project_dir,
             cwd,

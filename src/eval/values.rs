@@ -48,12 +48,23 @@ pub fn apply(
             };
             let dirs = working_dirs(cmds, ctx);
             let mut results = vec![];
+            let mut misses = vec![];
             for (c, dir) in cmds.iter().zip(&dirs) {
-                results.push(command_matches(ct, c, dir, ctx, captures, nested)?);
+                let miss = command_matches(ct, c, dir, ctx, captures, nested)?;
+                results.push(miss.is_none());
+                misses.push(miss);
             }
+            // A command whose program is right but which fails a later part came
+            // close: say which part.
             let saw = if tracing {
                 cmds.iter()
-                    .map(describe_command)
+                    .zip(&misses)
+                    .map(|(c, miss)| match miss {
+                        Some(part) if *part != "program" => {
+                            format!("{} (program ✓, {part} ✗)", describe_command(c))
+                        }
+                        _ => describe_command(c),
+                    })
                     .collect::<Vec<_>>()
                     .join(" ; ")
             } else {
@@ -397,6 +408,9 @@ fn subcommand_matches(c: &SimpleCommand, sub: &[String]) -> bool {
     words.len() == sub.len() && words.iter().zip(sub).all(|(a, b)| a == b)
 }
 
+/// Does a simple command pass a command test? `Ok(None)`: it does;
+/// `Ok(Some(part))`: the first part of the test it fails (`program`,
+/// `flags_all`, ...), which `explain` shows for commands that came close.
 fn command_matches(
     ct: &CommandTest,
     c: &SimpleCommand,
@@ -404,25 +418,25 @@ fn command_matches(
     ctx: &Ctx,
     captures: &mut BTreeMap<String, String>,
     nested: &mut Nested<'_>,
-) -> Result<bool, String> {
+) -> Result<Option<&'static str>, String> {
     if !ct.program.is_empty() && !ct.program.iter().any(|p| program_is(&c.program, p)) {
-        return Ok(false);
+        return Ok(Some("program"));
     }
     if !subcommand_matches(c, &ct.subcommand) {
-        return Ok(false);
+        return Ok(Some("subcommand"));
     }
     let has = |f: &String| c.flags.iter().any(|x| x == f);
     if !ct.flags_all.iter().all(|group| group.iter().any(has)) {
-        return Ok(false);
+        return Ok(Some("flags_all"));
     }
     if !ct.flags_any.is_empty() && !ct.flags_any.iter().any(has) {
-        return Ok(false);
+        return Ok(Some("flags_any"));
     }
     if ct.flags_none.iter().any(has) {
-        return Ok(false);
+        return Ok(Some("flags_none"));
     }
     if !ct.arg_in.is_empty() && !c.args.iter().any(|a| ct.arg_in.iter().any(|w| w == a)) {
-        return Ok(false);
+        return Ok(Some("arg_in"));
     }
     if let Some(globs) = &ct.target_glob {
         let mut hit = false;
@@ -434,22 +448,22 @@ fn command_matches(
             }
         }
         if !hit {
-            return Ok(false);
+            return Ok(Some("target_glob"));
         }
     }
     if let Some(r) = &ct.arg_matches {
         if !patterns::regexes_may_match(r, &c.args) {
-            return Ok(false);
+            return Ok(Some("arg_matches"));
         }
         let set = &patterns::regex_set(r)?.set;
         if !c.args.iter().any(|a| set.is_match(a)) {
-            return Ok(false);
+            return Ok(Some("arg_matches"));
         }
     }
-    if ct.when.is_some() {
-        return nested(ct, &command_object(c), captures);
+    if ct.when.is_some() && !nested(ct, &command_object(c), captures)? {
+        return Ok(Some("when"));
     }
-    Ok(true)
+    Ok(None)
 }
 
 /// The command as a JSON object, for `command.when` conditions and traces.

@@ -366,7 +366,11 @@ fn close_view(ex: &Explanation, s: &mut String) {
             .filter(|st| matches!(st, Step::Condition { result: true, .. }));
         for st in held.take(4) {
             if let Step::Condition { test, saw, .. } = st {
-                s.push_str(&format!("            {} {}\n", style::good("✓"), short(test, 110)));
+                s.push_str(&format!(
+                    "            {} {}\n",
+                    style::good("✓"),
+                    short(test, 110)
+                ));
                 if !saw.is_empty() {
                     s.push_str(&format!("                saw {}\n", short(saw, 100)));
                 }

@@ -123,15 +123,47 @@ fn file(f: &Fact, r: &Rendered, ctx: &Ctx) -> Result<Value, String> {
     Ok(Value::Object(out))
 }
 
-/// A heading is present when some line, with leading `#`s, `*`s and spaces
-/// removed, starts with it (case-insensitive).
+/// A heading is present when some line is one (case-insensitive): a Markdown
+/// heading (`#`…) whose text starts with it (`## What I did (today)`), or a line
+/// that is the heading alone, bold or with a colon (`**What I did**`, `What I did:`).
+/// A prose line that merely starts with the words ("What I did today was…") is not.
 fn has_heading(text: &str, heading: &str) -> bool {
     let want = heading.trim().to_lowercase();
+    let decoration = |c: char| c == '*' || c == '_' || c == ':' || c.is_whitespace();
     text.lines().any(|l| {
-        l.trim_start_matches(|c: char| c == '#' || c == '*' || c.is_whitespace())
-            .to_lowercase()
-            .starts_with(&want)
+        let l = l.trim_start();
+        if let Some(rest) = l.strip_prefix('#') {
+            let rest = rest.trim_start_matches('#').trim_start_matches(decoration);
+            return rest.to_lowercase().starts_with(&want);
+        }
+        l.trim_matches(decoration).to_lowercase() == want
     })
+}
+
+#[cfg(test)]
+mod heading_tests {
+    use super::has_heading;
+
+    #[test]
+    fn headings_not_prose() {
+        for yes in [
+            "## What I did",
+            "# what i did (today)",
+            "**What I did**",
+            "What I did:",
+            "  What I did",
+        ] {
+            assert!(has_heading(yes, "What I did"), "{yes}");
+        }
+        for no in [
+            "What I did today was nothing",
+            "I said What I did",
+            "- What I did: x",
+            "",
+        ] {
+            assert!(!has_heading(no, "What I did"), "{no}");
+        }
+    }
 }
 
 fn glob(f: &Fact, r: &Rendered, ctx: &Ctx) -> Result<Value, String> {

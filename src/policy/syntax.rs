@@ -448,7 +448,8 @@ pub struct RawFact {
     /// `file` / `glob`: the folder the templated path must stay inside (relative to the
     /// project directory). Defaults to the project directory.
     pub within: Option<Sp<String>>,
-    /// `file`: headings (`#`-lines, or any line) that must all be present.
+    /// `file`: headings that must all be present: a `#` line whose text starts with one,
+    /// or a line that is the heading alone (bold, or with a colon); not a prose line.
     #[serde(default)]
     pub headings: Vec<String>,
     /// `file`: a regex to search the content for (named captures are exposed).

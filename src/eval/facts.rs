@@ -140,32 +140,6 @@ fn has_heading(text: &str, heading: &str) -> bool {
     })
 }
 
-#[cfg(test)]
-mod heading_tests {
-    use super::has_heading;
-
-    #[test]
-    fn headings_not_prose() {
-        for yes in [
-            "## What I did",
-            "# what i did (today)",
-            "**What I did**",
-            "What I did:",
-            "  What I did",
-        ] {
-            assert!(has_heading(yes, "What I did"), "{yes}");
-        }
-        for no in [
-            "What I did today was nothing",
-            "I said What I did",
-            "- What I did: x",
-            "",
-        ] {
-            assert!(!has_heading(no, "What I did"), "{no}");
-        }
-    }
-}
-
 fn glob(f: &Fact, r: &Rendered, ctx: &Ctx) -> Result<Value, String> {
     let pattern = r.path.as_deref().unwrap_or("");
     let files = glob_files(
@@ -406,4 +380,30 @@ fn transcript_last_text(path: &Path, sidechain: bool) -> Option<String> {
         .filter_map(|b| b.get("text").and_then(|t| t.as_str()).map(String::from))
         .collect();
     Some(texts.join("\n"))
+}
+
+#[cfg(test)]
+mod heading_tests {
+    use super::has_heading;
+
+    #[test]
+    fn headings_not_prose() {
+        for yes in [
+            "## What I did",
+            "# what i did (today)",
+            "**What I did**",
+            "What I did:",
+            "  What I did",
+        ] {
+            assert!(has_heading(yes, "What I did"), "{yes}");
+        }
+        for no in [
+            "What I did today was nothing",
+            "I said What I did",
+            "- What I did: x",
+            "",
+        ] {
+            assert!(!has_heading(no, "What I did"), "{no}");
+        }
+    }
 }

@@ -474,22 +474,30 @@ impl Artifact {
             rules.push(self.read(*self.header.rules.get(*id as usize)?)?);
         }
         let mut policies = vec![];
+        // Policies with no rule here only need their name: they share one source.
+        let mut stub: Option<Arc<PolicySource>> = None;
         for (i, p) in self.header.policies.iter().enumerate() {
-            let facts = if rules.iter().any(|r| r.policy == i) {
+            let used = rules.iter().any(|r| r.policy == i);
+            let (source, facts) = if used {
                 let facts: BTreeMap<String, Fact> = self.read(p.facts)?;
-                facts.into_iter().map(|(k, v)| (k, Arc::new(v))).collect()
+                let builtin = crate::policy::discover::BUILTIN
+                    .iter()
+                    .find(|(n, _)| Some(*n) == p.builtin.as_deref());
+                let origin = match builtin {
+                    Some((n, _)) => Origin::Builtin(n),
+                    None => Origin::File(PathBuf::from(&p.display)),
+                };
+                let facts = facts.into_iter().map(|(k, v)| (k, Arc::new(v))).collect();
+                (PolicySource::in_layer(origin, "", p.layer), facts)
             } else {
-                BTreeMap::new()
-            };
-            let origin = match &p.builtin {
-                Some(n) => crate::policy::discover::builtin_named(n)
-                    .map(|s| s.origin.clone())
-                    .unwrap_or(Origin::File(PathBuf::from(&p.display))),
-                None => Origin::File(PathBuf::from(&p.display)),
+                let s = stub.get_or_insert_with(|| {
+                    PolicySource::in_layer(Origin::Builtin("unused"), "", p.layer)
+                });
+                (s.clone(), BTreeMap::new())
             };
             policies.push(Arc::new(Policy {
                 name: p.name.clone(),
-                source: PolicySource::in_layer(origin, "", p.layer),
+                source,
                 failure: p.failure,
                 combine: p.combine,
                 unparsable: p.unparsable,

@@ -31,6 +31,16 @@ pub fn of_glob(pattern: &str) -> Option<String> {
     if pattern.contains(['{', '[', '\\']) {
         return None;
     }
+    // The one other way a glob can be invalid: `**` not a whole path component.
+    // An invalid pattern gets no literal, so it still reports itself when used.
+    let b = pattern.as_bytes();
+    for (i, _) in pattern.match_indices("**") {
+        let before = i == 0 || b[i - 1] == b'/';
+        let after = i + 2 == b.len() || b[i + 2] == b'/';
+        if !before || !after {
+            return None;
+        }
+    }
     pattern
         .split(['*', '?'])
         .max_by_key(|run| run.len())
@@ -216,5 +226,7 @@ mod tests {
         assert_eq!(of_glob("id_*").as_deref(), Some("id_"));
         assert_eq!(of_glob("*.{pem,key}"), None);
         assert_eq!(of_glob("*.p?"), None);
+        assert_eq!(of_glob("secret**.pem"), None, "`**` inside a name: no literal");
+        assert_eq!(of_glob("**/.git/**").as_deref(), Some("/.git/"));
     }
 }

@@ -44,17 +44,22 @@ impl Templates {
         }
     }
 
-    /// The environment (made on first use), with every registered template added.
-    fn env(&self) -> Ref<'_, Environment<'static>> {
+    /// The environment (made on first use), with the template `name` added if
+    /// it was only registered.
+    fn env_with(&self, name: Option<&str>) -> Ref<'_, Environment<'static>> {
         {
             let mut env = self.env.borrow_mut();
             let env = env.get_or_insert_with(environment);
-            for (name, text) in self.pending.borrow_mut().drain() {
+            if let Some(text) = name.and_then(|n| self.pending.borrow_mut().remove(n)) {
                 // Registered templates were compiled when the set was built.
-                let _ = env.add_template_owned(name, text);
+                let _ = env.add_template_owned(name.unwrap_or_default().to_string(), text);
             }
         }
         Ref::map(self.env.borrow(), |e| e.as_ref().expect("made above"))
+    }
+
+    fn env(&self) -> Ref<'_, Environment<'static>> {
+        self.env_with(None)
     }
 
     /// Register a template to compile when first rendered (for `run`; errors
@@ -256,7 +261,7 @@ impl Templates {
             .names
             .get(&(pidx, t.span.start))
             .ok_or_else(|| format!("template at byte {} was not compiled", t.span.start))?;
-        let env = self.env();
+        let env = self.env_with(Some(name));
         let tpl = env.get_template(name).map_err(|e| e.to_string())?;
         tpl.render(ctx).map_err(|e| {
             let (file, line, col) = locate(source, t, e.line());

@@ -47,13 +47,14 @@ impl Regexes {
     /// A list; its slot is shared with every other list of the same patterns.
     pub fn new(sources: Vec<String>) -> Self {
         static TABLE: OnceLock<Mutex<HashMap<Vec<String>, Arc<RegexSlot>>>> = OnceLock::new();
-        let slot = TABLE
+        let mut table = TABLE
             .get_or_init(Default::default)
             .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .entry(sources.clone())
-            .or_default()
-            .clone();
+            .unwrap_or_else(|e| e.into_inner());
+        let slot = match table.get(&sources) {
+            Some(slot) => slot.clone(),
+            None => table.entry(sources.clone()).or_default().clone(),
+        };
         Regexes { sources, slot }
     }
 }
@@ -98,13 +99,16 @@ impl Globs {
     pub fn new(sources: Vec<String>, case_insensitive: bool) -> Self {
         type Table = HashMap<(Vec<String>, bool), Arc<GlobSlot>>;
         static TABLE: OnceLock<Mutex<Table>> = OnceLock::new();
-        let slot = TABLE
+        let mut table = TABLE
             .get_or_init(Default::default)
             .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .entry((sources.clone(), case_insensitive))
-            .or_default()
-            .clone();
+            .unwrap_or_else(|e| e.into_inner());
+        let key = (sources, case_insensitive);
+        let slot = match table.get(&key) {
+            Some(slot) => slot.clone(),
+            None => table.entry(key.clone()).or_default().clone(),
+        };
+        let (sources, case_insensitive) = key;
         Globs {
             sources,
             case_insensitive,

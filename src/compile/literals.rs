@@ -226,7 +226,11 @@ mod tests {
         assert_eq!(of_glob("id_*").as_deref(), Some("id_"));
         assert_eq!(of_glob("*.{pem,key}"), None);
         assert_eq!(of_glob("*.p?"), None);
-        assert_eq!(of_glob("secret**.pem"), None, "`**` inside a name: no literal");
+        assert_eq!(
+            of_glob("secret**.pem"),
+            None,
+            "`**` inside a name: no literal"
+        );
         assert_eq!(of_glob("**/.git/**").as_deref(), Some("/.git/"));
     }
 }

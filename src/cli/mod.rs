@@ -212,7 +212,12 @@ pub fn main() -> ExitCode {
     let mut args = std::env::args_os().skip(1);
     let cli = match (args.next(), args.next()) {
         (Some(cmd), None) if cmd == "run" => Cli {
-            command: Command::Run { policies: vec![] },
+            command: Command::Run {
+                policies: vec![],
+                host: None,
+                event: None,
+                via: None,
+            },
         },
         _ => Cli::parse(),
     };

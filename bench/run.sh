@@ -14,7 +14,9 @@
 # before drawing conclusions from small differences.
 #
 # Environment knobs: RUNS_SCALE (multiply every run count, e.g. 0.2 for a quick
-# look, 2 for a steadier one); ROUNDS (default 3); CARGO_TARGET_DIR is honoured.
+# look, 2 for a steadier one); ROUNDS (default 3); GROUPS (the groups to time,
+# default "A B C D E"; E compares the decision log on and off);
+# CARGO_TARGET_DIR is honoured.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -71,12 +73,17 @@ ev["tool_response"]["stdout"] = "".join(parts)[:size]
 json.dump(ev, open(sys.argv[2], "w"))
 EOF
 
+# The decision log goes to a state folder of its own (group E compares it on/off);
+# log-all is the built-in pack plus `[log] events = "all"`.
+mkdir -p "$OUT/log-all"
+printf '[policy]\nextends = ["builtin:destructive", "builtin:secrets", "builtin:system-paths"]\n\n[log]\nevents = "all"\n' > "$OUT/log-all/log.toml"
+
 # An empty project and an empty user config folder, so no project, local or user
 # policies are picked up (the built-in pack applies); no policy override.
 PROJ=$(mktemp -d "${TMPDIR:-/tmp}/hookrules-bench-project.XXXXXX")
 trap 'rm -rf "$PROJ"' EXIT
 mkdir -p "$PROJ/xdg-config"
-export CLAUDE_PROJECT_DIR=$PROJ XDG_CONFIG_HOME=$PROJ/xdg-config
+export CLAUDE_PROJECT_DIR=$PROJ XDG_CONFIG_HOME=$PROJ/xdg-config XDG_STATE_HOME=$PROJ/xdg-state
 unset HOOKRULES_POLICIES HOOKRULES_NOW
 # A project set up by `hookrules init`: its starter policy extends the built-in pack.
 INIT=$PROJ/init-project
@@ -115,13 +122,17 @@ CASES=(
 "C|10k-stop|10k rules: Stop|$(q "$HR") run $P10K|$EV/Stop.json"
 "B|floor-10mb|floor: 10 MB PostToolUse Bash event|$(q "$FLOOR")|$BIG"
 "B|post-10mb|PostToolUse Bash, 10 MB stdout (builtin pack)|$(q "$HR") run|$BIG"
+"E|log-off-rm|decision log off (HOOKRULES_LOG=off): PreToolUse Bash, rm -rf /|HOOKRULES_LOG=off $(q "$HR") run|$EV/PreToolUse-Bash-rm-rf-root.json"
+"E|log-on-rm|decision log on (default): PreToolUse Bash, rm -rf /|$(q "$HR") run|$EV/PreToolUse-Bash-rm-rf-root.json"
+"E|log-off-bash|decision log off (HOOKRULES_LOG=off): PreToolUse Bash, harmless|HOOKRULES_LOG=off $(q "$HR") run|$EV/PreToolUse-Bash.json"
+"E|log-all-bash|decision log of every event (events = all): PreToolUse Bash, harmless|$(q "$HR") run -p $(q "$OUT/log-all")|$EV/PreToolUse-Bash.json"
 "D|bashjq|bash + jq hook: PreToolUse Bash, harmless|$HOOK|$EV/PreToolUse-Bash.json"
 "D|bashjq-rm|bash + jq hook: PreToolUse Bash, rm -rf /|$HOOK|$EV/PreToolUse-Bash-rm-rf-root.json"
 )
 # group: total runs (over all rounds), warm-up per round. The 10k group gets fewer
 # runs (about 0.5 s each): its p99 is then the slowest run.
-declare -A RUNS=([A]=600 [B]=120 [C]=45 [D]=180)
-declare -A WARM=([A]=10 [B]=3 [C]=1 [D]=3)
+declare -A RUNS=([A]=600 [B]=120 [C]=45 [D]=180 [E]=600)
+declare -A WARM=([A]=10 [B]=3 [C]=1 [D]=3 [E]=10)
 ROUNDS=${ROUNDS:-3}
 
 # Shape check of every case (answer, stderr, exit status) and peak RSS.
@@ -147,7 +158,7 @@ done
 
 # Timings.
 for round in $(seq 1 "$ROUNDS"); do
-    for group in A B C D; do
+    for group in ${GROUPS:-A B C D E}; do
         args=()
         for c in "${CASES[@]}"; do
             IFS='|' read -r g id label cmd input <<<"$c"

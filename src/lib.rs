@@ -11,7 +11,8 @@
 //! 4. [`eval`]: evaluate one event (facts, conditions, captures), with a tracer;
 //! 5. [`decision`]: combine what the matching rules said, and what they ask done;
 //! 6. [`answer`]: shape the decision into what the client reads;
-//! 7. [`effects`]: run the side effects, after the answer.
+//! 7. [`effects`]: run the side effects, after the answer;
+//! 8. [`log`]: the decision log (after the answer), and allow-once.
 //!
 //! Shared ground, importing no stage: [`source`] (a policy's text and where it
 //! came from), [`diagnostics`] (codes and messages that point into it),
@@ -30,6 +31,7 @@ pub mod decision;
 pub mod diagnostics;
 pub mod effects;
 pub mod eval;
+pub mod log;
 pub mod os;
 pub mod policy;
 pub mod shell;

@@ -1695,6 +1695,7 @@ impl Sandbox {
             )
             .env("HOME", &self.home)
             .env("XDG_CONFIG_HOME", self.home.join(".config"))
+            .env("XDG_STATE_HOME", self.home.join("../hookrules-state"))
             .env("CLAUDE_PROJECT_DIR", &self.project)
             .envs(env.iter().copied())
             .current_dir(&self.project)
@@ -2002,6 +2003,11 @@ fn snapshot(dir: &Path) -> BTreeSet<(String, String)> {
     while let Some(d) = stack.pop() {
         for e in std::fs::read_dir(&d).unwrap().flatten() {
             let p = e.path();
+            // hookrules' own decision log (XDG_STATE_HOME, no policy path) is
+            // written after every decision; tests/observe.rs covers it.
+            if p.ends_with("hookrules-state") {
+                continue;
+            }
             let ft = e.file_type().unwrap();
             let content = if ft.is_symlink() {
                 format!("-> {}", std::fs::read_link(&p).unwrap().display())

@@ -313,6 +313,17 @@ pub fn render_for(ex: &Explanation, verbosity: Verbosity, rule: Option<&str>) ->
     if let Some(r) = &ex.decision.reason {
         s.push_str(&format!("reason    {}\n", indent(r, 10)));
     }
+    // Audit rules decide nothing; what they would have decided is shown apart.
+    for a in &ex.decision.audit {
+        let would = a.decision.map(|k| k.as_str()).unwrap_or("none");
+        s.push_str(&format!(
+            "audit     would {would}: {} (policy {}, mode = \"audit\": the action goes ahead)\n",
+            a.rule, a.policy
+        ));
+        if let Some(r) = &a.reason {
+            s.push_str(&format!("          {}\n", indent(r, 10)));
+        }
+    }
     match (rule, verbosity) {
         (Some(id), _) => {
             s.push_str(&format!("\nrule {id}\n"));

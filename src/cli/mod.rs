@@ -1,12 +1,16 @@
 //! The command line. Every command is a function that takes its inputs and
 //! writers, so tests call them in-process; `main` only wires up the process.
 
+pub mod allow;
 pub mod check;
 pub mod doctor;
 pub mod explain;
 pub mod fixture;
 pub mod init;
 pub mod install_hosts;
+pub mod log;
+pub mod replay;
+pub mod report;
 pub mod rule;
 pub mod run;
 pub mod scaffold;
@@ -162,6 +166,14 @@ pub enum Command {
     /// missing or other-version binaries, timeouts in the wrong unit, the policies in
     /// force and whether the built-in protection is on.
     Doctor,
+    /// The recent decisions from the decision log, as a table, newest last.
+    Log(log::LogArgs),
+    /// Re-evaluate logged events under the current policies: what would change.
+    Replay(replay::ReplayArgs),
+    /// A summary of the decision log; `--html FILE` writes a page with charts.
+    Report(report::ReportArgs),
+    /// Let a denied call through once, with the code the deny showed (your terminal only).
+    Allow(allow::AllowArgs),
 }
 
 /// The process environment, as a map (tests pass their own).
@@ -235,35 +247,47 @@ pub fn main() -> ExitCode {
             event,
             via,
         } => {
-            let answer = match host.as_deref().map(|h| (h, Host::parse(h))) {
-                Some((h, None)) => crate::answer::Answer {
+            let started = std::time::Instant::now();
+            let ran = match host.as_deref().map(|h| (h, Host::parse(h))) {
+                Some((h, None)) => Err(crate::answer::Answer {
                     stdout: String::new(),
                     stderr: format!(
                         "hookrules: unknown --host `{h}`; one of: {}",
                         Host::ALL.map(Host::name).join(", ")
                     ),
                     exit: 2,
-                },
+                }),
                 other => {
                     let hint = Hint {
                         host: other.and_then(|(_, h)| h),
                         event: event.as_deref(),
                     };
-                    run::run_with(
+                    Ok(run::run_hook(
                         &discovery(policies, &env),
                         &mut std::io::stdin().lock(),
                         &env,
                         clock(&env),
                         hint,
                         via.as_deref() == Some("plugin"),
-                    )
-                    .0
+                    ))
                 }
+            };
+            let us = started.elapsed().as_micros() as u64;
+            let answer = match &ran {
+                Ok(r) => &r.answer,
+                Err(a) => a,
             };
             // One write each: the client reads stdout whole.
             let _ = stdout.lock().write_all(answer.stdout.as_bytes());
+            let _ = stdout.lock().flush();
             if !answer.stderr.is_empty() {
                 let _ = writeln!(stderr.lock(), "{}", answer.stderr);
+            }
+            // After the answer: the decision log (never changes the answer).
+            if let Ok(ran) = &ran {
+                for w in run::after_answer(ran, us, &env) {
+                    let _ = writeln!(stderr.lock(), "hookrules: decision log: {w}");
+                }
             }
             answer.exit
         }
@@ -336,6 +360,35 @@ pub fn main() -> ExitCode {
             &init::Context::from_process(&env),
             &discovery(vec![], &env),
             &mut stdout.lock(),
+        ),
+        Command::Log(args) => log::log(
+            &args,
+            &env,
+            log::Paint::for_stdout(&env),
+            &mut stdout.lock(),
+            &mut stderr.lock(),
+        ),
+        Command::Replay(args) => replay::run(
+            &args,
+            &env,
+            log::Paint::for_stdout(&env),
+            &mut stdout.lock(),
+            &mut stderr.lock(),
+        ),
+        Command::Report(args) => report::run(
+            &args,
+            &env,
+            log::Paint::for_stdout(&env),
+            &mut stdout.lock(),
+            &mut stderr.lock(),
+        ),
+        Command::Allow(args) => allow::run(
+            &args,
+            &env,
+            // SAFETY: isatty on stdin.
+            unsafe { libc::isatty(0) } == 1,
+            &mut stdout.lock(),
+            &mut stderr.lock(),
         ),
         Command::Uninstall(args) => init::uninstall(
             &args,

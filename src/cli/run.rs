@@ -13,6 +13,7 @@ use crate::contract::Event;
 use crate::decision::Decision;
 use crate::effects;
 use crate::eval::{self, trace::NoTrace, Ctx};
+use crate::log::record::AllowNote;
 use crate::os::clock::Now;
 use crate::policy::discover::Discovery;
 use crate::policy::syntax::{DecisionKind, FailureMode};
@@ -45,7 +46,86 @@ pub fn run_hinted(
     now: Now,
     hint: Hint<'_>,
 ) -> (Answer, Option<Decision>) {
-    run_with(discovery, stdin, env, now, hint, false)
+    let ran = run_with(discovery, stdin, env, now, hint, false);
+    (ran.answer, ran.decision)
+}
+
+/// What `run` did, for the after-answer phase (allow-once, the decision log).
+#[derive(Debug)]
+pub struct Ran {
+    /// The answer.
+    pub answer: Answer,
+    /// The decision (None when no event could be evaluated).
+    pub decision: Option<Decision>,
+    /// The event, when it could be read.
+    pub event: Option<Event>,
+    /// The compiled set (its `[log]` tables and policy hash).
+    pub set: Loaded,
+    /// Allow-once: a code issued or an allowance used.
+    pub allow: Option<AllowNote>,
+    /// A code issued whose record is saved after the answer.
+    pub issued: Option<crate::log::allow::Issued>,
+}
+
+/// `hookrules run` as the client runs it: [`run_with`], then allow-once (Claude
+/// Code's PreToolUse): an allowance the user granted for exactly this call lifts
+/// its deny (once), else the deny carries a code for the user. (`test`,
+/// `explain` and the in-process callers of [`run`] leave allow-once out: it is
+/// state, not policy.)
+pub fn run_hook(
+    discovery: &Discovery,
+    stdin: &mut dyn Read,
+    env: &BTreeMap<String, String>,
+    now: Now,
+    hint: Hint<'_>,
+    via_plugin: bool,
+) -> Ran {
+    let mut ran = run_with(discovery, stdin, env, now, hint, via_plugin);
+    if let (Some(event), Some(decision)) = (&ran.event, &mut ran.decision) {
+        if event.origin.host != Host::Claude {
+            return ran;
+        }
+        let step = super::allow::on_decision(ran.set.log_tables(), event, env, decision);
+        if step.note.is_some() || !step.warnings.is_empty() {
+            let mut a = answer::render(event, decision);
+            for w in step.warnings {
+                if !a.stderr.is_empty() {
+                    a.stderr.push('\n');
+                }
+                a.stderr.push_str(&format!("hookrules: {w}"));
+            }
+            ran.answer = a;
+        }
+        ran.allow = step.note;
+        ran.issued = step.issued;
+    }
+    ran
+}
+
+/// After the answer is printed: the allow-once code's record, then the decision
+/// log. Returns warnings for stderr.
+pub fn after_answer(ran: &Ran, us: u64, env: &BTreeMap<String, String>) -> Vec<String> {
+    let mut warnings = vec![];
+    if let Some(issued) = &ran.issued {
+        if let Err(e) = crate::log::allow::save(issued) {
+            warnings.push(format!("allow-once code not saved: {e}"));
+        }
+    }
+    let (Some(event), Some(decision)) = (&ran.event, &ran.decision) else {
+        return warnings;
+    };
+    let answered = crate::log::Answered {
+        event,
+        decision,
+        tables: ran.set.log_tables(),
+        policy_hash: ran.set.policy_hash(),
+        us,
+        allow: ran.allow.clone(),
+    };
+    // The lock is only waited for this long; the line is written regardless.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_millis(200);
+    warnings.extend(crate::log::after_answer(&answered, env, deadline));
+    warnings
 }
 
 /// [`run_hinted`]; `via_plugin`: called by the Claude Code plugin's launcher,
@@ -57,12 +137,39 @@ pub fn run_with(
     now: Now,
     hint: Hint<'_>,
     via_plugin: bool,
-) -> (Answer, Option<Decision>) {
+) -> Ran {
     let set = artifact::load(discovery, env);
+    let (answer, decision, event) =
+        decide_input(discovery, &set, stdin, env, now, hint, via_plugin);
+    Ran {
+        answer,
+        decision,
+        event,
+        set,
+        allow: None,
+        issued: None,
+    }
+}
+
+fn decide_input(
+    discovery: &Discovery,
+    set: &Loaded,
+    stdin: &mut dyn Read,
+    env: &BTreeMap<String, String>,
+    now: Now,
+    hint: Hint<'_>,
+    via_plugin: bool,
+) -> (Answer, Option<Decision>, Option<Event>) {
     let host = hint.host;
     let bytes = match Event::read(stdin) {
         Ok(b) => b,
-        Err(e) => return (input_failure(&set, host, hint.event, &e.to_string()), None),
+        Err(e) => {
+            return (
+                input_failure(set, host, hint.event, &e.to_string()),
+                None,
+                None,
+            )
+        }
     };
     let event = match Event::parse_with(&bytes, hint) {
         Ok(ev) => ev,
@@ -70,7 +177,8 @@ pub fn run_with(
             let name = sniff_event_name(&bytes);
             let name = hint.event.or(name.as_deref()).map(str::to_string);
             return (
-                input_failure(&set, host, name.as_deref(), &e.to_string()),
+                input_failure(set, host, name.as_deref(), &e.to_string()),
+                None,
                 None,
             );
         }
@@ -89,23 +197,25 @@ pub fn run_with(
                     exit: 0,
                 },
                 None,
+                None,
             );
         }
     }
     // A panic anywhere below is a bug; it must still not wedge the session.
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        answer(discovery, &set, &event, env, now)
+        answer(discovery, set, &event, env, now)
     }));
     match result {
-        Ok((a, d)) => (a, Some(d)),
+        Ok((a, d)) => (a, Some(d), Some(event)),
         Err(_) => (
             input_failure(
-                &set,
+                set,
                 Some(event.origin.host),
                 Some(&event.origin.event),
                 "internal error (a bug in hookrules; please report it)",
             ),
             None,
+            Some(event),
         ),
     }
 }

@@ -39,6 +39,7 @@ use super::Compiled;
 use crate::contract::Event;
 use crate::os::clock::Zone;
 use crate::policy::discover::{Discovery, PROJECT_POLICY_DIR};
+use crate::policy::log::LogTable;
 use crate::policy::syntax::{CombineMode, FailureMode, UnparsableCommand};
 use crate::source::{Layer, Origin, PolicySource};
 use crate::validate::model::{Fact, Policy};
@@ -64,6 +65,22 @@ impl Loaded {
         match self {
             Loaded::Built(s) => s.failure,
             Loaded::File(a) => a.header.failure,
+        }
+    }
+
+    /// The `[log]` tables of the set, in load order.
+    pub fn log_tables(&self) -> &[LogTable] {
+        match self {
+            Loaded::Built(s) => &s.log,
+            Loaded::File(a) => &a.header.log,
+        }
+    }
+
+    /// The hash of the policy texts the set was built from.
+    pub fn policy_hash(&self) -> &str {
+        match self {
+            Loaded::Built(s) => &s.policy_hash,
+            Loaded::File(a) => &a.header.policy_hash,
         }
     }
 
@@ -138,6 +155,9 @@ struct Header {
     events: BTreeMap<String, Span>,
     other: Span,
     notes: Span,
+    /// The `[log]` tables and the policy hash, for the decision log.
+    log: Vec<LogTable>,
+    policy_hash: String,
 }
 
 /// An open, verified artifact.
@@ -355,6 +375,8 @@ fn encode(set: &CompiledSet, search: String, stamps: Vec<Stamp>) -> Vec<u8> {
         events,
         other,
         notes,
+        log: set.log.clone(),
+        policy_hash: set.policy_hash.clone(),
     };
     let head = postcard::to_allocvec(&header).expect("serializable");
     let key = hash(0, &[MAGIC, &head]);

@@ -12,6 +12,7 @@ use super::{Bucket, Compiled, Templates};
 use crate::contract::{events, Event};
 use crate::diagnostics::Diagnostic;
 use crate::policy::discover::Found;
+use crate::policy::log::LogTable;
 use crate::policy::syntax::{CombineMode, FailureMode, RawPolicy, UnparsableCommand};
 use crate::policy::{layering, parse};
 use crate::source::{Origin, PolicySource};
@@ -31,6 +32,10 @@ pub struct CompiledSet {
     pub notes: BTreeMap<String, Vec<String>>,
     /// The failure mode when no event can be evaluated (bad stdin).
     pub failure: FailureMode,
+    /// The `[log]` tables, in load order (the decision log's settings).
+    pub log: Vec<LogTable>,
+    /// A hash of the policy texts (names and contents), recorded in the log.
+    pub policy_hash: String,
 }
 
 /// One rule of a set: valid, or broken with its errors.
@@ -67,6 +72,8 @@ impl CompiledSet {
             table: Table::default(),
             notes: BTreeMap::new(),
             failure: overall_failure_mode(found),
+            log: vec![],
+            policy_hash: policy_hash(&found.sources),
         };
         for d in &found.errors {
             set.add_unloadable(None, d);
@@ -81,6 +88,8 @@ impl CompiledSet {
         let layered = layering::apply(parsed);
         for (source, raw) in &layered.policies {
             set.add_policy(source, raw);
+            set.log
+                .extend(raw.log.as_ref().map(|l| LogTable::from(&l.value)));
         }
         set.notes = layered.notes;
         set.index();
@@ -275,4 +284,16 @@ pub fn overall_failure_mode(found: &Found) -> FailureMode {
     } else {
         FailureMode::FailClosed
     }
+}
+
+/// A hash of policy sources (names and texts): equal hashes, equal policies.
+pub fn policy_hash(sources: &[Arc<PolicySource>]) -> String {
+    let names: Vec<String> = sources.iter().map(|s| s.display_name()).collect();
+    let mut parts: Vec<&[u8]> = vec![];
+    for (s, n) in sources.iter().zip(&names) {
+        parts.push(n.as_bytes());
+        parts.push(s.full_text().as_bytes());
+    }
+    let h = super::artifact::hash(0, &parts);
+    format!("{:016x}", (h >> 64) as u64 ^ h as u64)
 }

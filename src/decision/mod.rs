@@ -22,6 +22,8 @@
 //!   and a handoff never reach the agent together, and "go ahead" guidance never
 //!   sits beside a deny. A deferring rule never weakens a decision: it only ever
 //!   stands aside for one at least as strict.
+//! - An audit rule (`mode = "audit"`) contributes nothing; what it would have
+//!   decided is recorded in [`Decision::audit`] for `explain` and the log.
 
 use serde::Serialize;
 
@@ -46,6 +48,8 @@ pub struct Decision {
     pub kind: Option<DecisionKind>,
     /// Rules whose decision is the winning one.
     pub determined_by: Vec<String>,
+    /// The policy of each rule in `determined_by`, in the same order.
+    pub policies: Vec<String>,
     /// Every rule that contributed.
     pub matched: Vec<String>,
     /// Deferring rules that matched but stood aside, each with the rule it deferred to.
@@ -60,6 +64,22 @@ pub struct Decision {
     pub rewrite: Vec<(String, String)>,
     /// Failures that were reported rather than blocking (fail-open), and notes.
     pub errors: Vec<String>,
+    /// Audit rules that matched: what each would have decided.
+    pub audit: Vec<AuditHit>,
+}
+
+/// An audit rule that matched: evaluated and recorded, but it decided nothing.
+#[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq)]
+pub struct AuditHit {
+    /// Rule id.
+    pub rule: String,
+    /// Its policy.
+    pub policy: String,
+    /// What it would have decided.
+    pub decision: Option<DecisionKind>,
+    /// Its rendered reason.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 /// Decide: combine what evaluation found (contributions in priority order, and
@@ -70,7 +90,18 @@ pub fn decide(outcome: &Outcome) -> Decision {
 
 /// Combine contributions (already in priority order) into one decision.
 pub fn combine(all: &[Contribution], errors: Vec<String>) -> Decision {
-    let (kept, deferred) = settle_deferring(all);
+    let audit = all
+        .iter()
+        .filter(|c| c.audit)
+        .map(|c| AuditHit {
+            rule: c.rule.clone(),
+            policy: c.policy.clone(),
+            decision: c.decision,
+            reason: c.reason.clone(),
+        })
+        .collect();
+    let enforced: Vec<Contribution> = all.iter().filter(|c| !c.audit).cloned().collect();
+    let (kept, deferred) = settle_deferring(&enforced);
     let contributions: Vec<Contribution> = kept.into_iter().cloned().collect();
     let contributions = &contributions[..];
     let top = contributions
@@ -101,7 +132,8 @@ pub fn combine(all: &[Contribution], errors: Vec<String>) -> Decision {
     Decision {
         kind,
         determined_by: determining.iter().map(|c| c.rule.clone()).collect(),
-        matched: all.iter().map(|c| c.rule.clone()).collect(),
+        policies: determining.iter().map(|c| c.policy.clone()).collect(),
+        matched: enforced.iter().map(|c| c.rule.clone()).collect(),
         deferred,
         reason: (!reasons.is_empty()).then(|| reasons.join("\n")),
         context: contributions
@@ -114,6 +146,7 @@ pub fn combine(all: &[Contribution], errors: Vec<String>) -> Decision {
             .collect(),
         rewrite,
         errors,
+        audit,
     }
 }
 
@@ -194,9 +227,27 @@ mod tests {
             context: vec![format!("{rule} context")],
             message: None,
             rewrite: vec![],
+            audit: false,
         }
     }
     use DecisionKind::*;
+
+    #[test]
+    fn an_audit_rule_decides_nothing_and_is_recorded_apart() {
+        let audit = Contribution {
+            audit: true,
+            ..c("new-rule", Some(Deny), false)
+        };
+        let d = combine(&[audit, c("old", Some(Allow), false)], vec![]);
+        assert_eq!(d.kind, Some(Allow));
+        assert_eq!(d.determined_by, vec!["old"]);
+        assert!(d.reason.as_deref() == Some("old says so") && d.context == vec!["old context"]);
+        assert_eq!(d.audit.len(), 1);
+        assert_eq!(
+            (d.audit[0].rule.as_str(), d.audit[0].decision),
+            ("new-rule", Some(Deny))
+        );
+    }
 
     #[test]
     fn a_gate_silences_a_handoff() {

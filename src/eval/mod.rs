@@ -190,6 +190,10 @@ impl<T: Tracer> Evaluator<'_, T> {
                             decision,
                             format!("hookrules could not parse this shell command ({err}), and policy `{}` treats unparsable commands as `{}`. Rewrite it in plain shell syntax.", policy.name, decision.as_str()),
                         );
+                        let c = Contribution {
+                            audit: rule.audit,
+                            ..c
+                        };
                         if !found.iter().any(|(_, f, _)| f.rule == c.rule) {
                             found.push((order, c, vec![]));
                         }
@@ -200,7 +204,11 @@ impl<T: Tracer> Evaluator<'_, T> {
                     RuleResult::Failed(e) => {
                         self.end(rule, &format!("error: {e}"));
                         let msg = format!("rule `{}` failed: {e}", rule.id);
-                        self.failure(pidx, &rule.id, order, msg, &mut found, &mut errors);
+                        if rule.audit {
+                            errors.push(format!("{msg} (audit rule: reported only)"));
+                        } else {
+                            self.failure(pidx, &rule.id, order, msg, &mut found, &mut errors);
+                        }
                     }
                     RuleResult::Matched(captures) => {
                         self.end(rule, "matched");
@@ -211,10 +219,23 @@ impl<T: Tracer> Evaluator<'_, T> {
                                     "rule `{}` matched but could not be rendered: {e}",
                                     rule.id
                                 );
-                                self.failure(pidx, &rule.id, order, msg, &mut found, &mut errors);
+                                if rule.audit {
+                                    errors.push(format!("{msg} (audit rule: reported only)"));
+                                } else {
+                                    self.failure(
+                                        pidx,
+                                        &rule.id,
+                                        order,
+                                        msg,
+                                        &mut found,
+                                        &mut errors,
+                                    );
+                                }
                             }
                         }
-                        if policy.combine == CombineMode::FirstMatch {
+                        // An audit rule decides nothing, so it does not end a
+                        // first-match policy either.
+                        if policy.combine == CombineMode::FirstMatch && !rule.audit {
                             if self.tracer.enabled() {
                                 self.tracer.step(Step::FirstMatchStop {
                                     policy: policy.name.clone(),
@@ -572,6 +593,31 @@ impl<T: Tracer> Evaluator<'_, T> {
         let all = rule_templates(rule);
         let ctx = self.template_ctx(pidx, Some(rule), captures, &all)?;
         let tpl = &self.compiled.templates;
+        if rule.audit {
+            // Only what it would decide and why: no context, messages, rewrites
+            // or effects reach the client or the disk.
+            let reason = rule
+                .reason
+                .as_ref()
+                .map(|t| tpl.render(pidx, t, &ctx).map(|s| s.trim_end().to_string()))
+                .transpose()?;
+            let policy = &self.compiled.buckets[pidx].policy;
+            return Ok((
+                Contribution {
+                    policy: policy.name.clone(),
+                    rule: rule.id.clone(),
+                    priority: rule.priority,
+                    decision: rule.decision,
+                    reason,
+                    context: vec![],
+                    message: None,
+                    rewrite: vec![],
+                    defer: rule.defer,
+                    audit: true,
+                },
+                vec![],
+            ));
+        }
         let render =
             |t: &Option<Template>| t.as_ref().map(|t| tpl.render(pidx, t, &ctx)).transpose();
         // Texts for people and the model lose trailing whitespace; file contents,
@@ -650,6 +696,7 @@ impl<T: Tracer> Evaluator<'_, T> {
                 context,
                 message,
                 rewrite,
+                audit: false,
             },
             effects,
         ))
@@ -673,6 +720,7 @@ fn synthetic(
         context: vec![],
         message: None,
         rewrite: vec![],
+        audit: false,
     }
 }
 

@@ -28,6 +28,8 @@ pub struct Contribution {
     pub message: Option<String>,
     /// Rendered tool_input rewrites.
     pub rewrite: Vec<(String, String)>,
+    /// An audit rule: what it would decide is recorded, but it decides nothing.
+    pub audit: bool,
 }
 
 /// A rendered side effect, waiting to run.

@@ -238,15 +238,9 @@ pub fn write_atomic(path: &Path, content: &[u8]) -> std::io::Result<()> {
     result
 }
 
-/// Append one line with a single `write` on an `O_APPEND` descriptor, so lines
-/// from concurrent hook processes never interleave.
-pub fn append_line(path: &Path, line: &str) -> std::io::Result<()> {
-    if let Some(dir) = path.parent() {
-        fs::create_dir_all(dir)?;
-    }
-    let mut buf = Vec::with_capacity(line.len() + 1);
-    buf.extend_from_slice(line.as_bytes());
-    buf.push(b'\n');
+/// Open a regular file for appending (created if missing, mode 0600), without
+/// following a symlink and without blocking: the same checks as [`open_regular`].
+pub fn open_append(path: &Path) -> std::io::Result<File> {
     // Only a regular file: appending to a FIFO blocks until someone reads it.
     if let Ok(m) = fs::symlink_metadata(path) {
         if !m.file_type().is_file() {
@@ -256,15 +250,29 @@ pub fn append_line(path: &Path, line: &str) -> std::io::Result<()> {
     // O_NOFOLLOW: never append through a symlink swapped in after the check.
     // O_NONBLOCK: a FIFO swapped in after the check cannot stall the open (with
     // no reader it fails with ENXIO); the descriptor is checked again below.
-    let mut f = OpenOptions::new()
+    let f = OpenOptions::new()
         .append(true)
         .create(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC)
         .open(path)?;
     let ft = f.metadata()?.file_type();
     if !ft.is_file() {
         return Err(not_regular(&ft));
     }
+    Ok(f)
+}
+
+/// Append one line with a single `write` on an `O_APPEND` descriptor, so lines
+/// from concurrent hook processes never interleave.
+pub fn append_line(path: &Path, line: &str) -> std::io::Result<()> {
+    if let Some(dir) = path.parent() {
+        fs::create_dir_all(dir)?;
+    }
+    let mut buf = Vec::with_capacity(line.len() + 1);
+    buf.extend_from_slice(line.as_bytes());
+    buf.push(b'\n');
+    let mut f = open_append(path)?;
     let n = f.write(&buf)?;
     if n != buf.len() {
         return Err(std::io::Error::other(format!(

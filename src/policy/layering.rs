@@ -4,7 +4,7 @@
 //! before it). Then, file by file:
 //! 1. a rule whose id was already defined by an earlier file **replaces** it;
 //! 2. each `[[override]]` changes the rules loaded before its file, selected by id,
-//!    id glob or tag: `enabled`, `priority`, `decision`, `add_tags`.
+//!    id glob or tag: `enabled`, `priority`, `decision`, `mode`, `add_tags`.
 //!
 //! Every replacement and override leaves a note on the rule, which `check --rules`
 //! and `explain` show, so it is always clear where a rule's behaviour comes from.
@@ -114,6 +114,10 @@ pub fn apply(mut policies: Vec<(Arc<PolicySource>, RawPolicy)>) -> Layered {
                             value: d.value,
                         });
                         what.push(format!("decision {}", d.value.as_str()));
+                    }
+                    if let Some(m) = &ov.mode {
+                        r.mode = Some(m.clone());
+                        what.push(format!("mode {}", m.value.as_str()));
                     }
                     for t in &ov.add_tags {
                         if !r.tags.contains(t) {

@@ -2,6 +2,7 @@
 
 pub mod discover;
 pub mod layering;
+pub mod log;
 pub mod parse;
 pub mod recover;
 pub mod syntax;

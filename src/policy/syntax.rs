@@ -83,6 +83,9 @@ pub struct RawPolicy {
     /// one extends): turn them off, or change single fields.
     #[serde(default, rename = "override")]
     pub overrides: Vec<Sp<RawOverride>>,
+    /// `[log]`: the decision log (where, what, how much, which fields are secret)
+    /// and allow-once codes. Later layers change single fields of earlier ones.
+    pub log: Option<Sp<super::log::RawLog>>,
 }
 
 /// `[[override]]`: change rules loaded before this file. Select them by `rule` (an
@@ -103,6 +106,8 @@ pub struct RawOverride {
     /// Tags added to the selected rules.
     #[serde(default)]
     pub add_tags: Vec<String>,
+    /// `audit`: the selected rules are evaluated and logged, but decide nothing.
+    pub mode: Option<Sp<RuleMode>>,
 }
 
 /// `[policy]`: file-wide settings.
@@ -137,6 +142,9 @@ pub struct RawPolicyHeader {
     /// "may-be-absent"]`): `check` does not report them here.
     #[serde(default)]
     pub allow: Vec<Sp<String>>,
+    /// `enforce` (default) or `audit`: every rule of this file is evaluated and
+    /// logged as what it would decide, but the action goes ahead.
+    pub mode: Option<Sp<RuleMode>>,
 }
 
 /// `[policy] time_zone`.
@@ -148,6 +156,28 @@ pub enum TimeZoneChoice {
     Local,
     /// Coordinated Universal Time.
     Utc,
+}
+
+/// Whether a rule's decision counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum RuleMode {
+    /// The rule decides.
+    #[default]
+    Enforce,
+    /// The rule is evaluated and logged ("would deny"), but decides nothing: its
+    /// decision, reason, context, messages, rewrites and effects are left out.
+    Audit,
+}
+
+impl RuleMode {
+    /// The name as written in policies.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RuleMode::Enforce => "enforce",
+            RuleMode::Audit => "audit",
+        }
+    }
 }
 
 /// What a policy does when something it depends on fails.
@@ -200,6 +230,9 @@ pub struct RawRule {
     pub tags: Vec<String>,
     /// `false` turns the rule off without deleting it.
     pub enabled: Option<bool>,
+    /// `audit`: evaluated and logged as what it would decide, but decides nothing.
+    /// Default: the policy's `mode`.
+    pub mode: Option<Sp<RuleMode>>,
     /// Events the rule applies to, by `hook_event_name`; `"*"` for every event.
     pub events: Sp<Vec<Sp<String>>>,
     /// The client's matcher, applied to the event's matcher field (the tool name on

@@ -86,7 +86,10 @@ pub fn validate_with(
         let before = v.error_count();
         let first = v.diags.len();
         v.inherited.clear();
-        let rule = v.rule(r, order, &name);
+        let mut rule = v.rule(r, order, &name);
+        if let (Some(rule), None) = (&mut rule, &r.value.mode) {
+            rule.audit = header.mode.as_ref().map(|m| m.value) == Some(RuleMode::Audit);
+        }
         match rule {
             Some(rule) if v.error_count() == before && v.inherited.is_empty() => {
                 rules.push(Arc::new(rule))
@@ -100,6 +103,11 @@ pub fn validate_with(
                 errors.append(&mut v.inherited);
                 broken.push((r.id.value.clone(), errors));
             }
+        }
+    }
+    if eager {
+        if let Some(log) = &raw.log {
+            v.log_table(&log.value);
         }
     }
     let policy = Policy {
@@ -296,6 +304,7 @@ impl Validator<'_> {
             priority: raw.priority.as_ref().map(|p| p.value).unwrap_or(100),
             tags: raw.tags.clone(),
             enabled: raw.enabled.unwrap_or(true),
+            audit: raw.mode.as_ref().map(|m| m.value) == Some(RuleMode::Audit),
             events,
             matcher: matcher.0,
             matcher_text: matcher.1,
@@ -576,6 +585,24 @@ impl Validator<'_> {
             span,
             selector_text,
         })))
+    }
+
+    /// `[log]`: redacted fields are field paths (`*` for any key), extra
+    /// redactions are regexes. (Read again by `run` after the answer; checked here.)
+    fn log_table(&mut self, log: &crate::policy::log::RawLog) {
+        for f in &log.redact {
+            self.field_path(f);
+        }
+        for r in &log.redact_values {
+            if let Err(e) = Regex::new(&r.value) {
+                self.err(
+                    Code::InvalidRegex,
+                    r.span.clone(),
+                    format!("invalid regex: {e}"),
+                )
+                .set_help("regexes use Rust `regex` syntax; write them in literal strings ('...')");
+            }
+        }
     }
 
     fn field_path(&mut self, s: &Sp<String>) -> Option<FieldPath> {

@@ -71,6 +71,9 @@ pub struct Rule {
     pub tags: Vec<String>,
     /// `enabled = false` rules are kept (for `check`) but never evaluated.
     pub enabled: bool,
+    /// `mode = "audit"` (the rule's, else its policy's): evaluated and logged as
+    /// what it would decide, but it decides nothing.
+    pub audit: bool,
     /// Events it applies to.
     pub events: EventScope,
     /// The matcher and its text.

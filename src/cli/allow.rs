@@ -1,0 +1,213 @@
+//! `hookrules allow CODE`, and the allow-once step of `run` (see
+//! [`crate::log::allow`] for the design and its guards against the agent).
+
+use std::collections::BTreeMap;
+use std::io::Write;
+
+use crate::contract::Event;
+use crate::decision::Decision;
+use crate::log::allow::{self, Granted, Pending};
+use crate::log::record::{AllowNote, Kind, Record};
+use crate::log::settings;
+use crate::policy::log::LogTable;
+use crate::policy::syntax::DecisionKind;
+
+/// `hookrules allow` arguments.
+#[derive(Debug, Clone, clap::Args)]
+pub struct AllowArgs {
+    /// The code a deny showed you (like K7QX-2MPD).
+    pub code: String,
+}
+
+/// What allow-once did for one `run`.
+#[derive(Debug, Default)]
+pub struct OnceStep {
+    /// For the log.
+    pub note: Option<AllowNote>,
+    /// A code issued: its record is saved after the answer.
+    pub issued: Option<allow::Issued>,
+    /// Warnings for stderr.
+    pub warnings: Vec<String>,
+}
+
+/// In `run`, for a PreToolUse deny: use an allowance granted for exactly this
+/// call (the deny is lifted, once), or issue a code for one.
+pub fn on_decision(
+    tables: &[LogTable],
+    event: &Event,
+    env: &BTreeMap<String, String>,
+    decision: &mut Decision,
+) -> OnceStep {
+    if decision.kind != Some(DecisionKind::Deny) || event.name != "PreToolUse" {
+        return OnceStep::default();
+    }
+    let project = crate::log::project_dir(Some(event), env);
+    let s = settings::resolve(tables, &project, env);
+    let (true, Some(dir)) = (s.allow_once, s.dir.as_deref()) else {
+        return OnceStep::default();
+    };
+    let tool = event.str("tool_name").unwrap_or("");
+    let input = event.value.get("tool_input").cloned().unwrap_or_default();
+    let id = allow::call_id(&project, tool, &input);
+    let now = crate::log::now_ms(env);
+    if let Some(g) = allow::take(dir, &id, now) {
+        let lifted = decision.determined_by.join(", ");
+        decision.kind = None;
+        decision.reason = None;
+        decision.determined_by.clear();
+        decision.policies.clear();
+        decision.messages.push(format!(
+            "hookrules: allowed once by {} (would be denied by {lifted}).",
+            g.by
+        ));
+        let note = AllowNote {
+            action: "used".into(),
+            id,
+            by: Some(g.by),
+            expires: None,
+        };
+        return OnceStep {
+            note: Some(note),
+            ..OnceStep::default()
+        };
+    }
+    let red = crate::log::redact::Redactor::new(&s.redact, &s.redact_values, 300);
+    let summary = crate::log::record::summary_of(&red.event(&event.value)).unwrap_or_default();
+    let p = Pending {
+        id,
+        tool: tool.to_string(),
+        summary,
+        rules: decision.determined_by.clone(),
+        session: event.str("session_id").map(str::to_string),
+        expires_ms: now + i64::from(s.allow_minutes) * 60_000,
+    };
+    match allow::issue(dir, &p) {
+        Ok((code, issued, note)) => {
+            // systemMessage: the user sees it, the model never does.
+            decision.messages.push(format!(
+                "hookrules: if this deny is a false positive, run `hookrules allow {code}` in your own terminal (within {} min) to let exactly this call through once.",
+                s.allow_minutes
+            ));
+            OnceStep {
+                note: Some(note),
+                issued: Some(issued),
+                warnings: vec![],
+            }
+        }
+        Err(e) => OnceStep {
+            warnings: vec![format!("allow-once code not issued: {e}")],
+            ..OnceStep::default()
+        },
+    }
+}
+
+/// Who is allowing: `user@host` and the terminal.
+fn who(env: &BTreeMap<String, String>) -> String {
+    let user = env
+        .get("USER")
+        .or_else(|| env.get("LOGNAME"))
+        .cloned()
+        .unwrap_or_else(|| format!("uid {}", unsafe { libc::getuid() }));
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_string())
+        .unwrap_or_default();
+    // SAFETY: ttyname on stdin; the pointer is read at once.
+    let tty = unsafe {
+        let p = libc::ttyname(0);
+        if p.is_null() {
+            String::new()
+        } else {
+            std::ffi::CStr::from_ptr(p).to_string_lossy().into_owned()
+        }
+    };
+    format!("{user}@{host} on {tty}")
+}
+
+/// Is this the agent rather than a person? Claude Code sets `CLAUDECODE` for the
+/// commands it runs, and they have no terminal.
+pub fn refusal(env: &BTreeMap<String, String>, stdin_is_tty: bool) -> Option<&'static str> {
+    if env.get("CLAUDECODE").is_some_and(|v| !v.is_empty()) {
+        return Some("this is running inside Claude Code (CLAUDECODE is set): only you may allow a denied call, from your own terminal, never the agent");
+    }
+    if !stdin_is_tty {
+        return Some("run this in your own terminal (stdin is not a terminal): only you may allow a denied call, never the agent or a script");
+    }
+    None
+}
+
+/// `hookrules allow CODE`.
+pub fn run(
+    args: &AllowArgs,
+    env: &BTreeMap<String, String>,
+    stdin_is_tty: bool,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
+    if let Some(why) = refusal(env, stdin_is_tty) {
+        let _ = writeln!(err, "hookrules allow: refused: {why}.");
+        return 3;
+    }
+    let located = match super::log::locate(&super::log::Where::default(), env) {
+        Ok(l) => l,
+        Err(e) => {
+            let _ = writeln!(err, "hookrules allow: {e}");
+            return 2;
+        }
+    };
+    let Some(dir) = located.settings.dir.clone() else {
+        let _ = writeln!(err, "hookrules allow: no state folder for this project");
+        return 2;
+    };
+    let now = crate::log::now_ms(env);
+    let (path, p) = match allow::pending(&dir, &args.code, now) {
+        Ok(x) => x,
+        Err(e) => {
+            let _ = writeln!(err, "hookrules allow: {e} ({})", located.project.display());
+            return 1;
+        }
+    };
+    let g = Granted {
+        id: p.id.clone(),
+        by: who(env),
+        summary: p.summary.clone(),
+        rules: p.rules.clone(),
+        expires_ms: now + i64::from(located.settings.allow_minutes) * 60_000,
+    };
+    if let Err(e) = allow::grant(&dir, &path, &g) {
+        let _ = writeln!(err, "hookrules allow: {e}");
+        return 2;
+    }
+    let record = Record {
+        v: 1,
+        kind: Kind::Allow,
+        time: crate::log::time::format_ms(now),
+        session: p.session.clone(),
+        event: "PreToolUse".into(),
+        tool: Some(p.tool.clone()),
+        decision: None,
+        rules: p.rules.clone(),
+        version: env!("CARGO_PKG_VERSION").into(),
+        project: located.project.display().to_string(),
+        summary: Some(p.summary.clone()),
+        allow: Some(AllowNote {
+            action: "granted".into(),
+            id: p.id.clone(),
+            by: Some(g.by.clone()),
+            expires: Some(crate::log::time::format_ms(g.expires_ms)),
+        }),
+        ..Record::default()
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+    if let Err(e) = crate::log::append(&located.settings, &dir, &record, deadline) {
+        let _ = writeln!(err, "hookrules allow: decision log: {e}");
+    }
+    let _ = writeln!(
+        out,
+        "allowed once, for {} min: {} `{}` (denied by {}).\nAsk the agent to run it again; the next identical call goes through, once.",
+        located.settings.allow_minutes,
+        p.tool,
+        p.summary,
+        p.rules.join(", ")
+    );
+    0
+}

@@ -1,0 +1,179 @@
+//! Stage 8, after the answer: the decision log, and allow-once.
+//!
+//! `run` appends one JSON line per event that got a decision (a deny, an ask, an
+//! allow, a block, ...), an audit hit or an error; with `[log] events = "all"`,
+//! one per event. The line is written after the answer is printed, never changes
+//! it, and a log that cannot be written is a warning on stderr. `hookrules log`,
+//! `replay` and `report` read it.
+//!
+//! - [`settings`]: where the log goes and what it holds (policy `[log]` tables);
+//! - [`record`]: the line's format;
+//! - [`redact`]: what of the event is kept (secrets out, long values cut);
+//! - [`store`]: the files, concurrent appends and rotation;
+//! - [`time`]: timestamps and spans;
+//! - [`allow`]: allow-once codes and allowances.
+
+pub mod allow;
+pub mod record;
+pub mod redact;
+pub mod settings;
+pub mod store;
+pub mod time;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use crate::contract::Event;
+use crate::decision::Decision;
+use crate::policy::log::{LogEvents, LogTable};
+use record::{AllowNote, Kind, Record};
+use settings::Settings;
+
+/// Longest line written; beyond it the event itself is left out of the line.
+pub const MAX_LINE_BYTES: usize = 256 * 1024;
+
+/// What `run` knows once it has answered.
+#[derive(Debug)]
+pub struct Answered<'a> {
+    /// The event.
+    pub event: &'a Event,
+    /// The decision.
+    pub decision: &'a Decision,
+    /// The `[log]` tables of the policies, in load order.
+    pub tables: &'a [LogTable],
+    /// The hash of the policy set (see [`policy_hash`]).
+    pub policy_hash: &'a str,
+    /// Microseconds from start to answer.
+    pub us: u64,
+    /// Allow-once, when a code was issued or an allowance used.
+    pub allow: Option<AllowNote>,
+}
+
+/// The project directory of an event: `CLAUDE_PROJECT_DIR`, else the event's
+/// `cwd`, else the process's (the same as evaluation uses).
+pub fn project_dir(event: Option<&Event>, env: &BTreeMap<String, String>) -> PathBuf {
+    let process = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+    env.get("CLAUDE_PROJECT_DIR")
+        .filter(|s| !s.is_empty())
+        .map(|p| process.join(p))
+        .or_else(|| event.and_then(|e| e.str("cwd")).map(|c| process.join(c)))
+        .unwrap_or(process)
+}
+
+/// The time for a record: `HOOKRULES_NOW` (tests pin it) or the clock.
+pub fn now_ms(env: &BTreeMap<String, String>) -> i64 {
+    env.get("HOOKRULES_NOW")
+        .and_then(|s| s.parse::<i64>().ok())
+        .map(|s| s * 1000)
+        .unwrap_or_else(time::now_ms)
+}
+
+/// Should this answer be logged?
+pub fn wanted(s: &Settings, a: &Answered) -> bool {
+    s.enabled
+        && (s.events == LogEvents::All
+            || a.decision.kind.is_some()
+            || !a.decision.audit.is_empty()
+            || !a.decision.errors.is_empty()
+            || a.allow.is_some())
+}
+
+/// The line for an answered event.
+pub fn record(s: &Settings, a: &Answered, project: &Path, now_ms: i64) -> Record {
+    let red = redact::Redactor::new(&s.redact, &s.redact_values, s.max_value_chars);
+    let input = red.event(&a.event.value);
+    let summary = record::summary_of(&input).map(|t| one_line(&t, 300));
+    Record {
+        v: 1,
+        kind: Kind::Decision,
+        time: time::format_ms(now_ms),
+        session: a.event.str("session_id").map(str::to_string),
+        event: a.event.name.clone(),
+        tool: a.event.str("tool_name").map(str::to_string),
+        decision: a.decision.kind,
+        rules: a.decision.determined_by.clone(),
+        policies: a.decision.policies.clone(),
+        reason: a.decision.reason.as_deref().map(|r| red.text(r)),
+        audit: a
+            .decision
+            .audit
+            .iter()
+            .map(|h| crate::decision::AuditHit {
+                reason: h.reason.as_deref().map(|r| red.text(r)),
+                ..h.clone()
+            })
+            .collect(),
+        errors: a.decision.errors.iter().map(|e| red.text(e)).collect(),
+        us: a.us,
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        policy_hash: a.policy_hash.to_string(),
+        project: project.to_string_lossy().into_owned(),
+        summary,
+        allow: a.allow.clone(),
+        input: Some(input),
+    }
+}
+
+/// A record as one line, within [`MAX_LINE_BYTES`] (the event is left out of a
+/// line that would be longer).
+pub fn to_line(r: &Record) -> Vec<u8> {
+    let line = serde_json::to_vec(r).unwrap_or_default();
+    if line.len() <= MAX_LINE_BYTES {
+        return line;
+    }
+    let mut r = r.clone();
+    r.input = Some(serde_json::json!({
+        "omitted": format!("the event is too large to log ({} bytes after cutting)", line.len())
+    }));
+    serde_json::to_vec(&r).unwrap_or_default()
+}
+
+/// Append a record to the log in `dir`.
+pub fn append(s: &Settings, dir: &Path, r: &Record, deadline: Instant) -> Result<(), String> {
+    let rot = store::Rotation {
+        max_bytes: s.max_bytes,
+        keep: s.keep,
+    };
+    store::append(dir, &to_line(r), rot, deadline).map_err(|e| {
+        format!(
+            "could not write {}: {e}",
+            dir.join(store::CURRENT).display()
+        )
+    })
+}
+
+/// After the answer is printed: log it if the settings say so. Returns warnings
+/// for stderr; never fails.
+pub fn after_answer(
+    a: &Answered,
+    env: &BTreeMap<String, String>,
+    deadline: Instant,
+) -> Vec<String> {
+    let project = project_dir(Some(a.event), env);
+    let s = settings::resolve(a.tables, &project, env);
+    let mut warnings = s.problems.clone();
+    if !wanted(&s, a) {
+        return warnings;
+    }
+    let Some(dir) = s.dir.clone() else {
+        return warnings;
+    };
+    let r = record(&s, a, &project, now_ms(env));
+    if let Err(e) = append(&s, &dir, &r, deadline) {
+        warnings.push(e);
+    }
+    warnings
+}
+
+/// Text on one line, cut to `max` characters.
+pub fn one_line(s: &str, max: usize) -> String {
+    let flat: String = s
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    match flat.char_indices().nth(max) {
+        Some((i, _)) => format!("{}…", &flat[..i]),
+        None => flat,
+    }
+}

@@ -1,0 +1,146 @@
+//! One line of the decision log.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::decision::AuditHit;
+use crate::policy::syntax::DecisionKind;
+
+/// What a line records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Kind {
+    /// `hookrules run` answered an event.
+    #[default]
+    Decision,
+    /// `hookrules allow CODE`: a person allowed a denied call once.
+    Allow,
+}
+
+/// An allow-once note on a line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AllowNote {
+    /// `issued` (a deny carried a code), `granted` (`hookrules allow`), `used` (the
+    /// allowed call went through).
+    pub action: String,
+    /// The allowance's id (derived from the call, never the code itself).
+    pub id: String,
+    /// Who allowed it (`user@host`, the terminal), for `granted` and `used`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by: Option<String>,
+    /// When the code or the allowance lapses.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expires: Option<String>,
+}
+
+/// One log line.
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+pub struct Record {
+    /// Format version.
+    #[serde(default)]
+    pub v: u32,
+    /// What it records.
+    #[serde(default)]
+    pub kind: Kind,
+    /// RFC 3339, UTC, milliseconds.
+    pub time: String,
+    /// `session_id`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
+    /// `hook_event_name`.
+    #[serde(default)]
+    pub event: String,
+    /// `tool_name`, on tool events.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+    /// The decision (null: none).
+    #[serde(default)]
+    pub decision: Option<DecisionKind>,
+    /// The rules that determined it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rules: Vec<String>,
+    /// Their policies, in the same order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub policies: Vec<String>,
+    /// The reason given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Audit rules that matched: what they would have decided.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub audit: Vec<AuditHit>,
+    /// Failures reported rather than blocking.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<String>,
+    /// Microseconds from start to answer.
+    #[serde(default)]
+    pub us: u64,
+    /// hookrules' version.
+    #[serde(default)]
+    pub version: String,
+    /// A hash of the policy texts that decided (same hash: same policies).
+    #[serde(default)]
+    pub policy_hash: String,
+    /// The project directory.
+    #[serde(default)]
+    pub project: String,
+    /// The command, path, URL or prompt, in short (redacted and cut).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
+    /// Allow-once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allow: Option<AllowNote>,
+    /// The event, redacted and cut.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input: Option<Value>,
+}
+
+impl Record {
+    /// Milliseconds since the epoch (0 when the time does not parse).
+    pub fn ms(&self) -> i64 {
+        super::time::parse_ms(&self.time).unwrap_or(0)
+    }
+
+    /// The decision as a word (`none` for no opinion).
+    pub fn decision_word(&self) -> &'static str {
+        self.decision.map(|d| d.as_str()).unwrap_or("none")
+    }
+}
+
+/// The short form of what an event is about: a tool call's command, path, URL or
+/// query; a prompt; else the event's matcher field.
+pub fn summary_of(event: &Value) -> Option<String> {
+    let s = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
+    if let Some(input) = event.get("tool_input") {
+        for k in [
+            "command",
+            "file_path",
+            "notebook_path",
+            "path",
+            "url",
+            "query",
+            "pattern",
+            "description",
+            "prompt",
+        ] {
+            if let Some(v) = s(input, k) {
+                return Some(v);
+            }
+        }
+        return input
+            .as_object()
+            .and_then(|m| m.values().find_map(|v| v.as_str().map(str::to_string)));
+    }
+    for k in [
+        "prompt",
+        "source",
+        "trigger",
+        "reason",
+        "message",
+        "agent_type",
+    ] {
+        if let Some(v) = s(event, k) {
+            return Some(v);
+        }
+    }
+    None
+}

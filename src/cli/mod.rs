@@ -206,7 +206,11 @@ pub fn discovery(flags: Vec<PathBuf>, env: &BTreeMap<String, String>) -> Discove
             .or_else(|| {
                 let cwd = std::env::current_dir().ok()?;
                 let home = env.get("HOME").map(PathBuf::from);
-                Some(crate::policy::discover::project_root(&cwd, home.as_deref()))
+                let root = crate::policy::discover::project_root(&cwd, home.as_deref());
+                // Relative to where the user is, so `check` names files as they
+                // would type them (`.claude/hookrules/x.toml`, `../.claude/...`).
+                let up = cwd.components().count() - root.components().count();
+                Some((0..up).map(|_| "..").collect())
             }),
         user_dir: env
             .get("XDG_CONFIG_HOME")

@@ -182,7 +182,7 @@ fn suite(dir: &Path, base: &Discovery) -> (Discovery, PathBuf, Option<PathBuf>) 
             Some(policies),
         )
     } else {
-        (base.clone(), None)
+        (base.clone(), project_policies(base))
     };
     let root = if fixtures.is_dir() {
         fixtures
@@ -190,6 +190,19 @@ fn suite(dir: &Path, base: &Discovery) -> (Discovery, PathBuf, Option<PathBuf>) 
         dir.to_path_buf()
     };
     (discovery, root, install)
+}
+
+/// The project's own policy folder, installed into each fixture's project when
+/// the policies come from the layers (no `-p`, no `HOOKRULES_POLICIES`): a
+/// project's fixtures test the project's policies.
+pub fn project_policies(base: &Discovery) -> Option<PathBuf> {
+    if !base.flags.is_empty() || base.env.as_deref().is_some_and(|e| !e.trim().is_empty()) {
+        return None;
+    }
+    base.project_dir
+        .as_ref()
+        .map(|p| p.join(crate::policy::discover::PROJECT_POLICY_DIR))
+        .filter(|d| d.is_dir())
 }
 
 fn collect_json(p: &Path, out: &mut Vec<PathBuf>) {
@@ -300,7 +313,10 @@ pub fn observe(
 ) -> Result<(crate::answer::Answer, Option<crate::decision::Decision>), String> {
     let tmp = crate::cli::fixture::tempdir()
         .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
-    let r = observe_in(fx, discovery, &tmp);
+    let r = match project_policies(discovery).map(|dir| install_policies(&dir, &tmp)) {
+        Some(Err(e)) => Err(e),
+        _ => observe_in(fx, discovery, &tmp),
+    };
     let _ = std::fs::remove_dir_all(&tmp);
     r
 }

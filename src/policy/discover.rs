@@ -342,7 +342,8 @@ fn read_with_extends(path: &Path, layer: Layer, found: &mut Found, stack: &mut V
                             Code::ExtendsCycle,
                             format!("extends cycle: {}", chain.join(" -> ")),
                         )
-                        .at(&source, e.span.clone()),
+                        .at(&source, e.span.clone())
+                        .help("remove one `extends` of the cycle: each file is loaded once, before the files that extend it"),
                     );
                     continue;
                 }
@@ -359,6 +360,7 @@ fn unreadable(path: &Path, e: &std::io::Error) -> Diagnostic {
         Code::Unreadable,
         format!("cannot read policy {}: {e}", path.display()),
     )
+    .help("check the path (`extends` paths are relative to the file that names them) and that it is a readable UTF-8 file")
 }
 
 /// A file's identity for de-duplication: absolute and lexically normalised

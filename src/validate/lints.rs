@@ -19,6 +19,7 @@ pub fn lint(v: &Validated, raw: &RawPolicy) -> Vec<Diagnostic> {
         if !v.used.contains(&format!("list:{name}")) {
             out.push(
                 Diagnostic::new(Code::Unused, format!("list `{name}` is never used"))
+                    .help("delete it, or use it; if it is kept on purpose, allow = [\"HR104\"] in [policy]")
                     .at(src, l.span.clone()),
             );
         }
@@ -27,6 +28,7 @@ pub fn lint(v: &Validated, raw: &RawPolicy) -> Vec<Diagnostic> {
         if !v.used.contains(&format!("condition:{name}")) {
             out.push(
                 Diagnostic::new(Code::Unused, format!("condition `{name}` is never used"))
+                    .help("delete it, or use it; if it is kept on purpose, allow = [\"HR104\"] in [policy]")
                     .at(src, c.span.clone()),
             );
         }
@@ -35,6 +37,7 @@ pub fn lint(v: &Validated, raw: &RawPolicy) -> Vec<Diagnostic> {
         if !v.used.contains(&format!("fact:{name}")) {
             out.push(
                 Diagnostic::new(Code::Unused, format!("fact `{name}` is never used"))
+                    .help("delete it, or use it; if it is kept on purpose, allow = [\"HR104\"] in [policy]")
                     .at(src, f.span.clone()),
             );
         }
@@ -113,13 +116,17 @@ fn lint_rule(p: &Policy, rule: &Arc<Rule>, out: &mut Vec<Diagnostic>) {
                     "{n} cannot carry context to the model; rule `{}`'s context is dropped there",
                     rule.id
                 ),
-            ));
+            )
+            .help("use `message` to tell the user instead, or give the context on an event that carries it (SessionStart `compact` follows compaction)"));
         }
         if !rule.rewrite.is_empty() && !matches!(*n, "PreToolUse" | "PermissionRequest") {
-            out.push(at(
-                Code::ContextDropped,
-                format!("`rewrite` has no effect on {n}"),
-            ));
+            out.push(
+                at(
+                    Code::ContextDropped,
+                    format!("`rewrite` has no effect on {n}"),
+                )
+                .help("`rewrite` changes a tool's input: it applies on PreToolUse (and PermissionRequest with `allow`)"),
+            );
         }
     }
 }

@@ -1020,12 +1020,18 @@ impl Validator<'_> {
         let f = &raw.value;
         let need = |ok: bool, v: &mut Self, what: &str| {
             if !ok {
+                let example = match what {
+                    "argv" => "argv = [\"npm\", \"test\"] (run directly, never through a shell)",
+                    "vars" => "vars = [\"CI\"] (the environment variables templates may read)",
+                    _ => "path = \".claude/notes.md\" (relative to the project)",
+                };
                 v.err(
                     Code::InvalidFact,
                     raw.span.clone(),
                     format!("fact `{name}` of kind `{:?}` needs `{what}`", f.kind.value)
                         .to_lowercase(),
-                );
+                )
+                .set_help(format!("add {example}"));
             }
             ok
         };
@@ -1150,7 +1156,21 @@ impl Validator<'_> {
                     effect_name(kind),
                     missing.join(" and ")
                 ),
-            );
+            )
+            .set_help(format!(
+                "add {}",
+                missing
+                    .iter()
+                    .map(|m| match *m {
+                        "path" => "path = \".claude/log.jsonl\"",
+                        "record" =>
+                            "record = { ts = \"{{ now }}\", tool = \"{{ event.tool_name }}\" }",
+                        "content" => "content = \"...\"",
+                        _ => "argv = [\"notify-send\", \"{{ event.tool_name }}\"]",
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" and ")
+            ));
             return None;
         }
         let effect = Effect {

@@ -474,9 +474,19 @@ impl Tools {
                 every: true,
             },
             Matcher::Exact(names) => {
+                // A misspelled tool (reported as HR021) is read as the tool it is
+                // closest to, so what the rule reads is still checked.
+                let all: Vec<&str> = known.copied().collect();
                 let mut v: Vec<String> = names
                     .iter()
-                    .map(|n| fields::current_tool_name(n).to_string())
+                    .map(|n| {
+                        let meant = if all.contains(&n.as_str()) {
+                            n.as_str()
+                        } else {
+                            did_you_mean(n, all.iter().copied()).unwrap_or(n)
+                        };
+                        fields::current_tool_name(meant).to_string()
+                    })
                     .collect();
                 v.sort();
                 v.dedup();

@@ -1,0 +1,313 @@
+//! The authoring tools as a user meets them, through the real binary: `run`
+//! from a subfolder finds the project's policies, template errors at run time
+//! name the policy file and line, `explain` reads stdin and narrows to one rule,
+//! `test` accepts a byte-order mark, prints failures readably and writes new
+//! fixtures, `init` keeps personal policies out of git, colours only on request
+//! or a terminal.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_hookrules"))
+}
+
+/// A project folder with a `.git` and a policy, and a home beside it.
+struct Project {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+    home: PathBuf,
+}
+
+impl Project {
+    fn new(policy: &str) -> Project {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().canonicalize().unwrap();
+        let root = base.join("shop");
+        let home = base.join("home");
+        std::fs::create_dir_all(root.join(".git")).unwrap();
+        std::fs::create_dir_all(root.join("web/src")).unwrap();
+        std::fs::create_dir_all(&home).unwrap();
+        if !policy.is_empty() {
+            std::fs::create_dir_all(root.join(".claude/hookrules")).unwrap();
+            std::fs::write(root.join(".claude/hookrules/team.toml"), policy).unwrap();
+        }
+        Project {
+            _dir: dir,
+            root,
+            home,
+        }
+    }
+
+    fn cmd(&self, cwd: &Path, args: &[&str]) -> Command {
+        let mut c = Command::new(bin());
+        c.args(args)
+            .current_dir(cwd)
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("HOME", &self.home)
+            .env("HOOKRULES_CACHE", "off");
+        c
+    }
+
+    fn run(&self, cwd: &Path, args: &[&str], stdin: &str) -> Output {
+        let mut child = self
+            .cmd(cwd, args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(stdin.as_bytes())
+            .unwrap();
+        child.wait_with_output().unwrap()
+    }
+}
+
+fn text(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr)
+}
+
+const ASK_PUBLISH: &str = r#"
+[[rule]]
+id = "release-asks"
+events = ["PreToolUse"]
+matcher = "Bash"
+when = { commands = "tool_input.command", command = { program = ["npm"], subcommand = ["publish"] } }
+decision = "ask"
+reason = "publishing is the user's decision"
+"#;
+
+fn bash(cwd: &Path, command: &str) -> String {
+    serde_json::json!({
+        "session_id": "s", "transcript_path": "/t", "cwd": cwd.display().to_string(),
+        "hook_event_name": "PreToolUse", "tool_name": "Bash",
+        "tool_input": { "command": command }, "tool_use_id": "t"
+    })
+    .to_string()
+}
+
+#[test]
+fn run_from_a_subfolder_without_claude_project_dir_finds_the_projects_policies() {
+    let p = Project::new(ASK_PUBLISH);
+    let sub = p.root.join("web/src");
+    let out = p.run(&sub, &["run"], &bash(&sub, "npm publish"));
+    assert!(
+        text(&out).contains(r#""permissionDecision":"ask""#),
+        "{}",
+        text(&out)
+    );
+    // Without .claude/hookrules, the repository root is the project: no project
+    // policy, so the built-in pack alone (npm publish passes).
+    let bare = Project::new("");
+    let sub = bare.root.join("web/src");
+    let out = bare.run(&sub, &["run"], &bash(&sub, "npm publish"));
+    assert!(out.stdout.is_empty(), "{}", text(&out));
+    // `check` from the subfolder names the file as the user would reach it.
+    let out = p.run(&p.root.join("web/src"), &["check", "--rules"], "");
+    assert!(
+        text(&out).contains("../../.claude/hookrules/team.toml"),
+        "{}",
+        text(&out)
+    );
+}
+
+#[test]
+fn a_template_error_at_run_time_names_the_policy_file_and_line() {
+    let policy = r#"
+[[rule]]
+id = "broken-reason"
+events = ["PreToolUse"]
+matcher = "Bash"
+decision = "deny"
+reason = """
+Denied.
+{{ regex_match(event.tool_input.command, '(') }}"""
+"#;
+    let p = Project::new(policy);
+    let out = p.run(&p.root, &["run"], &bash(&p.root, "ls"));
+    let t = text(&out);
+    assert!(
+        t.contains(".claude/hookrules/team.toml:9:1: template error"),
+        "{t}"
+    );
+    assert!(!t.contains("@"), "an internal template name leaked: {t}");
+}
+
+#[test]
+fn explain_reads_stdin_and_shows_one_rule() {
+    let p = Project::new(ASK_PUBLISH);
+    let out = p.run(&p.root, &["explain", "-"], &bash(&p.root, "npm publish"));
+    let t = text(&out);
+    assert!(
+        t.contains("decision  ask") && t.contains("matched   release-asks"),
+        "{t}"
+    );
+    assert!(t.contains("others "), "{t}");
+    let out = p.run(
+        &p.root,
+        &["explain", "-", "--rule", "rm-recursive-wide"],
+        &bash(&p.root, "rm -rf node_modules"),
+    );
+    let t = text(&out);
+    assert!(
+        t.contains("rule rm-recursive-wide (policy destructive"),
+        "{t}"
+    );
+    assert!(t.contains("(program ✓, arg_in ✗)"), "{t}");
+    assert!(!t.contains("release-asks"), "another rule shown: {t}");
+    let out = p.run(
+        &p.root,
+        &["explain", "-", "--rule", "release-ask"],
+        &bash(&p.root, "ls"),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out).contains("did you mean `release-asks`?"),
+        "{}",
+        text(&out)
+    );
+}
+
+#[test]
+fn test_new_records_todays_decision_and_the_fixture_passes() {
+    let p = Project::new(ASK_PUBLISH);
+    std::fs::write(
+        p.root.join("ev.json"),
+        bash(&p.root, "cd web && npm publish"),
+    )
+    .unwrap();
+    let out = p.run(
+        &p.root,
+        &["test", "--new", "ev.json", "-o", "fixtures/publish.json"],
+        "",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(
+        text(&out).contains("expects `ask`, determined by release-asks"),
+        "{}",
+        text(&out)
+    );
+    let fixture = std::fs::read_to_string(p.root.join("fixtures/publish.json")).unwrap();
+    assert!(fixture.contains(r#""cwd": "$PROJECT_DIR""#), "{fixture}");
+    assert!(
+        !fixture.contains(&p.root.display().to_string()),
+        "{fixture}"
+    );
+    // Never over an existing file.
+    let again = p.run(
+        &p.root,
+        &["test", "--new", "ev.json", "-o", "fixtures/publish.json"],
+        "",
+    );
+    assert_eq!(again.status.code(), Some(2));
+    assert_eq!(
+        std::fs::read_to_string(p.root.join("fixtures/publish.json")).unwrap(),
+        fixture
+    );
+    let out = p.run(&p.root, &["test", "fixtures"], "");
+    assert!(text(&out).contains("1 passed, 0 failed"), "{}", text(&out));
+    // From stdin, printed.
+    let out = p.run(&p.root, &["test", "--new", "-"], &bash(&p.root, "ls"));
+    assert!(String::from_utf8_lossy(&out.stdout).contains(r#""decision": "none""#));
+}
+
+#[test]
+fn test_accepts_a_byte_order_mark_and_prints_failures_readably() {
+    let p = Project::new(ASK_PUBLISH);
+    let fixtures = p.root.join("fixtures");
+    std::fs::create_dir_all(&fixtures).unwrap();
+    let fixture = serde_json::json!({
+        "event": serde_json::from_str::<serde_json::Value>(&bash(Path::new("$PROJECT_DIR"), "npm publish")).unwrap(),
+        "files": { "vm.txt": "vm\n" },
+        "expect": { "decision": "deny", "rules": ["release-asks"], "files": { "vm.txt": "vm" } }
+    });
+    let mut bytes = "\u{feff}".as_bytes().to_vec();
+    bytes.extend(fixture.to_string().as_bytes());
+    std::fs::write(fixtures.join("bom.json"), bytes).unwrap();
+    let out = p.run(&p.root, &["test", "fixtures"], "");
+    let t = text(&out);
+    assert!(
+        !t.contains("expected value at line 1"),
+        "the BOM was not accepted: {t}"
+    );
+    assert!(t.contains("decision: expected `deny`, got `ask`"), "{t}");
+    assert!(
+        t.contains(r#"file vm.txt: expected "vm", but it holds "vm\n""#),
+        "{t}"
+    );
+    assert!(!t.contains("Some("), "{t}");
+    // The built-in pack's rules are not listed as uncovered unless asked.
+    assert!(!t.contains("rm-recursive-wide"), "{t}");
+    let all = p.run(&p.root, &["test", "fixtures", "--coverage", "all"], "");
+    assert!(
+        text(&all).contains("rule `rm-recursive-wide`"),
+        "{}",
+        text(&all)
+    );
+}
+
+#[test]
+fn init_keeps_personal_policies_out_of_git() {
+    let p = Project::new("");
+    let out = p
+        .cmd(&p.root, &["init", "--client-version", "2.1.330"])
+        .env("CLAUDE_PROJECT_DIR", &p.root)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let ignore = p.root.join(".claude/hookrules/.gitignore");
+    let content = std::fs::read_to_string(&ignore).unwrap();
+    assert!(content.lines().any(|l| l == "*.local.toml"), "{content}");
+    // A second init adds nothing; an existing file without the line gets it appended.
+    p.cmd(&p.root, &["init", "--client-version", "2.1.330"])
+        .env("CLAUDE_PROJECT_DIR", &p.root)
+        .output()
+        .unwrap();
+    assert_eq!(std::fs::read_to_string(&ignore).unwrap(), content);
+    std::fs::write(&ignore, "notes/").unwrap();
+    p.cmd(&p.root, &["init", "--client-version", "2.1.330"])
+        .env("CLAUDE_PROJECT_DIR", &p.root)
+        .output()
+        .unwrap();
+    assert_eq!(
+        std::fs::read_to_string(&ignore).unwrap(),
+        "notes/\n*.local.toml\n"
+    );
+}
+
+#[test]
+fn colours_only_when_asked_or_on_a_terminal() {
+    let p = Project::new("[[rule]]\nid = \"x\"\nevents = [\"Stopp\"]\n");
+    let piped = p.cmd(&p.root, &["check"]).output().unwrap();
+    assert!(!text(&piped).contains('\x1b'), "colours in a pipe");
+    let forced = p
+        .cmd(&p.root, &["check"])
+        .env("CLICOLOR_FORCE", "1")
+        .output()
+        .unwrap();
+    assert!(
+        text(&forced).contains("\x1b["),
+        "CLICOLOR_FORCE=1 gives colours"
+    );
+    let no = p
+        .cmd(&p.root, &["check"])
+        .env("CLICOLOR_FORCE", "1")
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert!(!text(&no).contains('\x1b'), "NO_COLOR wins");
+    // `run` answers the client: never coloured.
+    let run = p
+        .cmd(&p.root, &["run"])
+        .env("CLICOLOR_FORCE", "1")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!text(&run).contains('\x1b'));
+}

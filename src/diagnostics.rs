@@ -115,6 +115,8 @@ codes! {
         "An exact matcher names a tool that is not among the client's tools (reference §4), or a regex matcher matches none of them. It may be a tool of a newer client or a plugin; otherwise it is a typo and the rule never fires. A matcher selects the tool by its name only: `Bash(git commit*)` is a regex that never matches; test arguments in `when`.";
     UnusedAllow = "HR114", "unused-allow", Warning, "An `allow` entry silences nothing",
         "`allow = [\"HR104\"]` in `[policy]` or a `[[rule]]` says a warning is intended there. An entry that no warning uses any more is stale: remove it, so that the warning shows again if the problem comes back.";
+    OverTimeout = "HR115", "over-timeout", Warning, "An event's commands can outlast its registered timeout",
+        "The command facts a rule for the event can compute and its `run` effects add up to more than the deadline `hookrules run` works to for that event (its registered `timeout`, less a margin). When they do, the slow fact is cut and the policy's failure mode answers; effects are ended. Re-run `hookrules init`: it registers each event with a timeout its policies' commands fit in. Or shorten the commands' `timeout_ms`.";
     StopLoop = "HR109", "stop-loop", Warning, "A Stop/SubagentStop block ignores `stop_hook_active`",
         "A rule that blocks Stop or SubagentStop without looking at `stop_hook_active` can keep the agent going until the client's cap (8 blocks). Add `{ field = \"stop_hook_active\", equals = false }` to release after one block, unless blocking until a condition holds is intended.";
 }

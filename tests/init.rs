@@ -167,7 +167,12 @@ fn empty_project_gets_every_event_and_a_starter_that_keeps_the_pack() {
     for e in &expected {
         let h = ours(&s, e, &exe_str(&m));
         assert_eq!(h.len(), 1, "{e}");
-        assert_eq!(h[0]["args"], serde_json::json!(["run"]));
+        let t = h[0]["timeout"].as_u64().unwrap();
+        assert_eq!(
+            h[0]["args"],
+            serde_json::json!(["run", "--timeout", t.to_string()]),
+            "run knows the timeout, so its deadline fits it"
+        );
         assert!(
             s["hooks"][e][0].get("matcher").is_none(),
             "no matcher: rules carry their own"
@@ -409,9 +414,11 @@ fn handlers_registered_another_way_are_recognised() {
     let (code, out, _) = init_with(&m.ctx(), &InitArgs::default());
     assert_eq!(code, 0);
     let s = read_json(&m.settings());
+    // Kept, with `run --timeout` brought in line with its timeout (3 s), so the
+    // answer's deadline fits it.
     assert_eq!(
-        s["hooks"]["PreToolUse"], settings["hooks"]["PreToolUse"],
-        "kept as is"
+        s["hooks"]["PreToolUse"],
+        serde_json::json!([ { "hooks": [ { "type": "command", "command": "/old/place/hookrules", "args": ["run", "--timeout", "3", "--policies", "p"], "timeout": 3 } ] } ]),
     );
     assert_eq!(
         s["hooks"]["Stop"], settings["hooks"]["Stop"],
@@ -822,4 +829,96 @@ fn the_binary_installs_answers_and_uninstalls() {
     assert!(out.status.success());
     assert_eq!(read_json(&m.settings()), serde_json::json!({}));
     assert!(m.starter().exists());
+}
+
+/// A Stop gate whose test run can take `ms`.
+fn gate(ms: u64) -> String {
+    format!(
+        r#"
+[facts.tests]
+kind = "command"
+argv = ["npm", "test"]
+timeout_ms = {ms}
+
+[[rule]]
+id = "tests-before-stop"
+events = ["Stop"]
+when = {{ all = [{{ field = "stop_hook_active", equals = false }}, {{ fact = "tests.ok", equals = false }}] }}
+decision = "block"
+reason = "the tests fail"
+"#
+    )
+}
+
+#[test]
+fn timeouts_fit_the_policies_commands_and_follow_their_changes() {
+    // Issue 14 item 8: a Stop gate that runs the tests for up to 120 s used to be
+    // registered with 60 s; the client then killed the hook and the gate failed
+    // open with no word.
+    let m = Machine::new();
+    let dir = m.project.join(".claude/hookrules");
+    fs::create_dir_all(&dir).unwrap();
+    fs::write(dir.join("gate.toml"), gate(120_000)).unwrap();
+    let (code, out, _) = init_with(&m.ctx(), &InitArgs::default());
+    assert_eq!(code, 0, "{out}");
+    let s = read_json(&m.settings());
+    let stop = ours(&s, "Stop", &exe_str(&m))[0];
+    let t = stop["timeout"].as_u64().unwrap();
+    assert!(
+        (122..=140).contains(&t),
+        "Stop fits 120 s of tests plus the margin: {t}"
+    );
+    assert_eq!(
+        stop["args"],
+        serde_json::json!(["run", "--timeout", t.to_string()])
+    );
+    assert!(out.contains("Stop:") && out.contains("fact tests"), "{out}");
+    // Events the gate does not reach keep their defaults.
+    let pre = ours(&s, "PreToolUse", &exe_str(&m))[0];
+    assert_eq!(pre["timeout"], 10);
+    // check agrees: nothing exceeds its registration.
+    let d = Discovery {
+        project_dir: Some(m.project.clone()),
+        ..Discovery::default()
+    };
+    let codes = |d: &Discovery| -> Vec<&'static str> {
+        check::collect(d)
+            .diagnostics
+            .iter()
+            .map(|x| x.code.code())
+            .collect()
+    };
+    assert!(!codes(&d).contains(&"HR115"), "{:?}", codes(&d));
+
+    // The gate grows to 300 s: check says the registration no longer fits...
+    fs::write(dir.join("gate.toml"), gate(300_000)).unwrap();
+    let report = check::collect(&d);
+    let hr113: Vec<_> = report
+        .diagnostics
+        .iter()
+        .filter(|x| x.code.code() == "HR115")
+        .collect();
+    assert_eq!(hr113.len(), 1, "{:?}", report.diagnostics);
+    assert!(
+        hr113[0].message.contains("Stop") && hr113[0].message.contains("300 s"),
+        "{}",
+        hr113[0].message
+    );
+    // ...and re-running init updates the registration.
+    let (code, out, _) = init_with(&m.ctx(), &InitArgs::default());
+    assert_eq!(code, 0, "{out}");
+    let s = read_json(&m.settings());
+    let stop = ours(&s, "Stop", &exe_str(&m))[0];
+    let t2 = stop["timeout"].as_u64().unwrap();
+    assert!(t2 >= 302, "{t2}");
+    assert_eq!(
+        stop["args"],
+        serde_json::json!(["run", "--timeout", t2.to_string()])
+    );
+    assert!(out.contains(&format!("timeout {t}s -> {t2}s")), "{out}");
+    assert!(!codes(&d).contains(&"HR115"));
+    // A third run changes nothing.
+    let before = fs::read(m.settings()).unwrap();
+    init_with(&m.ctx(), &InitArgs::default());
+    assert_eq!(fs::read(m.settings()).unwrap(), before);
 }

@@ -28,6 +28,24 @@ pub struct Report {
     pub commands: Vec<CommandRow>,
     /// Each file's `allow` entries, applied once every diagnostic is in.
     allows: Vec<allowed::Allows>,
+    /// Every path built from a template, with the folder it is confined to.
+    pub paths: Vec<PathRow>,
+}
+
+/// A path built from event data, and where it may lead.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct PathRow {
+    /// The path template.
+    pub path: String,
+    /// The folder it stays in, relative to the project (`""`: the whole project).
+    pub stays_in: String,
+    /// Whether that folder is the policy's `within` (else the literal folder
+    /// before the first `{{`).
+    pub declared: bool,
+    /// `file:line`.
+    pub location: String,
+    /// `fact NAME`, `rule ID (effect)` or `rule ID (include)`.
+    pub used_by: String,
 }
 
 /// One rule in `check --rules`.
@@ -227,6 +245,18 @@ fn collect_all(discovery: &Discovery) -> Report {
                 at: Some((source.clone(), r.id.span.clone())),
             });
             for e in &r.effects {
+                if let Some(row) = path_row(
+                    e.value.path.as_ref(),
+                    e.value.within.as_ref(),
+                    at(&e.span),
+                    format!(
+                        "rule {} ({} effect)",
+                        r.id.value,
+                        snake(&format!("{:?}", e.value.kind.value))
+                    ),
+                ) {
+                    report.paths.push(row);
+                }
                 if let Some(argv) = &e.value.argv {
                     report.commands.push(CommandRow {
                         argv: argv.value.iter().map(|a| a.value.clone()).collect(),
@@ -236,7 +266,27 @@ fn collect_all(discovery: &Discovery) -> Report {
                 }
             }
         }
+        for r in &raw.rules {
+            for i in &r.value.include {
+                if let Some(row) = path_row(
+                    Some(&i.value.path),
+                    None,
+                    at(&i.span),
+                    format!("rule {} (include)", r.value.id.value),
+                ) {
+                    report.paths.push(row);
+                }
+            }
+        }
         for (name, f) in &raw.facts {
+            if let Some(row) = path_row(
+                f.value.path.as_ref(),
+                f.value.within.as_ref(),
+                at(&f.span),
+                format!("fact {name}"),
+            ) {
+                report.paths.push(row);
+            }
             if let Some(argv) = &f.value.argv {
                 report.commands.push(CommandRow {
                     argv: argv.value.iter().map(|a| a.value.clone()).collect(),
@@ -248,6 +298,7 @@ fn collect_all(discovery: &Discovery) -> Report {
     }
     if discovery.flags.is_empty() {
         report.diagnostics.extend(destructive_probe(&found));
+        report.diagnostics.extend(over_timeout(discovery, &found));
     }
     let _ = first;
     report
@@ -397,6 +448,7 @@ pub fn check_with_fixtures(
                 "diagnostics": report.diagnostics.iter().map(|d| d.to_json()).collect::<Vec<_>>(),
                 "rules": report.rules,
                 "commands": report.commands,
+                "paths": report.paths,
             });
             let _ = writeln!(
                 out,
@@ -440,6 +492,24 @@ pub fn check_with_fixtures(
                 );
                 for c in &report.commands {
                     let _ = writeln!(out, "  {:?}  ({}, {})", c.argv, c.used_by, c.location);
+                }
+            }
+            if !report.paths.is_empty() {
+                let _ = writeln!(
+                    out,
+                    "paths built from templates, and the folder each cannot leave (symlinks included):"
+                );
+                for p in &report.paths {
+                    let folder = match (p.stays_in.as_str(), p.declared) {
+                        ("", _) => "the whole project (set `within` to narrow it)".to_string(),
+                        (f, true) => format!("{f}/ (its `within`)"),
+                        (f, false) => format!("{f}/ (the folder before its first `{{{{`)"),
+                    };
+                    let _ = writeln!(
+                        out,
+                        "  {:?} stays in {folder}  ({}, {})",
+                        p.path, p.used_by, p.location
+                    );
                 }
             }
             let errors = format!("{} error(s)", report.errors());
@@ -558,6 +628,40 @@ fn watch_dirs(discovery: &Discovery) -> Vec<std::path::PathBuf> {
     dirs
 }
 
+/// `WriteJson` -> `write_json`.
+fn snake(s: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if c.is_uppercase() && i > 0 {
+            out.push('_');
+        }
+        out.extend(c.to_lowercase());
+    }
+    out
+}
+
+/// The confinement of one path template, when something can vary it.
+fn path_row(
+    path: Option<&crate::policy::syntax::Sp<String>>,
+    within: Option<&crate::policy::syntax::Sp<String>>,
+    location: String,
+    used_by: String,
+) -> Option<PathRow> {
+    let path = path?;
+    let literal = crate::os::files::literal_folder(&path.value);
+    let (stays_in, declared) = match within {
+        Some(w) => (w.value.clone(), true),
+        None => (literal?, false),
+    };
+    Some(PathRow {
+        path: path.value.clone(),
+        stays_in,
+        declared,
+        location,
+        used_by,
+    })
+}
+
 /// Commands any active protection must stop: `check` warns (HR112) when the
 /// policies `run` would use let one of them through.
 const DESTRUCTIVE_PROBES: &[&str] = &["rm -rf /", "rm -rf ~"];
@@ -637,4 +741,42 @@ fn destructive_probe(found: &crate::policy::discover::Found) -> Vec<Diagnostic> 
         ),
     )
     .help("keep the built-in pack on (remove `builtin = false`), or add a rule that denies these commands; `hookrules explain` shows how one is decided")]
+}
+
+/// HR115: events whose commands can take longer than the deadline `run` works
+/// to under their registration in the settings files of this project.
+fn over_timeout(discovery: &Discovery, found: &crate::policy::discover::Found) -> Vec<Diagnostic> {
+    use crate::cli::timeouts;
+    let env = crate::cli::env_map();
+    let files = timeouts::settings_files(discovery.project_dir.as_deref(), &env);
+    let registered = timeouts::registrations(&files);
+    let mut out = vec![];
+    for (event, need) in timeouts::needs(found) {
+        let Some(reg) = registered.get(&event) else {
+            continue;
+        };
+        let budget = crate::os::deadline::budget_for_timeout(std::time::Duration::from_secs_f64(
+            reg.effective.max(0.001),
+        ));
+        if u128::from(need.ms) > budget.as_millis() {
+            out.push(
+                Diagnostic::new(
+                    Code::OverTimeout,
+                    format!(
+                        "{event}: its commands can take {} ({}), but hookrules is registered for it with a {} s timeout in {}, so its answer's deadline is {}",
+                        timeouts::seconds(need.ms),
+                        need.describe(),
+                        reg.effective,
+                        reg.file.display(),
+                        timeouts::seconds(budget.as_millis() as u64),
+                    ),
+                )
+                .help(format!(
+                    "re-run `hookrules init`: it registers {event} with a {} s timeout; or lower the commands' timeout_ms",
+                    timeouts::timeout_to_register(&event, Some(&need))
+                )),
+            );
+        }
+    }
+    out
 }

@@ -342,9 +342,50 @@ fn resolve_command(
     utf8(&exe)
 }
 
-/// The handler hookrules registers for one event.
-pub fn handler(command: &str, event: &str) -> Value {
-    json!({ "type": "command", "command": command, "args": ["run"], "timeout": timeout_for(event) })
+/// The handler hookrules registers for one event, with the client's timeout in
+/// seconds; `run --timeout` gets the same value, so the answer's deadline is
+/// known to fit it (see `cli::run`).
+pub fn handler(command: &str, timeout: u64) -> Value {
+    json!({ "type": "command", "command": command, "args": ["run", "--timeout", timeout.to_string()], "timeout": timeout })
+}
+
+/// Bring an existing hookrules handler to at least `need` seconds (when its
+/// policies' commands need more than it has), and its `run --timeout` in line
+/// with its `timeout`. Returns (old, new) when it changed.
+fn update_handler(h: &mut Value, need: Option<u64>) -> Option<(f64, f64)> {
+    let o = h.as_object_mut()?;
+    let old = o
+        .get("timeout")
+        .and_then(Value::as_f64)
+        .unwrap_or(crate::cli::timeouts::CLIENT_DEFAULT_TIMEOUT);
+    let new = old.max(need.unwrap_or(0) as f64);
+    let mut changed = false;
+    if new != old {
+        o.insert("timeout".into(), json!(new as u64));
+        changed = true;
+    }
+    // Exec form: `run --timeout N` (N = the timeout); a shell-form command is left
+    // as written (its deadline then comes from the event's default).
+    if let Some(Value::Array(args)) = o.get_mut("args") {
+        let wanted = (new as u64).to_string();
+        let at = args.iter().position(|a| a.as_str() == Some("--timeout"));
+        match at {
+            Some(i) if args.get(i + 1).and_then(Value::as_str) == Some(wanted.as_str()) => {}
+            Some(i) => {
+                if i + 1 < args.len() {
+                    args[i + 1] = json!(wanted);
+                } else {
+                    args.push(json!(wanted));
+                }
+                changed = true;
+            }
+            None => {
+                args.splice(1..1, [json!("--timeout"), json!(wanted)]);
+                changed = true;
+            }
+        }
+    }
+    changed.then_some((old, new))
 }
 
 /// Is this handler a hookrules one? Exec form: command basename `hookrules` (or equal to
@@ -771,6 +812,15 @@ fn init_inner(args: &InitArgs, ctx: &Context, out: &mut dyn Write) -> Result<(),
     let command = resolve_command(args, ctx, project.as_deref())?;
     let mut settings = load(&path)?;
     let events = events_for(version.version);
+    // The policies this registration serves: the project's (or, for --user, the
+    // user layer's), over the built-in pack.
+    let discovery = crate::policy::discover::Discovery {
+        project_dir: project.clone(),
+        env: None,
+        ..crate::cli::discovery(vec![], &ctx.env)
+    };
+    let needs = crate::cli::timeouts::needs(&discovery.find());
+    let want = |e: &str| crate::cli::timeouts::timeout_to_register(e, needs.get(e));
 
     let hooks = settings
         .root
@@ -778,18 +828,31 @@ fn init_inner(args: &InitArgs, ctx: &Context, out: &mut dyn Write) -> Result<(),
         .or_insert_with(|| Value::Object(Map::new()))
         .as_object_mut()
         .ok_or_else(|| Failure("`hooks` is not an object".into()))?;
-    let (mut added, mut kept, mut other_command) = (vec![], vec![], vec![]);
+    let (mut added, mut kept, mut other_command, mut updated) = (vec![], vec![], vec![], vec![]);
     for &event in &events {
         let list = hooks.entry(event).or_insert_with(|| Value::Array(vec![]));
         let existing = hookrules_commands(list, Some(&command));
         if existing.is_empty() {
             if let Value::Array(groups) = list {
-                groups.push(json!({ "hooks": [handler(&command, event)] }));
+                groups.push(json!({ "hooks": [handler(&command, want(event))] }));
             }
             added.push(event);
         } else {
             if !existing.iter().any(|c| c == &command) {
                 other_command.push(format!("{event} ({})", existing[0]));
+            }
+            let handlers = list
+                .as_array_mut()
+                .into_iter()
+                .flatten()
+                .filter_map(|g| g.get_mut("hooks").and_then(Value::as_array_mut))
+                .flatten()
+                .filter(|h| is_hookrules_handler(h, Some(&command)));
+            for h in handlers {
+                let need = needs.contains_key(event).then(|| want(event));
+                if let Some((old, new)) = update_handler(h, need) {
+                    updated.push((event, old, new));
+                }
             }
             kept.push(event);
         }
@@ -851,7 +914,7 @@ fn init_inner(args: &InitArgs, ctx: &Context, out: &mut dyn Write) -> Result<(),
             added.len(),
             added
                 .iter()
-                .map(|e| format!("{e} {}s", timeout_for(e)))
+                .map(|e| format!("{e} {}s", want(e)))
                 .collect::<Vec<_>>()
                 .join(", ")
         );
@@ -859,9 +922,42 @@ fn init_inner(args: &InitArgs, ctx: &Context, out: &mut dyn Write) -> Result<(),
     if !kept.is_empty() {
         let _ = writeln!(
             w,
-            "  already registered, left as they are: {} event(s)",
-            kept.len()
+            "  already registered: {} event(s){}",
+            kept.len(),
+            if updated.is_empty() {
+                ", left as they are"
+            } else {
+                ""
+            }
         );
+    }
+    for (event, old, new) in &updated {
+        let why = needs
+            .get(*event)
+            .map(|n| {
+                format!(
+                    " (its commands can take {}: {})",
+                    crate::cli::timeouts::seconds(n.ms),
+                    n.describe()
+                )
+            })
+            .unwrap_or_default();
+        if old == new {
+            let _ = writeln!(w, "  {event}: run --timeout set to its timeout, {new}s");
+        } else {
+            let _ = writeln!(w, "  {event}: timeout {old}s -> {new}s{why}");
+        }
+    }
+    for (event, n) in &needs {
+        if added.contains(&event.as_str()) && want(event) > timeout_for(event) {
+            let _ = writeln!(
+                w,
+                "  {event}: {}s, since its commands can take {} ({})",
+                want(event),
+                crate::cli::timeouts::seconds(n.ms),
+                n.describe()
+            );
+        }
     }
     if !other_command.is_empty() {
         let _ = writeln!(
@@ -908,7 +1004,10 @@ fn init_inner(args: &InitArgs, ctx: &Context, out: &mut dyn Write) -> Result<(),
     }
 
     let new_text = render(&settings.root, &settings.indent);
-    let changed = !added.is_empty() || !dropped.is_empty() || settings.original.is_none();
+    let changed = !added.is_empty()
+        || !dropped.is_empty()
+        || !updated.is_empty()
+        || settings.original.is_none();
     let starter = project.as_deref().map(starter_plan).transpose()?;
 
     if args.dry_run {

@@ -16,6 +16,7 @@ pub mod run;
 pub mod scaffold;
 pub mod style;
 pub mod test;
+pub mod timeouts;
 pub mod wiring;
 
 use std::collections::BTreeMap;
@@ -96,6 +97,10 @@ pub enum Command {
         /// for events a settings.json handler already answers.
         #[arg(long)]
         via: Option<String>,
+        /// The client's timeout for this handler, in seconds (`init` writes it): the
+        /// answer comes before it, with the failure mode if the work does not fit.
+        #[arg(long, value_name = "SECONDS")]
+        timeout: Option<f64>,
     },
     /// Lint policies: every problem at once, pointing into the TOML.
     Check {
@@ -233,8 +238,27 @@ pub fn main() -> ExitCode {
                 host: None,
                 event: None,
                 via: None,
+                timeout: None,
             },
         },
+        // ...and so does `run --timeout SECONDS`, as `init` registers it.
+        (Some(cmd), Some(flag)) if cmd == "run" && flag == "--timeout" => {
+            match (
+                args.next().and_then(|t| t.to_str()?.parse::<f64>().ok()),
+                args.next(),
+            ) {
+                (Some(t), None) => Cli {
+                    command: Command::Run {
+                        policies: vec![],
+                        host: None,
+                        event: None,
+                        via: None,
+                        timeout: Some(t),
+                    },
+                },
+                _ => Cli::parse(),
+            }
+        }
         _ => Cli::parse(),
     };
     let env = env_map();
@@ -250,51 +274,33 @@ pub fn main() -> ExitCode {
             host,
             event,
             via,
-        } => {
-            let started = std::time::Instant::now();
-            let ran = match host.as_deref().map(|h| (h, Host::parse(h))) {
-                Some((h, None)) => Err(crate::answer::Answer {
-                    stdout: String::new(),
-                    stderr: format!(
-                        "hookrules: unknown --host `{h}`; one of: {}",
-                        Host::ALL.map(Host::name).join(", ")
-                    ),
-                    exit: 2,
-                }),
-                other => {
-                    let hint = Hint {
-                        host: other.and_then(|(_, h)| h),
-                        event: event.as_deref(),
-                    };
-                    Ok(run::run_hook(
-                        &discovery(policies, &env),
-                        &mut std::io::stdin().lock(),
-                        &env,
-                        clock(&env),
+            timeout,
+        } => match host.as_deref().map(|h| (h, Host::parse(h))) {
+            Some((h, None)) => {
+                let _ = writeln!(
+                    stderr.lock(),
+                    "hookrules: unknown --host `{h}`; one of: {}",
+                    Host::ALL.map(Host::name).join(", ")
+                );
+                2
+            }
+            other => {
+                let hint = Hint {
+                    host: other.and_then(|(_, h)| h),
+                    event: event.as_deref(),
+                };
+                run::main(
+                    &discovery(policies, &env),
+                    &env,
+                    clock(&env),
+                    run::Invocation {
                         hint,
-                        via.as_deref() == Some("plugin"),
-                    ))
-                }
-            };
-            let us = started.elapsed().as_micros() as u64;
-            let answer = match &ran {
-                Ok(r) => &r.answer,
-                Err(a) => a,
-            };
-            // One write each: the client reads stdout whole.
-            let _ = stdout.lock().write_all(answer.stdout.as_bytes());
-            let _ = stdout.lock().flush();
-            if !answer.stderr.is_empty() {
-                let _ = writeln!(stderr.lock(), "{}", answer.stderr);
+                        via_plugin: via.as_deref() == Some("plugin"),
+                        timeout_secs: timeout,
+                    },
+                )
             }
-            // After the answer: the decision log (never changes the answer).
-            if let Ok(ran) = &ran {
-                for w in run::after_answer(ran, us, &env) {
-                    let _ = writeln!(stderr.lock(), "hookrules: decision log: {w}");
-                }
-            }
-            answer.exit
-        }
+        },
         Command::Check {
             paths,
             format,

@@ -1,12 +1,14 @@
-//! Side effects, run after the answer: atomic writes, JSON-line appends,
-//! deletes, commands. Paths built from templates are confined to the folder the
-//! policy names (the project directory by default).
+//! Side effects, run after the answer, within what is left of its deadline:
+//! atomic writes, JSON-line appends, deletes, commands. Paths built from templates
+//! are confined to the folder the policy names (the project directory by default).
+//! Only regular files are appended to or replaced (see [`crate::os::files`]).
 
 use std::path::PathBuf;
 
 use serde_json::Value;
 
 use crate::eval::{Ctx, Pending, PendingEffect};
+use crate::os::deadline::Deadline;
 use crate::os::{files, process};
 use crate::policy::syntax::FailureMode;
 
@@ -23,11 +25,17 @@ pub struct Failed {
     pub error: String,
 }
 
-/// Run the effects in order; return the ones that failed.
-pub fn apply(effects: &[Pending], ctx: &Ctx) -> Vec<Failed> {
+/// Run the effects in order, each `run` cut to what is left of `deadline`;
+/// return the ones that failed (or were not run because the deadline passed).
+pub fn apply(effects: &[Pending], ctx: &Ctx, deadline: Deadline) -> Vec<Failed> {
     let mut failed = vec![];
     for e in effects {
-        if let Err(error) = apply_one(e, ctx) {
+        let result = if deadline.passed() {
+            Err("not run: the answer's deadline had passed".to_string())
+        } else {
+            apply_one(e, ctx, deadline)
+        };
+        if let Err(error) = result {
             failed.push(Failed {
                 rule: e.rule.clone(),
                 policy: e.policy.clone(),
@@ -44,7 +52,7 @@ fn target(e: &Pending, ctx: &Ctx) -> Result<PathBuf, String> {
     files::confine_in(path, &ctx.project_dir, e.within.as_deref())
 }
 
-fn apply_one(e: &Pending, ctx: &Ctx) -> Result<(), String> {
+fn apply_one(e: &Pending, ctx: &Ctx, deadline: Deadline) -> Result<(), String> {
     match &e.effect {
         PendingEffect::WriteFile { content } => {
             let p = target(e, ctx)?;
@@ -81,8 +89,26 @@ fn apply_one(e: &Pending, ctx: &Ctx) -> Result<(), String> {
             }
         }
         PendingEffect::Run { argv, timeout_ms } => {
-            let out = process::run(argv, &ctx.project_dir, &ctx.env_vars, *timeout_ms)
-                .map_err(|err| format!("{argv:?}: {err}"))?;
+            let (wait, cut) = deadline.cap(
+                std::time::Duration::from_millis(*timeout_ms),
+                std::time::Duration::from_millis(20),
+            );
+            let out = process::run(
+                argv,
+                &ctx.project_dir,
+                &ctx.env_vars,
+                wait.as_millis() as u64,
+            )
+            .map_err(|err| {
+                let cut = if cut {
+                    format!(
+                        " (its timeout_ms is {timeout_ms}, cut to what was left of the deadline)"
+                    )
+                } else {
+                    String::new()
+                };
+                format!("{argv:?}: {err}{cut}")
+            })?;
             if out.ok {
                 Ok(())
             } else {

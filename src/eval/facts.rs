@@ -60,7 +60,7 @@ pub fn compute(f: &Fact, r: Rendered, ctx: &Ctx, event: &Value) -> Result<Value,
 
 /// The folder a fact's paths must stay in, itself confined to the project.
 fn within(r: &Rendered, ctx: &Ctx) -> Result<PathBuf, String> {
-    match &r.within {
+    match r.within.as_deref().filter(|w| !w.trim().is_empty()) {
         Some(w) => files::confine(w, &ctx.project_dir, &ctx.project_dir),
         None => Ok(ctx.project_dir.clone()),
     }
@@ -266,8 +266,21 @@ fn command(f: &Fact, r: &Rendered, ctx: &Ctx) -> Result<Value, String> {
         Some(c) => files::confine(c, &ctx.project_dir, Path::new("/"))?,
         None => ctx.project_dir.clone(),
     };
-    let out = process::run(&r.argv, &cwd, &ctx.env_vars, f.timeout_ms)
-        .map_err(|e| format!("`{}`: {e}", r.argv.join(" ")))?;
+    let (wait, cut) = ctx.deadline.cap(
+        std::time::Duration::from_millis(f.timeout_ms),
+        crate::os::deadline::reserve(&ctx.deadline),
+    );
+    let out = process::run(&r.argv, &cwd, &ctx.env_vars, wait.as_millis() as u64).map_err(|e| {
+        let cut = if cut && matches!(e, process::RunError::TimedOut { .. }) {
+            format!(
+                " (its timeout_ms is {}, cut to what was left of the answer's deadline)",
+                f.timeout_ms
+            )
+        } else {
+            String::new()
+        };
+        format!("`{}`: {e}{cut}", r.argv.join(" "))
+    })?;
     Ok(json!({
         "status": out.status,
         "ok": out.ok,

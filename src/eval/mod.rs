@@ -18,6 +18,7 @@ use serde_json::Value;
 use crate::compile::Compiled;
 pub use crate::contract::Event;
 use crate::os::clock::Now;
+use crate::os::files;
 use crate::policy::syntax::{
     CombineMode, DecisionKind, EffectKind, FailureMode, UnparsableCommand,
 };
@@ -43,6 +44,8 @@ pub struct Ctx {
     /// Whether `command` facts run (false for `check`'s probes: a fact that
     /// needs one then fails with [`facts::NOT_RUN`]).
     pub run_commands: bool,
+    /// The answer's deadline: command facts are cut to fit it.
+    pub deadline: crate::os::deadline::Deadline,
 }
 
 impl Ctx {
@@ -68,6 +71,7 @@ impl Ctx {
             env_vars,
             now,
             run_commands: true,
+            deadline: crate::os::deadline::Deadline::none(),
         }
     }
 }
@@ -520,9 +524,14 @@ impl<T: Tracer> Evaluator<'_, T> {
                 .map(|t| s.compiled.templates.render(pidx, t, &ctx))
                 .transpose()
         };
+        // Without `within`, a path stays in the literal folder before its first `{{`.
+        let within = match r(&f.within, self)? {
+            Some(w) => Some(w),
+            None => f.path.as_ref().and_then(|p| files::literal_folder(&p.text)),
+        };
         let rendered = facts::Rendered {
             path: r(&f.path, self)?,
-            within: r(&f.within, self)?,
+            within,
             argv: render_argv(&self.compiled.templates, pidx, &f.argv, &ctx)?,
             cwd: r(&f.cwd, self)?,
         };
@@ -636,7 +645,11 @@ impl<T: Tracer> Evaluator<'_, T> {
                 .map(|t| tpl.render(pidx, t, &ctx))
                 .transpose()?
                 .map(|s| s.trim_end().to_string());
-            if let Some(body) = include::read_include(&path, inc.lines, inc.newest, self.ctx) {
+            let within = files::literal_folder(&inc.path.text);
+            let within = within.as_deref();
+            if let Some(body) =
+                include::read_include(&path, within, inc.lines, inc.newest, self.ctx)
+            {
                 let heading = title.unwrap_or_else(|| path.clone());
                 context.push(format!("{heading}\n{body}"));
             }
@@ -658,7 +671,11 @@ impl<T: Tracer> Evaluator<'_, T> {
                 )
             };
             let path = render(&e.path)?;
-            let within = render(&e.within)?;
+            // Without `within`, a path stays in the literal folder before its first `{{`.
+            let within = match render(&e.within)? {
+                Some(w) => Some(w),
+                None => e.path.as_ref().and_then(|p| files::literal_folder(&p.text)),
+            };
             let effect = match e.kind {
                 EffectKind::WriteFile => PendingEffect::WriteFile {
                     content: render(&e.content)?.unwrap_or_default(),

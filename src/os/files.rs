@@ -39,10 +39,7 @@ fn kind_name(ft: &fs::FileType) -> &'static str {
 fn not_regular(ft: &fs::FileType) -> std::io::Error {
     std::io::Error::new(
         std::io::ErrorKind::InvalidInput,
-        format!(
-            "it is {}, not a regular file (refused without reading it)",
-            kind_name(ft)
-        ),
+        format!("it is {}, not a regular file: refused", kind_name(ft)),
     )
 }
 
@@ -129,7 +126,7 @@ pub fn confine(path: &str, base: &Path, within: &Path) -> Result<PathBuf, String
     let within_l = lexical_normalize(&base.join(within));
     if !lexical.starts_with(&within_l) {
         return Err(format!(
-            "{} is outside {} (paths built from event data may not leave the folder the policy names)",
+            "{} is outside {} (a path built from event data stays in its `within`, else in the literal folder before its first `{{{{`)",
             lexical.display(),
             within_l.display()
         ));
@@ -154,13 +151,33 @@ pub fn confine(path: &str, base: &Path, within: &Path) -> Result<PathBuf, String
 }
 
 /// The folder a policy names (`within`, possibly built from event data), itself
-/// confined to the project, then `path` confined to it.
+/// confined to the project, then `path` confined to it. An empty `within` is
+/// the project itself.
 pub fn confine_in(path: &str, project: &Path, within: Option<&str>) -> Result<PathBuf, String> {
-    let folder = match within {
+    let folder = match within.filter(|w| !w.trim().is_empty()) {
         Some(w) => confine(w, project, project)?,
         None => project.to_path_buf(),
     };
     confine(path, project, &folder)
+}
+
+/// The folder a path built from a template stays in when the policy names no
+/// `within`: the literal folder before its first `{{` or `{%` (or glob
+/// character). For `.claude/state/{{ event.session_id }}.json` that is
+/// `.claude/state`, so a session id of `../../package` cannot reach
+/// `package.json`; for `{{ event.agent_id }}.md` it is the project itself (`""`).
+/// A path that is not a template (nothing from the event can change it): `None`,
+/// the project.
+pub fn literal_folder(template: &str) -> Option<String> {
+    let cut = template.find(['{', '*', '?', '['])?;
+    if !template.contains("{{") && !template.contains("{%") {
+        return None;
+    }
+    let literal = &template[..cut];
+    Some(match literal.rfind('/') {
+        Some(i) => literal[..i].to_string(),
+        None => String::new(),
+    })
 }
 
 /// Resolve `.`/`..` without touching the file system (never above `/`).

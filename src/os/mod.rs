@@ -2,5 +2,6 @@
 //! Facts and effects go through here, so the safety rules live in one place.
 
 pub mod clock;
+pub mod deadline;
 pub mod files;
 pub mod process;

@@ -106,13 +106,19 @@ impl Discovery {
             ..Found::default()
         };
         if let Some(dir) = self.user_dir.as_ref().filter(|d| d.is_dir()) {
-            read_folder(dir, Layer::User, &mut found, |_| true);
+            read_folder(dir, &mut found, |_| Layer::User);
         }
         if let Some(dir) = &self.project_dir {
             let folder = dir.join(PROJECT_POLICY_DIR);
             if folder.is_dir() {
-                read_folder(&folder, Layer::Project, &mut found, |p| !is_local(p));
-                read_folder(&folder, Layer::Local, &mut found, is_local);
+                // One listing for both layers: all project files, then all local ones.
+                read_folder(&folder, &mut found, |p| {
+                    if is_local(p) {
+                        Layer::Local
+                    } else {
+                        Layer::Project
+                    }
+                });
             }
         }
         if found.sources.is_empty() && found.errors.is_empty() {
@@ -185,14 +191,22 @@ fn is_local(p: &Path) -> bool {
         .is_some_and(|n| n.ends_with(".local.toml"))
 }
 
-fn read_folder(dir: &Path, layer: Layer, found: &mut Found, keep: impl Fn(&Path) -> bool) {
+/// Read a layer folder, listed once: its files in layer order (`layer_of` says
+/// which layer each belongs to), then by name.
+fn read_folder(dir: &Path, found: &mut Found, layer_of: impl Fn(&Path) -> Layer) {
     match toml_files_in(dir) {
         Ok(files) => {
-            for f in files.into_iter().filter(|f| keep(f)) {
+            let mut files: Vec<(Layer, PathBuf)> =
+                files.into_iter().map(|f| (layer_of(&f), f)).collect();
+            files.sort();
+            for (layer, f) in files {
                 read_with_extends(&f, layer, found, &mut vec![]);
             }
         }
-        Err(e) => found.errors.push(unreadable(dir, &e)),
+        Err(e) => found.errors.push(Diagnostic::new(
+            Code::Unreadable,
+            format!("cannot list the policy folder {}: {e}", dir.display()),
+        )),
     }
 }
 

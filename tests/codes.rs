@@ -62,8 +62,15 @@ fn check_fixture(path: &Path) -> (check::Report, String) {
             vec![],
         )
     };
-    let report = check::collect_with(&discovery, &fixtures);
+    let mut report = check::collect_with(&discovery, &fixtures);
     let prefix = format!("{}/", root().display());
+    // Paths relative to the repository before rendering, so that where the
+    // checkout lies changes neither the text nor where its lines wrap.
+    for d in &mut report.diagnostics {
+        d.message = d.message.replace(&prefix, "");
+        d.help = d.help.take().map(|h| h.replace(&prefix, ""));
+        d.label = d.label.take().map(|l| l.replace(&prefix, ""));
+    }
     let text = render_plain(&report.diagnostics).replace(&prefix, "");
     (report, text)
 }

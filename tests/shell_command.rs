@@ -1,6 +1,7 @@
 //! Table-driven tests for `hookrules::shell::command`.
 
 use hookrules::shell::command::{parse, Redirect, RedirectOp, SimpleCommand};
+use hookrules::shell::value::Value;
 
 fn cmds(script: &str) -> Vec<SimpleCommand> {
     match parse(script) {
@@ -233,10 +234,12 @@ const PROGRAMS: &[(&str, &[&str])] = &[
     ("! rm x", &["rm"]),
     ("time", &[]),
     // functions
-    (":(){ :|:& };:", &[":", ":", ":"]),
-    ("f() { rm -rf /; }; f", &["rm", "f"]),
+    // the call is followed once; the recursive calls inside it are not
+    (":(){ :|:& };:", &[":", ":", ":", ":", ":"]),
+    // a function's body is read where it is defined, and again at each call
+    ("f() { rm -rf /; }; f", &["rm", "f", "rm"]),
     ("f () (ls)", &["ls"]),
-    ("function g { ls; }; g", &["ls", "g"]),
+    ("function g { ls; }; g", &["ls", "g", "ls"]),
     ("function g() {\n ls\n}", &["ls"]),
     // redirections
     ("> /etc/hosts", &[""]),
@@ -246,7 +249,7 @@ const PROGRAMS: &[(&str, &[&str])] = &[
     ("{rm,-rf,/}", &["rm"]),
     ("{r..r}m -rf /", &["rm"]),
     ("rm${IFS}-rf${IFS}/", &["rm"]),
-    ("\"rm${IFS}-rf\"", &["rm${IFS}-rf"]),
+    ("\"rm${IFS}-rf\"", &["rm \t\n-rf"]),
     ("sudo {rm,-rf,/}", &["sudo", "rm"]),
     ("'{rm,-rf}' /", &["{rm,-rf}"]),
     ("find . -exec rm {} +", &["find", "rm"]),
@@ -284,7 +287,8 @@ fn compound_redirects_reported_on_empty_program() {
         vec![Redirect {
             op: RedirectOp::Read,
             fd: None,
-            target: "file".into()
+            target: "file".into(),
+            value: Value::text("file"),
         }]
     );
     let cs = cmds("{ echo a; } > /etc/passwd 2>&1");
@@ -481,6 +485,7 @@ fn redirects() {
         op,
         fd,
         target: t.to_string(),
+        value: Value::text(t),
     };
     let cs = cmds("> /etc/hosts echo hi");
     assert_eq!(cs[0].program, "echo");
@@ -545,9 +550,10 @@ fn assignments() {
 fn fork_bomb() {
     let cs = cmds(":(){ :|:& };:");
     assert!(cs.iter().all(|c| c.program == ":"));
-    assert_eq!(cs.len(), 3);
+    assert_eq!(cs.len(), 5);
     assert_eq!(cs[0].via, strings(&[":()"]));
     assert!(cs[2].via.is_empty());
+    assert_eq!(cs[3].via, strings(&[":"]));
 }
 
 #[test]

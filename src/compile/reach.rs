@@ -216,7 +216,7 @@ fn test(t: &Test) -> Need {
             .map(|v| v.as_str().and_then(literals::usable))
             .collect(),
         Op::Contains(s) => literals::usable(s).map(|l| vec![l]),
-        Op::Glob(_) | Op::Exists(_) | Op::Compare(..) | Op::Command(_) => None,
+        Op::Glob(_) | Op::Exists(_) | Op::Compare(..) | Op::Command(_) | Op::Class(_) => None,
     };
     let Some(lits) = lits else {
         return Need::Always;
@@ -279,7 +279,7 @@ pub struct Prefilter {
 pub struct FieldPrograms {
     /// The field.
     pub field: FieldPath,
-    /// Exact names.
+    /// Exact names, lowercase.
     pub exact: BTreeMap<String, Vec<RuleId>>,
     /// `prefix*` names.
     pub prefixes: Vec<(String, Vec<RuleId>)>,
@@ -479,7 +479,13 @@ impl Prefilter {
                                             None => fp.prefixes.push((name.clone(), vec![id])),
                                         }
                                     }
-                                    None => fp.exact.entry(name.clone()).or_default().push(id),
+                                    // Program names compare ASCII-case-insensitively
+                                    // (`program_is`): exact names are kept lowercase.
+                                    None => fp
+                                        .exact
+                                        .entry(name.to_ascii_lowercase())
+                                        .or_default()
+                                        .push(id),
                                 }
                                 fp.all.push(id);
                             }
@@ -532,7 +538,7 @@ impl Prefilter {
             match parse_shell(shells, text) {
                 Ok(cmds) => {
                     for c in cmds.iter() {
-                        if let Some(ids) = fp.exact.get(&c.program) {
+                        if let Some(ids) = fp.exact.get(&c.program.to_ascii_lowercase()) {
                             out.extend_from_slice(ids);
                         }
                         for (prefix, ids) in &fp.prefixes {

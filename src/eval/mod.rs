@@ -46,6 +46,8 @@ pub struct Ctx {
     pub run_commands: bool,
     /// The answer's deadline: command facts are cut to fit it.
     pub deadline: crate::os::deadline::Deadline,
+    /// What location classes are judged against (cwd, home, project, temp).
+    pub reach: shell::reach::Env,
 }
 
 impl Ctx {
@@ -64,14 +66,27 @@ impl Ctx {
                 let home = env_vars.get("HOME").map(PathBuf::from);
                 crate::policy::discover::project_root(&cwd, home.as_deref())
             });
+        let home = env_vars.get("HOME").filter(|h| !h.is_empty()).cloned();
+        let reach = shell::reach::Env {
+            cwd: cwd.display().to_string(),
+            home: home.clone(),
+            project: project_dir.display().to_string(),
+            tmpdir: env_vars.get("TMPDIR").filter(|t| !t.is_empty()).cloned(),
+            user: env_vars
+                .get("USER")
+                .or_else(|| env_vars.get("LOGNAME"))
+                .filter(|u| !u.is_empty())
+                .cloned(),
+        };
         Ctx {
             project_dir,
             cwd,
-            home: env_vars.get("HOME").cloned(),
+            home,
             env_vars,
             now,
             run_commands: true,
             deadline: crate::os::deadline::Deadline::none(),
+            reach,
         }
     }
 }
@@ -470,12 +485,12 @@ impl<T: Tracer> Evaluator<'_, T> {
                 if let Some(v) = raw {
                     values::texts(&v, &mut texts);
                 }
-                let normalized = texts
+                let picked = texts
                     .iter()
                     .filter(|p| !p.is_empty())
-                    .map(|p| values::normalize_path(p, self.ctx, ps.resolve_symlinks))
+                    .map(|p| values::tool_path(p, self.ctx, ps.resolve_symlinks))
                     .collect();
-                values::Selected::Paths(normalized)
+                values::Selected::Paths(picked)
             }
         })
     }

@@ -9,7 +9,11 @@ use super::Ctx;
 use crate::compile::patterns;
 use crate::policy::syntax::{Normalization, Quantifier};
 use crate::shell::command::{program_is, RedirectOp, SimpleCommand};
-use crate::validate::model::{CmpOp, CommandTest, Op, PathSelector, RegexMode, Selector, Test};
+use crate::shell::reach::{self, Classes, Target};
+use crate::shell::value::Value as ShellValue;
+use crate::validate::model::{
+    ClassTest, CmpOp, CommandTest, Op, PathSelector, RegexMode, Selector, Test,
+};
 
 /// What a selector picked.
 pub enum Selected {
@@ -17,8 +21,8 @@ pub enum Selected {
     Values(Vec<Value>),
     /// Simple commands of a shell string.
     Commands(Arc<Vec<SimpleCommand>>),
-    /// Normalised absolute paths.
-    Paths(Vec<String>),
+    /// Normalised absolute paths, with where they lie.
+    Paths(Vec<Target>),
     /// The shell string did not parse.
     Unparsable(String),
 }
@@ -46,11 +50,10 @@ pub fn apply(
             let Op::Command(ct) = &t.op else {
                 return Ok((false, String::new()));
             };
-            let dirs = working_dirs(cmds, ctx);
             let mut results = vec![];
             let mut misses = vec![];
-            for (c, dir) in cmds.iter().zip(&dirs) {
-                let miss = command_matches(ct, c, dir, ctx, captures, nested)?;
+            for c in cmds.iter() {
+                let miss = command_matches(ct, c, ctx, captures, nested)?;
                 results.push(miss.is_none());
                 misses.push(miss);
             }
@@ -81,16 +84,38 @@ pub fn apply(
         }
         Selected::Paths(paths) => {
             let saw = if tracing {
-                format!("{paths:?}")
+                let shown: Vec<String> = paths
+                    .iter()
+                    .map(|p| {
+                        if matches!(t.op, Op::Class(_)) {
+                            format!("{} ({})", p.path, p.classes.names().join(", "))
+                        } else {
+                            p.path.clone()
+                        }
+                    })
+                    .collect();
+                format!("{shown:?}")
             } else {
                 String::new()
             };
             if let Op::Exists(b) = t.op {
                 return Ok((paths.is_empty() != b, saw));
             }
+            if let Op::Class(ct) = &t.op {
+                let mut results = vec![];
+                for p in paths {
+                    let ok = ct.passes(p.classes);
+                    if ok {
+                        capture_target(captures, p, ct);
+                    }
+                    results.push(ok);
+                }
+                return Ok((quantify(&results), saw));
+            }
             let results = paths
                 .iter()
                 .map(|p| {
+                    let p = &p.path;
                     let views = path_views(p, ctx);
                     let texts: Vec<String> =
                         views.iter().map(|v| normalize(v, &t.normalize)).collect();
@@ -237,7 +262,7 @@ fn text_test(
                 CmpOp::Le => v <= *x,
             })
         }
-        Op::Exists(_) | Op::Command(_) => false,
+        Op::Exists(_) | Op::Command(_) | Op::Class(_) => false,
     })
 }
 
@@ -278,48 +303,62 @@ pub fn normalize(s: &str, steps: &[Normalization]) -> String {
 /// normalised (a NUL byte, `~` with no `$HOME`) is kept as written, so it can
 /// still match a pattern but never a normalised location by accident.
 pub fn normalize_path(p: &str, ctx: &Ctx, resolve_symlinks: bool) -> String {
-    normalize_path_in(p, &ctx.cwd.display().to_string(), ctx, resolve_symlinks)
-}
-
-/// [`normalize_path`] against a given working directory.
-pub fn normalize_path_in(p: &str, cwd: &str, ctx: &Ctx, resolve_symlinks: bool) -> String {
     let home = ctx.home.as_deref();
+    let cwd = ctx.cwd.display().to_string();
     let r = if resolve_symlinks {
-        crate::shell::path::normalize_resolving_symlinks(p, cwd, home)
+        crate::shell::path::normalize_resolving_symlinks(p, &cwd, home)
     } else {
-        crate::shell::path::normalize(p, cwd, home)
+        crate::shell::path::normalize(p, &cwd, home)
     };
     r.unwrap_or_else(|_| p.to_string())
 }
 
-/// The directory each command runs in: the event's `cwd`, moved by an earlier
-/// `cd`/`pushd` in the same or an enclosing context (`cd / && rm -rf tmp` removes
-/// `/tmp`; a `cd` inside `$( )` does not move the commands after it). A `cd` whose
-/// target is not literal (`cd -`, `cd $X`) leaves the directory unknown, so the
-/// event's `cwd` is kept.
-pub fn working_dirs(cmds: &[SimpleCommand], ctx: &Ctx) -> Vec<String> {
-    let start = ctx.cwd.display().to_string();
-    let mut moves: Vec<(&[String], String)> = vec![];
-    let mut out = Vec::with_capacity(cmds.len());
-    for c in cmds {
-        let dir = moves
-            .iter()
-            .rev()
-            .find(|(via, _)| c.via.starts_with(via))
-            .map(|(_, d)| d.clone())
-            .unwrap_or_else(|| start.clone());
-        if matches!(c.program.as_str(), "cd" | "pushd") {
-            let target = c.operands.first().map(String::as_str).unwrap_or("~");
-            if target != "-" && !target.contains(['$', '`'])
-                || target.starts_with("$HOME")
-                || target.starts_with("${HOME}")
-            {
-                moves.push((&c.via, normalize_path_in(target, &dir, ctx, false)));
+/// A path a tool names (`file_path`, `path`), normalised, with its classes.
+pub fn tool_path(p: &str, ctx: &Ctx, resolve_symlinks: bool) -> Target {
+    let path = normalize_path(p, ctx, resolve_symlinks);
+    let classes = if path.starts_with('/') {
+        reach::classify(&path, &ctx.reach)
+    } else {
+        reach::classify_path(p, &ctx.reach).classes
+    };
+    Target { path, classes }
+}
+
+/// Where a shell value may point, seen from the directory `cwd`.
+fn shell_targets(
+    v: &ShellValue,
+    cwd: &ShellValue,
+    ctx: &Ctx,
+    resolve_symlinks: bool,
+) -> Vec<Target> {
+    let mut ts = reach::targets(v, cwd, &ctx.reach);
+    if resolve_symlinks {
+        for t in &mut ts {
+            if !t.classes.has(reach::Class::Unknown) {
+                if let Ok(p) = crate::shell::path::normalize_resolving_symlinks(
+                    &t.path,
+                    "/",
+                    ctx.home.as_deref(),
+                ) {
+                    t.path = p;
+                }
             }
         }
-        out.push(dir);
     }
-    out
+    ts
+}
+
+/// Record which target made a class test pass (`captures.target`,
+/// `captures.target_class`), unless an earlier test did.
+fn capture_target(captures: &mut BTreeMap<String, String>, t: &Target, ct: &ClassTest) {
+    captures
+        .entry("target".into())
+        .or_insert_with(|| t.path.clone());
+    if let Some(name) = ct.which(t.classes) {
+        captures
+            .entry("target_class".into())
+            .or_insert_with(|| name.to_string());
+    }
 }
 
 /// A path and its symbolic forms: `~/...` under `$HOME`, `$PROJECT_DIR/...` in the project.
@@ -343,21 +382,19 @@ pub fn path_views(abs: &str, ctx: &Ctx) -> Vec<String> {
     v
 }
 
-/// The paths a list of commands touches, as the selector asks, normalised
-/// against the directory each command runs in. Redirections always count (the
-/// shell performs them, whatever the program); operands of `skip_programs` do not.
-pub fn paths_from_commands(cmds: &[SimpleCommand], ps: &PathSelector, ctx: &Ctx) -> Vec<String> {
-    let dirs = working_dirs(cmds, ctx);
+/// The paths a list of commands touches, as the selector asks, resolved from
+/// the directory each command runs in. Redirections always count (the shell
+/// performs them, whatever the program); operands of `skip_programs` do not.
+pub fn paths_from_commands(cmds: &[SimpleCommand], ps: &PathSelector, ctx: &Ctx) -> Vec<Target> {
     let mut out = vec![];
-    for (c, dir) in cmds.iter().zip(&dirs) {
-        let norm = |p: &str| normalize_path_in(p, dir, ctx, ps.resolve_symlinks);
+    for c in cmds {
         for r in &c.redirects {
             let writes = matches!(
                 r.op,
                 RedirectOp::Write | RedirectOp::Append | RedirectOp::ReadWrite
             );
             if (writes || ps.written_by.is_none()) && !r.target.is_empty() {
-                out.push(norm(&r.target));
+                out.extend(shell_targets(&r.value, &c.cwd, ctx, ps.resolve_symlinks));
             }
         }
         if ps.skip_programs.iter().any(|p| program_is(&c.program, p)) {
@@ -368,7 +405,17 @@ pub fn paths_from_commands(cmds: &[SimpleCommand], ps: &PathSelector, ctx: &Ctx)
             None => true,
         };
         if operands_count {
-            out.extend(c.operands.iter().filter(|o| !o.is_empty()).map(|o| norm(o)));
+            for (o, v) in c.operands.iter().zip(&c.operand_values) {
+                if !o.is_empty() {
+                    out.extend(shell_targets(v, &c.cwd, ctx, ps.resolve_symlinks));
+                }
+            }
+            if c.operands_from_input {
+                out.push(Target {
+                    path: "(operands read from input)".into(),
+                    classes: Classes::of(&[reach::Class::Unknown]),
+                });
+            }
         }
     }
     out
@@ -414,13 +461,18 @@ fn subcommand_matches(c: &SimpleCommand, sub: &[String]) -> bool {
 fn command_matches(
     ct: &CommandTest,
     c: &SimpleCommand,
-    dir: &str,
     ctx: &Ctx,
     captures: &mut BTreeMap<String, String>,
     nested: &mut Nested<'_>,
 ) -> Result<Option<&'static str>, String> {
     if !ct.program.is_empty() && !ct.program.iter().any(|p| program_is(&c.program, p)) {
         return Ok(Some("program"));
+    }
+    if ct.program_unknown.is_some_and(|b| b != c.program_unknown) {
+        return Ok(Some("program_unknown"));
+    }
+    if !ct.code.is_empty() && !c.code.is_some_and(|k| ct.code.contains(&k)) {
+        return Ok(Some("code"));
     }
     if !subcommand_matches(c, &ct.subcommand) {
         return Ok(Some("subcommand"));
@@ -440,15 +492,40 @@ fn command_matches(
     }
     if let Some(globs) = &ct.target_glob {
         let mut hit = false;
-        for o in &c.operands {
-            let abs = normalize_path_in(o, dir, ctx, false);
-            if patterns::globs_match(globs, &path_views(&abs, ctx))? {
-                hit = true;
-                break;
+        'operands: for v in &c.operand_values {
+            for t in reach::targets(v, &c.cwd, &ctx.reach) {
+                if patterns::globs_match(globs, &path_views(&t.path, ctx))? {
+                    hit = true;
+                    break 'operands;
+                }
             }
         }
         if !hit {
             return Ok(Some("target_glob"));
+        }
+    }
+    if let Some(cls) = &ct.target_class {
+        let mut found: Option<Target> = None;
+        'find: for v in &c.operand_values {
+            for t in reach::targets(v, &c.cwd, &ctx.reach) {
+                if cls.passes(t.classes) {
+                    found = Some(t);
+                    break 'find;
+                }
+            }
+        }
+        if found.is_none() && c.operands_from_input {
+            let t = Target {
+                path: "(operands read from input)".into(),
+                classes: Classes::of(&[reach::Class::Unknown]),
+            };
+            if cls.passes(t.classes) {
+                found = Some(t);
+            }
+        }
+        match found {
+            Some(t) => capture_target(captures, &t, cls),
+            None => return Ok(Some("target_class")),
         }
     }
     if let Some(r) = &ct.arg_matches {
@@ -477,6 +554,10 @@ pub fn command_object(c: &SimpleCommand) -> Value {
         "redirects": c.redirects.iter().map(|r| json!({"op": format!("{:?}", r.op).to_lowercase(), "target": r.target})).collect::<Vec<_>>(),
         "via": c.via,
         "assignments": c.assignments.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect::<serde_json::Map<_, _>>(),
+        "cwd": c.cwd.to_string(),
+        "program_unknown": c.program_unknown,
+        "operands_from_input": c.operands_from_input,
+        "code": c.code.map(|k| k.as_str()),
     })
 }
 
@@ -531,6 +612,7 @@ pub fn describe(t: &Test) -> String {
         Op::Exists(b) => format!("exists = {b}"),
         Op::Contains(s) => format!("contains {s:?}"),
         Op::Compare(op, x) => format!("{} {x}", format!("{op:?}").to_lowercase()),
+        Op::Class(c) => format!("class {}", describe_classes(c)),
         Op::Command(ct) => {
             let mut parts = vec![];
             if !ct.program.is_empty() {
@@ -557,6 +639,16 @@ pub fn describe(t: &Test) -> String {
             if let Some(r) = &ct.arg_matches {
                 parts.push(format!("arg_matches {:?}", r.sources));
             }
+            if let Some(c) = &ct.target_class {
+                parts.push(format!("target_class {}", describe_classes(c)));
+            }
+            if let Some(b) = ct.program_unknown {
+                parts.push(format!("program_unknown = {b}"));
+            }
+            if !ct.code.is_empty() {
+                let names: Vec<&str> = ct.code.iter().map(|k| k.as_str()).collect();
+                parts.push(format!("code {names:?}"));
+            }
             if ct.when.is_some() {
                 parts.push("when {...}".into());
             }
@@ -564,4 +656,10 @@ pub fn describe(t: &Test) -> String {
         }
     };
     format!("{sel}{norm} {op}")
+}
+
+fn describe_classes(c: &ClassTest) -> String {
+    let mut names: Vec<String> = c.any.names().iter().map(|n| n.to_string()).collect();
+    names.extend(c.none.names().iter().map(|n| format!("!{n}")));
+    format!("{names:?}")
 }

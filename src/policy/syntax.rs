@@ -399,6 +399,12 @@ pub struct RawCondition {
     pub le: Option<Sp<f64>>,
     /// With `commands`: a test of each simple command (see [`RawCommandTest`]).
     pub command: Option<Sp<RawCommandTest>>,
+    /// With `paths`: the path lies in one of these location classes and in none
+    /// of the `!`-prefixed ones (`["home", "system", "!temp"]`). Classes: root,
+    /// system, home, home_top, in_home, temp_root, temp, mount, project,
+    /// project_root, project_git, contains_project, outside_project, elsewhere,
+    /// unknown.
+    pub class: Option<Sp<Vec<Sp<String>>>>,
 }
 
 /// A test of one simple command, as the shell will run it.
@@ -425,8 +431,22 @@ pub struct RawCommandTest {
     pub target_glob: Option<Sp<Vec<Sp<PatternItem>>>>,
     /// Some argument matches one of these regexes.
     pub arg_matches: Option<Sp<Vec<Sp<PatternItem>>>>,
+    /// Some operand lies in one of these location classes and in none of the
+    /// `!`-prefixed ones, wherever it is spelled from (`$PWD`, `$(pwd)`, `~`,
+    /// `..`, a variable, after `cd`): `["home", "home_top", "system", "!temp"]`.
+    /// An operand built from a value nobody can know is in `unknown`.
+    pub target_class: Option<Sp<Vec<Sp<String>>>>,
+    /// `true`: the program name is an expansion nobody can know before the
+    /// command runs (`$x -rf /`, `${CMD} …`); `false`: it is known.
+    pub program_unknown: Option<bool>,
+    /// For shells, interpreters, `eval` and `source`: the code they run comes
+    /// from one of these: `inline` (literal text, analysed), `decoded` (decoded
+    /// from literal input: `base64 -d | sh`), `written` (a file written earlier
+    /// in the command), `file` (a script file), `dynamic` (produced at run
+    /// time: `curl … | sh`, `eval "$(…)"`, `bash -c "$X"`).
+    pub code: Option<Sp<Vec<Sp<String>>>>,
     /// A further condition over the command object (`program`, `args`, `flags`,
-    /// `operands`, `redirects`, `via`).
+    /// `operands`, `redirects`, `via`, `cwd`, `program_unknown`, `code`, …).
     pub when: Option<Box<Sp<RawCondition>>>,
 }
 

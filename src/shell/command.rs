@@ -9,11 +9,13 @@
 //! `rm` in `sudo bash -c "cd / && rm -rf *"` but not in `echo "rm -rf /"`.
 //!
 //! Choices worth knowing:
-//! * Nothing is expanded — variables, `~`, globs and substitutions stay
-//!   text — except brace expansion of unquoted words (`{rm,-rf,/}`,
-//!   `~/.ssh/{id_rsa,config}`, `{a..c}`; at most 32 words per word), because
-//!   it can build program names and paths; and word splitting on an
-//!   unquoted `$IFS`/`${IFS}` (`rm${IFS}-rf${IFS}/` is `rm -rf /`).
+//! * Arguments keep their text as the program receives it, quotes removed,
+//!   with expansions the analysis cannot finish kept as written (`"$HOME"`
+//!   stays `$HOME`); alongside, [`SimpleCommand::values`] holds what each may
+//!   be ([`Value`]): variables the command itself assigned, `~`, `$PWD`,
+//!   `$(pwd)`, known substitutions, field splitting and brace expansion of
+//!   unquoted words (`{rm,-rf,/}`, `rm${IFS}-rf`), and the directory each
+//!   command runs in, followed through `cd` across `&&`, `||` and subshells.
 //! * `[[ … ]]`, `(( … ))` and the keywords `!` / `time` (at the start of a
 //!   pipeline) are syntax, not programs: they are not reported, but command
 //!   substitutions inside them are.
@@ -28,12 +30,18 @@
 //!   deeper than [`MAX_DEPTH`], or wrapper chains longer than
 //!   [`MAX_WRAPPERS`], is an error.
 
+mod expand;
 mod extract;
+mod lex;
+mod literal;
+mod state;
 mod syntax;
 mod wrappers;
 
 use std::collections::HashSet;
 use std::fmt;
+
+use super::value::Value;
 
 pub use syntax::MAX_DEPTH;
 pub use wrappers::MAX_WRAPPERS;
@@ -94,20 +102,96 @@ pub struct SimpleCommand {
     /// Byte offset in the top-level script of the command (for text found in
     /// a re-parsed string, the offset of the command that carried it).
     pub offset: usize,
+    /// What each argument may be when the command runs, parallel to `args`
+    /// (`"$HOME"/x` is the home folder then `/x`; `$1` is unknown).
+    pub values: Vec<Value>,
+    /// What each operand may be, parallel to `operands`.
+    pub operand_values: Vec<Value>,
+    /// The directory the command runs in (the event's `cwd`, moved by `cd`,
+    /// `pushd`, `popd` earlier in the same shell).
+    pub cwd: Value,
+    /// The program word is an expansion the analysis cannot know (`$x -rf /`,
+    /// `${CMD} …`, `$(get-tool) …`).
+    pub program_unknown: bool,
+    /// More operands are read from input when it runs (`xargs rm`).
+    pub operands_from_input: bool,
+    /// For shells, interpreters, `eval` and `source`: where the code they run
+    /// comes from. `None` for other programs.
+    pub code: Option<Code>,
+}
+
+/// Where the code a shell, an interpreter, `eval` or `source` runs comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum Code {
+    /// Literal text in the command (`bash -c '…'`, a here-document, `echo … |
+    /// sh`): its commands are reported, with this command in their `via`.
+    Inline,
+    /// Text decoded from literal input (`echo … | base64 -d | sh`): reported
+    /// too, but hiding code behind an encoding is itself a warning sign.
+    Decoded,
+    /// A file written earlier in the same command (`echo … > x.sh; sh x.sh`):
+    /// its commands are reported.
+    Written,
+    /// A script file the analysis does not read (`bash deploy.sh`).
+    File,
+    /// Text produced at run time that nobody can read beforehand (`curl … |
+    /// sh`, `eval "$(…)"`, `source <(…)`, `bash -c "$X"`).
+    Dynamic,
+}
+
+impl Code {
+    /// The name used in policies.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Code::Inline => "inline",
+            Code::Decoded => "decoded",
+            Code::Written => "written",
+            Code::File => "file",
+            Code::Dynamic => "dynamic",
+        }
+    }
+
+    /// The source a policy names.
+    #[must_use]
+    pub fn parse(name: &str) -> Option<Code> {
+        [
+            Code::Inline,
+            Code::Decoded,
+            Code::Written,
+            Code::File,
+            Code::Dynamic,
+        ]
+        .into_iter()
+        .find(|c| c.as_str() == name)
+    }
+
+    /// Every name, for validation and documentation.
+    pub const NAMES: &'static [&'static str] = &["inline", "decoded", "written", "file", "dynamic"];
 }
 
 impl SimpleCommand {
-    pub(crate) fn build(
+    pub(crate) fn with_values(
         program_path: String,
         args: Vec<String>,
+        values: Vec<Value>,
         redirects: Vec<Redirect>,
         assignments: Vec<(String, String)>,
         via: Vec<String>,
         offset: usize,
     ) -> Self {
-        let (flags, operands) = split_flags(&args);
+        let program = basename(&program_path).to_string();
+        let (flags, operand_at) = split_flags(&program, &args);
+        let operands = operand_at
+            .iter()
+            .filter_map(|i| args.get(*i).cloned())
+            .collect();
+        let operand_values = operand_at
+            .iter()
+            .map(|i| values.get(*i).cloned().unwrap_or_default())
+            .collect();
         SimpleCommand {
-            program: basename(&program_path).to_string(),
+            program,
             program_path,
             args,
             flags,
@@ -116,6 +200,12 @@ impl SimpleCommand {
             assignments,
             via,
             offset,
+            values,
+            operand_values,
+            cwd: Value::one(super::value::Sym::piece(super::value::Piece::Start)),
+            program_unknown: false,
+            operands_from_input: false,
+            code: None,
         }
     }
 }
@@ -143,6 +233,8 @@ pub struct Redirect {
     pub fd: Option<u32>,
     /// The target word, quotes removed, not expanded.
     pub target: String,
+    /// What the target may be when the command runs.
+    pub value: Value,
 }
 
 /// Why a script could not be parsed.
@@ -170,10 +262,17 @@ pub(crate) fn perr(message: impl Into<String>, offset: usize) -> ParseError {
 }
 
 /// Does a program name match an item (exact, or a prefix ending in `*`)?
+///
+/// Names compare ASCII-case-insensitively, always: the default file systems of
+/// macOS and Windows find `/bin/rm` for `RM` and `/usr/bin/sudo` for `SUDO`,
+/// and on a case-sensitive system a program spelled differently rarely
+/// exists, so matching it anyway costs nothing.
 pub fn program_is(program: &str, item: &str) -> bool {
     match item.strip_suffix('*') {
-        Some(prefix) => program.starts_with(prefix),
-        None => program == item,
+        Some(prefix) => program
+            .get(..prefix.len())
+            .is_some_and(|p| p.eq_ignore_ascii_case(prefix)),
+        None => program.eq_ignore_ascii_case(item),
     }
 }
 
@@ -182,8 +281,12 @@ pub(crate) fn basename(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
 }
 
-/// Split arguments into (deduplicated) flags and operands.
-fn split_flags(args: &[String]) -> (Vec<String>, Vec<String>) {
+/// Split arguments into (deduplicated) flags and the indexes of operands.
+///
+/// `find` is read the way it reads itself: its options are whole words
+/// (`-delete`, `-name`), and what a `-exec … ;` runs is the executed
+/// command's, not `find`'s (that command is reported on its own).
+fn split_flags(program: &str, args: &[String]) -> (Vec<String>, Vec<usize>) {
     let mut flags = Vec::new();
     let mut seen = HashSet::new();
     let mut operands = Vec::new();
@@ -193,9 +296,41 @@ fn split_flags(args: &[String]) -> (Vec<String>, Vec<String>) {
             flags.push(f);
         }
     };
-    for a in args {
+    if program_is(program, "find") {
+        // `find [-H|-L|-P|-D x|-Ox]… [starting-point…] [expression]`: the
+        // operands are the starting points; the flags, the primaries.
+        let mut i = 0;
+        while let Some(a) = args.get(i) {
+            match a.as_str() {
+                "-H" | "-L" | "-P" => i += 1,
+                "-D" => i += 2,
+                o if o.starts_with("-O") => i += 1,
+                _ => break,
+            }
+        }
+        while let Some(a) = args.get(i) {
+            if a.starts_with('-') || matches!(a.as_str(), "(" | "!" | ")" | ",") {
+                break;
+            }
+            operands.push(i);
+            i += 1;
+        }
+        while let Some(a) = args.get(i) {
+            if wrappers::FIND_EXEC.contains(&a.as_str()) {
+                add(a.clone(), &mut flags);
+                i = wrappers::find_exec_end(args, i + 1) + 1;
+                continue;
+            }
+            if a.len() > 1 && a.starts_with('-') {
+                add(a.clone(), &mut flags);
+            }
+            i += 1;
+        }
+        return (flags, operands);
+    }
+    for (i, a) in args.iter().enumerate() {
         if after_dd {
-            operands.push(a.clone());
+            operands.push(i);
         } else if a == "--" {
             after_dd = true;
         } else if let Some(long) = a.strip_prefix("--") {
@@ -206,7 +341,7 @@ fn split_flags(args: &[String]) -> (Vec<String>, Vec<String>) {
                 add(format!("-{ch}"), &mut flags);
             }
         } else {
-            operands.push(a.clone());
+            operands.push(i);
         }
     }
     (flags, operands)

@@ -2,3 +2,5 @@
 
 pub mod command;
 pub mod path;
+pub mod reach;
+pub mod value;

@@ -22,6 +22,8 @@ use regex::Regex;
 use crate::contract::events::{self, EventSpec, ListStyle};
 use crate::diagnostics::{did_you_mean, Code, Diagnostic};
 use crate::policy::syntax::*;
+use crate::shell::command::Code as CodeSource;
+use crate::shell::reach::{Class, Classes};
 use crate::source::PolicySource;
 use model::*;
 
@@ -493,6 +495,7 @@ impl Validator<'_> {
             ("lt", raw.lt.is_some()),
             ("le", raw.le.is_some()),
             ("command", raw.command.is_some()),
+            ("class", raw.class.is_some()),
         ]
         .iter()
         .filter(|(_, b)| *b)
@@ -561,6 +564,15 @@ impl Validator<'_> {
             .set_help(
                 "e.g. { commands = \"tool_input.command\", command = { program = [\"rm\"] } }",
             );
+            return None;
+        }
+        if (tests[0] == "class") && selectors[0] != "paths" {
+            self.err(
+                Code::InvalidCondition,
+                span,
+                "`class = [...]` tests paths: it goes with a `paths = ...` selector",
+            )
+            .set_help("e.g. { paths = \"tool_input.file_path\", class = [\"system\", \"home_top\"] }; in a command test use `target_class`");
             return None;
         }
         let selector = self.selector(raw)?;
@@ -732,7 +744,49 @@ impl Validator<'_> {
         if let Some(c) = &raw.command {
             return self.command_test(c).map(|t| Op::Command(Box::new(t)));
         }
+        if let Some(c) = &raw.class {
+            return self.class_test(c).map(Op::Class);
+        }
         None
+    }
+
+    /// A list of location classes, `!` for exclusions.
+    fn class_test(&mut self, list: &Sp<Vec<Sp<String>>>) -> Option<ClassTest> {
+        let mut t = ClassTest::default();
+        let mut ok = true;
+        for item in &list.value {
+            let (neg, name) = match item.value.strip_prefix('!') {
+                Some(n) => (true, n),
+                None => (false, item.value.as_str()),
+            };
+            match Class::parse(name) {
+                Some(c) if neg => t.none.add(c),
+                Some(c) => t.any.add(c),
+                None => {
+                    ok = false;
+                    let names = Class::ALL.iter().map(|(_, n)| *n);
+                    let help = match did_you_mean(name, names) {
+                        Some(s) => format!("did you mean `{s}`?"),
+                        None => format!(
+                            "location classes: {}",
+                            Class::ALL
+                                .iter()
+                                .map(|(_, n)| *n)
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ),
+                    };
+                    self.err(
+                        Code::InvalidCondition,
+                        item.span.clone(),
+                        format!("unknown location class `{name}`"),
+                    )
+                    .set_help(help);
+                }
+            }
+        }
+        t.anywhere = t.any == Classes::default();
+        ok.then_some(t)
     }
 
     fn command_test(&mut self, c: &Sp<RawCommandTest>) -> Option<CommandTest> {
@@ -774,6 +828,34 @@ impl Validator<'_> {
             match self.regexes(r) {
                 Some(r) => t.arg_matches = Some(r),
                 None => ok = false,
+            }
+        }
+        if let Some(c) = &raw.target_class {
+            match self.class_test(c) {
+                Some(ct) => t.target_class = Some(ct),
+                None => ok = false,
+            }
+        }
+        t.program_unknown = raw.program_unknown;
+        if let Some(list) = &raw.code {
+            for item in &list.value {
+                match CodeSource::parse(&item.value) {
+                    Some(c) => t.code.push(c),
+                    None => {
+                        ok = false;
+                        let help =
+                            match did_you_mean(&item.value, CodeSource::NAMES.iter().copied()) {
+                                Some(s) => format!("did you mean `{s}`?"),
+                                None => format!("one of: {}", CodeSource::NAMES.join(", ")),
+                            };
+                        self.err(
+                            Code::InvalidCondition,
+                            item.span.clone(),
+                            format!("unknown code source `{}`", item.value),
+                        )
+                        .set_help(help);
+                    }
+                }
             }
         }
         if let Some(w) = &raw.when {

@@ -15,6 +15,8 @@ use crate::policy::syntax::{
     CombineMode, DecisionKind, EffectKind, FactKind, FailureMode, Normalization, Quantifier,
     UnparsableCommand,
 };
+use crate::shell::command::Code;
+use crate::shell::reach::{Class, Classes};
 use crate::source::PolicySource;
 
 /// A policy whose selected rules are all valid.
@@ -373,6 +375,37 @@ pub enum Op {
     Compare(CmpOp, f64),
     /// A test of each simple command (with the `commands` selector).
     Command(Box<CommandTest>),
+    /// Location classes of each path (with the `paths` selector).
+    Class(ClassTest),
+}
+
+/// `target_class` / `class`: in one of `any` (or anywhere, when empty) and in
+/// none of `none`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClassTest {
+    /// The classes listed plainly.
+    pub any: Classes,
+    /// The classes listed with `!`.
+    pub none: Classes,
+    /// Whether `any` was empty (every place qualifies).
+    pub anywhere: bool,
+}
+
+impl ClassTest {
+    /// Does a place with these classes pass?
+    #[must_use]
+    pub fn passes(&self, c: Classes) -> bool {
+        (self.anywhere || c.meets(self.any)) && !c.meets(self.none)
+    }
+
+    /// The first class listed plainly that `c` has.
+    #[must_use]
+    pub fn which(&self, c: Classes) -> Option<&'static str> {
+        Class::ALL
+            .iter()
+            .find(|(k, _)| self.any.has(*k) && c.has(*k))
+            .map(|(_, n)| *n)
+    }
 }
 
 /// A test of one simple command.
@@ -394,6 +427,12 @@ pub struct CommandTest {
     pub target_glob: Option<Arc<Globs>>,
     /// Some argument matches one of these regexes.
     pub arg_matches: Option<Arc<Regexes>>,
+    /// Some operand lies in these location classes.
+    pub target_class: Option<ClassTest>,
+    /// The program name is (`true`) or is not (`false`) an unknown expansion.
+    pub program_unknown: Option<bool>,
+    /// Where the code a shell/interpreter runs comes from (empty: no test).
+    pub code: Vec<Code>,
     /// Further condition over the command object.
     pub when: Option<Condition>,
 }

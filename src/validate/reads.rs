@@ -268,6 +268,10 @@ pub const COMMAND_OBJECT_FIELDS: &[&str] = &[
     "redirects",
     "via",
     "assignments",
+    "cwd",
+    "program_unknown",
+    "operands_from_input",
+    "code",
 ];
 
 /// The command object `command = { when = ... }` sees (`eval::command_object`).
@@ -304,6 +308,18 @@ fn command_node() -> Node {
                     complete: false,
                 },
             ),
+            ("cwd".into(), Presence::Always, Node::Scalar("text")),
+            (
+                "program_unknown".into(),
+                Presence::Always,
+                Node::Scalar("true or false"),
+            ),
+            (
+                "operands_from_input".into(),
+                Presence::Always,
+                Node::Scalar("true or false"),
+            ),
+            ("code".into(), Presence::Sometimes, Node::Scalar("text")),
         ],
         complete: true,
     }
@@ -890,6 +906,17 @@ impl Reader<'_> {
         }
     }
 
+    /// A location class test captures `target` and `target_class`.
+    fn class_captures(&mut self, captured: bool) {
+        for name in ["target", "target_class"] {
+            if captured {
+                self.captured.insert(name.to_string());
+            } else {
+                self.uncaptured.insert(name.to_string());
+            }
+        }
+    }
+
     /// Named groups of `matches` in `when` become captures; others never do.
     fn collect_captures(&mut self, c: &Condition, captured: bool) {
         match c {
@@ -916,10 +943,14 @@ impl Reader<'_> {
                             self.uncaptured.extend(group_names(s));
                         }
                     }
+                    if ct.target_class.is_some() {
+                        self.class_captures(captured);
+                    }
                     if let Some(w) = &ct.when {
                         self.collect_captures(w, captured);
                     }
                 }
+                Op::Class(_) => self.class_captures(captured),
                 _ => {}
             },
         }

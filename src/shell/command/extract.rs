@@ -1,22 +1,44 @@
-//! Turn raw commands into [`SimpleCommand`]s: run substitutions first,
-//! unwrap wrappers, and re-parse strings that a shell will execute
-//! (`bash -c`, `eval`, here-documents and literal text piped into a shell).
+//! Turn a parsed script into [`SimpleCommand`]s, following the shell as it
+//! runs: substitutions first, wrappers unwrapped, strings that a shell will
+//! execute re-parsed (`bash -c`, `eval`, here-documents, text piped into a
+//! shell, files written a moment before, functions and aliases defined in the
+//! same command), and the shell's state (directory, variables, positional
+//! parameters) carried along `&&`, `||`, subshells and bodies that may not run,
+//! so every command knows where it runs and what its words may be.
 
-use super::syntax::{self, Heredoc, RawCmd, RedirKind, Sub, MAX_DEPTH};
+use std::rc::Rc;
+
+use super::expand::{Expander, Field};
+use super::literal::{self, brace_expand};
+use super::state::{join, Func, State, Var, Written};
+use super::syntax::{
+    self, AndOr, Command, CommandKind, Conn, Heredoc, List, Part, Pipeline, RedirKind, Sub,
+    SubKind, Word, MAX_DEPTH,
+};
 use super::wrappers::{self, Action, MAX_WRAPPERS};
-use super::{basename, perr, ParseError, Redirect, SimpleCommand};
+use super::{basename, perr, Code, ParseError, Redirect, RedirectOp, SimpleCommand};
+use crate::shell::value::{Piece, Sym, Value};
 
 pub(crate) fn extract(script: &str) -> Result<Vec<SimpleCommand>, ParseError> {
     let mut ex = Extractor {
         out: Vec::new(),
         budget: script.len().saturating_mul(32).saturating_add(1 << 16),
+        work: script.len().saturating_mul(4).saturating_add(1 << 16),
+        state: Rc::new(State::start()),
+        calls: 0,
+        active: Vec::new(),
     };
     let s = syntax::parse_script(script, 0)?;
-    ex.items(&s.items, &s.heredocs, &[])?;
+    let cx = Cx {
+        table: &s.heredocs,
+        via: Vec::new(),
+    };
+    ex.list(&s.body, &cx)?;
     Ok(ex.out)
 }
 
 /// How to translate error offsets of a re-parsed text.
+#[derive(Clone)]
 enum OffMap {
     /// The text is a verbatim slice of the enclosing source at this offset.
     Verbatim(usize),
@@ -42,29 +64,106 @@ impl OffMap {
     }
 }
 
-/// Per-raw-command context shared by a chain of wrapped commands.
-struct Ctx<'a> {
-    raw: &'a RawCmd,
+/// Where a list is: its here-document table and how we got there.
+struct Cx<'a> {
     table: &'a [Heredoc],
-    pipe_src: Option<&'a RawCmd>,
+    via: Vec<String>,
+}
+
+impl Cx<'_> {
+    fn with_via(&self, label: &str) -> Cx<'_> {
+        let mut via = self.via.clone();
+        via.push(label.to_string());
+        Cx {
+            table: self.table,
+            via,
+        }
+    }
+}
+
+/// What a command's standard input is, as far as the analysis knows.
+#[derive(Clone)]
+enum Input {
+    /// Not redirected or piped.
+    None,
+    /// Output of the previous command of a pipeline, when known.
+    Known(Value),
+    /// Text a decoder made of known input (`… | base64 -d`).
+    Decoded(String),
+    /// Output nobody can know beforehand (`curl …`).
+    Unknown,
+}
+
+/// The states after a command, split by its exit status (`None`: that
+/// outcome cannot happen, e.g. after `exit`).
+struct Exit {
+    ok: Option<Rc<State>>,
+    fail: Option<Rc<State>>,
+}
+
+impl Exit {
+    fn same(s: &Rc<State>) -> Exit {
+        Exit {
+            ok: Some(s.clone()),
+            fail: Some(s.clone()),
+        }
+    }
+}
+
+/// A command's effect and output.
+struct Ran {
+    exit: Exit,
+    /// What it prints on standard output, when known.
+    output: Option<Value>,
+    /// The output was decoded from known input.
+    decoded: bool,
+}
+
+/// Per-simple-command context shared by a chain of wrapped commands.
+struct Link<'a> {
+    cmd: &'a Command,
     redirects: Vec<Redirect>,
+    stdin: Input,
+    /// What a here-document or here-string feeds the command, with its label.
+    here: Option<(String, &'static str, OffMap)>,
 }
 
 struct Extractor {
     out: Vec<SimpleCommand>,
     /// Bytes we may still re-parse; bounds work on adversarial input.
     budget: usize,
+    /// Commands we may still follow (function calls, aliases and wrappers
+    /// multiply them); bounds work on adversarial input.
+    work: usize,
+    /// The shell's state before the next command.
+    state: Rc<State>,
+    /// Nesting of function calls and alias expansions being followed.
+    calls: usize,
+    /// Functions being called (a recursive call is not followed again).
+    active: Vec<String>,
 }
 
 impl Extractor {
-    /// Parse `text` as a script nested at `depth` and extract its commands.
+    fn tick(&mut self, at: usize) -> Result<(), ParseError> {
+        match self.work.checked_sub(1) {
+            Some(w) => {
+                self.work = w;
+                Ok(())
+            }
+            None => Err(perr("script too complex: too many commands to follow", at)),
+        }
+    }
+
+    /// Parse `text` as a script nested at `depth` and extract its commands in
+    /// the current state (`eval`, `source`) or a child shell's.
     fn nested(
         &mut self,
         text: &str,
         depth: usize,
         via: &[String],
         map: OffMap,
-    ) -> Result<(), ParseError> {
+        child: Option<Option<Vec<Value>>>,
+    ) -> Result<Option<Value>, ParseError> {
         if text.len() > self.budget {
             return Err(perr(
                 "script too complex: re-parsing budget exhausted",
@@ -74,166 +173,1073 @@ impl Extractor {
         self.budget -= text.len();
         let s = syntax::parse_script(text, depth).map_err(|e| map.apply(e))?;
         let first = self.out.len();
-        self.items(&s.items, &s.heredocs, via)
-            .map_err(|e| map.apply(e))?;
+        let saved = self.state.clone();
+        let is_child = child.is_some();
+        if let Some(positional) = child {
+            self.state = Rc::new(saved.child(positional));
+        }
+        let cx = Cx {
+            table: &s.heredocs,
+            via: via.to_vec(),
+        };
+        let out = self.list(&s.body, &cx).map_err(|e| map.apply(e))?;
+        if is_child {
+            self.restore(saved);
+        }
         for c in self.out.get_mut(first..).unwrap_or_default() {
             c.offset = match &map {
                 OffMap::Verbatim(base) => base.saturating_add(c.offset),
                 OffMap::At(off, _) => *off,
             };
         }
-        Ok(())
+        Ok(out)
     }
 
-    fn items(
-        &mut self,
-        items: &[RawCmd],
-        table: &[Heredoc],
-        via: &[String],
-    ) -> Result<(), ParseError> {
-        for raw in items {
-            let mut here_via = via.to_vec();
-            here_via.extend(raw.via.iter().cloned());
-            // Substitutions run before the command itself.
-            let words = raw
-                .assigns
-                .iter()
-                .chain(&raw.words)
-                .chain(raw.redirs.iter().map(|r| &r.target));
-            for w in words {
-                for s in &w.subs {
-                    self.sub(s, table, &here_via)?;
+    /// Go back to `saved` after a subshell; files it wrote stay written.
+    fn restore(&mut self, saved: Rc<State>) {
+        let inner = std::mem::replace(&mut self.state, saved);
+        if inner.files != self.state.files {
+            let mut s = (*self.state).clone();
+            s.files
+                .extend(inner.files.iter().map(|(k, v)| (k.clone(), v.clone())));
+            self.state = Rc::new(s);
+        }
+    }
+
+    /// Run a list; returns the output of its last command when known.
+    fn list(&mut self, list: &List, cx: &Cx) -> Result<Option<Value>, ParseError> {
+        let mut output = None;
+        for ao in &list.items {
+            output = self.and_or(ao, cx)?;
+        }
+        Ok(output)
+    }
+
+    fn and_or(&mut self, ao: &AndOr, cx: &Cx) -> Result<Option<Value>, ParseError> {
+        let start = self.state.clone();
+        let first = self.pipeline(&ao.first, cx)?;
+        let (mut ok, mut fail) = (first.exit.ok, first.exit.fail);
+        let mut output = first.output;
+        for (conn, p) in &ao.rest {
+            let input = match conn {
+                Conn::And => ok.clone(),
+                Conn::Or => fail.clone(),
+            };
+            // A branch that cannot run is still read (the model may be wrong).
+            self.state = input.unwrap_or_else(|| start.clone());
+            let r = self.pipeline(p, cx)?;
+            output = r.output;
+            match conn {
+                Conn::And => {
+                    ok = r.exit.ok;
+                    fail = join(fail, r.exit.fail);
+                }
+                Conn::Or => {
+                    ok = join(ok, r.exit.ok);
+                    fail = r.exit.fail;
                 }
             }
-            for r in &raw.redirs {
-                if let RedirKind::Heredoc(id) = r.kind {
-                    for s in table.get(id).map(|h| h.subs.as_slice()).unwrap_or_default() {
-                        self.sub(s, table, &here_via)?;
+        }
+        let end = join(ok, fail).unwrap_or_else(|| start.clone());
+        if ao.background {
+            self.state = start;
+            self.restore_files(&end);
+        } else {
+            self.state = end;
+        }
+        Ok(output)
+    }
+
+    fn restore_files(&mut self, inner: &State) {
+        if inner.files != self.state.files {
+            let mut s = (*self.state).clone();
+            s.files
+                .extend(inner.files.iter().map(|(k, v)| (k.clone(), v.clone())));
+            self.state = Rc::new(s);
+        }
+    }
+
+    fn pipeline(&mut self, p: &Pipeline, cx: &Cx) -> Result<Ran, ParseError> {
+        match p.cmds.as_slice() {
+            [] => Ok(Ran {
+                exit: Exit::same(&self.state),
+                output: None,
+                decoded: false,
+            }),
+            [one] => self.command(one, Input::None, cx),
+            cmds => {
+                // Every element runs in a subshell.
+                let start = self.state.clone();
+                let mut stdin = Input::None;
+                let mut last = None;
+                for c in cmds {
+                    self.state = start.clone();
+                    let r = self.command(c, stdin, cx)?;
+                    stdin = match (&r.output, r.decoded) {
+                        (Some(v), true) => match v.literal() {
+                            Some(t) => Input::Decoded(t),
+                            None => Input::Known(v.clone()),
+                        },
+                        (Some(v), false) => Input::Known(v.clone()),
+                        (None, _) => Input::Unknown,
+                    };
+                    let inner = self.state.clone();
+                    self.state = start.clone();
+                    self.restore_files(&inner);
+                    last = Some(r);
+                }
+                let end = self.state.clone();
+                Ok(Ran {
+                    exit: Exit::same(&end),
+                    output: last.as_ref().and_then(|r| r.output.clone()),
+                    decoded: last.is_some_and(|r| r.decoded),
+                })
+            }
+        }
+    }
+
+    fn command(&mut self, c: &Command, stdin: Input, cx: &Cx) -> Result<Ran, ParseError> {
+        self.tick(c.offset)?;
+        if c.depth > MAX_DEPTH {
+            return Err(perr(
+                format!("nesting deeper than {MAX_DEPTH} levels"),
+                c.offset,
+            ));
+        }
+        let start = self.state.clone();
+        let plain = |s: &Rc<State>| Ran {
+            exit: Exit::same(s),
+            output: None,
+            decoded: false,
+        };
+        let ran = match &c.kind {
+            CommandKind::Simple { assigns, words } => {
+                return self.simple(c, assigns, words, stdin, cx);
+            }
+            CommandKind::Subshell(list) => {
+                let out = self.list(list, cx)?;
+                let inner = self.state.clone();
+                self.state = start.clone();
+                self.restore_files(&inner);
+                Ran {
+                    exit: Exit::same(&self.state),
+                    output: out,
+                    decoded: false,
+                }
+            }
+            CommandKind::Group(list) => {
+                let out = self.list(list, cx)?;
+                Ran {
+                    exit: Exit::same(&self.state),
+                    output: out,
+                    decoded: false,
+                }
+            }
+            CommandKind::If { arms, otherwise } => {
+                let mut ends = None;
+                for (cond, body) in arms {
+                    self.list(cond, cx)?;
+                    let after_cond = self.state.clone();
+                    self.list(body, cx)?;
+                    ends = join(ends, Some(self.state.clone()));
+                    self.state = after_cond;
+                }
+                if let Some(e) = otherwise {
+                    self.list(e, cx)?;
+                }
+                ends = join(ends, Some(self.state.clone()));
+                self.state = ends.unwrap_or(start);
+                plain(&self.state)
+            }
+            CommandKind::Loop { cond, body } => {
+                self.list(cond, cx)?;
+                self.list(body, cx)?;
+                self.state = join(Some(start), Some(self.state.clone()))
+                    .unwrap_or_else(|| self.state.clone());
+                plain(&self.state)
+            }
+            CommandKind::For { var, words, body } => {
+                let value = match words {
+                    Some(words) => {
+                        let mut v = Value::default();
+                        for w in words {
+                            for f in self.word_fields(w, cx)? {
+                                for s in f.value.0 {
+                                    v.add(s);
+                                }
+                            }
+                        }
+                        v
+                    }
+                    None => self.positional_all(),
+                };
+                let mut s = (*self.state).clone();
+                if !value.0.is_empty() {
+                    s.set(var, Var::Scalar(value), false);
+                }
+                self.state = Rc::new(s);
+                self.list(body, cx)?;
+                self.state = join(Some(start), Some(self.state.clone()))
+                    .unwrap_or_else(|| self.state.clone());
+                plain(&self.state)
+            }
+            CommandKind::ArithFor { subs, body } => {
+                for s in subs {
+                    self.sub(s, cx)?;
+                }
+                self.list(body, cx)?;
+                self.state = join(Some(start), Some(self.state.clone()))
+                    .unwrap_or_else(|| self.state.clone());
+                plain(&self.state)
+            }
+            CommandKind::Case { subject, arms } => {
+                self.word_fields(subject, cx)?;
+                let mut ends = Some(self.state.clone());
+                for (patterns, body) in arms {
+                    let before = self.state.clone();
+                    for p in patterns {
+                        self.word_fields(p, cx)?;
+                    }
+                    self.list(body, cx)?;
+                    ends = join(ends, Some(self.state.clone()));
+                    self.state = before;
+                }
+                self.state = ends.unwrap_or(start);
+                plain(&self.state)
+            }
+            CommandKind::Function { name, body } => {
+                // Read the body where it is defined (it may run), then keep it
+                // for calls.
+                let fcx = cx.with_via(&format!("{name}()"));
+                let saved = self.state.clone();
+                self.command(body, Input::None, &fcx)?;
+                self.state = saved;
+                let mut s = (*self.state).clone();
+                s.funcs
+                    .insert(name.clone(), Func(Rc::new((**body).clone())));
+                self.state = Rc::new(s);
+                plain(&self.state)
+            }
+            CommandKind::Arith(subs) => {
+                for s in subs {
+                    self.sub(s, cx)?;
+                }
+                plain(&self.state)
+            }
+            CommandKind::Test(words) => {
+                for w in words {
+                    self.word_fields(w, cx)?;
+                }
+                plain(&self.state)
+            }
+        };
+        // Redirections of a compound command: a command with no program.
+        if !c.redirs.is_empty() {
+            let redirects = self.redirects(c, cx)?;
+            let mut sc = SimpleCommand::with_values(
+                String::new(),
+                Vec::new(),
+                Vec::new(),
+                redirects,
+                Vec::new(),
+                cx.via.clone(),
+                c.offset,
+            );
+            sc.cwd = self.state.cwd.clone();
+            self.out.push(sc);
+        }
+        Ok(ran)
+    }
+
+    /// Run a substitution (in a subshell); returns what it prints, if known.
+    fn sub(&mut self, s: &Sub, cx: &Cx) -> Result<Option<Value>, ParseError> {
+        let table = s.heredocs.as_deref().unwrap_or(cx.table);
+        let scx = Cx {
+            table,
+            via: {
+                let mut v = cx.via.clone();
+                v.push(s.kind.label().to_string());
+                v
+            },
+        };
+        let saved = self.state.clone();
+        let out = self.list(&s.body, &scx)?;
+        let inner = std::mem::replace(&mut self.state, saved);
+        self.restore_files(&inner);
+        // Command substitution drops trailing newlines.
+        Ok(out.map(|v| trim_newlines(&v)))
+    }
+
+    /// Run a word's substitutions, then expand it.
+    fn word_fields(&mut self, w: &Word, cx: &Cx) -> Result<Vec<Field>, ParseError> {
+        let outputs = self.outputs(w, cx)?;
+        Ok(self.expand_word(w, &outputs))
+    }
+
+    /// Expand a word whose substitutions printed `outputs`; an unquoted word
+    /// first goes through brace expansion (`{rm,-rf,/}` is three words).
+    fn expand_word(&self, w: &Word, outputs: &[Value]) -> Vec<Field> {
+        let ex = Expander { state: &self.state };
+        if w.plain && w.text.contains('{') && w.subs.is_empty() {
+            let texts = brace_expand(&w.text);
+            if texts.len() != 1 || texts[0] != w.text {
+                let mut fields = Vec::new();
+                for t in texts {
+                    match syntax::word_from_text(&t) {
+                        Some(word) => fields.extend(ex.fields(&word, &[])),
+                        None => fields.push(Field::literal(&t)),
                     }
                 }
+                return fields;
             }
-            if !raw.simple {
-                continue;
+        }
+        ex.fields(w, outputs)
+    }
+
+    /// What each substitution of a word prints (unknown ones as unknown).
+    fn outputs(&mut self, w: &Word, cx: &Cx) -> Result<Vec<Value>, ParseError> {
+        let mut outputs = Vec::with_capacity(w.subs.len());
+        for s in &w.subs {
+            let label = match s.kind {
+                SubKind::Dollar | SubKind::Backtick => "$(…)",
+                SubKind::ProcIn => "<(…)",
+                SubKind::ProcOut => ">(…)",
+            };
+            let out = self.sub(s, cx)?;
+            outputs.push(out.unwrap_or_else(|| Value::unknown(label)));
+        }
+        if let Some(elems) = &w.array {
+            for e in elems {
+                self.outputs(e, cx)?;
             }
-            let redirects = raw
-                .redirs
-                .iter()
-                .filter_map(|r| match r.kind {
-                    RedirKind::File(op) => Some(Redirect {
+        }
+        Ok(outputs)
+    }
+
+    fn redirects(&mut self, c: &Command, cx: &Cx) -> Result<Vec<Redirect>, ParseError> {
+        let mut out = Vec::new();
+        for r in &c.redirs {
+            match r.kind {
+                RedirKind::File(op) => {
+                    let f = self.word_fields(&r.target, cx)?;
+                    let value = f
+                        .first()
+                        .map(|f| f.value.clone())
+                        .unwrap_or_else(|| Value::text(""));
+                    out.push(Redirect {
                         op,
                         fd: r.fd,
                         target: r.target.text.clone(),
-                    }),
-                    _ => None,
-                })
-                .collect();
-            let ctx = Ctx {
-                raw,
-                table,
-                pipe_src: raw.pipe_from.and_then(|j| items.get(j)),
-                redirects,
-            };
-            let words = raw
-                .words
-                .iter()
-                .flat_map(|w| {
-                    if w.plain {
-                        brace_expand(&w.text)
-                            .into_iter()
-                            .flat_map(ifs_split)
-                            .collect()
-                    } else {
-                        vec![w.text.clone()]
+                        value,
+                    });
+                }
+                RedirKind::Heredoc(id) => {
+                    let subs = cx
+                        .table
+                        .get(id)
+                        .map(|h| h.subs.as_slice())
+                        .unwrap_or_default();
+                    for s in subs {
+                        self.sub(s, cx)?;
                     }
-                })
-                .collect();
-            let assigns = raw
-                .assigns
-                .iter()
-                .filter_map(|w| w.assign.clone())
-                .collect();
-            self.chain(words, assigns, here_via, &ctx, raw.depth)?;
+                }
+                RedirKind::HereString => {
+                    self.word_fields(&r.target, cx)?;
+                }
+                RedirKind::Dup => {}
+            }
         }
-        Ok(())
+        Ok(out)
     }
 
-    fn sub(&mut self, s: &Sub, table: &[Heredoc], via: &[String]) -> Result<(), ParseError> {
-        let mut v = via.to_vec();
-        v.push(s.kind.label().to_string());
-        let t = s.heredocs.as_deref().unwrap_or(table);
-        self.items(&s.items, t, &v)
+    fn simple(
+        &mut self,
+        c: &Command,
+        assigns: &[Word],
+        words: &[Word],
+        stdin: Input,
+        cx: &Cx,
+    ) -> Result<Ran, ParseError> {
+        // Substitutions run first: in assignments, then words, then redirections.
+        let mut assign_vals = Vec::new();
+        for w in assigns {
+            let outs = self.outputs(w, cx)?;
+            let var = Expander { state: &self.state }.assignment(w, &outs);
+            let name = w.assign.as_ref().map(|a| a.0.clone()).unwrap_or_default();
+            assign_vals.push((name, var, w));
+        }
+        let mut fields = Vec::new();
+        let mut word_outs = Vec::with_capacity(words.len());
+        for w in words {
+            let outs = self.outputs(w, cx)?;
+            fields.extend(self.expand_word(w, &outs));
+            word_outs.push(outs);
+        }
+        let redirects = self.redirects(c, cx)?;
+        let here = here_input(c, cx, &self.state);
+        let assignments: Vec<(String, String)> =
+            assigns.iter().filter_map(|w| w.assign.clone()).collect();
+
+        if fields.is_empty() {
+            // Only assignments and redirections: the variables stay set.
+            let mut s = (*self.state).clone();
+            for (name, var, _) in assign_vals {
+                s.set(base_name(&name), var, false);
+            }
+            for r in &redirects {
+                if r.op != RedirectOp::Read {
+                    remember_file(&mut s, r, None);
+                }
+            }
+            self.state = Rc::new(s);
+            let mut sc = SimpleCommand::with_values(
+                String::new(),
+                Vec::new(),
+                Vec::new(),
+                redirects,
+                assignments,
+                cx.via.clone(),
+                c.offset,
+            );
+            sc.cwd = self.state.cwd.clone();
+            self.out.push(sc);
+            return Ok(Ran {
+                exit: Exit::same(&self.state),
+                output: None,
+                decoded: false,
+            });
+        }
+
+        // An alias defined earlier in the command.
+        if let Some(w) = words.first().filter(|w| w.plain) {
+            if let Some(text) = self.state.aliases.get(&w.text).cloned() {
+                if self.calls < MAX_DEPTH {
+                    let mut script = text;
+                    for f in fields.get(1..).unwrap_or_default() {
+                        script.push(' ');
+                        script.push_str(&requote(f));
+                    }
+                    let via = {
+                        let mut v = cx.via.clone();
+                        v.push(format!("alias {}", w.text));
+                        v
+                    };
+                    self.calls += 1;
+                    let out = self.nested(
+                        &script,
+                        c.depth + 1,
+                        &via,
+                        OffMap::At(c.offset, format!("alias {}", w.text)),
+                        None,
+                    );
+                    self.calls -= 1;
+                    let output = out?;
+                    return Ok(Ran {
+                        exit: Exit::same(&self.state),
+                        output,
+                        decoded: false,
+                    });
+                }
+            }
+        }
+
+        let link = Link {
+            cmd: c,
+            redirects,
+            stdin: stdin.clone(),
+            here,
+        };
+        // What the top-level program does, worked out before it is emitted
+        // (it runs in the state before its own effect) and applied after.
+        let prog = fields
+            .first()
+            .and_then(|f| f.value.literal())
+            .map(|t| basename(&t).to_ascii_lowercase())
+            .unwrap_or_default();
+        let args = fields.get(1..).unwrap_or_default();
+        let effect = self.builtin(&prog, args, words, &word_outs);
+        let output = self.output_of(&prog, args, &stdin, &link);
+        let content = output.as_ref().map(|(v, _)| v.clone());
+        let mut writes: Vec<(String, Written)> = Vec::new();
+        for r in link.redirects.iter().filter(|r| r.op != RedirectOp::Read) {
+            if let Some(t) = r.value.literal() {
+                let w = if r.op == RedirectOp::Write && r.fd.is_none_or(|fd| fd == 1) {
+                    written(content.as_ref())
+                } else {
+                    Written::Unknown
+                };
+                writes.push((file_key(&t), w));
+            }
+        }
+        for f in written_operands(&prog, args) {
+            if let Some(t) = f.value.literal() {
+                let c = if prog == "tee" {
+                    content.as_ref()
+                } else {
+                    None
+                };
+                writes.push((file_key(&t), written(c)));
+            }
+        }
+        let call = match self.state.funcs.get(&prog) {
+            Some(Func(body)) if self.calls < MAX_DEPTH && !self.active.contains(&prog) => Some((
+                body.clone(),
+                args.iter().map(|a| a.value.clone()).collect::<Vec<_>>(),
+            )),
+            _ => None,
+        };
+
+        self.chain(fields, assignments, cx.via.clone(), &link, c.depth, false)?;
+
+        let mut exit = effect.unwrap_or_else(|| Exit::same(&self.state));
+        // A function defined earlier in the command: follow the call.
+        if let Some((body, values)) = call {
+            let mut p = vec![self
+                .state
+                .positional
+                .as_ref()
+                .and_then(|p| p.first().cloned())
+                .unwrap_or_else(|| Value::unknown("$0"))];
+            p.extend(values);
+            let saved_pos = self.state.positional.clone();
+            let mut s = (*self.state).clone();
+            s.positional = Some(p);
+            self.state = Rc::new(s);
+            let fcx = cx.with_via(&prog);
+            self.calls += 1;
+            self.active.push(prog.clone());
+            let r = self.command(&body, stdin.clone(), &fcx);
+            self.active.pop();
+            self.calls -= 1;
+            r?;
+            let mut s = (*self.state).clone();
+            s.positional = saved_pos;
+            self.state = Rc::new(s);
+            exit = Exit::same(&self.state);
+        }
+        // Files it wrote, whatever its exit status.
+        if !writes.is_empty() {
+            let with_files = |st: Option<Rc<State>>| {
+                st.map(|st| {
+                    let mut s = (*st).clone();
+                    s.files.extend(writes.iter().cloned());
+                    Rc::new(s)
+                })
+            };
+            exit = Exit {
+                ok: with_files(exit.ok),
+                fail: with_files(exit.fail),
+            };
+        }
+        let (output, decoded) = match output {
+            // A redirected standard output is not the command's output.
+            Some(_)
+                if link
+                    .redirects
+                    .iter()
+                    .any(|r| r.op != RedirectOp::Read && r.fd.is_none_or(|fd| fd == 1)) =>
+            {
+                (None, false)
+            }
+            Some((v, d)) => (Some(v), d),
+            None => (None, false),
+        };
+        Ok(Ran {
+            exit,
+            output,
+            decoded,
+        })
     }
 
-    /// Emit `words` as a command, then whatever it runs, wrapper by wrapper.
+    /// What a builtin does to the shell (`cd`, `export`, `read`, `alias`, …),
+    /// as the states after it succeeds and fails; `None` for other programs.
+    fn builtin(
+        &self,
+        prog: &str,
+        args: &[Field],
+        words: &[Word],
+        word_outs: &[Vec<Value>],
+    ) -> Option<Exit> {
+        let changed = |s: State| Some(Exit::same(&Rc::new(s)));
+        match prog {
+            "cd" | "pushd" | "popd" | "chdir" => Some(self.change_dir(prog, args)),
+            "exit" | "return" | "logout" => Some(Exit {
+                ok: None,
+                fail: None,
+            }),
+            "exec" if args.iter().any(|a| !a.text.starts_with('-')) => Some(Exit {
+                ok: None,
+                fail: None,
+            }),
+            "export" | "declare" | "typeset" | "local" | "readonly" => {
+                let export = prog == "export" || args.iter().any(|a| a.text == "-x");
+                let mut s = (*self.state).clone();
+                for (w, outs) in words.iter().zip(word_outs).skip(1) {
+                    if w.assign.is_some() {
+                        let var = Expander { state: &s }.assignment(w, outs);
+                        let name = w.assign.as_ref().map(|a| a.0.clone()).unwrap_or_default();
+                        s.set(base_name(&name), var, export);
+                    } else if export && !w.text.starts_with('-') {
+                        if let Some(b) = s.vars.get_mut(&w.text) {
+                            b.exported = true;
+                        }
+                    }
+                }
+                changed(s)
+            }
+            "unset" => {
+                let mut s = (*self.state).clone();
+                let funcs = args.iter().any(|a| a.text == "-f");
+                for a in args.iter().filter(|a| !a.text.starts_with('-')) {
+                    if funcs {
+                        s.funcs.remove(&a.text);
+                    } else {
+                        s.set(&a.text, Var::Scalar(Value::text("")), false);
+                    }
+                }
+                changed(s)
+            }
+            "read" | "mapfile" | "readarray" | "getopts" => {
+                let mut s = (*self.state).clone();
+                let mut names: Vec<&str> = Vec::new();
+                let mut i = 0;
+                while let Some(a) = args.get(i) {
+                    if a.text.starts_with('-') {
+                        // Options with a value: `-a NAME`, `-p prompt`, `-d`, `-n`, `-t`, `-u`.
+                        if matches!(a.text.as_str(), "-a") {
+                            if let Some(n) = args.get(i + 1) {
+                                names.push(&n.text);
+                            }
+                            i += 2;
+                            continue;
+                        }
+                        if matches!(
+                            a.text.as_str(),
+                            "-p" | "-d"
+                                | "-n"
+                                | "-N"
+                                | "-t"
+                                | "-u"
+                                | "-i"
+                                | "-C"
+                                | "-c"
+                                | "-O"
+                                | "-s"
+                        ) {
+                            i += 2;
+                            continue;
+                        }
+                    } else {
+                        names.push(&a.text);
+                    }
+                    i += 1;
+                }
+                if prog == "getopts" {
+                    names = names.into_iter().skip(1).take(1).collect();
+                }
+                if names.is_empty() {
+                    names.push(if prog == "read" { "REPLY" } else { "MAPFILE" });
+                }
+                for n in names {
+                    s.set(n, Var::Scalar(Value::unknown(&format!("${n}"))), false);
+                }
+                changed(s)
+            }
+            "alias" => {
+                let mut s = (*self.state).clone();
+                for a in args {
+                    if let Some((n, v)) = a.text.split_once('=') {
+                        s.aliases.insert(n.to_string(), v.to_string());
+                    }
+                }
+                changed(s)
+            }
+            "unalias" => {
+                let mut s = (*self.state).clone();
+                for a in args {
+                    s.aliases.remove(&a.text);
+                }
+                changed(s)
+            }
+            "printf" if args.first().is_some_and(|a| a.text == "-v") => {
+                if let Some(name) = args.get(1) {
+                    let v = printf_value(args.get(2..).unwrap_or_default());
+                    let mut s = (*self.state).clone();
+                    s.set(&name.text, Var::Scalar(v), false);
+                    changed(s)
+                } else {
+                    None
+                }
+            }
+            "set" => {
+                if let Some(k) = args.iter().position(|a| a.text == "--") {
+                    let mut s = (*self.state).clone();
+                    let zero = s
+                        .positional
+                        .as_ref()
+                        .and_then(|p| p.first().cloned())
+                        .unwrap_or_else(|| Value::unknown("$0"));
+                    let mut p = vec![zero];
+                    p.extend(
+                        args.get(k + 1..)
+                            .unwrap_or_default()
+                            .iter()
+                            .map(|a| a.value.clone()),
+                    );
+                    s.positional = Some(p);
+                    changed(s)
+                } else {
+                    None
+                }
+            }
+            "shift" => {
+                let n = args
+                    .first()
+                    .and_then(|a| a.text.parse::<usize>().ok())
+                    .unwrap_or(1);
+                let mut s = (*self.state).clone();
+                if let Some(p) = s.positional.as_mut() {
+                    let keep = p.first().cloned();
+                    let rest: Vec<Value> = p.iter().skip(1 + n).cloned().collect();
+                    *p = keep.into_iter().chain(rest).collect();
+                }
+                changed(s)
+            }
+            _ => None,
+        }
+    }
+
+    /// `cd` / `pushd` / `popd`: the states after success and failure.
+    fn change_dir(&self, prog: &str, args: &[Field]) -> Exit {
+        let old = self.state.cwd.clone();
+        let operands: Vec<&Field> = args
+            .iter()
+            .filter(|a| !(a.text.starts_with('-') && a.text.len() > 1) || a.text == "-")
+            .collect();
+        let mut s = (*self.state).clone();
+        let target = match prog {
+            "popd" => match s.dirs.pop() {
+                Some(d) => d,
+                None => Value::unknown("popd"),
+            },
+            _ => match operands.first() {
+                None if prog == "pushd" => match s.dirs.pop() {
+                    Some(d) => d,
+                    None => Value::unknown("pushd"),
+                },
+                None => Value::one(Sym::piece(Piece::Home)),
+                Some(f) if f.text == "-" => self.state.oldpwd.clone(),
+                Some(f) => f.value.clone(),
+            },
+        };
+        if prog == "pushd" {
+            s.dirs.push(old.clone());
+        }
+        s.cwd = resolve_dir(&old, &target);
+        s.oldpwd = old;
+        Exit {
+            ok: Some(Rc::new(s)),
+            fail: Some(self.state.clone()),
+        }
+    }
+
+    /// `$@` of the current shell, as one value.
+    fn positional_all(&self) -> Value {
+        match &self.state.positional {
+            Some(p) => {
+                let mut v = Value::default();
+                for x in p.iter().skip(1) {
+                    v = v.union(x);
+                }
+                v
+            }
+            None => Value::unknown("$@"),
+        }
+    }
+
+    /// What a command prints, when the analysis can tell (and whether it was
+    /// decoded from known input).
+    fn output_of(
+        &self,
+        prog: &str,
+        args: &[Field],
+        stdin: &Input,
+        link: &Link,
+    ) -> Option<(Value, bool)> {
+        let cwd = &self.state.cwd;
+        let texts: Vec<&str> = args.iter().map(|a| a.text.as_str()).collect();
+        let known_in = || -> Option<String> {
+            match (&link.here, stdin) {
+                (Some((t, _, _)), _) => Some(t.clone()),
+                (None, Input::Known(v)) => v.literal(),
+                (None, Input::Decoded(t)) => Some(t.clone()),
+                _ => None,
+            }
+        };
+        Some(match prog {
+            "echo" => {
+                let n = texts
+                    .iter()
+                    .take_while(|a| {
+                        a.strip_prefix('-').is_some_and(|f| {
+                            !f.is_empty() && f.chars().all(|c| matches!(c, 'n' | 'e' | 'E'))
+                        })
+                    })
+                    .count();
+                let v = join_fields(args.get(n..).unwrap_or_default())?;
+                match v.literal() {
+                    Some(t) => (Value::text(&literal::unescape(&t)), false),
+                    None => (v, false),
+                }
+            }
+            "printf" if texts.first() != Some(&"-v") => (printf_value(args), false),
+            "pwd" => (cwd.clone(), false),
+            "realpath" | "readlink" | "grealpath" | "greadlink" => {
+                let f = args.iter().find(|a| !a.text.starts_with('-'))?;
+                (resolve_dir(cwd, &f.value), false)
+            }
+            "dirname" => {
+                let f = args.iter().find(|a| !a.text.starts_with('-'))?;
+                (
+                    resolve_dir(cwd, &f.value).concat(&Value::text("/..")),
+                    false,
+                )
+            }
+            "basename" => {
+                let f = args.iter().find(|a| !a.text.starts_with('-'))?;
+                let t = f.value.literal()?;
+                (Value::text(basename(t.trim_end_matches('/'))), false)
+            }
+            "git" if texts.contains(&"rev-parse") && texts.contains(&"--show-toplevel") => {
+                (Value::one(Sym::piece(Piece::Project)), false)
+            }
+            "mktemp" | "gmktemp" => (mktemp(cwd, args), false),
+            "whoami" | "logname" => (Value::one(Sym::piece(Piece::Env("USER".into()))), false),
+            "id" if texts.contains(&"-un") || (texts.contains(&"-u") && texts.contains(&"-n")) => {
+                (Value::one(Sym::piece(Piece::Env("USER".into()))), false)
+            }
+            "which" | "command" | "type" => {
+                let name = texts.iter().rev().find(|a| !a.starts_with('-'))?;
+                (Value::text(&format!("/usr/bin/{}", basename(name))), false)
+            }
+            "cat" if texts.iter().all(|a| a.starts_with('-') || *a == "-") => match &link.here {
+                Some((t, _, _)) => (Value::text(t), false),
+                None => match stdin {
+                    Input::Known(v) => (v.clone(), false),
+                    Input::Decoded(t) => (Value::text(t), true),
+                    _ => return None,
+                },
+            },
+            "cat" => {
+                let f = args.iter().find(|a| !a.text.starts_with('-'))?;
+                let key = file_key(&f.value.literal()?);
+                match self.state.files.get(&key)? {
+                    Written::Text(t) => (Value::text(t), false),
+                    Written::Unknown => return None,
+                }
+            }
+            "base64" | "gbase64" | "openssl"
+                if texts
+                    .iter()
+                    .any(|a| matches!(*a, "-d" | "--decode" | "-D" | "-di" | "-id")) =>
+            {
+                let t = known_in()?;
+                (Value::text(&literal::base64_decode(&t)?), true)
+            }
+            "base32" => return None,
+            "xxd" if texts.contains(&"-r") => {
+                let t = known_in()?;
+                (Value::text(&literal::hex_decode(&t)?), true)
+            }
+            "rev" if args.is_empty() => (Value::text(&literal::rev(&known_in()?)), true),
+            "tr" if texts.len() == 2
+                && matches!(texts[0], "A-Za-z" | "a-zA-Z" | "[A-Za-z]")
+                && matches!(texts[1], "N-ZA-Mn-za-m" | "n-za-mN-ZA-M") =>
+            {
+                (Value::text(&literal::rot13(&known_in()?)), true)
+            }
+            _ => return None,
+        })
+    }
+
+    /// Emit `fields` as a command, then whatever it runs, wrapper by wrapper.
+    /// `from_input`: operands are added from input (`xargs`).
     fn chain(
         &mut self,
-        mut words: Vec<String>,
+        mut fields: Vec<Field>,
         mut assigns: Vec<(String, String)>,
         mut via: Vec<String>,
-        ctx: &Ctx,
+        link: &Link,
         depth: usize,
+        mut from_input: bool,
     ) -> Result<(), ParseError> {
-        let off = ctx.raw.offset;
+        let off = link.cmd.offset;
         if depth > MAX_DEPTH {
             return Err(perr(format!("nesting deeper than {MAX_DEPTH} levels"), off));
         }
         let mut hops = 0;
         loop {
-            let Some(path) = words.first() else {
-                self.out.push(SimpleCommand::build(
-                    String::new(),
-                    Vec::new(),
-                    ctx.redirects.clone(),
-                    assigns,
-                    via,
-                    off,
-                ));
+            self.tick(off)?;
+            let Some(first) = fields.first() else {
                 return Ok(());
             };
-            let prog = basename(path).to_string();
-            let args = words.get(1..).unwrap_or_default();
-            let action = wrappers::classify(&prog, args);
-            self.out.push(SimpleCommand::build(
+            // A program name with several known spellings: follow each.
+            if first.value.0.len() > 1 {
+                let alts = first.value.0.clone();
+                let mut any_unknown = false;
+                for a in alts {
+                    match a.literal() {
+                        Some(t) => {
+                            let mut f = fields.clone();
+                            f[0] = Field::literal(&t);
+                            self.chain(
+                                f,
+                                assigns.clone(),
+                                via.clone(),
+                                link,
+                                depth + 1,
+                                from_input,
+                            )?;
+                        }
+                        None => any_unknown = true,
+                    }
+                }
+                if !any_unknown {
+                    return Ok(());
+                }
+            }
+            let path = first.text.clone();
+            let program_unknown = first.value.0.iter().any(|s| s.literal().is_none());
+            let prog = basename(&path).to_string();
+            let arg_fields = fields.get(1..).unwrap_or_default();
+            let texts: Vec<String> = arg_fields.iter().map(|f| f.text.clone()).collect();
+            let values: Vec<Value> = arg_fields.iter().map(|f| f.value.clone()).collect();
+            let action = if program_unknown {
+                Action::None
+            } else {
+                wrappers::classify(&prog, &texts)
+            };
+            let mut sc = SimpleCommand::with_values(
                 path.clone(),
-                args.to_vec(),
-                ctx.redirects.clone(),
+                texts.clone(),
+                values,
+                link.redirects.clone(),
                 assigns.clone(),
                 via.clone(),
                 off,
-            ));
+            );
+            sc.cwd = self.state.cwd.clone();
+            sc.program_unknown = program_unknown;
+            sc.operands_from_input = from_input;
+            self.out.push(sc);
+            let at = self.out.len() - 1;
             let extra = match action {
-                Action::None => return Ok(()),
-                Action::Error(msg) => return Err(perr(msg, off)),
-                Action::Exec { skip, assigns } => {
-                    words = words.split_off((skip + 1).min(words.len()));
-                    assigns
-                }
-                Action::Replace { words: w, assigns } => {
-                    words = w;
-                    assigns
-                }
-                Action::Script { text, label } => {
-                    via.push(label.clone());
-                    return self.nested(&text, depth + 1, &via, OffMap::At(off, label));
-                }
-                Action::Stdin => {
-                    for (text, kind, map) in stdin_sources(ctx) {
+                Action::None => {
+                    // A file written earlier in this command, run by path.
+                    if let Some(text) = self.written_script(&path) {
+                        self.set_code(at, Code::Written);
                         let mut v = via.clone();
-                        v.push(if kind == "|" {
-                            format!("| {prog}")
-                        } else {
-                            format!("{prog} {kind}")
-                        });
-                        self.nested(&text, depth + 1, &v, map)?;
+                        v.push(format!("{prog} (written)"));
+                        self.nested(
+                            &text,
+                            depth + 1,
+                            &v,
+                            OffMap::At(off, prog.clone()),
+                            Some(None),
+                        )?;
                     }
                     return Ok(());
                 }
-                Action::Many(cmds) => {
-                    for (label, ws) in cmds {
+                Action::Error(msg) => return Err(perr(msg, off)),
+                Action::Exec { skip, assigns } => {
+                    fields = fields.split_off((skip + 1).min(fields.len()));
+                    assigns
+                }
+                Action::Replace { words: w, assigns } => {
+                    fields = w.iter().map(|t| Field::literal(t)).collect();
+                    assigns
+                }
+                Action::Script {
+                    text,
+                    label,
+                    from,
+                    positional,
+                } => {
+                    let known = arg_fields
+                        .get(from.clone())
+                        .unwrap_or_default()
+                        .iter()
+                        .all(|f| f.value.literal().is_some());
+                    self.set_code(at, if known { Code::Inline } else { Code::Dynamic });
+                    via.push(label.clone());
+                    let same_shell = matches!(label.as_str(), "eval" | "trap");
+                    let child = if same_shell {
+                        None
+                    } else {
+                        Some(match positional {
+                            Some(p) if !from_input => Some(
+                                arg_fields
+                                    .get(p..)
+                                    .unwrap_or_default()
+                                    .iter()
+                                    .map(|f| f.value.clone())
+                                    .collect(),
+                            ),
+                            _ => None,
+                        })
+                    };
+                    self.nested(&text, depth + 1, &via, OffMap::At(off, label), child)?;
+                    return Ok(());
+                }
+                Action::Stdin => {
+                    self.stdin_script(at, &prog, &via, link, depth)?;
+                    return Ok(());
+                }
+                Action::File(i) => {
+                    self.file_script(at, &prog, arg_fields.get(i), &via, link, depth)?;
+                    return Ok(());
+                }
+                Action::Find(cmds) => {
+                    let targets = find_targets(arg_fields);
+                    for (label, range) in cmds {
                         let mut v = via.clone();
                         v.push(label);
-                        self.chain(ws, Vec::new(), v, ctx, depth + 1)?;
+                        let ws: Vec<Field> = arg_fields
+                            .get(range)
+                            .unwrap_or_default()
+                            .iter()
+                            .map(|f| {
+                                if f.text.contains("{}") {
+                                    Field {
+                                        text: f.text.clone(),
+                                        value: targets.clone(),
+                                        content: None,
+                                    }
+                                } else {
+                                    f.clone()
+                                }
+                            })
+                            .collect();
+                        self.chain(ws, Vec::new(), v, link, depth + 1, false)?;
                     }
+                    return Ok(());
+                }
+                Action::Xargs { skip, replace } => {
+                    fields = fields.split_off((skip + 1).min(fields.len()));
+                    match replace {
+                        Some(r) => {
+                            for f in &mut fields {
+                                if f.text.contains(r.as_str()) {
+                                    f.value = Value::unknown("(input from xargs)");
+                                }
+                            }
+                        }
+                        None => from_input = true,
+                    }
+                    Vec::new()
+                }
+                Action::Parallel { cmd, inputs } => {
+                    self.parallel(arg_fields, cmd, inputs, &via, link, depth)?;
                     return Ok(());
                 }
             };
@@ -244,372 +1250,571 @@ impl Extractor {
                     off,
                 ));
             }
-            via.push(prog);
+            via.push(prog.to_ascii_lowercase());
             assigns.extend(extra);
-            if words.is_empty() {
+            if fields.is_empty() {
                 return Ok(());
             }
         }
     }
+
+    fn set_code(&mut self, at: usize, code: Code) {
+        if let Some(c) = self.out.get_mut(at) {
+            c.code = Some(code);
+        }
+    }
+
+    /// The text of a script file written earlier in this command, run by
+    /// path (`./x.sh`, `/tmp/x.sh`).
+    fn written_script(&self, path: &str) -> Option<String> {
+        if !path.contains('/') {
+            return None;
+        }
+        match self.state.files.get(&file_key(path))? {
+            Written::Text(t) => Some(t.clone()),
+            Written::Unknown => None,
+        }
+    }
+
+    /// A shell reading its script from standard input.
+    fn stdin_script(
+        &mut self,
+        at: usize,
+        prog: &str,
+        via: &[String],
+        link: &Link,
+        depth: usize,
+    ) -> Result<(), ParseError> {
+        let off = link.cmd.offset;
+        let mut v = via.to_vec();
+        if let Some((text, kind, map)) = &link.here {
+            self.set_code(at, Code::Inline);
+            v.push(format!("{prog} {kind}"));
+            self.nested(text, depth + 1, &v, map.clone(), Some(None))?;
+            return Ok(());
+        }
+        // `sh < file`
+        if let Some(r) = link.redirects.iter().find(|r| r.op == RedirectOp::Read) {
+            let f = Field {
+                text: r.target.clone(),
+                value: r.value.clone(),
+                content: None,
+            };
+            return self.file_script(at, prog, Some(&f), via, link, depth);
+        }
+        match &link.stdin {
+            Input::None => {}
+            Input::Known(val) => match val.literal() {
+                Some(text) => {
+                    self.set_code(at, Code::Inline);
+                    v.push(format!("| {prog}"));
+                    self.nested(
+                        &text,
+                        depth + 1,
+                        &v,
+                        OffMap::At(off, "piped".into()),
+                        Some(None),
+                    )?;
+                }
+                None => self.set_code(at, Code::Dynamic),
+            },
+            Input::Decoded(text) => {
+                self.set_code(at, Code::Decoded);
+                v.push(format!("| {prog}"));
+                self.nested(
+                    text,
+                    depth + 1,
+                    &v,
+                    OffMap::At(off, "decoded".into()),
+                    Some(None),
+                )?;
+            }
+            Input::Unknown => self.set_code(at, Code::Dynamic),
+        }
+        Ok(())
+    }
+
+    /// A shell (or `source`) running a script file.
+    fn file_script(
+        &mut self,
+        at: usize,
+        prog: &str,
+        file: Option<&Field>,
+        via: &[String],
+        link: &Link,
+        depth: usize,
+    ) -> Result<(), ParseError> {
+        let Some(file) = file else {
+            return Ok(());
+        };
+        let off = link.cmd.offset;
+        let same_shell = matches!(prog, "source" | ".");
+        let mut v = via.to_vec();
+        if let Some(content) = &file.content {
+            // `bash <(…)`, `source <(…)`
+            match content.literal() {
+                Some(text) => {
+                    self.set_code(at, Code::Inline);
+                    v.push(format!("{prog} <()"));
+                    let child = if same_shell { None } else { Some(None) };
+                    self.nested(&text, depth + 1, &v, OffMap::At(off, "<()".into()), child)?;
+                }
+                None => self.set_code(at, Code::Dynamic),
+            }
+            return Ok(());
+        }
+        let Some(path) = file.value.literal() else {
+            self.set_code(at, Code::Dynamic);
+            return Ok(());
+        };
+        if matches!(
+            path.as_str(),
+            "/dev/stdin" | "-" | "/dev/fd/0" | "/proc/self/fd/0"
+        ) {
+            return self.stdin_script(at, prog, via, link, depth);
+        }
+        match self.state.files.get(&file_key(&path)).cloned() {
+            Some(Written::Text(text)) => {
+                self.set_code(at, Code::Written);
+                v.push(format!("{prog} (written)"));
+                let child = if same_shell { None } else { Some(None) };
+                self.nested(&text, depth + 1, &v, OffMap::At(off, path), child)?;
+            }
+            Some(Written::Unknown) => self.set_code(at, Code::Dynamic),
+            None => self.set_code(at, Code::File),
+        }
+        Ok(())
+    }
+
+    /// `parallel CMD… ::: inputs`: one command per input (a single command
+    /// word is a shell command line).
+    fn parallel(
+        &mut self,
+        args: &[Field],
+        cmd: std::ops::Range<usize>,
+        inputs: Option<Vec<usize>>,
+        via: &[String],
+        link: &Link,
+        depth: usize,
+    ) -> Result<(), ParseError> {
+        let words = args.get(cmd).unwrap_or_default();
+        let inputs: Vec<Field> = match inputs {
+            Some(ix) => ix.iter().filter_map(|i| args.get(*i).cloned()).collect(),
+            None => vec![Field {
+                text: "{}".into(),
+                value: Value::unknown("(input from parallel)"),
+                content: None,
+            }],
+        };
+        let mut v = via.to_vec();
+        v.push("parallel".into());
+        for input in inputs.iter().take(8) {
+            if let [one] = words {
+                let text = if one.text.contains("{}") {
+                    one.text.replace("{}", &requote(input))
+                } else {
+                    format!("{} {}", one.text, requote(input))
+                };
+                self.nested(
+                    &text,
+                    depth + 1,
+                    &v,
+                    OffMap::At(link.cmd.offset, "parallel".into()),
+                    Some(None),
+                )?;
+            } else {
+                let mut ws: Vec<Field> = words.to_vec();
+                let mut replaced = false;
+                for f in &mut ws {
+                    if f.text.contains("{}") {
+                        *f = input.clone();
+                        replaced = true;
+                    }
+                }
+                if !replaced {
+                    ws.push(input.clone());
+                }
+                self.chain(ws, Vec::new(), v.clone(), link, depth + 1, false)?;
+            }
+        }
+        Ok(())
+    }
 }
 
-/// Scripts a shell in this command would read from stdin: here-documents,
-/// here-strings, and literal text piped in by `echo`/`printf`/`cat <<EOF`.
-fn stdin_sources(ctx: &Ctx) -> Vec<(String, &'static str, OffMap)> {
-    let mut v = Vec::new();
-    let off = ctx.raw.offset;
-    for r in &ctx.raw.redirs {
+/// What a here-document or here-string gives a command on standard input.
+fn here_input(c: &Command, cx: &Cx, state: &State) -> Option<(String, &'static str, OffMap)> {
+    for r in &c.redirs {
         match r.kind {
             RedirKind::Heredoc(id) => {
-                if let Some(h) = ctx.table.get(id) {
-                    v.push((h.body.clone(), "<<", OffMap::Verbatim(h.offset)));
-                }
-            }
-            RedirKind::HereString => v.push((
-                format!("{}\n", r.target.text),
-                "<<<",
-                OffMap::At(off, "<<<".to_string()),
-            )),
-            _ => {}
-        }
-    }
-    if let Some(text) = ctx.pipe_src.and_then(|src| literal_output(src, ctx.table)) {
-        v.push((text, "|", OffMap::At(off, "piped".to_string())));
-    }
-    v
-}
-
-/// The output of `echo …`, `printf …` or `cat <<EOF`, when statically known.
-fn literal_output(src: &RawCmd, table: &[Heredoc]) -> Option<String> {
-    if !src.simple {
-        return None;
-    }
-    let (first, rest) = src.words.split_first()?;
-    let args: Vec<&str> = rest.iter().map(|w| w.text.as_str()).collect();
-    match basename(&first.text) {
-        "echo" => {
-            let n = args
-                .iter()
-                .take_while(|a| {
-                    a.strip_prefix('-').is_some_and(|f| {
-                        !f.is_empty() && f.chars().all(|c| matches!(c, 'n' | 'e' | 'E'))
-                    })
-                })
-                .count();
-            // Over-approximate: some `echo`s interpret escapes, so do we.
-            Some(unescape(&args.get(n..).unwrap_or_default().join(" ")))
-        }
-        "printf" => {
-            let mut a = args.as_slice();
-            if a.first() == Some(&"--") {
-                a = a.get(1..).unwrap_or_default();
-            }
-            if a.first() == Some(&"-v") {
-                a = a.get(2..)?;
-            }
-            let (fmt, rest) = a.split_first()?;
-            Some(printf(fmt, rest))
-        }
-        "cat" if args.iter().all(|a| a.starts_with('-')) => {
-            src.redirs.iter().find_map(|r| match r.kind {
-                RedirKind::Heredoc(id) => table.get(id).map(|h| h.body.clone()),
-                RedirKind::HereString => Some(format!("{}\n", r.target.text)),
-                _ => None,
-            })
-        }
-        _ => None,
-    }
-}
-
-/// Most words one brace expansion may produce; beyond that (or for words
-/// longer than [`MAX_BRACE_LEN`]) the word is left unexpanded.
-const MAX_BRACE_WORDS: usize = 32;
-const MAX_BRACE_LEN: usize = 4096;
-
-/// Bash brace expansion of an unquoted word: `a{b,c}d` -> `abd acd`,
-/// `{1..3}`, `{a..c}`, `{1..9..2}`. It matters because `{rm,-rf,/}` runs `rm`.
-fn brace_expand(word: &str) -> Vec<String> {
-    if word.len() > MAX_BRACE_LEN || !word.contains('{') {
-        return vec![word.to_string()];
-    }
-    let mut done = Vec::new();
-    let mut todo = vec![word.to_string()];
-    while let Some(w) = todo.pop() {
-        match expand_one(&w) {
-            Some(parts) if done.len() + todo.len() + parts.len() <= MAX_BRACE_WORDS => {
-                todo.extend(parts.into_iter().rev());
-            }
-            _ => done.push(w),
-        }
-    }
-    done
-}
-
-/// Expand the leftmost expandable `{…}` of `w` (one level).
-fn expand_one(w: &str) -> Option<Vec<String>> {
-    let b = w.as_bytes();
-    // (open, commas at depth 1) for each unclosed `{`
-    let mut stack: Vec<(usize, Vec<usize>)> = Vec::new();
-    let mut best: Option<(usize, usize, Vec<usize>)> = None;
-    for (i, &c) in b.iter().enumerate() {
-        match c {
-            b'{' => stack.push((i, Vec::new())),
-            b',' => {
-                if let Some((_, commas)) = stack.last_mut() {
-                    commas.push(i);
-                }
-            }
-            b'}' => {
-                let Some((open, commas)) = stack.pop() else {
-                    continue;
-                };
-                let dollar = open > 0 && b.get(open - 1) == Some(&b'$');
-                let candidate =
-                    !dollar && (!commas.is_empty() || sequence(w.get(open + 1..i)?).is_some());
-                if candidate && best.as_ref().is_none_or(|(o, _, _)| open < *o) {
-                    best = Some((open, i, commas));
-                }
-            }
-            _ => {}
-        }
-    }
-    let (open, close, commas) = best?;
-    let (pre, post) = (w.get(..open)?, w.get(close + 1..)?);
-    let alts: Vec<&str> = if commas.is_empty() {
-        return Some(
-            sequence(w.get(open + 1..close)?)?
-                .into_iter()
-                .map(|a| format!("{pre}{a}{post}"))
-                .collect(),
-        );
-    } else {
-        let mut v = Vec::new();
-        let mut from = open + 1;
-        for &c in commas.iter().chain(std::iter::once(&close)) {
-            v.push(w.get(from..c)?);
-            from = c + 1;
-        }
-        v
-    };
-    Some(alts.iter().map(|a| format!("{pre}{a}{post}")).collect())
-}
-
-/// `{x..y[..step]}` with integers or single ASCII letters.
-fn sequence(inner: &str) -> Option<Vec<String>> {
-    let parts: Vec<&str> = inner.split("..").collect();
-    let (a, z, step) = match parts.as_slice() {
-        [a, z] => (*a, *z, 1i64),
-        [a, z, s] => (*a, *z, s.parse::<i64>().ok()?.checked_abs()?.max(1)),
-        _ => return None,
-    };
-    let (x, y, letters) = match (a.parse::<i64>(), z.parse::<i64>()) {
-        (Ok(x), Ok(y)) => (x, y, false),
-        _ => match (a.as_bytes(), z.as_bytes()) {
-            ([x], [y]) if x.is_ascii_alphabetic() && y.is_ascii_alphabetic() => {
-                (i64::from(*x), i64::from(*y), true)
-            }
-            _ => return None,
-        },
-    };
-    let count = (x.abs_diff(y) / step.unsigned_abs()).saturating_add(1);
-    if count > MAX_BRACE_WORDS as u64 {
-        return None;
-    }
-    let dir = if y >= x { step } else { -step };
-    let mut out = Vec::new();
-    let mut v = x;
-    for k in 0..count {
-        if k > 0 {
-            v = v.checked_add(dir)?;
-        }
-        out.push(if letters {
-            u8::try_from(v).map(|b| char::from(b).to_string()).ok()?
-        } else {
-            v.to_string()
-        });
-    }
-    Some(out)
-}
-
-/// Word splitting on an unquoted `$IFS` / `${IFS}` (default IFS assumed):
-/// `rm${IFS}-rf${IFS}/` runs `rm -rf /`. Empty fields are dropped.
-fn ifs_split(w: String) -> Vec<String> {
-    if !w.contains("$IFS") && !w.contains("${IFS}") {
-        return vec![w];
-    }
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut rest = w.as_str();
-    while let Some(c) = rest.chars().next() {
-        let skip = if rest.starts_with("${IFS}") {
-            6
-        } else if rest.starts_with("$IFS")
-            && !rest
-                .as_bytes()
-                .get(4)
-                .is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_')
-        {
-            4
-        } else {
-            0
-        };
-        if skip > 0 {
-            if !cur.is_empty() {
-                out.push(std::mem::take(&mut cur));
-            }
-        } else {
-            cur.push(c);
-        }
-        rest = rest.get(skip.max(c.len_utf8())..).unwrap_or_default();
-    }
-    if !cur.is_empty() {
-        out.push(cur);
-    }
-    out
-}
-
-/// Interpret the common backslash escapes of `echo -e` / `printf`.
-fn unescape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut it = s.chars();
-    while let Some(c) = it.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        match it.next() {
-            Some('n') => out.push('\n'),
-            Some('t') => out.push('\t'),
-            Some('\\') => out.push('\\'),
-            Some(o) => {
-                out.push('\\');
-                out.push(o);
-            }
-            None => out.push('\\'),
-        }
-    }
-    out
-}
-
-/// A small `printf`: `%s`/`%b`/`%d`… take the next argument, `%%` is `%`,
-/// the format is reused while arguments remain. Output is size-capped.
-fn printf(fmt: &str, args: &[&str]) -> String {
-    let cap = 2 * (fmt.len() + args.iter().map(|a| a.len() + 1).sum::<usize>()) + 64;
-    let mut out = String::new();
-    let mut ai = 0;
-    loop {
-        let before = ai;
-        let mut it = fmt.chars().peekable();
-        while let Some(c) = it.next() {
-            if c != '%' {
-                out.push(c);
-                continue;
-            }
-            if it.peek() == Some(&'%') {
-                it.next();
-                out.push('%');
-                continue;
-            }
-            while it
-                .peek()
-                .is_some_and(|c| matches!(c, '-' | '+' | ' ' | '#' | '0'..='9' | '.'))
-            {
-                it.next();
-            }
-            if let Some(conv) = it.next() {
-                let arg = args.get(ai).copied().unwrap_or_default();
-                ai += 1;
-                if conv == 'b' {
-                    out.push_str(&unescape(arg));
+                let h = cx.table.get(id)?;
+                let body = if h.expand {
+                    expand_heredoc(&h.body, state).unwrap_or_else(|| h.body.clone())
                 } else {
-                    out.push_str(arg);
+                    h.body.clone()
+                };
+                let map = if body == h.body {
+                    OffMap::Verbatim(h.offset)
+                } else {
+                    OffMap::At(c.offset, "<<".into())
+                };
+                return Some((body, "<<", map));
+            }
+            RedirKind::HereString => {
+                let f = Expander { state }.fields(&r.target, &[]);
+                let text = f
+                    .first()
+                    .and_then(|f| f.value.literal())
+                    .unwrap_or_else(|| r.target.text.clone());
+                return Some((
+                    format!("{text}\n"),
+                    "<<<",
+                    OffMap::At(c.offset, "<<<".into()),
+                ));
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// An unquoted-delimiter here-document with its `$NAME`s replaced, when every
+/// one of them has a known literal value (else `None`: read it as written).
+fn expand_heredoc(body: &str, state: &State) -> Option<String> {
+    if !body.contains('$') {
+        return None;
+    }
+    let word = syntax::word_from_text(&format!("\"{}\"", body.replace('"', "\\\"")))?;
+    if word
+        .parts
+        .iter()
+        .any(|p| matches!(p, Part::Sub { .. } | Part::Arith { .. }))
+    {
+        return None;
+    }
+    let f = Expander { state }.fields(&word, &[]);
+    f.first().and_then(|f| f.value.literal())
+}
+
+/// The directory `target` names, seen from `cwd` (alternatives of both).
+fn resolve_dir(cwd: &Value, target: &Value) -> Value {
+    let mut out = Value::default();
+    for t in &target.0 {
+        let absolute = match t.0.first() {
+            Some(Piece::Text(s)) | Some(Piece::Glob(s)) => s.starts_with('/'),
+            Some(
+                Piece::Home | Piece::HomeOf(_) | Piece::Start | Piece::Project | Piece::TempRoot,
+            ) => true,
+            // An unknown start may be absolute or not: the result is unknown.
+            Some(Piece::Unknown(_) | Piece::Env(_)) => true,
+            Some(Piece::Below) | None => false,
+        };
+        if absolute {
+            out.add(t.clone());
+        } else {
+            for c in &cwd.0 {
+                let mut s = c.clone();
+                if !t.is_empty() {
+                    s.push(Piece::Text("/".into()));
+                    s.extend(t);
                 }
+                out.add(s);
             }
         }
-        if ai >= args.len() || ai == before || out.len() > cap {
+    }
+    if out.0.is_empty() {
+        out = cwd.clone();
+    }
+    // A directory spelled longer than any real one is not followed further
+    // (keeps `cd a; cd a; …` linear).
+    for s in &mut out.0 {
+        let len: usize =
+            s.0.iter()
+                .map(|p| match p {
+                    Piece::Text(t) | Piece::Glob(t) => t.len(),
+                    _ => 8,
+                })
+                .sum();
+        if len > MAX_PATH_TEXT || s.0.len() > MAX_OUTPUT_PIECES {
+            *s = Sym::unknown("(a directory too long to follow)");
+        }
+    }
+    out
+}
+
+/// Longest directory text followed (`PATH_MAX` on Linux).
+const MAX_PATH_TEXT: usize = 4096;
+
+/// What `find`'s `{}` may be: a starting point, or something below one; only
+/// below when a test narrows what it matches (`-name`, `-type f`, …).
+fn find_targets(args: &[Field]) -> Value {
+    let mut i = 0;
+    while let Some(a) = args.get(i) {
+        match a.text.as_str() {
+            "-H" | "-L" | "-P" => i += 1,
+            "-D" => i += 2,
+            o if o.starts_with("-O") => i += 1,
+            _ => break,
+        }
+    }
+    let mut roots = Vec::new();
+    while let Some(a) = args.get(i) {
+        if a.text.starts_with('-') || matches!(a.text.as_str(), "(" | "!" | ")" | ",") {
             break;
         }
+        roots.push(a.value.clone());
+        i += 1;
     }
-    out.truncate(floor_char_boundary(&out, cap));
-    unescape(&out)
-}
-
-fn floor_char_boundary(s: &str, mut i: usize) -> usize {
-    if i >= s.len() {
-        return s.len();
+    if roots.is_empty() {
+        roots.push(Value::text("."));
     }
-    while !s.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn brace_expansion() {
-        let t: &[(&str, &[&str])] = &[
-            ("{rm,-rf,/}", &["rm", "-rf", "/"]),
-            ("a{b,c}d", &["abd", "acd"]),
-            (
-                "~/.ssh/{id_rsa,config}",
-                &["~/.ssh/id_rsa", "~/.ssh/config"],
-            ),
-            ("{a,b}{1,2}", &["a1", "a2", "b1", "b2"]),
-            ("{a,{b,c}}", &["a", "b", "c"]),
-            ("{1..3}", &["1", "2", "3"]),
-            ("{3..1}", &["3", "2", "1"]),
-            ("{1..9..4}", &["1", "5", "9"]),
-            ("{r..r}m", &["rm"]),
-            ("{a..c}", &["a", "b", "c"]),
-            ("{}", &["{}"]),
-            ("{a}", &["{a}"]),
-            ("${x,y}", &["${x,y}"]),
-            ("{1..100}", &["{1..100}"]),
-            ("{a,b", &["{a,b"]),
-            ("}{a,b}", &["}a", "}b"]),
-            ("{1..-9223372036854775808}", &["{1..-9223372036854775808}"]),
-            (
-                "{-9223372036854775808..9223372036854775807}",
-                &["{-9223372036854775808..9223372036854775807}"],
-            ),
-            (
-                "{9223372036854775806..9223372036854775807}",
-                &["9223372036854775806", "9223372036854775807"],
-            ),
-            (
-                "{1..3..-9223372036854775808}",
-                &["{1..3..-9223372036854775808}"],
-            ),
-        ];
-        for (w, want) in t {
-            assert_eq!(brace_expand(w), *want, "{w}");
-        }
-        let many = "{a,b}".repeat(10);
-        assert_eq!(brace_expand(&many).len(), 32);
-    }
-
-    #[test]
-    fn ifs_splitting() {
-        let t: &[(&str, &[&str])] = &[
-            ("rm${IFS}-rf${IFS}/", &["rm", "-rf", "/"]),
-            ("rm$IFS-rf", &["rm", "-rf"]),
-            ("$IFS", &[]),
-            ("a$IFSX", &["a$IFSX"]),
-            ("é${IFS}${IFS}é", &["é", "é"]),
-        ];
-        for (w, want) in t {
-            assert_eq!(ifs_split(w.to_string()), *want, "{w}");
+    const NARROW: &[&str] = &[
+        "-name",
+        "-iname",
+        "-path",
+        "-ipath",
+        "-regex",
+        "-iregex",
+        "-wholename",
+        "-iwholename",
+        "-type",
+        "-mindepth",
+        "-newer",
+        "-mtime",
+        "-mmin",
+        "-atime",
+        "-amin",
+        "-ctime",
+        "-cmin",
+        "-size",
+        "-user",
+        "-group",
+        "-perm",
+        "-empty",
+        "-links",
+        "-inum",
+        "-samefile",
+        "-lname",
+        "-ilname",
+        "-uid",
+        "-gid",
+        "-nouser",
+        "-nogroup",
+    ];
+    let narrowed = args
+        .get(i..)
+        .unwrap_or_default()
+        .iter()
+        .take_while(|a| !wrappers::FIND_EXEC.contains(&a.text.as_str()))
+        .any(|a| NARROW.contains(&a.text.as_str()) || a.text.starts_with("-newer"));
+    let mut out = Value::default();
+    for r in roots {
+        for s in r.0 {
+            if !narrowed {
+                out.add(s.clone());
+            }
+            let mut below = s;
+            below.push(Piece::Below);
+            out.add(below);
         }
     }
+    out
+}
 
-    #[test]
-    fn printf_formats() {
-        assert_eq!(printf("rm -rf %s\\n", &["/"]), "rm -rf /\n");
-        assert_eq!(printf("%s\\n", &["a", "b"]), "a\nb\n");
-        assert_eq!(printf("100%%", &[]), "100%");
-        assert_eq!(printf("%5.2d|", &["3"]), "3|");
+/// `mktemp [-d] [-p DIR | --tmpdir[=DIR] | -t] [TEMPLATE]`: a new name in the
+/// temp root (or in DIR, or relative to the directory for a bare template).
+fn mktemp(cwd: &Value, args: &[Field]) -> Value {
+    let mut dir: Option<Value> = None;
+    let mut template: Option<&Field> = None;
+    let mut tmpdir = false;
+    let mut i = 0;
+    while let Some(a) = args.get(i) {
+        let t = a.text.as_str();
+        if t == "-p" || t == "--tmpdir" && args.get(i + 1).is_some_and(|n| !n.text.starts_with('-'))
+        {
+            dir = args.get(i + 1).map(|f| f.value.clone());
+            i += 2;
+            continue;
+        }
+        if let Some(d) = t.strip_prefix("--tmpdir=") {
+            dir = Some(Value::text(d));
+        } else if t == "-t" || t == "--tmpdir" {
+            tmpdir = true;
+        } else if !t.starts_with('-') {
+            template = Some(a);
+        }
+        i += 1;
     }
+    let temp_root = Value::one(Sym::piece(Piece::TempRoot));
+    let name = template.map_or_else(|| Value::text("tmp.XXXXXXXXXX"), |f| f.value.clone());
+    let base = match (dir, template) {
+        (Some(d), _) => d,
+        (None, None) => temp_root,
+        (None, Some(_)) if tmpdir => temp_root,
+        (None, Some(f)) => {
+            // A bare template is relative to the directory unless absolute.
+            return resolve_dir(cwd, &f.value);
+        }
+    };
+    resolve_dir(cwd, &base.concat(&Value::text("/")).concat(&name))
+}
+
+/// Most pieces a computed output may hold (beyond, it is unknown): outputs only
+/// matter when they are small enough to be a path, a name or a script.
+const MAX_OUTPUT_PIECES: usize = 64;
+
+/// Fields joined with spaces, as `echo` prints them (`None` when too big).
+fn join_fields(fields: &[Field]) -> Option<Value> {
+    if fields.iter().all(|f| f.value.0.len() == 1) {
+        let mut s = Sym::default();
+        for (i, f) in fields.iter().enumerate() {
+            if i > 0 {
+                s.push(Piece::Text(" ".into()));
+            }
+            s.extend(&f.value.0[0]);
+            if s.0.len() > MAX_OUTPUT_PIECES {
+                return None;
+            }
+        }
+        return Some(Value::one(s));
+    }
+    if fields.len() > MAX_OUTPUT_PIECES {
+        return None;
+    }
+    let mut v = Value::text("");
+    for (i, f) in fields.iter().enumerate() {
+        if i > 0 {
+            v = v.concat(&Value::text(" "));
+        }
+        v = v.concat(&f.value);
+    }
+    Some(v)
+}
+
+/// What `printf FMT ARGS…` prints, when the format is known.
+fn printf_value(args: &[Field]) -> Value {
+    let mut a = args;
+    if a.first().is_some_and(|f| f.text == "--") {
+        a = a.get(1..).unwrap_or_default();
+    }
+    let Some((fmt, rest)) = a.split_first() else {
+        return Value::text("");
+    };
+    let Some(fmt) = fmt.value.literal() else {
+        return Value::unknown("$(printf …)");
+    };
+    let literal: Option<Vec<String>> = rest.iter().map(|f| f.value.literal()).collect();
+    if let Some(lits) = literal {
+        let refs: Vec<&str> = lits.iter().map(String::as_str).collect();
+        return Value::text(&literal::printf(&fmt, &refs));
+    }
+    // `printf '%s' "$X"`: the argument's value.
+    if fmt == "%s" && rest.len() == 1 {
+        return rest[0].value.clone();
+    }
+    Value::unknown("$(printf …)")
+}
+
+fn trim_newlines(v: &Value) -> Value {
+    Value(
+        v.0.iter()
+            .map(|s| {
+                let mut s = s.clone();
+                if let Some(Piece::Text(t)) = s.0.last_mut() {
+                    while t.ends_with('\n') {
+                        t.pop();
+                    }
+                    if t.is_empty() {
+                        s.0.pop();
+                    }
+                }
+                s
+            })
+            .collect(),
+    )
+}
+
+/// `NAME` of `NAME`, `NAME[i]`.
+fn base_name(name: &str) -> &str {
+    name.split('[').next().unwrap_or(name)
+}
+
+/// The key a written file is remembered by: its path as written, without a
+/// leading `./`.
+fn file_key(path: &str) -> String {
+    let mut p = path;
+    while let Some(rest) = p.strip_prefix("./") {
+        p = rest;
+    }
+    p.to_string()
+}
+
+fn written(content: Option<&Value>) -> Written {
+    match content.and_then(Value::literal) {
+        Some(t) => Written::Text(t),
+        None => Written::Unknown,
+    }
+}
+
+/// Remember what a redirection writes (appending makes it unknown).
+fn remember_file(s: &mut State, r: &Redirect, content: Option<&Value>) {
+    if let Some(t) = r.value.literal() {
+        let w = if r.op == RedirectOp::Write && r.fd.is_none_or(|fd| fd == 1) {
+            written(content)
+        } else {
+            Written::Unknown
+        };
+        s.files.insert(file_key(&t), w);
+    }
+}
+
+/// Files a program writes through its operands (content unknown, except
+/// `tee`'s).
+fn written_operands<'a>(prog: &str, args: &'a [Field]) -> Vec<&'a Field> {
+    let opt_value = |names: &[&str]| -> Vec<&'a Field> {
+        let mut out = Vec::new();
+        for (i, a) in args.iter().enumerate() {
+            if names.contains(&a.text.as_str()) {
+                if let Some(f) = args.get(i + 1) {
+                    out.push(f);
+                }
+            }
+        }
+        out
+    };
+    match prog {
+        "tee" => args.iter().filter(|a| !a.text.starts_with('-')).collect(),
+        "curl" => opt_value(&["-o", "--output"]),
+        "wget" => opt_value(&["-O", "--output-document"]),
+        "cp" | "mv" | "install" | "ln" | "rsync" | "scp" => args
+            .iter()
+            .rev()
+            .find(|a| !a.text.starts_with('-'))
+            .into_iter()
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// A field written back as shell text that re-parses to the same value: a
+/// known text quoted, else the value's shell spelling (`$HOME/x`).
+fn requote(f: &Field) -> String {
+    match f.value.literal() {
+        Some(t) => shell_quote(&t),
+        None => match f.value.0.as_slice() {
+            [one] => one.to_string(),
+            _ => shell_quote(&f.text),
+        },
+    }
+}
+
+fn shell_quote(s: &str) -> String {
+    if !s.is_empty()
+        && s.chars().all(|c| {
+            c.is_ascii_alphanumeric()
+                || matches!(c, '-' | '_' | '.' | '/' | '=' | ':' | ',' | '+' | '@' | '%')
+        })
+    {
+        return s.to_string();
+    }
+    format!("'{}'", s.replace('\'', "'\\''"))
 }

@@ -1,12 +1,17 @@
 //! Knowledge about programs that run other programs: option syntax of
 //! wrappers (`sudo`, `env`, `timeout`, …), shells' `-c`, `eval`, `xargs`,
-//! `find -exec`. Works on quote-removed words only.
+//! `parallel`, `find -exec`. Works on quote-removed words only; program names
+//! are compared ASCII-case-insensitively (see `program_is`).
+
+use std::ops::Range;
 
 /// Maximum number of wrappers unwrapped in one command (`sudo env nice …`).
 pub const MAX_WRAPPERS: usize = 16;
 
 /// Programs treated as POSIX-like shells (`-c STR`, script on stdin).
-pub(crate) const SHELLS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh", "ash", "mksh"];
+pub(crate) const SHELLS: &[&str] = &[
+    "sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "fish", "rbash", "yash", "posh",
+];
 
 /// What running `prog args…` means for the commands inside it.
 #[derive(Debug)]
@@ -23,12 +28,34 @@ pub(crate) enum Action {
         words: Vec<String>,
         assigns: Vec<(String, String)>,
     },
-    /// Runs `text` as a shell script; `label` goes into `via`.
-    Script { text: String, label: String },
+    /// Runs `text` as a shell script; `label` goes into `via`. `from`: the
+    /// arguments the text is made of; `positional`: the index of `$0` (the
+    /// arguments after a `sh -c` string).
+    Script {
+        text: String,
+        label: String,
+        from: Range<usize>,
+        positional: Option<usize>,
+    },
     /// A shell reading its script from stdin.
     Stdin,
-    /// Runs each command line (`find -exec`), with its `via` label.
-    Many(Vec<(String, Vec<String>)>),
+    /// A shell running a script file (`bash x.sh`, `source x.sh`): the index of
+    /// the file's argument.
+    File(usize),
+    /// `find … -exec CMD … ;`: each command's arguments, with its `via` label.
+    Find(Vec<(String, Range<usize>)>),
+    /// `xargs [opts] CMD…`: runs `args[skip..]` with operands read from input
+    /// (or with the `-I` string replaced by them).
+    Xargs {
+        skip: usize,
+        replace: Option<String>,
+    },
+    /// `parallel [opts] CMD… ::: inputs`: the command's arguments and the
+    /// indexes of the inputs (`None`: read from input).
+    Parallel {
+        cmd: Range<usize>,
+        inputs: Option<Vec<usize>>,
+    },
     /// Refuse: the input is pathological.
     Error(String),
 }
@@ -135,8 +162,53 @@ fn exec(args: &[String], skip: usize) -> Action {
     }
 }
 
-/// Classify `prog` (a basename) called with `args`.
+/// The `find` actions that run a command up to `;` (or `{} +`).
+pub(crate) const FIND_EXEC: &[&str] = &["-exec", "-execdir", "-ok", "-okdir"];
+
+/// Index of the `;` / `+` ending a `find -exec` command that starts at `start`
+/// (or `args.len()`).
+pub(crate) fn find_exec_end(args: &[String], start: usize) -> usize {
+    let mut i = start;
+    while let Some(w) = args.get(i) {
+        if w == ";" || (w == "+" && i > start && args.get(i - 1).is_some_and(|p| p == "{}")) {
+            break;
+        }
+        i += 1;
+    }
+    i
+}
+
+/// Programs that run the rest of their arguments as a command after
+/// `subcommand` and its options (`uv run rm …`, `bundle exec rm …`).
+const RUNNERS: &[(&str, &str)] = &[
+    ("uv", "run"),
+    ("poetry", "run"),
+    ("pipenv", "run"),
+    ("bundle", "exec"),
+    ("pnpm", "exec"),
+    ("pnpm", "dlx"),
+    ("yarn", "exec"),
+    ("yarn", "dlx"),
+    ("npm", "exec"),
+    ("conda", "run"),
+    ("mise", "exec"),
+    ("asdf", "exec"),
+    ("direnv", "exec"),
+];
+
+/// Classify `prog` (a basename, any letter case) called with `args`.
 pub(crate) fn classify(prog: &str, args: &[String]) -> Action {
+    let lower = prog.to_ascii_lowercase();
+    let prog = lower.as_str();
+    if let Some((_, sub)) = RUNNERS.iter().find(|(p, _)| *p == prog) {
+        return match args.iter().position(|a| a == sub) {
+            Some(k) => {
+                let rest = args.get(k + 1..).unwrap_or_default();
+                exec(args, k + 1 + opts(rest, "", &[]).next)
+            }
+            None => Action::None,
+        };
+    }
     match prog {
         "sudo" => {
             let o = opts(
@@ -218,6 +290,8 @@ pub(crate) fn classify(prog: &str, args: &[String]) -> Action {
                 Action::Script {
                     text: args.get(o.next..).unwrap_or_default().join(" "),
                     label: "watch".to_string(),
+                    from: o.next..args.len(),
+                    positional: None,
                 }
             }
         }
@@ -243,11 +317,10 @@ pub(crate) fn classify(prog: &str, args: &[String]) -> Action {
             args,
             opts(args, "aADeFlnopsuwx", &["output", "library", "config"]).next,
         ),
-        "xargs" => exec(
-            args,
-            opts(
+        "xargs" => {
+            let o = opts(
                 args,
-                "IdaELnPs",
+                "IdaELnPsi",
                 &[
                     "arg-file",
                     "delimiter",
@@ -255,15 +328,76 @@ pub(crate) fn classify(prog: &str, args: &[String]) -> Action {
                     "max-procs",
                     "max-chars",
                     "process-slot-var",
+                    "replace",
+                ],
+            );
+            let replace = o
+                .value(&["I", "replace"])
+                .map(str::to_string)
+                .or_else(|| o.has("i").then(|| "{}".to_string()));
+            if o.next < args.len() {
+                Action::Xargs {
+                    skip: o.next,
+                    replace,
+                }
+            } else {
+                Action::None
+            }
+        }
+        "parallel" => parallel(args),
+        "find" => find(args),
+        "unbuffer" | "caffeinate" | "fakeroot" | "proxychains" | "proxychains4" | "torsocks"
+        | "dbus-run-session" | "catchsegv" | "firejail" | "unshare" | "systemd-run" | "npx"
+        | "bunx" | "pnpx" | "uvx" => exec(
+            args,
+            opts(
+                args,
+                "wupP",
+                &[
+                    "unit", "property", "package", "user", "profile", "from", "uid",
                 ],
             )
             .next,
         ),
-        "find" => find(args),
+        "taskset" | "chrt" => {
+            let o = opts(args, "", &[]);
+            if o.has("p") || o.has_long(&["pid"]) {
+                Action::None
+            } else {
+                // The mask or priority comes first.
+                exec(args, o.next + 1)
+            }
+        }
+        "numactl" | "cpulimit" => {
+            let o = opts(args, "lCpmN", &["limit", "physcpubind", "membind", "pid"]);
+            exec(args, o.next)
+        }
+        "script" => {
+            let o = opts(
+                args,
+                "cEeIlOoqT",
+                &["command", "log-out", "log-in", "timing"],
+            );
+            match o.value(&["c", "command"]) {
+                Some(text) => script_from(args, text, "script -c"),
+                None => Action::None,
+            }
+        }
+        "sg" => match args {
+            [_, c, text, ..] if c == "-c" => script_from(args, text, "sg -c"),
+            [_, _, ..] => exec(args, 1),
+            _ => Action::None,
+        },
+        "source" | "." => match args.first() {
+            Some(_) => Action::File(0),
+            None => Action::None,
+        },
         "su" | "runuser" => su(prog, args),
         "eval" if !args.is_empty() => Action::Script {
             text: args.join(" "),
             label: "eval".to_string(),
+            from: 0..args.len(),
+            positional: None,
         },
         "trap" => {
             let a = match args.first().map(String::as_str) {
@@ -271,15 +405,74 @@ pub(crate) fn classify(prog: &str, args: &[String]) -> Action {
                 _ => args,
             };
             match a {
-                [cmd, _signal, ..] if !cmd.starts_with('-') => Action::Script {
-                    text: cmd.clone(),
-                    label: "trap".to_string(),
-                },
+                [cmd, _signal, ..] if !cmd.starts_with('-') => script_from(args, cmd, "trap"),
                 _ => Action::None,
             }
         }
         _ if SHELLS.contains(&prog) => shell(prog, args),
         _ => Action::None,
+    }
+}
+
+/// A script whose text is the (first) argument equal to `text`.
+fn script_from(args: &[String], text: &str, label: &str) -> Action {
+    let at = args.iter().position(|a| a == text).unwrap_or(0);
+    Action::Script {
+        text: text.to_string(),
+        label: label.to_string(),
+        from: at..at + 1,
+        positional: None,
+    }
+}
+
+/// `parallel [opts] [CMD…] (::: args | :::: files)…`.
+fn parallel(args: &[String]) -> Action {
+    let o = opts(
+        args,
+        "jaSdIEnNsl",
+        &[
+            "jobs",
+            "arg-file",
+            "sshlogin",
+            "delimiter",
+            "replace",
+            "eof",
+            "max-args",
+            "max-chars",
+            "joblog",
+            "results",
+            "tmpdir",
+            "workdir",
+        ],
+    );
+    let seps = [":::", "::::", ":::+", "::::+"];
+    let end = args
+        .iter()
+        .skip(o.next)
+        .position(|a| seps.contains(&a.as_str()))
+        .map_or(args.len(), |k| k + o.next);
+    if end <= o.next {
+        return Action::None;
+    }
+    let mut inputs = if end < args.len() {
+        Some(Vec::new())
+    } else {
+        None
+    };
+    let mut from_files = false;
+    for (i, a) in args.iter().enumerate().skip(end) {
+        if seps.contains(&a.as_str()) {
+            from_files = a.starts_with("::::");
+        } else if from_files {
+            inputs = None;
+            break;
+        } else if let Some(v) = inputs.as_mut() {
+            v.push(i);
+        }
+    }
+    Action::Parallel {
+        cmd: o.next..end,
+        inputs,
     }
 }
 
@@ -320,13 +513,15 @@ fn shell(prog: &str, args: &[String]) -> Action {
             Some(text) => Action::Script {
                 text: text.clone(),
                 label: format!("{prog} -c"),
+                from: i..i + 1,
+                positional: Some(i + 1),
             },
             None => Action::None,
         }
     } else if operands.is_empty() || s {
         Action::Stdin
     } else {
-        Action::None
+        Action::File(i)
     }
 }
 
@@ -463,10 +658,7 @@ fn split_words(s: &str) -> Vec<String> {
 /// `flock [opts] FILE CMD…`, `flock [opts] FILE -c STR`, `flock -c STR FILE`.
 fn flock(args: &[String]) -> Action {
     let o = opts(args, "Ewc", &["conflict-exit-code", "timeout", "command"]);
-    let script = |text: &str| Action::Script {
-        text: text.to_string(),
-        label: "flock -c".to_string(),
-    };
+    let script = |text: &str| script_from(args, text, "flock -c");
     if let Some(s) = o.value(&["c", "command"]) {
         return script(s);
     }
@@ -496,10 +688,8 @@ fn su(prog: &str, args: &[String]) -> Action {
             "user",
         ],
     );
-    let script = |text: &str| Action::Script {
-        text: text.to_string(),
-        label: format!("{prog} -c"),
-    };
+    let label = format!("{prog} -c");
+    let script = |text: &str| script_from(args, text, &label);
     if let Some(s) = o.value(&["c", "command", "session-command"]) {
         return script(s);
     }
@@ -524,27 +714,20 @@ fn find(args: &[String]) -> Action {
     let mut i = 0;
     while let Some(a) = args.get(i) {
         i += 1;
-        if !matches!(a.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir") {
+        if !FIND_EXEC.contains(&a.as_str()) {
             continue;
         }
         let start = i;
-        while let Some(w) = args.get(i) {
-            if w == ";" || (w == "+" && i > start && args.get(i - 1).is_some_and(|p| p == "{}")) {
-                break;
-            }
-            i += 1;
-        }
+        i = find_exec_end(args, start);
         if i > start {
-            if let Some(cmd) = args.get(start..i) {
-                cmds.push((format!("find {a}"), cmd.to_vec()));
-            }
+            cmds.push((format!("find {a}"), start..i));
         }
         i += 1;
     }
     if cmds.is_empty() {
         Action::None
     } else {
-        Action::Many(cmds)
+        Action::Find(cmds)
     }
 }
 

@@ -1,0 +1,459 @@
+//! Word expansion as the analysis can do it before the command runs: tilde,
+//! parameters the command itself assigned (or that are known to be the home
+//! folder, the directory, the project), command substitutions whose output is
+//! known, field splitting of unquoted expansions, and patterns kept as such.
+//! Anything else becomes [`Piece::Unknown`].
+
+use super::state::{State, Var};
+use super::syntax::{Param, ParamOp, Part, Word};
+use crate::shell::value::{Piece, Sym, Value, MAX_ALTERNATIVES};
+
+/// One field a word expands to.
+#[derive(Debug, Clone)]
+pub(super) struct Field {
+    /// The text an argument list shows: the expanded text when it is fully
+    /// known, else the word as written (quotes removed), so `"$HOME"` stays
+    /// `$HOME` and a rule listing `$HOME` still matches.
+    pub text: String,
+    /// What it may be.
+    pub value: Value,
+    /// When the word is a process substitution (`<(…)`): what it outputs.
+    pub content: Option<Value>,
+}
+
+impl Field {
+    /// A field that is exactly this text.
+    pub fn literal(text: &str) -> Field {
+        Field {
+            text: text.to_string(),
+            value: Value::text(text),
+            content: None,
+        }
+    }
+}
+
+/// A value of one parameter: one string, or several fields (`"$@"`).
+enum Got {
+    One(Value),
+    Many(Vec<Value>),
+}
+
+/// Fields being built for one alternative: (value, keep even if empty).
+#[derive(Clone, Default, PartialEq)]
+struct Acc {
+    fields: Vec<(Sym, bool)>,
+    open: bool,
+}
+
+impl Acc {
+    fn field(&mut self) -> &mut (Sym, bool) {
+        if !self.open || self.fields.is_empty() {
+            self.fields.push((Sym::default(), false));
+            self.open = true;
+        }
+        let n = self.fields.len() - 1;
+        &mut self.fields[n]
+    }
+
+    /// Append without splitting; `keep`: the field exists even if empty.
+    fn join(&mut self, s: &Sym, keep: bool) {
+        let f = self.field();
+        f.0.extend(s);
+        f.1 |= keep;
+    }
+
+    /// Append an unquoted expansion: split literal text on whitespace.
+    fn split(&mut self, s: &Sym) {
+        for p in &s.0 {
+            match p {
+                Piece::Text(t) => {
+                    let mut chunk = String::new();
+                    for c in t.chars() {
+                        if matches!(c, ' ' | '\t' | '\n') {
+                            if !chunk.is_empty() {
+                                self.field().0.push(Piece::Text(std::mem::take(&mut chunk)));
+                            }
+                            self.open = false;
+                        } else {
+                            chunk.push(c);
+                        }
+                    }
+                    if !chunk.is_empty() {
+                        self.field().0.push(Piece::Text(chunk));
+                    }
+                }
+                // The pattern of an unquoted expansion still globs.
+                p => self.field().0.push(p.clone()),
+            }
+        }
+    }
+
+    fn finish(self) -> Vec<Sym> {
+        self.fields
+            .into_iter()
+            .filter(|(s, keep)| *keep || !s.is_empty())
+            .map(|(s, _)| s)
+            .collect()
+    }
+}
+
+/// Expands words against a state and the outputs of the word's substitutions.
+pub(super) struct Expander<'a> {
+    pub state: &'a State,
+}
+
+impl Expander<'_> {
+    /// The fields of a word used as a command word or argument. `outputs`: what
+    /// each of `word.subs` printed (`None`: not computed).
+    pub fn fields(&self, word: &Word, outputs: &[Value]) -> Vec<Field> {
+        let content = match word.parts.as_slice() {
+            [Part::Sub { index, .. }]
+                if word.subs.get(*index).is_some_and(|s| {
+                    s.kind != super::syntax::SubKind::Dollar
+                        && s.kind != super::syntax::SubKind::Backtick
+                }) =>
+            {
+                outputs.get(*index).cloned()
+            }
+            _ => None,
+        };
+        let alts = self.expand(&word.parts, outputs, true);
+        let literal_word = word.parts.iter().all(|p| matches!(p, Part::Lit { .. }));
+        let mut out: Vec<Field> = Vec::new();
+        // Alternatives that split into the same number of fields are zipped;
+        // otherwise the first alternative's count wins and the rest are merged in.
+        let n = alts.first().map_or(0, Vec::len);
+        for i in 0..n {
+            let mut value = Value::default();
+            for a in &alts {
+                match a.get(i) {
+                    Some(s) => value.add(s.clone()),
+                    None => value.add(Sym::default()),
+                }
+            }
+            if alts.iter().any(|a| a.len() > n) {
+                if let Some(last) = alts.iter().find(|a| a.len() > n) {
+                    for s in last.get(n..).unwrap_or_default() {
+                        value.add(s.clone());
+                    }
+                }
+            }
+            let text = if literal_word && n == 1 {
+                word.text.clone()
+            } else {
+                match value.literal() {
+                    Some(t) => t,
+                    None => word.text.clone(),
+                }
+            };
+            out.push(Field {
+                text,
+                value,
+                content: content.clone(),
+            });
+        }
+        out
+    }
+
+    /// The value of an assignment's right-hand side (`NAME=…`): no splitting,
+    /// no globbing, a leading `~` expanded.
+    pub fn assignment(&self, word: &Word, outputs: &[Value]) -> Var {
+        if let Some(elems) = &word.array {
+            let mut vals = Vec::new();
+            for e in elems {
+                // Element substitutions are not computed here (they ran).
+                for f in self.fields(e, &[]) {
+                    vals.push(f.value);
+                }
+            }
+            return Var::Array(vals);
+        }
+        let mut parts = word.parts.clone();
+        // Drop `NAME=` / `NAME+=` / `NAME[i]=` from the first literal part.
+        if let Some(Part::Lit { text, .. }) = parts.first_mut() {
+            if let Some(eq) = text.find('=') {
+                *text = text.get(eq + 1..).unwrap_or_default().to_string();
+            }
+        }
+        let alts = self.expand(&parts, outputs, false);
+        let mut v = Value::default();
+        for a in alts {
+            let mut s = Sym::default();
+            for f in a {
+                s.extend(&f);
+            }
+            v.add(s);
+        }
+        if v.0.is_empty() {
+            v.add(Sym::default());
+        }
+        Var::Scalar(v)
+    }
+
+    /// Expand parts into alternatives, each a list of fields. `split`: field
+    /// splitting and patterns apply (not in assignments).
+    fn expand(&self, parts: &[Part], outputs: &[Value], split: bool) -> Vec<Vec<Sym>> {
+        let mut accs = vec![Acc::default()];
+        let mut first = true;
+        for part in parts {
+            let at_start = first;
+            first = false;
+            match part {
+                Part::Lit { text, quoted } => {
+                    let s = if *quoted {
+                        Sym::text(text)
+                    } else {
+                        self.unquoted(text, at_start, split)
+                    };
+                    for a in &mut accs {
+                        a.join(&s, true);
+                    }
+                }
+                Part::Param(p) => match self.param(p, outputs) {
+                    Got::One(v) => accs = self.append(accs, &v, split && !p.quoted, p.quoted),
+                    Got::Many(vs) => {
+                        for (i, v) in vs.iter().enumerate() {
+                            if i > 0 {
+                                for a in &mut accs {
+                                    a.open = false;
+                                }
+                            }
+                            accs = self.append(accs, v, split && !p.quoted, p.quoted);
+                        }
+                    }
+                },
+                Part::Sub { index, quoted } => {
+                    let v = outputs
+                        .get(*index)
+                        .cloned()
+                        .unwrap_or_else(|| Value::unknown("$(…)"));
+                    accs = self.append(accs, &v, split && !quoted, *quoted);
+                }
+                Part::Arith { quoted } => {
+                    accs = self.append(accs, &Value::unknown("$((…))"), false, *quoted);
+                }
+            }
+        }
+        accs.into_iter().map(Acc::finish).collect()
+    }
+
+    /// Every accumulator followed by every alternative of `v` (bounded).
+    fn append(&self, mut accs: Vec<Acc>, v: &Value, split: bool, keep: bool) -> Vec<Acc> {
+        if let [s] = v.0.as_slice() {
+            // One value: extend in place (no copies, so long words stay linear).
+            for a in &mut accs {
+                if split {
+                    a.split(s);
+                } else {
+                    a.join(s, keep);
+                }
+            }
+            return accs;
+        }
+        let first = accs.first().cloned().unwrap_or_default();
+        let mut out: Vec<Acc> = Vec::new();
+        for a in &accs {
+            for s in &v.0 {
+                let mut b = a.clone();
+                if split {
+                    b.split(s);
+                } else {
+                    b.join(s, keep);
+                }
+                if !out.contains(&b) {
+                    out.push(b);
+                }
+            }
+        }
+        if out.len() > MAX_ALTERNATIVES {
+            // Too many combinations: keep the first ones, and one unknown.
+            out.truncate(MAX_ALTERNATIVES - 1);
+            let mut u = first;
+            u.join(&Sym::unknown("(more alternatives)"), true);
+            out.push(u);
+        }
+        if out.is_empty() {
+            accs
+        } else {
+            out
+        }
+    }
+
+    /// Unquoted literal text: a leading tilde prefix, and pattern characters.
+    fn unquoted(&self, text: &str, at_start: bool, split: bool) -> Sym {
+        let mut s = Sym::default();
+        let mut rest = text;
+        if at_start {
+            if let Some(after) = text.strip_prefix('~') {
+                let end = after.find('/').unwrap_or(after.len());
+                let user = &after[..end];
+                let tilde = match user {
+                    "" => Some(self.home()),
+                    "+" => Some(self.state.cwd.0.first().cloned().unwrap_or_default()),
+                    "-" => Some(self.state.oldpwd.0.first().cloned().unwrap_or_default()),
+                    u if u
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')) =>
+                    {
+                        Some(Sym::piece(Piece::HomeOf(u.to_string())))
+                    }
+                    _ => None,
+                };
+                if let Some(t) = tilde {
+                    s.extend(&t);
+                    rest = &after[end..];
+                }
+            }
+        }
+        if !split {
+            s.push(Piece::Text(rest.to_string()));
+            return s;
+        }
+        let mut lit = String::new();
+        for c in rest.chars() {
+            if matches!(c, '*' | '?' | '[') {
+                if !lit.is_empty() {
+                    s.push(Piece::Text(std::mem::take(&mut lit)));
+                }
+                s.push(Piece::Glob(c.to_string()));
+            } else {
+                lit.push(c);
+            }
+        }
+        if !lit.is_empty() {
+            s.push(Piece::Text(lit));
+        }
+        s
+    }
+
+    fn home(&self) -> Sym {
+        match self.state.vars.get("HOME") {
+            Some(b) => b.var.scalar().0.first().cloned().unwrap_or_default(),
+            None => Sym::piece(Piece::Home),
+        }
+    }
+
+    /// The value of a parameter expansion.
+    fn param(&self, p: &Param, outputs: &[Value]) -> Got {
+        let label = match &p.op {
+            ParamOp::Plain => format!("${}", p.name),
+            _ => format!("${{{}…}}", p.name),
+        };
+        let known = self.lookup(&p.name);
+        match &p.op {
+            ParamOp::Plain => known.unwrap_or_else(|| Got::One(Value::unknown(&label))),
+            ParamOp::Index(sub) => {
+                let var = self.state.vars.get(&p.name).map(|b| &b.var);
+                match (var, sub.as_str()) {
+                    (Some(Var::Array(a)), "@" | "*") => Got::Many(a.clone()),
+                    (Some(Var::Array(a)), n) => match n.parse::<usize>() {
+                        Ok(i) => Got::One(a.get(i).cloned().unwrap_or_else(|| Value::text(""))),
+                        Err(_) => Got::One(Value::unknown(&label)),
+                    },
+                    (Some(Var::Scalar(v)), "0" | "@" | "*") => Got::One(v.clone()),
+                    (Some(Var::Scalar(_)), _) => Got::One(Value::text("")),
+                    (None, _) if p.name == "@" || p.name == "*" => {
+                        known.unwrap_or_else(|| Got::One(Value::unknown(&label)))
+                    }
+                    (None, _) => Got::One(Value::unknown(&label)),
+                }
+            }
+            ParamOp::Default { word, colon, .. } => {
+                let w = self.joined(word, outputs);
+                match known.map(one) {
+                    // Known and non-empty: the value; known empty: the word when
+                    // `:-`; unknown: either.
+                    Some(v) => match v.literal() {
+                        Some(t) if t.is_empty() && *colon => w,
+                        Some(_) => v,
+                        None => v.union(&w),
+                    },
+                    None => Value::unknown(&format!("${}", p.name)).union(&w),
+                }
+                .into()
+            }
+            ParamOp::Alternative { word, colon } => {
+                let w = self.joined(word, outputs);
+                match known.map(one) {
+                    Some(v) => match v.literal() {
+                        Some(t) if t.is_empty() && *colon => Value::text(""),
+                        Some(_) => w,
+                        None => w.union(&Value::text("")),
+                    },
+                    None => w.union(&Value::text("")),
+                }
+                .into()
+            }
+            ParamOp::Case | ParamOp::Other => Got::One(Value::unknown(&label)),
+        }
+    }
+
+    /// The word of `${X:-word}` as one value.
+    fn joined(&self, parts: &[Part], outputs: &[Value]) -> Value {
+        let mut v = Value::default();
+        for alt in self.expand(parts, outputs, false) {
+            let mut s = Sym::default();
+            for f in alt {
+                s.extend(&f);
+            }
+            v.add(s);
+        }
+        if v.0.is_empty() {
+            v.add(Sym::default());
+        }
+        v
+    }
+
+    /// What the analysis knows of a parameter, if anything.
+    fn lookup(&self, name: &str) -> Option<Got> {
+        if let Some(b) = self.state.vars.get(name) {
+            return Some(Got::One(b.var.scalar()));
+        }
+        if let Ok(n) = name.parse::<usize>() {
+            let pos = self.state.positional.as_ref()?;
+            return Some(Got::One(
+                pos.get(n).cloned().unwrap_or_else(|| Value::text("")),
+            ));
+        }
+        Some(Got::One(match name {
+            "@" | "*" => {
+                let pos = self.state.positional.as_ref()?;
+                return Some(Got::Many(pos.get(1..).unwrap_or_default().to_vec()));
+            }
+            "#" => {
+                let pos = self.state.positional.as_ref()?;
+                Value::text(&pos.len().saturating_sub(1).to_string())
+            }
+            "HOME" => Value::one(Sym::piece(Piece::Home)),
+            "PWD" => self.state.cwd.clone(),
+            "OLDPWD" => self.state.oldpwd.clone(),
+            "CLAUDE_PROJECT_DIR" => Value::one(Sym::piece(Piece::Project)),
+            "TMPDIR" => Value::one(Sym::piece(Piece::TempRoot)),
+            "USER" | "LOGNAME" => Value::one(Sym::piece(Piece::Env(name.to_string()))),
+            "IFS" => Value::text(" \t\n"),
+            _ => return None,
+        }))
+    }
+}
+
+fn one(g: Got) -> Value {
+    match g {
+        Got::One(v) => v,
+        Got::Many(vs) => {
+            let mut out = Value::text("");
+            for (i, v) in vs.iter().enumerate() {
+                if i > 0 {
+                    out = out.concat(&Value::text(" "));
+                }
+                out = out.concat(v);
+            }
+            out
+        }
+    }
+}
+
+impl From<Value> for Got {
+    fn from(v: Value) -> Got {
+        Got::One(v)
+    }
+}

@@ -1,0 +1,659 @@
+//! Where a path lies: the project, a temp folder, a home folder, a system
+//! folder, somewhere else, or somewhere nobody can know before the command
+//! runs. Policies test these [`Class`]es instead of spellings, so `rm -rf
+//! "$PWD"`, `rm -rf $(pwd)` and `cd .. && rm -rf myproj` are all the project
+//! folder, and `rm -rf '~'` (a folder named `~`) is not the home folder.
+//!
+//! Choices (each a class below, documented in the README):
+//! * Comparisons that make a path *dangerous* (root, system, home, temp root,
+//!   mount, contains-project) ignore ASCII letter case, because macOS and
+//!   Windows file systems do; comparisons that make it *safe* (project, temp)
+//!   are exact, so `/TMP/x` on Linux is not taken for a temp folder.
+//! * Every home folder counts, not only `$HOME`: `/home/NAME`, `/Users/NAME`,
+//!   `/root`, `/var/root`, and `~NAME`.
+//! * A project folder that is `/` or a system folder grants nothing: its
+//!   contents are not `project`.
+//! * Paths are compared as written after `~`, `..` and `.` are resolved; links
+//!   are not followed (`rm -rf link` removes the link).
+
+use crate::shell::path::{is_within, normalize};
+use crate::shell::value::{Piece, Sym, Value};
+
+/// A kind of place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Class {
+    /// `/` itself.
+    Root,
+    /// A system folder: a top-level folder other than the temp roots (`/etc`,
+    /// `/usr`, `/home`, `/opt`, `/mnt`, `/nix`, …) or a well-known folder in
+    /// one (`/usr/local`, `/usr/local/bin`, `/var/lib`, `/etc/ssh`, …).
+    System,
+    /// A home folder: `$HOME`, `/home/NAME`, `/Users/NAME`, `/root`, `~NAME`.
+    Home,
+    /// A folder directly in a home folder (`~/Documents`, `~/.ssh`).
+    HomeTop,
+    /// Anything inside a home folder (including `home_top`).
+    InHome,
+    /// A temp root: `/tmp`, `/var/tmp`, `/dev/shm`, `/private/tmp`, `$TMPDIR`,
+    /// macOS `/var/folders/…/T`.
+    TempRoot,
+    /// Anything inside a temp root.
+    Temp,
+    /// A mounted volume: `/mnt/X`, `/media/X`, `/media/USER/X`,
+    /// `/run/media/USER/X`, `/Volumes/X`.
+    Mount,
+    /// The project folder or anything in it (`.git` included).
+    Project,
+    /// The project folder itself.
+    ProjectRoot,
+    /// The project's `.git` folder or anything in it.
+    ProjectGit,
+    /// A folder the project is in (`..`, `~` when the project is in it, `/`).
+    ContainsProject,
+    /// Not in the project.
+    OutsideProject,
+    /// Outside the project and in none of the places above (`/etc/hosts`,
+    /// `/opt/app/data`, `/var/log/x`, `/mnt/disk/x`).
+    Elsewhere,
+    /// Depends on a value nobody can know before the command runs (`$DIR/*`,
+    /// `$(…)`, `$1`, operands `xargs` adds).
+    Unknown,
+}
+
+impl Class {
+    /// Every class with its name in policies, most specific first (a test
+    /// reports the first class of this list that a target has).
+    pub const ALL: &'static [(Class, &'static str)] = &[
+        (Class::Root, "root"),
+        (Class::Home, "home"),
+        (Class::ProjectRoot, "project_root"),
+        (Class::ProjectGit, "project_git"),
+        (Class::HomeTop, "home_top"),
+        (Class::TempRoot, "temp_root"),
+        (Class::Mount, "mount"),
+        (Class::System, "system"),
+        (Class::ContainsProject, "contains_project"),
+        (Class::Temp, "temp"),
+        (Class::InHome, "in_home"),
+        (Class::Project, "project"),
+        (Class::Elsewhere, "elsewhere"),
+        (Class::OutsideProject, "outside_project"),
+        (Class::Unknown, "unknown"),
+    ];
+
+    /// The name used in policies.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        Class::ALL
+            .iter()
+            .find(|(c, _)| *c == self)
+            .map_or("?", |(_, n)| n)
+    }
+
+    /// The class a policy names.
+    #[must_use]
+    pub fn parse(name: &str) -> Option<Class> {
+        Class::ALL.iter().find(|(_, n)| *n == name).map(|(c, _)| *c)
+    }
+
+    fn bit(self) -> u16 {
+        1 << (self as u16)
+    }
+}
+
+/// A set of classes.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
+pub struct Classes(u16);
+
+impl Classes {
+    /// Is `c` in the set?
+    #[must_use]
+    pub fn has(self, c: Class) -> bool {
+        self.0 & c.bit() != 0
+    }
+
+    /// Add a class.
+    pub fn add(&mut self, c: Class) {
+        self.0 |= c.bit();
+    }
+
+    /// Both sets.
+    #[must_use]
+    pub fn union(self, o: Classes) -> Classes {
+        Classes(self.0 | o.0)
+    }
+
+    /// Any class in common?
+    #[must_use]
+    pub fn meets(self, o: Classes) -> bool {
+        self.0 & o.0 != 0
+    }
+
+    /// The set of these classes.
+    #[must_use]
+    pub fn of(list: &[Class]) -> Classes {
+        let mut s = Classes::default();
+        for c in list {
+            s.add(*c);
+        }
+        s
+    }
+
+    /// The classes in the set, in [`Class::ALL`] order.
+    pub fn iter(self) -> impl Iterator<Item = Class> {
+        Class::ALL
+            .iter()
+            .map(|(c, _)| *c)
+            .filter(move |c| self.has(*c))
+    }
+
+    /// Names, for traces and templates.
+    #[must_use]
+    pub fn names(self) -> Vec<&'static str> {
+        self.iter().map(Class::name).collect()
+    }
+}
+
+/// What the event and the environment say about the machine.
+#[derive(Debug, Clone, Default)]
+pub struct Env {
+    /// The event's `cwd` (absolute).
+    pub cwd: String,
+    /// `$HOME`, if known.
+    pub home: Option<String>,
+    /// The project folder (absolute).
+    pub project: String,
+    /// `$TMPDIR`, if set.
+    pub tmpdir: Option<String>,
+    /// `$USER`, if known.
+    pub user: Option<String>,
+}
+
+/// One place a value may point at.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    /// The path as far as known (`…` where unknown, patterns kept).
+    pub path: String,
+    /// Its classes.
+    pub classes: Classes,
+}
+
+/// A file name no folder has: stands for "some name here" when classifying.
+const SOMETHING: &str = "\u{E000}";
+/// Markers for unquoted pattern characters while a path is normalised.
+const STAR: char = '\u{E001}';
+const QUESTION: char = '\u{E002}';
+const BRACKET: char = '\u{E003}';
+
+/// Where each alternative of `value` lies, relative to the directory `cwd`.
+#[must_use]
+pub fn targets(value: &Value, cwd: &Value, env: &Env) -> Vec<Target> {
+    let mut out: Vec<Target> = Vec::new();
+    for s in &value.0 {
+        if is_absolute(s) {
+            push(&mut out, target(s, env));
+        } else {
+            for c in &cwd.0 {
+                let mut full = c.clone();
+                if !s.is_empty() {
+                    full.push(Piece::Text("/".into()));
+                    full.extend(s);
+                }
+                push(&mut out, target(&full, env));
+            }
+        }
+    }
+    out
+}
+
+/// Every class any alternative may have.
+#[must_use]
+pub fn classes_of(value: &Value, cwd: &Value, env: &Env) -> Classes {
+    targets(value, cwd, env)
+        .iter()
+        .fold(Classes::default(), |a, t| a.union(t.classes))
+}
+
+fn push(out: &mut Vec<Target>, t: Target) {
+    if !out.contains(&t) {
+        out.push(t);
+    }
+}
+
+fn is_absolute(s: &Sym) -> bool {
+    match s.0.first() {
+        Some(Piece::Text(t) | Piece::Glob(t)) => t.starts_with('/'),
+        Some(
+            Piece::Home
+            | Piece::HomeOf(_)
+            | Piece::Start
+            | Piece::Project
+            | Piece::TempRoot
+            | Piece::Unknown(_)
+            | Piece::Env(_),
+        ) => true,
+        Some(Piece::Below) | None => false,
+    }
+}
+
+/// The classes of one symbolic absolute path.
+fn target(s: &Sym, env: &Env) -> Target {
+    // Build the known prefix (patterns marked), up to an unknown piece.
+    let mut text = String::new();
+    let mut unknown_at_end = false;
+    let mut unknown = false;
+    for (i, p) in s.0.iter().enumerate() {
+        let resolved: Option<String> = match p {
+            Piece::Text(t) => Some(t.clone()),
+            Piece::Glob(g) => Some(
+                g.chars()
+                    .map(|c| match c {
+                        '*' => STAR,
+                        '?' => QUESTION,
+                        '[' => BRACKET,
+                        c => c,
+                    })
+                    .collect(),
+            ),
+            Piece::Home => env.home.clone(),
+            Piece::HomeOf(u) => Some(home_of(u, env)),
+            Piece::Start => Some(env.cwd.clone()),
+            Piece::Project => Some(env.project.clone()),
+            Piece::TempRoot => Some(env.tmpdir.clone().unwrap_or_else(|| "/tmp".into())),
+            Piece::Env(n) if n == "USER" || n == "LOGNAME" => env.user.clone(),
+            Piece::Env(_) | Piece::Unknown(_) => None,
+            Piece::Below => {
+                text.push('/');
+                text.push_str(SOMETHING);
+                continue;
+            }
+        };
+        match resolved {
+            Some(t) => text.push_str(&t),
+            None => {
+                unknown = true;
+                unknown_at_end = s.0.get(i + 1..).is_none_or(|rest| {
+                    rest.iter()
+                        .all(|p| matches!(p, Piece::Text(t) if t.chars().all(|c| c == '/')))
+                });
+                break;
+            }
+        }
+    }
+    if unknown && !text.starts_with('/') {
+        // Nothing known about where it starts.
+        return Target {
+            path: format!("{s}"),
+            classes: Classes::of(&[Class::Unknown]),
+        };
+    }
+    let norm = normalize(&text, "/", env.home.as_deref()).unwrap_or_else(|_| text.clone());
+    let shown: String = norm
+        .chars()
+        .map(|c| match c {
+            STAR => '*',
+            QUESTION => '?',
+            BRACKET => '[',
+            '\u{E000}' => '…',
+            c => c,
+        })
+        .collect();
+    let mut classes = Classes::default();
+    if unknown {
+        classes.add(Class::Unknown);
+        // The unknown part may be empty (`$HOME/$X` is then the home folder),
+        // a name there, or more; glued to a name (`/home/dev$X`) it may also
+        // make a sibling.
+        if unknown_at_end {
+            classes = classes.union(classify_globbed(&norm, env));
+        }
+        classes = classes.union(classify_globbed(&join(&norm, SOMETHING), env));
+        if !text.ends_with('/') {
+            let parent = norm
+                .rsplit_once('/')
+                .map_or("/", |(p, _)| if p.is_empty() { "/" } else { p });
+            classes = classes.union(classify_globbed(&join(parent, SOMETHING), env));
+        }
+        return Target {
+            path: format!("{shown}…"),
+            classes,
+        };
+    }
+    classes = classes.union(classify_globbed(&norm, env));
+    Target {
+        path: shown,
+        classes,
+    }
+}
+
+/// Classes of a normalised path whose components may hold pattern markers: a
+/// pattern component stands for some name there; a last component that
+/// matches nearly everything (`*`, `.*`, `[a-z]*`) stands for the folder's
+/// whole content, so the folder's classes count too.
+fn classify_globbed(path: &str, env: &Env) -> Classes {
+    if !path.contains([STAR, QUESTION, BRACKET]) {
+        return classify(path, env);
+    }
+    let comps: Vec<&str> = path.split('/').filter(|c| !c.is_empty()).collect();
+    let mut plain: Vec<String> = Vec::new();
+    let mut classes = Classes::default();
+    let n = comps.len();
+    for (i, c) in comps.iter().enumerate() {
+        if c.contains([STAR, QUESTION, BRACKET]) {
+            if i + 1 == n && wide(c) {
+                classes = classes.union(classify(&format!("/{}", plain.join("/")), env));
+            }
+            plain.push(SOMETHING.to_string());
+        } else {
+            plain.push((*c).to_string());
+        }
+    }
+    classes.union(classify(&format!("/{}", plain.join("/")), env))
+}
+
+/// Does a pattern component match nearly every name (no letter or digit that
+/// a name must contain)?
+fn wide(component: &str) -> bool {
+    let mut in_bracket = false;
+    for c in component.chars() {
+        match c {
+            BRACKET => in_bracket = true,
+            ']' if in_bracket => in_bracket = false,
+            _ if in_bracket => {}
+            c if c.is_alphanumeric() => return false,
+            _ => {}
+        }
+    }
+    true
+}
+
+fn join(dir: &str, name: &str) -> String {
+    if dir.ends_with('/') {
+        format!("{dir}{name}")
+    } else {
+        format!("{dir}/{name}")
+    }
+}
+
+/// The home folder of another user (no user database: the usual places).
+fn home_of(user: &str, env: &Env) -> String {
+    if Some(user) == env.user.as_deref() {
+        if let Some(h) = &env.home {
+            return h.clone();
+        }
+    }
+    if user == "root" {
+        return "/root".to_string();
+    }
+    let base = match env.home.as_deref() {
+        Some(h) if h.starts_with("/Users/") => "/Users",
+        _ => "/home",
+    };
+    format!("{base}/{user}")
+}
+
+/// `a` is `b` or inside it, ignoring ASCII case.
+fn within_ci(a: &str, b: &str) -> bool {
+    is_within(&a.to_ascii_lowercase(), &b.to_ascii_lowercase())
+}
+
+fn eq_ci(a: &str, b: &str) -> bool {
+    a.eq_ignore_ascii_case(b)
+}
+
+/// Top-level folders whose every child is the system's.
+const SYSTEM_PARENTS: &[&str] = &[
+    "bin", "boot", "dev", "etc", "lib", "lib32", "lib64", "libx32", "sbin", "usr", "proc", "sys",
+    "System", "Library", "private", "nix", "snap",
+];
+/// Well-known folders in `/var` (the system's; `/var/tmp` is a temp root).
+const VAR_SYSTEM: &[&str] = &[
+    "lib",
+    "log",
+    "cache",
+    "spool",
+    "mail",
+    "run",
+    "db",
+    "backups",
+    "opt",
+    "www",
+    "empty",
+    "lock",
+    "local",
+    "account",
+    "crash",
+    "adm",
+    "root",
+    "vm",
+    "containers",
+    "folders",
+    "audit",
+];
+/// Folders of another top-level folder that are the system's.
+const SYSTEM_DEEP: &[&str] = &[
+    "/usr/local/*",
+    "/usr/lib/*",
+    "/usr/share/*",
+    "/opt/homebrew",
+    "/opt/homebrew/*",
+    "/opt/local",
+    "/opt/local/*",
+    "/private/etc/*",
+    "/private/var/*",
+    "/System/Library/*",
+    "/etc/*/*",
+    "/var/lib/*",
+    "/run/*",
+    "/snap/*",
+    "/nix/store",
+    "/nix/var",
+];
+
+fn temp_roots(env: &Env) -> Vec<String> {
+    let mut v: Vec<String> = [
+        "/tmp",
+        "/var/tmp",
+        "/private/tmp",
+        "/private/var/tmp",
+        "/dev/shm",
+    ]
+    .iter()
+    .map(|s| (*s).to_string())
+    .collect();
+    if let Some(t) = &env.tmpdir {
+        if let Ok(n) = normalize(t, "/", None) {
+            if n != "/" {
+                v.push(n);
+            }
+        }
+    }
+    v
+}
+
+/// macOS per-user temp: `/var/folders/XX/YYYY/T` (or under `/private`).
+fn macos_temp_root(comps: &[&str]) -> Option<usize> {
+    let c: Vec<String> = comps.iter().map(|s| s.to_ascii_lowercase()).collect();
+    let start = if c.first().is_some_and(|s| s == "private") {
+        1
+    } else {
+        0
+    };
+    let ok = c.get(start).is_some_and(|s| s == "var")
+        && c.get(start + 1).is_some_and(|s| s == "folders")
+        && c.get(start + 2).is_some()
+        && c.get(start + 3).is_some()
+        && c.get(start + 4).is_some_and(|s| s == "t");
+    ok.then_some(start + 5)
+}
+
+fn is_home(path: &str, comps: &[&str], env: &Env) -> bool {
+    if env
+        .home
+        .as_deref()
+        .is_some_and(|h| h != "/" && eq_ci(path, h.trim_end_matches('/')))
+    {
+        return true;
+    }
+    let c: Vec<String> = comps.iter().map(|s| s.to_ascii_lowercase()).collect();
+    match c.as_slice() {
+        [a, _] if a == "home" || a == "users" => true,
+        [r] if r == "root" => true,
+        [v, r] if v == "var" && r == "root" => true,
+        [p, v, r] if p == "private" && v == "var" && r == "root" => true,
+        _ => false,
+    }
+}
+
+fn is_mount(comps: &[&str]) -> bool {
+    let c: Vec<String> = comps.iter().map(|s| s.to_ascii_lowercase()).collect();
+    match c.as_slice() {
+        [m, _] => m == "mnt" || m == "media" || m == "volumes",
+        [m, _, _] => m == "media" || m == "mnt" && c[1] == "wsl",
+        [r, m, _, _] => r == "run" && m == "media",
+        _ => false,
+    }
+}
+
+fn is_system(comps: &[&str], env: &Env) -> bool {
+    let lower: Vec<String> = comps.iter().map(|s| s.to_ascii_lowercase()).collect();
+    let path = format!("/{}", lower.join("/"));
+    if temp_roots(env).iter().any(|t| eq_ci(&path, t)) {
+        return false;
+    }
+    match lower.as_slice() {
+        [_] => return true,
+        [p, _] if SYSTEM_PARENTS.iter().any(|s| eq_ci(s, p)) => return true,
+        [v, x] if v == "var" && VAR_SYSTEM.iter().any(|s| eq_ci(s, x)) => return true,
+        _ => {}
+    }
+    SYSTEM_DEEP.iter().any(|pat| {
+        let pc: Vec<&str> = pat.split('/').filter(|c| !c.is_empty()).collect();
+        pc.len() == lower.len()
+            && pc
+                .iter()
+                .zip(&lower)
+                .all(|(p, c)| *p == "*" || p.eq_ignore_ascii_case(c))
+    })
+}
+
+/// The classes of a normalised absolute path (`SOMETHING` stands for a name
+/// that is none of the named folders).
+#[must_use]
+pub fn classify(path: &str, env: &Env) -> Classes {
+    let mut c = Classes::default();
+    let comps: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    if comps.is_empty() {
+        c.add(Class::Root);
+    }
+    // The project, unless it is `/` or a system folder.
+    let project = env.project.trim_end_matches('/');
+    let pcomps: Vec<&str> = project.split('/').filter(|s| !s.is_empty()).collect();
+    let project_counts = !pcomps.is_empty() && !is_system(&pcomps, env);
+    if project_counts && is_within(path, project) {
+        c.add(Class::Project);
+        if path == project {
+            c.add(Class::ProjectRoot);
+        }
+        if is_within(path, &format!("{project}/.git")) {
+            c.add(Class::ProjectGit);
+        }
+    } else {
+        c.add(Class::OutsideProject);
+    }
+    if path != project && within_ci(project, path) {
+        c.add(Class::ContainsProject);
+    }
+    // Home folders.
+    for k in (1..=comps.len()).rev() {
+        let prefix = &comps[..k];
+        let p = format!("/{}", prefix.join("/"));
+        if is_home(&p, prefix, env) {
+            if k == comps.len() {
+                c.add(Class::Home);
+            } else {
+                c.add(Class::InHome);
+                if k + 1 == comps.len() {
+                    c.add(Class::HomeTop);
+                }
+            }
+            break;
+        }
+    }
+    // Temp roots and temp folders.
+    let roots = temp_roots(env);
+    let mut in_temp = false;
+    for t in &roots {
+        if eq_ci(path, t) {
+            c.add(Class::TempRoot);
+        } else if is_within(path, t) {
+            c.add(Class::Temp);
+            in_temp = true;
+        }
+    }
+    if let Some(depth) = macos_temp_root(&comps) {
+        if comps.len() == depth {
+            c.add(Class::TempRoot);
+        } else if comps.len() > depth
+            && comps.get(..depth).is_some_and(|p| {
+                // exact spelling for the safe class
+                p.first() == Some(&"var") && p.get(1) == Some(&"folders")
+                    || p.first() == Some(&"private")
+                        && p.get(1) == Some(&"var")
+                        && p.get(2) == Some(&"folders")
+            })
+        {
+            c.add(Class::Temp);
+            in_temp = true;
+        }
+    }
+    if is_mount(&comps) {
+        c.add(Class::Mount);
+    }
+    if !comps.is_empty() && !c.has(Class::TempRoot) && !in_temp && is_system(&comps, env) {
+        c.add(Class::System);
+    }
+    let named = Classes::of(&[
+        Class::Root,
+        Class::System,
+        Class::Home,
+        Class::InHome,
+        Class::TempRoot,
+        Class::Temp,
+        Class::Mount,
+        Class::Project,
+        Class::ContainsProject,
+    ]);
+    if !c.meets(named) {
+        c.add(Class::Elsewhere);
+    }
+    c
+}
+
+/// The classes of a path as a tool names it (`~`, `$HOME`, `..` resolved
+/// against the event's `cwd`).
+#[must_use]
+pub fn classify_path(path: &str, env: &Env) -> Target {
+    match normalize(path, &env.cwd, env.home.as_deref()) {
+        Ok(p) if p.starts_with('/') => Target {
+            classes: classify(&p, env),
+            path: p,
+        },
+        // `~user/…` (no user database) or an unusable path.
+        _ => {
+            let s = if let Some(rest) = path.strip_prefix('~') {
+                let (user, tail) = rest.split_once('/').unwrap_or((rest, ""));
+                let mut s = Sym::piece(Piece::HomeOf(user.to_string()));
+                if !tail.is_empty() {
+                    s.push(Piece::Text(format!("/{tail}")));
+                }
+                s
+            } else {
+                Sym::unknown(path)
+            };
+            target(&s, env)
+        }
+    }
+}

@@ -1,0 +1,226 @@
+//! What the analysis knows about a shell value before the command runs.
+//!
+//! A word such as `"$HOME"/build/*` is neither a string nor unknown: it is the
+//! home folder, then literal text, then a pattern. A [`Sym`] keeps those pieces,
+//! and a [`Value`] holds the alternatives a value may take (a `cd` that may have
+//! failed, a `for` loop variable, `${X:-default}`). Pieces that depend on the
+//! machine (home, the event's working directory, the project) are resolved later,
+//! by `shell::reach`, against the event; pieces nobody can know before run time
+//! (`$1`, `$(curl …)`, a variable never assigned in the command) are
+//! [`Piece::Unknown`], and never treated as safe.
+
+use std::fmt;
+
+/// Most alternatives a value keeps; beyond that one [`Piece::Unknown`]
+/// alternative stands for the rest.
+pub const MAX_ALTERNATIVES: usize = 8;
+
+/// One piece of a value.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Piece {
+    /// Literal text.
+    Text(String),
+    /// Unquoted pattern text (`*`, `?`, `[…]`): the shell replaces it with the
+    /// names it matches.
+    Glob(String),
+    /// The home folder (`~`, `$HOME`).
+    Home,
+    /// Another user's home folder (`~name`).
+    HomeOf(String),
+    /// The directory the command starts in (the event's `cwd`).
+    Start,
+    /// The project folder (`$CLAUDE_PROJECT_DIR`, `git rev-parse --show-toplevel`).
+    Project,
+    /// The temp root (`$TMPDIR`, else `/tmp`).
+    TempRoot,
+    /// A variable of the environment whose value the event context may know
+    /// (`USER`, `LOGNAME`).
+    Env(String),
+    /// Only known at run time; the text is what was written (`$DIR`, `$(curl …)`).
+    Unknown(String),
+    /// A further path below what comes before, one or more names the analysis
+    /// does not know (what `find -name x -exec rm {} +` hands `rm`).
+    Below,
+}
+
+/// A value as a sequence of pieces (an empty sequence is the empty string).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct Sym(pub Vec<Piece>);
+
+impl Sym {
+    /// Literal text.
+    #[must_use]
+    pub fn text(s: &str) -> Sym {
+        if s.is_empty() {
+            Sym(Vec::new())
+        } else {
+            Sym(vec![Piece::Text(s.to_string())])
+        }
+    }
+
+    /// One piece.
+    #[must_use]
+    pub fn piece(p: Piece) -> Sym {
+        Sym(vec![p])
+    }
+
+    /// Something nobody can know before run time.
+    #[must_use]
+    pub fn unknown(what: &str) -> Sym {
+        Sym(vec![Piece::Unknown(what.to_string())])
+    }
+
+    /// Append a piece, merging adjacent text.
+    pub fn push(&mut self, p: Piece) {
+        match (self.0.last_mut(), p) {
+            (_, Piece::Text(t)) if t.is_empty() => {}
+            (Some(Piece::Text(a)), Piece::Text(b)) => a.push_str(&b),
+            (Some(Piece::Glob(a)), Piece::Glob(b)) => a.push_str(&b),
+            (_, p) => self.0.push(p),
+        }
+    }
+
+    /// Append another value's pieces.
+    pub fn extend(&mut self, other: &Sym) {
+        for p in &other.0 {
+            self.push(p.clone());
+        }
+    }
+
+    /// The text, when every piece is literal text (a pattern counts as text).
+    #[must_use]
+    pub fn literal(&self) -> Option<String> {
+        let mut s = String::new();
+        for p in &self.0 {
+            match p {
+                Piece::Text(t) | Piece::Glob(t) => s.push_str(t),
+                _ => return None,
+            }
+        }
+        Some(s)
+    }
+
+    /// Does any piece depend on something nobody can know?
+    #[must_use]
+    pub fn has_unknown(&self) -> bool {
+        self.0.iter().any(|p| matches!(p, Piece::Unknown(_)))
+    }
+
+    /// Is it the empty string?
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl fmt::Display for Sym {
+    /// A shell spelling of the value (`$HOME/x`, `~bob`, `$PWD`), for traces and
+    /// for the text of arguments.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for p in &self.0 {
+            match p {
+                Piece::Text(t) | Piece::Glob(t) => f.write_str(t)?,
+                Piece::Home => f.write_str("$HOME")?,
+                Piece::HomeOf(u) => write!(f, "~{u}")?,
+                Piece::Start => f.write_str("$PWD")?,
+                Piece::Project => f.write_str("$CLAUDE_PROJECT_DIR")?,
+                Piece::TempRoot => f.write_str("$TMPDIR")?,
+                Piece::Env(n) => write!(f, "${n}")?,
+                Piece::Unknown(w) => f.write_str(w)?,
+                Piece::Below => f.write_str("/…")?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The alternatives a value may take (never empty for a word).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct Value(pub Vec<Sym>);
+
+impl Value {
+    /// One alternative.
+    #[must_use]
+    pub fn one(s: Sym) -> Value {
+        Value(vec![s])
+    }
+
+    /// Literal text.
+    #[must_use]
+    pub fn text(s: &str) -> Value {
+        Value::one(Sym::text(s))
+    }
+
+    /// Something nobody can know before run time.
+    #[must_use]
+    pub fn unknown(what: &str) -> Value {
+        Value::one(Sym::unknown(what))
+    }
+
+    /// Add an alternative (duplicates dropped; past [`MAX_ALTERNATIVES`] an
+    /// unknown alternative stands for the rest).
+    pub fn add(&mut self, s: Sym) {
+        if self.0.contains(&s) {
+            return;
+        }
+        if self.0.len() + 1 >= MAX_ALTERNATIVES {
+            let rest = Sym::unknown("(more alternatives)");
+            if !self.0.contains(&rest) {
+                self.0.truncate(MAX_ALTERNATIVES - 1);
+                self.0.push(rest);
+            }
+            return;
+        }
+        self.0.push(s);
+    }
+
+    /// Every alternative of both.
+    #[must_use]
+    pub fn union(mut self, other: &Value) -> Value {
+        for s in &other.0 {
+            self.add(s.clone());
+        }
+        self
+    }
+
+    /// The text, when there is one alternative and it is literal.
+    #[must_use]
+    pub fn literal(&self) -> Option<String> {
+        match self.0.as_slice() {
+            [one] => one.literal(),
+            _ => None,
+        }
+    }
+
+    /// Does any alternative depend on something nobody can know?
+    #[must_use]
+    pub fn has_unknown(&self) -> bool {
+        self.0.iter().any(Sym::has_unknown)
+    }
+
+    /// Every combination of `self` followed by `other`.
+    #[must_use]
+    pub fn concat(&self, other: &Value) -> Value {
+        let mut out = Value::default();
+        for a in &self.0 {
+            for b in &other.0 {
+                let mut s = a.clone();
+                s.extend(b);
+                out.add(s);
+            }
+        }
+        out
+    }
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, s) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(" | ")?;
+            }
+            write!(f, "{s}")?;
+        }
+        Ok(())
+    }
+}

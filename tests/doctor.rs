@@ -146,7 +146,18 @@ fn each_host_file_is_written_in_its_shape_kept_and_undone() {
             show(&f)
         );
     }
-    assert!(!f.iter().any(|x| x.level == Level::Error), "{}", show(&f));
+    // The one error: Codex has not trusted the new hooks yet (it would skip them).
+    assert!(
+        has(&f, Level::Error, "Codex skips these hooks without a word"),
+        "{}",
+        show(&f)
+    );
+    assert!(
+        !f.iter()
+            .any(|x| x.level == Level::Error && !x.text.contains("Codex skips")),
+        "{}",
+        show(&f)
+    );
 
     // Uninstall removes ours only.
     let args = UninstallArgs {
@@ -255,6 +266,140 @@ fn doctor_reports_missing_binaries_duplicates_wrong_units_and_the_protection() {
             Level::Ok,
             "policies in force (from the user, project and local layers)"
         ),
+        "{}",
+        show(&f)
+    );
+}
+
+/// Codex runs a hook only when its hash is trusted in the user's config.toml, and a
+/// project's .codex/ only in a trusted project, and skips the rest without a word:
+/// doctor says which of hookrules' Codex hooks it will run. (The hash itself is
+/// checked against the real client by the unit test in src/cli/codex_trust.rs and,
+/// hook by hook, by tests/e2e/codex.)
+#[test]
+fn codex_hooks_are_checked_against_codexs_trust_record() {
+    use hookrules::cli::codex_trust::hook_hash;
+    let mut s = scratch();
+    let codex_home = s.home.join("codex-home");
+    s.ctx
+        .env
+        .insert("CODEX_HOME".into(), codex_home.display().to_string());
+    let args = InitArgs {
+        host: Some("codex".into()),
+        user: true,
+        ..Default::default()
+    };
+    let (mut out, mut err) = (vec![], vec![]);
+    assert_eq!(init::init(&args, &s.ctx, &mut out, &mut err), 0);
+    let said = String::from_utf8_lossy(&out).to_string();
+    assert!(said.contains("open /hooks and trust"), "{said}");
+    let hooks_json = codex_home.join("hooks.json");
+
+    // Nothing trusted yet: the tool hooks are skipped, an error.
+    let f = findings(&s);
+    assert!(
+        has(
+            &f,
+            Level::Error,
+            "not trusted: PreToolUse, PermissionRequest"
+        ),
+        "{}",
+        show(&f)
+    );
+    assert!(
+        has(&f, Level::Error, "so no tool call is checked"),
+        "{}",
+        show(&f)
+    );
+
+    // Trust recorded as Codex writes it; one hash stale, one hook turned off.
+    let file = read(&hooks_json);
+    let mut config = String::from("model = \"x\"\n");
+    for (event, groups) in file["hooks"].as_object().unwrap() {
+        let handler = &groups[0]["hooks"][0];
+        let snake = match event.as_str() {
+            "PreToolUse" => "pre_tool_use".to_string(),
+            e => e
+                .chars()
+                .enumerate()
+                .flat_map(|(i, c)| {
+                    let lower = c.to_ascii_lowercase();
+                    if c.is_ascii_uppercase() && i > 0 {
+                        vec!['_', lower]
+                    } else {
+                        vec![lower]
+                    }
+                })
+                .collect(),
+        };
+        let hash = match event.as_str() {
+            "Stop" => "sha256:0000".to_string(),
+            _ => hook_hash(event, None, handler).unwrap(),
+        };
+        config.push_str(&format!(
+            "[hooks.state.\"{}:{snake}:0:0\"]\ntrusted_hash = \"{hash}\"\n{}",
+            hooks_json.display(),
+            if event == "SessionStart" {
+                "enabled = false\n"
+            } else {
+                ""
+            }
+        ));
+    }
+    std::fs::write(codex_home.join("config.toml"), &config).unwrap();
+    let f = findings(&s);
+    let all = show(&f);
+    assert!(!has(&f, Level::Error, "Codex skips"), "{all}");
+    assert!(
+        has(
+            &f,
+            Level::Warn,
+            "changed since you trusted them: Stop; turned off: SessionStart"
+        ),
+        "{all}"
+    );
+
+    // All trusted.
+    let config = config
+        .replace(
+            "sha256:0000",
+            &hook_hash("Stop", None, &file["hooks"]["Stop"][0]["hooks"][0]).unwrap(),
+        )
+        .replace("enabled = false\n", "");
+    std::fs::write(codex_home.join("config.toml"), &config).unwrap();
+    let f = findings(&s);
+    assert!(
+        has(&f, Level::Ok, "Codex trusts all 10 of hookrules' hooks"),
+        "{}",
+        show(&f)
+    );
+
+    // A project file: Codex reads it only in a trusted project.
+    let args = InitArgs {
+        host: Some("codex".into()),
+        ..Default::default()
+    };
+    let (mut out, mut err) = (vec![], vec![]);
+    assert_eq!(init::init(&args, &s.ctx, &mut out, &mut err), 0);
+    let said = String::from_utf8_lossy(&out).to_string();
+    assert!(said.contains("only in a project you trust"), "{said}");
+    let f = findings(&s);
+    assert!(
+        has(&f, Level::Warn, "only in a trusted project"),
+        "{}",
+        show(&f)
+    );
+    std::fs::write(
+        codex_home.join("config.toml"),
+        format!(
+            "{config}[projects.\"{}\"]\ntrust_level = \"untrusted\"\n",
+            s.project.display()
+        ),
+    )
+    .unwrap();
+    let f = findings(&s);
+    assert!(
+        has(&f, Level::Error, "the project is `untrusted`"),
         "{}",
         show(&f)
     );

@@ -239,7 +239,11 @@ pub fn diagnose(ctx: &Context, discovery: &Discovery) -> Vec<Finding> {
             continue;
         }
         if let Some(w) = wiring::read(Place::Agent(host), &path) {
-            wired |= check_wired(&w, host, ctx, me, &mut out);
+            let here = check_wired(&w, host, ctx, me, &mut out);
+            if here && host == Host::Codex {
+                codex_trust(&w, ctx, &mut out);
+            }
+            wired |= here;
         }
     }
     let vscode_files: Vec<String> = out
@@ -298,6 +302,106 @@ pub fn diagnose(ctx: &Context, discovery: &Discovery) -> Vec<Finding> {
     );
     builtin_protection(ctx, discovery, &mut out);
     out
+}
+
+/// Will Codex run the hookrules hooks of this file? It skips untrusted ones
+/// (and a project's `.codex/` in an untrusted project) without a word.
+fn codex_trust(w: &Wired, ctx: &Context, out: &mut Vec<Finding>) {
+    use crate::cli::codex_trust::{self as ct, Trust};
+    let where_ = format!("{} ({})", w.place.title(), w.path.display());
+    let Some(config_path) = ct::config_path(&ctx.env) else {
+        return;
+    };
+    let config = match ct::read_config(&config_path) {
+        Ok(c) => c,
+        Err(e) => {
+            push(
+                out,
+                Level::Warn,
+                format!("{where_}: cannot tell whether Codex trusts these hooks: {e}"),
+            );
+            return;
+        }
+    };
+    let project_file = ctx.project_dir().join(".codex/hooks.json");
+    if w.path == project_file {
+        let project = ctx.project_dir();
+        match ct::project_trust(config.as_ref(), &project).as_deref() {
+            Some("trusted") => {}
+            Some(level) => push(out, Level::Error, format!(
+                "{where_}: Codex does not read {}/.codex/: the project is `{level}` in {}; trust it (or use `init --host codex --user`)",
+                project.display(), config_path.display()
+            )),
+            None => push(out, Level::Warn, format!(
+                "{where_}: Codex reads {}/.codex/ only in a trusted project, and {} records no trust for it: answer Codex's trust prompt (or use `init --host codex --user`)",
+                project.display(), config_path.display()
+            )),
+        }
+    }
+    let hooks = ct::hookrules_hooks(&w.path, config.as_ref());
+    let of = |want: fn(&Trust) -> bool| -> Vec<String> {
+        hooks
+            .iter()
+            .filter(|h| want(&h.trust))
+            .map(|h| h.event.clone())
+            .collect()
+    };
+    let untrusted = of(|t| matches!(t, Trust::Untrusted));
+    let modified = of(|t| matches!(t, Trust::Modified));
+    let disabled = of(|t| matches!(t, Trust::Disabled));
+    let unknown: Vec<String> = hooks
+        .iter()
+        .filter_map(|h| match &h.trust {
+            Trust::Unknown(why) => Some(format!("{} ({why})", h.event)),
+            _ => None,
+        })
+        .collect();
+    let trusted = of(|t| matches!(t, Trust::Trusted)).len();
+    if untrusted.is_empty() && modified.is_empty() && disabled.is_empty() && unknown.is_empty() {
+        push(
+            out,
+            Level::Ok,
+            format!(
+                "{where_}: Codex trusts all {trusted} of hookrules' hooks ({})",
+                config_path.display()
+            ),
+        );
+        return;
+    }
+    let mut parts = vec![];
+    if !untrusted.is_empty() {
+        parts.push(format!("not trusted: {}", untrusted.join(", ")));
+    }
+    if !modified.is_empty() {
+        parts.push(format!(
+            "changed since you trusted them: {}",
+            modified.join(", ")
+        ));
+    }
+    if !disabled.is_empty() {
+        parts.push(format!("turned off: {}", disabled.join(", ")));
+    }
+    let skipped: Vec<&String> = untrusted.iter().chain(&modified).chain(&disabled).collect();
+    if !skipped.is_empty() {
+        let tools = skipped
+            .iter()
+            .any(|e| e.as_str() == "PreToolUse" || e.as_str() == "PermissionRequest");
+        push(out, if tools { Level::Error } else { Level::Warn }, format!(
+            "{where_}: Codex skips these hooks without a word ({}){}: start `codex`, open /hooks and trust them",
+            parts.join("; "),
+            if tools { ", so no tool call is checked" } else { "" }
+        ));
+    }
+    if !unknown.is_empty() {
+        push(
+            out,
+            Level::Warn,
+            format!(
+                "{where_}: cannot tell whether Codex trusts {}: check /hooks in Codex",
+                unknown.join(", ")
+            ),
+        );
+    }
 }
 
 /// Is the built-in protection on? Asked of the policies themselves: probe events

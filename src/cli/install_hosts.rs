@@ -312,9 +312,21 @@ pub fn init(
             crate::contract::hosts::TimeUnit::Milliseconds => "millisecond",
         }
     );
+    let codex_note;
     let note = match host {
         Host::Codex => {
-            "Codex runs a new hook only after you trust it: open Codex and review it in /hooks."
+            // Codex (0.169) runs a hook only once its hash is trusted in the user's
+            // config.toml, and reads a project's .codex/ only in a trusted project;
+            // it skips the rest without a word, `codex exec` included.
+            codex_note = format!(
+                "Codex skips a hook until you trust it, silently: start `codex`, open /hooks and trust hookrules' hooks (again after the command in them changes).{}",
+                if user {
+                    ""
+                } else {
+                    " It reads .codex/ only in a project you trust (its trust prompt, or `trust_level = \"trusted\"` for the project in ~/.codex/config.toml)."
+                }
+            );
+            codex_note.as_str()
         }
         Host::Gemini => "Restart Gemini CLI; `/hooks` lists what it loaded.",
         Host::Cursor => "Restart Cursor; the Hooks tab of its settings shows what it loaded.",

@@ -3,6 +3,7 @@
 
 pub mod allow;
 pub mod check;
+pub mod codex_trust;
 pub mod doctor;
 pub mod explain;
 pub mod fixture;

@@ -147,7 +147,7 @@ pub fn read(place: Place, path: &Path) -> Option<Wired> {
 
 /// The program of a handler that runs hookrules (`hookrules run`, the plugin's
 /// launcher), in any host's handler shape.
-fn hookrules_program(h: &Value) -> Option<String> {
+pub fn hookrules_program(h: &Value) -> Option<String> {
     if is_hookrules_handler(h, None) {
         return h.get("command").and_then(Value::as_str).map(|c| {
             c.split_whitespace()

@@ -404,3 +404,68 @@ fn codex_hooks_are_checked_against_codexs_trust_record() {
         show(&f)
     );
 }
+
+/// `doctor --format json` through the real binary: the same findings as the text
+/// report, line for line, under the documented keys, and the same exit code.
+#[test]
+fn doctor_json_is_the_text_report_with_stable_keys() {
+    let s = scratch();
+    let codex_home = s.home.join(".codex");
+    let exe = env!("CARGO_BIN_EXE_hookrules");
+    let run = |args: &[&str]| {
+        std::process::Command::new(exe)
+            .args(args)
+            .env_clear()
+            .env("HOME", &s.home)
+            .env("CODEX_HOME", &codex_home)
+            .env("PATH", "/usr/bin:/bin")
+            .env("NO_COLOR", "1")
+            .current_dir(&s.project)
+            .output()
+            .unwrap()
+    };
+    // Codex hooks not yet trusted: an error, exit 1 both ways.
+    assert!(run(&["init", "--host", "codex", "--user"]).status.success());
+    let text = run(&["doctor"]);
+    let json = run(&["doctor", "--format", "json"]);
+    assert_eq!(text.status.code(), Some(1));
+    assert_eq!(json.status.code(), Some(1));
+    let v: Value = serde_json::from_slice(&json.stdout).expect("doctor --format json prints JSON");
+    let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(keys, ["version", "ok", "errors", "warnings", "findings"]);
+    assert_eq!(v["ok"], false);
+    let findings = v["findings"].as_array().unwrap();
+    let text = String::from_utf8(text.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().take_while(|l| !l.is_empty()).collect();
+    assert_eq!(lines.len(), findings.len(), "{text}\n{v:#}");
+    for (line, f) in lines.iter().zip(findings) {
+        let keys: Vec<&str> = f.as_object().unwrap().keys().map(String::as_str).collect();
+        assert_eq!(keys, ["level", "check", "path", "message"]);
+        let level = f["level"].as_str().unwrap();
+        assert!(["ok", "warn", "error"].contains(&level));
+        assert_eq!(
+            line.split_once(' ').unwrap().0,
+            level,
+            "the text line's mark is the finding's level"
+        );
+        assert_eq!(line[5..].trim_start(), f["message"].as_str().unwrap());
+    }
+    let errors = findings.iter().filter(|f| f["level"] == "error").count();
+    let warnings = findings.iter().filter(|f| f["level"] == "warn").count();
+    assert_eq!(v["errors"], errors);
+    assert_eq!(v["warnings"], warnings);
+    assert!(text.contains(&format!("{errors} error(s), {warnings} warning(s)")));
+    let hooks_json = codex_home.join("hooks.json").display().to_string();
+    let trust = findings
+        .iter()
+        .find(|f| f["check"] == "codex_trust")
+        .expect("a codex_trust finding");
+    assert_eq!(trust["level"], "error");
+    assert_eq!(trust["path"], hooks_json.as_str());
+    assert!(findings
+        .iter()
+        .any(|f| f["check"] == "wired" && f["path"] == hooks_json.as_str()));
+    assert!(findings
+        .iter()
+        .any(|f| f["check"] == "protection" && f["level"] == "ok" && f["path"].is_null()));
+}

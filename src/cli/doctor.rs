@@ -27,18 +27,102 @@ pub enum Level {
     Error,
 }
 
+/// What a finding is about: a stable name, for `--format json` (README, "doctor").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Check {
+    /// This binary: version and where it is.
+    Binary,
+    /// A hook file hookrules is registered in, and how many events it answers.
+    Wired,
+    /// A hook file the agent cannot read.
+    HookFile,
+    /// A handler's binary: missing, not running, another version.
+    HandlerBinary,
+    /// A timeout in the wrong unit for the agent.
+    TimeoutUnit,
+    /// Events answered more than once.
+    AnsweredTwice,
+    /// The Claude Code plugin.
+    Plugin,
+    /// The binary the plugin's launcher finds.
+    PluginLauncher,
+    /// Whether Codex trusts (so runs) hookrules' hooks.
+    CodexTrust,
+    /// Whether Codex reads the project's `.codex/` (a trusted project).
+    CodexProjectTrust,
+    /// hookrules is wired nowhere.
+    NotWired,
+    /// The policies in force, or a policy that cannot be read.
+    Policies,
+    /// Whether the built-in protection is on.
+    Protection,
+}
+
+impl Check {
+    /// The name in `--format json`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Check::Binary => "binary",
+            Check::Wired => "wired",
+            Check::HookFile => "hook_file",
+            Check::HandlerBinary => "handler_binary",
+            Check::TimeoutUnit => "timeout_unit",
+            Check::AnsweredTwice => "answered_twice",
+            Check::Plugin => "plugin",
+            Check::PluginLauncher => "plugin_launcher",
+            Check::CodexTrust => "codex_trust",
+            Check::CodexProjectTrust => "codex_project_trust",
+            Check::NotWired => "not_wired",
+            Check::Policies => "policies",
+            Check::Protection => "protection",
+        }
+    }
+}
+
+impl Level {
+    /// The name in `--format json`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Level::Ok => "ok",
+            Level::Warn => "warn",
+            Level::Error => "error",
+        }
+    }
+}
+
 /// One finding.
 #[derive(Debug, Clone)]
 pub struct Finding {
     /// How serious.
     pub level: Level,
-    /// What was found.
+    /// What it is about.
+    pub check: Check,
+    /// The file it is about, when it is about one.
+    pub path: Option<PathBuf>,
+    /// What was found (the text report's line).
     pub text: String,
 }
 
-fn push(out: &mut Vec<Finding>, level: Level, text: impl Into<String>) {
+fn push(out: &mut Vec<Finding>, check: Check, level: Level, text: impl Into<String>) {
     out.push(Finding {
         level,
+        check,
+        path: None,
+        text: text.into(),
+    });
+}
+
+fn push_at(
+    out: &mut Vec<Finding>,
+    check: Check,
+    path: &Path,
+    level: Level,
+    text: impl Into<String>,
+) {
+    out.push(Finding {
+        level,
+        check,
+        path: Some(path.to_path_buf()),
         text: text.into(),
     });
 }
@@ -76,8 +160,10 @@ fn resolve(program: &str, ctx: &Context) -> Option<PathBuf> {
 fn check_wired(w: &Wired, host: Host, ctx: &Context, me: &str, out: &mut Vec<Finding>) -> bool {
     let where_ = format!("{} ({})", w.place.title(), w.path.display());
     if let Some(e) = &w.unreadable {
-        push(
+        push_at(
             out,
+            Check::HookFile,
+            &w.path,
             Level::Error,
             format!("{where_}: not valid JSON ({e}); the agent ignores its hooks"),
         );
@@ -87,8 +173,10 @@ fn check_wired(w: &Wired, host: Host, ctx: &Context, me: &str, out: &mut Vec<Fin
         return false;
     }
     let events: BTreeSet<&str> = w.handlers.iter().map(|h| h.event.as_str()).collect();
-    push(
+    push_at(
         out,
+        Check::Wired,
+        &w.path,
         Level::Ok,
         format!("{where_}: hookrules answers {} event(s)", events.len()),
     );
@@ -98,11 +186,11 @@ fn check_wired(w: &Wired, host: Host, ctx: &Context, me: &str, out: &mut Vec<Fin
             continue;
         }
         match resolve(program, ctx) {
-            None => push(out, Level::Error, format!("{where_}: `{program}` is not on PATH: these hooks fail and nothing is enforced")),
-            Some(path) if !path.is_file() => push(out, Level::Error, format!("{where_}: {} does not exist: these hooks fail and nothing is enforced", path.display())),
+            None => push_at(out, Check::HandlerBinary, &w.path, Level::Error, format!("{where_}: `{program}` is not on PATH: these hooks fail and nothing is enforced")),
+            Some(path) if !path.is_file() => push_at(out, Check::HandlerBinary, &w.path, Level::Error, format!("{where_}: {} does not exist: these hooks fail and nothing is enforced", path.display())),
             Some(path) => match version_of(&path) {
-                None => push(out, Level::Error, format!("{where_}: {} does not run", path.display())),
-                Some(v) if !same_version(&v, me) => push(out, Level::Warn, format!("{where_}: {} is `{v}`, this is `hookrules {me}`", path.display())),
+                None => push_at(out, Check::HandlerBinary, &w.path, Level::Error, format!("{where_}: {} does not run", path.display())),
+                Some(v) if !same_version(&v, me) => push_at(out, Check::HandlerBinary, &w.path, Level::Warn, format!("{where_}: {} is `{v}`, this is `hookrules {me}`", path.display())),
                 Some(_) => {}
             },
         }
@@ -112,8 +200,10 @@ fn check_wired(w: &Wired, host: Host, ctx: &Context, me: &str, out: &mut Vec<Fin
         if let Some(t) = h.timeout {
             if let Some(problem) = wiring::timeout_unit_problem(host, t) {
                 if reported.insert(problem.clone()) {
-                    push(
+                    push_at(
                         out,
+                        Check::TimeoutUnit,
+                        &w.path,
                         Level::Warn,
                         format!("{where_}: {}: {problem}", h.event),
                     );
@@ -156,6 +246,7 @@ pub fn diagnose(ctx: &Context, discovery: &Discovery) -> Vec<Finding> {
     let mut out = vec![];
     push(
         &mut out,
+        Check::Binary,
         Level::Ok,
         format!(
             "this binary: hookrules {me} at {}",
@@ -189,6 +280,7 @@ pub fn diagnose(ctx: &Context, discovery: &Discovery) -> Vec<Finding> {
     if !twice.is_empty() {
         push(
             &mut out,
+            Check::AnsweredTwice,
             Level::Warn,
             format!(
                 "hookrules is registered in more than one settings layer, so these events are answered twice: {}; keep one (`hookrules uninstall` or `uninstall --user`)",
@@ -200,8 +292,10 @@ pub fn diagnose(ctx: &Context, discovery: &Discovery) -> Vec<Finding> {
     // The Claude Code plugin.
     if let Some((path, name)) = installed_plugin(ctx) {
         wired = true;
-        push(
+        push_at(
             &mut out,
+            Check::Plugin,
+            &path,
             Level::Ok,
             format!(
                 "Claude Code plugin {name} is installed ({})",
@@ -209,7 +303,7 @@ pub fn diagnose(ctx: &Context, discovery: &Discovery) -> Vec<Finding> {
             ),
         );
         if !answered.is_empty() {
-            push(&mut out, Level::Ok, format!(
+            push(&mut out, Check::Plugin, Level::Ok, format!(
                 "the plugin stays quiet on the {} event(s) a settings layer answers, so nothing is answered twice",
                 answered.len()
             ));
@@ -226,9 +320,9 @@ pub fn diagnose(ctx: &Context, discovery: &Discovery) -> Vec<Finding> {
                     .filter(|p| p.is_file())
             });
         match launcher_finds.as_deref().and_then(|p| version_of(p).map(|v| (p.to_path_buf(), v))) {
-            Some((p, v)) if same_version(&v, me) => push(&mut out, Level::Ok, format!("the plugin's launcher finds {} ({v})", p.display())),
-            Some((p, v)) => push(&mut out, Level::Error, format!("the plugin's launcher looks for the plugin's version; {} is `{v}`: if that is not the plugin's version, policies are NOT enforced", p.display())),
-            None => push(&mut out, Level::Error, "the plugin's launcher finds no hookrules binary (HOOKRULES_BIN, PATH, ~/.local/bin): every event says policies are NOT enforced"),
+            Some((p, v)) if same_version(&v, me) => push(&mut out, Check::PluginLauncher, Level::Ok, format!("the plugin's launcher finds {} ({v})", p.display())),
+            Some((p, v)) => push(&mut out, Check::PluginLauncher, Level::Error, format!("the plugin's launcher looks for the plugin's version; {} is `{v}`: if that is not the plugin's version, policies are NOT enforced", p.display())),
+            None => push(&mut out, Check::PluginLauncher, Level::Error, "the plugin's launcher finds no hookrules binary (HOOKRULES_BIN, PATH, ~/.local/bin): every event says policies are NOT enforced"),
         }
     }
 
@@ -261,19 +355,24 @@ pub fn diagnose(ctx: &Context, discovery: &Discovery) -> Vec<Finding> {
         })
         .collect();
     if vscode_files.len() > 1 {
-        push(&mut out, Level::Warn, format!(
+        push(&mut out, Check::AnsweredTwice, Level::Warn, format!(
             "VS Code runs every .github/hooks/*.json, so it runs hookrules more than once per event ({}); keep one (`hookrules uninstall --host vscode`)",
             vscode_files.join(", ")
         ));
     }
     if !wired {
-        push(&mut out, Level::Warn, "hookrules is not wired anywhere: run `hookrules init` (or `init --host NAME`), or install the Claude Code plugin");
+        push(&mut out, Check::NotWired, Level::Warn, "hookrules is not wired anywhere: run `hookrules init` (or `init --host NAME`), or install the Claude Code plugin");
     }
 
     // Policies in force.
     let found = discovery.find();
     for e in &found.errors {
-        push(&mut out, Level::Error, format!("policy: {}", e.message));
+        push(
+            &mut out,
+            Check::Policies,
+            Level::Error,
+            format!("policy: {}", e.message),
+        );
     }
     let names: Vec<String> = found
         .sources
@@ -290,6 +389,7 @@ pub fn diagnose(ctx: &Context, discovery: &Discovery) -> Vec<Finding> {
     };
     push(
         &mut out,
+        Check::Policies,
         Level::Ok,
         format!(
             "policies in force ({from}): {}",
@@ -315,8 +415,10 @@ fn codex_trust(w: &Wired, ctx: &Context, out: &mut Vec<Finding>) {
     let config = match ct::read_config(&config_path) {
         Ok(c) => c,
         Err(e) => {
-            push(
+            push_at(
                 out,
+                Check::CodexTrust,
+                &w.path,
                 Level::Warn,
                 format!("{where_}: cannot tell whether Codex trusts these hooks: {e}"),
             );
@@ -328,11 +430,11 @@ fn codex_trust(w: &Wired, ctx: &Context, out: &mut Vec<Finding>) {
         let project = ctx.project_dir();
         match ct::project_trust(config.as_ref(), &project).as_deref() {
             Some("trusted") => {}
-            Some(level) => push(out, Level::Error, format!(
+            Some(level) => push_at(out, Check::CodexProjectTrust, &w.path, Level::Error, format!(
                 "{where_}: Codex does not read {}/.codex/: the project is `{level}` in {}; trust it (or use `init --host codex --user`)",
                 project.display(), config_path.display()
             )),
-            None => push(out, Level::Warn, format!(
+            None => push_at(out, Check::CodexProjectTrust, &w.path, Level::Warn, format!(
                 "{where_}: Codex reads {}/.codex/ only in a trusted project, and {} records no trust for it: answer Codex's trust prompt (or use `init --host codex --user`)",
                 project.display(), config_path.display()
             )),
@@ -358,8 +460,10 @@ fn codex_trust(w: &Wired, ctx: &Context, out: &mut Vec<Finding>) {
         .collect();
     let trusted = of(|t| matches!(t, Trust::Trusted)).len();
     if untrusted.is_empty() && modified.is_empty() && disabled.is_empty() && unknown.is_empty() {
-        push(
+        push_at(
             out,
+            Check::CodexTrust,
+            &w.path,
             Level::Ok,
             format!(
                 "{where_}: Codex trusts all {trusted} of hookrules' hooks ({})",
@@ -386,15 +490,17 @@ fn codex_trust(w: &Wired, ctx: &Context, out: &mut Vec<Finding>) {
         let tools = skipped
             .iter()
             .any(|e| e.as_str() == "PreToolUse" || e.as_str() == "PermissionRequest");
-        push(out, if tools { Level::Error } else { Level::Warn }, format!(
+        push_at(out, Check::CodexTrust, &w.path, if tools { Level::Error } else { Level::Warn }, format!(
             "{where_}: Codex skips these hooks without a word ({}){}: start `codex`, open /hooks and trust them",
             parts.join("; "),
             if tools { ", so no tool call is checked" } else { "" }
         ));
     }
     if !unknown.is_empty() {
-        push(
+        push_at(
             out,
+            Check::CodexTrust,
+            &w.path,
             Level::Warn,
             format!(
                 "{where_}: cannot tell whether Codex trusts {}: check /hooks in Codex",
@@ -449,9 +555,9 @@ fn builtin_protection(ctx: &Context, discovery: &Discovery, out: &mut Vec<Findin
         }
     }
     if off.is_empty() {
-        push(out, Level::Ok, "built-in protection is on: `rm -rf /`, reading ~/.ssh/id_rsa and writing /etc/passwd are denied");
+        push(out, Check::Protection, Level::Ok, "built-in protection is on: `rm -rf /`, reading ~/.ssh/id_rsa and writing /etc/passwd are denied");
     } else {
-        push(out, Level::Error, format!(
+        push(out, Check::Protection, Level::Error, format!(
             "built-in protection is OFF for: {} (a probe the built-in pack denies was not denied); add `extends = [\"builtin:{}\"]` to a policy, or remove what turns it off",
             off.join(", "),
             off[0]
@@ -459,9 +565,38 @@ fn builtin_protection(ctx: &Context, discovery: &Discovery, out: &mut Vec<Findin
     }
 }
 
-/// `hookrules doctor`.
-pub fn doctor(ctx: &Context, discovery: &Discovery, out: &mut dyn Write) -> i32 {
+/// The report as JSON: the same findings as the text report, in the same order
+/// (README, "doctor": the keys are stable).
+pub fn to_json(findings: &[Finding]) -> serde_json::Value {
+    let count = |l: Level| findings.iter().filter(|f| f.level == l).count();
+    serde_json::json!({
+        "version": crate::cli::VERSION,
+        "ok": count(Level::Error) == 0,
+        "errors": count(Level::Error),
+        "warnings": count(Level::Warn),
+        "findings": findings.iter().map(|f| serde_json::json!({
+            "level": f.level.name(),
+            "check": f.check.name(),
+            "path": f.path.as_ref().map(|p| p.display().to_string()),
+            "message": f.text,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+/// `hookrules doctor [--format json]`. Exit 1 when there is an error, else 0.
+pub fn doctor(
+    ctx: &Context,
+    discovery: &Discovery,
+    format: crate::cli::Format,
+    out: &mut dyn Write,
+) -> i32 {
     let findings = diagnose(ctx, discovery);
+    let errors = findings.iter().filter(|f| f.level == Level::Error).count();
+    if format == crate::cli::Format::Json {
+        let text = serde_json::to_string_pretty(&to_json(&findings)).unwrap_or_default();
+        let _ = writeln!(out, "{text}");
+        return i32::from(errors > 0);
+    }
     for f in &findings {
         let mark = match f.level {
             Level::Ok => "ok   ",
@@ -470,7 +605,6 @@ pub fn doctor(ctx: &Context, discovery: &Discovery, out: &mut dyn Write) -> i32 
         };
         let _ = writeln!(out, "{mark} {}", f.text);
     }
-    let errors = findings.iter().filter(|f| f.level == Level::Error).count();
     let warnings = findings.iter().filter(|f| f.level == Level::Warn).count();
     let _ = writeln!(out, "\n{errors} error(s), {warnings} warning(s)");
     i32::from(errors > 0)

@@ -171,7 +171,11 @@ pub enum Command {
     /// Where hookrules is wired (settings layers, plugin, other agents), duplicates,
     /// missing or other-version binaries, timeouts in the wrong unit, the policies in
     /// force and whether the built-in protection is on.
-    Doctor,
+    Doctor {
+        /// Output format (json: the same findings, with stable keys).
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
+    },
     /// The recent decisions from the decision log, as a table, newest last.
     Log(log::LogArgs),
     /// Re-evaluate logged events under the current policies: what would change.
@@ -367,9 +371,10 @@ pub fn main() -> ExitCode {
             &mut stdout.lock(),
             &mut stderr.lock(),
         ),
-        Command::Doctor => doctor::doctor(
+        Command::Doctor { format } => doctor::doctor(
             &init::Context::from_process(&env),
             &discovery(vec![], &env),
+            format,
             &mut stdout.lock(),
         ),
         Command::Log(args) => log::log(

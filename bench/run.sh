@@ -74,7 +74,7 @@ json.dump(ev, open(sys.argv[2], "w"))
 EOF
 
 # The decision log goes to a state folder of its own (group E compares it on/off);
-# log-all is the built-in pack plus `[log] events = "all"`.
+# log-all is the built-in pack (loaded under any --policies) plus `[log] events = "all"`.
 mkdir -p "$OUT/log-all"
 printf '[policy]\nextends = ["builtin:destructive", "builtin:secrets", "builtin:system-paths"]\n\n[log]\nevents = "all"\n' > "$OUT/log-all/log.toml"
 
@@ -101,8 +101,10 @@ sleep 3
 # load from elsewhere is spread over the cases instead of landing on one.
 q() { printf '%q' "$1"; }
 HOOK="bash $(q "$ROOT/bench/bash_jq_hook.sh")"
-P1K="--policies $(q "$OUT/policies-1k")"
-P10K="--policies $(q "$OUT/policies-10k")"
+# The 1k/10k cases measure the rule count alone: --no-builtin leaves the built-in
+# pack (loaded under any --policies) out, so they hold exactly 1,000 / 10,000 rules.
+P1K="--no-builtin --policies $(q "$OUT/policies-1k")"
+P10K="--no-builtin --policies $(q "$OUT/policies-10k")"
 CASES=(
 "A|floor|floor: read stdin + serde_json::Value parse|$(q "$FLOOR")|$EV/PreToolUse-Bash.json"
 "A|pre-bash|PreToolUse Bash, harmless (builtin pack)|$(q "$HR") run|$EV/PreToolUse-Bash.json"

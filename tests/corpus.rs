@@ -199,6 +199,7 @@ fn discovery() -> Discovery {
         env: None,
         project_dir: None,
         user_dir: None,
+        no_builtin: false,
     }
 }
 

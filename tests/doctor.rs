@@ -68,6 +68,7 @@ fn findings(s: &Scratch) -> Vec<Finding> {
         env: None,
         project_dir: Some(s.project.clone()),
         user_dir: Some(s.home.join(".config/hookrules")),
+        no_builtin: false,
     };
     diagnose(&s.ctx, &d)
 }

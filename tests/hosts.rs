@@ -261,6 +261,7 @@ fn answer(host: Host, event: &Value) -> (String, i32) {
         env: None,
         project_dir: None,
         user_dir: None,
+        no_builtin: false,
     };
     let mut env = BTreeMap::new();
     env.insert("HOME".to_string(), HOME.to_string());
@@ -387,6 +388,7 @@ fn an_envelope_no_agent_sends_is_refused_loudly() {
         env: None,
         project_dir: None,
         user_dir: None,
+        no_builtin: false,
     };
     let env = BTreeMap::new();
     let stdin = br#"{"tool":"shell","args":{"command":"rm -rf /"}}"#;

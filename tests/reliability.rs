@@ -63,6 +63,7 @@ macro_rules! data_files {
 data_files!(
     stdin,
     policies,
+    builtin,
     processes,
     effects,
     confinement,

@@ -150,12 +150,24 @@ fn collect_all(discovery: &Discovery) -> Report {
         repairs.push((source.display_name(), p));
     }
     let layered = layering::apply(parsed);
+    if found.builtin_off_by_flag {
+        report.diagnostics.push(
+            Diagnostic::new(
+                Code::BuiltinOff,
+                "the built-in pack is off: `--no-builtin` leaves it out",
+            )
+            .help("without `--no-builtin`, the pack is loaded under these policies, which can change it by rule id or tag"),
+        );
+    }
     report
         .diagnostics
         .extend(layered.diagnostics.iter().cloned());
     for (source, raw) in &layered.policies {
         if let Some(off) = raw.policy.builtin.as_ref().filter(|b| !b.value) {
-            if matches!(source.layer, Layer::User | Layer::Project | Layer::Local) {
+            if matches!(
+                source.layer,
+                Layer::User | Layer::Project | Layer::Local | Layer::Explicit
+            ) {
                 report.diagnostics.push(
                     Diagnostic::new(
                         Code::BuiltinOff,
@@ -214,7 +226,14 @@ fn collect_all(discovery: &Discovery) -> Report {
         // The built-in pack under the layers: its lints are for its authors
         // (`check policies/` shows them); a user's override can leave one of its
         // lists unused, which is not the user's to fix.
-        if source.layer == Layer::Builtin && discovery.flags.is_empty() {
+        let named = match source.origin {
+            crate::source::Origin::Builtin(n) => discovery
+                .flags
+                .iter()
+                .any(|f| f.to_str() == Some(&format!("builtin:{n}"))),
+            crate::source::Origin::File(_) => false,
+        };
+        if source.layer == Layer::Builtin && !named {
             diags.retain(|d| d.severity() == Severity::Error);
         }
         report.diagnostics.extend(diags);
@@ -296,8 +315,9 @@ fn collect_all(discovery: &Discovery) -> Report {
             }
         }
     }
+    // Under `--policies` too: the pack is loaded there as well, unless turned off.
+    report.diagnostics.extend(destructive_probe(&found));
     if discovery.flags.is_empty() {
-        report.diagnostics.extend(destructive_probe(&found));
         report.diagnostics.extend(over_timeout(discovery, &found));
     }
     let _ = first;
@@ -713,7 +733,9 @@ fn destructive_probe(found: &crate::policy::discover::Found) -> Vec<Diagnostic> 
     if let_through.is_empty() {
         return vec![];
     }
-    let why = if !found.builtin_off.is_empty() {
+    let why = if found.builtin_off_by_flag {
+        "the built-in pack is off (`--no-builtin`)".to_string()
+    } else if !found.builtin_off.is_empty() {
         let files: Vec<String> = found
             .builtin_off
             .iter()

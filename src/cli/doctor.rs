@@ -400,6 +400,23 @@ pub fn diagnose(ctx: &Context, discovery: &Discovery) -> Vec<Finding> {
             }
         ),
     );
+    if found.builtin_off_by_flag {
+        push(
+            &mut out,
+            Level::Warn,
+            "the built-in pack is off: `--no-builtin` leaves it out",
+        );
+    }
+    for f in &found.builtin_off {
+        push(
+            &mut out,
+            Level::Warn,
+            format!(
+                "the built-in pack is off: `builtin = false` in {}",
+                f.display()
+            ),
+        );
+    }
     builtin_protection(ctx, discovery, &mut out);
     out
 }

@@ -38,6 +38,10 @@ pub struct Cli {
     /// The command.
     #[command(subcommand)]
     pub command: Command,
+    /// Leave the built-in pack out: only the policies named or found are used
+    /// (`check` and `doctor` say the protection is off).
+    #[arg(long = "no-builtin", global = true)]
+    pub no_builtin: bool,
 }
 
 /// `hookrules --version`: the version and where this binary came from (the git
@@ -228,6 +232,7 @@ pub fn discovery(flags: Vec<PathBuf>, env: &BTreeMap<String, String>) -> Discove
             .map(PathBuf::from)
             .or_else(|| env.get("HOME").map(|h| PathBuf::from(h).join(".config")))
             .map(|d| d.join("hookrules")),
+        no_builtin: false,
     }
 }
 
@@ -245,6 +250,7 @@ pub fn main() -> ExitCode {
                 via: None,
                 timeout: None,
             },
+            no_builtin: false,
         },
         // ...and so does `run --timeout SECONDS`, as `init` registers it.
         (Some(cmd), Some(flag)) if cmd == "run" && flag == "--timeout" => {
@@ -260,6 +266,7 @@ pub fn main() -> ExitCode {
                         via: None,
                         timeout: Some(t),
                     },
+                    no_builtin: false,
                 },
                 _ => Cli::parse(),
             }
@@ -267,6 +274,11 @@ pub fn main() -> ExitCode {
         _ => Cli::parse(),
     };
     let env = env_map();
+    let no_builtin = cli.no_builtin;
+    let discovery = |flags: Vec<PathBuf>, env: &BTreeMap<String, String>| Discovery {
+        no_builtin,
+        ..discovery(flags, env)
+    };
     if !matches!(cli.command, Command::Run { .. }) {
         use std::io::IsTerminal;
         style::enable(style::wanted(&env, std::io::stdout().is_terminal()));

@@ -194,11 +194,12 @@ pub fn cache_dir(env: &BTreeMap<String, String>) -> Option<PathBuf> {
 fn search_key(discovery: &Discovery) -> String {
     let cwd = std::env::current_dir().unwrap_or_default();
     format!(
-        "{:?}|{:?}|{:?}|{:?}|{}",
+        "{:?}|{:?}|{:?}|{:?}|{}|{}",
         discovery.flags,
         discovery.env,
         discovery.project_dir,
         discovery.user_dir,
+        discovery.no_builtin,
         cwd.display()
     )
 }

@@ -3,17 +3,18 @@
 //! 1. `--policies PATH` (a file, a folder, or `builtin:NAME`; repeatable);
 //! 2. the `HOOKRULES_POLICIES` environment variable (paths separated by `:`);
 //! 3. the layers, in this order, each later one overriding the earlier ones:
-//!    - builtin: the default pack compiled into the binary, always, unless a
-//!      layer file says `[policy] builtin = false`,
 //!    - user: `$XDG_CONFIG_HOME/hookrules/*.toml` (default `~/.config/hookrules/`),
 //!    - project: `$CLAUDE_PROJECT_DIR/.claude/hookrules/*.toml` (committed),
 //!    - local: `$CLAUDE_PROJECT_DIR/.claude/hookrules/*.local.toml` (not committed).
 //!
-//! A layer adds to the built-in pack; it never replaces it by merely existing (an
-//! empty file, or one personal rule, must not switch the protection off). Parts of
-//! the pack are turned off by name, visibly: `[[override]]` by id or tag, or a rule
-//! with the same id; the whole pack by `builtin = false` ([`Found::builtin_off`]
-//! says which file did it, and `check` reports it).
+//! Under whichever of these applies lies the built-in pack, compiled into the
+//! binary and loaded first. Policies add to it; none replaces it by merely
+//! existing (an empty file, one personal rule, a `-p` in settings.json or a
+//! `HOOKRULES_POLICIES` in the environment must not switch the protection off).
+//! Parts of the pack are turned off by name, visibly: `[[override]]` by id or tag,
+//! or a rule with the same id; the whole pack only by `[policy] builtin = false`
+//! in a policy ([`Found::builtin_off`] says which file did it) or by the
+//! `--no-builtin` flag ([`Discovery::no_builtin`]); `check` and `doctor` say so.
 //!
 //! A folder contributes its `*.toml` files in file-name order; a file's `extends`
 //! are loaded just before it, in its layer. Only regular files are read: a FIFO, a
@@ -70,6 +71,8 @@ pub struct Discovery {
     pub project_dir: Option<PathBuf>,
     /// The user's hookrules config folder (`~/.config/hookrules`).
     pub user_dir: Option<PathBuf>,
+    /// `--no-builtin`: leave the built-in pack out (said by `check` and `doctor`).
+    pub no_builtin: bool,
 }
 
 /// The policy texts that were found, plus problems reading them.
@@ -81,8 +84,10 @@ pub struct Found {
     pub errors: Vec<Diagnostic>,
     /// Which step of the search order supplied them.
     pub selection: Option<Selection>,
-    /// The layer files that turned the built-in pack off (`builtin = false`).
+    /// The files that turned the built-in pack off (`builtin = false`).
     pub builtin_off: Vec<PathBuf>,
+    /// The built-in pack was left out by `--no-builtin`.
+    pub builtin_off_by_flag: bool,
     /// Files already read (see `file_key`).
     seen: std::collections::HashSet<PathBuf>,
 }
@@ -91,7 +96,7 @@ impl Discovery {
     /// Find the policy files, following the documented order.
     pub fn find(&self) -> Found {
         if !self.flags.is_empty() {
-            return read_paths(&self.flags, Selection::Flag);
+            return self.under_builtin(read_paths(&self.flags, Selection::Flag));
         }
         if let Some(env) = self.env.as_deref().filter(|s| !s.trim().is_empty()) {
             let paths: Vec<PathBuf> = env
@@ -99,7 +104,7 @@ impl Discovery {
                 .filter(|s| !s.is_empty())
                 .map(PathBuf::from)
                 .collect();
-            return read_paths(&paths, Selection::Env);
+            return self.under_builtin(read_paths(&paths, Selection::Env));
         }
         let mut found = Found {
             selection: Some(Selection::Layers),
@@ -121,9 +126,15 @@ impl Discovery {
                 });
             }
         }
-        if found.sources.is_empty() && found.errors.is_empty() {
+        if found.sources.is_empty() && found.errors.is_empty() && !self.no_builtin {
             return builtin();
         }
+        self.under_builtin(found)
+    }
+
+    /// The built-in pack under what was `found`, unless `--no-builtin` or a
+    /// policy's `builtin = false` turns it off.
+    fn under_builtin(&self, mut found: Found) -> Found {
         found.builtin_off = found
             .sources
             .iter()
@@ -133,13 +144,14 @@ impl Discovery {
                 Origin::Builtin(_) => None,
             })
             .collect();
-        if found.builtin_off.is_empty() {
-            // The pack loads first, so every layer can change it; a file that
-            // also `extends` a built-in policy does not load it twice.
-            let layers = std::mem::take(&mut found.sources);
+        found.builtin_off_by_flag = self.no_builtin;
+        if found.builtin_off.is_empty() && !self.no_builtin {
+            // The pack loads first, so every policy can change it; a policy
+            // named as `builtin:NAME` or `extends`ed is not loaded twice.
+            let named = std::mem::take(&mut found.sources);
             found.sources = builtin().sources;
             found.sources.extend(
-                layers
+                named
                     .into_iter()
                     .filter(|s| !matches!(s.origin, Origin::Builtin(_))),
             );
@@ -220,6 +232,7 @@ pub fn builtin() -> Found {
         errors: vec![],
         selection: Some(Selection::Builtin),
         builtin_off: vec![],
+        builtin_off_by_flag: false,
         seen: Default::default(),
     }
 }

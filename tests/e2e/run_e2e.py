@@ -194,7 +194,10 @@ def scenario_policies(scn):
 
 
 def hookrules_argv(hookrules, policies):
-    argv = [hookrules, "run"]
+    # A scenario's policies are all it runs under: --no-builtin, since the
+    # built-in pack is otherwise loaded under any --policies (it names
+    # builtin:NAME where it wants part of the pack).
+    argv = [hookrules, "run", "--no-builtin"]
     for p in policies:
         argv += ["--policies", p]
     return argv

@@ -15,6 +15,8 @@ fn decide(event: Value) -> (String, String) {
         env: None,
         project_dir: None,
         user_dir: None,
+        // This policy alone, without the built-in pack.
+        no_builtin: true,
     };
     let mut env = BTreeMap::new();
     env.insert("HOME".to_string(), "/home/dev".to_string());

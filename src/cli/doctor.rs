@@ -403,6 +403,7 @@ pub fn diagnose(ctx: &Context, discovery: &Discovery) -> Vec<Finding> {
     if found.builtin_off_by_flag {
         push(
             &mut out,
+            Check::Policies,
             Level::Warn,
             "the built-in pack is off: `--no-builtin` leaves it out",
         );
@@ -410,6 +411,7 @@ pub fn diagnose(ctx: &Context, discovery: &Discovery) -> Vec<Finding> {
     for f in &found.builtin_off {
         push(
             &mut out,
+            Check::Policies,
             Level::Warn,
             format!(
                 "the built-in pack is off: `builtin = false` in {}",

@@ -247,7 +247,11 @@ def run(scn, args):
     subprocess.run(["git", "init", "-q", project], check=True)
     env = {"HOME": home, "CODEX_HOME": codex_home, "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
            "TMPDIR": home, "TERM": "dumb", "NO_COLOR": "1", "FAKE_OPENAI_KEY": "test-key",
-           "RUST_LOG": "warn"}
+           "RUST_LOG": "warn",
+           # Anything but the fake on 127.0.0.1 goes to a closed port and fails fast.
+           "HTTP_PROXY": "http://127.0.0.1:9", "HTTPS_PROXY": "http://127.0.0.1:9",
+           "ALL_PROXY": "http://127.0.0.1:9", "NO_PROXY": "127.0.0.1,localhost"}
+    env.update({k.lower(): v for k, v in env.items() if k.endswith("_PROXY")})
     init_args = [args.hookrules, "init", "--host", "codex"] + (["--user"] if scn["scope"] == "user" else [])
     init = subprocess.run(init_args, env=env, cwd=project, capture_output=True, text=True)
     if init.returncode != 0:
@@ -260,6 +264,16 @@ def run(scn, args):
         'approval_policy = "never"',
         # No sandbox: the machine may lack bubblewrap, and the hooks are what is tested.
         'sandbox_mode = "danger-full-access"',
+        # Nothing leaves 127.0.0.1: no update check, analytics, plugin or app sync.
+        "check_for_update_on_startup = false",
+        "",
+        "[analytics]",
+        "enabled = false",
+        "",
+        "[features]",
+        "plugins = false",
+        "remote_plugin = false",
+        "apps = false",
         "",
         "[model_providers.hookrules-fake]",
         'name = "hookrules e2e fake"',

@@ -39,7 +39,8 @@ exit 0
     }
   }
 
-  decision         allow, ask, deny, block, stop, or none (no opinion)
+  decision         allow, ask, deny, block, stop, or none (no opinion); deny
+                   and block are one refusal, so either matches either
   rules            the rules that determined the decision (any order)
   output           the exact JSON printed on stdout; null: nothing printed
   output_contains  texts stdout must contain; output_excludes: must not

@@ -117,3 +117,59 @@ fn a_todo_fixture_that_passes_fails_the_run() {
         "{text}"
     );
 }
+
+/// The built-in pack stays on beneath every example however its policies are
+/// loaded: copied into `.claude/hookrules/` (the fixtures' own
+/// `builtin-rm-rf-root-still-denied`), and named with `--policies`, which loads
+/// exactly what it names (each example names the pack with `extends`). Through the
+/// real binary, as a user or another tool runs it.
+#[test]
+fn every_example_named_with_policies_still_denies_wide_deletes() {
+    let bin = env!("CARGO_BIN_EXE_hookrules");
+    let project = tempfile::tempdir().unwrap();
+    let cwd = project.path().to_str().unwrap();
+    let commands = [
+        "rm -rf /",
+        "rm -rf ~",
+        "sudo rm -rf --no-preserve-root /",
+        "cd / && rm -fr *",
+    ];
+    let mut failures = vec![];
+    for dir in example_dirs() {
+        let policies = dir.join("policies");
+        for command in commands {
+            let event = serde_json::json!({
+                "hook_event_name": "PreToolUse", "session_id": "s", "cwd": cwd,
+                "transcript_path": format!("{cwd}/t.jsonl"),
+                "tool_name": "Bash", "tool_input": { "command": command },
+            });
+            let mut child = std::process::Command::new(bin)
+                .args(["run", "-p"])
+                .arg(&policies)
+                .env("CLAUDE_PROJECT_DIR", cwd)
+                .env("HOOKRULES_DEADLINE_MS", "20000")
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap();
+            use std::io::Write as _;
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(event.to_string().as_bytes())
+                .unwrap();
+            let out = child.wait_with_output().unwrap();
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            if !stdout.contains(r#""permissionDecision":"deny""#) {
+                failures.push(format!(
+                    "{} with `{command}`: {stdout}{}",
+                    dir.display(),
+                    String::from_utf8_lossy(&out.stderr)
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}

@@ -88,6 +88,77 @@ fn every_data_file_is_run() {
     assert_eq!(on_disk, listed, "add new data files to data_files!");
 }
 
+/// The README's fault table is generated from the cases (`fault_table.py`):
+/// every case with a `fault` has its row, in file order, with the words of the
+/// case and its measured times; no row names a case that does not exist. The
+/// times themselves are measured, not checked (see the module doc).
+#[test]
+fn readme_fault_table_is_the_cases() {
+    let readme = std::fs::read_to_string(data_dir().join("../../README.md")).unwrap();
+    let (start, end) = ("<!-- fault-table:start -->", "<!-- fault-table:end -->");
+    let table = readme
+        .split_once(start)
+        .and_then(|(_, rest)| rest.split_once(end))
+        .map(|(t, _)| t)
+        .expect("README.md holds the fault table between fault-table markers");
+    let mut expected = vec![];
+    let mut files = DATA_FILES.to_vec();
+    files.sort();
+    for file in files {
+        for case in harness::cases(&data_dir().join(format!("{file}.toml"))) {
+            let Some(fault) = &case.fault else { continue };
+            let issue = case
+                .issue
+                .as_ref()
+                .map(|i| format!(" (#{i})"))
+                .unwrap_or_default();
+            expected.push(format!(
+                "| {fault}{issue} | {} | `{file}.toml`: `{}` |",
+                case.sees.as_deref().unwrap_or(""),
+                case.name
+            ));
+        }
+    }
+    let rows: Vec<&str> = table
+        .lines()
+        .filter(|l| l.starts_with("| ") && !l.starts_with("| fault"))
+        .collect();
+    let mut problems = vec![];
+    for (i, want) in expected.iter().enumerate() {
+        match rows.get(i) {
+            Some(row) if row.starts_with(want.as_str()) => {
+                // Then the longest time to an answer and to exit, measured.
+                let times: Vec<&str> = row[want.len()..]
+                    .split('|')
+                    .map(str::trim)
+                    .filter(|s| !s.is_empty())
+                    .collect();
+                let measured = |t: &str| {
+                    t.strip_suffix(" ms")
+                        .is_some_and(|n| n.parse::<u64>().is_ok())
+                };
+                if times.len() != 2 || !times.iter().all(|t| measured(t)) {
+                    problems.push(format!("row {}: times missing: {row}", i + 1));
+                }
+            }
+            Some(row) => {
+                problems.push(format!("row {}:\n  README: {row}\n  cases:  {want}", i + 1))
+            }
+            None => problems.push(format!("missing row: {want}")),
+        }
+    }
+    for row in rows.iter().skip(expected.len()) {
+        problems.push(format!("row for no case: {row}"));
+    }
+    assert!(
+        problems.is_empty(),
+        "the README's fault table differs from tests/reliability/*.toml; regenerate it:\n  \
+         HOOKRULES_BIN=$PWD/target/release/hookrules HOOKRULES_FAULT_TABLE=/tmp/ft cargo test --test reliability\n  \
+         python3 tests/reliability/fault_table.py /tmp/ft --write README.md\n\n{}",
+        problems.join("\n")
+    );
+}
+
 // ===========================================================================
 // Races and concurrency: not a table.
 // ===========================================================================

@@ -442,8 +442,29 @@ impl EventEntry {
 /// Shell commands parsed during the prefilter, kept for evaluation.
 pub type Shells = HashMap<String, Result<Arc<Vec<SimpleCommand>>, String>>;
 
-/// Parse a shell command once per event.
+/// The longest command the shell analysis reads, in bytes. Its cost grows with
+/// the words of a command (about 650 bytes of memory and 1.6 µs per byte of
+/// `echo a a a …`), so past this a command is unparsable and the policy's
+/// `unparsable_command` choice answers (the pack asks): bounded memory and time
+/// for any input, never a command let through unchecked. An agent's single
+/// tool call stays far below it (its output limit is a few hundred KB).
+pub const MAX_SHELL_BYTES: usize = 256 * 1024;
+
+/// Parse a shell command once per event. A command over [`MAX_SHELL_BYTES`] or
+/// holding a NUL byte is unparsable (bash and the client cannot agree on
+/// what such a command is: argv strings end at a NUL).
 pub fn parse_shell(shells: &mut Shells, text: &str) -> Result<Arc<Vec<SimpleCommand>>, String> {
+    if text.len() > MAX_SHELL_BYTES {
+        return Err(format!(
+            "the command is {} bytes, more than the {MAX_SHELL_BYTES} bytes the shell analysis reads",
+            text.len()
+        ));
+    }
+    if let Some(at) = text.find('\0') {
+        return Err(format!(
+            "the command holds a NUL byte (at byte {at}), which no shell is given as written"
+        ));
+    }
     if let Some(r) = shells.get(text) {
         return r.clone();
     }

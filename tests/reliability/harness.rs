@@ -543,6 +543,14 @@ pub fn processes_with(marker: &str) -> Vec<u32> {
     found
 }
 
+/// The cases of a data file, as written (for the fault table's check).
+pub fn cases(path: &Path) -> Vec<Case> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let file: DataFile = toml::from_str(&text)
+        .unwrap_or_else(|e| panic!("{} is not a valid case file: {e}", path.display()));
+    file.case
+}
+
 /// The measured times of one case, for the fault table.
 pub struct Timing {
     pub name: String,

@@ -1,22 +1,33 @@
-//! The default pack's promise, as data.
+//! The protection packs' promise, as data.
 //!
-//! `tests/corpus/commands.toml` (Bash commands) and `tests/corpus/paths.toml`
-//! (Read / Write / Edit / Grep / Glob inputs) list cases with the verdict the
-//! built-in pack must reach. Each case becomes a PreToolUse event, is answered
-//! in-process by `run_detailed` with the built-in pack, and its verdict is
-//! compared with `expect` (no decision at all counts as "allow").
+//! Every `tests/corpus/<family>.toml` holds the cases of one family (the file
+//! name is the family): Bash commands (`command = '…'`) and file-tool calls
+//! (`tool = "Read"`, …), each with the verdict the built-in default pack must
+//! reach. `tests/corpus/packs/<pack>.toml` does the same for an opt-in pack,
+//! evaluated with the default pack plus `builtin:<pack>`. Each case becomes a
+//! PreToolUse event answered in-process by `run_detailed`; no decision at all
+//! counts as "allow".
 //!
-//! Every mismatch is collected and reported at once (file:line, the input,
-//! expected, got, the determining rules), with counts per expectation and a
-//! confusion table; the test fails at the end if there was any mismatch.
+//! A case may carry `todo = "needs <feature>"`: a known gap of the engine. A todo
+//! case that gets the wrong verdict is reported, not failed; a todo case that
+//! gets the *right* verdict fails the run, so a todo is removed as soon as the
+//! feature lands and can never go stale.
+//!
+//! The report prints every mismatch (file:line, the input, expected, got, the
+//! rules that decided), and per family: correct, dangerous-passed (expected
+//! deny/ask, got allow), over-blocked (expected allow, got deny/ask),
+//! wrong-strength (deny where ask was expected or the reverse).
+//!
+//! The README's family tables are generated from the corpus
+//! (`HOOKRULES_BLESS=1 cargo test --test corpus` rewrites them).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use hookrules::cli::run::run_detailed;
 use hookrules::os::clock::Now;
-use hookrules::policy::discover::{Discovery, Selection};
+use hookrules::policy::discover::{self, Discovery, Selection};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use serde_spanned::Spanned;
@@ -24,36 +35,36 @@ use serde_spanned::Spanned;
 const HOME: &str = "/home/dev";
 const PROJECT: &str = "/home/dev/myproj";
 const NOW: i64 = 1_763_700_000;
-const MIN_COMMANDS: usize = 330;
-const MIN_PATHS: usize = 110;
-const VERDICTS: [&str; 3] = ["deny", "ask", "allow"];
+const MIN_COMMANDS: usize = 1500;
+const MIN_PATHS: usize = 300;
 
 #[derive(Deserialize)]
-struct File<C> {
-    case: Vec<Spanned<C>>,
+#[serde(deny_unknown_fields)]
+struct File {
+    /// One line for the README table: what the family covers.
+    description: String,
+    case: Vec<Spanned<Case>>,
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct CommandCase {
-    command: String,
-    expect: Expect,
-    why: String,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct PathCase {
-    tool: Tool,
+struct Case {
+    /// A Bash command (exclusive with `tool`).
+    command: Option<String>,
+    /// A file tool (exclusive with `command`).
+    tool: Option<Tool>,
     file_path: Option<String>,
     path: Option<String>,
     pattern: Option<String>,
+    /// The event's cwd (default: the project).
     cwd: Option<String>,
     expect: Expect,
     why: String,
+    /// A known gap: "needs <feature>".
+    todo: Option<String>,
 }
 
-#[derive(Deserialize, Clone, Copy, PartialEq, Eq)]
+#[derive(Deserialize, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
 #[serde(rename_all = "lowercase")]
 enum Expect {
     Deny,
@@ -80,13 +91,22 @@ enum Tool {
     Glob,
 }
 
-/// One case ready to run: where it came from, how to show it, its event.
+/// One case ready to run.
 struct Prepared {
     location: String,
     shown: String,
+    is_command: bool,
     expect: Expect,
     why: String,
+    todo: Option<String>,
     event: Value,
+}
+
+/// One family: a corpus file.
+struct Family {
+    name: String,
+    description: String,
+    cases: Vec<Prepared>,
 }
 
 /// What the pack said about one event.
@@ -94,6 +114,26 @@ struct Outcome {
     verdict: String,
     determined_by: Vec<String>,
     notes: Vec<String>,
+}
+
+/// How a verdict compares with the expected one.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Grade {
+    Correct,
+    DangerousPassed,
+    OverBlocked,
+    WrongStrength,
+    NoDecision,
+}
+
+fn grade(expect: Expect, got: &str) -> Grade {
+    match (expect, got) {
+        (e, g) if e.as_str() == g => Grade::Correct,
+        (Expect::Deny | Expect::Ask, "allow") => Grade::DangerousPassed,
+        (Expect::Allow, "deny" | "ask") => Grade::OverBlocked,
+        (_, "deny" | "ask") => Grade::WrongStrength,
+        _ => Grade::NoDecision,
+    }
 }
 
 fn corpus_dir() -> PathBuf {
@@ -104,54 +144,131 @@ fn line_of(text: &str, offset: usize) -> usize {
     text[..offset.min(text.len())].matches('\n').count() + 1
 }
 
-fn load<C: for<'de> Deserialize<'de>>(name: &str) -> (String, Vec<(usize, C)>) {
-    let path = corpus_dir().join(name);
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-    let file: File<C> =
-        toml::from_str(&text).unwrap_or_else(|e| panic!("{} is not valid: {e}", path.display()));
-    let cases = file
-        .case
-        .into_iter()
-        .map(|c| (line_of(&text, c.span().start), c.into_inner()))
+fn toml_files(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
         .collect();
-    (name.to_string(), cases)
+    v.sort();
+    v
 }
 
-fn bash_event(command: &str) -> Value {
-    json!({
+/// Load one family file; malformed cases go to `problems`.
+fn load(path: &Path, problems: &mut Vec<String>) -> Family {
+    let rel = path
+        .strip_prefix(corpus_dir().parent().unwrap().parent().unwrap())
+        .unwrap_or(path)
+        .display()
+        .to_string();
+    let name = path.file_stem().unwrap().to_string_lossy().to_string();
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let file: File = toml::from_str(&text).unwrap_or_else(|e| panic!("{rel} is not valid: {e}"));
+    if file.description.trim().is_empty() || file.description.contains('|') {
+        problems.push(format!("{rel}: `description` must be one line without `|`"));
+    }
+    let mut cases = vec![];
+    for c in file.case {
+        let location = format!("{rel}:{}", line_of(&text, c.span().start));
+        let c = c.into_inner();
+        match prepare(&c) {
+            Ok((shown, is_command, event)) => {
+                if c.why.trim().is_empty() {
+                    problems.push(format!("{location}: empty `why`"));
+                }
+                if c.todo.as_deref().is_some_and(|t| !t.starts_with("needs ")) {
+                    problems.push(format!("{location}: a todo reads \"needs <feature>\""));
+                }
+                cases.push(Prepared {
+                    location,
+                    shown,
+                    is_command,
+                    expect: c.expect,
+                    why: c.why,
+                    todo: c.todo,
+                    event,
+                });
+            }
+            Err(e) => problems.push(format!("{location}: {e}")),
+        }
+    }
+    Family {
+        name,
+        description: file.description.trim().to_string(),
+        cases,
+    }
+}
+
+/// The event for a case, how to show it, and whether it is a command.
+fn prepare(c: &Case) -> Result<(String, bool, Value), String> {
+    let cwd = c.cwd.as_deref().unwrap_or(PROJECT);
+    let mut shown = String::new();
+    let (is_command, tool_name, input) = match (&c.command, c.tool) {
+        (Some(cmd), None) => {
+            if cmd.trim().is_empty() {
+                return Err("empty command".into());
+            }
+            if c.file_path.is_some() || c.path.is_some() || c.pattern.is_some() {
+                return Err("a command case takes no file_path/path/pattern".into());
+            }
+            shown.push_str(cmd);
+            (true, "Bash".to_string(), json!({ "command": cmd }))
+        }
+        (None, Some(tool)) => {
+            let input = tool_input(tool, c)?;
+            let _ = write!(shown, "{tool:?}");
+            for (k, v) in [
+                ("file_path", &c.file_path),
+                ("path", &c.path),
+                ("pattern", &c.pattern),
+            ] {
+                if let Some(v) = v {
+                    let _ = write!(shown, " {k}={v:?}");
+                }
+            }
+            (false, format!("{tool:?}"), Value::Object(input))
+        }
+        _ => return Err("a case has exactly one of `command` and `tool`".into()),
+    };
+    if let Some(cwd) = &c.cwd {
+        let _ = write!(shown, "  (cwd {cwd})");
+    }
+    let event = json!({
         "hook_event_name": "PreToolUse",
-        "tool_name": "Bash",
-        "tool_input": { "command": command },
-        "cwd": PROJECT,
+        "tool_name": tool_name,
+        "tool_input": input,
+        "cwd": cwd,
         "session_id": "s",
-    })
+    });
+    Ok((shown, is_command, event))
 }
 
 /// The tool_input a real call carries, or why the case is malformed.
-fn tool_input(c: &PathCase) -> Result<Map<String, Value>, String> {
+fn tool_input(tool: Tool, c: &Case) -> Result<Map<String, Value>, String> {
     let mut input = Map::new();
-    let mut put = |k: &str, v: &Option<String>| {
+    for (k, v) in [
+        ("file_path", &c.file_path),
+        ("path", &c.path),
+        ("pattern", &c.pattern),
+    ] {
         if let Some(v) = v {
             input.insert(k.to_string(), Value::String(v.clone()));
         }
-    };
-    put("file_path", &c.file_path);
-    put("path", &c.path);
-    put("pattern", &c.pattern);
-    let (needs, allowed): (&[&str], &[&str]) = match c.tool {
+    }
+    let (needs, allowed): (&[&str], &[&str]) = match tool {
         Tool::Read | Tool::Write | Tool::Edit => (&["file_path"], &["file_path"]),
         Tool::Grep | Tool::Glob => (&["pattern"], &["pattern", "path"]),
     };
     for k in needs {
         if !input.contains_key(*k) {
-            return Err(format!("{:?} needs `{k}`", c.tool));
+            return Err(format!("{tool:?} needs `{k}`"));
         }
     }
     if let Some(k) = input.keys().find(|k| !allowed.contains(&k.as_str())) {
-        return Err(format!("{:?} does not take `{k}`", c.tool));
+        return Err(format!("{tool:?} does not take `{k}`"));
     }
-    match c.tool {
+    match tool {
         Tool::Write => {
             input.insert("content".into(), json!("hello\n"));
         }
@@ -164,38 +281,20 @@ fn tool_input(c: &PathCase) -> Result<Map<String, Value>, String> {
     Ok(input)
 }
 
-fn path_event(c: &PathCase, input: Map<String, Value>) -> Value {
-    json!({
-        "hook_event_name": "PreToolUse",
-        "tool_name": format!("{:?}", c.tool),
-        "tool_input": input,
-        "cwd": c.cwd.as_deref().unwrap_or(PROJECT),
-        "session_id": "s",
-    })
-}
-
-fn show_path_case(c: &PathCase) -> String {
-    let mut s = format!("{:?}", c.tool);
-    for (k, v) in [
-        ("file_path", &c.file_path),
-        ("path", &c.path),
-        ("pattern", &c.pattern),
-    ] {
-        if let Some(v) = v {
-            let _ = write!(s, " {k}={v:?}");
-        }
-    }
-    if let Some(cwd) = &c.cwd {
-        let _ = write!(s, " (cwd {cwd})");
-    }
-    s
-}
-
-fn discovery() -> Discovery {
-    // No flags, no HOOKRULES_POLICIES, no project folder: the built-in pack,
-    // whatever `.claude/hookrules` folders exist on this machine.
+/// The built-in default pack alone (no flags, no layers), or the default pack
+/// plus one opt-in pack.
+fn discovery(pack: Option<&str>) -> Discovery {
+    let flags = match pack {
+        None => vec![],
+        Some(p) => discover::BUILTIN
+            .iter()
+            .map(|(n, _)| *n)
+            .chain([p])
+            .map(|n| PathBuf::from(format!("builtin:{n}")))
+            .collect(),
+    };
     Discovery {
-        flags: vec![],
+        flags,
         env: None,
         project_dir: None,
         user_dir: None,
@@ -233,170 +332,309 @@ fn indent(text: &str, prefix: &str) -> String {
         .join("\n")
 }
 
-#[test]
-fn default_pack_corpus() {
-    let d = discovery();
-    assert_eq!(
-        d.find().selection,
-        Some(Selection::Builtin),
-        "the corpus must run against the built-in pack only"
+/// Per-family scores.
+#[derive(Default, Clone, Copy)]
+struct Score {
+    cases: usize,
+    correct: usize,
+    dangerous_passed: usize,
+    over_blocked: usize,
+    wrong_strength: usize,
+    no_decision: usize,
+    todo_open: usize,
+}
+
+impl Score {
+    fn add(&mut self, g: Grade, todo: bool) {
+        self.cases += 1;
+        match g {
+            Grade::Correct => self.correct += 1,
+            Grade::DangerousPassed => self.dangerous_passed += 1,
+            Grade::OverBlocked => self.over_blocked += 1,
+            Grade::WrongStrength => self.wrong_strength += 1,
+            Grade::NoDecision => self.no_decision += 1,
+        }
+        if todo && g != Grade::Correct {
+            self.todo_open += 1;
+        }
+    }
+    fn plus(mut self, o: Score) -> Score {
+        self.cases += o.cases;
+        self.correct += o.correct;
+        self.dangerous_passed += o.dangerous_passed;
+        self.over_blocked += o.over_blocked;
+        self.wrong_strength += o.wrong_strength;
+        self.no_decision += o.no_decision;
+        self.todo_open += o.todo_open;
+        self
+    }
+}
+
+/// Run a set of families against one discovery; print the report; return
+/// (failures, report lines).
+fn run_families(title: &str, d: &Discovery, families: &[Family]) -> usize {
+    let mut mismatches = String::new();
+    let mut todos = String::new();
+    let mut stale = String::new();
+    let mut failures = 0usize;
+    let mut table = String::new();
+    let mut total = Score::default();
+    let _ = writeln!(
+        table,
+        "{:<22}{:>7}{:>9}{:>11}{:>9}{:>10}{:>6}",
+        "family", "cases", "correct", "dangerous", "over-", "wrong", "todo"
     );
-
-    let mut problems: Vec<String> = Vec::new();
-    let mut groups: Vec<(String, Vec<Prepared>)> = Vec::new();
-
-    let (name, cases) = load::<CommandCase>("commands.toml");
-    if cases.len() < MIN_COMMANDS {
-        problems.push(format!(
-            "{name}: {} cases, want at least {MIN_COMMANDS}",
-            cases.len()
-        ));
-    }
-    let mut seen = BTreeMap::new();
-    let mut prepared = Vec::new();
-    for (line, c) in cases {
-        let location = format!("{name}:{line}");
-        if c.why.trim().is_empty() {
-            problems.push(format!("{location}: empty `why`"));
-        }
-        if c.command.trim().is_empty() {
-            problems.push(format!("{location}: empty command"));
-        }
-        if let Some(first) = seen.insert(c.command.clone(), location.clone()) {
-            problems.push(format!("{location}: duplicate of {first}"));
-        }
-        prepared.push(Prepared {
-            location,
-            shown: c.command.clone(),
-            expect: c.expect,
-            why: c.why,
-            event: bash_event(&c.command),
-        });
-    }
-    groups.push((name, prepared));
-
-    let (name, cases) = load::<PathCase>("paths.toml");
-    if cases.len() < MIN_PATHS {
-        problems.push(format!(
-            "{name}: {} cases, want at least {MIN_PATHS}",
-            cases.len()
-        ));
-    }
-    let mut seen = BTreeMap::new();
-    let mut prepared = Vec::new();
-    for (line, c) in cases {
-        let location = format!("{name}:{line}");
-        if c.why.trim().is_empty() {
-            problems.push(format!("{location}: empty `why`"));
-        }
-        let shown = show_path_case(&c);
-        if let Some(first) = seen.insert(shown.clone(), location.clone()) {
-            problems.push(format!("{location}: duplicate of {first}"));
-        }
-        match tool_input(&c) {
-            Ok(input) => prepared.push(Prepared {
-                location,
-                event: path_event(&c, input),
-                shown,
-                expect: c.expect,
-                why: c.why,
-            }),
-            Err(e) => problems.push(format!("{location}: {e}")),
-        }
-    }
-    groups.push((name, prepared));
-
-    let mut report = String::new();
-    let mut mismatches = 0usize;
-    let mut total = 0usize;
-    let mut summary = String::new();
-    for (name, cases) in &groups {
-        // expected -> got -> count
-        let mut table: BTreeMap<&str, BTreeMap<String, usize>> = BTreeMap::new();
-        let mut got_columns: BTreeSet<String> = VERDICTS.iter().map(|s| s.to_string()).collect();
-        let mut file_mismatches = 0usize;
-        for case in cases {
-            total += 1;
-            let out = evaluate(&d, &case.event);
-            *table
-                .entry(case.expect.as_str())
-                .or_default()
-                .entry(out.verdict.clone())
-                .or_default() += 1;
-            got_columns.insert(out.verdict.clone());
-            if out.verdict == case.expect.as_str() {
-                continue;
-            }
-            file_mismatches += 1;
+    let _ = writeln!(
+        table,
+        "{:<22}{:>7}{:>9}{:>11}{:>9}{:>10}{:>6}",
+        "", "", "", "passed", "blocked", "strength", "open"
+    );
+    for fam in families {
+        let mut score = Score::default();
+        for case in &fam.cases {
+            let out = evaluate(d, &case.event);
+            let g = grade(case.expect, &out.verdict);
+            score.add(g, case.todo.is_some());
             let by = if out.determined_by.is_empty() {
                 "(no rule)".to_string()
             } else {
                 out.determined_by.join(", ")
             };
-            let _ = writeln!(
-                report,
-                "{}: expected {}, got {} [determined by: {by}]",
-                case.location,
-                case.expect.as_str(),
-                out.verdict,
-            );
-            let _ = writeln!(report, "{}", indent(&case.shown, "    | "));
-            let _ = writeln!(report, "    why: {}", case.why);
-            for n in &out.notes {
-                let _ = writeln!(report, "{}", indent(n, "    note: "));
+            let entry = |s: &mut String, head: &str| {
+                let _ = writeln!(
+                    s,
+                    "{}: {head}expected {}, got {} [determined by: {by}]",
+                    case.location,
+                    case.expect.as_str(),
+                    out.verdict,
+                );
+                let _ = writeln!(s, "{}", indent(&case.shown, "    | "));
+                let _ = writeln!(s, "    why: {}", case.why);
+                for n in &out.notes {
+                    let _ = writeln!(s, "{}", indent(n, "    note: "));
+                }
+            };
+            match (&case.todo, g) {
+                (None, Grade::Correct) => {}
+                (None, _) => {
+                    failures += 1;
+                    entry(&mut mismatches, "");
+                }
+                (Some(t), Grade::Correct) => {
+                    failures += 1;
+                    entry(
+                        &mut stale,
+                        &format!("todo \"{t}\" now passes: remove the todo; "),
+                    );
+                }
+                (Some(t), _) => entry(&mut todos, &format!("todo \"{t}\": ")),
             }
         }
-        mismatches += file_mismatches;
-
-        let counts: Vec<String> = VERDICTS
-            .iter()
-            .map(|v| {
-                let n: usize = table.get(v).map_or(0, |row| row.values().sum());
-                format!("{v} {n}")
-            })
-            .collect();
         let _ = writeln!(
-            summary,
-            "{name}: {} cases ({}), {} as expected, {file_mismatches} mismatched",
-            cases.len(),
-            counts.join(", "),
-            cases.len() - file_mismatches,
+            table,
+            "{:<22}{:>7}{:>9}{:>11}{:>9}{:>10}{:>6}",
+            fam.name,
+            score.cases,
+            score.correct,
+            score.dangerous_passed,
+            score.over_blocked,
+            score.wrong_strength + score.no_decision,
+            score.todo_open
         );
-        let _ = write!(summary, "    {:<16}", "expected \\ got");
-        for g in &got_columns {
-            let _ = write!(summary, "{g:>8}");
-        }
-        let _ = writeln!(summary);
-        for v in VERDICTS {
-            let _ = write!(summary, "    {v:<16}");
-            for g in &got_columns {
-                let n = table.get(v).and_then(|r| r.get(g)).copied().unwrap_or(0);
-                let _ = write!(summary, "{n:>8}");
+        total = total.plus(score);
+    }
+    let _ = writeln!(
+        table,
+        "{:<22}{:>7}{:>9}{:>11}{:>9}{:>10}{:>6}",
+        "total",
+        total.cases,
+        total.correct,
+        total.dangerous_passed,
+        total.over_blocked,
+        total.wrong_strength + total.no_decision,
+        total.todo_open
+    );
+    println!("##### {title}");
+    if !mismatches.is_empty() {
+        println!("=== mismatches (all of them) ===\n{mismatches}");
+    }
+    if !stale.is_empty() {
+        println!("=== todos that now pass (remove the todo) ===\n{stale}");
+    }
+    if !todos.is_empty() {
+        println!("=== open todos (known gaps, not failures) ===\n{todos}");
+    }
+    println!("=== per family ===\n{table}");
+    failures
+}
+
+fn default_families(problems: &mut Vec<String>) -> Vec<Family> {
+    toml_files(&corpus_dir())
+        .iter()
+        .map(|p| load(p, problems))
+        .collect()
+}
+
+fn pack_families(problems: &mut Vec<String>) -> Vec<Family> {
+    toml_files(&corpus_dir().join("packs"))
+        .iter()
+        .map(|p| load(p, problems))
+        .collect()
+}
+
+fn check_duplicates(families: &[Family], problems: &mut Vec<String>) {
+    let mut seen: BTreeMap<(String, String), &str> = BTreeMap::new();
+    for f in families {
+        for c in &f.cases {
+            let key = (c.shown.clone(), c.event["cwd"].to_string());
+            if let Some(first) = seen.insert(key, &c.location) {
+                problems.push(format!("{}: duplicate of {first}", c.location));
             }
-            let _ = writeln!(summary);
         }
     }
+}
 
+#[test]
+fn default_pack_corpus() {
+    let d = discovery(None);
+    assert_eq!(
+        d.find().selection,
+        Some(Selection::Builtin),
+        "the corpus must run against the built-in pack only"
+    );
+    let mut problems = vec![];
+    let families = default_families(&mut problems);
+    check_duplicates(&families, &mut problems);
+
+    let all = || families.iter().flat_map(|f| &f.cases);
+    let commands = all().filter(|c| c.is_command).count();
+    let paths = all().filter(|c| !c.is_command).count();
+    let harmless = all().filter(|c| c.expect == Expect::Allow).count();
+    let total = commands + paths;
+    if commands < MIN_COMMANDS {
+        problems.push(format!(
+            "{commands} command cases, want at least {MIN_COMMANDS}"
+        ));
+    }
+    if paths < MIN_PATHS {
+        problems.push(format!("{paths} tool-path cases, want at least {MIN_PATHS}"));
+    }
+    if harmless * 2 <= total {
+        problems.push(format!(
+            "{harmless} of {total} cases are harmless (allow); more than half must be"
+        ));
+    }
+
+    let failures = run_families("default pack", &d, &families);
     if !problems.is_empty() {
         println!("=== corpus problems ===");
         for p in &problems {
             println!("{p}");
         }
-        println!();
     }
-    if !report.is_empty() {
-        println!("=== mismatches (all of them) ===");
-        print!("{report}");
-        println!();
-    }
-    println!("=== summary ===");
-    print!("{summary}");
-    println!("total: {total} cases, {mismatches} mismatched");
-
+    println!("{commands} commands, {paths} tool paths, {harmless} harmless");
     assert!(
-        problems.is_empty() && mismatches == 0,
-        "{mismatches} of {total} corpus cases got the wrong verdict and {} corpus problems \
-         (listed above, each with file:line)",
+        problems.is_empty() && failures == 0,
+        "{failures} corpus cases failed (wrong verdict, or a todo that now passes) and {} \
+         corpus problems (listed above, each with file:line)",
         problems.len()
+    );
+}
+
+#[test]
+fn opt_in_pack_corpus() {
+    let mut problems = vec![];
+    let families = pack_families(&mut problems);
+    check_duplicates(&families, &mut problems);
+    let mut failures = 0;
+    for f in &families {
+        assert!(
+            discover::builtin_named(&f.name).is_some(),
+            "tests/corpus/packs/{}.toml names no built-in pack",
+            f.name
+        );
+        assert!(
+            discover::OPT_IN.iter().any(|(n, _)| *n == f.name),
+            "{} is not an opt-in pack (discover::OPT_IN)",
+            f.name
+        );
+        let d = discovery(Some(&f.name));
+        failures += run_families(
+            &format!("default pack + builtin:{}", f.name),
+            &d,
+            std::slice::from_ref(f),
+        );
+    }
+    for p in &problems {
+        println!("{p}");
+    }
+    assert!(
+        problems.is_empty() && failures == 0,
+        "{failures} opt-in pack cases failed and {} corpus problems (listed above)",
+        problems.len()
+    );
+}
+
+/// The README table of families: name, what it covers, and counts.
+fn family_table(families: &[Family], link_dir: &str) -> String {
+    let mut out = String::from(
+        "| family | covers | commands | tool paths | deny | ask | allow | todo |\n\
+         |---|---|--:|--:|--:|--:|--:|--:|\n",
+    );
+    let mut sum = [0usize; 6];
+    for f in families {
+        let n = |p: &dyn Fn(&Prepared) -> bool| f.cases.iter().filter(|c| p(c)).count();
+        let row = [
+            n(&|c| c.is_command),
+            n(&|c| !c.is_command),
+            n(&|c| c.expect == Expect::Deny),
+            n(&|c| c.expect == Expect::Ask),
+            n(&|c| c.expect == Expect::Allow),
+            n(&|c| c.todo.is_some()),
+        ];
+        for (s, r) in sum.iter_mut().zip(row) {
+            *s += r;
+        }
+        let _ = writeln!(
+            out,
+            "| [`{0}`]({link_dir}{0}.toml) | {1} | {2} | {3} | {4} | {5} | {6} | {7} |",
+            f.name, f.description, row[0], row[1], row[2], row[3], row[4], row[5]
+        );
+    }
+    let _ = writeln!(
+        out,
+        "| **total** | | **{}** | **{}** | **{}** | **{}** | **{}** | **{}** |",
+        sum[0], sum[1], sum[2], sum[3], sum[4], sum[5]
+    );
+    out
+}
+
+/// Replace the text between `<!-- NAME -->` and `<!-- /NAME -->`.
+fn splice(readme: &str, name: &str, body: &str) -> Option<String> {
+    let open = format!("<!-- {name} -->\n");
+    let close = format!("<!-- /{name} -->");
+    let start = readme.find(&open)? + open.len();
+    let end = start + readme[start..].find(&close)?;
+    Some(format!("{}{body}{}", &readme[..start], &readme[end..]))
+}
+
+#[test]
+fn readme_tables_are_generated_from_the_corpus() {
+    let mut problems = vec![];
+    let default = family_table(&default_families(&mut problems), "tests/corpus/");
+    let packs = family_table(&pack_families(&mut problems), "tests/corpus/packs/");
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("README.md");
+    let readme = std::fs::read_to_string(&path).unwrap();
+    let want = splice(&readme, "corpus-families", &default)
+        .and_then(|r| splice(&r, "corpus-packs", &packs))
+        .expect("README.md has <!-- corpus-families --> and <!-- corpus-packs --> sections");
+    if std::env::var_os("HOOKRULES_BLESS").is_some() && want != readme {
+        std::fs::write(&path, &want).unwrap();
+        return;
+    }
+    assert!(
+        want == readme,
+        "the README's corpus tables are stale: run HOOKRULES_BLESS=1 cargo test --test corpus\n\
+         want:\n{default}\n{packs}"
     );
 }

@@ -26,7 +26,7 @@ use std::sync::Arc;
 use crate::diagnostics::{Code, Diagnostic};
 use crate::source::{Layer, Origin, PolicySource};
 
-/// The default pack, compiled into the binary.
+/// The default pack, compiled into the binary (on unless turned off).
 pub const BUILTIN: &[(&str, &str)] = &[
     (
         "destructive",
@@ -41,6 +41,15 @@ pub const BUILTIN: &[(&str, &str)] = &[
         "self-protection",
         include_str!("../../policies/self-protection.toml"),
     ),
+];
+
+/// Opt-in packs, compiled into the binary, off until a policy names them
+/// (`extends = ["builtin:databases"]`, `--policies builtin:databases`).
+pub const OPT_IN: &[(&str, &str)] = &[
+    ("databases", include_str!("../../policies/databases.toml")),
+    ("containers", include_str!("../../policies/containers.toml")),
+    ("cloud", include_str!("../../policies/cloud.toml")),
+    ("publishing", include_str!("../../policies/publishing.toml")),
 ];
 
 /// The project's policy folder, relative to the project directory.
@@ -242,6 +251,7 @@ pub fn builtin_named(name: &str) -> Option<Arc<PolicySource>> {
     let name = name.strip_prefix("builtin:").unwrap_or(name);
     BUILTIN
         .iter()
+        .chain(OPT_IN)
         .find(|(n, _)| *n == name)
         .map(|(n, t)| PolicySource::new(Origin::Builtin(n), *t))
 }

@@ -1364,9 +1364,11 @@ pub fn facts_named_in(text: &str) -> Vec<String> {
 }
 
 /// Build one glob. Patterns without `/` match the file name anywhere (`.env`,
-/// `*.pem`), as in `.gitignore`; others match the whole (normalised) path.
+/// `*.pem`), as in `.gitignore`; others match the whole (normalised) path. A
+/// pattern that starts with `~` or `$` names a path view (`~` is home itself,
+/// `$PROJECT_DIR` the project itself), so it is anchored even without a `/`.
 pub fn build_glob(pat: &str, case_insensitive: bool) -> Result<globset::Glob, globset::Error> {
-    let p = if !pat.contains('/') && pat != "**" {
+    let p = if !pat.contains('/') && pat != "**" && !pat.starts_with(['~', '$']) {
         format!("**/{pat}")
     } else {
         pat.to_string()

@@ -5,8 +5,8 @@
 #   policy_loader  policies/*.toml, examples/*/policies/*.toml, tests/policies/*.toml
 #   evaluator      examples/*/fixtures/*.json (the `event` of a wrapped fixture),
 #                  examples/events/*.json, ../shared/reference/samples/*.json
-#   shell_parser   every `command` of tests/corpus/commands.toml, every path of
-#                  tests/corpus/paths.toml
+#   shell_parser   every `command`, `file_path`, `path` and `pattern` of
+#                  tests/corpus/*.toml and tests/corpus/packs/*.toml
 #
 # Needs python3 (3.11+, for tomllib); without it, whole files are copied.
 set -euo pipefail
@@ -46,10 +46,10 @@ for f in events:
         v = v["event"]
     put("evaluator", json.dumps(v, indent=1).encode())
 n = 0
-for name, key in (("commands.toml", "command"), ("paths.toml", None)):
-    doc = tomllib.loads((root / "tests/corpus" / name).read_text())
+for file in sorted((root / "tests/corpus").glob("**/*.toml")):
+    doc = tomllib.loads(file.read_text())
     for case in doc.get("case", []):
-        for k in ([key] if key else ["file_path", "path", "pattern"]):
+        for k in ["command", "file_path", "path", "pattern"]:
             if isinstance(case.get(k), str):
                 put("shell_parser", case[k].encode())
                 n += 1
@@ -59,7 +59,7 @@ else
   for f in "$root"/examples/*/fixtures/*.json "$root"/examples/events/*.json "$samples"/*.json; do
     put evaluator "$f"
   done
-  put shell_parser "$root/tests/corpus/commands.toml"
+  for f in "$root"/tests/corpus/*.toml; do put shell_parser "$f"; done
 fi
 for t in policy_loader evaluator shell_parser; do
   echo "seed: corpus/$t: $(ls "$corpus/$t" | wc -l) files"

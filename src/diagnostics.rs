@@ -110,7 +110,7 @@ codes! {
     BuiltinOff = "HR111", "builtin-off", Warning, "The built-in pack is turned off",
         "`[policy] builtin = false` in a user, project or local policy turns off the whole built-in pack (destructive commands, secrets, system folders, hookrules' own configuration). The pack otherwise stays on under every layer; to turn off one part, use `[[override]]` with its rule id or tag (`enabled = false`), which `check --rules` shows next to the rule.";
     NoDestructiveProtection = "HR112", "no-destructive-protection", Warning, "No destructive-command protection is active",
-        "With the policies `run` would use, `rm -rf /` or `rm -rf ~` would be let through. Usually the built-in pack was turned off (`builtin = false`) or its `rm-recursive-wide` rule was disabled or overridden. Keep the pack on, or write a rule of your own that denies these commands.";
+        "With the policies `run` would use, `rm -rf /` or `rm -rf ~` would be let through. Usually the built-in pack was turned off (`builtin = false`) or its `delete-root-or-system` and `delete-home` rules were disabled or overridden. Keep the pack on, or write a rule of your own that denies these commands.";
     UnknownTool = "HR113", "unknown-tool", Warning, "A matcher names no tool the client lists",
         "An exact matcher names a tool that is not among the client's tools (reference §4), or a regex matcher matches none of them. It may be a tool of a newer client or a plugin; otherwise it is a typo and the rule never fires. A matcher selects the tool by its name only: `Bash(git commit*)` is a regex that never matches; test arguments in `when`.";
     UnusedAllow = "HR114", "unused-allow", Warning, "An `allow` entry silences nothing",

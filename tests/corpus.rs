@@ -517,7 +517,9 @@ fn default_pack_corpus() {
         ));
     }
     if paths < MIN_PATHS {
-        problems.push(format!("{paths} tool-path cases, want at least {MIN_PATHS}"));
+        problems.push(format!(
+            "{paths} tool-path cases, want at least {MIN_PATHS}"
+        ));
     }
     if harmless * 2 <= total {
         problems.push(format!(

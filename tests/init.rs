@@ -211,14 +211,19 @@ fn empty_project_gets_every_event_and_a_starter_that_keeps_the_pack() {
     assert!(!matches!(found.selection, Some(Selection::Builtin)));
     let report = check::collect(&discovery);
     assert_eq!(report.errors(), 0, "{:?}", report.diagnostics);
-    for name in ["destructive", "secrets", "system-paths", "self-protection"] {
+    for (name, _) in hookrules::policy::discover::BUILTIN {
         assert!(
             report.policies.iter().any(|p| p.contains(name)),
             "{name} in {:?}",
             report.policies
         );
     }
-    assert_eq!(report.policies.len(), 5, "{:?}", report.policies);
+    assert_eq!(
+        report.policies.len(),
+        hookrules::policy::discover::BUILTIN.len() + 1,
+        "{:?}",
+        report.policies
+    );
 }
 
 #[test]

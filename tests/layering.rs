@@ -306,7 +306,7 @@ fn parts_of_the_pack_are_turned_off_by_id_or_tag_and_check_warns() {
     // Replacing the rule by id with one that only asks is still protection.
     let ask = r#"
 [[rule]]
-id = "rm-recursive-wide"
+id = "delete-root-or-system"
 events = ["PreToolUse"]
 matcher = "Bash"
 when = { commands = "tool_input.command", command = { program = ["rm"], flags_all = [["-r", "-R", "--recursive"]] } }

@@ -30,6 +30,8 @@ pub struct Report {
     allows: Vec<allowed::Allows>,
     /// Every path built from a template, with the folder it is confined to.
     pub paths: Vec<PathRow>,
+    /// The built-in packs, default and opt-in, and whether each is on.
+    pub packs: Vec<PackRow>,
 }
 
 /// A path built from event data, and where it may lead.
@@ -46,6 +48,17 @@ pub struct PathRow {
     pub location: String,
     /// `fact NAME`, `rule ID (effect)` or `rule ID (include)`.
     pub used_by: String,
+}
+
+/// One built-in pack in `check --rules`.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct PackRow {
+    /// `builtin:NAME`.
+    pub name: String,
+    /// `default` (on unless turned off) or `opt-in` (off unless a policy names it).
+    pub kind: &'static str,
+    /// Loaded for this project.
+    pub on: bool,
 }
 
 /// One rule in `check --rules`.
@@ -134,6 +147,24 @@ fn collect_all(discovery: &Discovery) -> Report {
         diagnostics: found.errors.clone(),
         ..Report::default()
     };
+    let loaded = |name: &'static str| {
+        found
+            .sources
+            .iter()
+            .any(|s| s.origin == crate::source::Origin::Builtin(name))
+    };
+    for (table, kind) in [
+        (crate::policy::discover::BUILTIN, "default"),
+        (crate::policy::discover::OPT_IN, "opt-in"),
+    ] {
+        for (name, _) in table {
+            report.packs.push(PackRow {
+                name: format!("builtin:{name}"),
+                kind,
+                on: loaded(name),
+            });
+        }
+    }
     let first = report.diagnostics.len();
     let mut parsed = vec![];
     // Per file: where a syntax or schema problem was repaired, so that later
@@ -467,6 +498,7 @@ pub fn check_with_fixtures(
                 "warnings": report.warnings(),
                 "diagnostics": report.diagnostics.iter().map(|d| d.to_json()).collect::<Vec<_>>(),
                 "rules": report.rules,
+                "packs": report.packs,
                 "commands": report.commands,
                 "paths": report.paths,
             });
@@ -479,6 +511,16 @@ pub fn check_with_fixtures(
         Format::Human => {
             let _ = write!(out, "{}", render(&report.diagnostics, super::style::on()));
             if list_rules {
+                let _ = writeln!(out, "built-in packs:");
+                for p in &report.packs {
+                    let _ = writeln!(
+                        out,
+                        "  {:<24} {:<8} {}",
+                        p.name,
+                        p.kind,
+                        if p.on { "on" } else { "off" }
+                    );
+                }
                 let _ = writeln!(out, "rules (in load order):");
                 for r in &report.rules {
                     let _ = writeln!(

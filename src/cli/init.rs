@@ -66,6 +66,8 @@ pub const STARTER_POLICY: &str = r##"# Policies for this project, read by hookru
 # them); personal changes go in an uncommitted `*.local.toml` next to this file.
 [policy]
 name = "project"
+# Opt-in packs, off until named here:
+# extends = ["builtin:databases", "builtin:containers", "builtin:cloud", "builtin:publishing"]
 
 # An example rule: remove the leading "# " from the lines below to turn it on.
 #

@@ -32,7 +32,6 @@ pub const BUILTIN: &[(&str, &str)] = &[
         "destructive",
         include_str!("../../policies/destructive.toml"),
     ),
-    ("git", include_str!("../../policies/git.toml")),
     ("secrets", include_str!("../../policies/secrets.toml")),
     (
         "system-paths",
@@ -42,7 +41,10 @@ pub const BUILTIN: &[(&str, &str)] = &[
         "self-protection",
         include_str!("../../policies/self-protection.toml"),
     ),
-    ("persistence", include_str!("../../policies/persistence.toml")),
+    (
+        "persistence",
+        include_str!("../../policies/persistence.toml"),
+    ),
 ];
 
 /// Opt-in packs, compiled into the binary, off until a policy names them

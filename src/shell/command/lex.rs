@@ -483,7 +483,14 @@ impl Parser<'_> {
             return Err(perr("unexpected character", start));
         }
         let raw = self.src.get(start..self.pos).unwrap_or_default();
-        let parts = buf.take_parts();
+        let mut parts = buf.take_parts();
+        if parts.is_empty() && raw.iter().any(|c| matches!(c, b'\'' | b'"')) {
+            // `""`, `''`: an empty argument, which the program does receive.
+            parts.push(Part::Lit {
+                text: String::new(),
+                quoted: true,
+            });
+        }
         let text = buf.text;
         let plain = raw == text.as_slice();
         let assign = assign_eq(raw).and_then(|eq| {

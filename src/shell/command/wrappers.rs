@@ -23,9 +23,11 @@ pub(crate) enum Action {
         skip: usize,
         assigns: Vec<(String, String)>,
     },
-    /// Runs `words` as a command (the argument list was rewritten, `env -S`).
+    /// Runs `words` as a command (the argument list was rewritten, `env -S`):
+    /// each is an argument of the wrapper (`Ok(index)`, which keeps what the
+    /// shell made of it, `~` included) or a word split from a string (`Err`).
     Replace {
-        words: Vec<String>,
+        words: Vec<Result<usize, String>>,
         assigns: Vec<(String, String)>,
     },
     /// Runs `text` as a shell script; `label` goes into `via`. `from`: the
@@ -527,6 +529,8 @@ fn shell(prog: &str, args: &[String]) -> Action {
 
 /// `env [-i] [-u NAME] [-C DIR] [-S STRING] [NAME=VALUE]… [COMMAND [ARG]…]`.
 fn env(args: &[String]) -> Action {
+    // Where each word comes from: the wrapper's own argument, or a string split.
+    let mut origin: Vec<Result<usize, String>> = (0..args.len()).map(Ok).collect();
     let mut args = args.to_vec();
     let mut i = 0;
     let mut splits = 0;
@@ -600,7 +604,9 @@ fn env(args: &[String]) -> Action {
                 return Action::Error("too many nested `env -S` strings".to_string());
             }
             let end = (i + used).min(args.len());
-            args.splice(i..end, split_words(&s));
+            let words = split_words(&s);
+            origin.splice(i..end, words.iter().cloned().map(Err));
+            args.splice(i..end, words);
         }
     }
     let mut assigns = Vec::new();
@@ -610,7 +616,7 @@ fn env(args: &[String]) -> Action {
     }
     if i < args.len() {
         Action::Replace {
-            words: args.split_off(i),
+            words: origin.split_off(i),
             assigns,
         }
     } else {

@@ -151,15 +151,15 @@ fn explain_reads_stdin_and_shows_one_rule() {
     assert!(t.contains("others "), "{t}");
     let out = p.run(
         &p.root,
-        &["explain", "-", "--rule", "rm-recursive-wide"],
+        &["explain", "-", "--rule", "delete-root-or-system"],
         &bash(&p.root, "rm -rf node_modules"),
     );
     let t = text(&out);
     assert!(
-        t.contains("rule rm-recursive-wide (policy destructive"),
+        t.contains("rule delete-root-or-system (policy destructive"),
         "{t}"
     );
-    assert!(t.contains("(program ✓, arg_in ✗)"), "{t}");
+    assert!(t.contains("(program ✓, target_glob ✗)"), "{t}");
     assert!(!t.contains("release-asks"), "another rule shown: {t}");
     let out = p.run(
         &p.root,
@@ -243,10 +243,10 @@ fn test_accepts_a_byte_order_mark_and_prints_failures_readably() {
     );
     assert!(!t.contains("Some("), "{t}");
     // The built-in pack's rules are not listed as uncovered unless asked.
-    assert!(!t.contains("rm-recursive-wide"), "{t}");
+    assert!(!t.contains("delete-root-or-system"), "{t}");
     let all = p.run(&p.root, &["test", "fixtures", "--coverage", "all"], "");
     assert!(
-        text(&all).contains("rule `rm-recursive-wide`"),
+        text(&all).contains("rule `delete-root-or-system`"),
         "{}",
         text(&all)
     );

@@ -179,11 +179,17 @@ fn run_logs_decisions_not_silence_and_log_shows_them_newest_last_with_filters() 
         ]
     );
     let r = &recs[0];
-    assert_eq!(r.rules, vec!["rm-recursive-wide"]);
+    assert_eq!(r.rules, vec!["delete-root-or-system"]);
     assert_eq!(r.policies, vec!["destructive"]);
     assert_eq!(r.session.as_deref(), Some("s-one"));
     assert_eq!(r.time, "2026-11-18T11:06:40.000Z");
-    assert!(r.us > 0 && r.reason.as_deref().unwrap().contains("recursive delete"));
+    assert!(
+        r.us > 0
+            && r.reason
+                .as_deref()
+                .unwrap()
+                .contains("the root or a system folder")
+    );
     assert_eq!(
         r.input.as_ref().unwrap()["tool_input"]["command"],
         "rm -rf /"
@@ -197,7 +203,7 @@ fn run_logs_decisions_not_silence_and_log_shows_them_newest_last_with_filters() 
     assert!(lines[0].starts_with("TIME (UTC)"), "{table}");
     assert!(
         lines[1].contains("deny")
-            && lines[1].contains("rm-recursive-wide")
+            && lines[1].contains("delete-root-or-system")
             && lines[1].contains("rm -rf /"),
         "{table}"
     );
@@ -594,7 +600,7 @@ decision = "deny"
 reason = "CI publishes."
 
 [[override]]
-rule = "rm-recursive-wide"
+rule = "delete-root-or-system"
 decision = "ask"
 
 [log]
@@ -608,7 +614,7 @@ events = "all"
     assert!(text.contains("loosened            3"), "{text}");
     assert!(text.contains("tightened           1"), "{text}");
     assert!(
-        text.contains("rm-recursive-wide                loosened 2"),
+        text.contains("delete-root-or-system            loosened 2"),
         "{text}"
     );
     assert!(
@@ -620,7 +626,7 @@ events = "all"
         "{text}"
     );
     assert!(
-        text.contains("deny  -> ask   rm-recursive-wide -> rm-recursive-wide  rm -rf /"),
+        text.contains("deny  -> ask   delete-root-or-system -> delete-root-or-system,delete-outside-project  rm -rf /"),
         "{text}"
     );
     assert_eq!(

@@ -179,7 +179,7 @@ fn the_html_report_opens_offline_and_every_chart_draws_without_script_errors() {
     assert!(out.status.success(), "{out:?}");
     let summary = String::from_utf8_lossy(&out.stdout);
     assert!(
-        summary.contains("rm-recursive-wide") && summary.contains("tools of backend-agent"),
+        summary.contains("delete-root-or-system") && summary.contains("tools of backend-agent"),
         "{summary}"
     );
     let html = std::fs::read_to_string(&page).unwrap();

@@ -22,7 +22,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from fake_gemini import FakeGemini  # noqa: E402
 
-REASON = "Blocked by hookrules (rm-recursive-wide)"
+REASON = "Blocked by hookrules (delete-root-or-system)"
 
 
 def scenarios(project):

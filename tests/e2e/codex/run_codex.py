@@ -49,7 +49,7 @@ from fake_responses import FakeResponses  # noqa: E402
 # A model the pinned client knows (its bundled catalogue), so it offers its own
 # tools: exec_command (unified exec) and the freeform apply_patch.
 MODEL = "gpt-5.5"
-RM_REASON = "Blocked by hookrules (rm-recursive-wide)"
+RM_REASON = "Blocked by hookrules (delete-root-or-system)"
 ENV_REASON = "Blocked by hookrules (secret-file-tool)"
 
 

@@ -161,13 +161,13 @@ impl Discovery {
         if found.builtin_off.is_empty() && !self.no_builtin {
             // The pack loads first, so every policy can change it; a policy
             // named as `builtin:NAME` or `extends`ed is not loaded twice.
+            // Opt-in packs named this way (`--policies builtin:databases`) stay.
             let named = std::mem::take(&mut found.sources);
             found.sources = builtin().sources;
-            found.sources.extend(
-                named
-                    .into_iter()
-                    .filter(|s| !matches!(s.origin, Origin::Builtin(_))),
-            );
+            let loaded: Vec<Origin> = found.sources.iter().map(|s| s.origin.clone()).collect();
+            found
+                .sources
+                .extend(named.into_iter().filter(|s| !loaded.contains(&s.origin)));
         }
         found
     }

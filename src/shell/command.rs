@@ -32,6 +32,7 @@
 
 mod expand;
 mod extract;
+mod inline;
 mod lex;
 mod literal;
 mod state;

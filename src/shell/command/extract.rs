@@ -9,6 +9,7 @@
 use std::rc::Rc;
 
 use super::expand::{Expander, Field};
+use super::inline::{self, Effect, Lang};
 use super::literal::{self, brace_expand};
 use super::state::{join, Func, State, Var, Written};
 use super::syntax::{
@@ -117,6 +118,14 @@ struct Ran {
     output: Option<Value>,
     /// The output was decoded from known input.
     decoded: bool,
+}
+
+/// An interpreter's inline code: its language, the arguments holding code,
+/// and whether it also reads code from standard input.
+struct InlineCode {
+    lang: Lang,
+    codes: Vec<usize>,
+    stdin: bool,
 }
 
 /// Per-simple-command context shared by a chain of wrapped commands.
@@ -1135,6 +1144,12 @@ impl Extractor {
             let at = self.out.len() - 1;
             let extra = match action {
                 Action::None => {
+                    // An interpreter given code inline or on its input.
+                    if let Some((lang, codes, stdin)) = wrappers::interpreter(&prog, &texts) {
+                        let code = InlineCode { lang, codes, stdin };
+                        self.inline_code(at, &code, arg_fields, &prog, &via, link, depth)?;
+                        return Ok(());
+                    }
                     // A file written earlier in this command, run by path.
                     if let Some(text) = self.written_script(&path) {
                         self.set_code(at, Code::Written);
@@ -1262,6 +1277,130 @@ impl Extractor {
                 return Ok(());
             }
         }
+    }
+
+    /// What an interpreter's inline code does, reported as the commands it
+    /// amounts to: shell-outs parsed as shell, deletes as `rm`, reads as `cat`,
+    /// each with the interpreter in its `via`.
+    #[allow(clippy::too_many_arguments)]
+    fn inline_code(
+        &mut self,
+        at: usize,
+        code: &InlineCode,
+        args: &[Field],
+        prog: &str,
+        via: &[String],
+        link: &Link,
+        depth: usize,
+    ) -> Result<(), ParseError> {
+        let off = link.cmd.offset;
+        let mut texts: Vec<String> = Vec::new();
+        let mut dynamic = false;
+        for i in &code.codes {
+            let Some(f) = args.get(*i) else {
+                continue;
+            };
+            let Some(first) = f.value.0.first() else {
+                continue;
+            };
+            dynamic |= f.value.0.len() > 1 || first.has_unknown();
+            let mut t = inline::code_text(first);
+            if t.starts_with("--") {
+                if let Some((_, rest)) = t.split_once('=') {
+                    t = rest.to_string();
+                }
+            } else if code.lang == Lang::Vim {
+                if let Some(rest) = t.strip_prefix('+') {
+                    t = rest.to_string();
+                }
+            }
+            texts.push(t);
+        }
+        if code.stdin {
+            if let Some((text, _, _)) = &link.here {
+                texts.push(text.clone());
+            } else {
+                match &link.stdin {
+                    Input::Known(v) => match v.literal() {
+                        Some(t) => texts.push(t),
+                        None => dynamic = true,
+                    },
+                    Input::Decoded(t) => texts.push(t.clone()),
+                    Input::Unknown => dynamic = true,
+                    Input::None => {}
+                }
+            }
+        }
+        if !texts.is_empty() || dynamic {
+            self.set_code(at, if dynamic { Code::Dynamic } else { Code::Inline });
+        }
+        let label = format!("{} (code)", prog.to_ascii_lowercase());
+        let mut v = via.to_vec();
+        v.push(label.clone());
+        for t in &texts {
+            for e in inline::scan(code.lang, t) {
+                match e {
+                    Effect::Shell(sym) => {
+                        let text = inline::shell_text(&sym);
+                        let mark = self.out.len();
+                        let map = OffMap::At(off, label.clone());
+                        if self.nested(&text, depth + 1, &v, map, Some(None)).is_err() {
+                            // Text we cannot read as shell runs anyway.
+                            self.out.truncate(mark);
+                            self.set_code(at, Code::Dynamic);
+                        }
+                    }
+                    Effect::Words(ws) => {
+                        let fields: Vec<Field> = ws
+                            .into_iter()
+                            .map(|value| Field {
+                                text: value.literal().unwrap_or_else(|| value.to_string()),
+                                value,
+                                content: None,
+                            })
+                            .collect();
+                        self.chain(fields, Vec::new(), v.clone(), link, depth + 1, false)?;
+                    }
+                    Effect::Delete { recursive, path } => {
+                        let flag = if recursive { "-rf" } else { "-f" };
+                        self.synth("rm", Some(flag), path, &v, off);
+                    }
+                    Effect::Read(path) => self.synth("cat", None, path, &v, off),
+                    Effect::Dynamic => self.set_code(at, Code::Dynamic),
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Report a command that inline code amounts to (`rm -rf PATH`, `cat PATH`).
+    fn synth(
+        &mut self,
+        program: &str,
+        flag: Option<&str>,
+        path: Value,
+        via: &[String],
+        off: usize,
+    ) {
+        let mut args = Vec::new();
+        let mut values = Vec::new();
+        if let Some(f) = flag {
+            args.push(f.to_string());
+            values.push(Value::text(f));
+        }
+        args.push(path.literal().unwrap_or_else(|| path.to_string()));
+        values.push(path);
+        let mut sc = SimpleCommand::with_values(
+            program.to_string(),
+            args,
+            values,
+            Vec::new(),
+            Vec::new(),
+            via.to_vec(),
+            off,
+        );
+        sc.cwd = self.state.cwd.clone();
+        self.out.push(sc);
     }
 
     fn set_code(&mut self, at: usize, code: Code) {

@@ -5,6 +5,8 @@
 
 use std::ops::Range;
 
+use super::inline::Lang;
+
 /// Maximum number of wrappers unwrapped in one command (`sudo env nice …`).
 pub const MAX_WRAPPERS: usize = 16;
 
@@ -735,6 +737,162 @@ fn find(args: &[String]) -> Action {
     } else {
         Action::Find(cmds)
     }
+}
+
+/// An interpreter given inline code: the language, the indexes of the code
+/// arguments, and whether it reads its program from standard input instead.
+pub(crate) fn interpreter(prog: &str, args: &[String]) -> Option<(Lang, Vec<usize>, bool)> {
+    let p = prog.to_ascii_lowercase();
+    let p = p.as_str();
+    let base = p.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    let lang = match base {
+        "python" | "pypy" => Lang::Python,
+        "perl" => Lang::Perl,
+        "ruby" => Lang::Ruby,
+        "node" | "nodejs" | "bun" | "deno" => Lang::Js,
+        "php" => Lang::Php,
+        "lua" | "luajit" => Lang::Lua,
+        "rscript" | "r" => Lang::R,
+        "awk" | "gawk" | "mawk" | "nawk" => Lang::Awk,
+        "sed" | "gsed" => Lang::Sed,
+        "vim" | "nvim" | "vi" | "gvim" | "ex" | "view" => Lang::Vim,
+        "osascript" => Lang::AppleScript,
+        "make" | "gmake" => Lang::Make,
+        _ => return None,
+    };
+    // Options that take a value, per language (the value is skipped).
+    let valued: &[&str] = match lang {
+        Lang::Python => &["-m", "-W", "-X", "-Q"],
+        Lang::Perl => &["-I", "-M", "-m", "-x"],
+        Lang::Ruby => &["-r", "-I", "-C", "-E"],
+        Lang::Js => &["-r", "--require", "--import", "--loader", "--input-type"],
+        Lang::Awk => &["-F", "-v", "--assign", "--field-separator"],
+        Lang::Vim => &["-u", "-i", "-S", "-T", "-w", "-W"],
+        _ => &[],
+    };
+    let code_flags: &[&str] = match lang {
+        Lang::Python => &["-c"],
+        Lang::Js => &["-e", "--eval", "-p", "--print"],
+        Lang::Php => &["-r"],
+        Lang::Lua | Lang::R | Lang::Perl | Lang::Ruby | Lang::AppleScript => &["-e", "-E"],
+        Lang::Sed => &["-e", "--expression"],
+        Lang::Vim => &["-c", "--cmd"],
+        _ => &[],
+    };
+    let mut code = Vec::new();
+    let mut stdin = false;
+    let mut operands = 0;
+    let mut i = 0;
+    while let Some(a) = args.get(i) {
+        let s = a.as_str();
+        if lang == Lang::Js && base == "deno" && s == "eval" && operands == 0 {
+            if let Some(k) = (i + 1..args.len()).find(|k| !args[*k].starts_with('-')) {
+                code.push(k);
+            }
+            break;
+        }
+        if lang == Lang::Make && (s == "-f-" || s == "--file=-") {
+            stdin = true;
+        }
+        if let Some((flag, _)) = s.split_once('=').filter(|(f, _)| f.starts_with("--")) {
+            if code_flags.contains(&flag) {
+                code.push(i);
+            }
+            i += 1;
+            continue;
+        }
+        if code_flags.contains(&s) {
+            if args.get(i + 1).is_some() {
+                code.push(i + 1);
+            }
+            i += 2;
+            continue;
+        }
+        if lang == Lang::Vim && s.starts_with('+') && s.len() > 1 {
+            code.push(i);
+            i += 1;
+            continue;
+        }
+        if lang == Lang::Make && (s == "-f" || s == "--file") {
+            if args
+                .get(i + 1)
+                .is_some_and(|f| f == "-" || f == "/dev/stdin")
+            {
+                stdin = true;
+            }
+            i += 2;
+            continue;
+        }
+        if s == "-" {
+            stdin = true;
+            break;
+        }
+        if s == "--" {
+            break;
+        }
+        if lang == Lang::Python && s == "-m" {
+            // `python -m module`: not inline code.
+            return None;
+        }
+        if s.starts_with('-') && s.len() > 1 {
+            if valued.contains(&s) {
+                i += 2;
+                continue;
+            }
+            // Clustered short options ending in the code flag (`-le`, `-ne`, `-Bc`).
+            let cluster = !s.starts_with("--")
+                && s[1..].chars().all(|c| c.is_ascii_alphabetic())
+                && !matches!(lang, Lang::Awk | Lang::Make | Lang::Vim);
+            let last = s.chars().last().unwrap_or(' ');
+            let ends_in_code = match lang {
+                Lang::Python => last == 'c',
+                Lang::Perl | Lang::Ruby => matches!(last, 'e' | 'E') && !s.starts_with("-M"),
+                Lang::Sed => last == 'e',
+                _ => false,
+            };
+            if cluster && ends_in_code {
+                if args.get(i + 1).is_some() {
+                    code.push(i + 1);
+                }
+                i += 2;
+                continue;
+            }
+            if lang == Lang::Python && cluster && s.contains('m') {
+                // `python -m module`: not inline code.
+                return None;
+            }
+            i += 1;
+            continue;
+        }
+        // The first operand: awk's and sed's program, or a script file.
+        operands += 1;
+        if operands == 1
+            && code.is_empty()
+            && matches!(lang, Lang::Awk | Lang::Sed)
+            && !args.iter().any(|a| a == "-f" || a.starts_with("--file"))
+        {
+            code.push(i);
+        }
+        if code.is_empty() && !matches!(lang, Lang::Awk | Lang::Sed | Lang::Vim | Lang::Make) {
+            // A script file: not inline.
+            return None;
+        }
+        i += 1;
+    }
+    if code.is_empty()
+        && operands == 0
+        && matches!(
+            lang,
+            Lang::Python | Lang::Perl | Lang::Ruby | Lang::Js | Lang::Php | Lang::Lua
+        )
+        && base != "deno"
+    {
+        stdin = true;
+    }
+    if code.is_empty() && !stdin {
+        return None;
+    }
+    Some((lang, code, stdin))
 }
 
 #[cfg(test)]

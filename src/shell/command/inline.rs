@@ -1,0 +1,1312 @@
+//! Inline code of interpreters (`python -c`, `perl -e`, `ruby -e`, `node -e`,
+//! `php -r`, `lua -e`, `Rscript -e`, `awk`, `sed`'s `e`, `vim -c ':!…'`,
+//! `osascript -e`, a makefile on stdin): what the code does that a policy about
+//! shell commands must see. Not a parser of these languages: a scan for the
+//! calls that matter, with their literal arguments.
+//!
+//! * Shell-outs (`os.system`, `subprocess.run`, `system`, backticks,
+//!   `child_process.execSync`, `shell_exec`, `os.execute`, awk `system` and
+//!   `| getline`, …) become the shell text or the words they run.
+//! * Deletes (`shutil.rmtree`, `FileUtils.rm_rf`, `fs.rmSync(…, {recursive})`,
+//!   `File::Path::rmtree`, `unlink`, …) become the path they delete, recursive
+//!   or not, so they are judged by where they reach as `rm` is.
+//! * Reads of files (`open(…)`, `readFileSync`, `File.read`, …) become the
+//!   path they read, so secret files stay protected.
+//!
+//! Names are found outside string literals and comments only, so code that
+//! prints `"os.system('rm -rf /')"` is data. An argument that is not a literal
+//! the scan can evaluate is an unknown value (`Piece::Unknown`), never safe.
+//! Values the shell put into the code before the interpreter saw it (`"$HOME"`
+//! inside `python -c "…"`) arrive as marker characters (see [`MARK_HOME`]).
+
+use crate::shell::value::{Piece, Sym, Value};
+
+/// The language of inline code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Lang {
+    Python,
+    Perl,
+    Ruby,
+    Js,
+    Php,
+    Lua,
+    R,
+    Awk,
+    Sed,
+    Vim,
+    AppleScript,
+    Make,
+}
+
+/// Something inline code does.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Effect {
+    /// Runs a shell command line.
+    Shell(Sym),
+    /// Runs a program with these words (no shell).
+    Words(Vec<Value>),
+    /// Deletes a path (recursively or not).
+    Delete { recursive: bool, path: Value },
+    /// Reads a file.
+    Read(Value),
+    /// Runs code or commands nobody can read beforehand.
+    Dynamic,
+}
+
+/// Marker characters for values the shell substituted into the code.
+pub(crate) const MARK_HOME: char = '\u{E010}';
+pub(crate) const MARK_START: char = '\u{E011}';
+pub(crate) const MARK_PROJECT: char = '\u{E012}';
+pub(crate) const MARK_UNKNOWN: char = '\u{E013}';
+
+/// Most effects one piece of code reports (bounds work on adversarial input).
+const MAX_EFFECTS: usize = 64;
+
+/// The text of a shell value, with markers where the interpreter will see
+/// something the analysis resolves later (home) or cannot know.
+pub(crate) fn code_text(s: &Sym) -> String {
+    let mut out = String::new();
+    for p in &s.0 {
+        match p {
+            Piece::Text(t) | Piece::Glob(t) => out.push_str(t),
+            Piece::Home => out.push(MARK_HOME),
+            Piece::Start => out.push(MARK_START),
+            Piece::Project => out.push(MARK_PROJECT),
+            _ => out.push(MARK_UNKNOWN),
+        }
+    }
+    out
+}
+
+/// The shell text of a value found in code, for re-parsing as a shell command.
+pub(crate) fn shell_text(s: &Sym) -> String {
+    let mut out = String::new();
+    for p in &s.0 {
+        match p {
+            Piece::Text(t) | Piece::Glob(t) => out.push_str(t),
+            Piece::Home => out.push_str("$HOME"),
+            Piece::Start => out.push_str("$PWD"),
+            Piece::Project => out.push_str("$CLAUDE_PROJECT_DIR"),
+            _ => out.push_str("${__hookrules_unknown}"),
+        }
+    }
+    out
+}
+
+/// What `code` in `lang` does.
+pub(crate) fn scan(lang: Lang, code: &str) -> Vec<Effect> {
+    let mut out = match lang {
+        Lang::Sed => sed(code),
+        Lang::Vim => vim(code),
+        Lang::Make => make(code),
+        Lang::AppleScript => applescript(code),
+        _ => calls(lang, code),
+    };
+    out.truncate(MAX_EFFECTS);
+    out
+}
+
+// ------------------------------------------------------------ literals
+
+/// A string literal starting at `i` (at its quote): its value and the index
+/// after it. Interpolations the language performs become pieces.
+fn literal_at(lang: Lang, src: &[char], i: usize) -> Option<(Sym, usize)> {
+    let q = *src.get(i)?;
+    if !matches!(q, '\'' | '"' | '`') {
+        return None;
+    }
+    // Python's triple quotes.
+    let triple = lang == Lang::Python && src.get(i + 1) == Some(&q) && src.get(i + 2) == Some(&q);
+    let (mut k, close_len) = if triple { (i + 3, 3) } else { (i + 1, 1) };
+    let fstring =
+        lang == Lang::Python && i > 0 && src.get(i - 1).is_some_and(|c| matches!(c, 'f' | 'F'));
+    let interpolates = q == '"' && matches!(lang, Lang::Perl | Lang::Ruby | Lang::Php)
+        || q == '`' && lang == Lang::Js
+        || fstring;
+    let raw_single = q == '\'' && matches!(lang, Lang::Perl | Lang::Ruby | Lang::Php);
+    let mut sym = Sym::default();
+    let mut text = String::new();
+    let flush = |sym: &mut Sym, text: &mut String| {
+        if !text.is_empty() {
+            sym.push(Piece::Text(std::mem::take(text)));
+        }
+    };
+    loop {
+        let c = *src.get(k)?;
+        if c == q && (!triple || (src.get(k + 1) == Some(&q) && src.get(k + 2) == Some(&q))) {
+            flush(&mut sym, &mut text);
+            return Some((sym, k + close_len));
+        }
+        match c {
+            '\\' => {
+                let n = *src.get(k + 1)?;
+                if raw_single && n != '\\' && n != q {
+                    text.push('\\');
+                    k += 1;
+                    continue;
+                }
+                text.push(match n {
+                    'n' => '\n',
+                    't' => '\t',
+                    c => c,
+                });
+                k += 2;
+            }
+            MARK_HOME | MARK_START | MARK_PROJECT | MARK_UNKNOWN => {
+                flush(&mut sym, &mut text);
+                sym.push(marker_piece(c));
+                k += 1;
+            }
+            '$' if interpolates && matches!(lang, Lang::Perl | Lang::Php) => {
+                // `$ENV{HOME}`, `$ENV{'HOME'}`, `$name`, `${name}`
+                let rest: String = src.get(k..(k + 16).min(src.len()))?.iter().collect();
+                let home = ["$ENV{HOME}", "$ENV{'HOME'}", "$ENV{\"HOME\"}"]
+                    .iter()
+                    .find(|h| rest.starts_with(*h));
+                flush(&mut sym, &mut text);
+                if let Some(h) = home {
+                    sym.push(Piece::Home);
+                    k += h.chars().count();
+                } else if src
+                    .get(k + 1)
+                    .is_some_and(|c| c.is_alphanumeric() || *c == '_' || *c == '{')
+                {
+                    sym.push(Piece::Unknown("$…".into()));
+                    k += 1;
+                    while src
+                        .get(k)
+                        .is_some_and(|c| c.is_alphanumeric() || matches!(c, '_' | '{' | '}'))
+                    {
+                        k += 1;
+                    }
+                } else {
+                    text.push('$');
+                    k += 1;
+                }
+            }
+            '#' if interpolates && lang == Lang::Ruby && src.get(k + 1) == Some(&'{') => {
+                let end = matching(src, k + 1)?;
+                let inner: String = src.get(k + 2..end)?.iter().collect();
+                flush(&mut sym, &mut text);
+                sym.extend(&single(eval(lang, &inner)));
+                k = end + 1;
+            }
+            '$' if interpolates && lang == Lang::Js && src.get(k + 1) == Some(&'{') => {
+                let end = matching(src, k + 1)?;
+                let inner: String = src.get(k + 2..end)?.iter().collect();
+                flush(&mut sym, &mut text);
+                sym.extend(&single(eval(lang, &inner)));
+                k = end + 1;
+            }
+            '{' if fstring => {
+                if src.get(k + 1) == Some(&'{') {
+                    text.push('{');
+                    k += 2;
+                    continue;
+                }
+                let end = matching(src, k)?;
+                let inner: String = src.get(k + 1..end)?.iter().collect();
+                flush(&mut sym, &mut text);
+                sym.extend(&single(eval(lang, &inner)));
+                k = end + 1;
+            }
+            c => {
+                text.push(c);
+                k += 1;
+            }
+        }
+    }
+}
+
+fn marker_piece(c: char) -> Piece {
+    match c {
+        MARK_HOME => Piece::Home,
+        MARK_START => Piece::Start,
+        MARK_PROJECT => Piece::Project,
+        _ => Piece::Unknown("(from the shell)".into()),
+    }
+}
+
+/// One alternative of a value (the first), for interpolation into text.
+fn single(v: Value) -> Sym {
+    v.0.into_iter().next().unwrap_or_else(|| Sym::unknown("…"))
+}
+
+/// Index of the bracket closing the one at `open`, skipping string literals.
+fn matching(src: &[char], open: usize) -> Option<usize> {
+    let (o, c) = match src.get(open)? {
+        '(' => ('(', ')'),
+        '[' => ('[', ']'),
+        '{' => ('{', '}'),
+        _ => return None,
+    };
+    let mut depth = 0usize;
+    let mut k = open;
+    let mut quote: Option<char> = None;
+    while let Some(&ch) = src.get(k) {
+        match quote {
+            Some(q) => {
+                if ch == '\\' {
+                    k += 1;
+                } else if ch == q {
+                    quote = None;
+                }
+            }
+            None => {
+                if matches!(ch, '\'' | '"' | '`') {
+                    quote = Some(ch);
+                } else if ch == o {
+                    depth += 1;
+                } else if ch == c {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Some(k);
+                    }
+                }
+            }
+        }
+        k += 1;
+    }
+    None
+}
+
+/// Split an argument list at top-level commas.
+fn split_args(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut depth = 0i32;
+    let mut quote: Option<char> = None;
+    let mut esc = false;
+    for ch in s.chars() {
+        if let Some(q) = quote {
+            cur.push(ch);
+            if esc {
+                esc = false;
+            } else if ch == '\\' {
+                esc = true;
+            } else if ch == q {
+                quote = None;
+            }
+            continue;
+        }
+        match ch {
+            '\'' | '"' | '`' => {
+                quote = Some(ch);
+                cur.push(ch);
+            }
+            '(' | '[' | '{' => {
+                depth += 1;
+                cur.push(ch);
+            }
+            ')' | ']' | '}' => {
+                depth -= 1;
+                cur.push(ch);
+            }
+            ',' if depth == 0 => out.push(std::mem::take(&mut cur).trim().to_string()),
+            c => cur.push(c),
+        }
+    }
+    if !cur.trim().is_empty() {
+        out.push(cur.trim().to_string());
+    }
+    out
+}
+
+// ------------------------------------------------------------ expressions
+
+/// Expressions that are the home folder.
+const HOME_EXPRS: &[&str] = &[
+    "Path.home()",
+    "pathlib.Path.home()",
+    "os.environ['HOME']",
+    "os.environ[\"HOME\"]",
+    "os.environ.get('HOME')",
+    "os.environ.get(\"HOME\")",
+    "os.getenv('HOME')",
+    "os.getenv(\"HOME\")",
+    "$ENV{HOME}",
+    "$ENV{'HOME'}",
+    "$ENV{\"HOME\"}",
+    "Dir.home",
+    "Dir.home()",
+    "ENV['HOME']",
+    "ENV[\"HOME\"]",
+    "ENV.fetch('HOME')",
+    "ENV.fetch(\"HOME\")",
+    "process.env.HOME",
+    "process.env['HOME']",
+    "process.env[\"HOME\"]",
+    "os.homedir()",
+    "require('os').homedir()",
+    "require(\"os\").homedir()",
+    "Deno.env.get('HOME')",
+    "Deno.env.get(\"HOME\")",
+    "Bun.env.HOME",
+    "getenv('HOME')",
+    "getenv(\"HOME\")",
+    "$_SERVER['HOME']",
+    "$_ENV['HOME']",
+    "Sys.getenv('HOME')",
+    "Sys.getenv(\"HOME\")",
+    "homedir()",
+];
+
+/// Expressions that are the working directory.
+const CWD_EXPRS: &[&str] = &[
+    "os.getcwd()",
+    "Path.cwd()",
+    "pathlib.Path.cwd()",
+    "process.cwd()",
+    "Deno.cwd()",
+    "Dir.pwd",
+    "Dir.pwd()",
+    "getcwd()",
+    "getwd()",
+];
+
+/// Functions whose argument, a path starting with `~`, they expand to home.
+const TILDE_EXPANDERS: &[&str] = &[
+    "os.path.expanduser",
+    "expanduser",
+    "File.expand_path",
+    "path.expand",
+    "glob",
+];
+
+/// Functions that join path parts with `/`.
+const JOINERS: &[&str] = &[
+    "os.path.join",
+    "path.join",
+    "File.join",
+    "file.path",
+    "join",
+    "resolve",
+    "path.resolve",
+    "catfile",
+    "File::Spec->catfile",
+];
+
+/// What an expression may be: a literal, home, the working directory, a
+/// concatenation or join of those, or unknown.
+fn eval(lang: Lang, expr: &str) -> Value {
+    let e = expr.trim();
+    if let Some(inner) = e.strip_suffix(".expanduser()") {
+        // `Path('~/x').expanduser()`
+        let inner = inner.trim();
+        let inner = inner
+            .strip_prefix("pathlib.Path(")
+            .or_else(|| inner.strip_prefix("Path("))
+            .and_then(|r| r.strip_suffix(')'))
+            .unwrap_or(inner);
+        let v = eval(lang, inner);
+        return Value(v.0.into_iter().map(|s| tilde(s, false)).collect());
+    }
+    let e = e
+        .strip_suffix(".resolve()")
+        .or_else(|| e.strip_suffix(".absolute()"))
+        .unwrap_or(e)
+        .trim();
+    let compact: String = e.chars().filter(|c| !c.is_whitespace()).collect();
+    if HOME_EXPRS.contains(&compact.as_str()) {
+        return Value::one(Sym::piece(Piece::Home));
+    }
+    if CWD_EXPRS.contains(&compact.as_str()) {
+        return Value::one(Sym::piece(Piece::Start));
+    }
+    let chars: Vec<char> = e.chars().collect();
+    // A whole literal.
+    let lit_start = usize::from(
+        lang == Lang::Python
+            && chars
+                .first()
+                .is_some_and(|c| matches!(c, 'f' | 'r' | 'b' | 'F' | 'R')),
+    );
+    if let Some((sym, end)) = literal_at(lang, &chars, lit_start) {
+        if end == chars.len() {
+            return Value::one(if lang == Lang::R {
+                tilde(sym, false)
+            } else {
+                sym
+            });
+        }
+    }
+    // Concatenation with `+` (or Perl/PHP ` . `).
+    for sep in [" + ", "+", " . "] {
+        let parts = split_top(e, sep);
+        if parts.len() > 1 {
+            let mut v = Value::one(Sym::default());
+            for p in parts {
+                v = v.concat(&eval(lang, &p));
+            }
+            return v;
+        }
+    }
+    // A call: `f(args)`.
+    let call_open = (0..chars.len())
+        .filter(|k| chars[*k] == '(')
+        .find(|k| matching(&chars, *k) == Some(chars.len() - 1));
+    if let Some(open) = call_open {
+        {
+            let name: String = chars[..open].iter().collect();
+            let name = name.trim();
+            let inner: String = chars[open + 1..chars.len() - 1].iter().collect();
+            let args = split_args(&inner);
+            let short = name.rsplit(['.', ':', '>']).next().unwrap_or(name);
+            if TILDE_EXPANDERS.contains(&name) || TILDE_EXPANDERS.contains(&short) {
+                if let [one] = args.as_slice() {
+                    let v = eval(lang, one);
+                    return Value(v.0.into_iter().map(|s| tilde(s, short == "glob")).collect());
+                }
+            }
+            if JOINERS.contains(&name) || JOINERS.contains(&short) {
+                let mut v = Value::one(Sym::default());
+                for (i, a) in args.iter().enumerate() {
+                    let part = eval(lang, a);
+                    // An absolute part starts over, as the joiners do.
+                    let absolute = part.literal().is_some_and(|t| t.starts_with('/'));
+                    if i > 0 && !absolute {
+                        v = v.concat(&Value::text("/"));
+                    }
+                    v = if absolute { part } else { v.concat(&part) };
+                }
+                return v;
+            }
+        }
+    }
+    // Python's `/` on paths: `Path.home() / "x"`.
+    let parts = split_top(e, " / ");
+    if parts.len() > 1 {
+        let mut v = eval(lang, &parts[0]);
+        for p in &parts[1..] {
+            v = v.concat(&Value::text("/")).concat(&eval(lang, p));
+        }
+        return v;
+    }
+    Value::unknown(e)
+}
+
+/// `~` at the start of a path that a function expands (or R, which always
+/// does); a pattern (`glob`) keeps its wildcards.
+fn tilde(s: Sym, pattern: bool) -> Sym {
+    match s.0.first() {
+        Some(Piece::Text(t)) if t == "~" || t.starts_with("~/") => {
+            let mut out = Sym::piece(Piece::Home);
+            let rest = &t[1..];
+            if pattern && rest.contains(['*', '?', '[']) {
+                out.push(Piece::Glob(rest.to_string()));
+            } else {
+                out.push(Piece::Text(rest.to_string()));
+            }
+            for p in s.0.iter().skip(1) {
+                out.push(p.clone());
+            }
+            out
+        }
+        _ if pattern => {
+            let mut out = Sym::default();
+            for p in s.0 {
+                match p {
+                    Piece::Text(t) if t.contains(['*', '?', '[']) => out.push(Piece::Glob(t)),
+                    p => out.push(p),
+                }
+            }
+            out
+        }
+        _ => s,
+    }
+}
+
+/// Split at a top-level separator (outside brackets and literals).
+fn split_top(s: &str, sep: &str) -> Vec<String> {
+    let chars: Vec<char> = s.chars().collect();
+    let sepc: Vec<char> = sep.chars().collect();
+    let mut out = Vec::new();
+    let mut depth = 0i32;
+    let mut quote: Option<char> = None;
+    let mut start = 0;
+    let mut k = 0;
+    while k < chars.len() {
+        let ch = chars[k];
+        if let Some(q) = quote {
+            if ch == '\\' {
+                k += 1;
+            } else if ch == q {
+                quote = None;
+            }
+            k += 1;
+            continue;
+        }
+        match ch {
+            '\'' | '"' | '`' => quote = Some(ch),
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => depth -= 1,
+            _ if depth == 0 && chars[k..].starts_with(&sepc) && k > 0 => {
+                out.push(
+                    chars[start..k]
+                        .iter()
+                        .collect::<String>()
+                        .trim()
+                        .to_string(),
+                );
+                k += sepc.len();
+                start = k;
+                continue;
+            }
+            _ => {}
+        }
+        k += 1;
+    }
+    out.push(chars[start..].iter().collect::<String>().trim().to_string());
+    out
+}
+
+// ------------------------------------------------------------ calls
+
+/// How a call's arguments are read.
+#[derive(Clone, Copy, PartialEq)]
+enum Kind {
+    /// A shell command line (or, as a list or several arguments, words).
+    Shell,
+    /// A program and a list of its arguments (`spawn('rm', ['-rf', x])`).
+    ProgramList,
+    /// A recursive delete of the first argument.
+    DeleteTree,
+    /// A delete, recursive when an argument says `recursive` is true.
+    DeleteMaybeTree,
+    /// A delete of one file (or of each argument, for Perl's `unlink`).
+    Delete,
+    /// A read of the first argument.
+    Read,
+    /// Perl's `open(FH, MODE, PATH)` / `open(FH, "<PATH")`.
+    PerlOpen,
+}
+
+/// Per language: call names (the last component of a dotted name) and kinds.
+fn table(lang: Lang) -> &'static [(&'static str, Kind)] {
+    use Kind::*;
+    match lang {
+        Lang::Python => &[
+            ("system", Shell),
+            ("popen", Shell),
+            ("Popen", Shell),
+            ("run", Shell),
+            ("call", Shell),
+            ("check_call", Shell),
+            ("check_output", Shell),
+            ("getoutput", Shell),
+            ("getstatusoutput", Shell),
+            ("spawn", Shell),
+            ("execvp", ProgramList),
+            ("execv", ProgramList),
+            ("rmtree", DeleteTree),
+            ("remove", Delete),
+            ("unlink", Delete),
+            ("rmdir", Delete),
+            ("removedirs", Delete),
+            ("open", Read),
+            ("read_text", Read),
+        ],
+        Lang::Perl => &[
+            ("system", Shell),
+            ("exec", Shell),
+            ("qx", Shell),
+            ("rmtree", DeleteTree),
+            ("remove_tree", DeleteTree),
+            ("unlink", Delete),
+            ("rmdir", Delete),
+            ("open", PerlOpen),
+        ],
+        Lang::Ruby => &[
+            ("system", Shell),
+            ("exec", Shell),
+            ("spawn", Shell),
+            ("popen", Shell),
+            ("capture2", Shell),
+            ("capture2e", Shell),
+            ("capture3", Shell),
+            ("popen3", Shell),
+            ("rm_rf", DeleteTree),
+            ("rm_r", DeleteTree),
+            ("remove_dir", DeleteTree),
+            ("remove_entry", DeleteTree),
+            ("remove_entry_secure", DeleteTree),
+            ("rmtree", DeleteTree),
+            ("rm", Delete),
+            ("rm_f", Delete),
+            ("delete", Delete),
+            ("unlink", Delete),
+            ("read", Read),
+            ("readlines", Read),
+            ("binread", Read),
+        ],
+        Lang::Js => &[
+            ("execSync", Shell),
+            ("exec", Shell),
+            ("spawnSync", ProgramList),
+            ("spawn", ProgramList),
+            ("execFileSync", ProgramList),
+            ("execFile", ProgramList),
+            ("rmSync", DeleteMaybeTree),
+            ("rm", DeleteMaybeTree),
+            ("rmdirSync", DeleteMaybeTree),
+            ("rmdir", DeleteMaybeTree),
+            ("removeSync", DeleteMaybeTree),
+            ("remove", DeleteMaybeTree),
+            ("emptyDirSync", DeleteTree),
+            ("emptyDir", DeleteTree),
+            ("unlinkSync", Delete),
+            ("unlink", Delete),
+            ("readFileSync", Read),
+            ("readFile", Read),
+            ("readTextFileSync", Read),
+            ("readTextFile", Read),
+            ("file", Read),
+        ],
+        Lang::Php => &[
+            ("system", Shell),
+            ("exec", Shell),
+            ("shell_exec", Shell),
+            ("passthru", Shell),
+            ("popen", Shell),
+            ("proc_open", Shell),
+            ("unlink", Delete),
+            ("rmdir", Delete),
+            ("file_get_contents", Read),
+            ("readfile", Read),
+            ("fopen", Read),
+            ("file", Read),
+        ],
+        Lang::Lua => &[
+            ("execute", Shell),
+            ("popen", Shell),
+            ("remove", Delete),
+            ("open", Read),
+            ("lines", Read),
+        ],
+        Lang::R => &[
+            ("system", Shell),
+            ("system2", ProgramList),
+            ("shell", Shell),
+            ("unlink", DeleteMaybeTree),
+            ("file.remove", Delete),
+            ("readLines", Read),
+            ("readRDS", Read),
+            ("read.csv", Read),
+        ],
+        Lang::Awk => &[("system", Shell)],
+        _ => &[],
+    }
+}
+
+/// Mask string literals and comments with spaces (same length, in chars), so
+/// names are only found in code.
+fn mask(lang: Lang, src: &[char]) -> Vec<char> {
+    let mut out = src.to_vec();
+    let mut k = 0;
+    let comment_hash = matches!(
+        lang,
+        Lang::Python | Lang::Perl | Lang::Ruby | Lang::R | Lang::Awk
+    );
+    while k < src.len() {
+        let c = src[k];
+        if matches!(c, '\'' | '"') || (c == '`' && lang == Lang::Js) {
+            if let Some((_, end)) = literal_at(lang, src, k) {
+                for o in out.iter_mut().take(end.saturating_sub(1)).skip(k + 1) {
+                    *o = ' ';
+                }
+                k = end;
+                continue;
+            }
+            // Unterminated: the rest is text.
+            for o in out.iter_mut().skip(k + 1) {
+                *o = ' ';
+            }
+            break;
+        }
+        let line_comment = (c == '#'
+            && comment_hash
+            && !(lang == Lang::Perl && k > 0 && src[k - 1] == '$'))
+            || (c == '/' && src.get(k + 1) == Some(&'/') && matches!(lang, Lang::Js | Lang::Php))
+            || (c == '-' && src.get(k + 1) == Some(&'-') && lang == Lang::Lua);
+        if line_comment {
+            while k < src.len() && src[k] != '\n' {
+                out[k] = ' ';
+                k += 1;
+            }
+            continue;
+        }
+        k += 1;
+    }
+    out
+}
+
+fn is_ident(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// Shell-outs, deletes and reads of a general-purpose language.
+fn calls(lang: Lang, code: &str) -> Vec<Effect> {
+    let src: Vec<char> = code.chars().collect();
+    let masked = mask(lang, &src);
+    let mut out = Vec::new();
+    // Backticks (Perl, Ruby, PHP) and `%x(…)`, `qx{…}`; Bun's `$` template.
+    if matches!(lang, Lang::Perl | Lang::Ruby | Lang::Php) {
+        let mut k = 0;
+        while k < src.len() {
+            if masked[k] == '`' {
+                if let Some(end) = src[k + 1..].iter().position(|c| *c == '`') {
+                    let text: String = src[k + 1..k + 1 + end].iter().collect();
+                    let (sym, _) =
+                        literal_at(lang, &format!("\"{text}\"").chars().collect::<Vec<_>>(), 0)
+                            .unwrap_or((Sym::text(&text), 0));
+                    out.push(Effect::Shell(sym));
+                    k += end + 2;
+                    continue;
+                }
+            }
+            let two: String = masked[k..(k + 3).min(src.len())].iter().collect();
+            if (two.starts_with("%x") || two.starts_with("qx"))
+                && (k == 0 || !is_ident(masked[k - 1]))
+            {
+                if let Some(open) = src.get(k + 2).copied() {
+                    let close = match open {
+                        '(' => Some(')'),
+                        '{' => Some('}'),
+                        '[' => Some(']'),
+                        '|' | '/' | '!' => Some(open),
+                        _ => None,
+                    };
+                    if let Some(close) = close {
+                        if let Some(end) = src[k + 3..].iter().position(|c| *c == close) {
+                            let text: String = src[k + 3..k + 3 + end].iter().collect();
+                            out.push(Effect::Shell(Sym::text(&text)));
+                            k += end + 4;
+                            continue;
+                        }
+                    }
+                }
+            }
+            k += 1;
+        }
+    }
+    if lang == Lang::Js {
+        // Bun's shell: `` $`cmd` ``.
+        for k in 0..src.len().saturating_sub(1) {
+            if masked[k] == '$' && masked[k + 1] == '`' {
+                if let Some((sym, _)) = literal_at(lang, &src, k + 1) {
+                    out.push(Effect::Shell(sym));
+                }
+            }
+        }
+    }
+    if lang == Lang::Awk {
+        awk_pipes(&src, &masked, &mut out);
+    }
+    let names = table(lang);
+    let mut k = 0;
+    while k < src.len() && out.len() < MAX_EFFECTS {
+        if !is_ident(masked[k]) || (k > 0 && is_ident(masked[k - 1])) {
+            k += 1;
+            continue;
+        }
+        let mut e = k;
+        while e < src.len() && (is_ident(masked[e]) || (masked[e] == '.' && lang == Lang::R)) {
+            e += 1;
+        }
+        let name: String = src[k..e].iter().collect();
+        let Some((_, kind)) = names.iter().find(|(n, _)| *n == name) else {
+            k = e;
+            continue;
+        };
+        // Arguments: `(…)`, or (Perl, Ruby) a literal after a space.
+        let mut a = e;
+        while a < src.len() && src[a] == ' ' {
+            a += 1;
+        }
+        let args: Vec<String> = if src.get(a) == Some(&'(') {
+            match matching(&src, a) {
+                Some(close) => {
+                    let inner: String = src[a + 1..close].iter().collect();
+                    k = close + 1;
+                    split_args(&inner)
+                }
+                None => {
+                    out.push(Effect::Dynamic);
+                    break;
+                }
+            }
+        } else if matches!(lang, Lang::Perl | Lang::Ruby)
+            && a > e
+            && src
+                .get(a)
+                .is_some_and(|c| matches!(c, '\'' | '"' | '$') || c.is_alphabetic())
+        {
+            // Up to the end of the statement (a `}` closing its block).
+            let mut depth = 0i32;
+            let end = (a..src.len())
+                .find(|i| {
+                    match masked[*i] {
+                        '{' | '(' | '[' => depth += 1,
+                        '}' | ')' | ']' => depth -= 1,
+                        _ => {}
+                    }
+                    masked[*i] == ';' || masked[*i] == '\n' || depth < 0
+                })
+                .unwrap_or(src.len());
+            let inner: String = src[a..end].iter().collect();
+            k = end;
+            split_args(&inner)
+        } else {
+            k = e;
+            continue;
+        };
+        call(lang, &name, *kind, &args, &mut out);
+    }
+    out
+}
+
+/// What one call does.
+fn call(lang: Lang, name: &str, kind: Kind, args: &[String], out: &mut Vec<Effect>) {
+    let Some(first) = args.first() else {
+        return;
+    };
+    let list = |s: &str| -> Option<Vec<Value>> {
+        let s = s.trim();
+        let inner = s
+            .strip_prefix('[')
+            .and_then(|r| r.strip_suffix(']'))
+            .or_else(|| s.strip_prefix("c(").and_then(|r| r.strip_suffix(')')))?;
+        Some(split_args(inner).iter().map(|a| eval(lang, a)).collect())
+    };
+    // Generic names (`run`, `call`, `exec`, `open`…) only count with a literal
+    // or list argument; the specific ones also with anything else.
+    let generic = matches!(
+        name,
+        "run"
+            | "call"
+            | "exec"
+            | "spawn"
+            | "popen"
+            | "open"
+            | "remove"
+            | "rm"
+            | "delete"
+            | "read"
+            | "file"
+            | "lines"
+            | "unlink"
+            | "rmdir"
+    );
+    match kind {
+        Kind::Shell => {
+            if let Some(words) = list(first) {
+                out.push(Effect::Words(words));
+                return;
+            }
+            let v = eval(lang, first);
+            // Several arguments that are all literal: a program and its words
+            // (Perl's `system("rm", "-rf", $x)`, Ruby's `system("rm", "-rf", x)`).
+            let literal_args =
+                args.len() > 1 && matches!(lang, Lang::Perl | Lang::Ruby) && v.literal().is_some();
+            if literal_args {
+                out.push(Effect::Words(args.iter().map(|a| eval(lang, a)).collect()));
+                return;
+            }
+            match v.0.as_slice() {
+                [s] if !matches!(s.0.as_slice(), [Piece::Unknown(_)]) => {
+                    out.push(Effect::Shell(s.clone()));
+                }
+                _ if generic => {}
+                _ => out.push(Effect::Dynamic),
+            }
+        }
+        Kind::ProgramList => {
+            let mut words = vec![eval(lang, first)];
+            if let Some(rest) = args.get(1).and_then(|a| list(a)) {
+                words.extend(rest);
+            }
+            if words.iter().all(|w| w.literal().is_none()) && generic {
+                return;
+            }
+            out.push(Effect::Words(words));
+        }
+        Kind::DeleteTree | Kind::DeleteMaybeTree | Kind::Delete => {
+            let recursive = match kind {
+                Kind::DeleteTree => true,
+                Kind::DeleteMaybeTree => {
+                    args.iter().skip(1).any(|a| {
+                        let c: String = a.chars().filter(|c| !c.is_whitespace()).collect();
+                        c.contains("recursive:true")
+                            || c.contains("recursive=TRUE")
+                            || c.contains("recursive=T")
+                    }) || name == "removeSync"
+                }
+                _ => false,
+            };
+            let targets: &[String] = if lang == Lang::Perl && kind == Kind::Delete {
+                args
+            } else {
+                std::slice::from_ref(first)
+            };
+            for t in targets {
+                let path = eval(lang, t);
+                if generic && path.literal().is_none() && !has_known(&path) {
+                    continue;
+                }
+                out.push(Effect::Delete { recursive, path });
+            }
+        }
+        Kind::Read => {
+            // `open(path, 'w')` writes; reads are what leak.
+            if name == "open" && lang == Lang::Python {
+                if let Some(mode) = args.get(1).map(|m| eval(lang, m)) {
+                    if mode.literal().is_some_and(|m| m.contains(['w', 'a', 'x'])) {
+                        return;
+                    }
+                }
+            }
+            let path = eval(lang, first);
+            if path.literal().is_some() || has_known(&path) {
+                out.push(Effect::Read(path));
+            }
+        }
+        Kind::PerlOpen => {
+            let Some(last) = args.last().filter(|_| args.len() > 1) else {
+                return;
+            };
+            let mode = if args.len() > 2 {
+                eval(lang, &args[1]).literal().unwrap_or_default()
+            } else {
+                String::new()
+            };
+            if mode.contains('>') || mode.contains('|') {
+                return;
+            }
+            let v = eval(lang, last);
+            if args.len() == 2 {
+                if let Some(t) = v.literal() {
+                    let t = t.trim();
+                    if t.ends_with('|') {
+                        out.push(Effect::Shell(Sym::text(t.trim_end_matches('|'))));
+                        return;
+                    }
+                    if t.starts_with('>') || t.starts_with('|') {
+                        return;
+                    }
+                    out.push(Effect::Read(Value::text(t.trim_start_matches('<').trim())));
+                    return;
+                }
+            }
+            out.push(Effect::Read(v));
+        }
+    }
+}
+
+/// Does a value hold a place the analysis resolves (home, cwd, project)?
+fn has_known(v: &Value) -> bool {
+    v.0.iter().any(|s| {
+        s.0.iter()
+            .any(|p| matches!(p, Piece::Home | Piece::Start | Piece::Project))
+    })
+}
+
+/// awk: `"cmd" | getline`, `print … | "cmd"`, and `NAME | getline` / `system(NAME)`
+/// where `NAME = "cmd"` was assigned.
+fn awk_pipes(src: &[char], masked: &[char], out: &mut Vec<Effect>) {
+    let text: String = src.iter().collect();
+    let m: String = masked.iter().collect();
+    // Assignments of literals.
+    let mut vars: Vec<(String, Sym)> = Vec::new();
+    let chars = src;
+    for (i, _) in m.match_indices('=') {
+        let ci = m[..i].chars().count();
+        if masked.get(ci + 1) == Some(&'=')
+            || ci == 0
+            || matches!(masked[ci - 1], '=' | '!' | '<' | '>')
+        {
+            continue;
+        }
+        let mut s = ci;
+        while s > 0 && masked[s - 1] == ' ' {
+            s -= 1;
+        }
+        let mut b = s;
+        while b > 0 && is_ident(masked[b - 1]) {
+            b -= 1;
+        }
+        let mut v = ci + 1;
+        while v < chars.len() && chars[v] == ' ' {
+            v += 1;
+        }
+        if b < s {
+            if let Some((sym, _)) = literal_at(Lang::Awk, chars, v) {
+                vars.push((chars[b..s].iter().collect(), sym));
+            }
+        }
+    }
+    let _ = text;
+    for (i, _) in m.match_indices('|') {
+        let ci = m[..i].chars().count();
+        // After: `getline` means the left side is a command.
+        let after: String = m.chars().skip(ci + 1).collect();
+        if after.trim_start().starts_with("getline") {
+            let mut e = ci;
+            while e > 0 && masked[e - 1] == ' ' {
+                e -= 1;
+            }
+            if e > 0 && chars[e - 1] == '"' {
+                // A literal ends here: find its start.
+                let mut s = e - 1;
+                while s > 0 && !(chars[s - 1] == '"' && (s < 2 || chars[s - 2] != '\\')) {
+                    s -= 1;
+                }
+                if s > 0 {
+                    if let Some((sym, _)) = literal_at(Lang::Awk, chars, s - 1) {
+                        out.push(Effect::Shell(sym));
+                    }
+                }
+            } else {
+                let mut b = e;
+                while b > 0 && is_ident(masked[b - 1]) {
+                    b -= 1;
+                }
+                let name: String = chars[b..e].iter().collect();
+                match vars.iter().rev().find(|(n, _)| *n == name) {
+                    Some((_, sym)) => out.push(Effect::Shell(sym.clone())),
+                    None => out.push(Effect::Dynamic),
+                }
+            }
+        } else {
+            // `print … | "cmd"` / `| NAME`
+            let mut v = ci + 1;
+            while v < chars.len() && chars[v] == ' ' {
+                v += 1;
+            }
+            if let Some((sym, _)) = literal_at(Lang::Awk, chars, v) {
+                out.push(Effect::Shell(sym));
+            } else if chars.get(v).is_some_and(|c| is_ident(*c)) {
+                let mut e = v;
+                while e < chars.len() && is_ident(chars[e]) {
+                    e += 1;
+                }
+                let name: String = chars[v..e].iter().collect();
+                if let Some((_, sym)) = vars.iter().rev().find(|(n, _)| *n == name) {
+                    out.push(Effect::Shell(sym.clone()));
+                }
+            }
+        }
+    }
+    // `system(NAME)`
+    for (name, sym) in &vars {
+        let pat = format!("system({name})");
+        if m.replace(' ', "").contains(&pat) {
+            out.push(Effect::Shell(sym.clone()));
+        }
+    }
+}
+
+// ------------------------------------------------------------ small languages
+
+/// GNU sed: the `e` command runs the rest of its line; `s///e` runs the result.
+fn sed(script: &str) -> Vec<Effect> {
+    let mut out = Vec::new();
+    for line in script.split(['\n', ';']) {
+        let l = line.trim_start();
+        // Skip an address (`1`, `$`, `/re/`) before the command.
+        let l = l.trim_start_matches(|c: char| c.is_ascii_digit() || c == '$' || c == ',');
+        let l = l.trim_start();
+        if let Some(rest) = l.strip_prefix('e') {
+            if rest.is_empty() || rest.starts_with(' ') {
+                let cmd = rest.trim();
+                if cmd.is_empty() {
+                    out.push(Effect::Dynamic);
+                } else {
+                    out.push(Effect::Shell(Sym::text(cmd)));
+                }
+            }
+        }
+        if l.starts_with('s') && l.len() > 2 {
+            let delim = l.chars().nth(1).unwrap_or('/');
+            let parts: Vec<&str> = l.split(delim).collect();
+            if parts.len() >= 4 && parts[3].contains('e') {
+                out.push(Effect::Dynamic);
+            }
+        }
+    }
+    out
+}
+
+/// vim's `-c`/`+` commands: `:!cmd`, `:r !cmd`, `:w !cmd`, `system('…')`.
+fn vim(cmd: &str) -> Vec<Effect> {
+    let mut out = Vec::new();
+    let mut c = cmd.trim().trim_start_matches(':').trim_start();
+    for prefix in ["silent!", "silent", "exe", "execute"] {
+        if let Some(r) = c.strip_prefix(prefix) {
+            c = r.trim_start();
+        }
+    }
+    for prefix in ["r", "read", "w", "write"] {
+        if let Some(r) = c.strip_prefix(prefix) {
+            if r.trim_start().starts_with('!') {
+                c = r.trim_start();
+            }
+        }
+    }
+    if let Some(sh) = c.strip_prefix('!') {
+        out.push(Effect::Shell(Sym::text(sh.trim())));
+    }
+    out.extend(
+        calls(Lang::Python, cmd)
+            .into_iter()
+            .filter(|e| matches!(e, Effect::Shell(_))),
+    );
+    out
+}
+
+/// AppleScript: `do shell script "…"`.
+fn applescript(code: &str) -> Vec<Effect> {
+    let mut out = Vec::new();
+    let chars: Vec<char> = code.chars().collect();
+    let lower = code.to_lowercase();
+    for (i, _) in lower.match_indices("do shell script") {
+        let mut k = lower[..i].chars().count() + "do shell script".len();
+        while chars.get(k) == Some(&' ') {
+            k += 1;
+        }
+        match literal_at(Lang::Js, &chars, k).filter(|_| chars.get(k) == Some(&'"')) {
+            Some((sym, _)) => out.push(Effect::Shell(sym)),
+            None => out.push(Effect::Dynamic),
+        }
+    }
+    out
+}
+
+/// A makefile: recipe lines (starting with a tab) are shell commands.
+fn make(text: &str) -> Vec<Effect> {
+    text.lines()
+        .filter_map(|l| l.strip_prefix('\t'))
+        .map(|l| l.trim_start_matches(['@', '-', '+']).replace("$$", "$"))
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| Effect::Shell(Sym::text(&l)))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shells(lang: Lang, code: &str) -> Vec<String> {
+        scan(lang, code)
+            .into_iter()
+            .filter_map(|e| match e {
+                Effect::Shell(s) => Some(shell_text(&s)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn deletes(lang: Lang, code: &str) -> Vec<(bool, String)> {
+        scan(lang, code)
+            .into_iter()
+            .filter_map(|e| match e {
+                Effect::Delete { recursive, path } => Some((recursive, path.to_string())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn shell_outs() {
+        assert_eq!(
+            shells(Lang::Python, "import os; os.system('rm -rf ~')"),
+            ["rm -rf ~"]
+        );
+        assert_eq!(
+            shells(Lang::Python, "__import__('os').system('rm -rf /')"),
+            ["rm -rf /"]
+        );
+        assert_eq!(
+            shells(Lang::Perl, "system(\"rm -rf $ENV{HOME}\")"),
+            ["rm -rf $HOME"]
+        );
+        assert_eq!(shells(Lang::Perl, "exec \"rm -rf ~\""), ["rm -rf ~"]);
+        assert_eq!(shells(Lang::Perl, "`rm -rf ~`"), ["rm -rf ~"]);
+        assert_eq!(shells(Lang::Ruby, "%x(ls -la)"), ["ls -la"]);
+        assert_eq!(
+            shells(Lang::Js, "require('child_process').execSync(\"rm -rf ~\")"),
+            ["rm -rf ~"]
+        );
+        assert_eq!(shells(Lang::Js, "await Bun.$`rm -rf ~`"), ["rm -rf ~"]);
+        assert_eq!(shells(Lang::Lua, "os.execute(\"rm -rf ~\")"), ["rm -rf ~"]);
+        assert_eq!(
+            shells(Lang::Awk, "BEGIN{system(\"rm -rf ~\")}"),
+            ["rm -rf ~"]
+        );
+        assert_eq!(
+            shells(Lang::Awk, "BEGIN { cmd = \"rm -rf /\"; cmd | getline }"),
+            ["rm -rf /"]
+        );
+        assert_eq!(shells(Lang::Sed, "e rm -rf ~"), ["rm -rf ~"]);
+        assert_eq!(shells(Lang::Vim, ":!rm -rf ~"), ["rm -rf ~"]);
+        assert_eq!(
+            shells(Lang::AppleScript, "do shell script \"rm -rf ~\""),
+            ["rm -rf ~"]
+        );
+        assert_eq!(shells(Lang::Make, "all:\n\t@rm -rf ~\n"), ["rm -rf ~"]);
+    }
+
+    #[test]
+    fn data_is_not_code() {
+        assert!(scan(Lang::Python, "print('os.system(\"rm -rf /\")')").is_empty());
+        assert!(scan(Lang::Python, "# os.system('rm -rf /')\nprint(1)").is_empty());
+        assert!(scan(Lang::Js, "console.log(process.version)").is_empty());
+        assert!(scan(Lang::Awk, "{print $1}").is_empty());
+        assert!(scan(Lang::Sed, "s/old/new/g").is_empty());
+    }
+
+    #[test]
+    fn deletes_by_place() {
+        assert_eq!(
+            deletes(Lang::Python, "import shutil; shutil.rmtree('/')"),
+            [(true, "/".into())]
+        );
+        assert_eq!(
+            deletes(Lang::Python, "shutil.rmtree(os.path.expanduser('~'))"),
+            [(true, "$HOME".into())]
+        );
+        assert_eq!(
+            deletes(Lang::Python, "shutil.rmtree(pathlib.Path.home())"),
+            [(true, "$HOME".into())]
+        );
+        assert_eq!(
+            deletes(Lang::Ruby, "FileUtils.rm_rf(Dir.home)"),
+            [(true, "$HOME".into())]
+        );
+        assert_eq!(
+            deletes(
+                Lang::Js,
+                "require('fs').rmSync(process.env.HOME, {recursive: true, force: true})"
+            ),
+            [(true, "$HOME".into())]
+        );
+        assert_eq!(
+            deletes(Lang::Js, "fs.rmSync('dist')"),
+            [(false, "dist".into())]
+        );
+        assert_eq!(
+            deletes(Lang::Perl, "unlink glob(\"~/*\")"),
+            [(false, "$HOME/*".into())]
+        );
+        assert_eq!(
+            deletes(Lang::R, "unlink(\"~\", recursive = TRUE)"),
+            [(true, "$HOME".into())]
+        );
+        assert_eq!(
+            deletes(
+                Lang::Python,
+                "shutil.rmtree(os.path.join(os.path.expanduser('~'), 'Documents'))"
+            ),
+            [(true, "$HOME/Documents".into())]
+        );
+    }
+}

@@ -22,6 +22,8 @@ use crate::validate::model::{Fact, Policy, Rule, Template};
 #[derive(Debug)]
 pub struct Templates {
     env: RefCell<Option<Environment<'static>>>,
+    /// The environment for texts shown to people and the model ([`Shown`]).
+    text_env: RefCell<Option<Environment<'static>>>,
     /// Template name and the policy it is in, by (policy index, byte offset).
     names: HashMap<(usize, usize), (String, Arc<PolicySource>)>,
     /// Registered but not yet compiled: name to text.
@@ -39,6 +41,7 @@ impl Templates {
     pub fn new() -> Self {
         Templates {
             env: RefCell::new(None),
+            text_env: RefCell::new(None),
             names: HashMap::new(),
             pending: RefCell::new(HashMap::new()),
         }
@@ -269,6 +272,40 @@ impl Templates {
         })
     }
 
+    /// Render a text shown to people or the model (a reason, a message, context):
+    /// control characters (ESC, CR, BEL, …), bidi overrides and line
+    /// separators in what `{{ … }}` inserts are written as `\u{1b}`-style
+    /// escapes, so event data cannot rewrite the terminal or hide text. Its
+    /// newlines are kept: reasons show test output (see the note in guard's
+    /// notes on forged lines). The template's own text is kept as written.
+    pub fn render_text(
+        &self,
+        pidx: usize,
+        t: &Template,
+        ctx: &minijinja::Value,
+    ) -> Result<String, String> {
+        let (name, source) = self
+            .names
+            .get(&(pidx, t.span.start))
+            .ok_or_else(|| format!("template at byte {} was not compiled", t.span.start))?;
+        let mut slot = self.text_env.borrow_mut();
+        let env = slot.get_or_insert_with(|| {
+            let mut env = environment();
+            env.set_formatter(shown_formatter);
+            env
+        });
+        let key = format!("text:{name}");
+        if env.get_template(&key).is_err() {
+            env.add_template_owned(key.clone(), t.text.clone())
+                .map_err(|e| e.to_string())?;
+        }
+        let tpl = env.get_template(&key).map_err(|e| e.to_string())?;
+        tpl.render(ctx).map_err(|e| {
+            let (file, line, col) = locate(source, t, e.line());
+            format!("{file}:{line}:{col}: template error: {}", describe(&e))
+        })
+    }
+
     /// The variables a template given as text reads (record leaves), for `check`.
     pub fn variables_in(&self, text: &str) -> Vec<String> {
         match self.env().template_from_str(text) {
@@ -303,6 +340,42 @@ impl Templates {
         }
         self.env().render_str(text, ctx).map_err(|e| describe(&e))
     }
+}
+
+/// Writes an inserted value with [`neutralize`].
+fn shown_formatter(
+    out: &mut minijinja::Output<'_>,
+    _state: &minijinja::State<'_, '_>,
+    value: &minijinja::Value,
+) -> Result<(), minijinja::Error> {
+    if value.is_undefined() {
+        return Ok(());
+    }
+    out.write_str(&neutralize(&value.to_string()))
+        .map_err(|_| minijinja::Error::new(minijinja::ErrorKind::WriteFailure, "write failed"))
+}
+
+/// `text` with control characters, bidi controls and line separators written
+/// as escapes (`\u{1b}`, `\r`); newlines and tabs are kept.
+pub fn neutralize(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\n' | '\t' => out.push(c),
+            '\r' => out.push_str("\\r"),
+            '\u{0}'..='\u{1f}'
+            | '\u{7f}'..='\u{9f}'
+            | '\u{61c}'
+            | '\u{200e}'
+            | '\u{200f}'
+            | '\u{2028}'..='\u{202e}'
+            | '\u{2066}'..='\u{2069}' => {
+                out.push_str(&format!("\\u{{{:x}}}", c as u32));
+            }
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// `regex_match(text, pattern)`: does the regex match? Invalid patterns are an

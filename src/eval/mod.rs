@@ -623,7 +623,10 @@ impl<T: Tracer> Evaluator<'_, T> {
             let reason = rule
                 .reason
                 .as_ref()
-                .map(|t| tpl.render(pidx, t, &ctx).map(|s| s.trim_end().to_string()))
+                .map(|t| {
+                    tpl.render_text(pidx, t, &ctx)
+                        .map(|s| s.trim_end().to_string())
+                })
                 .transpose()?;
             let policy = &self.compiled.buckets[pidx].policy;
             return Ok((
@@ -646,7 +649,14 @@ impl<T: Tracer> Evaluator<'_, T> {
             |t: &Option<Template>| t.as_ref().map(|t| tpl.render(pidx, t, &ctx)).transpose();
         // Texts for people and the model lose trailing whitespace; file contents,
         // records and arguments keep theirs.
-        let text = |t: &Option<Template>| render(t).map(|o| o.map(|s| s.trim_end().to_string()));
+        // What `{{ … }}` inserts into them cannot control the terminal or
+        // hide text (see `Templates::render_text`).
+        let text = |t: &Option<Template>| {
+            t.as_ref()
+                .map(|t| tpl.render_text(pidx, t, &ctx))
+                .transpose()
+                .map(|o| o.map(|s| s.trim_end().to_string()))
+        };
         let reason = text(&rule.reason)?;
         let mut context: Vec<String> = text(&rule.context)?
             .into_iter()

@@ -26,11 +26,9 @@ pub fn of_regex(pattern: &str) -> Option<Vec<String>> {
 }
 
 /// The longest literal run of a glob (lowercase) that every path it matches
-/// contains, or `None` (alternations, classes, escapes, short runs).
+/// contains (braces, classes and escapes break runs), or `None` (short runs,
+/// a pattern that does not compile).
 pub fn of_glob(pattern: &str) -> Option<String> {
-    if pattern.contains(['{', '[', '\\']) {
-        return None;
-    }
     // The one other way a glob can be invalid: `**` not a whole path component.
     // An invalid pattern gets no literal, so it still reports itself when used.
     let b = pattern.as_bytes();
@@ -41,11 +39,60 @@ pub fn of_glob(pattern: &str) -> Option<String> {
             return None;
         }
     }
-    pattern
-        .split(['*', '?'])
-        .max_by_key(|run| run.len())
+    if pattern.contains(['{', '}', '[', ']', '\\']) && !balanced(pattern) {
+        return None;
+    }
+    // Braces, classes and escapes are not literal text: the runs between them
+    // are (`secret.{yaml,json}` holds `secret.`; `.env\*` holds `.env`).
+    let mut runs = vec![];
+    let mut cur = String::new();
+    let mut depth = 0usize;
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '{' | '[' => {
+                depth += 1;
+                runs.push(std::mem::take(&mut cur));
+            }
+            '}' | ']' if depth > 0 => depth -= 1,
+            '\\' => {
+                chars.next();
+                runs.push(std::mem::take(&mut cur));
+            }
+            '*' | '?' => runs.push(std::mem::take(&mut cur)),
+            c if depth == 0 => cur.push(c),
+            _ => {}
+        }
+    }
+    runs.push(cur);
+    runs.into_iter()
+        .max_by_key(String::len)
         .filter(|run| run.len() >= MIN_LEN && run.is_ascii())
         .map(|run| run.to_ascii_lowercase())
+}
+
+/// Are a glob's braces and brackets paired, with no escape at its end? (A
+/// pattern that is not gets no literal, so compiling it reports the error.)
+fn balanced(pattern: &str) -> bool {
+    let mut stack = vec![];
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                if chars.next().is_none() {
+                    return false;
+                }
+            }
+            '{' => stack.push('}'),
+            '[' if stack.last() != Some(&']') => stack.push(']'),
+            '}' | ']' if stack.last() == Some(&c) => {
+                stack.pop();
+            }
+            '}' => return false,
+            _ => {}
+        }
+    }
+    stack.is_empty()
 }
 
 /// What every match of `h` contains: one of these strings (lowercase ASCII
@@ -188,6 +235,15 @@ pub fn finish<T: Ord>(mut v: Vec<T>) -> Option<Vec<T>> {
     v.sort();
     v.dedup();
     (!v.is_empty() && v.len() <= MAX_ALTERNATIVES).then_some(v)
+}
+
+/// [`finish`] for the literals of a glob list: path lists are long (the secret
+/// files), and a few hundred substring searches in a path cost far less than
+/// compiling the list.
+pub fn finish_globs(mut v: Vec<String>) -> Option<Vec<String>> {
+    v.sort();
+    v.dedup();
+    (!v.is_empty() && v.len() <= 4 * MAX_ALTERNATIVES).then_some(v)
 }
 
 /// Does any literal occur in the (already ASCII-lowercased) text?

@@ -99,7 +99,7 @@ fn glob_required(g: &Globs) -> Option<&Vec<String>> {
             for pat in g.sources.iter().filter(|p| !p.starts_with('!')) {
                 out.push(literals::of_glob(pat)?);
             }
-            literals::finish(out)
+            literals::finish_globs(out)
         })
         .as_ref()
 }

@@ -78,11 +78,8 @@ fn balanced(pattern: &str) -> bool {
     let mut chars = pattern.chars();
     while let Some(c) = chars.next() {
         match c {
-            '\\' => {
-                if chars.next().is_none() {
-                    return false;
-                }
-            }
+            '\\' if chars.next().is_none() => return false,
+            '\\' => {}
             '{' => stack.push('}'),
             '[' if stack.last() != Some(&']') => stack.push(']'),
             '}' | ']' if stack.last() == Some(&c) => {

@@ -14,7 +14,7 @@
 # before drawing conclusions from small differences.
 #
 # Environment knobs: RUNS_SCALE (multiply every run count, e.g. 0.2 for a quick
-# look, 2 for a steadier one); ROUNDS (default 3); GROUPS (the groups to time,
+# look, 2 for a steadier one); ROUNDS (default 3); BENCH_GROUPS (the groups to time,
 # default "A B C D E"; E compares the decision log on and off);
 # CARGO_TARGET_DIR is honoured.
 set -euo pipefail
@@ -160,7 +160,7 @@ done
 
 # Timings.
 for round in $(seq 1 "$ROUNDS"); do
-    for group in ${GROUPS:-A B C D E}; do
+    for group in ${BENCH_GROUPS:-A B C D E}; do
         args=()
         for c in "${CASES[@]}"; do
             IFS='|' read -r g id label cmd input <<<"$c"

@@ -4,7 +4,7 @@
 //! and the README quotes.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -182,7 +182,7 @@ impl Fixture {
                 FileSpec::Text(c) => (c, None),
                 FileSpec::Spec { content, mtime } => (content, *mtime),
             };
-            let p = project.join(subst(rel));
+            let p = inside(project, &subst(rel))?;
             if let Some(d) = p.parent() {
                 std::fs::create_dir_all(d)
                     .map_err(|e| format!("cannot create {}: {e}", d.display()))?;
@@ -236,4 +236,14 @@ pub fn tempdir() -> std::io::Result<std::path::PathBuf> {
         }
     }
     Err(std::io::Error::other("no free temporary directory name"))
+}
+
+/// Where a fixture's file (`files`, `expect.files`) lies: inside the fixture's
+/// temporary project, or an error. Fixtures are data (a fork's pull request runs
+/// them in CI), so `..`, absolute paths elsewhere and symlinks leading out are
+/// refused, never written or read.
+pub fn inside(project: &Path, rel: &str) -> Result<PathBuf, String> {
+    crate::os::files::confine(rel, project, project).map_err(|e| {
+        format!("fixture file `{rel}` is refused: {e}; a fixture's `files` and `expect.files` stay inside its temporary project (a relative path, or one under $PROJECT_DIR)")
+    })
 }

@@ -416,7 +416,13 @@ fn compare(
         }
     }
     for (rel, want) in &expect.files {
-        let p = project.join(subst(rel));
+        let p = match crate::cli::fixture::inside(project, &subst(rel)) {
+            Ok(p) => p,
+            Err(e) => {
+                problems.push(e);
+                continue;
+            }
+        };
         let content = crate::os::files::read_text(&p).ok();
         match want {
             Value::String(s) => {

@@ -126,7 +126,7 @@ pub fn confine(path: &str, base: &Path, within: &Path) -> Result<PathBuf, String
     let within_l = lexical_normalize(&base.join(within));
     if !lexical.starts_with(&within_l) {
         return Err(format!(
-            "{} is outside {} (a path built from event data stays in its `within`, else in the literal folder before its first `{{{{`)",
+            "{} is outside {}",
             lexical.display(),
             within_l.display()
         ));
@@ -158,7 +158,9 @@ pub fn confine_in(path: &str, project: &Path, within: Option<&str>) -> Result<Pa
         Some(w) => confine(w, project, project)?,
         None => project.to_path_buf(),
     };
-    confine(path, project, &folder)
+    confine(path, project, &folder).map_err(|e| {
+        format!("{e} (a path built from event data stays in its `within`, else in the literal folder before its first `{{{{`)")
+    })
 }
 
 /// The folder a path built from a template stays in when the policy names no

@@ -378,6 +378,35 @@ pub fn neutralize(text: &str) -> String {
     out
 }
 
+/// `value` with every line break inside its strings written `\n` (as the two
+/// characters), for event data shown in reasons, messages and context.
+/// Borrowed when nothing changes.
+pub fn one_line(value: &serde_json::Value) -> std::borrow::Cow<'_, serde_json::Value> {
+    use serde_json::Value as J;
+    use std::borrow::Cow;
+    fn has_break(v: &J) -> bool {
+        match v {
+            J::String(s) => s.contains('\n'),
+            J::Array(a) => a.iter().any(has_break),
+            J::Object(o) => o.values().any(has_break),
+            _ => false,
+        }
+    }
+    fn convert(v: &J) -> J {
+        match v {
+            J::String(s) if s.contains('\n') => J::String(s.replace('\n', "\\n")),
+            J::Array(a) => J::Array(a.iter().map(convert).collect()),
+            J::Object(o) => J::Object(o.iter().map(|(k, v)| (k.clone(), convert(v))).collect()),
+            other => other.clone(),
+        }
+    }
+    if has_break(value) {
+        Cow::Owned(convert(value))
+    } else {
+        Cow::Borrowed(value)
+    }
+}
+
 /// `regex_match(text, pattern)`: does the regex match? Invalid patterns are an
 /// error, not a silent `false`. Compiled regexes are cached per process.
 fn regex_match(text: String, pattern: String) -> Result<bool, minijinja::Error> {

@@ -127,6 +127,7 @@ pub fn evaluate<T: Tracer>(
         unparsable: None,
         base: None,
         event_value: None,
+        event_line_value: None,
         stamps: HashMap::new(),
     };
     ev.run()
@@ -146,6 +147,8 @@ struct Evaluator<'a, T: Tracer> {
     base: Option<Value>,
     /// The event as a template value, converted once (it may be megabytes).
     event_value: Option<minijinja::Value>,
+    /// The same with line breaks in its strings shown as `\n`, for texts.
+    event_line_value: Option<minijinja::Value>,
     /// `today` / `now`, per zone, computed on first use.
     stamps: HashMap<crate::os::clock::Zone, crate::os::clock::Stamp>,
 }
@@ -616,6 +619,27 @@ impl<T: Tracer> Evaluator<'_, T> {
     ) -> Result<(Contribution, Vec<Pending>), String> {
         let all = rule_templates(rule);
         let ctx = self.template_ctx(pidx, Some(rule), captures, &all)?;
+        // Reasons, messages and context show event data (and captures taken
+        // from it) on one line: a line break in a tool input is written `\n`,
+        // so a command cannot forge a line of its own (`SYSTEM: …`) in what the
+        // model and the user read. Facts (test output) keep their lines.
+        let event_line = self
+            .event_line_value
+            .get_or_insert_with(|| {
+                minijinja::Value::from_serialize(crate::compile::templates::one_line(
+                    &self.event.value,
+                ))
+            })
+            .clone();
+        let line_captures: BTreeMap<&String, String> = captures
+            .iter()
+            .map(|(k, v)| (k, v.replace('\n', "\\n")))
+            .collect();
+        let text_ctx = minijinja::context! {
+            event => event_line,
+            captures => minijinja::Value::from_serialize(&line_captures),
+            ..ctx.clone()
+        };
         let tpl = &self.compiled.templates;
         if rule.audit {
             // Only what it would decide and why: no context, messages, rewrites
@@ -624,7 +648,7 @@ impl<T: Tracer> Evaluator<'_, T> {
                 .reason
                 .as_ref()
                 .map(|t| {
-                    tpl.render_text(pidx, t, &ctx)
+                    tpl.render_text(pidx, t, &text_ctx)
                         .map(|s| s.trim_end().to_string())
                 })
                 .transpose()?;
@@ -653,7 +677,7 @@ impl<T: Tracer> Evaluator<'_, T> {
         // hide text (see `Templates::render_text`).
         let text = |t: &Option<Template>| {
             t.as_ref()
-                .map(|t| tpl.render_text(pidx, t, &ctx))
+                .map(|t| tpl.render_text(pidx, t, &text_ctx))
                 .transpose()
                 .map(|o| o.map(|s| s.trim_end().to_string()))
         };

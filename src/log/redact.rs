@@ -38,30 +38,134 @@ const NEEDLES: &[&str] = &[
     "://",
 ];
 
-/// Built-in credential patterns, with what replaces a match.
-fn builtin() -> &'static [(Regex, &'static str)] {
-    static RE: OnceLock<Vec<(Regex, &'static str)>> = OnceLock::new();
-    RE.get_or_init(|| {
-        let pats: &[(&str, &str)] = &[
-            (r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b", REDACTED),
-            (r"\bgh[pousr]_[A-Za-z0-9]{30,}", REDACTED),
-            (r"\bgithub_pat_[A-Za-z0-9_]{30,}", REDACTED),
-            (r"\bsk-[A-Za-z0-9_\-]{20,}", REDACTED),
-            (r"\bxox[abprs]-[A-Za-z0-9\-]{10,}", REDACTED),
-            (
-                r"-----BEGIN [A-Z ]*PRIVATE KEY-----(?s:.*?)(?:-----END [A-Z ]*PRIVATE KEY-----|\z)",
-                REDACTED,
-            ),
-            (
-                r"(?i)(\b(?:password|passwd|secret|token|api[_-]?key|access[_-]?key|client[_-]?secret)[A-Za-z0-9_]*\b\s*[:=]\s*)(?:'[^']*'|\x22[^\x22]*\x22|[^\s'\x22&;]+)",
-                "${1}[redacted]",
-            ),
-            (r"(?i)(authorization:\s*(?:bearer|basic|token)\s+)[^\s'\x22]+", "${1}[redacted]"),
-            (r"(://[^/\s:@]+:)[^@\s/]+@", "${1}[redacted]@"),
-        ];
-        pats.iter()
-            .filter_map(|(p, with)| Regex::new(p).ok().map(|r| (r, *with)))
-            .collect()
+/// A built-in credential pattern: what replaces a match, and lowercase needles
+/// one of which (and, where given, one of `also`) every match contains in an
+/// ASCII text. Compiling all of them costs more than everything else `run`
+/// does, so each is compiled only when its needles occur.
+struct Pattern {
+    regex: &'static str,
+    with: &'static str,
+    needles: &'static [&'static str],
+    also: &'static [&'static str],
+    /// Every match is a needle, more word characters, spaces, then `:` or `=`.
+    assigned: bool,
+}
+
+const PATTERNS: &[Pattern] = &[
+    Pattern {
+        regex: r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b",
+        with: REDACTED,
+        needles: &["akia", "asia"],
+        also: &[],
+        assigned: false,
+    },
+    Pattern {
+        regex: r"\bgh[pousr]_[A-Za-z0-9]{30,}",
+        with: REDACTED,
+        needles: &["ghp_", "gho_", "ghu_", "ghs_", "ghr_"],
+        also: &[],
+        assigned: false,
+    },
+    Pattern {
+        regex: r"\bgithub_pat_[A-Za-z0-9_]{30,}",
+        with: REDACTED,
+        needles: &["github_pat_"],
+        also: &[],
+        assigned: false,
+    },
+    Pattern {
+        regex: r"\bsk-[A-Za-z0-9_\-]{20,}",
+        with: REDACTED,
+        needles: &["sk-"],
+        also: &[],
+        assigned: false,
+    },
+    Pattern {
+        regex: r"\bxox[abprs]-[A-Za-z0-9\-]{10,}",
+        with: REDACTED,
+        needles: &["xox"],
+        also: &[],
+        assigned: false,
+    },
+    Pattern {
+        regex: r"-----BEGIN [A-Z ]*PRIVATE KEY-----(?s:.*?)(?:-----END [A-Z ]*PRIVATE KEY-----|\z)",
+        with: REDACTED,
+        needles: &["private key-----"],
+        also: &[],
+        assigned: false,
+    },
+    Pattern {
+        regex: r"(?i)(\b(?:password|passwd|secret|token|api[_-]?key|access[_-]?key|client[_-]?secret)[A-Za-z0-9_]*\b\s*[:=]\s*)(?:'[^']*'|\x22[^\x22]*\x22|[^\s'\x22&;]+)",
+        with: "${1}[redacted]",
+        needles: &[
+            "password",
+            "passwd",
+            "secret",
+            "token",
+            "apikey",
+            "api_key",
+            "api-key",
+            "accesskey",
+            "access_key",
+            "access-key",
+        ],
+        also: &[],
+        assigned: true,
+    },
+    Pattern {
+        regex: r"(?i)(authorization:\s*(?:bearer|basic|token)\s+)[^\s'\x22]+",
+        with: "${1}[redacted]",
+        needles: &["authorization:"],
+        also: &[],
+        assigned: false,
+    },
+    Pattern {
+        regex: r"(://[^/\s:@]+:)[^@\s/]+@",
+        with: "${1}[redacted]@",
+        needles: &["://"],
+        also: &["@"],
+        assigned: false,
+    },
+];
+
+/// The built-in pattern `i`, compiled on first use (None if it did not compile).
+fn builtin(i: usize) -> Option<&'static Regex> {
+    static RE: [OnceLock<Option<Regex>>; PATTERNS.len()] =
+        [const { OnceLock::new() }; PATTERNS.len()];
+    RE[i]
+        .get_or_init(|| Regex::new(PATTERNS[i].regex).ok())
+        .as_ref()
+}
+
+/// Can pattern `p` match `s`? `false` is certain. Under `(?i)`, `ſ` and the
+/// Kelvin sign match `s` and `k`, so a text that is not all ASCII is always
+/// tried.
+fn may_match(p: &Pattern, s: &str) -> bool {
+    if !s.is_ascii() {
+        return true;
+    }
+    let lower = s.to_ascii_lowercase();
+    if p.assigned {
+        return p.needles.iter().any(|n| assigned(&lower, n));
+    }
+    p.needles.iter().any(|n| lower.contains(n))
+        && (p.also.is_empty() || p.also.iter().any(|n| lower.contains(n)))
+}
+
+/// Is some `needle` in `lower` followed by word characters, white space, then
+/// `:` or `=` (as in `API_KEY = …`)? The word characters run to their end: the
+/// `\b` after them in the pattern allows no other stop.
+fn assigned(lower: &str, needle: &str) -> bool {
+    let b = lower.as_bytes();
+    lower.match_indices(needle).any(|(at, _)| {
+        let mut i = at + needle.len();
+        while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+            i += 1;
+        }
+        while i < b.len() && (b[i].is_ascii_whitespace() || b[i] == 0x0b) {
+            i += 1;
+        }
+        i < b.len() && (b[i] == b':' || b[i] == b'=')
     })
 }
 
@@ -116,8 +220,12 @@ impl Redactor {
     fn scrub(&self, s: String) -> String {
         let mut s = s;
         if looks_sensitive(&s) {
-            for (re, with) in builtin() {
-                if let std::borrow::Cow::Owned(o) = re.replace_all(&s, *with) {
+            for (i, p) in PATTERNS.iter().enumerate() {
+                if !may_match(p, &s) {
+                    continue;
+                }
+                let Some(re) = builtin(i) else { continue };
+                if let std::borrow::Cow::Owned(o) = re.replace_all(&s, p.with) {
                     s = o;
                 }
             }
@@ -193,6 +301,61 @@ mod tests {
             .collect();
         let e: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
         Redactor::new(&f, &e, 40)
+    }
+
+    /// Every built-in pattern applied in turn, as before patterns had needles.
+    fn scrub_all(s: &str) -> String {
+        let mut s = s.to_string();
+        if looks_sensitive(&s) {
+            for p in PATTERNS {
+                let re = Regex::new(p.regex).unwrap();
+                if let std::borrow::Cow::Owned(o) = re.replace_all(&s, p.with) {
+                    s = o;
+                }
+            }
+        }
+        s
+    }
+
+    #[test]
+    fn pattern_needles_never_skip_a_match() {
+        // Each credential shape, in the cases and spellings agents and tools
+        // print them, next to look-alikes, and with the characters that (?i)
+        // folds onto ASCII letters (ſ = s, K = Kelvin sign = k).
+        let cases = [
+            "export AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE",
+            "key ASIAABCDEFGHIJKLMNOP in text",
+            "token ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+            "GHS_ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 (upper case, no match)",
+            "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz",
+            "OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwx",
+            "slack xoxb-1234567890-abcdefghij",
+            "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAA\n-----END OPENSSH PRIVATE KEY-----",
+            "-----BEGIN RSA PRIVATE KEY----- cut short",
+            "PASSWORD=hunter2 and passwd: 'two words' and Secret = \"x y\"",
+            "client_secret:abc; ApiKey=1 api-key=2 API_KEY : 3 AccessKey=4 access-key=5",
+            "my token is not printed here",
+            "ſecret=hunter2",
+            "api_Key=1 secret_\u{212a}ey=2 passwor\u{212a}",
+            "Authorization: Bearer eyJhbGciOi.abc.def",
+            "AUTHORIZATION:basic dXNlcjpwYXNz",
+            "curl https://user:pa55@example.com/x and http://nobody@example.com",
+            "postgres://admin:s3cret@db:5432/app",
+            "see https://example.com/secret (no credentials)",
+            "Blocked by hookrules (secret-file-tool): .env holds secrets",
+            "my_secret_name_1 \t\u{0b}= x; TOKEN\n:y; secret-name: z; token_: w",
+            "password", "token=", "x=secret", "secretsecret=1 passwordpassword :2",
+            "",
+        ];
+        for c in cases {
+            assert_eq!(r(&[], &[]).text(c), scrub_all(&cut(c, 40)), "{c:?}");
+            let long = Redactor::new(&[], &[], 10_000);
+            assert_eq!(long.text(c), scrub_all(c), "{c:?}");
+        }
+        assert_eq!(
+            Redactor::new(&[], &[], 10_000).text("PASSWORD=hunter2"),
+            "PASSWORD=[redacted]"
+        );
     }
 
     #[test]

@@ -43,30 +43,40 @@ pub fn of_glob(pattern: &str) -> Option<String> {
         return None;
     }
     // Braces, classes and escapes are not literal text: the runs between them
-    // are (`secret.{yaml,json}` holds `secret.`; `.env\*` holds `.env`).
-    let mut runs = vec![];
-    let mut cur = String::new();
+    // are (`secret.{yaml,json}` holds `secret.`; `.env\*` holds `.env`). A run
+    // is a slice of the pattern; the longest (the last of equal length) wins.
+    // (No allocation per run: `run` reads the lists of every rule it decodes.)
+    let mut best = (0usize, 0usize);
+    let mut run: Option<(usize, usize)> = None;
+    let mut end_run = |run: &mut Option<(usize, usize)>| {
+        let (s, e) = run.take().unwrap_or((0, 0));
+        if e - s >= best.1 - best.0 {
+            best = (s, e);
+        }
+    };
     let mut depth = 0usize;
-    let mut chars = pattern.chars();
-    while let Some(c) = chars.next() {
+    let mut chars = pattern.char_indices();
+    while let Some((i, c)) = chars.next() {
         match c {
             '{' | '[' => {
                 depth += 1;
-                runs.push(std::mem::take(&mut cur));
+                end_run(&mut run);
             }
             '}' | ']' if depth > 0 => depth -= 1,
             '\\' => {
                 chars.next();
-                runs.push(std::mem::take(&mut cur));
+                end_run(&mut run);
             }
-            '*' | '?' => runs.push(std::mem::take(&mut cur)),
-            c if depth == 0 => cur.push(c),
+            '*' | '?' => end_run(&mut run),
+            c if depth == 0 => {
+                let e = i + c.len_utf8();
+                run = Some(run.map_or((i, e), |(s, _)| (s, e)));
+            }
             _ => {}
         }
     }
-    runs.push(cur);
-    runs.into_iter()
-        .max_by_key(String::len)
+    end_run(&mut run);
+    Some(&pattern[best.0..best.1])
         .filter(|run| run.len() >= MIN_LEN && run.is_ascii())
         .map(|run| run.to_ascii_lowercase())
 }
@@ -270,6 +280,67 @@ mod tests {
             "an optional part is not required"
         );
         assert_eq!(of_regex(r"\.env"), v(&[".env"]));
+    }
+
+    /// `of_glob` as first written (a `String` per run), for comparison.
+    fn of_glob_by_runs(pattern: &str) -> Option<String> {
+        of_glob(pattern)?; // the same validity checks
+        let mut runs = vec![];
+        let mut cur = String::new();
+        let mut depth = 0usize;
+        let mut chars = pattern.chars();
+        while let Some(c) = chars.next() {
+            match c {
+                '{' | '[' => {
+                    depth += 1;
+                    runs.push(std::mem::take(&mut cur));
+                }
+                '}' | ']' if depth > 0 => depth -= 1,
+                '\\' => {
+                    chars.next();
+                    runs.push(std::mem::take(&mut cur));
+                }
+                '*' | '?' => runs.push(std::mem::take(&mut cur)),
+                c if depth == 0 => cur.push(c),
+                _ => {}
+            }
+        }
+        runs.push(cur);
+        runs.into_iter()
+            .max_by_key(String::len)
+            .filter(|run| run.len() >= MIN_LEN && run.is_ascii())
+            .map(|run| run.to_ascii_lowercase())
+    }
+
+    #[test]
+    fn glob_literals_are_the_longest_run() {
+        for p in [
+            "abc{de,f}ghi",
+            "{x}abc]def",
+            "ab\\*cdef\\",
+            "[a-z]bcd[e]fgh",
+            "**/.git/**",
+            "~/.SSH/**",
+            "secret.{yaml,yml}",
+            "*-secrets.{yaml,yml,json}",
+            ".env\\*",
+            "écrit*.txt",
+            "abc*def",
+            "a{b{c}d}efgh",
+            "x]yzw",
+            "id_rsa*",
+            "",
+            "*",
+            "{a,b}",
+            "/etc/ssl/private/**",
+        ] {
+            let by_runs = if of_glob(p).is_some() {
+                of_glob_by_runs(p)
+            } else {
+                None
+            };
+            assert_eq!(of_glob(p), by_runs, "{p:?}");
+        }
     }
 
     #[test]

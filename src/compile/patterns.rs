@@ -4,13 +4,15 @@
 //! them occurs in the text at hand. So the 50-glob secret list costs a few
 //! substring searches for `npm test`, not a `GlobSet`.
 
+use std::sync::Arc;
+
 use globset::GlobSetBuilder;
 use regex::{Regex, RegexSetBuilder};
 
 use super::literals;
 use crate::validate::build_glob;
 use crate::validate::model::{Globs, Regexes};
-use crate::validate::patterns::CompiledRegexes;
+use crate::validate::patterns::{CompiledGlobs, CompiledRegexes};
 
 /// The compiled list (compiled now if needed).
 pub fn regex_set(r: &Regexes) -> Result<&CompiledRegexes, String> {
@@ -59,35 +61,48 @@ pub fn regexes_may_match(r: &Regexes, texts: &[String]) -> bool {
         .any(|lits| lowered.iter().any(|t| literals::any_in(lits, t)))
 }
 
+/// The sets of some of a list's patterns (in list order).
+fn build_globs<'a>(g: &Globs, patterns: impl Iterator<Item = &'a String>) -> CompiledGlobs {
+    let mut include = GlobSetBuilder::new();
+    let mut exclude = GlobSetBuilder::new();
+    let mut excludes = 0;
+    for pat in patterns {
+        let (builder, p) = match pat.strip_prefix('!') {
+            Some(p) => {
+                excludes += 1;
+                (&mut exclude, p)
+            }
+            None => (&mut include, pat.as_str()),
+        };
+        let p = if g.case_insensitive {
+            p.to_lowercase()
+        } else {
+            p.to_string()
+        };
+        builder.add(build_glob(&p, false).map_err(|e| format!("invalid glob {pat:?}: {e}"))?);
+    }
+    let include = include.build().map_err(|e| e.to_string())?;
+    let exclude = exclude.build().map_err(|e| e.to_string())?;
+    Ok((include, (excludes > 0).then_some(exclude)))
+}
+
 fn glob_sets(g: &Globs) -> Result<&(globset::GlobSet, Option<globset::GlobSet>), String> {
     g.slot
         .compiled
-        .get_or_init(|| {
-            let mut include = GlobSetBuilder::new();
-            let mut exclude = GlobSetBuilder::new();
-            let mut excludes = 0;
-            for pat in &g.sources {
-                let (builder, p) = match pat.strip_prefix('!') {
-                    Some(p) => {
-                        excludes += 1;
-                        (&mut exclude, p)
-                    }
-                    None => (&mut include, pat.as_str()),
-                };
-                let p = if g.case_insensitive {
-                    p.to_lowercase()
-                } else {
-                    p.to_string()
-                };
-                builder
-                    .add(build_glob(&p, false).map_err(|e| format!("invalid glob {pat:?}: {e}"))?);
-            }
-            let include = include.build().map_err(|e| e.to_string())?;
-            let exclude = exclude.build().map_err(|e| e.to_string())?;
-            Ok((include, (excludes > 0).then_some(exclude)))
-        })
+        .get_or_init(|| build_globs(g, g.sources.iter()))
         .as_ref()
         .map_err(|e| e.clone())
+}
+
+/// Per pattern (an exclusion without its `!`), the literal every text it
+/// matches contains.
+fn glob_literals(g: &Globs) -> &[Option<String>] {
+    g.slot.literals.get_or_init(|| {
+        g.sources
+            .iter()
+            .map(|p| literals::of_glob(p.strip_prefix('!').unwrap_or(p)))
+            .collect()
+    })
 }
 
 /// Literals one of which every text an included pattern matches contains.
@@ -96,12 +111,37 @@ fn glob_required(g: &Globs) -> Option<&Vec<String>> {
         .required
         .get_or_init(|| {
             let mut out = vec![];
-            for pat in g.sources.iter().filter(|p| !p.starts_with('!')) {
-                out.push(literals::of_glob(pat)?);
+            for (pat, lit) in g.sources.iter().zip(glob_literals(g)) {
+                if !pat.starts_with('!') {
+                    out.push(lit.clone()?);
+                }
             }
             literals::finish_globs(out)
         })
         .as_ref()
+}
+
+/// Does every pattern of the list compile? Only then may a text be matched
+/// against some of them: a broken pattern reports itself as soon as a text
+/// could match the list, as when the whole list is compiled. Only patterns with
+/// classes, braces or escapes are parsed here: the others are literal text,
+/// `*`, `?` and `**`, whose one way to be invalid (`**` inside a name) leaves
+/// them without a literal, so they are always compiled.
+fn globs_valid(g: &Globs) -> bool {
+    *g.slot.valid.get_or_init(|| {
+        g.sources.iter().all(|pat| {
+            let p = pat.strip_prefix('!').unwrap_or(pat);
+            if !p.contains(['[', ']', '{', '}', '\\']) {
+                return true;
+            }
+            let p = if g.case_insensitive {
+                p.to_lowercase()
+            } else {
+                p.to_string()
+            };
+            build_glob(&p, false).is_ok()
+        })
+    })
 }
 
 /// Compile now (for `check`).
@@ -111,6 +151,11 @@ pub fn force_globs(g: &Globs) -> Result<(), String> {
 
 /// Does any of `texts` match? A text excluded in one of its forms (a path's
 /// `~/…` view, say) is excluded in all: the forms name the same file.
+///
+/// Only the patterns that can match are compiled: those whose literal occurs in
+/// some text (or that have none). A pattern whose literal occurs in no text
+/// matches none of them, included or excluded, so the answer is the whole
+/// list's; the secret-file list compiles three patterns for `.env`, not 120.
 pub fn globs_match(g: &Globs, texts: &[String]) -> Result<bool, String> {
     let lowered: Vec<String>;
     let texts: &[String] = if g.case_insensitive {
@@ -119,17 +164,45 @@ pub fn globs_match(g: &Globs, texts: &[String]) -> Result<bool, String> {
     } else {
         texts
     };
+    let ascii: Vec<Vec<u8>> = texts
+        .iter()
+        .map(|t| t.to_ascii_lowercase().into_bytes())
+        .collect();
     if let Some(lits) = glob_required(g) {
-        let hit = texts
-            .iter()
-            .any(|t| literals::any_in(lits, t.to_ascii_lowercase().as_bytes()));
-        if !hit {
+        if !ascii.iter().any(|t| literals::any_in(lits, t)) {
             // No included pattern can match (a broken pattern still reports
             // itself once a text could match).
             return Ok(false);
         }
     }
-    let (include, exclude) = glob_sets(g)?;
+    let picked: Vec<u32> = glob_literals(g)
+        .iter()
+        .enumerate()
+        .filter(|(_, lit)| match lit {
+            None => true,
+            Some(l) => ascii
+                .iter()
+                .any(|t| memchr::memmem::find(t, l.as_bytes()).is_some()),
+        })
+        .map(|(i, _)| i as u32)
+        .collect();
+    let part: Arc<CompiledGlobs>;
+    let (include, exclude) = if picked.len() == g.sources.len() || !globs_valid(g) {
+        glob_sets(g)?
+    } else {
+        let mut parts = g.slot.parts.lock().unwrap_or_else(|e| e.into_inner());
+        part = parts
+            .entry(picked)
+            .or_insert_with_key(|picked| {
+                Arc::new(build_globs(
+                    g,
+                    picked.iter().map(|&i| &g.sources[i as usize]),
+                ))
+            })
+            .clone();
+        drop(parts);
+        part.as_ref().as_ref().map_err(|e| e.clone())?
+    };
     if exclude
         .as_ref()
         .is_some_and(|x| texts.iter().any(|t| x.is_match(t)))
@@ -137,4 +210,129 @@ pub fn globs_match(g: &Globs, texts: &[String]) -> Result<bool, String> {
         return Ok(false);
     }
     Ok(texts.iter().any(|t| include.is_match(t)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The whole list compiled at once, as before lists were compiled in parts.
+    fn whole(g: &Globs, texts: &[String]) -> Result<bool, String> {
+        let texts: Vec<String> = texts
+            .iter()
+            .map(|t| {
+                if g.case_insensitive {
+                    t.to_lowercase()
+                } else {
+                    t.clone()
+                }
+            })
+            .collect();
+        let (include, exclude) = build_globs(g, g.sources.iter())?;
+        if exclude.is_some_and(|x| texts.iter().any(|t| x.is_match(t))) {
+            return Ok(false);
+        }
+        Ok(texts.iter().any(|t| include.is_match(t)))
+    }
+
+    /// The secret-file list of the built-in pack, as written.
+    fn secret_files() -> Vec<String> {
+        let text = crate::policy::discover::builtin_named("secrets")
+            .expect("the secrets pack")
+            .text
+            .to_string();
+        let doc: toml::Table = toml::from_str(&text).expect("toml");
+        doc["lists"]["secret_files"]
+            .as_array()
+            .expect("a list")
+            .iter()
+            .map(|v| v.as_str().expect("a string").to_string())
+            .collect()
+    }
+
+    #[test]
+    fn a_list_compiled_in_parts_answers_as_the_whole_list() {
+        let lists = [
+            (secret_files(), true),
+            (secret_files(), false),
+            (
+                [
+                    "/etc/**",
+                    "~/.ssh/**",
+                    "*.{pem,KEY}",
+                    "!*.pub",
+                    "!**/Public/**",
+                    "id_*",
+                    "a?c",
+                    "[ab]x",
+                    "**",
+                ]
+                .map(String::from)
+                .to_vec(),
+                false,
+            ),
+            (
+                ["src/**/*.rs", "!src/gen/**", "bad**glob", "*.toml"]
+                    .map(String::from)
+                    .to_vec(),
+                false,
+            ),
+        ];
+        let paths = [
+            ".env",
+            "/home/u/proj/.env",
+            "~/proj/.ENV.local",
+            ".env.example",
+            "docs/.env.md",
+            "/home/u/.ssh/id_rsa",
+            "~/.ssh/id_rsa.pub",
+            "~/.ssh/known_hosts",
+            "~/.ssh/config",
+            "/etc/passwd",
+            "/etc/shadow",
+            "/",
+            "/etc",
+            "server.KEY",
+            "cert.pem",
+            "ca.pem",
+            "secrets.yaml",
+            "Secrets.YAML",
+            "secrets.yaml.example",
+            "k8s/db-secret.yml",
+            "credentials",
+            "aws/credentials.json",
+            "~/.aws/config",
+            "README.md",
+            "src/main.rs",
+            "src/gen/x.rs",
+            "Cargo.toml",
+            "abc",
+            "ax",
+            "/proc/1/environ",
+            "~/.kube/config",
+            "terraform.tfstate.backup",
+            "x/Public/key.pem",
+            "npm",
+            "test",
+            "",
+        ];
+        for (sources, ci) in lists {
+            let g = Globs::new(sources, ci);
+            for a in paths {
+                for b in ["", "/tmp/x", "~/.ssh/id_ed25519", "/etc/ssl/private/k"] {
+                    let texts: Vec<String> = [a, b]
+                        .iter()
+                        .filter(|t| !t.is_empty())
+                        .map(|t| t.to_string())
+                        .collect();
+                    assert_eq!(
+                        globs_match(&g, &texts),
+                        whole(&g, &texts),
+                        "{texts:?} in {:?}",
+                        g.sources
+                    );
+                }
+            }
+        }
+    }
 }

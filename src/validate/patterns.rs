@@ -15,6 +15,32 @@ use globset::GlobSet;
 use regex::{Regex, RegexSet};
 use serde::{Deserialize, Serialize, Serializer};
 
+/// A fast hash for the tables that share slots between equal lists: every rule
+/// read from a compiled set looks its lists up here, and SipHash over a
+/// 120-pattern list costs more than the rest of reading it. (Policy text is
+/// the user's own; no flooding to defend against.)
+#[derive(Default)]
+struct ListHasher(u64);
+
+impl std::hash::Hasher for ListHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0x517c_c1b7_2722_0a95;
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let w = u64::from_le_bytes(c.try_into().expect("8 bytes"));
+            self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(K);
+        }
+        for &b in chunks.remainder() {
+            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
+        }
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type Shared<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<ListHasher>>;
+
 /// What stage 3 makes of a regex list, shared by every list with the same sources.
 #[derive(Debug, Default)]
 pub struct RegexSlot {
@@ -46,7 +72,7 @@ pub struct CompiledRegexes {
 impl Regexes {
     /// A list; its slot is shared with every other list of the same patterns.
     pub fn new(sources: Vec<String>) -> Self {
-        static TABLE: OnceLock<Mutex<HashMap<Vec<String>, Arc<RegexSlot>>>> = OnceLock::new();
+        static TABLE: OnceLock<Mutex<Shared<Vec<String>, Arc<RegexSlot>>>> = OnceLock::new();
         let mut table = TABLE
             .get_or_init(Default::default)
             .lock()
@@ -75,10 +101,22 @@ impl Serialize for Regexes {
 #[derive(Debug, Default)]
 pub struct GlobSlot {
     /// Included and excluded (`!pattern`) sets.
-    pub compiled: OnceLock<Result<(GlobSet, Option<GlobSet>), String>>,
+    pub compiled: OnceLock<CompiledGlobs>,
     /// Literals one of which every included match contains (None: unknown).
     pub required: OnceLock<Option<Vec<String>>>,
+    /// Per pattern (an exclusion without its `!`), the literal every text it
+    /// matches contains (None: unknown).
+    pub literals: OnceLock<Vec<Option<String>>>,
+    /// Does every pattern compile? (A list whose patterns do is compiled in
+    /// parts: only the patterns whose literals occur.)
+    pub valid: OnceLock<bool>,
+    /// The sets of the patterns picked for a text (by pattern index).
+    pub parts: Mutex<HashMap<Vec<u32>, Arc<CompiledGlobs>>>,
 }
+
+/// Included and excluded (`!pattern`) sets of a glob list (or of some of its
+/// patterns), or why they did not compile.
+pub type CompiledGlobs = Result<(GlobSet, Option<GlobSet>), String>;
 
 /// Glob patterns with `.gitignore`-style exclusions: a text matches when some
 /// pattern matches it and no `!pattern` does.
@@ -97,7 +135,7 @@ pub struct Globs {
 impl Globs {
     /// A list; its slot is shared with every other list of the same patterns.
     pub fn new(sources: Vec<String>, case_insensitive: bool) -> Self {
-        type Table = HashMap<(Vec<String>, bool), Arc<GlobSlot>>;
+        type Table = Shared<(Vec<String>, bool), Arc<GlobSlot>>;
         static TABLE: OnceLock<Mutex<Table>> = OnceLock::new();
         let mut table = TABLE
             .get_or_init(Default::default)

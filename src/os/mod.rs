@@ -1,6 +1,7 @@
 //! Everything that touches the operating system: child processes, files, the clock.
 //! Facts and effects go through here, so the safety rules live in one place.
 
+pub mod arena;
 pub mod clock;
 pub mod deadline;
 pub mod files;

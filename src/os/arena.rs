@@ -1,0 +1,166 @@
+//! The allocator of `hookrules run`: a bump arena that never frees.
+//!
+//! `run` is one short process per event. Reading the event's rules from the
+//! compiled set makes a few thousand small allocations (strings of pattern
+//! lists, condition trees); with glibc's malloc and free they cost about a third
+//! of the instructions of a harmless `PreToolUse Bash` (callgrind, see
+//! `/work/notes/perf.md`). Here a small allocation is an atomic add into one
+//! reserved region, and freeing it is nothing: the process ends soon after.
+//!
+//! Bounded: only allocations up to [`SMALL`] bytes come from the arena, and only
+//! [`SIZE`] bytes of it (address space reserved with `MAP_NORESERVE`; memory is
+//! used only as it is touched). Larger allocations, and everything once the arena
+//! is used up, go to the system allocator, as does everything before
+//! [`start`] (every other command never calls it). Memory from the arena is
+//! fresh from `mmap`, so it is already zero.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+
+/// The arena's size (reserved address space).
+pub const SIZE: usize = 16 << 20;
+/// The largest allocation taken from the arena.
+pub const SMALL: usize = 64 << 10;
+
+/// Next free address; 0 until [`start`].
+static NEXT: AtomicUsize = AtomicUsize::new(0);
+/// The arena's first address and the one past its end; 0 until [`start`].
+static BASE: AtomicUsize = AtomicUsize::new(0);
+static END: AtomicUsize = AtomicUsize::new(0);
+
+/// The global allocator: the arena once started, else (and for large
+/// allocations) the system's.
+pub struct Arena;
+
+#[global_allocator]
+static GLOBAL: Arena = Arena;
+
+/// Take small allocations from the arena from now on (`hookrules run` only).
+/// Does nothing if the region cannot be reserved, or if already started.
+pub fn start() {
+    if BASE.load(Relaxed) != 0 {
+        return;
+    }
+    // SAFETY: an anonymous private mapping, no file, no fixed address.
+    let p = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            SIZE,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+            -1,
+            0,
+        )
+    };
+    if p == libc::MAP_FAILED || p.is_null() {
+        return;
+    }
+    let base = p as usize;
+    END.store(base + SIZE, Relaxed);
+    NEXT.store(base, Relaxed);
+    BASE.store(base, Relaxed);
+}
+
+fn in_arena(p: *mut u8) -> bool {
+    let p = p as usize;
+    p >= BASE.load(Relaxed) && p < END.load(Relaxed)
+}
+
+/// A block of the arena, or None (not started, too large, used up).
+fn bump(layout: Layout) -> Option<*mut u8> {
+    if layout.size() > SMALL {
+        return None;
+    }
+    let end = END.load(Relaxed);
+    let mut cur = NEXT.load(Relaxed);
+    loop {
+        if cur == 0 {
+            return None;
+        }
+        let start = cur.checked_add(layout.align() - 1)? & !(layout.align() - 1);
+        let next = start.checked_add(layout.size().max(1))?;
+        if next > end {
+            return None;
+        }
+        match NEXT.compare_exchange_weak(cur, next, Relaxed, Relaxed) {
+            Ok(_) => return Some(start as *mut u8),
+            Err(now) => cur = now,
+        }
+    }
+}
+
+// SAFETY: blocks from the arena are disjoint (each address range is handed out
+// once, by an atomic compare-and-swap), aligned as asked, within the mapping, and
+// never returned to the system allocator; everything else is the system's.
+unsafe impl GlobalAlloc for Arena {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        match bump(layout) {
+            Some(p) => p,
+            None => unsafe { System.alloc(layout) },
+        }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        match bump(layout) {
+            // Never handed out before: still zero from mmap.
+            Some(p) => p,
+            None => unsafe { System.alloc_zeroed(layout) },
+        }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        if !in_arena(ptr) {
+            unsafe { System.dealloc(ptr, layout) }
+        }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if !in_arena(ptr) {
+            return unsafe { System.realloc(ptr, layout, new_size) };
+        }
+        // SAFETY: the caller guarantees new_size, rounded up to align, fits isize.
+        let new = unsafe { Layout::from_size_align_unchecked(new_size, layout.align()) };
+        let q = unsafe { self.alloc(new) };
+        if !q.is_null() {
+            // SAFETY: both blocks are valid for the smaller size and disjoint.
+            unsafe { std::ptr::copy_nonoverlapping(ptr, q, layout.size().min(new_size)) };
+        }
+        q
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blocks_are_aligned_disjoint_and_zeroed() {
+        start();
+        let mut seen: Vec<(usize, usize)> = vec![];
+        for (size, align) in [
+            (1, 1),
+            (3, 8),
+            (24, 8),
+            (100, 64),
+            (7, 4096),
+            (0, 16),
+            (SMALL, 8),
+        ] {
+            let l = Layout::from_size_align(size, align).unwrap();
+            let p = unsafe { GLOBAL.alloc_zeroed(l) };
+            assert!(!p.is_null());
+            assert_eq!(p as usize % align, 0);
+            assert!((0..size).all(|i| unsafe { *p.add(i) } == 0));
+            seen.push((p as usize, p as usize + size));
+        }
+        seen.sort();
+        assert!(seen.windows(2).all(|w| w[0].1 <= w[1].0), "{seen:?}");
+        // Large blocks come from the system; growing an arena block keeps its bytes.
+        let big = Layout::from_size_align(SMALL + 1, 8).unwrap();
+        let p = unsafe { GLOBAL.alloc(big) };
+        assert!(!in_arena(p));
+        unsafe { GLOBAL.dealloc(p, big) };
+        let v: Vec<u32> = (0..100_000).collect();
+        assert_eq!(v.iter().map(|&x| u64::from(x)).sum::<u64>(), 4_999_950_000);
+    }
+}

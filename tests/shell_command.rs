@@ -1,6 +1,6 @@
 //! Table-driven tests for `hookrules::shell::command`.
 
-use hookrules::shell::command::{parse, Redirect, RedirectOp, SimpleCommand};
+use hookrules::shell::command::{parse, Code, Redirect, RedirectOp, SimpleCommand};
 use hookrules::shell::value::Value;
 
 fn cmds(script: &str) -> Vec<SimpleCommand> {
@@ -592,4 +592,78 @@ fn brace_expansion_in_args() {
     );
     let cs = cmds("{rm,-rf,/}");
     assert_eq!(cs[0].args, strings(&["-rf", "/"]));
+}
+
+/// (script, program, where the code it runs comes from): known data inside
+/// code is not unknown code; code that decides at run time what runs is.
+const CODE_SOURCES: &[(&str, &str, Option<Code>)] = &[
+    ("bash -c \"$X\"", "bash", Some(Code::Dynamic)),
+    ("zsh -c \"echo $ZSH_VERSION\"", "zsh", Some(Code::Inline)),
+    ("bash -c \"cd $DIR && make\"", "bash", Some(Code::Inline)),
+    ("eval \"$CMD\"", "eval", Some(Code::Dynamic)),
+    ("eval echo ~", "eval", Some(Code::Inline)),
+    ("bash <<< \"$CMD\"", "bash", Some(Code::Dynamic)),
+    ("bash <<< 'ls -la'", "bash", Some(Code::Inline)),
+    ("xargs -I{} sh -c '{}' <<< x", "sh", Some(Code::Dynamic)),
+    (
+        "ls | xargs -I{} sh -c 'cd {} && make'",
+        "sh",
+        Some(Code::Inline),
+    ),
+    ("cat scripts/setup.sh | bash", "bash", Some(Code::File)),
+    ("cat \"$F\" | bash", "bash", Some(Code::Dynamic)),
+    ("cat | bash", "bash", Some(Code::Dynamic)),
+    ("gunzip -c x.gz | sh", "sh", Some(Code::Dynamic)),
+    ("source ~/.bashrc", "source", Some(Code::File)),
+    (
+        "source \"$VENV/bin/activate\"",
+        "source",
+        Some(Code::Dynamic),
+    ),
+    ("tee f <<< 'ls' && bash f", "bash", Some(Code::Written)),
+];
+
+#[test]
+fn code_sources() {
+    for (script, program, want) in CODE_SOURCES {
+        let cs = cmds(script);
+        let c = find(&cs, program);
+        assert_eq!(c.code, *want, "{script}");
+    }
+}
+
+/// (script, program, its operands as the analysis knows them)
+const KNOWN_VALUES: &[(&str, &str, &[&str])] = &[
+    // `${X:?}` is X (or nothing runs)
+    ("rm -rf \"${HOME:?}\"", "rm", &["$HOME"]),
+    ("X=dist; rm -rf \"${X:?}/\"", "rm", &["dist/"]),
+    // IFS set by the command splits unquoted expansions
+    ("IFS=_; c=\"rm_-rf_/tmp/x\"; $c", "rm", &["/tmp/x"]),
+    ("IFS=,; set -- a,b; echo $1", "echo", &["a", "b"]),
+    // a prefix assignment does not reach the words of its own command
+    ("X=a rm -rf \"$X\"", "rm", &["$X"]),
+];
+
+#[test]
+fn known_values() {
+    for (script, program, want) in KNOWN_VALUES {
+        let cs = cmds(script);
+        let c = find(&cs, program);
+        let got: Vec<String> = c.operand_values.iter().map(|v| v.to_string()).collect();
+        assert_eq!(got, strings(want), "{script}");
+    }
+}
+
+#[test]
+fn shell_variable_is_a_shell() {
+    let cs = cmds("$SHELL -c 'rm -rf /tmp/x'");
+    let rm = find(&cs, "rm");
+    assert_eq!(rm.via, strings(&["sh -c"]));
+}
+
+#[test]
+fn short_flags_stop_at_a_value() {
+    let cs = cmds("make -j\"$(nproc)\" -C build");
+    let make = find(&cs, "make");
+    assert_eq!(make.flags, strings(&["-j", "-C"]));
 }

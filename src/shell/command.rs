@@ -338,7 +338,9 @@ fn split_flags(program: &str, args: &[String]) -> (Vec<String>, Vec<usize>) {
             let name = long.split('=').next().unwrap_or_default();
             add(format!("--{name}"), &mut flags);
         } else if let Some(short) = a.strip_prefix('-').filter(|s| !s.is_empty()) {
-            for ch in short.chars() {
+            // Letters are flags; from the first other character on it is a
+            // value (`-j"$(nproc)"`, `-I/usr/include`).
+            for ch in short.chars().take_while(char::is_ascii_alphanumeric) {
                 add(format!("-{ch}"), &mut flags);
             }
         } else {

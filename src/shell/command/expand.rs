@@ -62,14 +62,15 @@ impl Acc {
         f.1 |= keep;
     }
 
-    /// Append an unquoted expansion: split literal text on whitespace.
-    fn split(&mut self, s: &Sym) {
+    /// Append an unquoted expansion: split literal text on the characters of
+    /// `IFS` (each run of them ends a field).
+    fn split(&mut self, s: &Sym, ifs: &str) {
         for p in &s.0 {
             match p {
                 Piece::Text(t) => {
                     let mut chunk = String::new();
                     for c in t.chars() {
-                        if matches!(c, ' ' | '\t' | '\n') {
+                        if ifs.contains(c) {
                             if !chunk.is_empty() {
                                 self.field().0.push(Piece::Text(std::mem::take(&mut chunk)));
                             }
@@ -239,11 +240,12 @@ impl Expander<'_> {
 
     /// Every accumulator followed by every alternative of `v` (bounded).
     fn append(&self, mut accs: Vec<Acc>, v: &Value, split: bool, keep: bool) -> Vec<Acc> {
+        let ifs = self.ifs();
         if let [s] = v.0.as_slice() {
             // One value: extend in place (no copies, so long words stay linear).
             for a in &mut accs {
                 if split {
-                    a.split(s);
+                    a.split(s, &ifs);
                 } else {
                     a.join(s, keep);
                 }
@@ -256,7 +258,7 @@ impl Expander<'_> {
             for s in &v.0 {
                 let mut b = a.clone();
                 if split {
-                    b.split(s);
+                    b.split(s, &ifs);
                 } else {
                     b.join(s, keep);
                 }
@@ -333,6 +335,20 @@ impl Expander<'_> {
         }
     }
 
+    /// The field separators: `IFS` when the command set it to known text
+    /// (`IFS=_; $c`), else space, tab and newline.
+    fn ifs(&self) -> std::borrow::Cow<'static, str> {
+        match self
+            .state
+            .vars
+            .get("IFS")
+            .and_then(|b| b.var.scalar().literal())
+        {
+            Some(t) => t.into(),
+            None => " \t\n".into(),
+        }
+    }
+
     /// The value of a parameter expansion.
     fn param(&self, p: &Param, outputs: &[Value]) -> Got {
         let label = match &p.op {
@@ -384,6 +400,11 @@ impl Expander<'_> {
                 }
                 .into()
             }
+            // The shell stops before the command when it is unset (or, with
+            // `:?`, empty): otherwise it is the plain value.
+            ParamOp::Required => {
+                known.unwrap_or_else(|| Got::One(Value::unknown(&format!("${}", p.name))))
+            }
             ParamOp::Case | ParamOp::Other => Got::One(Value::unknown(&label)),
         }
     }
@@ -431,6 +452,8 @@ impl Expander<'_> {
             "TMPDIR" => Value::one(Sym::piece(Piece::TempRoot)),
             "USER" | "LOGNAME" => Value::one(Sym::piece(Piece::Env(name.to_string()))),
             "IFS" => Value::text(" \t\n"),
+            // The user's login shell: one that reads `-c` code as `sh` does.
+            "SHELL" => Value::text("/bin/sh"),
             _ => return None,
         }))
     }

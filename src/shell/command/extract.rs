@@ -93,6 +93,8 @@ enum Input {
     Decoded(String),
     /// Output nobody can know beforehand (`curl …`).
     Unknown,
+    /// The content of files on disk, not read (`cat scripts/setup.sh | sh`).
+    File,
 }
 
 /// The states after a command, split by its exit status (`None`: that
@@ -118,6 +120,9 @@ struct Ran {
     output: Option<Value>,
     /// The output was decoded from known input.
     decoded: bool,
+    /// The output is the content of files the analysis does not read (`cat
+    /// scripts/setup.sh`): as trusted as the files, not unknown.
+    file: bool,
 }
 
 /// An interpreter's inline code: its language, the arguments holding code,
@@ -274,6 +279,7 @@ impl Extractor {
                 exit: Exit::same(&self.state),
                 output: None,
                 decoded: false,
+                file: false,
             }),
             [one] => self.command(one, Input::None, cx),
             cmds => {
@@ -290,6 +296,7 @@ impl Extractor {
                             None => Input::Known(v.clone()),
                         },
                         (Some(v), false) => Input::Known(v.clone()),
+                        (None, _) if r.file => Input::File,
                         (None, _) => Input::Unknown,
                     };
                     let inner = self.state.clone();
@@ -301,7 +308,8 @@ impl Extractor {
                 Ok(Ran {
                     exit: Exit::same(&end),
                     output: last.as_ref().and_then(|r| r.output.clone()),
-                    decoded: last.is_some_and(|r| r.decoded),
+                    decoded: last.as_ref().is_some_and(|r| r.decoded),
+                    file: last.as_ref().is_some_and(|r| r.file),
                 })
             }
         }
@@ -320,6 +328,7 @@ impl Extractor {
             exit: Exit::same(s),
             output: None,
             decoded: false,
+            file: false,
         };
         let ran = match &c.kind {
             CommandKind::Simple { assigns, words } => {
@@ -334,6 +343,7 @@ impl Extractor {
                     exit: Exit::same(&self.state),
                     output: out,
                     decoded: false,
+                    file: false,
                 }
             }
             CommandKind::Group(list) => {
@@ -342,6 +352,7 @@ impl Extractor {
                     exit: Exit::same(&self.state),
                     output: out,
                     decoded: false,
+                    file: false,
                 }
             }
             CommandKind::If { arms, otherwise } => {
@@ -616,6 +627,7 @@ impl Extractor {
                 exit: Exit::same(&self.state),
                 output: None,
                 decoded: false,
+                file: false,
             });
         }
 
@@ -647,6 +659,7 @@ impl Extractor {
                         exit: Exit::same(&self.state),
                         output,
                         decoded: false,
+                        file: false,
                     });
                 }
             }
@@ -668,6 +681,15 @@ impl Extractor {
         let args = fields.get(1..).unwrap_or_default();
         let effect = self.builtin(&prog, args, words, &word_outs);
         let output = self.output_of(&prog, args, &stdin, &link);
+        // `cat FILE…` of files named outright prints them: code read from it
+        // is a script file, like `sh FILE`.
+        let file = output.is_none()
+            && prog == "cat"
+            && link.redirects.is_empty()
+            && args.iter().any(|a| !a.text.starts_with('-'))
+            && args
+                .iter()
+                .all(|a| a.text.starts_with('-') || (a.text != "-" && !a.value.has_unknown()));
         let content = output.as_ref().map(|(v, _)| v.clone());
         let mut writes: Vec<(String, Written)> = Vec::new();
         for r in link.redirects.iter().filter(|r| r.op != RedirectOp::Read) {
@@ -757,6 +779,7 @@ impl Extractor {
             exit,
             output,
             decoded,
+            file,
         })
     }
 
@@ -1003,6 +1026,11 @@ impl Extractor {
             }
             "printf" if texts.first() != Some(&"-v") => (printf_value(args), false),
             "pwd" => (cwd.clone(), false),
+            // `tee` passes its input on (and writes it to its files).
+            "tee" => (
+                Value::text(&known_in()?),
+                link.here.is_none() && matches!(stdin, Input::Decoded(_)),
+            ),
             "realpath" | "readlink" | "grealpath" | "greadlink" => {
                 let f = args.iter().find(|a| !a.text.starts_with('-'))?;
                 (resolve_dir(cwd, &f.value), false)
@@ -1186,12 +1214,17 @@ impl Extractor {
                     from,
                     positional,
                 } => {
-                    let known = arg_fields
-                        .get(from.clone())
-                        .unwrap_or_default()
-                        .iter()
-                        .all(|f| f.value.literal().is_some());
-                    self.set_code(at, if known { Code::Inline } else { Code::Dynamic });
+                    let code_fields = arg_fields.get(from.clone()).unwrap_or_default();
+                    let known = code_fields.iter().all(|f| f.value.literal().is_some());
+                    // Code that starts with an unknown value (`bash -c "$X"`,
+                    // `xargs -I{} sh -c '{}'`) is unknown code.
+                    let starts_unknown = code_fields.first().is_some_and(|f| {
+                        f.value
+                            .0
+                            .iter()
+                            .any(|s| matches!(s.0.first(), Some(Piece::Unknown(_))))
+                    });
+                    self.set_code(at, Code::Inline);
                     via.push(label.clone());
                     let same_shell = matches!(label.as_str(), "eval" | "trap");
                     let child = if same_shell {
@@ -1209,7 +1242,14 @@ impl Extractor {
                             _ => None,
                         })
                     };
+                    let mark = self.out.len();
                     self.nested(&text, depth + 1, &via, OffMap::At(off, label), child)?;
+                    // Unknown text in the code is data (`bash -c "echo $X"`)
+                    // unless it decides what runs (`bash -c "$X"`, `eval
+                    // "$(…)"`): then the code itself is unknown.
+                    if !known && (starts_unknown || self.ran_unknown_program(mark)) {
+                        self.set_code(at, Code::Dynamic);
+                    }
                     return Ok(());
                 }
                 Action::Stdin => {
@@ -1251,7 +1291,23 @@ impl Extractor {
                         Some(r) => {
                             for f in &mut fields {
                                 if f.text.contains(r.as_str()) {
-                                    f.value = Value::unknown("(input from xargs)");
+                                    // Only the replaced part is unknown:
+                                    // `packages/{}` stays under `packages`.
+                                    f.value = match f.value.literal() {
+                                        Some(t) => {
+                                            let mut s = Sym::default();
+                                            for (i, part) in t.split(r.as_str()).enumerate() {
+                                                if i > 0 {
+                                                    s.push(Piece::Unknown(
+                                                        "(input from xargs)".into(),
+                                                    ));
+                                                }
+                                                s.push(Piece::Text(part.into()));
+                                            }
+                                            Value::one(s)
+                                        }
+                                        None => Value::unknown("(input from xargs)"),
+                                    };
                                 }
                             }
                         }
@@ -1327,7 +1383,7 @@ impl Extractor {
                     },
                     Input::Decoded(t) => texts.push(t.clone()),
                     Input::Unknown => dynamic = true,
-                    Input::None => {}
+                    Input::None | Input::File => {}
                 }
             }
         }
@@ -1403,6 +1459,16 @@ impl Extractor {
         self.out.push(sc);
     }
 
+    /// Did a command reported since `mark` have a program nobody knows
+    /// (`$X`, `$(…)`)? Then the code around it decides what runs at run time.
+    fn ran_unknown_program(&self, mark: usize) -> bool {
+        self.out
+            .get(mark..)
+            .unwrap_or_default()
+            .iter()
+            .any(|c| c.program_unknown)
+    }
+
     fn set_code(&mut self, at: usize, code: Code) {
         if let Some(c) = self.out.get_mut(at) {
             c.code = Some(code);
@@ -1435,7 +1501,12 @@ impl Extractor {
         if let Some((text, kind, map)) = &link.here {
             self.set_code(at, Code::Inline);
             v.push(format!("{prog} {kind}"));
+            let mark = self.out.len();
             self.nested(text, depth + 1, &v, map.clone(), Some(None))?;
+            if self.ran_unknown_program(mark) {
+                // `bash <<< "$CMD"`: the text only says "run what CMD holds".
+                self.set_code(at, Code::Dynamic);
+            }
             return Ok(());
         }
         // `sh < file`
@@ -1475,6 +1546,7 @@ impl Extractor {
                 )?;
             }
             Input::Unknown => self.set_code(at, Code::Dynamic),
+            Input::File => self.set_code(at, Code::File),
         }
         Ok(())
     }
@@ -1509,7 +1581,13 @@ impl Extractor {
             return Ok(());
         }
         let Some(path) = file.value.literal() else {
-            self.set_code(at, Code::Dynamic);
+            // `source ~/.bashrc` is a file on disk; `source "$X"` is unknown.
+            let code = if file.value.has_unknown() {
+                Code::Dynamic
+            } else {
+                Code::File
+            };
+            self.set_code(at, code);
             return Ok(());
         };
         if matches!(

@@ -776,7 +776,9 @@ impl Parser<'_> {
             (Some(b':'), Some(b'-')) => (2, b'-'),
             (Some(b':'), Some(b'=')) => (2, b'='),
             (Some(b':'), Some(b'+')) => (2, b'+'),
+            (Some(b':'), Some(b'?')) => (2, b'?'),
             (Some(b'-'), _) => (1, b'-'),
+            (Some(b'?'), _) => (1, b'?'),
             (Some(b'='), _) => (1, b'='),
             (Some(b'+'), _) => (1, b'+'),
             (Some(b'^' | b',' | b'~'), _) if index.is_none() => {
@@ -799,6 +801,7 @@ impl Parser<'_> {
             name,
             match kind {
                 b'+' => ParamOp::Alternative { word, colon },
+                b'?' => ParamOp::Required,
                 _ => ParamOp::Default {
                     word,
                     colon,

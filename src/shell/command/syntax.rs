@@ -73,6 +73,8 @@ pub(crate) enum ParamOp {
     },
     /// `${X:+w}`, `${X+w}`.
     Alternative { word: Vec<Part>, colon: bool },
+    /// `${X:?msg}`, `${X?msg}`: the value, or the shell stops with `msg`.
+    Required,
     /// `${X^^}`, `${X,,}`, `${X^}`, `${X,}`, `${X~~}`: letter case changed.
     Case,
     /// `${X[@]}`, `${X[*]}`, `${X[N]}`: the subscript.

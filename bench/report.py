@@ -78,6 +78,8 @@ def main():
     rows = []
     for line in open(a.tsv):
         cid, label, rc, rss_kb, in_bytes, cmd = line.rstrip("\n").split("\t")
+        if cid not in times:
+            continue  # its group was not timed (BENCH_GROUPS)
         ts = sorted(times[cid])
         cpu_ms = sum(c * n for c, n in cpu[cid]) / sum(n for _, n in cpu[cid]) * 1e3
         out = open(os.path.join(a.answers, cid + ".stdout"), errors="replace").read()

@@ -56,6 +56,12 @@ struct Case {
     file_path: Option<String>,
     path: Option<String>,
     pattern: Option<String>,
+    /// Grep's file filter (`glob`).
+    glob: Option<String>,
+    /// Write's `content` (default `hello\n`).
+    content: Option<String>,
+    /// Edit's `new_string` (default `hello, world`).
+    new_string: Option<String>,
     /// The event's cwd (default: the project).
     cwd: Option<String>,
     expect: Expect,
@@ -209,8 +215,14 @@ fn prepare(c: &Case) -> Result<(String, bool, Value), String> {
             if cmd.trim().is_empty() {
                 return Err("empty command".into());
             }
-            if c.file_path.is_some() || c.path.is_some() || c.pattern.is_some() {
-                return Err("a command case takes no file_path/path/pattern".into());
+            if c.file_path.is_some()
+                || c.path.is_some()
+                || c.pattern.is_some()
+                || c.glob.is_some()
+                || c.content.is_some()
+                || c.new_string.is_some()
+            {
+                return Err("a command case takes no tool fields".into());
             }
             shown.push_str(cmd);
             (true, "Bash".to_string(), json!({ "command": cmd }))
@@ -222,6 +234,9 @@ fn prepare(c: &Case) -> Result<(String, bool, Value), String> {
                 ("file_path", &c.file_path),
                 ("path", &c.path),
                 ("pattern", &c.pattern),
+                ("glob", &c.glob),
+                ("content", &c.content),
+                ("new_string", &c.new_string),
             ] {
                 if let Some(v) = v {
                     let _ = write!(shown, " {k}={v:?}");
@@ -251,14 +266,19 @@ fn tool_input(tool: Tool, c: &Case) -> Result<Map<String, Value>, String> {
         ("file_path", &c.file_path),
         ("path", &c.path),
         ("pattern", &c.pattern),
+        ("glob", &c.glob),
+        ("content", &c.content),
+        ("new_string", &c.new_string),
     ] {
         if let Some(v) = v {
             input.insert(k.to_string(), Value::String(v.clone()));
         }
     }
     let (needs, allowed): (&[&str], &[&str]) = match tool {
-        Tool::Read | Tool::Write | Tool::Edit => (&["file_path"], &["file_path"]),
-        Tool::Grep | Tool::Glob => (&["pattern"], &["pattern", "path"]),
+        Tool::Read => (&["file_path"], &["file_path"]),
+        Tool::Write => (&["file_path"], &["file_path", "content"]),
+        Tool::Edit => (&["file_path"], &["file_path", "new_string"]),
+        Tool::Grep | Tool::Glob => (&["pattern"], &["pattern", "path", "glob"]),
     };
     for k in needs {
         if !input.contains_key(*k) {
@@ -270,11 +290,13 @@ fn tool_input(tool: Tool, c: &Case) -> Result<Map<String, Value>, String> {
     }
     match tool {
         Tool::Write => {
-            input.insert("content".into(), json!("hello\n"));
+            input.entry("content").or_insert_with(|| json!("hello\n"));
         }
         Tool::Edit => {
             input.insert("old_string".into(), json!("hello"));
-            input.insert("new_string".into(), json!("hello, world"));
+            input
+                .entry("new_string")
+                .or_insert_with(|| json!("hello, world"));
         }
         _ => {}
     }

@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 use super::Ctx;
 use crate::compile::patterns;
 use crate::policy::syntax::{Normalization, Quantifier};
-use crate::shell::command::{program_is, RedirectOp, SimpleCommand};
+use crate::shell::command::{outputs, program_is, Outputs, RedirectOp, SimpleCommand};
 use crate::shell::reach::{self, Classes, Target};
 use crate::shell::value::Value as ShellValue;
 use crate::validate::model::{
@@ -400,11 +400,14 @@ pub fn paths_from_commands(cmds: &[SimpleCommand], ps: &PathSelector, ctx: &Ctx)
     let mut out = vec![];
     for c in cmds {
         for r in &c.redirects {
-            let writes = matches!(
-                r.op,
-                RedirectOp::Write | RedirectOp::Append | RedirectOp::ReadWrite
-            );
-            if (writes || ps.written_by.is_none()) && !r.target.is_empty() {
+            let reads = matches!(r.op, RedirectOp::Read | RedirectOp::ReadWrite);
+            let writes = r.op != RedirectOp::Read;
+            let wanted = if ps.reads_only {
+                reads
+            } else {
+                writes || ps.written_by.is_none()
+            };
+            if wanted && !r.target.is_empty() {
                 out.extend(shell_targets(&r.value, &c.cwd, ctx, ps.resolve_symlinks));
             }
         }
@@ -415,18 +418,34 @@ pub fn paths_from_commands(cmds: &[SimpleCommand], ps: &PathSelector, ctx: &Ctx)
             Some(list) => list.iter().any(|p| program_is(&c.program, p)),
             None => true,
         };
-        if operands_count {
-            for (o, v) in c.operands.iter().zip(&c.operand_values) {
-                if !o.is_empty() {
-                    out.extend(shell_targets(v, &c.cwd, ctx, ps.resolve_symlinks));
-                }
+        // Files written through arguments (`sort -o F`, `cp`'s destination,
+        // `dd of=F`) count like output redirections.
+        let written = if ps.written_by.is_some() || ps.reads_only {
+            outputs(c)
+        } else {
+            Outputs::default()
+        };
+        if ps.written_by.is_some() {
+            for v in &written.glued {
+                out.extend(shell_targets(v, &c.cwd, ctx, ps.resolve_symlinks));
             }
-            if c.operands_from_input {
-                out.push(Target {
-                    path: "(operands read from input)".into(),
-                    classes: Classes::of(&[reach::Class::Unknown]),
-                });
+        }
+        for (i, (o, v)) in c.operands.iter().zip(&c.operand_values).enumerate() {
+            let is_output = written.operand.get(i).copied().unwrap_or(false);
+            let counts = if ps.reads_only {
+                !is_output
+            } else {
+                operands_count || (ps.written_by.is_some() && is_output)
+            };
+            if counts && !o.is_empty() {
+                out.extend(shell_targets(v, &c.cwd, ctx, ps.resolve_symlinks));
             }
+        }
+        if operands_count && c.operands_from_input {
+            out.push(Target {
+                path: "(operands read from input)".into(),
+                classes: Classes::of(&[reach::Class::Unknown]),
+            });
         }
     }
     out

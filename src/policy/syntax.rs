@@ -360,6 +360,10 @@ pub struct RawCondition {
     /// With `paths` and `from_command`: operands of these programs are data, not
     /// paths (`echo`, `printf`, ...).
     pub skip_programs: Option<Sp<Vec<Sp<PatternItem>>>>,
+    /// With `paths` and `from_command`: only paths read or changed in place;
+    /// paths a command only writes (output redirections, `cp`'s destination,
+    /// `tee`'s files, `sort -o`, `curl -o`, `dd of=`) are left out.
+    pub reads_only: Option<bool>,
     /// With `paths`: resolve symlinks of the existing part of the path too.
     pub resolve_symlinks: Option<bool>,
 

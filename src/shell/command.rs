@@ -35,6 +35,7 @@ mod extract;
 mod inline;
 mod lex;
 mod literal;
+mod outputs;
 mod state;
 mod syntax;
 mod wrappers;
@@ -44,6 +45,7 @@ use std::fmt;
 
 use super::value::Value;
 
+pub use outputs::{outputs, Outputs};
 pub use syntax::MAX_DEPTH;
 pub use wrappers::MAX_WRAPPERS;
 

@@ -684,6 +684,7 @@ impl Validator<'_> {
                 from_command: raw.from_command.unwrap_or(false),
                 written_by,
                 skip_programs,
+                reads_only: raw.reads_only.unwrap_or(false),
                 resolve_symlinks: raw.resolve_symlinks.unwrap_or(false),
             }));
         }

@@ -323,6 +323,9 @@ pub struct PathSelector {
     pub written_by: Option<Vec<String>>,
     /// Operands of these programs are not paths.
     pub skip_programs: Vec<String>,
+    /// Leave out paths that are only written.
+    #[serde(default)]
+    pub reads_only: bool,
     /// Resolve symlinks of the existing prefix.
     pub resolve_symlinks: bool,
 }

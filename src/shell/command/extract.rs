@@ -687,9 +687,15 @@ impl Extractor {
             && prog == "cat"
             && link.redirects.is_empty()
             && args.iter().any(|a| !a.text.starts_with('-'))
-            && args
-                .iter()
-                .all(|a| a.text.starts_with('-') || (a.text != "-" && !a.value.has_unknown()));
+            && args.iter().all(|a| {
+                a.text.starts_with('-')
+                    || (a.text != "-"
+                        && !a.value.has_unknown()
+                        && !a
+                            .value
+                            .literal()
+                            .is_some_and(|t| self.state.files.contains_key(&file_key(&t))))
+            });
         let content = output.as_ref().map(|(v, _)| v.clone());
         let mut writes: Vec<(String, Written)> = Vec::new();
         for r in link.redirects.iter().filter(|r| r.op != RedirectOp::Read) {
@@ -1179,7 +1185,11 @@ impl Extractor {
                         return Ok(());
                     }
                     // A file written earlier in this command, run by path.
-                    if let Some(text) = self.written_script(&path) {
+                    if self.written_unknown(&path) {
+                        // Downloaded or produced at run time (`curl -o x.sh …
+                        // && ./x.sh`): nobody has read it.
+                        self.set_code(at, Code::Dynamic);
+                    } else if let Some(text) = self.written_script(&path) {
                         self.set_code(at, Code::Written);
                         let mut v = via.clone();
                         v.push(format!("{prog} (written)"));
@@ -1477,6 +1487,14 @@ impl Extractor {
 
     /// The text of a script file written earlier in this command, run by
     /// path (`./x.sh`, `/tmp/x.sh`).
+    fn written_unknown(&self, path: &str) -> bool {
+        path.contains('/')
+            && matches!(
+                self.state.files.get(&file_key(path)),
+                Some(Written::Unknown)
+            )
+    }
+
     fn written_script(&self, path: &str) -> Option<String> {
         if !path.contains('/') {
             return None;
@@ -2020,7 +2038,15 @@ fn written_operands<'a>(prog: &str, args: &'a [Field]) -> Vec<&'a Field> {
     let opt_value = |names: &[&str]| -> Vec<&'a Field> {
         let mut out = Vec::new();
         for (i, a) in args.iter().enumerate() {
-            if names.contains(&a.text.as_str()) {
+            // `-o F`, and a cluster ending in it (`-sSLo F`, `-qO F`).
+            let cluster = a.text.len() > 2
+                && !a.text.starts_with("--")
+                && a.text.starts_with('-')
+                && a.text.chars().skip(1).all(|c| c.is_ascii_alphabetic())
+                && names
+                    .iter()
+                    .any(|n| n.len() == 2 && a.text.ends_with(&n[1..]));
+            if names.contains(&a.text.as_str()) || cluster {
                 if let Some(f) = args.get(i + 1) {
                     out.push(f);
                 }
@@ -2030,6 +2056,12 @@ fn written_operands<'a>(prog: &str, args: &'a [Field]) -> Vec<&'a Field> {
     };
     match prog {
         "tee" => args.iter().filter(|a| !a.text.starts_with('-')).collect(),
+        // A FIFO's content is whatever another process writes into it.
+        "mkfifo" | "mknod" => args
+            .iter()
+            .filter(|a| !a.text.starts_with('-'))
+            .take(1)
+            .collect(),
         "curl" => opt_value(&["-o", "--output"]),
         "wget" => opt_value(&["-O", "--output-document"]),
         "cp" | "mv" | "install" | "ln" | "rsync" | "scp" => args

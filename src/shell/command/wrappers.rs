@@ -213,6 +213,9 @@ pub(crate) fn classify(prog: &str, args: &[String]) -> Action {
             None => Action::None,
         };
     }
+    if let Some(a) = option_code(prog, args) {
+        return a;
+    }
     match prog {
         "sudo" => {
             let o = opts(
@@ -893,6 +896,123 @@ pub(crate) fn interpreter(prog: &str, args: &[String]) -> Option<(Lang, Vec<usiz
         return None;
     }
     Some((lang, code, stdin))
+}
+
+/// Programs that run shell code given in an option: `script -c`, `ssh -o
+/// ProxyCommand=`, `rsync -e`, `tar --checkpoint-action=exec=`, `zip -TT`,
+/// `gdb -ex 'shell …'`, `git -c alias.x='!…'`. The code is read as a shell
+/// script (labelled `PROG OPTION`).
+fn option_code(prog: &str, args: &[String]) -> Option<Action> {
+    let script = |i: usize, text: &str, label: &str| Action::Script {
+        text: text.to_string(),
+        label: format!("{prog} {label}"),
+        from: i..i + 1,
+        positional: None,
+    };
+    // The value of an option: `--name=V`, `--name V`, `-x V`, `-abx V`.
+    let value = |i: usize, a: &str, short: &[char], long: &[&str]| -> Option<(usize, String)> {
+        if let Some(l) = a.strip_prefix("--") {
+            if let Some((n, v)) = l.split_once('=') {
+                return long.contains(&n).then(|| (i, v.to_string()));
+            }
+            return long
+                .contains(&l)
+                .then(|| args.get(i + 1).map(|v| (i + 1, v.clone())))
+                .flatten();
+        }
+        let body = a.strip_prefix('-')?;
+        let last = body.chars().last()?;
+        (body.chars().all(|c| c.is_ascii_alphabetic()) && short.contains(&last))
+            .then(|| args.get(i + 1).map(|v| (i + 1, v.clone())))
+            .flatten()
+    };
+    for (i, a) in args.iter().enumerate() {
+        let found = match prog {
+            "script" => value(i, a, &['c'], &["command"]).map(|(k, v)| (k, v, "-c")),
+            "rsync" => value(i, a, &['e'], &["rsh"]).map(|(k, v)| (k, v, "-e")),
+            "zip" => (a == "-TT" || a == "--unzip-command")
+                .then(|| args.get(i + 1).map(|v| (i + 1, v.clone(), "-TT")))
+                .flatten(),
+            "tar" | "gtar" | "bsdtar" => a.strip_prefix("--").and_then(|l| {
+                let (n, v) = l.split_once('=')?;
+                match n {
+                    "checkpoint-action" => v
+                        .strip_prefix("exec=")
+                        .map(|c| (i, c.to_string(), "--checkpoint-action")),
+                    "to-command" | "use-compress-program" | "info-script" | "new-volume-script" => {
+                        Some((i, v.to_string(), "--to-command"))
+                    }
+                    _ => None,
+                }
+            }),
+            "ssh" | "scp" | "sftp" => {
+                let opt = if a == "-o" {
+                    args.get(i + 1).map(|v| (i + 1, v.as_str()))
+                } else {
+                    a.strip_prefix("-o").map(|v| (i, v))
+                };
+                opt.and_then(|(k, o)| {
+                    let (key, v) = o.split_once(['=', ' '])?;
+                    (key.eq_ignore_ascii_case("ProxyCommand")
+                        || key.eq_ignore_ascii_case("LocalCommand"))
+                    .then(|| {
+                        (
+                            k,
+                            v.trim_start_matches([' ', '=']).to_string(),
+                            "-o ProxyCommand",
+                        )
+                    })
+                })
+            }
+            "gdb" => value(i, a, &[], &["ex", "eval-command"])
+                .or_else(|| {
+                    (a == "-ex" || a == "-eval-command")
+                        .then(|| args.get(i + 1).map(|v| (i + 1, v.clone())))
+                        .flatten()
+                })
+                .and_then(|(k, v)| {
+                    let t = v.trim_start();
+                    t.strip_prefix("shell ")
+                        .or_else(|| t.strip_prefix('!'))
+                        .map(|c| (k, c.to_string(), "-ex shell"))
+                }),
+            "git" => {
+                let conf = if a == "-c" {
+                    args.get(i + 1).map(|v| (i + 1, v.as_str()))
+                } else {
+                    None
+                };
+                conf.and_then(|(k, c)| {
+                    let (key, v) = c.split_once('=')?;
+                    let key = key.to_ascii_lowercase();
+                    if key.starts_with("alias.") {
+                        v.strip_prefix('!').map(|c| (k, c.to_string(), "-c alias"))
+                    } else if key == "core.sshcommand"
+                        || key == "core.pager"
+                        || key == "core.fsmonitor"
+                    {
+                        Some((k, v.to_string(), "-c core"))
+                    } else {
+                        None
+                    }
+                })
+            }
+            _ => return None,
+        };
+        if let Some((k, text, label)) = found {
+            return Some(script(k, &text, label));
+        }
+        if prog == "git"
+            && !a.starts_with('-')
+            && args
+                .get(i.wrapping_sub(1))
+                .is_none_or(|p| p != "-c" && p != "-C")
+        {
+            // Options end at the subcommand.
+            return None;
+        }
+    }
+    None
 }
 
 #[cfg(test)]

@@ -522,7 +522,7 @@ fn command_matches(
     }
     if let Some(globs) = &ct.target_glob {
         let mut hit = false;
-        'operands: for v in &c.operand_values {
+        'operands: for v in c.target_values() {
             for t in reach::targets(v, &c.cwd, &ctx.reach) {
                 if patterns::globs_match(globs, &path_views(&t.path, ctx))? {
                     hit = true;
@@ -536,7 +536,7 @@ fn command_matches(
     }
     if let Some(cls) = &ct.target_class {
         let mut found: Option<Target> = None;
-        'find: for v in &c.operand_values {
+        'find: for v in c.target_values() {
             for t in reach::targets(v, &c.cwd, &ctx.reach) {
                 if cls.passes(t.classes) {
                     found = Some(t);

@@ -174,6 +174,24 @@ impl Code {
 }
 
 impl SimpleCommand {
+    /// The values of the operands that name files the command acts on: all
+    /// operands, except the scripts `sed` takes as words (its first operand
+    /// without `-e`/`-f`, else the word after each `-e`/`-f`), which are code,
+    /// not paths (`sed -i '/^DEBUG/d' config.py` edits `config.py`, not `/`).
+    pub fn target_values(&self) -> impl Iterator<Item = &Value> {
+        let scripts = if program_is(&self.program, "sed") || program_is(&self.program, "gsed") {
+            let (_, at) = split_flags(&self.program, &self.args);
+            sed_scripts(&self.args, &at)
+        } else {
+            vec![]
+        };
+        self.operand_values
+            .iter()
+            .enumerate()
+            .filter(move |(i, _)| !scripts.contains(i))
+            .map(|(_, v)| v)
+    }
+
     pub(crate) fn with_values(
         program_path: String,
         args: Vec<String>,
@@ -289,6 +307,57 @@ pub(crate) fn basename(path: &str) -> &str {
 /// `find` is read the way it reads itself: its options are whole words
 /// (`-delete`, `-name`), and what a `-exec … ;` runs is the executed
 /// command's, not `find`'s (that command is reported on its own).
+/// Which operands (positions in `operand_at`, the argument index of each
+/// operand) of a `sed` command are scripts: the word after each `-e`/`-f` (or
+/// `--expression`/`--file`), else the first operand when no script was given
+/// by option. In a cluster, `i` takes the rest as its suffix (`-ie` is
+/// in-place with suffix `e`); `e`/`f` take the rest, or the next word when
+/// they end the cluster.
+fn sed_scripts(args: &[String], operand_at: &[usize]) -> Vec<usize> {
+    let mut words = vec![];
+    let mut by_option = false;
+    for (k, a) in args.iter().enumerate() {
+        if a == "--" {
+            break;
+        }
+        if let Some(long) = a.strip_prefix("--") {
+            let name = long.split('=').next().unwrap_or_default();
+            if matches!(name, "expression" | "file") {
+                by_option = true;
+                if !long.contains('=') {
+                    words.push(k + 1);
+                }
+            }
+        } else if let Some(short) = a.strip_prefix('-').filter(|s| !s.is_empty()) {
+            for (i, ch) in short.char_indices() {
+                match ch {
+                    'i' => break,
+                    'e' | 'f' => {
+                        by_option = true;
+                        if i + 1 == short.len() {
+                            words.push(k + 1);
+                        }
+                        break;
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    if by_option {
+        operand_at
+            .iter()
+            .enumerate()
+            .filter(|(_, at)| words.contains(at))
+            .map(|(i, _)| i)
+            .collect()
+    } else if operand_at.is_empty() {
+        vec![]
+    } else {
+        vec![0]
+    }
+}
+
 fn split_flags(program: &str, args: &[String]) -> (Vec<String>, Vec<usize>) {
     let mut flags = Vec::new();
     let mut seen = HashSet::new();
@@ -350,4 +419,35 @@ fn split_flags(program: &str, args: &[String]) -> (Vec<String>, Vec<usize>) {
         }
     }
     (flags, operands)
+}
+
+#[cfg(test)]
+mod sed_tests {
+    use super::*;
+
+    fn scripts(cmd: &str) -> Vec<String> {
+        let args: Vec<String> = cmd.split(' ').map(String::from).collect();
+        let (_, at) = split_flags("sed", &args);
+        sed_scripts(&args, &at)
+            .into_iter()
+            .map(|i| args[at[i]].clone())
+            .collect()
+    }
+
+    #[test]
+    fn sed_scripts_are_not_targets() {
+        assert_eq!(scripts("-i /^DEBUG/d config.py"), ["/^DEBUG/d"]);
+        assert_eq!(scripts("-i.bak s/a/b/ f g"), ["s/a/b/"]);
+        assert_eq!(scripts("-i -e /x/d -e /y/d f"), ["/x/d", "/y/d"]);
+        assert_eq!(scripts("-ne /x/p f"), ["/x/p"]);
+        // `-ie`: in place with the suffix `e`; the script is the first operand.
+        assert_eq!(scripts("-ie /x/d f"), ["/x/d"]);
+        // Options after the file: the file is still a target.
+        assert_eq!(scripts("-i /home/u/.bashrc -e s/a/b/"), ["s/a/b/"]);
+        assert_eq!(
+            scripts("-i --expression=/x/d /etc/hosts"),
+            Vec::<String>::new()
+        );
+        assert_eq!(scripts("-i -f script.sed /etc/hosts"), ["script.sed"]);
+    }
 }

@@ -21,13 +21,15 @@ Scenarios, each with the built-in pack:
                                  reads hookrules' reason in the function_call_output,
                                  nothing ran;
   codex_harmless_runs            `echo` through exec_command runs, nothing blocked;
-  codex_apply_patch_env_denied   apply_patch adding `.env` is blocked with hookrules'
-                                 reason (the patch is seen as the file it writes);
-                                 a patch adding `notes.txt` applies;
+  codex_apply_patch_env_denied   apply_patch changing the project's `.env` is blocked
+                                 with hookrules' reason (the patch is seen as the file
+                                 it edits; creating a `.env` is allowed, reading or
+                                 changing one is not); a patch adding `notes.txt`
+                                 applies;
   codex_project_scope_denied     `init --host codex` without --user, in a trusted
                                  project: `rm -rf /` blocked with hookrules' reason;
   codex_untrusted_hooks_skipped  the control: the same hooks not trusted, Codex runs
-                                 none of them (the .env patch applies); what the
+                                 none of them (the .env change applies); what the
                                  trust step above is for, and why `init` says so.
 In every scenario `hookrules doctor` must say what the client's `hooks/list` says
 about trust, hook by hook (its hash is computed as the client computes it).
@@ -51,6 +53,7 @@ from fake_responses import FakeResponses  # noqa: E402
 MODEL = "gpt-5.5"
 RM_REASON = "Blocked by hookrules (delete-root-or-system)"
 ENV_REASON = "Blocked by hookrules (secret-file-tool)"
+ENV_BEFORE = "API_KEY=old\n"
 
 
 def deny_script(project):
@@ -65,7 +68,7 @@ def deny_script(project):
 def patch_script():
     return [
         {"custom": {"name": "apply_patch",
-                    "input": "*** Begin Patch\n*** Add File: .env\n+API_KEY=sk-live-123\n*** End Patch\n"}},
+                    "input": "*** Begin Patch\n*** Update File: .env\n@@\n-API_KEY=old\n+API_KEY=sk-live-123\n*** End Patch\n"}},
         {"custom": {"name": "apply_patch",
                     "input": "*** Begin Patch\n*** Add File: notes.txt\n+hello\n*** End Patch\n"}},
         {"text": "Done."},
@@ -136,7 +139,7 @@ def patch_checks(fake, project):
     outs = tool_outputs(fake)
     if not any(ENV_REASON in t for t in outs):
         fails.append(f"no tool output carries hookrules' reason for the .env patch; got {outs[:2]}")
-    if os.path.exists(os.path.join(project, ".env")):
+    if open(os.path.join(project, ".env")).read() != ENV_BEFORE:
         fails.append("the .env patch was applied")
     if not os.path.exists(os.path.join(project, "notes.txt")):
         fails.append("the harmless patch (notes.txt) was not applied")
@@ -149,7 +152,7 @@ def untrusted_checks(fake, project):
     fails = []
     if blocked_by_hookrules(tool_outputs(fake)):
         fails.append("an untrusted hook ran: Codex's trust rule changed (update init's note and this test)")
-    if not os.path.exists(os.path.join(project, ".env")):
+    if "sk-live-123" not in open(os.path.join(project, ".env")).read():
         fails.append("the .env patch did not apply although no hook was trusted")
     return fails
 
@@ -245,6 +248,8 @@ def run(scn, args):
     os.makedirs(project)
     # A repository, as a user's project is (Codex finds the project root by `.git`).
     subprocess.run(["git", "init", "-q", project], check=True)
+    with open(os.path.join(project, ".env"), "w") as f:
+        f.write(ENV_BEFORE)
     env = {"HOME": home, "CODEX_HOME": codex_home, "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
            "TMPDIR": home, "TERM": "dumb", "NO_COLOR": "1", "FAKE_OPENAI_KEY": "test-key",
            "RUST_LOG": "warn",

@@ -252,6 +252,18 @@ impl Templates {
         self.env().globals().any(|(n, _)| n == name)
     }
 
+    /// The name a template was compiled under, and its policy file.
+    fn compiled_name(
+        &self,
+        pidx: usize,
+        t: &Template,
+    ) -> Result<(&String, &Arc<PolicySource>), String> {
+        self.names
+            .get(&(pidx, t.span.start))
+            .map(|(n, s)| (n, s))
+            .ok_or_else(|| format!("template at byte {} was not compiled", t.span.start))
+    }
+
     /// Render a compiled template. An error names the policy file and the line
     /// of the template it happened on.
     pub fn render(
@@ -260,34 +272,26 @@ impl Templates {
         t: &Template,
         ctx: &minijinja::Value,
     ) -> Result<String, String> {
-        let (name, source) = self
-            .names
-            .get(&(pidx, t.span.start))
-            .ok_or_else(|| format!("template at byte {} was not compiled", t.span.start))?;
+        let (name, source) = self.compiled_name(pidx, t)?;
         let env = self.env_with(Some(name));
         let tpl = env.get_template(name).map_err(|e| e.to_string())?;
-        tpl.render(ctx).map_err(|e| {
-            let (file, line, col) = locate(source, t, e.line());
-            format!("{file}:{line}:{col}: template error: {}", describe(&e))
-        })
+        tpl.render(ctx).map_err(|e| located_error(source, t, &e))
     }
 
     /// Render a text shown to people or the model (a reason, a message, context):
     /// control characters (ESC, CR, BEL, …), bidi overrides and line
     /// separators in what `{{ … }}` inserts are written as `\u{1b}`-style
-    /// escapes, so event data cannot rewrite the terminal or hide text. Its
-    /// newlines are kept: reasons show test output (see the note in guard's
-    /// notes on forged lines). The template's own text is kept as written.
+    /// escapes, so event data cannot rewrite the terminal or hide text. Newlines
+    /// are kept here (reasons show test output); the caller gives event data and
+    /// captures with their line breaks already written `\n` (see [`one_line`]).
+    /// The template's own text is kept as written.
     pub fn render_text(
         &self,
         pidx: usize,
         t: &Template,
         ctx: &minijinja::Value,
     ) -> Result<String, String> {
-        let (name, source) = self
-            .names
-            .get(&(pidx, t.span.start))
-            .ok_or_else(|| format!("template at byte {} was not compiled", t.span.start))?;
+        let (name, source) = self.compiled_name(pidx, t)?;
         let mut slot = self.text_env.borrow_mut();
         let env = slot.get_or_insert_with(|| {
             let mut env = environment();
@@ -300,10 +304,7 @@ impl Templates {
                 .map_err(|e| e.to_string())?;
         }
         let tpl = env.get_template(&key).map_err(|e| e.to_string())?;
-        tpl.render(ctx).map_err(|e| {
-            let (file, line, col) = locate(source, t, e.line());
-            format!("{file}:{line}:{col}: template error: {}", describe(&e))
-        })
+        tpl.render(ctx).map_err(|e| located_error(source, t, &e))
     }
 
     /// The variables a template given as text reads (record leaves), for `check`.
@@ -340,6 +341,12 @@ impl Templates {
         }
         self.env().render_str(text, ctx).map_err(|e| describe(&e))
     }
+}
+
+/// A render error with the policy file, line and column of the template.
+fn located_error(source: &PolicySource, t: &Template, e: &minijinja::Error) -> String {
+    let (file, line, col) = locate(source, t, e.line());
+    format!("{file}:{line}:{col}: template error: {}", describe(e))
 }
 
 /// Writes an inserted value with [`neutralize`].

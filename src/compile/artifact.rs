@@ -22,17 +22,22 @@
 //!
 //! Layout: `MAGIC`, header length (u32), header hash (u128), header (postcard),
 //! then records, each a hash (u128) and a postcard body: one per event entry of
-//! the reach table, one per rule, one per policy's facts, and the layering notes.
+//! the reach table, one per rule, one per pattern list, one per policy's facts,
+//! and the layering notes. A rule's record starts with the numbers of the
+//! pattern lists it uses (its lists are numbers into the list records, see
+//! `validate::patterns::stored`); a list's record holds its patterns and their
+//! required literals (`patterns::StoredList`), read once per process.
 
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::Read;
 use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
 
+use super::patterns::StoredList;
 use super::reach::{EventEntry, RuleId, Shells};
 use super::set::{assemble, CompiledSet, Query, SetRule};
 use super::Compiled;
@@ -43,8 +48,9 @@ use crate::policy::log::LogTable;
 use crate::policy::syntax::{CombineMode, FailureMode, UnparsableCommand};
 use crate::source::{Layer, Origin, PolicySource};
 use crate::validate::model::{Fact, Policy};
+use crate::validate::patterns::stored::{self, List, Numbering};
 
-const MAGIC: &[u8; 8] = b"HRSET001";
+const MAGIC: &[u8; 8] = b"HRSET002";
 /// Files whose time stamps are this close to the build are not cached (ns).
 const RACY_NS: i128 = 2_000_000_000;
 /// Largest artifact read (bytes).
@@ -152,6 +158,8 @@ struct Header {
     failure: FailureMode,
     policies: Vec<PolicyHead>,
     rules: Vec<Span>,
+    /// Pattern lists, by number.
+    lists: Vec<Span>,
     events: BTreeMap<String, Span>,
     other: Span,
     notes: Span,
@@ -168,6 +176,8 @@ pub struct Artifact {
     key: u128,
     /// Where the records start.
     base: u64,
+    /// Pattern lists read so far, by number.
+    lists: Mutex<Vec<Option<List>>>,
 }
 
 /// Where artifacts live: `HOOKRULES_CACHE_DIR`, else `$XDG_CACHE_HOME/hookrules`,
@@ -222,8 +232,8 @@ pub fn load(discovery: &Discovery, env: &BTreeMap<String, String>) -> Loaded {
         return Loaded::File(a);
     }
     let (set, stamps) = build_stamped(discovery);
-    if let Some(stamps) = stamps {
-        let _ = crate::os::files::write_atomic(&path, &encode(&set, search, stamps));
+    if let Some(bytes) = stamps.and_then(|stamps| encode(&set, search, stamps)) {
+        let _ = crate::os::files::write_atomic(&path, &bytes);
     }
     Loaded::Built(set)
 }
@@ -323,8 +333,8 @@ pub fn hash(key: u128, parts: &[&[u8]]) -> u128 {
     (u128::from(mix(a ^ 1, parts)) << 64) | u128::from(mix(b ^ 0x1234_5678_9abc_def0, parts))
 }
 
-/// Encode a set (for tests and tools; `load` writes it).
-fn encode(set: &CompiledSet, search: String, stamps: Vec<Stamp>) -> Vec<u8> {
+/// Encode a set; `None` if some part does not serialize (then nothing is cached).
+fn encode(set: &CompiledSet, search: String, stamps: Vec<Stamp>) -> Option<Vec<u8>> {
     let mut body: Vec<u8> = vec![];
     // Each record: 16 bytes for its hash (filled in below), then its bytes.
     let mut put = |bytes: Vec<u8>| -> Span {
@@ -335,37 +345,44 @@ fn encode(set: &CompiledSet, search: String, stamps: Vec<Stamp>) -> Vec<u8> {
         (at, len)
     };
     let ser = |v: &dyn erased::Ser| v.bytes();
-    let rules: Vec<Span> = set.rules.iter().map(|r| put(ser(r))).collect();
-    let events: BTreeMap<String, Span> = set
-        .table
-        .events
-        .iter()
-        .map(|(k, e)| (k.clone(), put(ser(e))))
-        .collect();
-    let other = put(ser(&set.table.other));
-    let notes = put(ser(&set.notes));
-    let policies: Vec<PolicyHead> = set
-        .policies
-        .iter()
-        .map(|p| {
-            let facts: BTreeMap<&String, &Fact> =
-                p.facts.iter().map(|(k, v)| (k, v.as_ref())).collect();
-            PolicyHead {
-                name: p.name.clone(),
-                display: p.source.display_name(),
-                layer: p.source.layer,
-                builtin: match &p.source.origin {
-                    Origin::Builtin(n) => Some(n.to_string()),
-                    Origin::File(_) => None,
-                },
-                failure: p.failure,
-                combine: p.combine,
-                unparsable: p.unparsable,
-                utc: p.zone == Zone::Utc,
-                facts: put(ser(&facts)),
-            }
-        })
-        .collect();
+    // Each rule: the numbers of the lists it uses, then the rule.
+    let mut numbering = Numbering::default();
+    let mut rules: Vec<Span> = vec![];
+    for r in &set.rules {
+        let rule = stored::numbering(&mut numbering, || ser(r))?;
+        let mut record = ser(&numbering.take_used())?;
+        record.extend_from_slice(&rule);
+        rules.push(put(record));
+    }
+    let mut lists: Vec<Span> = vec![];
+    for list in &numbering.lists {
+        lists.push(put(ser(&StoredList::of(list))?));
+    }
+    let mut events: BTreeMap<String, Span> = BTreeMap::new();
+    for (k, e) in &set.table.events {
+        events.insert(k.clone(), put(ser(e)?));
+    }
+    let other = put(ser(&set.table.other)?);
+    let notes = put(ser(&set.notes)?);
+    let mut policies: Vec<PolicyHead> = vec![];
+    for p in &set.policies {
+        let facts: BTreeMap<&String, &Fact> =
+            p.facts.iter().map(|(k, v)| (k, v.as_ref())).collect();
+        policies.push(PolicyHead {
+            name: p.name.clone(),
+            display: p.source.display_name(),
+            layer: p.source.layer,
+            builtin: match &p.source.origin {
+                Origin::Builtin(n) => Some(n.to_string()),
+                Origin::File(_) => None,
+            },
+            failure: p.failure,
+            combine: p.combine,
+            unparsable: p.unparsable,
+            utc: p.zone == Zone::Utc,
+            facts: put(ser(&facts)?),
+        });
+    }
     let header = Header {
         search,
         binary: binary_identity(),
@@ -373,13 +390,14 @@ fn encode(set: &CompiledSet, search: String, stamps: Vec<Stamp>) -> Vec<u8> {
         failure: set.failure,
         policies,
         rules,
+        lists,
         events,
         other,
         notes,
         log: set.log.clone(),
         policy_hash: set.policy_hash.clone(),
     };
-    let head = postcard::to_allocvec(&header).expect("serializable");
+    let head = postcard::to_allocvec(&header).ok()?;
     let key = hash(0, &[MAGIC, &head]);
     let mut out = MAGIC.to_vec();
     out.extend_from_slice(&(head.len() as u32).to_le_bytes());
@@ -392,6 +410,7 @@ fn encode(set: &CompiledSet, search: String, stamps: Vec<Stamp>) -> Vec<u8> {
     let spans = header
         .rules
         .iter()
+        .chain(&header.lists)
         .chain(header.events.values())
         .chain([&header.other, &header.notes])
         .chain(header.policies.iter().map(|p| &p.facts));
@@ -406,17 +425,17 @@ fn encode(set: &CompiledSet, search: String, stamps: Vec<Stamp>) -> Vec<u8> {
         );
         out[start..start + 16].copy_from_slice(&h.to_le_bytes());
     }
-    out
+    Some(out)
 }
 
 mod erased {
     /// Anything postcard can encode, behind one object type.
     pub trait Ser {
-        fn bytes(&self) -> Vec<u8>;
+        fn bytes(&self) -> Option<Vec<u8>>;
     }
     impl<T: serde::Serialize> Ser for T {
-        fn bytes(&self) -> Vec<u8> {
-            postcard::to_allocvec(self).expect("serializable")
+        fn bytes(&self) -> Option<Vec<u8>> {
+            postcard::to_allocvec(self).ok()
         }
     }
 }
@@ -457,12 +476,30 @@ impl Artifact {
         {
             return None;
         }
+        let lists = Mutex::new(vec![None; header.lists.len()]);
         Some(Artifact {
             file,
             header,
             key,
             base: 28 + head_len,
+            lists,
         })
+    }
+
+    /// A rule: its lists (each read once), then the rule with them.
+    fn rule(&self, id: RuleId) -> Option<SetRule> {
+        let (at, len) = *self.header.rules.get(id as usize)?;
+        let bytes = self.record(at, len)?;
+        let (used, rest): (Vec<u32>, &[u8]) = postcard::take_from_bytes(&bytes).ok()?;
+        let mut lists = self.lists.lock().unwrap_or_else(|e| e.into_inner());
+        for n in used {
+            let n = n as usize;
+            if lists.get(n)?.is_none() {
+                let list: StoredList = self.read(*self.header.lists.get(n)?)?;
+                lists[n] = Some(list.into_list());
+            }
+        }
+        stored::resolving(&mut lists, || postcard::from_bytes(rest).ok())
     }
 
     fn read<T: serde::de::DeserializeOwned>(&self, span: Span) -> Option<T> {
@@ -493,8 +530,8 @@ impl Artifact {
         let mut shells = Shells::new();
         let ids: Vec<RuleId> = entry.bucket(event, Some(&mut shells));
         let mut rules: Vec<SetRule> = Vec::with_capacity(ids.len());
-        for id in &ids {
-            rules.push(self.read(*self.header.rules.get(*id as usize)?)?);
+        for &id in &ids {
+            rules.push(self.rule(id)?);
         }
         let mut policies = vec![];
         // Policies with no rule here only need their name: they share one source.

@@ -16,12 +16,22 @@ pub const MAX_ALTERNATIVES: usize = 64;
 /// Literals one of which every match of the regex contains (lowercase), or
 /// `None` when nothing useful is known.
 pub fn of_regex(pattern: &str) -> Option<Vec<String>> {
+    usable_all(&regex_needles(pattern)?)
+}
+
+/// Like [`of_regex`], but of any length (`(` for `\( ?\)`): too short to pick
+/// rules by, enough to tell that a text cannot match.
+pub fn regex_needles(pattern: &str) -> Option<Vec<String>> {
     let hir = regex_syntax::ParserBuilder::new()
         .build()
         .parse(pattern)
         .ok()?;
-    let req = required(&hir)?;
-    let out: Option<Vec<String>> = req.into_iter().map(|s| usable(&s)).collect();
+    finish(required(&hir)?)
+}
+
+/// The needles of a regex as requirements: all of them [`usable`], or none.
+pub fn usable_all(needles: &[String]) -> Option<Vec<String>> {
+    let out: Option<Vec<String>> = needles.iter().map(|s| usable(s)).collect();
     out.and_then(finish)
 }
 

@@ -9,10 +9,83 @@ use std::sync::Arc;
 use globset::GlobSetBuilder;
 use regex::{Regex, RegexSetBuilder};
 
+use serde::{Deserialize, Serialize};
+
 use super::literals;
 use crate::validate::build_glob;
 use crate::validate::model::{Globs, Regexes};
+use crate::validate::patterns::stored::List;
 use crate::validate::patterns::{CompiledGlobs, CompiledRegexes};
+
+/// A pattern list as a compiled artifact stores it: its patterns, and what is
+/// derived from them alone before any set is built (required literals,
+/// validity), so a process that reads the list does not derive it again.
+#[derive(Debug, Serialize, Deserialize)]
+pub enum StoredList {
+    /// A regex list.
+    Regexes {
+        /// The patterns as written.
+        sources: Vec<String>,
+        /// [`regex_needles`] (the required literals derive from them).
+        needles: Vec<Option<Vec<String>>>,
+    },
+    /// A glob list.
+    Globs {
+        /// The patterns as written.
+        sources: Vec<String>,
+        /// Matched ignoring case.
+        case_insensitive: bool,
+        /// [`glob_literals`].
+        literals: Vec<Option<String>>,
+        /// [`glob_required`].
+        required: Option<Vec<String>>,
+        /// [`globs_valid`].
+        valid: bool,
+    },
+}
+
+impl StoredList {
+    /// A list with everything it stores derived.
+    pub fn of(list: &List) -> StoredList {
+        match list {
+            List::Regexes(r) => StoredList::Regexes {
+                sources: r.sources.clone(),
+                needles: regex_needles(r).to_vec(),
+            },
+            List::Globs(g) => StoredList::Globs {
+                sources: g.sources.clone(),
+                case_insensitive: g.case_insensitive,
+                literals: glob_literals(g).to_vec(),
+                required: glob_required(g).cloned(),
+                valid: globs_valid(g),
+            },
+        }
+    }
+
+    /// The list, with what was derived already in its slot (no set is built).
+    pub fn into_list(self) -> List {
+        match self {
+            StoredList::Regexes { sources, needles } => {
+                let r = Regexes::unshared(sources);
+                let _ = r.slot.needles.set(needles);
+                List::Regexes(Arc::new(r))
+            }
+            StoredList::Globs {
+                sources,
+                case_insensitive,
+                literals,
+                required,
+                valid,
+            } => {
+                let g = Globs::unshared(sources, case_insensitive);
+                let _ = g.slot.literals.set(literals);
+                let _ = g.slot.required.set(required);
+                let _ = g.slot.valid.set(valid);
+                List::Globs(Arc::new(g))
+            }
+        }
+    }
+}
 
 /// The compiled list (compiled now if needed).
 pub fn regex_set(r: &Regexes) -> Result<&CompiledRegexes, String> {
@@ -37,17 +110,31 @@ pub fn regex_set(r: &Regexes) -> Result<&CompiledRegexes, String> {
         .map_err(|e| e.clone())
 }
 
-/// Per pattern, literals one of which every match contains.
+/// Per pattern, literals one of which every match contains (long enough to
+/// pick rules by).
 pub fn regex_required(r: &Regexes) -> &[Option<Vec<String>>] {
-    r.slot
-        .required
-        .get_or_init(|| r.sources.iter().map(|p| literals::of_regex(p)).collect())
+    r.slot.required.get_or_init(|| {
+        regex_needles(r)
+            .iter()
+            .map(|n| n.as_deref().and_then(literals::usable_all))
+            .collect()
+    })
+}
+
+/// Per pattern, literals of any length one of which every match contains.
+fn regex_needles(r: &Regexes) -> &[Option<Vec<String>>] {
+    r.slot.needles.get_or_init(|| {
+        r.sources
+            .iter()
+            .map(|p| literals::regex_needles(p))
+            .collect()
+    })
 }
 
 /// Can any pattern of the list match any of the texts? `false` is certain;
 /// `true` means the set has to be asked.
 pub fn regexes_may_match(r: &Regexes, texts: &[String]) -> bool {
-    let required = regex_required(r);
+    let required = regex_needles(r);
     if required.iter().any(Option::is_none) {
         return true;
     }
@@ -235,6 +322,52 @@ mod tests {
         Ok(texts.iter().any(|t| include.is_match(t)))
     }
 
+    #[test]
+    fn a_regex_list_is_skipped_only_when_no_pattern_can_match() {
+        let patterns = [
+            r"\( ?\)",
+            r"([A-Za-z_:.][A-Za-z0-9_:.-]*)\s*\(\s*\)\s*\{[^}]*\|[^}]*&[^}]*\}",
+            r"\(\s*\)\s*\{[^}]*[^&>]&[^}&]*[^&>]&[^}]*\}",
+            r"(?i)^--(include|glob|iglob)=\.(e(nv?)?)?([*?\[]|$)",
+            r"^of=/dev/(sd|hd|vd)",
+            r"(?i)k=",
+            r"a.*b",
+            r"x?",
+            r"[Kk]\$",
+        ];
+        let texts = [
+            "npm test -- --watch=false",
+            ":(){ :|:& };:",
+            "f() { f | f & }; f",
+            "() {",
+            "( )",
+            "--INCLUDE=.e",
+            "of=/dev/sda",
+            "K=1",
+            "\u{212a}=1",
+            "ab",
+            "",
+            "k$",
+        ];
+        for p in patterns {
+            let r = Regexes::new(vec![p.to_string()]);
+            let re = Regex::new(p).unwrap();
+            for t in texts {
+                let t = vec![t.to_string()];
+                if !regexes_may_match(&r, &t) {
+                    assert!(!re.is_match(&t[0]), "{p:?} skipped on {t:?}");
+                }
+            }
+        }
+        let paren = Regexes::new(vec![r"\( ?\)".to_string()]);
+        assert!(!regexes_may_match(&paren, &["npm test".to_string()]));
+        assert_eq!(
+            regex_required(&paren),
+            &[None],
+            "too short to pick rules by"
+        );
+    }
+
     /// The secret-file list of the built-in pack, as written.
     fn secret_files() -> Vec<String> {
         let text = crate::policy::discover::builtin_named("secrets")
@@ -317,7 +450,16 @@ mod tests {
             "",
         ];
         for (sources, ci) in lists {
-            let g = Globs::new(sources, ci);
+            let g = Arc::new(Globs::new(sources, ci));
+            // As an artifact stores and reads it back: its literals are not derived again.
+            let bytes = postcard::to_allocvec(&StoredList::of(&List::Globs(g.clone()))).unwrap();
+            let List::Globs(read) = postcard::from_bytes::<StoredList>(&bytes)
+                .unwrap()
+                .into_list()
+            else {
+                panic!("a glob list")
+            };
+            assert!(read.slot.literals.get().is_some() && read.slot.valid.get().is_some());
             for a in paths {
                 for b in ["", "/tmp/x", "~/.ssh/id_ed25519", "/etc/ssl/private/k"] {
                     let texts: Vec<String> = [a, b]
@@ -325,12 +467,14 @@ mod tests {
                         .filter(|t| !t.is_empty())
                         .map(|t| t.to_string())
                         .collect();
+                    let want = whole(&g, &texts);
                     assert_eq!(
                         globs_match(&g, &texts),
-                        whole(&g, &texts),
+                        want,
                         "{texts:?} in {:?}",
                         g.sources
                     );
+                    assert_eq!(globs_match(&read, &texts), want, "stored: {texts:?}");
                 }
             }
         }

@@ -362,10 +362,11 @@ pub enum Op {
         /// Any, all or none.
         mode: RegexMode,
         /// The patterns (shared by every rule using the same list).
+        #[serde(with = "super::patterns::stored::regexes")]
         regexes: Arc<Regexes>,
     },
     /// Globs, matched in one `GlobSet` pass (shared by every rule using the same list).
-    Glob(Arc<Globs>),
+    Glob(#[serde(with = "super::patterns::stored::globs")] Arc<Globs>),
     /// Equal to a value.
     Equals(#[serde(with = "json_text")] serde_json::Value),
     /// Equal to one of these values.
@@ -427,8 +428,10 @@ pub struct CommandTest {
     /// Some argument is exactly one of these.
     pub arg_in: Vec<String>,
     /// Some operand, normalised as a path, matches.
+    #[serde(with = "super::patterns::stored::opt_globs")]
     pub target_glob: Option<Arc<Globs>>,
     /// Some argument matches one of these regexes.
+    #[serde(with = "super::patterns::stored::opt_regexes")]
     pub arg_matches: Option<Arc<Regexes>>,
     /// Some operand lies in these location classes.
     pub target_class: Option<ClassTest>,

@@ -48,11 +48,13 @@ pub struct RegexSlot {
     pub compiled: OnceLock<Result<CompiledRegexes, String>>,
     /// Per pattern, literals one of which every match contains (None: unknown).
     pub required: OnceLock<Vec<Option<Vec<String>>>>,
+    /// The same, of any length (for telling that a text cannot match).
+    pub needles: OnceLock<Vec<Option<Vec<String>>>>,
 }
 
-/// A list of regexes, matched in one `RegexSet` pass.
-#[derive(Debug, Deserialize)]
-#[serde(from = "Vec<String>")]
+/// A list of regexes, matched in one `RegexSet` pass. (Stored as a number
+/// into a list table: see [`stored`].)
+#[derive(Debug)]
 pub struct Regexes {
     /// The patterns as written.
     pub sources: Vec<String>,
@@ -83,17 +85,14 @@ impl Regexes {
         };
         Regexes { sources, slot }
     }
-}
 
-impl From<Vec<String>> for Regexes {
-    fn from(sources: Vec<String>) -> Self {
-        Regexes::new(sources)
-    }
-}
-
-impl Serialize for Regexes {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.sources.serialize(s)
+    /// A list with a slot of its own (read from a list table, whose lists are
+    /// already distinct).
+    pub fn unshared(sources: Vec<String>) -> Self {
+        Regexes {
+            sources,
+            slot: Default::default(),
+        }
     }
 }
 
@@ -119,9 +118,9 @@ pub struct GlobSlot {
 pub type CompiledGlobs = Result<(GlobSet, Option<GlobSet>), String>;
 
 /// Glob patterns with `.gitignore`-style exclusions: a text matches when some
-/// pattern matches it and no `!pattern` does.
-#[derive(Debug, Deserialize)]
-#[serde(from = "(Vec<String>, bool)")]
+/// pattern matches it and no `!pattern` does. (Stored as a number into a list
+/// table: see [`stored`].)
+#[derive(Debug)]
 pub struct Globs {
     /// The patterns as written (exclusions keep their `!`).
     pub sources: Vec<String>,
@@ -153,17 +152,15 @@ impl Globs {
             slot,
         }
     }
-}
 
-impl From<(Vec<String>, bool)> for Globs {
-    fn from((sources, ci): (Vec<String>, bool)) -> Self {
-        Globs::new(sources, ci)
-    }
-}
-
-impl Serialize for Globs {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        (&self.sources, self.case_insensitive).serialize(s)
+    /// A list with a slot of its own (read from a list table, whose lists are
+    /// already distinct).
+    pub fn unshared(sources: Vec<String>, case_insensitive: bool) -> Self {
+        Globs {
+            sources,
+            case_insensitive,
+            slot: Default::default(),
+        }
     }
 }
 
@@ -261,5 +258,193 @@ impl TryFrom<String> for JsonQuery {
 impl Serialize for JsonQuery {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         self.text.serialize(s)
+    }
+}
+
+/// Pattern lists stored once and referred to by number.
+///
+/// The rules of a compiled artifact use the same few lists many times (the
+/// secret-file list, 120 globs, in seven places of two rules), and what a list
+/// needs before any set is built (its required literals) depends only on its
+/// patterns. So a rule stores each list as a number into a table the artifact
+/// keeps beside its rules, with each list once (and, in stage 3, its literals).
+/// A model holding pattern lists serializes only inside [`numbering`] and
+/// deserializes only inside [`resolving`]; anywhere else it is an error.
+pub mod stored {
+    use std::cell::RefCell;
+    use std::collections::HashMap;
+    use std::sync::Arc;
+
+    use serde::{de, ser, Deserialize, Deserializer, Serialize, Serializer};
+
+    use super::{Globs, Regexes};
+
+    /// One pattern list of a table.
+    #[derive(Debug, Clone)]
+    pub enum List {
+        /// A regex list.
+        Regexes(Arc<Regexes>),
+        /// A glob list.
+        Globs(Arc<Globs>),
+    }
+
+    impl List {
+        /// The slot's address: equal lists share a slot, so this names the list.
+        fn key(&self) -> usize {
+            match self {
+                List::Regexes(r) => Arc::as_ptr(&r.slot) as *const u8 as usize,
+                List::Globs(g) => Arc::as_ptr(&g.slot) as *const u8 as usize,
+            }
+        }
+    }
+
+    /// The lists met while serializing, numbered in order of first use.
+    #[derive(Debug, Default)]
+    pub struct Numbering {
+        /// Every list, by number.
+        pub lists: Vec<List>,
+        by_key: HashMap<usize, u32>,
+        /// The numbers used since [`Numbering::take_used`] last ran (sorted, distinct).
+        used: Vec<u32>,
+    }
+
+    impl Numbering {
+        fn number(&mut self, list: List) -> u32 {
+            let n = *self.by_key.entry(list.key()).or_insert_with(|| {
+                self.lists.push(list);
+                (self.lists.len() - 1) as u32
+            });
+            if let Err(at) = self.used.binary_search(&n) {
+                self.used.insert(at, n);
+            }
+            n
+        }
+
+        /// The numbers of the lists used since the last call.
+        pub fn take_used(&mut self) -> Vec<u32> {
+            std::mem::take(&mut self.used)
+        }
+    }
+
+    thread_local! {
+        static NUMBERING: RefCell<Option<Numbering>> = const { RefCell::new(None) };
+        static RESOLVING: RefCell<Option<Vec<Option<List>>>> = const { RefCell::new(None) };
+    }
+
+    /// Puts a table back where it came from, even if `f` panics.
+    struct Restore<'a, T: Default, F: Fn() -> Option<T>> {
+        into: &'a mut T,
+        take: F,
+    }
+
+    impl<T: Default, F: Fn() -> Option<T>> Drop for Restore<'_, T, F> {
+        fn drop(&mut self) {
+            *self.into = (self.take)().unwrap_or_default();
+        }
+    }
+
+    /// Run `f` (which serializes) with pattern lists written as numbers into `table`.
+    pub fn numbering<R>(table: &mut Numbering, f: impl FnOnce() -> R) -> R {
+        NUMBERING.with(|t| *t.borrow_mut() = Some(std::mem::take(table)));
+        let _restore = Restore {
+            into: table,
+            take: || NUMBERING.with(|t| t.borrow_mut().take()),
+        };
+        f()
+    }
+
+    /// Run `f` (which deserializes) with list numbers read from `lists` (a
+    /// number whose entry is `None` or missing is an error).
+    pub fn resolving<R>(lists: &mut Vec<Option<List>>, f: impl FnOnce() -> R) -> R {
+        RESOLVING.with(|t| *t.borrow_mut() = Some(std::mem::take(lists)));
+        let _restore = Restore {
+            into: lists,
+            take: || RESOLVING.with(|t| t.borrow_mut().take()),
+        };
+        f()
+    }
+
+    fn write<S: Serializer>(list: List, s: S) -> Result<S::Ok, S::Error> {
+        let n = NUMBERING
+            .with(|t| t.borrow_mut().as_mut().map(|t| t.number(list)))
+            .ok_or_else(|| ser::Error::custom("a pattern list outside a list table"))?;
+        n.serialize(s)
+    }
+
+    fn read<'de, D: Deserializer<'de>>(d: D) -> Result<List, D::Error> {
+        let n = u32::deserialize(d)?;
+        RESOLVING
+            .with(|t| {
+                t.borrow()
+                    .as_ref()
+                    .and_then(|t| t.get(n as usize).cloned().flatten())
+            })
+            .ok_or_else(|| de::Error::custom(format!("pattern list {n} is not in the table")))
+    }
+
+    /// `#[serde(with)]` for `Arc<Regexes>`.
+    pub mod regexes {
+        use super::*;
+        /// Write the list's number.
+        pub fn serialize<S: Serializer>(r: &Arc<Regexes>, s: S) -> Result<S::Ok, S::Error> {
+            write(List::Regexes(r.clone()), s)
+        }
+        /// Read a number; the list it names.
+        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Arc<Regexes>, D::Error> {
+            match read(d)? {
+                List::Regexes(r) => Ok(r),
+                List::Globs(_) => Err(de::Error::custom("a glob list where regexes belong")),
+            }
+        }
+    }
+
+    /// `#[serde(with)]` for `Arc<Globs>`.
+    pub mod globs {
+        use super::*;
+        /// Write the list's number.
+        pub fn serialize<S: Serializer>(g: &Arc<Globs>, s: S) -> Result<S::Ok, S::Error> {
+            write(List::Globs(g.clone()), s)
+        }
+        /// Read a number; the list it names.
+        pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Arc<Globs>, D::Error> {
+            match read(d)? {
+                List::Globs(g) => Ok(g),
+                List::Regexes(_) => Err(de::Error::custom("a regex list where globs belong")),
+            }
+        }
+    }
+
+    /// `#[serde(with)]` for `Option<Arc<Regexes>>`.
+    pub mod opt_regexes {
+        use super::*;
+        #[derive(Serialize, Deserialize)]
+        struct W(#[serde(with = "super::regexes")] Arc<Regexes>);
+        /// Write the list's number, if any.
+        pub fn serialize<S: Serializer>(r: &Option<Arc<Regexes>>, s: S) -> Result<S::Ok, S::Error> {
+            r.clone().map(W).serialize(s)
+        }
+        /// Read an optional number.
+        pub fn deserialize<'de, D: Deserializer<'de>>(
+            d: D,
+        ) -> Result<Option<Arc<Regexes>>, D::Error> {
+            Ok(Option::<W>::deserialize(d)?.map(|w| w.0))
+        }
+    }
+
+    /// `#[serde(with)]` for `Option<Arc<Globs>>`.
+    pub mod opt_globs {
+        use super::*;
+        #[derive(Serialize, Deserialize)]
+        struct W(#[serde(with = "super::globs")] Arc<Globs>);
+        /// Write the list's number, if any.
+        pub fn serialize<S: Serializer>(g: &Option<Arc<Globs>>, s: S) -> Result<S::Ok, S::Error> {
+            g.clone().map(W).serialize(s)
+        }
+        /// Read an optional number.
+        pub fn deserialize<'de, D: Deserializer<'de>>(
+            d: D,
+        ) -> Result<Option<Arc<Globs>>, D::Error> {
+            Ok(Option::<W>::deserialize(d)?.map(|w| w.0))
+        }
     }
 }

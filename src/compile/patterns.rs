@@ -12,6 +12,7 @@ use regex::{Regex, RegexSetBuilder};
 use serde::{Deserialize, Serialize};
 
 use super::literals;
+use crate::shell::glob::{self, ListPattern, ShellPattern};
 use crate::validate::build_glob;
 use crate::validate::model::{Globs, Regexes};
 use crate::validate::patterns::stored::List;
@@ -297,6 +298,97 @@ pub fn globs_match(g: &Globs, texts: &[String]) -> Result<bool, String> {
         return Ok(false);
     }
     Ok(texts.iter().any(|t| include.is_match(t)))
+}
+
+/// Does any of `texts` match, or, when the path is a shell pattern
+/// (`patterns`: its marked forms, see `shell::glob`), can the pattern name a
+/// path the list names (`cat .e*` names `.env`)? A pattern whose text an
+/// exclusion matches (`~/.ssh/*.pub` by `!*.pub`) is excluded, as its text is.
+pub fn globs_name(g: &Globs, texts: &[String], patterns: &[String]) -> Result<bool, String> {
+    if globs_match(g, texts)? {
+        return Ok(true);
+    }
+    if patterns.is_empty() {
+        return Ok(false);
+    }
+    let lowered: Vec<String> = texts
+        .iter()
+        .map(|t| {
+            if g.case_insensitive {
+                t.to_lowercase()
+            } else {
+                t.clone()
+            }
+        })
+        .collect();
+    let shells: Vec<ShellPattern> = patterns
+        .iter()
+        .filter_map(|p| ShellPattern::parse(p, g.case_insensitive))
+        .collect();
+    let lists = g.slot.names.get_or_init(|| {
+        g.sources
+            .iter()
+            .map(|p| {
+                if p.starts_with('!') {
+                    return None;
+                }
+                ListPattern::parse(&if g.case_insensitive {
+                    p.to_lowercase()
+                } else {
+                    p.clone()
+                })
+            })
+            .collect()
+    });
+    let named = lists
+        .iter()
+        .flatten()
+        .any(|l| shells.iter().any(|s| glob::names(s, l)));
+    Ok(named && !excluded(g, &lowered)?)
+}
+
+/// Does an exclusion of the list match one of the (already case-folded)
+/// texts? Only the exclusions whose literal occurs are compiled.
+fn excluded(g: &Globs, texts: &[String]) -> Result<bool, String> {
+    let ascii: Vec<Vec<u8>> = texts
+        .iter()
+        .map(|t| t.to_ascii_lowercase().into_bytes())
+        .collect();
+    let picked: Vec<u32> = g
+        .sources
+        .iter()
+        .zip(glob_literals(g))
+        .enumerate()
+        .filter(|(_, (src, lit))| {
+            src.starts_with('!')
+                && match lit {
+                    None => true,
+                    Some(l) => ascii
+                        .iter()
+                        .any(|t| memchr::memmem::find(t, l.as_bytes()).is_some()),
+                }
+        })
+        .map(|(i, _)| i as u32)
+        .collect();
+    if picked.is_empty() {
+        return Ok(false);
+    }
+    let part = {
+        let mut parts = g.slot.parts.lock().unwrap_or_else(|e| e.into_inner());
+        parts
+            .entry(picked)
+            .or_insert_with_key(|picked| {
+                Arc::new(build_globs(
+                    g,
+                    picked.iter().map(|&i| &g.sources[i as usize]),
+                ))
+            })
+            .clone()
+    };
+    let (_, exclude) = part.as_ref().as_ref().map_err(|e| e.clone())?;
+    Ok(exclude
+        .as_ref()
+        .is_some_and(|x| texts.iter().any(|t| x.is_match(t))))
 }
 
 #[cfg(test)]

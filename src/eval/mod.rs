@@ -488,10 +488,20 @@ impl<T: Tracer> Evaluator<'_, T> {
                 if let Some(v) = raw {
                     values::texts(&v, &mut texts);
                 }
+                // A command's operand (`command.when`) is a word the shell
+                // did not expand: `*`, `?`, `[` in it are a pattern (`grep
+                // KEY .en*`), not a name as in a tool's path.
+                let patterns = object.is_some();
                 let picked = texts
                     .iter()
                     .filter(|p| !p.is_empty())
-                    .map(|p| values::tool_path(p, self.ctx, ps.resolve_symlinks))
+                    .map(|p| {
+                        let mut t = values::tool_path(p, self.ctx, ps.resolve_symlinks);
+                        if patterns {
+                            t.pattern = crate::shell::glob::marked(&t.path);
+                        }
+                        t
+                    })
                     .collect();
                 values::Selected::Paths(picked)
             }

@@ -114,12 +114,17 @@ pub fn apply(
             }
             let results = paths
                 .iter()
-                .map(|p| {
-                    let p = &p.path;
+                .map(|target| {
+                    let p = &target.path;
                     let views = path_views(p, ctx);
                     let texts: Vec<String> =
                         views.iter().map(|v| normalize(v, &t.normalize)).collect();
-                    text_test(t, &texts, &Value::String(p.clone()), captures)
+                    match (&t.op, &target.pattern) {
+                        (Op::Glob(globs), Some(marked)) => {
+                            patterns::globs_name(globs, &texts, &path_views(marked, ctx))
+                        }
+                        _ => text_test(t, &texts, &Value::String(p.clone()), captures),
+                    }
                 })
                 .collect::<Result<Vec<bool>, String>>()?;
             if paths.is_empty()
@@ -332,7 +337,7 @@ pub fn tool_path(p: &str, ctx: &Ctx, resolve_symlinks: bool) -> Target {
     } else {
         reach::classify_path(p, &ctx.reach).classes
     };
-    Target { path, classes }
+    Target::plain(path, classes)
 }
 
 /// Where a shell value may point, seen from the directory `cwd`.
@@ -369,6 +374,16 @@ fn capture_target(captures: &mut BTreeMap<String, String>, t: &Target, ct: &Clas
         captures
             .entry("target_class".into())
             .or_insert_with(|| name.to_string());
+    }
+}
+
+/// Does a target match a glob list: its path, or, for a shell pattern, a name
+/// it can match (`patterns::globs_name`)?
+fn target_glob(globs: &crate::validate::model::Globs, t: &Target, ctx: &Ctx) -> Result<bool, String> {
+    let texts = path_views(&t.path, ctx);
+    match &t.pattern {
+        Some(marked) => patterns::globs_name(globs, &texts, &path_views(marked, ctx)),
+        None => patterns::globs_match(globs, &texts),
     }
 }
 
@@ -442,10 +457,10 @@ pub fn paths_from_commands(cmds: &[SimpleCommand], ps: &PathSelector, ctx: &Ctx)
             }
         }
         if operands_count && c.operands_from_input {
-            out.push(Target {
-                path: "(operands read from input)".into(),
-                classes: Classes::of(&[reach::Class::Unknown]),
-            });
+            out.push(Target::plain(
+                "(operands read from input)".into(),
+                Classes::of(&[reach::Class::Unknown]),
+            ));
         }
     }
     out
@@ -524,7 +539,7 @@ fn command_matches(
         let mut hit = false;
         'operands: for v in c.target_values() {
             for t in reach::targets(v, &c.cwd, &ctx.reach) {
-                if patterns::globs_match(globs, &path_views(&t.path, ctx))? {
+                if target_glob(globs, &t, ctx)? {
                     hit = true;
                     break 'operands;
                 }
@@ -545,10 +560,10 @@ fn command_matches(
             }
         }
         if found.is_none() && c.operands_from_input {
-            let t = Target {
-                path: "(operands read from input)".into(),
-                classes: Classes::of(&[reach::Class::Unknown]),
-            };
+            let t = Target::plain(
+                "(operands read from input)".into(),
+                Classes::of(&[reach::Class::Unknown]),
+            );
             if cls.passes(t.classes) {
                 found = Some(t);
             }

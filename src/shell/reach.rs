@@ -178,14 +178,27 @@ pub struct Target {
     pub path: String,
     /// Its classes.
     pub classes: Classes,
+    /// When the path is a shell pattern (`./.e*`, `find`'s `{}`): the path with
+    /// its pattern characters marked (see `shell::glob`), so a list can ask
+    /// which names it can match.
+    pub pattern: Option<String>,
+}
+
+impl Target {
+    /// A path that is no pattern.
+    #[must_use]
+    pub fn plain(path: String, classes: Classes) -> Target {
+        Target {
+            path,
+            classes,
+            pattern: None,
+        }
+    }
 }
 
 /// A file name no folder has: stands for "some name here" when classifying.
 const SOMETHING: &str = "\u{E000}";
-/// Markers for unquoted pattern characters while a path is normalised.
-const STAR: char = '\u{E001}';
-const QUESTION: char = '\u{E002}';
-const BRACKET: char = '\u{E003}';
+use crate::shell::glob::{BRACKET, QUESTION, STAR};
 
 /// Where each alternative of `value` lies, relative to the directory `cwd`.
 #[must_use]
@@ -284,10 +297,7 @@ fn target(s: &Sym, env: &Env) -> Target {
     }
     if unknown && !text.starts_with('/') {
         // Nothing known about where it starts.
-        return Target {
-            path: format!("{s}"),
-            classes: Classes::of(&[Class::Unknown]),
-        };
+        return Target::plain(format!("{s}"), Classes::of(&[Class::Unknown]));
     }
     let norm = normalize(&text, "/", env.home.as_deref()).unwrap_or_else(|_| text.clone());
     let shown: String = norm
@@ -316,15 +326,16 @@ fn target(s: &Sym, env: &Env) -> Target {
                 .map_or("/", |(p, _)| if p.is_empty() { "/" } else { p });
             classes = classes.union(classify_globbed(&join(parent, SOMETHING), env));
         }
-        return Target {
-            path: format!("{shown}…"),
-            classes,
-        };
+        return Target::plain(format!("{shown}…"), classes);
     }
     classes = classes.union(classify_globbed(&norm, env));
+    let pattern = norm
+        .contains([STAR, QUESTION, BRACKET, '\u{E000}'])
+        .then_some(norm);
     Target {
         path: shown,
         classes,
+        pattern,
     }
 }
 
@@ -637,10 +648,7 @@ pub fn classify(path: &str, env: &Env) -> Classes {
 #[must_use]
 pub fn classify_path(path: &str, env: &Env) -> Target {
     match normalize(path, &env.cwd, env.home.as_deref()) {
-        Ok(p) if p.starts_with('/') => Target {
-            classes: classify(&p, env),
-            path: p,
-        },
+        Ok(p) if p.starts_with('/') => Target::plain(p.clone(), classify(&p, env)),
         // `~user/…` (no user database) or an unusable path.
         _ => {
             let s = if let Some(rest) = path.strip_prefix('~') {

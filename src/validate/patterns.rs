@@ -111,6 +111,9 @@ pub struct GlobSlot {
     pub valid: OnceLock<bool>,
     /// The sets of the patterns picked for a text (by pattern index).
     pub parts: Mutex<HashMap<Vec<u32>, Arc<CompiledGlobs>>>,
+    /// The included patterns as `shell::glob` compares them with a shell
+    /// pattern (`None`: an exclusion, or one left to plain matching).
+    pub names: OnceLock<Vec<Option<crate::shell::glob::ListPattern>>>,
 }
 
 /// Included and excluded (`!pattern`) sets of a glob list (or of some of its

@@ -496,16 +496,39 @@ fn a_system_folder_is_never_the_project() {
     assert!(!classify("/usr/bin", &e).has(Project));
 }
 
-/// `$TMPDIR` is a temp root too.
+/// `$TMPDIR` is a temp root when set; unset (most Linux systems), `$TMPDIR/x`
+/// is `/x`, so the plain form is also unknown; the guarded forms are temp only.
 #[test]
-fn tmpdir_is_a_temp_root() {
+fn tmpdir_is_a_temp_root_or_unset() {
     let mut e = env();
     e.tmpdir = Some("/var/folders/xy/abc/T/".into());
     assert!(classify("/var/folders/xy/abc/T", &e).has(TempRoot));
-    let cmds = parse("rm -rf \"$TMPDIR\"/build").unwrap();
-    let c = &cmds[0];
-    let got = classes_of(&c.operand_values[0], &c.cwd, &e);
-    assert!(got.has(Temp) && !got.has(Unknown), "{}", names(got));
+    for (script, unknown) in [
+        ("rm -rf \"$TMPDIR\"/build", true),
+        ("rm -rf \"${TMPDIR}/build\"", true),
+        ("rm -rf \"${TMPDIR-/tmp}/build\"", true),
+        ("rm -rf \"${TMPDIR:?}\"/build", false),
+        ("rm -rf \"${TMPDIR:?unset}/build\"", false),
+        ("rm -rf \"${TMPDIR:-/tmp}/build\"", false),
+        ("TMPDIR=/tmp/t; rm -rf \"$TMPDIR/build\"", false),
+    ] {
+        let cmds = parse(script).unwrap();
+        let c = cmds.iter().find(|c| c.program == "rm").unwrap();
+        let got = classes_of(&c.operand_values[0], &c.cwd, &e);
+        assert!(got.has(Temp), "{script}: {}", names(got));
+        assert_eq!(got.has(Unknown), unknown, "{script}: {}", names(got));
+    }
+}
+
+/// bash expands `~` after the `=` of an argument shaped like an assignment.
+#[test]
+fn tilde_after_an_argument_equals_sign_is_home() {
+    let cmds = parse("dd if=/dev/zero of=~/.ssh/id_rsa").unwrap();
+    let v = &cmds[0].values[1];
+    assert_eq!(v.to_string(), "of=$HOME/.ssh/id_rsa");
+    let cmds = parse("echo --output=~/x 'of=~/y'").unwrap();
+    assert_eq!(cmds[0].values[0].to_string(), "--output=~/x");
+    assert_eq!(cmds[0].values[1].to_string(), "of=~/y");
 }
 
 /// The values themselves, as traces show them.

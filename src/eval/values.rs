@@ -379,7 +379,11 @@ fn capture_target(captures: &mut BTreeMap<String, String>, t: &Target, ct: &Clas
 
 /// Does a target match a glob list: its path, or, for a shell pattern, a name
 /// it can match (`patterns::globs_name`)?
-fn target_glob(globs: &crate::validate::model::Globs, t: &Target, ctx: &Ctx) -> Result<bool, String> {
+fn target_glob(
+    globs: &crate::validate::model::Globs,
+    t: &Target,
+    ctx: &Ctx,
+) -> Result<bool, String> {
     let texts = path_views(&t.path, ctx);
     match &t.pattern {
         Some(marked) => patterns::globs_name(globs, &texts, &path_views(marked, ctx)),

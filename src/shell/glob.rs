@@ -56,7 +56,10 @@ const MAX_BRACES: usize = 64;
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Set {
     Any,
-    Class { negated: bool, ranges: Vec<(char, char)> },
+    Class {
+        negated: bool,
+        ranges: Vec<(char, char)>,
+    },
 }
 
 impl Set {
@@ -381,7 +384,7 @@ impl ShellPattern {
         };
         let from = self.comp.iter().position(|c| *c == last).unwrap_or(0);
         let toks = &self.toks[from..];
-        if toks.iter().any(|t| *t == Tok::Deep) {
+        if toks.contains(&Tok::Deep) {
             return true;
         }
         let name: Vec<char> = name.chars().collect();
@@ -499,7 +502,9 @@ fn score(sp: &ShellPattern, e: &[Tok]) -> Option<i32> {
                     c != '/'
                         && accepts(pt, c)
                         && accepts(et, c)
-                        && !(s == 1 && c == '.' && !(sp.hidden[comp] && matches!(pt, Tok::Lit('.'))))
+                        && !(s == 1
+                            && c == '.'
+                            && !(sp.hidden[comp] && matches!(pt, Tok::Lit('.'))))
                 };
                 let witness = match (pt, et) {
                     (Tok::Lit(c), _) | (_, Tok::Lit(c)) => ok(*c),

@@ -285,8 +285,22 @@ impl Expander<'_> {
     fn unquoted(&self, text: &str, at_start: bool, split: bool) -> Sym {
         let mut s = Sym::default();
         let mut rest = text;
+        // bash expands a tilde after the `=` of an argument that looks like an
+        // assignment (`dd of=~/x` writes `$HOME/x`; sh and zsh leave it).
         if at_start {
-            if let Some(after) = text.strip_prefix('~') {
+            let name_len = text
+                .char_indices()
+                .take_while(|(i, c)| {
+                    c.is_ascii_alphabetic() || *c == '_' || (*i > 0 && c.is_ascii_digit())
+                })
+                .count();
+            if name_len > 0 && text[name_len..].starts_with("=~") {
+                s.push(Piece::Text(text[..=name_len].to_string()));
+                rest = &text[name_len + 1..];
+            }
+        }
+        if at_start {
+            if let Some(after) = rest.strip_prefix('~') {
                 let end = after.find('/').unwrap_or(after.len());
                 let user = &after[..end];
                 let tilde = match user {
@@ -355,6 +369,11 @@ impl Expander<'_> {
             ParamOp::Plain => format!("${}", p.name),
             _ => format!("${{{}…}}", p.name),
         };
+        if p.name == "TMPDIR" && !self.state.vars.contains_key("TMPDIR") {
+            if let Some(g) = self.tmpdir(&p.op, outputs) {
+                return g;
+            }
+        }
         let known = self.lookup(&p.name);
         match &p.op {
             ParamOp::Plain => known.unwrap_or_else(|| Got::One(Value::unknown(&label))),
@@ -409,6 +428,30 @@ impl Expander<'_> {
         }
     }
 
+    /// `$TMPDIR`, which the command did not set: a temp root when it is set,
+    /// empty when not (most Linux systems leave it unset), so `"$TMPDIR/x"`
+    /// may be `/x`: the value is the temp root or unknown. The guarded forms
+    /// are the temp root: `${TMPDIR:?}` (the shell stops when it is unset)
+    /// and `${TMPDIR:-/tmp}` (a temp root either way).
+    fn tmpdir(&self, op: &ParamOp, outputs: &[Value]) -> Option<Got> {
+        let root = Value::one(Sym::piece(Piece::TempRoot));
+        let unset = Value::unknown("$TMPDIR");
+        Some(Got::One(match op {
+            ParamOp::Plain => root.union(&unset),
+            ParamOp::Required => root,
+            ParamOp::Default { word, colon, .. } => {
+                let w = self.joined(word, outputs);
+                if *colon {
+                    root.union(&w)
+                } else {
+                    // `${TMPDIR-w}`: set but empty stays empty.
+                    root.union(&w).union(&unset)
+                }
+            }
+            _ => return None,
+        }))
+    }
+
     /// The word of `${X:-word}` as one value.
     fn joined(&self, parts: &[Part], outputs: &[Value]) -> Value {
         let mut v = Value::default();
@@ -449,7 +492,7 @@ impl Expander<'_> {
             "PWD" => self.state.cwd.clone(),
             "OLDPWD" => self.state.oldpwd.clone(),
             "CLAUDE_PROJECT_DIR" => Value::one(Sym::piece(Piece::Project)),
-            "TMPDIR" => Value::one(Sym::piece(Piece::TempRoot)),
+            "TMPDIR" => Value::one(Sym::piece(Piece::TempRoot)).union(&Value::unknown("$TMPDIR")),
             "USER" | "LOGNAME" => Value::one(Sym::piece(Piece::Env(name.to_string()))),
             "IFS" => Value::text(" \t\n"),
             // The user's login shell: one that reads `-c` code as `sh` does.

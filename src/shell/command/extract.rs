@@ -1059,7 +1059,11 @@ impl Extractor {
             "mktemp" | "gmktemp" => (mktemp(cwd, args), false),
             // The paths it finds: what `-exec … {}` would get (`cat $(find .
             // -name '.env*')` reads what `.env*` names).
-            "find" if !texts.iter().any(|a| a.starts_with("-print0") || a.starts_with("-printf") || a.starts_with("-fprint")) => {
+            "find"
+                if !texts.iter().any(|a| {
+                    a.starts_with("-print0") || a.starts_with("-printf") || a.starts_with("-fprint")
+                }) =>
+            {
                 (resolve_dir(cwd, &find_targets(args)), false)
             }
             "whoami" | "logname" => (Value::one(Sym::piece(Piece::Env("USER".into()))), false),

@@ -30,6 +30,7 @@
 //!   deeper than [`MAX_DEPTH`], or wrapper chains longer than
 //!   [`MAX_WRAPPERS`], is an error.
 
+mod container;
 mod expand;
 mod extract;
 mod inline;

@@ -237,6 +237,7 @@ fn push(out: &mut Vec<Target>, t: Target) {
 
 fn is_absolute(s: &Sym) -> bool {
     match s.0.first() {
+        Some(Piece::Contained(_)) => true,
         Some(Piece::Text(t) | Piece::Glob(t)) => t.starts_with('/'),
         Some(
             Piece::Home
@@ -253,6 +254,10 @@ fn is_absolute(s: &Sym) -> bool {
 
 /// The classes of one symbolic absolute path.
 fn target(s: &Sym, env: &Env) -> Target {
+    // Not on this machine: no class, and a text no list of paths matches.
+    if let Some(Piece::Contained(p)) = s.0.first() {
+        return Target::plain(format!("(in the container) {p}"), Classes::default());
+    }
     // Build the known prefix (patterns marked), up to an unknown piece.
     let mut text = String::new();
     let mut unknown_at_end = false;
@@ -276,7 +281,7 @@ fn target(s: &Sym, env: &Env) -> Target {
             Piece::Project => Some(env.project.clone()),
             Piece::TempRoot => Some(env.tmpdir.clone().unwrap_or_else(|| "/tmp".into())),
             Piece::Env(n) if n == "USER" || n == "LOGNAME" => env.user.clone(),
-            Piece::Env(_) | Piece::Unknown(_) => None,
+            Piece::Env(_) | Piece::Unknown(_) | Piece::Contained(_) => None,
             Piece::Below => {
                 text.push('/');
                 text.push_str(SOMETHING);

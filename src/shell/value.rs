@@ -41,6 +41,9 @@ pub enum Piece {
     /// A further path below what comes before, one or more names the analysis
     /// does not know (what `find -name x -exec rm {} +` hands `rm`).
     Below,
+    /// A path in a container's own file system, which no bind mount maps to
+    /// this machine (the text is the container path).
+    Contained(String),
 }
 
 /// A value as a sequence of pieces (an empty sequence is the empty string).
@@ -128,6 +131,7 @@ impl fmt::Display for Sym {
                 Piece::Env(n) => write!(f, "${n}")?,
                 Piece::Unknown(w) => f.write_str(w)?,
                 Piece::Below => f.write_str("/…")?,
+                Piece::Contained(p) => write!(f, "(in the container) {p}")?,
             }
         }
         Ok(())

@@ -301,7 +301,8 @@ impl Expander<'_> {
         }
         if at_start {
             if let Some(after) = rest.strip_prefix('~') {
-                let end = after.find('/').unwrap_or(after.len());
+                // The prefix ends at a slash, or a colon (`-v ~:/data` is home).
+                let end = after.find(['/', ':']).unwrap_or(after.len());
                 let user = &after[..end];
                 let tilde = match user {
                     "" => Some(self.home()),

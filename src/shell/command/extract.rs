@@ -8,6 +8,7 @@
 
 use std::rc::Rc;
 
+use super::container;
 use super::expand::{Expander, Field};
 use super::inline::{self, Effect, Lang};
 use super::literal::{self, brace_expand};
@@ -1114,6 +1115,62 @@ impl Extractor {
         })
     }
 
+    /// The command a container runs (`docker run … IMAGE CMD…`): reported
+    /// with `PROG run` in its `via`, starting in the container's working
+    /// folder with the container's home, and every path of it (and of what it
+    /// runs) mapped back through the bind mounts (see `container`).
+    #[allow(clippy::too_many_arguments)]
+    fn container(
+        &mut self,
+        arg_fields: &[Field],
+        cmd: &[usize],
+        mounts: &[container::MountArg],
+        workdir: Option<(usize, usize)>,
+        privileged: bool,
+        prog: &str,
+        mut via: Vec<String>,
+        link: &Link,
+        depth: usize,
+    ) -> Result<(), ParseError> {
+        let mut view = container::View {
+            mounts: vec![],
+            privileged,
+        };
+        for m in mounts {
+            let Some(f) = arg_fields.get(m.arg) else {
+                continue;
+            };
+            for (dst, src) in container::mounts_of(&f.value, m) {
+                let host = resolve_dir(&self.state.cwd, &Value::one(src));
+                view.mounts.push((dst, host));
+            }
+        }
+        let fields: Vec<Field> = cmd
+            .iter()
+            .filter_map(|i| arg_fields.get(*i).cloned())
+            .collect();
+        let saved = self.state.clone();
+        let mut inside = (*self.state).clone();
+        inside.cwd = match workdir.and_then(|(i, skip)| arg_fields.get(i).map(|f| (f, skip))) {
+            Some((f, 0)) => f.value.clone(),
+            Some((f, skip)) => Value::text(f.text.get(skip..).unwrap_or_default()),
+            None => Value::one(Sym::piece(Piece::Contained(
+                "(the image's working folder)".into(),
+            ))),
+        };
+        inside.set("HOME", Var::Scalar(Value::text("/root")), true);
+        self.state = Rc::new(inside);
+        via.push(format!("{prog} run"));
+        let mark = self.out.len();
+        let r = self.chain(fields, Vec::new(), via, link, depth + 1, false);
+        self.state = saved;
+        r?;
+        for c in &mut self.out[mark..] {
+            view.map_command(c, &link.redirects);
+        }
+        Ok(())
+    }
+
     /// Emit `fields` as a command, then whatever it runs, wrapper by wrapper.
     /// `from_input`: operands are added from input (`xargs`).
     fn chain(
@@ -1336,6 +1393,17 @@ impl Extractor {
                 }
                 Action::Parallel { cmd, inputs } => {
                     self.parallel(arg_fields, cmd, inputs, &via, link, depth)?;
+                    return Ok(());
+                }
+                Action::Container {
+                    cmd,
+                    mounts,
+                    workdir,
+                    privileged,
+                } => {
+                    self.container(
+                        arg_fields, &cmd, &mounts, workdir, privileged, &prog, via, link, depth,
+                    )?;
                     return Ok(());
                 }
             };
@@ -1757,6 +1825,7 @@ fn resolve_dir(cwd: &Value, target: &Value) -> Value {
             // An unknown start may be absolute or not: the result is unknown.
             Some(Piece::Unknown(_) | Piece::Env(_)) => true,
             Some(Piece::Below) | None => false,
+            Some(Piece::Contained(_)) => true,
         };
         if absolute {
             out.add(t.clone());

@@ -60,6 +60,15 @@ pub(crate) enum Action {
         cmd: Range<usize>,
         inputs: Option<Vec<usize>>,
     },
+    /// Runs `args[cmd…]` in a container (`docker run`): its paths are mapped
+    /// back through the bind mounts (see `container`).
+    Container {
+        cmd: Vec<usize>,
+        mounts: Vec<super::container::MountArg>,
+        /// The `-w` argument, and where its value starts.
+        workdir: Option<(usize, usize)>,
+        privileged: bool,
+    },
     /// Refuse: the input is pathological.
     Error(String),
 }
@@ -352,6 +361,9 @@ pub(crate) fn classify(prog: &str, args: &[String]) -> Action {
             }
         }
         "parallel" => parallel(args),
+        "docker" | "podman" | "nerdctl" | "docker-compose" | "podman-compose" => {
+            super::container::run(args).unwrap_or(Action::None)
+        }
         "find" => find(args),
         "unbuffer" | "caffeinate" | "fakeroot" | "proxychains" | "proxychains4" | "torsocks"
         | "dbus-run-session" | "catchsegv" | "firejail" | "unshare" | "systemd-run" | "npx"

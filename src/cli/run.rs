@@ -532,9 +532,9 @@ fn evaluate(
     deadline: Deadline,
 ) -> (Answer, Decision, AfterAnswer) {
     let rebuild = || crate::compile::set::CompiledSet::build(&discovery.find());
-    let compiled = set.for_event(event, &rebuild);
     let mut ctx = Ctx::from_env(event, env.clone(), now);
     ctx.deadline = deadline;
+    let compiled = set.for_event(event, &rebuild, &ctx);
     let mut outcome = eval::evaluate(&compiled, event, &ctx, &mut NoTrace);
     let decision = crate::decision::decide(&outcome);
     let effects = std::mem::take(&mut outcome.effects);

@@ -38,7 +38,7 @@ use std::sync::{Arc, Mutex};
 use serde::{Deserialize, Serialize};
 
 use super::patterns::StoredList;
-use super::reach::{EventEntry, RuleId, Shells};
+use super::reach::{CommandPaths, EventEntry, RuleId, Shells};
 use super::set::{assemble, CompiledSet, Query, SetRule};
 use super::Compiled;
 use crate::contract::Event;
@@ -90,18 +90,24 @@ impl Loaded {
         }
     }
 
-    /// What `run` evaluates for one event: its bucket, prefiltered. An artifact
-    /// record that does not verify falls back to building the set.
-    pub fn for_event(&self, event: &Event, fallback: &dyn Fn() -> CompiledSet) -> Compiled {
+    /// What `run` evaluates for one event: its bucket, prefiltered (`paths`:
+    /// the paths commands name, as evaluation sees them). An artifact record
+    /// that does not verify falls back to building the set.
+    pub fn for_event(
+        &self,
+        event: &Event,
+        fallback: &dyn Fn() -> CompiledSet,
+        paths: &dyn CommandPaths,
+    ) -> Compiled {
         let query = Query {
             prefilter: true,
             explain: false,
         };
         match self {
-            Loaded::Built(s) => s.for_event(event, query),
-            Loaded::File(a) => match a.for_event(event) {
+            Loaded::Built(s) => s.for_event_with(event, query, Some(paths)),
+            Loaded::File(a) => match a.for_event(event, paths) {
                 Some(c) => c,
-                None => fallback().for_event(event, query),
+                None => fallback().for_event_with(event, query, Some(paths)),
             },
         }
     }
@@ -519,7 +525,7 @@ impl Artifact {
 
     /// The bucket of one event, read record by record; `None` if any record
     /// does not verify.
-    pub fn for_event(&self, event: &Event) -> Option<Compiled> {
+    pub fn for_event(&self, event: &Event, paths: &dyn CommandPaths) -> Option<Compiled> {
         let span = self
             .header
             .events
@@ -528,7 +534,7 @@ impl Artifact {
             .unwrap_or(self.header.other);
         let entry: EventEntry = self.read(span)?;
         let mut shells = Shells::new();
-        let ids: Vec<RuleId> = entry.bucket(event, Some(&mut shells));
+        let ids: Vec<RuleId> = entry.bucket(event, Some(&mut shells), Some(paths));
         let mut rules: Vec<SetRule> = Vec::with_capacity(ids.len());
         for &id in &ids {
             rules.push(self.rule(id)?);

@@ -16,23 +16,18 @@ pub const MAX_ALTERNATIVES: usize = 64;
 /// Literals one of which every match of the regex contains (lowercase), or
 /// `None` when nothing useful is known.
 pub fn of_regex(pattern: &str) -> Option<Vec<String>> {
-    usable_all(&regex_needles(pattern)?)
+    let out: Option<Vec<String>> = regex_needles(pattern)?.iter().map(|s| usable(s)).collect();
+    out.and_then(finish)
 }
 
-/// Like [`of_regex`], but of any length (`(` for `\( ?\)`): too short to pick
-/// rules by, enough to tell that a text cannot match.
+/// Like [`of_regex`], but of any length (`(` for `\( ?\)`): short ones pick
+/// rules less well, but tell as surely that a text cannot match.
 pub fn regex_needles(pattern: &str) -> Option<Vec<String>> {
     let hir = regex_syntax::ParserBuilder::new()
         .build()
         .parse(pattern)
         .ok()?;
     finish(required(&hir)?)
-}
-
-/// The needles of a regex as requirements: all of them [`usable`], or none.
-pub fn usable_all(needles: &[String]) -> Option<Vec<String>> {
-    let out: Option<Vec<String>> = needles.iter().map(|s| usable(s)).collect();
-    out.and_then(finish)
 }
 
 /// The longest literal run of a glob (lowercase) that every path it matches
@@ -244,6 +239,14 @@ fn zero_width(h: &regex_syntax::hir::Hir) -> bool {
 /// characters (texts are joined with NUL when searched).
 pub fn usable(s: &str) -> Option<String> {
     let ok = s.len() >= MIN_LEN && !s.chars().any(|c| c.is_control());
+    ok.then(|| s.to_ascii_lowercase())
+}
+
+/// A literal the prefilter can look for (lowercase): not empty, and free of
+/// control characters (texts are joined with NUL when searched). A short one
+/// keeps more rules than a long one, but a rule with no literal is kept always.
+pub fn needle(s: &str) -> Option<String> {
+    let ok = !s.is_empty() && !s.chars().any(|c| c.is_control());
     ok.then(|| s.to_ascii_lowercase())
 }
 

@@ -27,7 +27,7 @@ pub enum StoredList {
     Regexes {
         /// The patterns as written.
         sources: Vec<String>,
-        /// [`regex_needles`] (the required literals derive from them).
+        /// [`regex_needles`].
         needles: Vec<Option<Vec<String>>>,
     },
     /// A glob list.
@@ -111,19 +111,8 @@ pub fn regex_set(r: &Regexes) -> Result<&CompiledRegexes, String> {
         .map_err(|e| e.clone())
 }
 
-/// Per pattern, literals one of which every match contains (long enough to
-/// pick rules by).
-pub fn regex_required(r: &Regexes) -> &[Option<Vec<String>>] {
-    r.slot.required.get_or_init(|| {
-        regex_needles(r)
-            .iter()
-            .map(|n| n.as_deref().and_then(literals::usable_all))
-            .collect()
-    })
-}
-
-/// Per pattern, literals of any length one of which every match contains.
-fn regex_needles(r: &Regexes) -> &[Option<Vec<String>>] {
+/// Per pattern, literals (of any length) one of which every match contains.
+pub fn regex_needles(r: &Regexes) -> &[Option<Vec<String>>] {
     r.slot.needles.get_or_init(|| {
         r.sources
             .iter()
@@ -194,7 +183,7 @@ fn glob_literals(g: &Globs) -> &[Option<String>] {
 }
 
 /// Literals one of which every text an included pattern matches contains.
-fn glob_required(g: &Globs) -> Option<&Vec<String>> {
+pub fn glob_required(g: &Globs) -> Option<&Vec<String>> {
     g.slot
         .required
         .get_or_init(|| {
@@ -453,11 +442,6 @@ mod tests {
         }
         let paren = Regexes::new(vec![r"\( ?\)".to_string()]);
         assert!(!regexes_may_match(&paren, &["npm test".to_string()]));
-        assert_eq!(
-            regex_required(&paren),
-            &[None],
-            "too short to pick rules by"
-        );
     }
 
     /// The secret-file list of the built-in pack, as written.

@@ -21,7 +21,8 @@ use crate::contract::Event;
 use crate::policy::syntax::{Normalization, Quantifier};
 use crate::shell::command::{program_is, SimpleCommand};
 use crate::validate::model::{
-    texts, Condition, EventScope, FieldPath, Matcher, Op, RegexMode, Rule, Selector, Test,
+    texts, Condition, EventScope, FieldPath, Matcher, Op, PathSelector, RegexMode, Rule, Selector,
+    Test,
 };
 
 /// A rule's index in its compiled set.
@@ -90,15 +91,35 @@ pub enum Atom {
         /// Program name.
         name: String,
     },
+    /// A text of a path this `paths = …, from_command = true` selector picks
+    /// (as the test sees it: see [`CommandPaths`]) contains this literal,
+    /// compared ASCII-case-insensitively.
+    Path {
+        /// The selector.
+        selector: PathSelector,
+        /// Lowercase literal.
+        literal: String,
+    },
 }
 
 impl Atom {
     fn weight(&self) -> usize {
         match self {
-            Atom::Text { literal, .. } => literal.len(),
+            Atom::Text { literal, .. } | Atom::Path { literal, .. } => literal.len(),
             Atom::Program { .. } => 8,
         }
     }
+}
+
+/// The paths a command names, as a later stage sees them: for the prefilter
+/// of `paths = …, from_command = true` tests. Evaluation implements it (its
+/// context knows the directories paths resolve against), so the prefilter
+/// looks at exactly the texts the test will judge; without it, every rule
+/// with such an atom is a candidate.
+pub trait CommandPaths {
+    /// The texts a test of `selector` sees for the paths these commands name
+    /// (every form of each path), before any normalisation.
+    fn path_texts(&self, commands: &[SimpleCommand], selector: &PathSelector) -> Vec<String>;
 }
 
 /// What a rule requires of an event.
@@ -153,8 +174,17 @@ fn condition(c: &Condition, depth: usize) -> Need {
     }
 }
 
-fn finish(atoms: Vec<Atom>) -> Need {
-    literals::finish(atoms).map_or(Need::Always, Need::AnyOf)
+/// At most this many atoms per rule (a path list's literals, the secret files'
+/// say, with the programs of the rule's other tests).
+const MAX_ATOMS: usize = 4 * literals::MAX_ALTERNATIVES;
+
+fn finish(mut atoms: Vec<Atom>) -> Need {
+    atoms.sort();
+    atoms.dedup();
+    if atoms.is_empty() || atoms.len() > MAX_ATOMS {
+        return Need::Always;
+    }
+    Need::AnyOf(atoms)
 }
 
 fn test(t: &Test) -> Need {
@@ -189,13 +219,14 @@ fn test(t: &Test) -> Need {
                 _ => Need::Always,
             }
         }
-        Selector::JsonPath(_) | Selector::Fact { .. } | Selector::Paths(_) => return Need::Always,
+        Selector::Paths(ps) => return paths_test(t, ps),
+        Selector::JsonPath(_) | Selector::Fact { .. } => return Need::Always,
     };
     let lits: Option<Vec<String>> = match &t.op {
         Op::Regex { mode, regexes } => match mode {
             RegexMode::Any => {
                 let mut out = vec![];
-                for r in super::patterns::regex_required(regexes) {
+                for r in super::patterns::regex_needles(regexes) {
                     match r {
                         Some(l) => out.extend(l.iter().cloned()),
                         None => return Need::Always,
@@ -203,28 +234,29 @@ fn test(t: &Test) -> Need {
                 }
                 Some(out)
             }
-            RegexMode::All => super::patterns::regex_required(regexes)
+            RegexMode::All => super::patterns::regex_needles(regexes)
                 .iter()
                 .flatten()
                 .min_by_key(|l| l.len())
                 .cloned(),
             RegexMode::None => None,
         },
-        Op::Equals(v) => v.as_str().and_then(literals::usable).map(|l| vec![l]),
+        Op::Equals(v) => v.as_str().and_then(literals::needle).map(|l| vec![l]),
         Op::OneOf(list) => list
             .iter()
-            .map(|v| v.as_str().and_then(literals::usable))
+            .map(|v| v.as_str().and_then(literals::needle))
             .collect(),
-        Op::Contains(s) => literals::usable(s).map(|l| vec![l]),
+        Op::Contains(s) => literals::needle(s).map(|l| vec![l]),
         Op::Glob(_) | Op::Exists(_) | Op::Compare(..) | Op::Command(_) | Op::Class(_) => None,
     };
     let Some(lits) = lits else {
         return Need::Always;
     };
-    if lits
-        .iter()
-        .any(|l| folds_dashes && l.contains('-') || folds_space && l.contains(char::is_whitespace))
-    {
+    if lits.iter().any(|l| {
+        literals::needle(l).is_none()
+            || folds_dashes && l.contains('-')
+            || folds_space && l.contains(char::is_whitespace)
+    }) {
         return Need::Always;
     }
     finish(
@@ -235,6 +267,43 @@ fn test(t: &Test) -> Need {
             })
             .collect(),
     )
+}
+
+/// What a `paths` test requires: for a glob test of the paths a command
+/// names, one of the list's required literals in one of their texts. (Paths
+/// of a field, and other tests, require nothing known.)
+fn paths_test(t: &Test, ps: &PathSelector) -> Need {
+    // Symlinks are resolved on the file system, which may change between
+    // the prefilter and the test: nothing is required.
+    if !ps.from_command || ps.resolve_symlinks || !t.normalize.is_empty() {
+        return Need::Always;
+    }
+    match t.quantifier {
+        Quantifier::Any | Quantifier::All => {}
+    }
+    let lits = match &t.op {
+        Op::Glob(globs) => super::patterns::glob_required(globs),
+        Op::Regex { .. }
+        | Op::Equals(_)
+        | Op::OneOf(_)
+        | Op::Contains(_)
+        | Op::Exists(_)
+        | Op::Compare(..)
+        | Op::Command(_)
+        | Op::Class(_) => None,
+    };
+    // Every included pattern's literal, or nothing is known.
+    let atoms: Option<Vec<Atom>> = lits.and_then(|lits| {
+        lits.iter()
+            .map(|l| {
+                literals::needle(l).map(|literal| Atom::Path {
+                    selector: ps.clone(),
+                    literal,
+                })
+            })
+            .collect()
+    });
+    atoms.map_or(Need::Always, finish)
 }
 
 /// Where each rule of a set can apply.
@@ -272,6 +341,19 @@ pub struct Prefilter {
     pub programs: Vec<FieldPrograms>,
     /// Text atoms, per field.
     pub texts: Vec<FieldLiterals>,
+    /// Path atoms, per selector.
+    pub paths: Vec<PathLiterals>,
+}
+
+/// Literals a path a selector picks must contain, with the rules that want each.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct PathLiterals {
+    /// The selector.
+    pub selector: PathSelector,
+    /// Lowercase literal, rules.
+    pub literals: Vec<(String, Vec<RuleId>)>,
+    /// Every rule with a literal here (when the paths are not known).
+    pub all: Vec<RuleId>,
 }
 
 /// Programs a field's command must run, with the rules that want each.
@@ -402,7 +484,12 @@ impl EventEntry {
 
     /// The rules an event reaches, in id order: by its matcher value, and with
     /// `prefilter`, only those whose requirements the event meets.
-    pub fn bucket(&self, event: &Event, prefilter: Option<&mut Shells>) -> Vec<RuleId> {
+    pub fn bucket(
+        &self,
+        event: &Event,
+        prefilter: Option<&mut Shells>,
+        paths: Option<&dyn CommandPaths>,
+    ) -> Vec<RuleId> {
         let by_value: Vec<RuleId>;
         let reached: &[RuleId] = match event.matcher_value() {
             None => &self.rules,
@@ -428,7 +515,7 @@ impl EventEntry {
         match prefilter {
             None => reached.to_vec(),
             Some(shells) => {
-                let wanted = self.prefilter.candidates(event, shells);
+                let wanted = self.prefilter.candidates(event, shells, paths);
                 reached
                     .iter()
                     .copied()
@@ -480,6 +567,7 @@ impl Prefilter {
         let mut p = Prefilter::default();
         let mut programs: BTreeMap<FieldPath, FieldPrograms> = BTreeMap::new();
         let mut texts: BTreeMap<FieldPath, BTreeMap<String, Vec<RuleId>>> = BTreeMap::new();
+        let mut paths: BTreeMap<PathSelector, BTreeMap<String, Vec<RuleId>>> = BTreeMap::new();
         for &id in ids {
             match &needs[id as usize] {
                 Need::Always => p.always.push(id),
@@ -516,6 +604,12 @@ impl Prefilter {
                                 .entry(literal.clone())
                                 .or_default()
                                 .push(id),
+                            Atom::Path { selector, literal } => paths
+                                .entry(selector.clone())
+                                .or_default()
+                                .entry(literal.clone())
+                                .or_default()
+                                .push(id),
                         }
                     }
                 }
@@ -529,27 +623,46 @@ impl Prefilter {
             }
             p.programs.push(fp);
         }
-        for (field, lits) in texts {
+        let by_literal = |lits: BTreeMap<String, Vec<RuleId>>| {
             let mut all: Vec<RuleId> = lits.values().flatten().copied().collect();
             all.sort_unstable();
             all.dedup();
+            let lits = lits
+                .into_iter()
+                .map(|(l, mut v)| {
+                    v.dedup();
+                    (l, v)
+                })
+                .collect();
+            (lits, all)
+        };
+        for (field, lits) in texts {
+            let (literals, all) = by_literal(lits);
             p.texts.push(FieldLiterals {
                 field,
-                literals: lits
-                    .into_iter()
-                    .map(|(l, mut v)| {
-                        v.dedup();
-                        (l, v)
-                    })
-                    .collect(),
+                literals,
+                all,
+            });
+        }
+        for (selector, lits) in paths {
+            let (literals, all) = by_literal(lits);
+            p.paths.push(PathLiterals {
+                selector,
+                literals,
                 all,
             });
         }
         p
     }
 
-    /// The candidate rules for an event, sorted.
-    pub fn candidates(&self, event: &Event, shells: &mut Shells) -> Vec<RuleId> {
+    /// The candidate rules for an event, sorted. Path atoms are looked for
+    /// only with `paths` (else their rules are candidates).
+    pub fn candidates(
+        &self,
+        event: &Event,
+        shells: &mut Shells,
+        paths: Option<&dyn CommandPaths>,
+    ) -> Vec<RuleId> {
         let mut out = self.always.clone();
         for fp in &self.programs {
             let Some(text) = fp.field.get(&event.value).and_then(|v| v.as_str()) else {
@@ -591,6 +704,32 @@ impl Prefilter {
             }
             hay.make_ascii_lowercase();
             for (literal, ids) in &fl.literals {
+                if memchr::memmem::find(&hay, literal.as_bytes()).is_some() {
+                    out.extend_from_slice(ids);
+                }
+            }
+        }
+        for pl in &self.paths {
+            let Some(text) = pl.selector.field.get(&event.value).and_then(|v| v.as_str()) else {
+                // No command: it names no path.
+                continue;
+            };
+            let (Some(paths), Ok(cmds)) = (paths, parse_shell(shells, text)) else {
+                // Paths not known, or a command that does not parse (which
+                // names any path).
+                out.extend_from_slice(&pl.all);
+                continue;
+            };
+            // A glob test compares ASCII-lowercased texts, lowercased first
+            // when it ignores case (`K`, the Kelvin sign, becomes `k`): both.
+            let mut hay = vec![];
+            for t in paths.path_texts(&cmds, &pl.selector) {
+                hay.extend_from_slice(t.to_ascii_lowercase().as_bytes());
+                hay.push(0);
+                hay.extend_from_slice(t.to_lowercase().to_ascii_lowercase().as_bytes());
+                hay.push(0);
+            }
+            for (literal, ids) in &pl.literals {
                 if memchr::memmem::find(&hay, literal.as_bytes()).is_some() {
                     out.extend_from_slice(ids);
                 }

@@ -181,9 +181,19 @@ impl CompiledSet {
 
     /// What one event can reach, ready to evaluate.
     pub fn for_event(&self, event: &Event, query: Query) -> Compiled {
+        self.for_event_with(event, query, None)
+    }
+
+    /// [`Self::for_event`], with the paths of commands known to the prefilter.
+    pub fn for_event_with(
+        &self,
+        event: &Event,
+        query: Query,
+        paths: Option<&dyn reach::CommandPaths>,
+    ) -> Compiled {
         let mut shells = reach::Shells::new();
         let entry = self.table.entry(&event.name);
-        let ids = entry.bucket(event, query.prefilter.then_some(&mut shells));
+        let ids = entry.bucket(event, query.prefilter.then_some(&mut shells), paths);
         self.compile(event, &ids, query, shells)
     }
 

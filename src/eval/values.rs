@@ -470,6 +470,17 @@ pub fn paths_from_commands(cmds: &[SimpleCommand], ps: &PathSelector, ctx: &Ctx)
     out
 }
 
+/// The prefilter sees the paths a command names as the tests do: every form
+/// ([`path_views`]) of each path [`paths_from_commands`] picks.
+impl crate::compile::reach::CommandPaths for Ctx {
+    fn path_texts(&self, commands: &[SimpleCommand], selector: &PathSelector) -> Vec<String> {
+        paths_from_commands(commands, selector, self)
+            .iter()
+            .flat_map(|t| path_views(&t.path, self))
+            .collect()
+    }
+}
+
 /// Where the subcommand starts: the first operand not directly after a short flag
 /// (so `git -C dir push` finds `push`, and `git commit -m push` does not).
 fn subcommand_matches(c: &SimpleCommand, sub: &[String]) -> bool {

@@ -313,7 +313,7 @@ pub enum Selector {
 }
 
 /// How `paths = ...` finds its paths.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct PathSelector {
     /// The field holding the path, or the command.
     pub field: FieldPath,

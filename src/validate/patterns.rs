@@ -47,8 +47,6 @@ pub struct RegexSlot {
     /// The compiled set (or why it did not compile).
     pub compiled: OnceLock<Result<CompiledRegexes, String>>,
     /// Per pattern, literals one of which every match contains (None: unknown).
-    pub required: OnceLock<Vec<Option<Vec<String>>>>,
-    /// The same, of any length (for telling that a text cannot match).
     pub needles: OnceLock<Vec<Option<Vec<String>>>>,
 }
 

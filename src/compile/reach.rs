@@ -315,20 +315,30 @@ pub struct Table {
     pub other: EventEntry,
 }
 
-/// The rules of one event.
+/// The rules of one event, by its matcher value. `R` is how each group of
+/// rules is held: [`Reached`] in memory; an artifact keeps each group in a
+/// record of its own, so an event reads only the group it reaches.
 #[derive(Debug, Default, Serialize, Deserialize)]
-pub struct EventEntry {
-    /// Every enabled rule in scope, in id order.
-    pub rules: Vec<RuleId>,
-    /// The bucket for each matcher value some rule names (and legacy aliases).
-    pub by_value: BTreeMap<String, Vec<RuleId>>,
-    /// For other values: rules whose matcher accepts any value.
-    pub any_value: Vec<RuleId>,
-    /// For other values: rules with a regex matcher, tested then.
+pub struct EventEntry<R = Reached> {
+    /// Every enabled rule in scope (when the event has no matcher field).
+    pub rules: R,
+    /// The rules for each matcher value some rule names (and legacy aliases).
+    pub by_value: BTreeMap<String, R>,
+    /// For other values: rules whose matcher accepts any value, and rules
+    /// with a regex matcher (in `regex_value`, tested then).
+    pub other_value: R,
+    /// The rules of `other_value` with a regex matcher.
     pub regex_value: Vec<(RuleId, String)>,
     /// When the event lacks its matcher field.
-    pub missing: Vec<RuleId>,
-    /// What the rules require of the event.
+    pub missing: R,
+}
+
+/// A group of rules one event can reach, with what they require of it.
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub struct Reached {
+    /// The rules, in id order.
+    pub ids: Vec<RuleId>,
+    /// What they require of the event.
     pub prefilter: Prefilter,
 }
 
@@ -429,6 +439,10 @@ impl Table {
 impl EventEntry {
     fn build(rules: &[RuleInfo<'_>], needs: &[Need], event: Option<&str>) -> EventEntry {
         let mut e = EventEntry::default();
+        let reached = |ids: Vec<RuleId>| Reached {
+            prefilter: Prefilter::build(&ids, needs),
+            ids,
+        };
         let mut values: BTreeSet<String> = BTreeSet::new();
         let mut ids = vec![];
         for (id, r) in rules.iter().enumerate() {
@@ -465,23 +479,73 @@ impl EventEntry {
                 .copied()
                 .filter(|&id| matcher(id).is_none_or(|m| accepts(m, Some(&v))))
                 .collect();
-            e.by_value.insert(v, bucket);
+            e.by_value.insert(v, reached(bucket));
         }
+        let (mut other, mut missing) = (vec![], vec![]);
         for &id in &ids {
             match matcher(id) {
-                None | Some(Matcher::Any) => e.any_value.push(id),
-                Some(Matcher::Regex(r)) => e.regex_value.push((id, r.source.clone())),
+                None | Some(Matcher::Any) => other.push(id),
+                Some(Matcher::Regex(r)) => {
+                    other.push(id);
+                    e.regex_value.push((id, r.source.clone()));
+                }
                 Some(Matcher::Exact(_)) => {}
             }
             if matcher(id).is_none_or(|m| accepts(m, None)) {
-                e.missing.push(id);
+                missing.push(id);
             }
         }
-        e.prefilter = Prefilter::build(&ids, needs);
-        e.rules = ids;
+        e.other_value = reached(other);
+        e.missing = reached(missing);
+        e.rules = reached(ids);
         e
     }
+}
 
+impl<R> EventEntry<R> {
+    /// The same entry with each group held another way (`None` if one fails).
+    pub fn try_map<S>(&self, mut f: impl FnMut(&R) -> Option<S>) -> Option<EventEntry<S>> {
+        let mut by_value = BTreeMap::new();
+        for (k, r) in &self.by_value {
+            by_value.insert(k.clone(), f(r)?);
+        }
+        Some(EventEntry {
+            rules: f(&self.rules)?,
+            by_value,
+            other_value: f(&self.other_value)?,
+            regex_value: self.regex_value.clone(),
+            missing: f(&self.missing)?,
+        })
+    }
+
+    /// The group an event reaches by its matcher value, and the rules of it
+    /// whose regex matcher does not accept the value.
+    pub fn pick(&self, event: &Event) -> (&R, Vec<RuleId>) {
+        match event.matcher_value() {
+            None => (&self.rules, vec![]),
+            Some(None) => (&self.missing, vec![]),
+            Some(Some(v)) => match self.by_value.get(v) {
+                Some(r) => (r, vec![]),
+                None => {
+                    let refused = self
+                        .regex_value
+                        .iter()
+                        .filter(|(_, source)| {
+                            let m = Matcher::Regex(crate::validate::model::MatcherRegex::new(
+                                source.clone(),
+                            ));
+                            !accepts(&m, Some(v))
+                        })
+                        .map(|(id, _)| *id)
+                        .collect();
+                    (&self.other_value, refused)
+                }
+            },
+        }
+    }
+}
+
+impl EventEntry {
     /// The rules an event reaches, in id order: by its matcher value, and with
     /// `prefilter`, only those whose requirements the event meets.
     pub fn bucket(
@@ -490,35 +554,27 @@ impl EventEntry {
         prefilter: Option<&mut Shells>,
         paths: Option<&dyn CommandPaths>,
     ) -> Vec<RuleId> {
-        let by_value: Vec<RuleId>;
-        let reached: &[RuleId] = match event.matcher_value() {
-            None => &self.rules,
-            Some(None) => &self.missing,
-            Some(Some(v)) => match self.by_value.get(v) {
-                Some(b) => b,
-                None => {
-                    let mut b = self.any_value.clone();
-                    for (id, source) in &self.regex_value {
-                        let m = Matcher::Regex(crate::validate::model::MatcherRegex::new(
-                            source.clone(),
-                        ));
-                        if accepts(&m, Some(v)) {
-                            b.push(*id);
-                        }
-                    }
-                    b.sort_unstable();
-                    by_value = b;
-                    &by_value
-                }
-            },
-        };
+        let (reached, refused) = self.pick(event);
+        reached.bucket(event, &refused, prefilter, paths)
+    }
+}
+
+impl Reached {
+    /// Its rules but the `refused`, and with `prefilter`, only those whose
+    /// requirements the event meets.
+    pub fn bucket(
+        &self,
+        event: &Event,
+        refused: &[RuleId],
+        prefilter: Option<&mut Shells>,
+        paths: Option<&dyn CommandPaths>,
+    ) -> Vec<RuleId> {
+        let reached = self.ids.iter().copied().filter(|id| !refused.contains(id));
         match prefilter {
-            None => reached.to_vec(),
+            None => reached.collect(),
             Some(shells) => {
                 let wanted = self.prefilter.candidates(event, shells, paths);
                 reached
-                    .iter()
-                    .copied()
                     .filter(|id| wanted.binary_search(id).is_ok())
                     .collect()
             }

@@ -118,8 +118,13 @@ impl Atom {
 /// with such an atom is a candidate.
 pub trait CommandPaths {
     /// The texts a test of `selector` sees for the paths these commands name
-    /// (every form of each path), before any normalisation.
-    fn path_texts(&self, commands: &[SimpleCommand], selector: &PathSelector) -> Vec<String>;
+    /// (every form of each path), before any normalisation; `None` when a
+    /// test may match a path by more than its texts (a shell pattern operand).
+    fn path_texts(
+        &self,
+        commands: &[SimpleCommand],
+        selector: &PathSelector,
+    ) -> Option<Vec<String>>;
 }
 
 /// What a rule requires of an event.
@@ -778,8 +783,12 @@ impl Prefilter {
             };
             // A glob test compares ASCII-lowercased texts, lowercased first
             // when it ignores case (`K`, the Kelvin sign, becomes `k`): both.
+            let Some(texts) = paths.path_texts(&cmds, &pl.selector) else {
+                out.extend_from_slice(&pl.all);
+                continue;
+            };
             let mut hay = vec![];
-            for t in paths.path_texts(&cmds, &pl.selector) {
+            for t in texts {
                 hay.extend_from_slice(t.to_ascii_lowercase().as_bytes());
                 hay.push(0);
                 hay.extend_from_slice(t.to_lowercase().to_ascii_lowercase().as_bytes());

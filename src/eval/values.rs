@@ -473,11 +473,23 @@ pub fn paths_from_commands(cmds: &[SimpleCommand], ps: &PathSelector, ctx: &Ctx)
 /// The prefilter sees the paths a command names as the tests do: every form
 /// ([`path_views`]) of each path [`paths_from_commands`] picks.
 impl crate::compile::reach::CommandPaths for Ctx {
-    fn path_texts(&self, commands: &[SimpleCommand], selector: &PathSelector) -> Vec<String> {
-        paths_from_commands(commands, selector, self)
-            .iter()
-            .flat_map(|t| path_views(&t.path, self))
-            .collect()
+    fn path_texts(
+        &self,
+        commands: &[SimpleCommand],
+        selector: &PathSelector,
+    ) -> Option<Vec<String>> {
+        let targets = paths_from_commands(commands, selector, self);
+        // A shell pattern (`.e*`) is judged by the names it can match
+        // (`patterns::globs_name`), which need not hold a list's literal.
+        if targets.iter().any(|t| t.pattern.is_some()) {
+            return None;
+        }
+        Some(
+            targets
+                .iter()
+                .flat_map(|t| path_views(&t.path, self))
+                .collect(),
+        )
     }
 }
 

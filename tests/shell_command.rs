@@ -621,7 +621,56 @@ const CODE_SOURCES: &[(&str, &str, Option<Code>)] = &[
         Some(Code::Dynamic),
     ),
     ("tee f <<< 'ls' && bash f", "bash", Some(Code::Written)),
+    // what a producer prints, with the values the shell put into it
+    ("source <(echo rm -rf ~)", "source", Some(Code::Inline)),
+    ("bash < <(echo ls)", "bash", Some(Code::Inline)),
+    ("bash <<< \"$(echo ls)\"", "bash", Some(Code::Inline)),
+    (
+        "echo ls ~ | tee f >/dev/null; sh f",
+        "sh",
+        Some(Code::Written),
+    ),
+    ("echo \"rm -rf '$HOME'\" | sh", "sh", Some(Code::Dynamic)),
+    ("source <(echo \"$X\")", "source", Some(Code::Dynamic)),
+    // makefiles: from a process substitution, written, downloaded, on disk
+    (
+        "make -f <(printf 'a:\\n\\tls\\n')",
+        "make",
+        Some(Code::Inline),
+    ),
+    (
+        "printf 'a:\\n\\tls\\n' > m; make -f m",
+        "make",
+        Some(Code::Inline),
+    ),
+    ("make -f <(curl -s x)", "make", Some(Code::Dynamic)),
+    ("make -f Makefile.ci test", "make", None),
+    ("make", "make", None),
 ];
+
+/// (script, program, its operands as the analysis knows them), for the
+/// commands a producer's text runs.
+const EMITTED: &[(&str, &str, &[&str])] = &[
+    ("source <(echo rm -rf ~)", "rm", &["$HOME"]),
+    ("printf 'rm -rf %s/x' \"$HOME\" | sh", "rm", &["$HOME/x"]),
+    ("bash <<< $(echo rm -rf /tmp/a)", "rm", &["/tmp/a"]),
+    (
+        "make -f <(printf 'a:\\n\\t@rm -rf $$HOME/b\\n')",
+        "rm",
+        &["$HOME/b"],
+    ),
+    ("env -S 'rm -rf ${HOME}/c'", "rm", &["$HOME/c"]),
+];
+
+#[test]
+fn emitted_text_keeps_the_shell_values() {
+    for (script, program, want) in EMITTED {
+        let cs = cmds(script);
+        let c = find(&cs, program);
+        let got: Vec<String> = c.operand_values.iter().map(|v| v.to_string()).collect();
+        assert_eq!(got, strings(want), "{script}");
+    }
+}
 
 #[test]
 fn code_sources() {

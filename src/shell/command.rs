@@ -31,6 +31,7 @@
 //!   [`MAX_WRAPPERS`], is an error.
 
 mod container;
+mod emit;
 mod expand;
 mod extract;
 mod inline;

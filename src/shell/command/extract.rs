@@ -9,6 +9,7 @@
 use std::rc::Rc;
 
 use super::container;
+use super::emit;
 use super::expand::{Expander, Field};
 use super::inline::{self, Effect, Lang};
 use super::literal::{self, brace_expand};
@@ -141,6 +142,27 @@ struct Link<'a> {
     stdin: Input,
     /// What a here-document or here-string feeds the command, with its label.
     here: Option<(String, &'static str, OffMap)>,
+    /// What a process substitution read as standard input prints (`sh < <(…)`).
+    read_from: Option<Value>,
+}
+
+/// What the analysis knows of a makefile.
+enum Makefile {
+    /// Its text.
+    Text(String),
+    /// Written or produced at run time: nobody can read it beforehand.
+    Unknown,
+    /// A file on disk, not read (as `bash script.sh`).
+    OnDisk,
+}
+
+/// A command's redirections, and what the analysis knows of its input.
+struct Redirs {
+    list: Vec<Redirect>,
+    /// The value of a here-string's word.
+    here_string: Option<Value>,
+    /// What `< <(…)` prints.
+    read_from: Option<Value>,
 }
 
 struct Extractor {
@@ -286,6 +308,8 @@ impl Extractor {
             cmds => {
                 // Every element runs in a subshell.
                 let start = self.state.clone();
+                // `start` plus the files every element wrote (`… | tee f`).
+                let mut after = start.clone();
                 let mut stdin = Input::None;
                 let mut last = None;
                 for c in cmds {
@@ -300,9 +324,12 @@ impl Extractor {
                         (None, _) if r.file => Input::File,
                         (None, _) => Input::Unknown,
                     };
-                    let inner = self.state.clone();
-                    self.state = start.clone();
+                    // What the element left (its own effect included).
+                    let inner = join(r.exit.ok.clone(), r.exit.fail.clone())
+                        .unwrap_or_else(|| self.state.clone());
+                    self.state = after;
                     self.restore_files(&inner);
+                    after = self.state.clone();
                     last = Some(r);
                 }
                 let end = self.state.clone();
@@ -456,7 +483,7 @@ impl Extractor {
         };
         // Redirections of a compound command: a command with no program.
         if !c.redirs.is_empty() {
-            let redirects = self.redirects(c, cx)?;
+            let redirects = self.redirects(c, cx)?.list;
             let mut sc = SimpleCommand::with_values(
                 String::new(),
                 Vec::new(),
@@ -537,8 +564,10 @@ impl Extractor {
         Ok(outputs)
     }
 
-    fn redirects(&mut self, c: &Command, cx: &Cx) -> Result<Vec<Redirect>, ParseError> {
+    fn redirects(&mut self, c: &Command, cx: &Cx) -> Result<Redirs, ParseError> {
         let mut out = Vec::new();
+        let mut here_string = None;
+        let mut read_from = None;
         for r in &c.redirs {
             match r.kind {
                 RedirKind::File(op) => {
@@ -547,6 +576,10 @@ impl Extractor {
                         .first()
                         .map(|f| f.value.clone())
                         .unwrap_or_else(|| Value::text(""));
+                    if op == RedirectOp::Read {
+                        // `< <(…)`: what the process substitution prints.
+                        read_from = f.first().and_then(|f| f.content.clone());
+                    }
                     out.push(Redirect {
                         op,
                         fd: r.fd,
@@ -565,12 +598,19 @@ impl Extractor {
                     }
                 }
                 RedirKind::HereString => {
-                    self.word_fields(&r.target, cx)?;
+                    let f = self.word_fields(&r.target, cx)?;
+                    // A here-string is one word: bash does not split it
+                    // (the analysis did, for an unquoted expansion).
+                    here_string = Some(join_fields(&f).unwrap_or_else(|| Value::unknown("<<<")));
                 }
                 RedirKind::Dup => {}
             }
         }
-        Ok(out)
+        Ok(Redirs {
+            list: out,
+            here_string,
+            read_from,
+        })
     }
 
     fn simple(
@@ -596,8 +636,17 @@ impl Extractor {
             fields.extend(self.expand_word(w, &outs));
             word_outs.push(outs);
         }
-        let redirects = self.redirects(c, cx)?;
-        let here = here_input(c, cx, &self.state);
+        let Redirs {
+            list: redirects,
+            here_string,
+            read_from,
+        } = self.redirects(c, cx)?;
+        let (here, stdin) = match here_input(c, cx, &self.state, here_string.as_ref()) {
+            Some(Some(h)) => (Some(h), stdin),
+            // A here-string nobody can read beforehand is unknown input.
+            Some(None) => (None, Input::Unknown),
+            None => (None, stdin),
+        };
         let assignments: Vec<(String, String)> =
             assigns.iter().filter_map(|w| w.assign.clone()).collect();
 
@@ -671,6 +720,7 @@ impl Extractor {
             redirects,
             stdin: stdin.clone(),
             here,
+            read_from,
         };
         // What the top-level program does, worked out before it is emitted
         // (it runs in the state before its own effect) and applied after.
@@ -1034,10 +1084,13 @@ impl Extractor {
             "printf" if texts.first() != Some(&"-v") => (printf_value(args), false),
             "pwd" => (cwd.clone(), false),
             // `tee` passes its input on (and writes it to its files).
-            "tee" => (
-                Value::text(&known_in()?),
-                link.here.is_none() && matches!(stdin, Input::Decoded(_)),
-            ),
+            "tee" => match (&link.here, stdin) {
+                (None, Input::Known(v)) => (v.clone(), false),
+                _ => (
+                    Value::text(&known_in()?),
+                    link.here.is_none() && matches!(stdin, Input::Decoded(_)),
+                ),
+            },
             "realpath" | "readlink" | "grealpath" | "greadlink" => {
                 let f = args.iter().find(|a| !a.text.starts_with('-'))?;
                 (resolve_dir(cwd, &f.value), false)
@@ -1087,7 +1140,7 @@ impl Extractor {
                 let f = args.iter().find(|a| !a.text.starts_with('-'))?;
                 let key = file_key(&f.value.literal()?);
                 match self.state.files.get(&key)? {
-                    Written::Text(t) => (Value::text(t), false),
+                    Written::Text(t) => (t.clone(), false),
                     Written::Unknown => return None,
                 }
             }
@@ -1256,16 +1309,10 @@ impl Extractor {
                         // && ./x.sh`): nobody has read it.
                         self.set_code(at, Code::Dynamic);
                     } else if let Some(text) = self.written_script(&path) {
-                        self.set_code(at, Code::Written);
                         let mut v = via.clone();
                         v.push(format!("{prog} (written)"));
-                        self.nested(
-                            &text,
-                            depth + 1,
-                            &v,
-                            OffMap::At(off, prog.clone()),
-                            Some(None),
-                        )?;
+                        let map = OffMap::At(off, prog.clone());
+                        self.emitted(at, &text, Code::Written, depth + 1, &v, map, Some(None))?;
                     }
                     return Ok(());
                 }
@@ -1279,7 +1326,7 @@ impl Extractor {
                         .iter()
                         .filter_map(|o| match o {
                             Ok(k) => arg_fields.get(*k).cloned(),
-                            Err(t) => Some(Field::literal(t)),
+                            Err(t) => Some(self.split_string_word(t)),
                         })
                         .collect();
                     assigns
@@ -1439,7 +1486,31 @@ impl Extractor {
         let off = link.cmd.offset;
         let mut texts: Vec<String> = Vec::new();
         let mut dynamic = false;
+        if code.lang == Lang::Make {
+            // Makefiles named by `-f`, else the default names.
+            let named: Vec<Field> = if code.codes.is_empty() && !code.stdin {
+                ["GNUmakefile", "makefile", "Makefile"]
+                    .iter()
+                    .map(|n| Field::literal(n))
+                    .collect()
+            } else {
+                code.codes
+                    .iter()
+                    .filter_map(|i| args.get(*i).cloned())
+                    .collect()
+            };
+            for f in &named {
+                match self.makefile(f) {
+                    Makefile::Text(t) => texts.push(t),
+                    Makefile::Unknown => dynamic = true,
+                    Makefile::OnDisk => {}
+                }
+            }
+        }
         for i in &code.codes {
+            if code.lang == Lang::Make {
+                break;
+            }
             let Some(f) = args.get(*i) else {
                 continue;
             };
@@ -1464,9 +1535,12 @@ impl Extractor {
                 texts.push(text.clone());
             } else {
                 match &link.stdin {
-                    Input::Known(v) => match v.literal() {
-                        Some(t) => texts.push(t),
-                        None => dynamic = true,
+                    Input::Known(v) => match v.0.as_slice() {
+                        [one] => {
+                            dynamic |= one.has_unknown();
+                            texts.push(inline::code_text(one));
+                        }
+                        _ => dynamic = true,
                     },
                     Input::Decoded(t) => texts.push(t.clone()),
                     Input::Unknown => dynamic = true,
@@ -1516,6 +1590,36 @@ impl Extractor {
         Ok(())
     }
 
+    /// The text of a makefile `make` reads: a process substitution's output
+    /// (`make -f <(printf …)`) or a file written earlier in the command, as
+    /// [`emit::script_text`] reads it; a file on disk is not read.
+    fn makefile(&self, f: &Field) -> Makefile {
+        // Unknown parts of a makefile may be whole rules: the file is unknown.
+        let known = |v: &Value| match emit::script_text(v).filter(|_| !v.has_unknown()) {
+            Some(t) => Makefile::Text(t),
+            None => Makefile::Unknown,
+        };
+        if let Some(content) = &f.content {
+            return known(content);
+        }
+        let Some(path) = f.value.literal() else {
+            return if f.value.has_unknown() {
+                Makefile::Unknown
+            } else {
+                Makefile::OnDisk
+            };
+        };
+        let path = ["--file=", "--makefile=", "-f"]
+            .iter()
+            .find_map(|p| path.strip_prefix(p))
+            .unwrap_or(&path);
+        match self.state.files.get(&file_key(path)) {
+            Some(Written::Text(v)) => known(v),
+            Some(Written::Unknown) => Makefile::Unknown,
+            None => Makefile::OnDisk,
+        }
+    }
+
     /// Report a command that inline code amounts to (`rm -rf PATH`, `cat PATH`).
     fn synth(
         &mut self,
@@ -1546,6 +1650,24 @@ impl Extractor {
         self.out.push(sc);
     }
 
+    /// A word of an `env -S` string, read as the shell would read it in a
+    /// command line: `${HOME}` (which env expands) is the home folder, and so
+    /// is `~`, which GNU env leaves as is; judging the string as the command
+    /// line it spells out is stricter than env only there, and nobody means a
+    /// folder named `~` when writing `env -S 'rm -rf ~'`.
+    fn split_string_word(&self, t: &str) -> Field {
+        if let Some(w) = syntax::word_from_text(t).filter(|w| w.subs.is_empty()) {
+            if let [one] = (Expander { state: &self.state }).fields(&w, &[]).as_slice() {
+                return Field {
+                    text: t.to_string(),
+                    value: one.value.clone(),
+                    content: None,
+                };
+            }
+        }
+        Field::literal(t)
+    }
+
     /// Did a command reported since `mark` have a program nobody knows
     /// (`$X`, `$(…)`)? Then the code around it decides what runs at run time.
     fn ran_unknown_program(&self, mark: usize) -> bool {
@@ -1554,6 +1676,34 @@ impl Extractor {
             .unwrap_or_default()
             .iter()
             .any(|c| c.program_unknown)
+    }
+
+    /// Run the script a producer emitted (`text`, see [`emit::script_text`])
+    /// as the code of the command at `at`, which came from `code`. Text that
+    /// is not one known script, or whose unknown parts decide what runs, is
+    /// dynamic code.
+    #[allow(clippy::too_many_arguments)]
+    fn emitted(
+        &mut self,
+        at: usize,
+        text: &Value,
+        code: Code,
+        depth: usize,
+        via: &[String],
+        map: OffMap,
+        child: Option<Option<Vec<Value>>>,
+    ) -> Result<(), ParseError> {
+        let Some(script) = emit::script_text(text) else {
+            self.set_code(at, Code::Dynamic);
+            return Ok(());
+        };
+        self.set_code(at, code);
+        let mark = self.out.len();
+        self.nested(&script, depth, via, map, child)?;
+        if text.has_unknown() && self.ran_unknown_program(mark) {
+            self.set_code(at, Code::Dynamic);
+        }
+        Ok(())
     }
 
     fn set_code(&mut self, at: usize, code: Code) {
@@ -1572,7 +1722,7 @@ impl Extractor {
             )
     }
 
-    fn written_script(&self, path: &str) -> Option<String> {
+    fn written_script(&self, path: &str) -> Option<Value> {
         if !path.contains('/') {
             return None;
         }
@@ -1609,26 +1759,17 @@ impl Extractor {
             let f = Field {
                 text: r.target.clone(),
                 value: r.value.clone(),
-                content: None,
+                content: link.read_from.clone(),
             };
             return self.file_script(at, prog, Some(&f), via, link, depth);
         }
         match &link.stdin {
             Input::None => {}
-            Input::Known(val) => match val.literal() {
-                Some(text) => {
-                    self.set_code(at, Code::Inline);
-                    v.push(format!("| {prog}"));
-                    self.nested(
-                        &text,
-                        depth + 1,
-                        &v,
-                        OffMap::At(off, "piped".into()),
-                        Some(None),
-                    )?;
-                }
-                None => self.set_code(at, Code::Dynamic),
-            },
+            Input::Known(val) => {
+                v.push(format!("| {prog}"));
+                let map = OffMap::At(off, "piped".into());
+                self.emitted(at, val, Code::Inline, depth + 1, &v, map, Some(None))?;
+            }
             Input::Decoded(text) => {
                 self.set_code(at, Code::Decoded);
                 v.push(format!("| {prog}"));
@@ -1662,18 +1803,12 @@ impl Extractor {
         let off = link.cmd.offset;
         let same_shell = matches!(prog, "source" | ".");
         let mut v = via.to_vec();
+        let child = if same_shell { None } else { Some(None) };
         if let Some(content) = &file.content {
             // `bash <(…)`, `source <(…)`
-            match content.literal() {
-                Some(text) => {
-                    self.set_code(at, Code::Inline);
-                    v.push(format!("{prog} <()"));
-                    let child = if same_shell { None } else { Some(None) };
-                    self.nested(&text, depth + 1, &v, OffMap::At(off, "<()".into()), child)?;
-                }
-                None => self.set_code(at, Code::Dynamic),
-            }
-            return Ok(());
+            v.push(format!("{prog} <()"));
+            let map = OffMap::At(off, "<()".into());
+            return self.emitted(at, content, Code::Inline, depth + 1, &v, map, child);
         }
         let Some(path) = file.value.literal() else {
             // `source ~/.bashrc` is a file on disk; `source "$X"` is unknown.
@@ -1693,10 +1828,9 @@ impl Extractor {
         }
         match self.state.files.get(&file_key(&path)).cloned() {
             Some(Written::Text(text)) => {
-                self.set_code(at, Code::Written);
                 v.push(format!("{prog} (written)"));
-                let child = if same_shell { None } else { Some(None) };
-                self.nested(&text, depth + 1, &v, OffMap::At(off, path), child)?;
+                let map = OffMap::At(off, path);
+                self.emitted(at, &text, Code::Written, depth + 1, &v, map, child)?;
             }
             Some(Written::Unknown) => self.set_code(at, Code::Dynamic),
             None => self.set_code(at, Code::File),
@@ -1760,7 +1894,15 @@ impl Extractor {
 }
 
 /// What a here-document or here-string gives a command on standard input.
-fn here_input(c: &Command, cx: &Cx, state: &State) -> Option<(String, &'static str, OffMap)> {
+/// A here-string's text is what its word expands to (`bash <<< "$(echo …)"`
+/// feeds the echoed text), read as [`emit::script_text`]; `Some(None)` when it
+/// is not known before the command runs.
+fn here_input(
+    c: &Command,
+    cx: &Cx,
+    state: &State,
+    here_string: Option<&Value>,
+) -> Option<Option<(String, &'static str, OffMap)>> {
     for r in &c.redirs {
         match r.kind {
             RedirKind::Heredoc(id) => {
@@ -1775,19 +1917,20 @@ fn here_input(c: &Command, cx: &Cx, state: &State) -> Option<(String, &'static s
                 } else {
                     OffMap::At(c.offset, "<<".into())
                 };
-                return Some((body, "<<", map));
+                return Some(Some((body, "<<", map)));
             }
             RedirKind::HereString => {
-                let f = Expander { state }.fields(&r.target, &[]);
-                let text = f
-                    .first()
-                    .and_then(|f| f.value.literal())
-                    .unwrap_or_else(|| r.target.text.clone());
-                return Some((
-                    format!("{text}\n"),
-                    "<<<",
-                    OffMap::At(c.offset, "<<<".into()),
-                ));
+                let text = match here_string {
+                    Some(v) => v.literal().or_else(|| emit::script_text(v)),
+                    None => Some(r.target.text.clone()),
+                };
+                return Some(text.map(|text| {
+                    (
+                        format!("{text}\n"),
+                        "<<<",
+                        OffMap::At(c.offset, "<<<".into()),
+                    )
+                }));
             }
             _ => {}
         }
@@ -2054,8 +2197,30 @@ fn printf_value(args: &[Field]) -> Value {
     if fmt == "%s" && rest.len() == 1 {
         return rest[0].value.clone();
     }
-    Value::unknown("$(printf …)")
+    // `printf 'rm -rf %s\n' ~`: format with a stand-in character for each
+    // argument that is not literal, then put its value back.
+    if rest.len() > PRINTF_STAND_INS || rest.iter().any(|f| f.value.0.len() != 1) {
+        return Value::unknown("$(printf …)");
+    }
+    let stand_in = |i: usize| char::from_u32(0xE020 + i as u32).unwrap_or('\u{E020}');
+    let texts: Vec<String> = rest
+        .iter()
+        .enumerate()
+        .map(|(i, f)| f.value.literal().unwrap_or_else(|| stand_in(i).to_string()))
+        .collect();
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let mut out = Sym::default();
+    for c in literal::printf(&fmt, &refs).chars() {
+        match (0..rest.len()).find(|i| stand_in(*i) == c) {
+            Some(i) => out.extend(&rest[i].value.0[0]),
+            None => out.push(Piece::Text(c.to_string())),
+        }
+    }
+    Value::one(out)
 }
+
+/// Most non-literal `printf` arguments put back into its output.
+const PRINTF_STAND_INS: usize = 16;
 
 fn trim_newlines(v: &Value) -> Value {
     Value(
@@ -2092,8 +2257,8 @@ fn file_key(path: &str) -> String {
 }
 
 fn written(content: Option<&Value>) -> Written {
-    match content.and_then(Value::literal) {
-        Some(t) => Written::Text(t),
+    match content {
+        Some(v) => Written::Text(v.clone()),
         None => Written::Unknown,
     }
 }

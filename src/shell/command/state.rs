@@ -48,8 +48,9 @@ pub(super) struct Binding {
 /// The contents of a file the script wrote (`echo … > f`, `cat > f <<EOF`).
 #[derive(Debug, Clone, PartialEq)]
 pub(super) enum Written {
-    /// Text the analysis knows.
-    Text(String),
+    /// Text the analysis knows (it may name the home folder, the project, or
+    /// hold parts nobody can know: see `emit::script_text`).
+    Text(Value),
     /// Something only known at run time (`curl -o f …`, `cp x f`).
     Unknown,
 }

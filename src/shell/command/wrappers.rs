@@ -806,8 +806,21 @@ pub(crate) fn interpreter(prog: &str, args: &[String]) -> Option<(Lang, Vec<usiz
             }
             break;
         }
-        if lang == Lang::Make && (s == "-f-" || s == "--file=-") {
+        if lang == Lang::Make && (s == "-f-" || s == "--file=-" || s == "--makefile=-") {
             stdin = true;
+            i += 1;
+            continue;
+        }
+        // A makefile (`-f F`, `-fF`, `--file=F`): its recipes are code, read
+        // when the analysis knows the file's text (see `Extractor::makefile`).
+        if lang == Lang::Make
+            && (s.starts_with("--file=")
+                || s.starts_with("--makefile=")
+                || (s.starts_with("-f") && s.len() > 2))
+        {
+            code.push(i);
+            i += 1;
+            continue;
         }
         if let Some((flag, _)) = s.split_once('=').filter(|(f, _)| f.starts_with("--")) {
             if code_flags.contains(&flag) {
@@ -828,12 +841,11 @@ pub(crate) fn interpreter(prog: &str, args: &[String]) -> Option<(Lang, Vec<usiz
             i += 1;
             continue;
         }
-        if lang == Lang::Make && (s == "-f" || s == "--file") {
-            if args
-                .get(i + 1)
-                .is_some_and(|f| f == "-" || f == "/dev/stdin")
-            {
-                stdin = true;
+        if lang == Lang::Make && matches!(s, "-f" | "--file" | "--makefile") {
+            match args.get(i + 1).map(String::as_str) {
+                Some("-" | "/dev/stdin") => stdin = true,
+                Some(_) => code.push(i + 1),
+                None => {}
             }
             i += 2;
             continue;
@@ -904,7 +916,9 @@ pub(crate) fn interpreter(prog: &str, args: &[String]) -> Option<(Lang, Vec<usiz
     {
         stdin = true;
     }
-    if code.is_empty() && !stdin {
+    // `make` without `-f` reads `Makefile`, which may have been written
+    // earlier in the command.
+    if code.is_empty() && !stdin && lang != Lang::Make {
         return None;
     }
     Some((lang, code, stdin))

@@ -771,3 +771,52 @@ fn downloads_and_fifos_are_unknown_files() {
         );
     }
 }
+
+/// (script, program, `forks_itself` of its first command reported after the
+/// call): a function that starts itself in a new process with nothing
+/// guarding the call is a fork bomb; one process, or a base case, is not.
+const FORKS_ITSELF: &[(&str, &str, bool)] = &[
+    ("g(){ g & g; }; g", "g", true),
+    ("f(){ f | f; }; f", "f", true),
+    ("w(){ (w &); }; w", "w", true),
+    ("a(){ b & }; b(){ a & }; a", "a", true),
+    ("f(){ f; }; f", "f", false),
+    ("f(){ [ \"$1\" -gt 0 ] && f $(($1-1)) & }; f 3", "f", false),
+    ("f(){ f & }", "f", false),
+];
+
+#[test]
+fn functions_that_fork_themselves() {
+    for (script, program, want) in FORKS_ITSELF {
+        let cs = cmds(script);
+        let got = cs.iter().any(|c| c.program == *program && c.forks_itself);
+        assert_eq!(got, *want, "{script}");
+    }
+}
+
+/// (script, program, how many background jobs of it the loops start)
+const BACKGROUND_JOBS: &[(&str, &str, u64)] = &[
+    ("sleep 1", "sleep", 0),
+    ("sleep 1 &", "sleep", 1),
+    ("for i in 1 2 3; do sleep $i & done", "sleep", 3),
+    ("for i in {1..100000}; do sleep 1 & done", "sleep", 100_000),
+    ("for i in $(seq 2 2 100); do sleep 1 & done", "sleep", 50),
+    ("while true; do sleep 1 & done", "sleep", u64::MAX),
+    ("until false; do sleep 1 & done", "sleep", u64::MAX),
+    ("while true; do sleep 1; done &", "sleep", 1),
+    ("while read -r l; do sleep 1 & done < f", "sleep", 1),
+    ("for ((;;)); do sleep 1 & done", "sleep", u64::MAX),
+    ("for ((i=0; i<=9; i++)); do sleep 1 & done", "sleep", 10),
+    ("yes | xargs -P0 sleep", "sleep", u64::MAX),
+    ("seq 300 | xargs -P 0 -n1 sleep", "sleep", 300),
+    ("seq 300 | xargs -P 4 -n1 sleep", "sleep", 0),
+];
+
+#[test]
+fn background_jobs_started_by_loops() {
+    for (script, program, want) in BACKGROUND_JOBS {
+        let cs = cmds(script);
+        let c = find(&cs, program);
+        assert_eq!(c.background_jobs, *want, "{script}");
+    }
+}

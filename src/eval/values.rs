@@ -630,6 +630,8 @@ pub fn command_object(c: &SimpleCommand) -> Value {
         "program_unknown": c.program_unknown,
         "operands_from_input": c.operands_from_input,
         "code": c.code.map(|k| k.as_str()),
+        "forks_itself": c.forks_itself,
+        "background_jobs": c.background_jobs,
     })
 }
 

@@ -123,6 +123,22 @@ pub struct SimpleCommand {
     /// For shells, interpreters, `eval` and `source`: where the code they run
     /// comes from. `None` for other programs.
     pub code: Option<Code>,
+    /// A call of the function it is in, from a new process (in the
+    /// background, a pipeline, a subshell or a substitution), that no branch,
+    /// loop or `&&`/`||` in the body guards: each call starts another without
+    /// end, a fork bomb (`f(){ f | f & }; f`). A call in the same process
+    /// (`f(){ f; }`) or behind a base case (`[ $1 -gt 0 ] && f $(($1-1)) &`)
+    /// is not.
+    pub forks_itself: bool,
+    /// For a command run in the background (after `&`, its own or an
+    /// enclosing list's, or by `xargs -P 0`): how many such jobs the loops
+    /// around the `&` start, all at once. A `for` over N words, a brace range
+    /// `{1..N}`, `$(seq N)`, `for ((…; i<N; …))` or `seq N | xargs -P 0`
+    /// start N; a loop that never ends (`while true`, `while :`, `until
+    /// false`, `for ((;;))`, `yes | xargs -P 0`) [`u64::MAX`]; a loop whose
+    /// count is not known counts once (`while true; do x; done &` starts
+    /// one job). 0 when not in the background.
+    pub background_jobs: u64,
 }
 
 /// Where the code a shell, an interpreter, `eval` or `source` runs comes from.
@@ -229,6 +245,8 @@ impl SimpleCommand {
             program_unknown: false,
             operands_from_input: false,
             code: None,
+            forks_itself: false,
+            background_jobs: 0,
         }
     }
 }

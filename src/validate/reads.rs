@@ -272,6 +272,8 @@ pub const COMMAND_OBJECT_FIELDS: &[&str] = &[
     "program_unknown",
     "operands_from_input",
     "code",
+    "forks_itself",
+    "background_jobs",
 ];
 
 /// The command object `command = { when = ... }` sees (`eval::command_object`).
@@ -320,6 +322,16 @@ fn command_node() -> Node {
                 Node::Scalar("true or false"),
             ),
             ("code".into(), Presence::Sometimes, Node::Scalar("text")),
+            (
+                "forks_itself".into(),
+                Presence::Always,
+                Node::Scalar("true or false"),
+            ),
+            (
+                "background_jobs".into(),
+                Presence::Always,
+                Node::Scalar("a number"),
+            ),
         ],
         complete: true,
     }

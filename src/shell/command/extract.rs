@@ -30,6 +30,11 @@ pub(crate) fn extract(script: &str) -> Result<Vec<SimpleCommand>, ParseError> {
         state: Rc::new(State::start()),
         calls: 0,
         active: Vec::new(),
+        forks: 0,
+        guards: 0,
+        background_jobs: 0,
+        repeats: 1,
+        input_lines: None,
     };
     let s = syntax::parse_script(script, 0)?;
     let cx = Cx {
@@ -144,6 +149,8 @@ struct Link<'a> {
     here: Option<(String, &'static str, OffMap)>,
     /// What a process substitution read as standard input prints (`sh < <(…)`).
     read_from: Option<Value>,
+    /// Lines the previous element of a pipeline prints, when known.
+    input_lines: Option<u64>,
 }
 
 /// What the analysis knows of a makefile.
@@ -176,8 +183,22 @@ struct Extractor {
     state: Rc<State>,
     /// Nesting of function calls and alias expansions being followed.
     calls: usize,
-    /// Functions being called (a recursive call is not followed again).
-    active: Vec<String>,
+    /// Functions being called (a recursive call is not followed again), with
+    /// [`Extractor::forks`] and [`Extractor::guards`] when each was called.
+    active: Vec<(String, usize, usize)>,
+    /// Branches, loop bodies and `&&`/`||` parts the current command is in.
+    guards: usize,
+    /// New processes the current command is nested in (`&`, pipelines,
+    /// subshells, substitutions).
+    forks: usize,
+    /// In the background: how many times the loops around the `&` start the
+    /// job the current command is in (0: not in the background).
+    background_jobs: u64,
+    /// How many times the enclosing loops run the current command.
+    repeats: u64,
+    /// Lines the previous element of a pipeline prints, when its program
+    /// says (`yes`: without end, `seq 1 N`: N).
+    input_lines: Option<u64>,
 }
 
 impl Extractor {
@@ -253,6 +274,20 @@ impl Extractor {
     }
 
     fn and_or(&mut self, ao: &AndOr, cx: &Cx) -> Result<Option<Value>, ParseError> {
+        if !ao.background {
+            return self.and_or_waited(ao, cx);
+        }
+        // `… &`: a new process the shell does not wait for, started as many
+        // times as the loops around it run.
+        self.forks += 1;
+        let saved = std::mem::replace(&mut self.background_jobs, self.repeats);
+        let r = self.and_or_waited(ao, cx);
+        self.forks -= 1;
+        self.background_jobs = saved;
+        r
+    }
+
+    fn and_or_waited(&mut self, ao: &AndOr, cx: &Cx) -> Result<Option<Value>, ParseError> {
         let start = self.state.clone();
         let first = self.pipeline(&ao.first, cx)?;
         let (mut ok, mut fail) = (first.exit.ok, first.exit.fail);
@@ -264,7 +299,7 @@ impl Extractor {
             };
             // A branch that cannot run is still read (the model may be wrong).
             self.state = input.unwrap_or_else(|| start.clone());
-            let r = self.pipeline(p, cx)?;
+            let r = self.guarded(|ex| ex.pipeline(p, cx))?;
             output = r.output;
             match conn {
                 Conn::And => {
@@ -307,40 +342,51 @@ impl Extractor {
             [one] => self.command(one, Input::None, cx),
             cmds => {
                 // Every element runs in a subshell.
-                let start = self.state.clone();
-                // `start` plus the files every element wrote (`… | tee f`).
-                let mut after = start.clone();
-                let mut stdin = Input::None;
-                let mut last = None;
-                for c in cmds {
-                    self.state = start.clone();
-                    let r = self.command(c, stdin, cx)?;
-                    stdin = match (&r.output, r.decoded) {
-                        (Some(v), true) => match v.literal() {
-                            Some(t) => Input::Decoded(t),
-                            None => Input::Known(v.clone()),
-                        },
-                        (Some(v), false) => Input::Known(v.clone()),
-                        (None, _) if r.file => Input::File,
-                        (None, _) => Input::Unknown,
-                    };
-                    // What the element left (its own effect included).
-                    let inner = join(r.exit.ok.clone(), r.exit.fail.clone())
-                        .unwrap_or_else(|| self.state.clone());
-                    self.state = after;
-                    self.restore_files(&inner);
-                    after = self.state.clone();
-                    last = Some(r);
-                }
-                let end = self.state.clone();
-                Ok(Ran {
-                    exit: Exit::same(&end),
-                    output: last.as_ref().and_then(|r| r.output.clone()),
-                    decoded: last.as_ref().is_some_and(|r| r.decoded),
-                    file: last.as_ref().is_some_and(|r| r.file),
-                })
+                self.forks += 1;
+                let r = self.pipeline_elements(cmds, cx);
+                self.forks -= 1;
+                self.input_lines = None;
+                r
             }
         }
+    }
+
+    fn pipeline_elements(&mut self, cmds: &[Command], cx: &Cx) -> Result<Ran, ParseError> {
+        let start = self.state.clone();
+        // `start` plus the files every element wrote (`… | tee f`).
+        let mut after = start.clone();
+        let mut stdin = Input::None;
+        let mut last = None;
+        let mut prev: Option<&Command> = None;
+        for c in cmds {
+            self.state = start.clone();
+            self.input_lines = prev.and_then(printed_lines);
+            prev = Some(c);
+            let r = self.command(c, stdin, cx)?;
+            stdin = match (&r.output, r.decoded) {
+                (Some(v), true) => match v.literal() {
+                    Some(t) => Input::Decoded(t),
+                    None => Input::Known(v.clone()),
+                },
+                (Some(v), false) => Input::Known(v.clone()),
+                (None, _) if r.file => Input::File,
+                (None, _) => Input::Unknown,
+            };
+            // What the element left (its own effect included).
+            let inner =
+                join(r.exit.ok.clone(), r.exit.fail.clone()).unwrap_or_else(|| self.state.clone());
+            self.state = after;
+            self.restore_files(&inner);
+            after = self.state.clone();
+            last = Some(r);
+        }
+        let end = self.state.clone();
+        Ok(Ran {
+            exit: Exit::same(&end),
+            output: last.as_ref().and_then(|r| r.output.clone()),
+            decoded: last.as_ref().is_some_and(|r| r.decoded),
+            file: last.as_ref().is_some_and(|r| r.file),
+        })
     }
 
     fn command(&mut self, c: &Command, stdin: Input, cx: &Cx) -> Result<Ran, ParseError> {
@@ -363,7 +409,10 @@ impl Extractor {
                 return self.simple(c, assigns, words, stdin, cx);
             }
             CommandKind::Subshell(list) => {
-                let out = self.list(list, cx)?;
+                self.forks += 1;
+                let out = self.list(list, cx);
+                self.forks -= 1;
+                let out = out?;
                 let inner = self.state.clone();
                 self.state = start.clone();
                 self.restore_files(&inner);
@@ -388,35 +437,43 @@ impl Extractor {
                 for (cond, body) in arms {
                     self.list(cond, cx)?;
                     let after_cond = self.state.clone();
-                    self.list(body, cx)?;
+                    self.guarded(|ex| ex.list(body, cx))?;
                     ends = join(ends, Some(self.state.clone()));
                     self.state = after_cond;
                 }
                 if let Some(e) = otherwise {
-                    self.list(e, cx)?;
+                    self.guarded(|ex| ex.list(e, cx))?;
                 }
                 ends = join(ends, Some(self.state.clone()));
                 self.state = ends.unwrap_or(start);
                 plain(&self.state)
             }
-            CommandKind::Loop { cond, body } => {
-                self.list(cond, cx)?;
-                self.list(body, cx)?;
+            CommandKind::Loop { cond, body, until } => {
+                let times = if endless(cond, *until) { u64::MAX } else { 1 };
+                self.repeated(times, |ex| {
+                    ex.list(cond, cx)?;
+                    ex.guarded(|ex| ex.list(body, cx))
+                })?;
                 self.state = join(Some(start), Some(self.state.clone()))
                     .unwrap_or_else(|| self.state.clone());
                 plain(&self.state)
             }
             CommandKind::For { var, words, body } => {
+                let mut times = 1u64;
                 let value = match words {
                     Some(words) => {
                         let mut v = Value::default();
+                        let mut n = 0u64;
                         for w in words {
-                            for f in self.word_fields(w, cx)? {
+                            let fields = self.word_fields(w, cx)?;
+                            n = n.saturating_add(word_count(w, fields.len()));
+                            for f in fields {
                                 for s in f.value.0 {
                                     v.add(s);
                                 }
                             }
                         }
+                        times = n.max(1);
                         v
                     }
                     None => self.positional_all(),
@@ -426,16 +483,18 @@ impl Extractor {
                     s.set(var, Var::Scalar(value), false);
                 }
                 self.state = Rc::new(s);
-                self.list(body, cx)?;
+                self.repeated(times, |ex| ex.guarded(|ex| ex.list(body, cx)))?;
                 self.state = join(Some(start), Some(self.state.clone()))
                     .unwrap_or_else(|| self.state.clone());
                 plain(&self.state)
             }
-            CommandKind::ArithFor { subs, body } => {
+            CommandKind::ArithFor { head, subs, body } => {
                 for s in subs {
                     self.sub(s, cx)?;
                 }
-                self.list(body, cx)?;
+                self.repeated(arith_for_count(head), |ex| {
+                    ex.guarded(|ex| ex.list(body, cx))
+                })?;
                 self.state = join(Some(start), Some(self.state.clone()))
                     .unwrap_or_else(|| self.state.clone());
                 plain(&self.state)
@@ -448,7 +507,7 @@ impl Extractor {
                     for p in patterns {
                         self.word_fields(p, cx)?;
                     }
-                    self.list(body, cx)?;
+                    self.guarded(|ex| ex.list(body, cx))?;
                     ends = join(ends, Some(self.state.clone()));
                     self.state = before;
                 }
@@ -499,6 +558,31 @@ impl Extractor {
         Ok(ran)
     }
 
+    /// Run `f` as a part that may not run (a branch, a loop body, after `&&`
+    /// or `||`).
+    fn guarded<T>(
+        &mut self,
+        f: impl FnOnce(&mut Self) -> Result<T, ParseError>,
+    ) -> Result<T, ParseError> {
+        self.guards += 1;
+        let r = f(self);
+        self.guards -= 1;
+        r
+    }
+
+    /// Run `f` with the current command repeated `times` more.
+    fn repeated<T>(
+        &mut self,
+        times: u64,
+        f: impl FnOnce(&mut Self) -> Result<T, ParseError>,
+    ) -> Result<T, ParseError> {
+        let saved = self.repeats;
+        self.repeats = saved.saturating_mul(times);
+        let r = f(self);
+        self.repeats = saved;
+        r
+    }
+
     /// Run a substitution (in a subshell); returns what it prints, if known.
     fn sub(&mut self, s: &Sub, cx: &Cx) -> Result<Option<Value>, ParseError> {
         let table = s.heredocs.as_deref().unwrap_or(cx.table);
@@ -511,7 +595,10 @@ impl Extractor {
             },
         };
         let saved = self.state.clone();
-        let out = self.list(&s.body, &scx)?;
+        self.forks += 1;
+        let out = self.list(&s.body, &scx);
+        self.forks -= 1;
+        let out = out?;
         let inner = std::mem::replace(&mut self.state, saved);
         self.restore_files(&inner);
         // Command substitution drops trailing newlines.
@@ -621,6 +708,8 @@ impl Extractor {
         stdin: Input,
         cx: &Cx,
     ) -> Result<Ran, ParseError> {
+        // What the previous element of a pipeline prints (for `xargs`).
+        let input_lines = self.input_lines.take();
         // Substitutions run first: in assignments, then words, then redirections.
         let mut assign_vals = Vec::new();
         for w in assigns {
@@ -721,6 +810,7 @@ impl Extractor {
             stdin: stdin.clone(),
             here,
             read_from,
+            input_lines,
         };
         // What the top-level program does, worked out before it is emitted
         // (it runs in the state before its own effect) and applied after.
@@ -770,10 +860,14 @@ impl Extractor {
             }
         }
         let call = match self.state.funcs.get(&prog) {
-            Some(Func(body)) if self.calls < MAX_DEPTH && !self.active.contains(&prog) => Some((
-                body.clone(),
-                args.iter().map(|a| a.value.clone()).collect::<Vec<_>>(),
-            )),
+            Some(Func(body))
+                if self.calls < MAX_DEPTH && !self.active.iter().any(|(n, ..)| *n == prog) =>
+            {
+                Some((
+                    body.clone(),
+                    args.iter().map(|a| a.value.clone()).collect::<Vec<_>>(),
+                ))
+            }
             _ => None,
         };
 
@@ -795,7 +889,7 @@ impl Extractor {
             self.state = Rc::new(s);
             let fcx = cx.with_via(&prog);
             self.calls += 1;
-            self.active.push(prog.clone());
+            self.active.push((prog.clone(), self.forks, self.guards));
             let r = self.command(&body, stdin.clone(), &fcx);
             self.active.pop();
             self.calls -= 1;
@@ -1240,6 +1334,9 @@ impl Extractor {
             return Err(perr(format!("nesting deeper than {MAX_DEPTH} levels"), off));
         }
         let mut hops = 0;
+        // Set by `xargs -P 0`: it starts its commands all at once, once per
+        // input line (1 when the count is not known).
+        let mut unlimited: Option<u64> = None;
         loop {
             self.tick(off)?;
             let Some(first) = fields.first() else {
@@ -1293,6 +1390,16 @@ impl Extractor {
             sc.cwd = self.state.cwd.clone();
             sc.program_unknown = program_unknown;
             sc.operands_from_input = from_input;
+            sc.background_jobs = match unlimited {
+                Some(lines) => self.repeats.saturating_mul(lines),
+                None => self.background_jobs,
+            };
+            let name = prog.to_ascii_lowercase();
+            // A call of the function it is in, from a new process, that
+            // nothing in the body guards (a base case makes recursion end).
+            sc.forks_itself = self.active.iter().any(|(n, forks, guards)| {
+                *n == name && self.forks > *forks && self.guards == *guards
+            });
             self.out.push(sc);
             let at = self.out.len() - 1;
             let extra = match action {
@@ -1409,6 +1516,9 @@ impl Extractor {
                     return Ok(());
                 }
                 Action::Xargs { skip, replace } => {
+                    if xargs_unlimited(&texts[..skip.min(texts.len())]) {
+                        unlimited = Some(link.input_lines.unwrap_or(1));
+                    }
                     fields = fields.split_off((skip + 1).min(fields.len()));
                     match replace {
                         Some(r) => {
@@ -2315,6 +2425,126 @@ fn written_operands<'a>(prog: &str, args: &'a [Field]) -> Vec<&'a Field> {
             .collect(),
         _ => Vec::new(),
     }
+}
+
+/// Does a loop's condition never end it (`while true`, `while :`, `while [ 1
+/// ]`, `until false`)?
+fn endless(cond: &List, until: bool) -> bool {
+    let [ao] = cond.items.as_slice() else {
+        return false;
+    };
+    let [c] = ao.first.cmds.as_slice() else {
+        return false;
+    };
+    if !ao.rest.is_empty() {
+        return false;
+    }
+    let CommandKind::Simple { assigns, words } = &c.kind else {
+        return false;
+    };
+    let texts: Vec<&str> = words.iter().map(|w| w.text.as_str()).collect();
+    assigns.is_empty()
+        && if until {
+            matches!(texts.as_slice(), ["false"])
+        } else {
+            matches!(
+                texts.as_slice(),
+                ["true"] | [":"] | ["[", "1", "]"] | ["test", "1"] | ["/bin/true"]
+            )
+        }
+}
+
+/// How many times a `for` word makes its loop run: its fields, or the count
+/// of a brace range (`{1..100000}`, left unexpanded past a limit) or of a
+/// `$(seq …)` in it.
+fn word_count(w: &Word, fields: usize) -> u64 {
+    let mut n = fields as u64;
+    if w.plain {
+        if let Some(r) = literal::brace_range_count(&w.text) {
+            n = n.max(r);
+        }
+    }
+    for s in &w.subs {
+        if matches!(s.kind, SubKind::Dollar | SubKind::Backtick) {
+            if let Some(k) = list_printed_lines(&s.body) {
+                n = n.max(k);
+            }
+        }
+    }
+    n
+}
+
+/// Lines a list prints when it is one command whose program says how many
+/// (`seq`, `yes`).
+fn list_printed_lines(l: &List) -> Option<u64> {
+    let [ao] = l.items.as_slice() else {
+        return None;
+    };
+    match ao.first.cmds.as_slice() {
+        [c] if ao.rest.is_empty() => printed_lines(c),
+        _ => None,
+    }
+}
+
+/// Lines a command prints, when its program says: `yes` without end, `seq
+/// [FIRST [STEP]] LAST` (literal numbers) that many.
+fn printed_lines(c: &Command) -> Option<u64> {
+    let CommandKind::Simple { words, .. } = &c.kind else {
+        return None;
+    };
+    let (prog, args) = words.split_first()?;
+    match basename(&prog.text) {
+        "yes" => Some(u64::MAX),
+        "seq" | "gseq" => {
+            let nums: Vec<f64> = args
+                .iter()
+                .filter(|a| !(a.text.starts_with('-') && a.text.parse::<f64>().is_err()))
+                .map(|a| a.text.parse::<f64>().ok())
+                .collect::<Option<_>>()?;
+            let (first, step, last) = match nums.as_slice() {
+                [l] => (1.0, 1.0, *l),
+                [f, l] => (*f, 1.0, *l),
+                [f, s, l] => (*f, *s, *l),
+                _ => return None,
+            };
+            if step == 0.0 {
+                return Some(u64::MAX);
+            }
+            let n = ((last - first) / step).floor() + 1.0;
+            // `as` saturates: a huge count is u64::MAX, a negative one 0.
+            Some(if n.is_finite() { n as u64 } else { u64::MAX })
+        }
+        _ => None,
+    }
+}
+
+/// How many times `for ((HEAD))` runs its body: without end when the
+/// condition is empty (`;;`) or constant true, N for `i < N` / `i <= N` with
+/// a literal N (from 0), else once (not known).
+fn arith_for_count(head: &str) -> u64 {
+    let parts: Vec<&str> = head.split(';').collect();
+    let [_, cond, _] = parts.as_slice() else {
+        return 1;
+    };
+    let cond: String = cond.chars().filter(|c| !c.is_whitespace()).collect();
+    if cond.is_empty() || cond == "1" || cond == "true" {
+        return u64::MAX;
+    }
+    for (op, extra) in [("<=", 1u64), ("<", 0)] {
+        if let Some((_, n)) = cond.split_once(op) {
+            return n.parse::<u64>().map_or(1, |n| n.saturating_add(extra));
+        }
+    }
+    1
+}
+
+/// `xargs -P 0` / `--max-procs=0`: as many processes at once as it can.
+fn xargs_unlimited(opts: &[String]) -> bool {
+    opts.iter().enumerate().any(|(i, a)| {
+        matches!(a.as_str(), "-P0" | "--max-procs=0")
+            || (matches!(a.as_str(), "-P" | "--max-procs")
+                && opts.get(i + 1).is_some_and(|n| n == "0"))
+    })
 }
 
 /// A field written back as shell text that re-parses to the same value: a

@@ -76,6 +76,44 @@ fn expand_one(w: &str) -> Option<Vec<String>> {
     Some(alts.iter().map(|a| format!("{pre}{a}{post}")).collect())
 }
 
+/// How many words the brace ranges of `word` make (`{1..100000}`, `{a..z}{1..9}`),
+/// however many: the product of each range's count; `None` without a range.
+pub(super) fn brace_range_count(word: &str) -> Option<u64> {
+    let mut total: Option<u64> = None;
+    let mut rest = word;
+    while let Some(open) = rest.find('{') {
+        let after = &rest[open + 1..];
+        let Some(close) = after.find('}') else {
+            break;
+        };
+        let inner = &after[..close];
+        let parts: Vec<&str> = inner.split("..").collect();
+        let bounds = |a: &str, z: &str| -> Option<(i64, i64)> {
+            match (a.parse::<i64>(), z.parse::<i64>()) {
+                (Ok(x), Ok(y)) => Some((x, y)),
+                _ => match (a.as_bytes(), z.as_bytes()) {
+                    ([x], [y]) if x.is_ascii_alphabetic() && y.is_ascii_alphabetic() => {
+                        Some((i64::from(*x), i64::from(*y)))
+                    }
+                    _ => None,
+                },
+            }
+        };
+        let count = match parts.as_slice() {
+            [a, z] => bounds(a, z).map(|(x, y)| x.abs_diff(y).saturating_add(1)),
+            [a, z, st] => bounds(a, z)
+                .zip(st.parse::<i64>().ok())
+                .map(|((x, y), st)| (x.abs_diff(y) / st.unsigned_abs().max(1)).saturating_add(1)),
+            _ => None,
+        };
+        if let Some(n) = count {
+            total = Some(total.unwrap_or(1).saturating_mul(n));
+        }
+        rest = &after[close + 1..];
+    }
+    total
+}
+
 /// `{x..y[..step]}` with integers or single ASCII letters.
 fn sequence(inner: &str) -> Option<Vec<String>> {
     let parts: Vec<&str> = inner.split("..").collect();

@@ -199,16 +199,21 @@ pub(crate) enum CommandKind {
         arms: Vec<(List, List)>,
         otherwise: Option<List>,
     },
-    /// `while c; do b; done` / `until c; do b; done`.
-    Loop { cond: List, body: List },
+    /// `while c; do b; done` / `until c; do b; done` (`until`).
+    Loop { cond: List, body: List, until: bool },
     /// `for v in words; do b; done` / `select …`; `words == None` is `"$@"`.
     For {
         var: String,
         words: Option<Vec<Word>>,
         body: List,
     },
-    /// `for ((a; b; c)); do b; done`: substitutions in the head, and the body.
-    ArithFor { subs: Vec<Sub>, body: List },
+    /// `for ((a; b; c)); do b; done`: the head's text and substitutions, and
+    /// the body.
+    ArithFor {
+        head: String,
+        subs: Vec<Sub>,
+        body: List,
+    },
     /// `case w in p|q) list ;; … esac`.
     Case {
         subject: Box<Word>,
@@ -599,7 +604,11 @@ impl Parser<'_> {
                 let body = self.body(kw)?;
                 self.expect_kw("done", kw, at)?;
                 self.leave();
-                CommandKind::Loop { cond, body }
+                CommandKind::Loop {
+                    cond,
+                    body,
+                    until: kw == "until",
+                }
             }
             Some(kw @ ("for" | "select")) => {
                 self.next()?;
@@ -662,6 +671,9 @@ impl Parser<'_> {
             let close = self
                 .arith_end(self.pos + 1)
                 .ok_or_else(|| perr(format!("unterminated `{kw} ((`"), at))?;
+            let head =
+                String::from_utf8_lossy(self.src.get(self.pos + 1..close).unwrap_or_default())
+                    .into_owned();
             let subs = self.scan_region(self.pos + 1, close, at)?;
             self.pos = close + 2;
             self.skip_newlines()?;
@@ -672,7 +684,7 @@ impl Parser<'_> {
             self.expect_kw("do", kw, at)?;
             let body = self.body(kw)?;
             self.expect_kw("done", kw, at)?;
-            return Ok(CommandKind::ArithFor { subs, body });
+            return Ok(CommandKind::ArithFor { head, subs, body });
         }
         let var = match self.next()? {
             Tok::Word(w) => w.text,

@@ -1693,6 +1693,7 @@ impl Extractor {
                         self.synth("rm", Some(flag), path, &v, off);
                     }
                     Effect::Read(path) => self.synth("cat", None, path, &v, off),
+                    Effect::Write { path, append } => self.synth_write(path, append, &v, off),
                     Effect::Dynamic => self.set_code(at, Code::Dynamic),
                 }
             }
@@ -1728,6 +1729,33 @@ impl Extractor {
             Some(Written::Unknown) => Makefile::Unknown,
             None => Makefile::OnDisk,
         }
+    }
+
+    /// Report a write that inline code does as the shell's `> PATH` (`>>` when
+    /// appending): a command with no program, so the rules about redirections
+    /// judge it by where it writes.
+    fn synth_write(&mut self, path: Value, append: bool, via: &[String], off: usize) {
+        let r = Redirect {
+            op: if append {
+                RedirectOp::Append
+            } else {
+                RedirectOp::Write
+            },
+            fd: None,
+            target: path.literal().unwrap_or_else(|| path.to_string()),
+            value: path,
+        };
+        let mut sc = SimpleCommand::with_values(
+            String::new(),
+            Vec::new(),
+            Vec::new(),
+            vec![r],
+            Vec::new(),
+            via.to_vec(),
+            off,
+        );
+        sc.cwd = self.state.cwd.clone();
+        self.out.push(sc);
     }
 
     /// Report a command that inline code amounts to (`rm -rf PATH`, `cat PATH`).

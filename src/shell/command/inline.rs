@@ -36,6 +36,7 @@ pub(crate) enum Lang {
     Vim,
     AppleScript,
     Make,
+    Julia,
 }
 
 /// Something inline code does.
@@ -49,6 +50,9 @@ pub(crate) enum Effect {
     Delete { recursive: bool, path: Value },
     /// Reads a file.
     Read(Value),
+    /// Writes a file (`open(P, "w")`, `Path(P).write_text`, a copy's
+    /// destination), appending or not.
+    Write { path: Value, append: bool },
     /// Runs code or commands nobody can read beforehand.
     Dynamic,
 }
@@ -120,7 +124,8 @@ fn literal_at(lang: Lang, src: &[char], i: usize) -> Option<(Sym, usize)> {
     let (mut k, close_len) = if triple { (i + 3, 3) } else { (i + 1, 1) };
     let fstring =
         lang == Lang::Python && i > 0 && src.get(i - 1).is_some_and(|c| matches!(c, 'f' | 'F'));
-    let interpolates = q == '"' && matches!(lang, Lang::Perl | Lang::Ruby | Lang::Php)
+    let interpolates = q == '"'
+        && matches!(lang, Lang::Perl | Lang::Ruby | Lang::Php | Lang::Julia)
         || q == '`' && lang == Lang::Js
         || fstring;
     let raw_single = q == '\'' && matches!(lang, Lang::Perl | Lang::Ruby | Lang::Php);
@@ -157,7 +162,7 @@ fn literal_at(lang: Lang, src: &[char], i: usize) -> Option<(Sym, usize)> {
                 sym.push(marker_piece(c));
                 k += 1;
             }
-            '$' if interpolates && matches!(lang, Lang::Perl | Lang::Php) => {
+            '$' if interpolates && matches!(lang, Lang::Perl | Lang::Php | Lang::Julia) => {
                 // `$ENV{HOME}`, `$ENV{'HOME'}`, `$name`, `${name}`
                 let rest: String = src.get(k..(k + 16).min(src.len()))?.iter().collect();
                 let home = ["$ENV{HOME}", "$ENV{'HOME'}", "$ENV{\"HOME\"}"]
@@ -375,6 +380,11 @@ const TILDE_EXPANDERS: &[&str] = &[
 
 /// Functions that join path parts with `/`.
 const JOINERS: &[&str] = &[
+    "joinpath",
+    "Path",
+    "pathlib.Path",
+    "PurePath",
+    "PosixPath",
     "os.path.join",
     "path.join",
     "File.join",
@@ -390,6 +400,13 @@ const JOINERS: &[&str] = &[
 /// concatenation or join of those, or unknown.
 fn eval(lang: Lang, expr: &str) -> Value {
     let e = expr.trim();
+    // `(Path.home() / ".bashrc")`
+    if e.starts_with('(') {
+        let chars: Vec<char> = e.chars().collect();
+        if matching(&chars, 0) == Some(chars.len() - 1) {
+            return eval(lang, &chars[1..chars.len() - 1].iter().collect::<String>());
+        }
+    }
     if let Some(inner) = e.strip_suffix(".expanduser()") {
         // `Path('~/x').expanduser()`
         let inner = inner.trim();
@@ -457,6 +474,14 @@ fn eval(lang: Lang, expr: &str) -> Value {
                     let v = eval(lang, one);
                     return Value(v.0.into_iter().map(|s| tilde(s, short == "glob")).collect());
                 }
+            }
+            // `Path.home().joinpath('.zshrc')`: the receiver, then the parts.
+            if let Some(base) = name.strip_suffix(".joinpath") {
+                let mut v = eval(lang, base);
+                for a in &args {
+                    v = v.concat(&Value::text("/")).concat(&eval(lang, a));
+                }
+                return v;
             }
             if JOINERS.contains(&name) || JOINERS.contains(&short) {
                 let mut v = Value::one(Sym::default());
@@ -579,6 +604,19 @@ enum Kind {
     Read,
     /// Perl's `open(FH, MODE, PATH)` / `open(FH, "<PATH")`.
     PerlOpen,
+    /// A write of the first argument (appending when the name says so).
+    Write,
+    /// A write of the receiver (`Path(P).write_text(…)`).
+    WriteReceiver,
+    /// A copy or move: a read of the first argument, a write of the second.
+    Copy,
+    /// A listing or walk of the first argument's tree (`os.walk(P)`); a
+    /// pattern (`glob.glob(P + '/**')`) is the folder before its wildcards.
+    Walk,
+    /// A listing or walk of the receiver's tree (`Path(P).rglob('*')`).
+    WalkReceiver,
+    /// Python's `exec`/`eval`: runs its argument as code.
+    Exec,
 }
 
 /// Per language: call names (the last component of a dotted name) and kinds.
@@ -605,6 +643,22 @@ fn table(lang: Lang) -> &'static [(&'static str, Kind)] {
             ("removedirs", Delete),
             ("open", Read),
             ("read_text", Read),
+            ("write_text", WriteReceiver),
+            ("write_bytes", WriteReceiver),
+            ("copy", Copy),
+            ("copy2", Copy),
+            ("copyfile", Copy),
+            ("move", Copy),
+            ("replace", Copy),
+            ("walk", Walk),
+            ("listdir", Walk),
+            ("scandir", Walk),
+            ("glob", Walk),
+            ("iglob", Walk),
+            ("rglob", WalkReceiver),
+            ("iterdir", WalkReceiver),
+            ("exec", Exec),
+            ("eval", Exec),
         ],
         Lang::Perl => &[
             ("system", Shell),
@@ -638,6 +692,14 @@ fn table(lang: Lang) -> &'static [(&'static str, Kind)] {
             ("read", Read),
             ("readlines", Read),
             ("binread", Read),
+            ("write", Write),
+            ("binwrite", Write),
+            ("cp", Copy),
+            ("mv", Copy),
+            ("install", Copy),
+            ("find", Walk),
+            ("children", Walk),
+            ("each_child", Walk),
         ],
         Lang::Js => &[
             ("execSync", Shell),
@@ -661,6 +723,18 @@ fn table(lang: Lang) -> &'static [(&'static str, Kind)] {
             ("readTextFileSync", Read),
             ("readTextFile", Read),
             ("file", Read),
+            ("writeFileSync", Write),
+            ("writeFile", Write),
+            ("appendFileSync", Write),
+            ("appendFile", Write),
+            ("writeTextFileSync", Write),
+            ("writeTextFile", Write),
+            ("copyFileSync", Copy),
+            ("copyFile", Copy),
+            ("cpSync", Copy),
+            ("renameSync", Copy),
+            ("readdirSync", Walk),
+            ("readdir", Walk),
         ],
         Lang::Php => &[
             ("system", Shell),
@@ -675,6 +749,11 @@ fn table(lang: Lang) -> &'static [(&'static str, Kind)] {
             ("readfile", Read),
             ("fopen", Read),
             ("file", Read),
+            ("file_put_contents", Write),
+            ("copy", Copy),
+            ("rename", Copy),
+            ("scandir", Walk),
+            ("glob", Walk),
         ],
         Lang::Lua => &[
             ("execute", Shell),
@@ -694,6 +773,17 @@ fn table(lang: Lang) -> &'static [(&'static str, Kind)] {
             ("read.csv", Read),
         ],
         Lang::Awk => &[("system", Shell)],
+        Lang::Julia => &[
+            ("run", Shell),
+            ("rm", DeleteMaybeTree),
+            ("write", Write),
+            ("cp", Copy),
+            ("mv", Copy),
+            ("walkdir", Walk),
+            ("readdir", Walk),
+            ("read", Read),
+            ("readlines", Read),
+        ],
         _ => &[],
     }
 }
@@ -705,11 +795,11 @@ fn mask(lang: Lang, src: &[char]) -> Vec<char> {
     let mut k = 0;
     let comment_hash = matches!(
         lang,
-        Lang::Python | Lang::Perl | Lang::Ruby | Lang::R | Lang::Awk
+        Lang::Python | Lang::Perl | Lang::Ruby | Lang::R | Lang::Awk | Lang::Julia
     );
     while k < src.len() {
         let c = src[k];
-        if matches!(c, '\'' | '"') || (c == '`' && lang == Lang::Js) {
+        if matches!(c, '\'' | '"') || (c == '`' && matches!(lang, Lang::Js | Lang::Julia)) {
             if let Some((_, end)) = literal_at(lang, src, k) {
                 for o in out.iter_mut().take(end.saturating_sub(1)).skip(k + 1) {
                     *o = ' ';
@@ -803,6 +893,10 @@ fn calls(lang: Lang, code: &str) -> Vec<Effect> {
         awk_pipes(&src, &masked, &mut out);
     }
     let names = table(lang);
+    // Trees the code lists or walks, and whether it deletes paths nobody can
+    // name (the walk's entries): then it deletes everything in those trees.
+    let mut walks: Vec<Value> = Vec::new();
+    let mut deletes_entries = false;
     let mut k = 0;
     while k < src.len() && out.len() < MAX_EFFECTS {
         if !is_ident(masked[k]) || (k > 0 && is_ident(masked[k - 1])) {
@@ -823,10 +917,15 @@ fn calls(lang: Lang, code: &str) -> Vec<Effect> {
         while a < src.len() && src[a] == ' ' {
             a += 1;
         }
+        let receiver = receiver(&src, &masked, k);
         let args: Vec<String> = if src.get(a) == Some(&'(') {
             match matching(&src, a) {
                 Some(close) => {
-                    let inner: String = src[a + 1..close].iter().collect();
+                    let mut inner: String = src[a + 1..close].iter().collect();
+                    if lang == Lang::Julia {
+                        // `rm(p; recursive=true)`: keywords after `;`.
+                        inner = inner.replace(';', ",");
+                    }
                     k = close + 1;
                     split_args(&inner)
                 }
@@ -860,7 +959,118 @@ fn calls(lang: Lang, code: &str) -> Vec<Effect> {
             k = e;
             continue;
         };
-        call(lang, &name, *kind, &args, &mut out);
+        match kind {
+            Kind::Walk => walks.push(walk_root(lang, args.first().map(String::as_str))),
+            Kind::WalkReceiver => walks.push(walk_root(lang, receiver.as_deref())),
+            Kind::WriteReceiver => {
+                if let Some(r) = &receiver {
+                    let path = eval(lang, r);
+                    if path.literal().is_some() || has_known(&path) {
+                        out.push(Effect::Write {
+                            path,
+                            append: false,
+                        });
+                    }
+                }
+            }
+            Kind::Delete | Kind::DeleteTree | Kind::DeleteMaybeTree => {
+                // `os.remove(os.path.join(root, f))`, `p.unlink()`.
+                let named = args.first().map(|a| eval(lang, a));
+                if named
+                    .is_none_or(|v| v.has_unknown() || (v.literal().is_none() && !has_known(&v)))
+                {
+                    deletes_entries = true;
+                }
+                call(lang, &name, *kind, &args, &mut out);
+            }
+            _ => call(lang, &name, *kind, &args, &mut out),
+        }
+    }
+    if deletes_entries {
+        for root in walks {
+            let mut path = Value::default();
+            for s in root.0 {
+                let mut s = s;
+                s.push(Piece::Below);
+                path.add(s);
+            }
+            out.push(Effect::Delete {
+                recursive: true,
+                path,
+            });
+        }
+    }
+    out
+}
+
+/// The expression a method is called on (`Path(p).rglob` → `Path(p)`), when
+/// the name at `k` follows a `.`.
+fn receiver(src: &[char], masked: &[char], k: usize) -> Option<String> {
+    if k < 2 || masked[k - 1] != '.' {
+        return None;
+    }
+    let end = k - 1;
+    let mut i = end;
+    while i > 0 {
+        let c = masked[i - 1];
+        if matches!(c, ')' | ']') {
+            let open = if c == ')' { '(' } else { '[' };
+            let mut depth = 0usize;
+            let mut j = i;
+            loop {
+                if j == 0 {
+                    return None;
+                }
+                j -= 1;
+                if masked[j] == c {
+                    depth += 1;
+                } else if masked[j] == open {
+                    depth -= 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+            }
+            i = j;
+        } else if is_ident(c) || c == '.' {
+            i -= 1;
+        } else {
+            break;
+        }
+    }
+    (i < end).then(|| src[i..end].iter().collect())
+}
+
+/// The tree a listing or walk goes through: its argument (the working folder
+/// without one), or for a pattern (`P + '/**/*'`) the folder before the first
+/// wildcard.
+fn walk_root(lang: Lang, arg: Option<&str>) -> Value {
+    let Some(arg) = arg else {
+        return Value::one(Sym::piece(Piece::Start));
+    };
+    let v = eval(lang, arg);
+    let mut out = Value::default();
+    for s in v.0 {
+        let mut root = Sym::default();
+        for p in s.0 {
+            match p {
+                Piece::Text(t) | Piece::Glob(t) if t.contains(['*', '?', '[']) => {
+                    let cut = t.find(['*', '?', '[']).unwrap_or(0);
+                    let head = t[..cut]
+                        .trim_end_matches(|c| c != '/')
+                        .trim_end_matches('/');
+                    if !head.is_empty() {
+                        root.push(Piece::Text(head.to_string()));
+                    }
+                    break;
+                }
+                p => root.push(p),
+            }
+        }
+        if root.is_empty() {
+            root = Sym::piece(Piece::Start);
+        }
+        out.add(root);
     }
     out
 }
@@ -937,6 +1147,7 @@ fn call(lang: Lang, name: &str, kind: Kind, args: &[String], out: &mut Vec<Effec
                     args.iter().skip(1).any(|a| {
                         let c: String = a.chars().filter(|c| !c.is_whitespace()).collect();
                         c.contains("recursive:true")
+                            || c.contains("recursive=true")
                             || c.contains("recursive=TRUE")
                             || c.contains("recursive=T")
                     }) || name == "removeSync"
@@ -957,10 +1168,22 @@ fn call(lang: Lang, name: &str, kind: Kind, args: &[String], out: &mut Vec<Effec
             }
         }
         Kind::Read => {
-            // `open(path, 'w')` writes; reads are what leak.
+            // `open(path, 'w')` writes.
             if name == "open" && lang == Lang::Python {
-                if let Some(mode) = args.get(1).map(|m| eval(lang, m)) {
-                    if mode.literal().is_some_and(|m| m.contains(['w', 'a', 'x'])) {
+                let mode = args
+                    .iter()
+                    .skip(1)
+                    .map(|m| m.strip_prefix("mode=").unwrap_or(m))
+                    .find_map(|m| eval(lang, m).literal());
+                if let Some(mode) = mode.filter(|m| m.contains(['w', 'a', 'x', '+'])) {
+                    let path = eval(lang, first);
+                    if path.literal().is_some() || has_known(&path) {
+                        out.push(Effect::Write {
+                            path,
+                            append: mode.contains('a'),
+                        });
+                    }
+                    if !mode.contains('+') {
                         return;
                     }
                 }
@@ -970,6 +1193,39 @@ fn call(lang: Lang, name: &str, kind: Kind, args: &[String], out: &mut Vec<Effec
                 out.push(Effect::Read(path));
             }
         }
+        Kind::Write => {
+            let path = eval(lang, first);
+            if path.literal().is_some() || has_known(&path) {
+                out.push(Effect::Write {
+                    path,
+                    append: name.to_ascii_lowercase().contains("append"),
+                });
+            }
+        }
+        Kind::Copy => {
+            let from = eval(lang, first);
+            if from.literal().is_some() || has_known(&from) {
+                out.push(Effect::Read(from));
+            }
+            if let Some(to) = args.get(1).map(|a| eval(lang, a)) {
+                if to.literal().is_some() || has_known(&to) {
+                    out.push(Effect::Write {
+                        path: to,
+                        append: false,
+                    });
+                }
+            }
+        }
+        Kind::Exec => {
+            // Literal code is scanned as code; a file's text (`exec(open(f).read())`)
+            // is a script file; anything else (decoded, built) is not known.
+            match eval(lang, first).literal() {
+                Some(code) => out.extend(calls(lang, &code)),
+                None if first.contains("open(") || first.contains("read_text(") => {}
+                None => out.push(Effect::Dynamic),
+            }
+        }
+        Kind::Walk | Kind::WalkReceiver | Kind::WriteReceiver => {}
         Kind::PerlOpen => {
             let Some(last) = args.last().filter(|_| args.len() > 1) else {
                 return;
@@ -979,7 +1235,17 @@ fn call(lang: Lang, name: &str, kind: Kind, args: &[String], out: &mut Vec<Effec
             } else {
                 String::new()
             };
-            if mode.contains('>') || mode.contains('|') {
+            if mode.contains('|') {
+                return;
+            }
+            if mode.contains('>') {
+                let path = eval(lang, last);
+                if path.literal().is_some() || has_known(&path) {
+                    out.push(Effect::Write {
+                        path,
+                        append: mode.contains(">>"),
+                    });
+                }
                 return;
             }
             let v = eval(lang, last);
@@ -990,7 +1256,15 @@ fn call(lang: Lang, name: &str, kind: Kind, args: &[String], out: &mut Vec<Effec
                         out.push(Effect::Shell(Sym::text(t.trim_end_matches('|'))));
                         return;
                     }
-                    if t.starts_with('>') || t.starts_with('|') {
+                    if let Some(p) = t.strip_prefix('>') {
+                        let append = p.starts_with('>');
+                        out.push(Effect::Write {
+                            path: Value::text(p.trim_start_matches('>').trim()),
+                            append,
+                        });
+                        return;
+                    }
+                    if t.starts_with('|') {
                         return;
                     }
                     out.push(Effect::Read(Value::text(t.trim_start_matches('<').trim())));
@@ -1213,6 +1487,119 @@ mod tests {
                 _ => None,
             })
             .collect()
+    }
+
+    /// (language, code, the writes it does as `>`/`>>` PATH)
+    const WRITES: &[(Lang, &str, &[&str])] = &[
+        (
+            Lang::Python,
+            "open('/etc/hosts','w').write('x')",
+            &["> /etc/hosts"],
+        ),
+        (
+            Lang::Python,
+            "open('/etc/hosts', mode='a')",
+            &[">> /etc/hosts"],
+        ),
+        (Lang::Python, "open('/etc/hosts')", &[]),
+        (
+            Lang::Python,
+            "Path.home().joinpath('.zshrc').write_text('x')",
+            &["> $HOME/.zshrc"],
+        ),
+        (
+            Lang::Python,
+            "shutil.copy('a', '/usr/local/bin/x')",
+            &["> /usr/local/bin/x"],
+        ),
+        (Lang::Js, "fs.appendFileSync('/etc/x', 'y')", &[">> /etc/x"]),
+        (Lang::Ruby, "File.write('/etc/x', 'y')", &["> /etc/x"]),
+        (Lang::Perl, "open(my $f, '>>', '/etc/x')", &[">> /etc/x"]),
+        (Lang::Perl, "open(F, '>/etc/x')", &["> /etc/x"]),
+        (
+            Lang::Php,
+            "file_put_contents('/etc/x', 'y');",
+            &["> /etc/x"],
+        ),
+        (Lang::Julia, "write(\"/etc/x\", \"y\")", &["> /etc/x"]),
+    ];
+
+    #[test]
+    fn writes() {
+        for (lang, code, want) in WRITES {
+            let got: Vec<String> = scan(*lang, code)
+                .into_iter()
+                .filter_map(|e| match e {
+                    Effect::Write { path, append } => {
+                        Some(format!("{} {path}", if append { ">>" } else { ">" }))
+                    }
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(got, *want, "{code}");
+        }
+    }
+
+    /// (language, code, recursive deletes it does)
+    const WALK_DELETES: &[(Lang, &str, &[&str])] = &[
+        (
+            Lang::Python,
+            "for r,_,fs in os.walk('/etc'):\n  [os.remove(os.path.join(r,f)) for f in fs]",
+            &["/etc/…"],
+        ),
+        (
+            Lang::Python,
+            "for p in Path.home().rglob('*'): p.unlink()",
+            &["$HOME/…"],
+        ),
+        (
+            Lang::Python,
+            "[os.remove(f) for f in glob.glob('/srv/**', recursive=True)]",
+            &["/srv/…"],
+        ),
+        (
+            Lang::Python,
+            "[os.remove(f) for f in os.listdir()]",
+            &["$PWD/…"],
+        ),
+        // a walk that deletes nothing, a delete of a named file
+        (Lang::Python, "print(list(os.walk('/etc')))", &[]),
+        (Lang::Python, "os.walk('/etc'); os.remove('x.txt')", &[]),
+        (Lang::Julia, "rm(homedir(); recursive=true)", &["$HOME"]),
+    ];
+
+    #[test]
+    fn walk_deletes() {
+        for (lang, code, want) in WALK_DELETES {
+            let got: Vec<String> = scan(*lang, code)
+                .into_iter()
+                .filter_map(|e| match e {
+                    Effect::Delete {
+                        recursive: true,
+                        path,
+                    } => Some(path.to_string()),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(got, *want, "{code}");
+        }
+    }
+
+    #[test]
+    fn exec_of_code_nobody_can_read() {
+        for (code, dynamic) in [
+            ("exec(base64.b64decode('aGk='))", true),
+            ("eval(compile(zlib.decompress(b), 'x', 'exec'))", true),
+            ("exec(open('setup.py').read())", false),
+            ("print(eval('2+3'))", false),
+        ] {
+            let got = scan(Lang::Python, code).contains(&Effect::Dynamic);
+            assert_eq!(got, dynamic, "{code}");
+        }
+        assert_eq!(
+            deletes(Lang::Python, "exec(\"import shutil; shutil.rmtree('/')\")"),
+            [(true, "/".to_string())]
+        );
     }
 
     #[test]

@@ -773,6 +773,7 @@ pub(crate) fn interpreter(prog: &str, args: &[String]) -> Option<(Lang, Vec<usiz
         "vim" | "nvim" | "vi" | "gvim" | "ex" | "view" => Lang::Vim,
         "osascript" => Lang::AppleScript,
         "make" | "gmake" => Lang::Make,
+        "julia" => Lang::Julia,
         _ => return None,
     };
     // Options that take a value, per language (the value is skipped).
@@ -783,6 +784,16 @@ pub(crate) fn interpreter(prog: &str, args: &[String]) -> Option<(Lang, Vec<usiz
         Lang::Js => &["-r", "--require", "--import", "--loader", "--input-type"],
         Lang::Awk => &["-F", "-v", "--assign", "--field-separator"],
         Lang::Vim => &["-u", "-i", "-S", "-T", "-w", "-W"],
+        Lang::Julia => &[
+            "-t",
+            "--threads",
+            "-p",
+            "--procs",
+            "-J",
+            "--sysimage",
+            "-L",
+            "--load",
+        ],
         _ => &[],
     };
     let code_flags: &[&str] = match lang {
@@ -790,6 +801,7 @@ pub(crate) fn interpreter(prog: &str, args: &[String]) -> Option<(Lang, Vec<usiz
         Lang::Js => &["-e", "--eval", "-p", "--print"],
         Lang::Php => &["-r"],
         Lang::Lua | Lang::R | Lang::Perl | Lang::Ruby | Lang::AppleScript => &["-e", "-E"],
+        Lang::Julia => &["-e", "-E", "--eval", "--print"],
         Lang::Sed => &["-e", "--expression"],
         Lang::Vim => &["-c", "--cmd"],
         _ => &[],

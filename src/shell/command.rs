@@ -56,10 +56,15 @@ pub use wrappers::MAX_WRAPPERS;
 /// uses them; a wrapper before the command it wraps).
 ///
 /// Returns `Ok(vec![])` for an empty script or one with only comments.
+/// A quote of the script's own text left open is judged as if closed at
+/// the end (the shell refuses the line and runs nothing from it on; the
+/// agent will retry it closed): `echo "rm -rf /` is an echo, while in
+/// `rm -rf ~; echo "x` the delete counts.
 ///
 /// # Errors
-/// [`ParseError`] (with the byte offset) for any syntax error — unterminated
-/// quote, substitution or here-document, missing `fi`/`done`/`esac`, a stray
+/// [`ParseError`] (with the byte offset) for any syntax error — a quote
+/// left open in a re-parsed string, an unterminated substitution or
+/// here-document, missing `fi`/`done`/`esac`, a stray
 /// operator — including inside re-parsed strings (`bash -c`, `eval`), and
 /// for nesting beyond [`MAX_DEPTH`] or [`MAX_WRAPPERS`].
 pub fn parse(script: &str) -> Result<Vec<SimpleCommand>, ParseError> {
@@ -285,6 +290,23 @@ pub struct ParseError {
     pub message: String,
     /// Byte offset in the top-level script where the problem was found.
     pub offset: usize,
+    /// What kind of problem it is.
+    pub kind: ParseErrorKind,
+}
+
+/// The kinds of [`ParseError`] that change what runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParseErrorKind {
+    /// A quote (`'`, `"`, `$'`, `` ` ``) of the script's own text is never
+    /// closed. bash and dash then run the lines before the one the quote
+    /// opens on and nothing from that line on; zsh runs nothing at all.
+    /// [`parse`] judges the script as if the quote were closed at the end.
+    /// Raised by the lexer of the top-level text only: a quote left open in
+    /// a re-parsed text (`bash -c '…'`, a backquoted command) fails that
+    /// inner shell while the command around it still runs.
+    UnclosedQuote,
+    /// Anything else: the analysis cannot say what runs.
+    Other,
 }
 
 impl fmt::Display for ParseError {
@@ -299,6 +321,15 @@ pub(crate) fn perr(message: impl Into<String>, offset: usize) -> ParseError {
     ParseError {
         message: message.into(),
         offset,
+        kind: ParseErrorKind::Other,
+    }
+}
+
+/// A quote of the lexed text opened at `offset` and never closed.
+pub(crate) fn unclosed_quote(message: &str, offset: usize) -> ParseError {
+    ParseError {
+        kind: ParseErrorKind::UnclosedQuote,
+        ..perr(message, offset)
     }
 }
 

@@ -19,10 +19,44 @@ use super::syntax::{
     SubKind, Word, MAX_DEPTH,
 };
 use super::wrappers::{self, Action, MAX_WRAPPERS};
-use super::{basename, perr, Code, ParseError, Redirect, RedirectOp, SimpleCommand};
+use super::{
+    basename, perr, Code, ParseError, ParseErrorKind, Redirect, RedirectOp, SimpleCommand,
+};
 use crate::shell::value::{Piece, Sym, Value};
 
 pub(crate) fn extract(script: &str) -> Result<Vec<SimpleCommand>, ParseError> {
+    // A quote left open: the shell refuses the line it opens on and runs
+    // nothing from it on (zsh: nothing at all). The script is judged as if
+    // the agent had closed the quote at the end, the way it will retry it:
+    // an open quote neither hides a delete (`rm -rf ~; echo "x`) nor makes
+    // plain text ask (`echo "rm -rf /`). When closing does not make it
+    // parse, the error stands (the policy's unparsable answer).
+    let mut closed: Option<String> = None;
+    for _ in 0..MAX_QUOTE_CLOSES {
+        let text = closed.as_deref().unwrap_or(script);
+        match extract_complete(text) {
+            Err(e) if e.kind == ParseErrorKind::UnclosedQuote => {
+                let closer = match text.as_bytes().get(e.offset) {
+                    Some(b'$') => '\'',
+                    Some(&q @ (b'\'' | b'"' | b'`')) => char::from(q),
+                    _ => return Err(e),
+                };
+                let mut t = text.to_string();
+                t.push(closer);
+                closed = Some(t);
+            }
+            r => return r,
+        }
+    }
+    extract_complete(closed.as_deref().unwrap_or(script))
+}
+
+/// How many open quotes [`extract`] closes at the end of a script (each
+/// close re-parses it).
+const MAX_QUOTE_CLOSES: usize = 4;
+
+/// The commands of a script that must parse as a whole.
+fn extract_complete(script: &str) -> Result<Vec<SimpleCommand>, ParseError> {
     let mut ex = Extractor {
         out: Vec::new(),
         budget: script.len().saturating_mul(32).saturating_add(1 << 16),

@@ -7,7 +7,7 @@ use super::syntax::{
     parse_script, Heredoc, Param, ParamOp, Parser, Part, Pending, RawRedir, RedirKind, Sub,
     SubKind, Word,
 };
-use super::{perr, ParseError, RedirectOp};
+use super::{perr, unclosed_quote, ParseError, RedirectOp};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Op {
@@ -465,7 +465,7 @@ impl Parser<'_> {
                     let q = self.pos;
                     let rest = self.src.get(q + 1..self.end).unwrap_or_default();
                     let Some(len) = rest.iter().position(|&c| c == b'\'') else {
-                        return Err(perr("unterminated single quote", q));
+                        return Err(unclosed_quote("unterminated single quote", q));
                     };
                     buf.lit(&rest[..len], true);
                     self.pos = q + 1 + len + 1;
@@ -568,7 +568,7 @@ impl Parser<'_> {
         self.pos += 1;
         loop {
             let Some(c) = self.byte(self.pos) else {
-                return Err(perr("unterminated double quote", q));
+                return Err(unclosed_quote("unterminated double quote", q));
             };
             match c {
                 b'"' => {
@@ -894,7 +894,7 @@ impl Parser<'_> {
         let mut inner = Vec::new();
         loop {
             let Some(c) = self.byte(self.pos) else {
-                return Err(perr("unterminated backquote", start));
+                return Err(unclosed_quote("unterminated backquote", start));
             };
             match c {
                 b'`' => {
@@ -954,14 +954,14 @@ impl Parser<'_> {
         let mut out = Vec::new();
         loop {
             let Some(c) = self.byte(self.pos) else {
-                return Err(perr("unterminated `$'` string", q));
+                return Err(unclosed_quote("unterminated `$'` string", q));
             };
             self.pos += 1;
             match c {
                 b'\'' => break,
                 b'\\' => {
                     let Some(e) = self.byte(self.pos) else {
-                        return Err(perr("unterminated `$'` string", q));
+                        return Err(unclosed_quote("unterminated `$'` string", q));
                     };
                     self.pos += 1;
                     match e {

@@ -412,6 +412,7 @@ pub(crate) fn classify(prog: &str, args: &[String]) -> Action {
             None => Action::None,
         },
         "su" | "runuser" => su(prog, args),
+        "ssh" => ssh(args),
         "eval" if !args.is_empty() => Action::Script {
             text: args.join(" "),
             label: "eval".to_string(),
@@ -698,6 +699,26 @@ fn flock(args: &[String]) -> Action {
 
 /// `su [opts] [-] [user] -c STR` (options may follow the user);
 /// `runuser -u USER [--] CMD…`.
+/// `ssh [options] destination command…`: the remote shell runs the words
+/// after the destination, joined by spaces (as `eval` does). Its `~` is a
+/// home too, and a delete there is as lost as one here.
+/// OpenSSH reads options after the destination too (`ssh bastion -N`).
+fn ssh(args: &[String]) -> Action {
+    const VALUED: &str = "BbcDEeFIiJLlmOopQRSWw";
+    let dest = opts(args, VALUED, &[]).next;
+    let after = args.get(dest + 1..).unwrap_or_default();
+    let start = dest + 1 + opts(after, VALUED, &[]).next;
+    match args.get(start..) {
+        Some(cmd) if !cmd.is_empty() => Action::Script {
+            text: cmd.join(" "),
+            label: "ssh (remote command)".to_string(),
+            from: start..args.len(),
+            positional: None,
+        },
+        _ => Action::None,
+    }
+}
+
 fn su(prog: &str, args: &[String]) -> Action {
     let o = opts(
         args,

@@ -959,7 +959,7 @@ pub(crate) fn interpreter(prog: &str, args: &[String]) -> Option<(Lang, Vec<usiz
 
 /// Programs that run shell code given in an option: `script -c`, `ssh -o
 /// ProxyCommand=`, `rsync -e`, `tar --checkpoint-action=exec=`, `zip -TT`,
-/// `gdb -ex 'shell …'`, `git -c alias.x='!…'`. The code is read as a shell
+/// `gdb -ex 'shell …'`, `git -c alias.x='!…'`, `git rebase --exec`. The code is read as a shell
 /// script (labelled `PROG OPTION`).
 fn option_code(prog: &str, args: &[String]) -> Option<Action> {
     let script = |i: usize, text: &str, label: &str| Action::Script {
@@ -1035,6 +1035,16 @@ fn option_code(prog: &str, args: &[String]) -> Option<Action> {
                         .or_else(|| t.strip_prefix('!'))
                         .map(|c| (k, c.to_string(), "-ex shell"))
                 }),
+            "git"
+                if args.iter().any(|w| w == "rebase")
+                    && (a == "--exec" || a == "-x" || a.starts_with("--exec=")) =>
+            {
+                // `git rebase --exec CMD`: a shell command after each commit.
+                match a.strip_prefix("--exec=") {
+                    Some(v) => Some((i, v.to_string(), "rebase --exec")),
+                    None => args.get(i + 1).map(|v| (i + 1, v.clone(), "rebase --exec")),
+                }
+            }
             "git" => {
                 let conf = if a == "-c" {
                     args.get(i + 1).map(|v| (i + 1, v.as_str()))
@@ -1066,8 +1076,10 @@ fn option_code(prog: &str, args: &[String]) -> Option<Action> {
             && args
                 .get(i.wrapping_sub(1))
                 .is_none_or(|p| p != "-c" && p != "-C")
+            && !args[..=i].iter().any(|w| w == "rebase")
         {
-            // Options end at the subcommand.
+            // Options end at the subcommand (rebase's own options go on:
+            // `--exec`).
             return None;
         }
     }

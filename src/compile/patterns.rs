@@ -226,6 +226,16 @@ pub fn force_globs(g: &Globs) -> Result<(), String> {
     glob_sets(g).map(|_| ())
 }
 
+/// The texts as a list's patterns see them: lowercased for a
+/// case-insensitive list, as they are otherwise (borrowed, not copied).
+fn folded<'a>(g: &Globs, texts: &'a [String]) -> std::borrow::Cow<'a, [String]> {
+    if g.case_insensitive {
+        std::borrow::Cow::Owned(texts.iter().map(|t| t.to_lowercase()).collect())
+    } else {
+        std::borrow::Cow::Borrowed(texts)
+    }
+}
+
 /// Does any of `texts` match? A text excluded in one of its forms (a path's
 /// `~/…` view, say) is excluded in all: the forms name the same file.
 ///
@@ -234,13 +244,8 @@ pub fn force_globs(g: &Globs) -> Result<(), String> {
 /// matches none of them, included or excluded, so the answer is the whole
 /// list's; the secret-file list compiles three patterns for `.env`, not 120.
 pub fn globs_match(g: &Globs, texts: &[String]) -> Result<bool, String> {
-    let lowered: Vec<String>;
-    let texts: &[String] = if g.case_insensitive {
-        lowered = texts.iter().map(|t| t.to_lowercase()).collect();
-        &lowered
-    } else {
-        texts
-    };
+    let texts = folded(g, texts);
+    let texts: &[String] = &texts;
     let ascii: Vec<Vec<u8>> = texts
         .iter()
         .map(|t| t.to_ascii_lowercase().into_bytes())
@@ -300,16 +305,7 @@ pub fn globs_name(g: &Globs, texts: &[String], patterns: &[String]) -> Result<bo
     if patterns.is_empty() {
         return Ok(false);
     }
-    let lowered: Vec<String> = texts
-        .iter()
-        .map(|t| {
-            if g.case_insensitive {
-                t.to_lowercase()
-            } else {
-                t.clone()
-            }
-        })
-        .collect();
+    let lowered = folded(g, texts);
     let shells: Vec<ShellPattern> = patterns
         .iter()
         .filter_map(|p| ShellPattern::parse(p, g.case_insensitive))
@@ -386,16 +382,7 @@ mod tests {
 
     /// The whole list compiled at once, as before lists were compiled in parts.
     fn whole(g: &Globs, texts: &[String]) -> Result<bool, String> {
-        let texts: Vec<String> = texts
-            .iter()
-            .map(|t| {
-                if g.case_insensitive {
-                    t.to_lowercase()
-                } else {
-                    t.clone()
-                }
-            })
-            .collect();
+        let texts = folded(g, texts);
         let (include, exclude) = build_globs(g, g.sources.iter())?;
         if exclude.is_some_and(|x| texts.iter().any(|t| x.is_match(t))) {
             return Ok(false);

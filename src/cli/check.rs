@@ -755,15 +755,10 @@ fn destructive_probe(found: &crate::policy::discover::Found) -> Vec<Diagnostic> 
         let outcome =
             crate::eval::evaluate(&compiled, &event, &ctx, &mut crate::eval::trace::NoTrace);
         let inconclusive = outcome
-            .errors
+            .failures
             .iter()
-            .chain(
-                outcome
-                    .contributions
-                    .iter()
-                    .filter_map(|c| c.reason.as_ref()),
-            )
-            .any(|t| t.contains(crate::eval::facts::NOT_RUN));
+            .filter_map(|f| f.eval_error())
+            .any(crate::eval::EvalError::is_not_run);
         let stopped = matches!(
             crate::decision::decide(&outcome).kind,
             Some(DecisionKind::Deny | DecisionKind::Block | DecisionKind::Ask | DecisionKind::Stop)

@@ -11,7 +11,7 @@ use crate::cli::fixture::Fixture;
 use crate::compile::set::{CompiledSet, Query};
 use crate::contract::Event;
 use crate::decision;
-use crate::eval::trace::{Step, Trace, Tracer};
+use crate::eval::trace::{RuleOutcome, Step, Trace, Tracer};
 use crate::eval::{self, Ctx};
 use crate::policy::discover::Discovery;
 
@@ -266,15 +266,19 @@ fn rule_ids(ex: &Explanation) -> Vec<String> {
 struct Block<'a> {
     header: String,
     steps: Vec<&'a Step>,
-    outcome: &'a str,
+    outcome: Option<&'a RuleOutcome>,
 }
 
 impl Block<'_> {
     fn matched(&self) -> bool {
-        self.outcome == "matched"
+        matches!(self.outcome, Some(RuleOutcome::Matched))
     }
     fn failed(&self) -> bool {
-        self.outcome.starts_with("error")
+        matches!(self.outcome, Some(RuleOutcome::Failed(_)))
+    }
+    /// How it ended, as the trace writes it.
+    fn outcome(&self) -> String {
+        self.outcome.map(|o| o.to_string()).unwrap_or_default()
     }
     /// Did some test of the rule hold, or a command get past its program?
     /// Then it came close.
@@ -370,7 +374,7 @@ fn close_view(ex: &Explanation, s: &mut String) {
         if i > 0 {
             s.push_str("          ");
         }
-        s.push_str(&format!("{}  => {}\n", b.header, b.outcome));
+        s.push_str(&format!("{}  => {}\n", b.header, b.outcome()));
         let held = b
             .steps
             .iter()
@@ -399,7 +403,7 @@ fn close_view(ex: &Explanation, s: &mut String) {
             if i > 0 {
                 s.push_str("          ");
             }
-            s.push_str(&format!("{}  => {}\n", b.header, b.outcome));
+            s.push_str(&format!("{}  => {}\n", b.header, b.outcome()));
             for st in &b.steps {
                 if let Step::Condition {
                     test, saw, result, ..
@@ -445,12 +449,12 @@ fn blocks(ex: &Explanation) -> Vec<Block<'_>> {
                 cur = Some(Block {
                     header: format!("{rule} (policy {policy}, priority {priority})"),
                     steps: vec![],
-                    outcome: "",
+                    outcome: None,
                 })
             }
             Step::RuleEnd { outcome, .. } => {
                 if let Some(mut b) = cur.take() {
-                    b.outcome = outcome;
+                    b.outcome = Some(outcome);
                     out.push(b);
                 }
             }

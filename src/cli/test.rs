@@ -297,7 +297,14 @@ fn run_in(
     let Some(expect) = &fx.expect else {
         return Verdict::Ran;
     };
-    let problems = compare(expect, &answer, decision.as_ref(), project, &subst);
+    let mut problems = compare(expect, &answer, decision.as_ref(), project, &subst);
+    // A rule that failed is often why: say so, as `explain` and the
+    // fail-closed reason do (a template error names its file and line).
+    if !problems.is_empty() {
+        if let Some(d) = &decision {
+            problems.extend(d.failures.iter().map(|f| format!("error: {f}")));
+        }
+    }
     match (&expect.todo, problems.is_empty()) {
         (Some(why), ok) => Verdict::Todo(why.clone(), ok),
         (None, true) => Verdict::Passed,

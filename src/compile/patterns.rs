@@ -17,6 +17,7 @@ use crate::validate::build_glob;
 use crate::validate::model::{Globs, Regexes};
 use crate::validate::patterns::stored::List;
 use crate::validate::patterns::{CompiledGlobs, CompiledRegexes};
+pub use crate::validate::patterns::PatternError;
 
 /// A pattern list as a compiled artifact stores it: its patterns, and what is
 /// derived from them alone before any set is built (required literals,
@@ -89,17 +90,23 @@ impl StoredList {
 }
 
 /// The compiled list (compiled now if needed).
-pub fn regex_set(r: &Regexes) -> Result<&CompiledRegexes, String> {
+pub fn regex_set(r: &Regexes) -> Result<&CompiledRegexes, PatternError> {
     r.slot
         .compiled
         .get_or_init(|| {
             let set = RegexSetBuilder::new(&r.sources)
                 .build()
-                .map_err(|e| format!("invalid regex in {:?}: {e}", r.sources))?;
+                .map_err(|error| PatternError::RegexList {
+                    sources: r.sources.clone(),
+                    error,
+                })?;
             let mut capturing = vec![];
             for (i, s) in r.sources.iter().enumerate() {
                 if s.contains("(?P<") || s.contains("(?<") {
-                    let re = Regex::new(s).map_err(|e| format!("invalid regex {s:?}: {e}"))?;
+                    let re = Regex::new(s).map_err(|error| PatternError::Regex {
+                        pattern: s.clone(),
+                        error,
+                    })?;
                     if re.capture_names().flatten().next().is_some() {
                         capturing.push((i, re));
                     }
@@ -156,14 +163,17 @@ fn build_globs<'a>(g: &Globs, patterns: impl Iterator<Item = &'a String>) -> Com
         } else {
             p.to_string()
         };
-        builder.add(build_glob(&p, false).map_err(|e| format!("invalid glob {pat:?}: {e}"))?);
+        builder.add(build_glob(&p, false).map_err(|error| PatternError::Glob {
+            pattern: pat.clone(),
+            error,
+        })?);
     }
-    let include = include.build().map_err(|e| e.to_string())?;
-    let exclude = exclude.build().map_err(|e| e.to_string())?;
+    let include = include.build().map_err(PatternError::GlobSet)?;
+    let exclude = exclude.build().map_err(PatternError::GlobSet)?;
     Ok((include, (excludes > 0).then_some(exclude)))
 }
 
-fn glob_sets(g: &Globs) -> Result<&(globset::GlobSet, Option<globset::GlobSet>), String> {
+fn glob_sets(g: &Globs) -> Result<&(globset::GlobSet, Option<globset::GlobSet>), PatternError> {
     g.slot
         .compiled
         .get_or_init(|| build_globs(g, g.sources.iter()))
@@ -222,7 +232,7 @@ fn globs_valid(g: &Globs) -> bool {
 }
 
 /// Compile now (for `check`).
-pub fn force_globs(g: &Globs) -> Result<(), String> {
+pub fn force_globs(g: &Globs) -> Result<(), PatternError> {
     glob_sets(g).map(|_| ())
 }
 
@@ -243,7 +253,7 @@ fn folded<'a>(g: &Globs, texts: &'a [String]) -> std::borrow::Cow<'a, [String]> 
 /// some text (or that have none). A pattern whose literal occurs in no text
 /// matches none of them, included or excluded, so the answer is the whole
 /// list's; the secret-file list compiles three patterns for `.env`, not 120.
-pub fn globs_match(g: &Globs, texts: &[String]) -> Result<bool, String> {
+pub fn globs_match(g: &Globs, texts: &[String]) -> Result<bool, PatternError> {
     let texts = folded(g, texts);
     let texts: &[String] = &texts;
     let ascii: Vec<Vec<u8>> = texts
@@ -298,7 +308,11 @@ pub fn globs_match(g: &Globs, texts: &[String]) -> Result<bool, String> {
 /// (`patterns`: its marked forms, see `shell::glob`), can the pattern name a
 /// path the list names (`cat .e*` names `.env`)? A pattern whose text an
 /// exclusion matches (`~/.ssh/*.pub` by `!*.pub`) is excluded, as its text is.
-pub fn globs_name(g: &Globs, texts: &[String], patterns: &[String]) -> Result<bool, String> {
+pub fn globs_name(
+    g: &Globs,
+    texts: &[String],
+    patterns: &[String],
+) -> Result<bool, PatternError> {
     if globs_match(g, texts)? {
         return Ok(true);
     }
@@ -334,7 +348,7 @@ pub fn globs_name(g: &Globs, texts: &[String], patterns: &[String]) -> Result<bo
 
 /// Does an exclusion of the list match one of the (already case-folded)
 /// texts? Only the exclusions whose literal occurs are compiled.
-fn excluded(g: &Globs, texts: &[String]) -> Result<bool, String> {
+fn excluded(g: &Globs, texts: &[String]) -> Result<bool, PatternError> {
     let ascii: Vec<Vec<u8>> = texts
         .iter()
         .map(|t| t.to_ascii_lowercase().into_bytes())
@@ -381,7 +395,7 @@ mod tests {
     use super::*;
 
     /// The whole list compiled at once, as before lists were compiled in parts.
-    fn whole(g: &Globs, texts: &[String]) -> Result<bool, String> {
+    fn whole(g: &Globs, texts: &[String]) -> Result<bool, PatternError> {
         let texts = folded(g, texts);
         let (include, exclude) = build_globs(g, g.sources.iter())?;
         if exclude.is_some_and(|x| texts.iter().any(|t| x.is_match(t))) {
@@ -530,14 +544,16 @@ mod tests {
                         .filter(|t| !t.is_empty())
                         .map(|t| t.to_string())
                         .collect();
-                    let want = whole(&g, &texts);
+                    // Errors compare by what they say.
+                    let said = |r: Result<bool, PatternError>| r.map_err(|e| e.to_string());
+                    let want = said(whole(&g, &texts));
                     assert_eq!(
-                        globs_match(&g, &texts),
+                        said(globs_match(&g, &texts)),
                         want,
                         "{texts:?} in {:?}",
                         g.sources
                     );
-                    assert_eq!(globs_match(&read, &texts), want, "stored: {texts:?}");
+                    assert_eq!(said(globs_match(&read, &texts)), want, "stored: {texts:?}");
                 }
             }
         }

@@ -257,11 +257,14 @@ impl Templates {
         &self,
         pidx: usize,
         t: &Template,
-    ) -> Result<(&String, &Arc<PolicySource>), String> {
+    ) -> Result<(&String, &Arc<PolicySource>), TemplateError> {
         self.names
             .get(&(pidx, t.span.start))
             .map(|(n, s)| (n, s))
-            .ok_or_else(|| format!("template at byte {} was not compiled", t.span.start))
+            .ok_or(TemplateError {
+                at: Place::Unknown,
+                kind: TemplateErrorKind::NotCompiled { byte: t.span.start },
+            })
     }
 
     /// Render a compiled template. An error names the policy file and the line
@@ -271,11 +274,14 @@ impl Templates {
         pidx: usize,
         t: &Template,
         ctx: &minijinja::Value,
-    ) -> Result<String, String> {
+    ) -> Result<String, TemplateError> {
         let (name, source) = self.compiled_name(pidx, t)?;
         let env = self.env_with(Some(name));
-        let tpl = env.get_template(name).map_err(|e| e.to_string())?;
-        tpl.render(ctx).map_err(|e| located_error(source, t, &e))
+        let tpl = env
+            .get_template(name)
+            .map_err(|e| TemplateError::located(source, t, e))?;
+        tpl.render(ctx)
+            .map_err(|e| TemplateError::located(source, t, e))
     }
 
     /// Render a text shown to people or the model (a reason, a message, context):
@@ -290,7 +296,7 @@ impl Templates {
         pidx: usize,
         t: &Template,
         ctx: &minijinja::Value,
-    ) -> Result<String, String> {
+    ) -> Result<String, TemplateError> {
         let (name, source) = self.compiled_name(pidx, t)?;
         let mut slot = self.text_env.borrow_mut();
         let env = slot.get_or_insert_with(|| {
@@ -301,10 +307,13 @@ impl Templates {
         let key = format!("text:{name}");
         if env.get_template(&key).is_err() {
             env.add_template_owned(key.clone(), t.text.clone())
-                .map_err(|e| e.to_string())?;
+                .map_err(|e| TemplateError::located(source, t, e))?;
         }
-        let tpl = env.get_template(&key).map_err(|e| e.to_string())?;
-        tpl.render(ctx).map_err(|e| located_error(source, t, &e))
+        let tpl = env
+            .get_template(&key)
+            .map_err(|e| TemplateError::located(source, t, e))?;
+        tpl.render(ctx)
+            .map_err(|e| TemplateError::located(source, t, e))
     }
 
     /// The variables a template given as text reads (record leaves), for `check`.
@@ -319,34 +328,172 @@ impl Templates {
         }
     }
 
-    /// Evaluate one expression (a record leaf that is exactly `{{ expr }}`) to JSON.
+    /// Evaluate one expression (a record leaf that is exactly `{{ expr }}`) to
+    /// JSON. An error has no place: the caller knows the record's effect.
     pub fn eval_expr(
         &self,
         expr: &str,
         ctx: &minijinja::Value,
-    ) -> Result<serde_json::Value, String> {
+    ) -> Result<serde_json::Value, TemplateError> {
         let env = self.env();
-        let e = env.compile_expression(expr).map_err(|e| describe(&e))?;
-        let v = e.eval(ctx).map_err(|e| describe(&e))?;
+        let e = env
+            .compile_expression(expr)
+            .map_err(TemplateError::unplaced)?;
+        let v = e.eval(ctx).map_err(TemplateError::unplaced)?;
         if v.is_undefined() || v.is_none() {
             return Ok(serde_json::Value::Null);
         }
-        serde_json::to_value(&v).map_err(|e| e.to_string())
+        serde_json::to_value(&v).map_err(|e| TemplateError {
+            at: Place::Unknown,
+            kind: TemplateErrorKind::NotJson(Arc::new(e)),
+        })
     }
 
-    /// Render a template given only as text (record leaves).
-    pub fn render_str(&self, text: &str, ctx: &minijinja::Value) -> Result<String, String> {
+    /// Render a template given only as text (record leaves). An error has no
+    /// place: the caller knows the record's effect.
+    pub fn render_str(
+        &self,
+        text: &str,
+        ctx: &minijinja::Value,
+    ) -> Result<String, TemplateError> {
         if !text.contains("{{") && !text.contains("{%") {
             return Ok(text.to_string());
         }
-        self.env().render_str(text, ctx).map_err(|e| describe(&e))
+        self.env()
+            .render_str(text, ctx)
+            .map_err(TemplateError::unplaced)
     }
 }
 
-/// A render error with the policy file, line and column of the template.
-fn located_error(source: &PolicySource, t: &Template, e: &minijinja::Error) -> String {
-    let (file, line, col) = locate(source, t, e.line());
-    format!("{file}:{line}:{col}: template error: {}", describe(e))
+/// Where a template (or the effect holding a record) is in its policy file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Location {
+    /// The policy file, as `check` names it.
+    pub file: String,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column.
+    pub col: usize,
+}
+
+impl Location {
+    /// The place of byte `at` of a policy file.
+    pub fn of(source: &PolicySource, at: usize) -> Location {
+        let (line, col) = source.line_col(at);
+        Location {
+            file: source.display_name(),
+            line,
+            col,
+        }
+    }
+}
+
+impl std::fmt::Display for Location {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}:{}", self.file, self.line, self.col)
+    }
+}
+
+/// Where a template error happened, as far as it is known.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Place {
+    /// Not known (a record leaf rendered from its text alone, before the
+    /// evaluator names its effect).
+    Unknown,
+    /// The line of the template the error is on.
+    Template(Location),
+    /// The effect whose record holds the template.
+    Record(Location),
+}
+
+/// A template that did not render: where, and why.
+#[derive(Debug, Clone)]
+pub struct TemplateError {
+    /// Where it is in its policy.
+    pub at: Place,
+    /// What went wrong.
+    pub kind: TemplateErrorKind,
+}
+
+/// What went wrong with a template.
+#[derive(Debug, Clone)]
+pub enum TemplateErrorKind {
+    /// The set never compiled or registered it (a bug, not a policy's fault).
+    NotCompiled {
+        /// Its byte offset in the policy file.
+        byte: usize,
+    },
+    /// minijinja refused it (compiling or rendering).
+    Render(Arc<minijinja::Error>),
+    /// A record leaf's value cannot be written as JSON.
+    NotJson(Arc<serde_json::Error>),
+}
+
+impl TemplateError {
+    /// A minijinja error at the line of `t` it names, in its policy file.
+    fn located(source: &PolicySource, t: &Template, e: minijinja::Error) -> TemplateError {
+        let (file, line, col) = locate(source, t, e.line());
+        TemplateError {
+            at: Place::Template(Location { file, line, col }),
+            kind: TemplateErrorKind::Render(Arc::new(e)),
+        }
+    }
+
+    /// A minijinja error whose place the caller adds.
+    fn unplaced(e: minijinja::Error) -> TemplateError {
+        TemplateError {
+            at: Place::Unknown,
+            kind: TemplateErrorKind::Render(Arc::new(e)),
+        }
+    }
+
+    /// The error, placed at the effect whose record it is in.
+    pub fn in_record(self, effect: Location) -> TemplateError {
+        TemplateError {
+            at: Place::Record(effect),
+            ..self
+        }
+    }
+
+    /// The policy file and line, when known.
+    pub fn location(&self) -> Option<&Location> {
+        match &self.at {
+            Place::Unknown => None,
+            Place::Template(l) | Place::Record(l) => Some(l),
+        }
+    }
+}
+
+impl std::fmt::Display for TemplateErrorKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TemplateErrorKind::NotCompiled { byte } => {
+                write!(f, "template at byte {byte} was not compiled")
+            }
+            TemplateErrorKind::Render(e) => f.write_str(&describe(e)),
+            TemplateErrorKind::NotJson(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::fmt::Display for TemplateError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.at {
+            Place::Unknown => write!(f, "{}", self.kind),
+            Place::Template(l) => write!(f, "{l}: template error: {}", self.kind),
+            Place::Record(l) => write!(f, "{l}: in the effect's record: {}", self.kind),
+        }
+    }
+}
+
+impl std::error::Error for TemplateError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match &self.kind {
+            TemplateErrorKind::NotCompiled { .. } => None,
+            TemplateErrorKind::Render(e) => Some(e.as_ref()),
+            TemplateErrorKind::NotJson(e) => Some(e.as_ref()),
+        }
+    }
 }
 
 /// Writes an inserted value with [`neutralize`].

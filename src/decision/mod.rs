@@ -27,7 +27,7 @@
 
 use serde::Serialize;
 
-use crate::eval::{Contribution, Outcome};
+use crate::eval::{Contribution, Outcome, RuleFailure};
 use crate::policy::syntax::DecisionKind;
 
 /// How strict a decision is (higher wins).
@@ -66,6 +66,10 @@ pub struct Decision {
     pub errors: Vec<String>,
     /// Audit rules that matched: what each would have decided.
     pub audit: Vec<AuditHit>,
+    /// Every rule that failed (typed; `errors` and the fail-closed reasons
+    /// are rendered from these), for `hookrules test`.
+    #[serde(skip)]
+    pub failures: Vec<RuleFailure>,
 }
 
 /// An audit rule that matched: evaluated and recorded, but it decided nothing.
@@ -85,7 +89,10 @@ pub struct AuditHit {
 /// Decide: combine what evaluation found (contributions in priority order, and
 /// failures that were only reported) into one decision.
 pub fn decide(outcome: &Outcome) -> Decision {
-    combine(&outcome.contributions, outcome.errors.clone())
+    Decision {
+        failures: outcome.failures.clone(),
+        ..combine(&outcome.contributions, outcome.errors.clone())
+    }
 }
 
 /// Combine contributions (already in priority order) into one decision.
@@ -147,6 +154,7 @@ pub fn combine(all: &[Contribution], errors: Vec<String>) -> Decision {
         rewrite,
         errors,
         audit,
+        failures: vec![],
     }
 }
 

@@ -4,6 +4,7 @@
 //! Only regular files are appended to or replaced (see [`crate::os::files`]).
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -22,7 +23,130 @@ pub struct Failed {
     /// Its failure mode.
     pub failure: FailureMode,
     /// What went wrong.
-    pub error: String,
+    pub error: EffectError,
+}
+
+/// Why a side effect failed.
+#[derive(Debug, Clone)]
+pub enum EffectError {
+    /// Not run: the answer's deadline had passed.
+    DeadlinePassed,
+    /// A file effect without a path.
+    NoPath,
+    /// Its path (or `within`) is not where the policy may write.
+    Confined(files::ConfineInError),
+    /// Writing the file failed.
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        error: Arc<std::io::Error>,
+    },
+    /// Appending to the file failed.
+    Append {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        error: Arc<std::io::Error>,
+    },
+    /// Deleting the file failed.
+    Delete {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        error: Arc<std::io::Error>,
+    },
+    /// The record could not be written as JSON.
+    Json(Arc<serde_json::Error>),
+    /// A `run` effect ran out of time and its process group was killed.
+    Timeout {
+        /// The command line.
+        argv: Vec<String>,
+        /// How long it was given, in milliseconds.
+        after_ms: u64,
+        /// What it printed before.
+        output: String,
+        /// Its `timeout_ms`, when the deadline cut it shorter.
+        cut_from: Option<u64>,
+    },
+    /// A `run` effect could not be run.
+    Run {
+        /// The command line.
+        argv: Vec<String>,
+        /// Why.
+        error: process::RunError,
+        /// Its `timeout_ms`, when the deadline cut it shorter.
+        cut_from: Option<u64>,
+    },
+    /// A `run` effect exited with a failure.
+    Exited {
+        /// The command line.
+        argv: Vec<String>,
+        /// Its exit status (None: killed by a signal).
+        status: Option<i32>,
+        /// What it wrote on stderr.
+        stderr: String,
+    },
+}
+
+impl std::fmt::Display for EffectError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let cut = |f: &mut std::fmt::Formatter<'_>, cut_from: &Option<u64>| match cut_from {
+            Some(ms) => write!(
+                f,
+                " (its timeout_ms is {ms}, cut to what was left of the deadline)"
+            ),
+            None => Ok(()),
+        };
+        match self {
+            EffectError::DeadlinePassed => f.write_str("not run: the answer's deadline had passed"),
+            EffectError::NoPath => f.write_str("no path"),
+            EffectError::Confined(e) => write!(f, "{e}"),
+            EffectError::Write { path, error } => write!(f, "write {}: {error}", path.display()),
+            EffectError::Append { path, error } => write!(f, "append {}: {error}", path.display()),
+            EffectError::Delete { path, error } => write!(f, "delete {}: {error}", path.display()),
+            EffectError::Json(e) => write!(f, "{e}"),
+            EffectError::Timeout {
+                argv,
+                after_ms,
+                output,
+                cut_from,
+            } => {
+                let timed_out = process::RunError::TimedOut {
+                    ms: *after_ms,
+                    output: output.clone(),
+                };
+                write!(f, "{argv:?}: {timed_out}")?;
+                cut(f, cut_from)
+            }
+            EffectError::Run {
+                argv,
+                error,
+                cut_from,
+            } => {
+                write!(f, "{argv:?}: {error}")?;
+                cut(f, cut_from)
+            }
+            EffectError::Exited {
+                argv,
+                status,
+                stderr,
+            } => write!(f, "{argv:?} exited with {status:?}: {}", stderr.trim()),
+        }
+    }
+}
+
+impl std::error::Error for EffectError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            EffectError::Confined(e) => Some(e),
+            EffectError::Write { error, .. }
+            | EffectError::Append { error, .. }
+            | EffectError::Delete { error, .. } => Some(error.as_ref()),
+            EffectError::Json(e) => Some(e.as_ref()),
+            _ => None,
+        }
+    }
 }
 
 /// Run the effects in order, each `run` cut to what is left of `deadline`;
@@ -31,7 +155,7 @@ pub fn apply(effects: &[Pending], ctx: &Ctx, deadline: Deadline) -> Vec<Failed> 
     let mut failed = vec![];
     for e in effects {
         let result = if deadline.passed() {
-            Err("not run: the answer's deadline had passed".to_string())
+            Err(EffectError::DeadlinePassed)
         } else {
             apply_one(e, ctx, deadline)
         };
@@ -47,17 +171,21 @@ pub fn apply(effects: &[Pending], ctx: &Ctx, deadline: Deadline) -> Vec<Failed> 
     failed
 }
 
-fn target(e: &Pending, ctx: &Ctx) -> Result<PathBuf, String> {
-    let path = e.path.as_deref().ok_or("no path")?;
-    files::confine_in(path, &ctx.project_dir, e.within.as_deref())
+fn target(e: &Pending, ctx: &Ctx) -> Result<PathBuf, EffectError> {
+    let path = e.path.as_deref().ok_or(EffectError::NoPath)?;
+    files::confine_in(path, &ctx.project_dir, e.within.as_deref()).map_err(EffectError::Confined)
 }
 
-fn apply_one(e: &Pending, ctx: &Ctx, deadline: Deadline) -> Result<(), String> {
+fn apply_one(e: &Pending, ctx: &Ctx, deadline: Deadline) -> Result<(), EffectError> {
+    let io = |make: fn(PathBuf, Arc<std::io::Error>) -> EffectError, p: &std::path::Path| {
+        let p = p.to_path_buf();
+        move |error| make(p, Arc::new(error))
+    };
+    let write = |path, error| EffectError::Write { path, error };
     match &e.effect {
         PendingEffect::WriteFile { content } => {
             let p = target(e, ctx)?;
-            files::write_atomic(&p, content.as_bytes())
-                .map_err(|err| format!("write {}: {err}", p.display()))
+            files::write_atomic(&p, content.as_bytes()).map_err(io(write, &p))
         }
         PendingEffect::WriteJson { record, keep } => {
             let p = target(e, ctx)?;
@@ -71,21 +199,26 @@ fn apply_one(e: &Pending, ctx: &Ctx, deadline: Deadline) -> Result<(), String> {
                     }
                 }
             }
-            let text = serde_json::to_string_pretty(&record).map_err(|e| e.to_string())?;
-            files::write_atomic(&p, text.as_bytes())
-                .map_err(|err| format!("write {}: {err}", p.display()))
+            let text = serde_json::to_string_pretty(&record)
+                .map_err(|e| EffectError::Json(Arc::new(e)))?;
+            files::write_atomic(&p, text.as_bytes()).map_err(io(write, &p))
         }
         PendingEffect::AppendJsonl { record } => {
             let p = target(e, ctx)?;
-            let line = serde_json::to_string(record).map_err(|e| e.to_string())?;
-            files::append_line(&p, &line).map_err(|err| format!("append {}: {err}", p.display()))
+            let line =
+                serde_json::to_string(record).map_err(|e| EffectError::Json(Arc::new(e)))?;
+            files::append_line(&p, &line)
+                .map_err(io(|path, error| EffectError::Append { path, error }, &p))
         }
         PendingEffect::DeleteFile => {
             let p = target(e, ctx)?;
             match std::fs::remove_file(&p) {
                 Ok(()) => Ok(()),
                 Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(()),
-                Err(err) => Err(format!("delete {}: {err}", p.display())),
+                Err(err) => Err(EffectError::Delete {
+                    path: p,
+                    error: Arc::new(err),
+                }),
             }
         }
         PendingEffect::Run { argv, timeout_ms } => {
@@ -93,30 +226,34 @@ fn apply_one(e: &Pending, ctx: &Ctx, deadline: Deadline) -> Result<(), String> {
                 std::time::Duration::from_millis(*timeout_ms),
                 std::time::Duration::from_millis(20),
             );
+            let cut_from = cut.then_some(*timeout_ms);
             let out = process::run(
                 argv,
                 &ctx.project_dir,
                 &ctx.env_vars,
                 wait.as_millis() as u64,
             )
-            .map_err(|err| {
-                let cut = if cut {
-                    format!(
-                        " (its timeout_ms is {timeout_ms}, cut to what was left of the deadline)"
-                    )
-                } else {
-                    String::new()
-                };
-                format!("{argv:?}: {err}{cut}")
+            .map_err(|error| match error {
+                process::RunError::TimedOut { ms, output } => EffectError::Timeout {
+                    argv: argv.clone(),
+                    after_ms: ms,
+                    output,
+                    cut_from,
+                },
+                error => EffectError::Run {
+                    argv: argv.clone(),
+                    error,
+                    cut_from,
+                },
             })?;
             if out.ok {
                 Ok(())
             } else {
-                Err(format!(
-                    "{argv:?} exited with {:?}: {}",
-                    out.status,
-                    out.stderr.trim()
-                ))
+                Err(EffectError::Exited {
+                    argv: argv.clone(),
+                    status: out.status,
+                    stderr: out.stderr,
+                })
             }
         }
     }

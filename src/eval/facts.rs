@@ -2,6 +2,7 @@
 //! at most once per event, only when a condition or template uses it.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
 
@@ -29,8 +30,113 @@ pub struct Rendered {
     pub cwd: Option<String>,
 }
 
+/// Why a fact could not be computed from its rendered inputs.
+#[derive(Debug, Clone)]
+pub enum FactError {
+    /// A `command` fact where commands are not run (`check`'s probes).
+    NotRun,
+    /// A path (or `within`, or `cwd`) is not where the fact may look.
+    Confined(files::ConfineError),
+    /// A file could not be read.
+    Unreadable {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        error: Arc<std::io::Error>,
+    },
+    /// A `json = true` file that is there but not JSON.
+    NotJson {
+        /// The file.
+        path: PathBuf,
+        /// What the parser said.
+        error: Arc<serde_json::Error>,
+    },
+    /// A glob fact's pattern has a NUL byte.
+    GlobNul,
+    /// A glob fact's pattern (rendered) does not compile.
+    BadGlob {
+        /// The pattern, rendered.
+        pattern: String,
+        /// What globset said.
+        error: globset::Error,
+    },
+    /// A `command` fact's program could not be run.
+    Command {
+        /// The command line.
+        argv: Vec<String>,
+        /// Why.
+        error: process::RunError,
+    },
+    /// A `command` fact ran out of time and its process group was killed.
+    Timeout {
+        /// The command line.
+        argv: Vec<String>,
+        /// How long it was given, in milliseconds.
+        after_ms: u64,
+        /// What it printed before.
+        output: String,
+        /// Its `timeout_ms`, when the answer's deadline cut it shorter.
+        cut_from: Option<u64>,
+    },
+}
+
+impl std::fmt::Display for FactError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FactError::NotRun => f.write_str(NOT_RUN),
+            FactError::Confined(e) => write!(f, "{e}"),
+            FactError::Unreadable { path, error } => {
+                write!(f, "cannot read {}: {error}", path.display())
+            }
+            FactError::NotJson { path, error } => {
+                write!(f, "{} is not JSON: {error}", path.display())
+            }
+            FactError::GlobNul => f.write_str("glob contains a NUL byte"),
+            FactError::BadGlob { pattern, error } => write!(f, "invalid glob `{pattern}`: {error}"),
+            FactError::Command { argv, error } => write!(f, "`{}`: {error}", argv.join(" ")),
+            FactError::Timeout {
+                argv,
+                after_ms,
+                output,
+                cut_from,
+            } => {
+                let timed_out = process::RunError::TimedOut {
+                    ms: *after_ms,
+                    output: output.clone(),
+                };
+                write!(f, "`{}`: {timed_out}", argv.join(" "))?;
+                if let Some(declared) = cut_from {
+                    write!(
+                        f,
+                        " (its timeout_ms is {declared}, cut to what was left of the answer's deadline)"
+                    )?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl std::error::Error for FactError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            FactError::Confined(e) => Some(e),
+            FactError::Unreadable { error, .. } => Some(error.as_ref()),
+            FactError::NotJson { error, .. } => Some(error.as_ref()),
+            FactError::BadGlob { error, .. } => Some(error),
+            _ => None,
+        }
+    }
+}
+
+impl From<files::ConfineError> for FactError {
+    fn from(e: files::ConfineError) -> Self {
+        FactError::Confined(e)
+    }
+}
+
 /// Compute a fact whose templates have been rendered.
-pub fn compute(f: &Fact, r: Rendered, ctx: &Ctx, event: &Value) -> Result<Value, String> {
+pub fn compute(f: &Fact, r: Rendered, ctx: &Ctx, event: &Value) -> Result<Value, FactError> {
     match f.kind {
         FactKind::File => file(f, &r, ctx),
         FactKind::Glob => glob(f, &r, ctx),
@@ -59,14 +165,14 @@ pub fn compute(f: &Fact, r: Rendered, ctx: &Ctx, event: &Value) -> Result<Value,
 }
 
 /// The folder a fact's paths must stay in, itself confined to the project.
-fn within(r: &Rendered, ctx: &Ctx) -> Result<PathBuf, String> {
+fn within(r: &Rendered, ctx: &Ctx) -> Result<PathBuf, FactError> {
     match r.within.as_deref().filter(|w| !w.trim().is_empty()) {
-        Some(w) => files::confine(w, &ctx.project_dir, &ctx.project_dir),
+        Some(w) => Ok(files::confine(w, &ctx.project_dir, &ctx.project_dir)?),
         None => Ok(ctx.project_dir.clone()),
     }
 }
 
-fn file(f: &Fact, r: &Rendered, ctx: &Ctx) -> Result<Value, String> {
+fn file(f: &Fact, r: &Rendered, ctx: &Ctx) -> Result<Value, FactError> {
     let rel = r.path.as_deref().unwrap_or("");
     let path = files::confine(rel, &ctx.project_dir, &within(r, ctx)?)?;
     let exists = path.is_file();
@@ -77,7 +183,10 @@ fn file(f: &Fact, r: &Rendered, ctx: &Ctx) -> Result<Value, String> {
     let content = if exists && needs_content {
         Some(
             files::read_capped(&path, MAX_FILE)
-                .map_err(|e| format!("cannot read {}: {e}", path.display()))?,
+                .map_err(|e| FactError::Unreadable {
+                    path: path.clone(),
+                    error: Arc::new(e),
+                })?,
         )
     } else {
         None
@@ -110,7 +219,10 @@ fn file(f: &Fact, r: &Rendered, ctx: &Ctx) -> Result<Value, String> {
         // (the policy's failure mode), never a silently empty value.
         let doc = match &content {
             Some(c) => serde_json::from_str::<Value>(c)
-                .map_err(|e| format!("{} is not JSON: {e}", path.display()))?,
+                .map_err(|e| FactError::NotJson {
+                    path: path.clone(),
+                    error: Arc::new(e),
+                })?,
             None => Value::Null,
         };
         out.insert("json".into(), doc);
@@ -140,7 +252,7 @@ fn has_heading(text: &str, heading: &str) -> bool {
     })
 }
 
-fn glob(f: &Fact, r: &Rendered, ctx: &Ctx) -> Result<Value, String> {
+fn glob(f: &Fact, r: &Rendered, ctx: &Ctx) -> Result<Value, FactError> {
     let pattern = r.path.as_deref().unwrap_or("");
     let files = glob_files(
         pattern,
@@ -170,9 +282,9 @@ pub fn glob_files(
     ctx: &Ctx,
     within: &Path,
     exclude: Option<&globset::GlobSet>,
-) -> Result<Vec<PathBuf>, String> {
+) -> Result<Vec<PathBuf>, FactError> {
     if pattern.contains('\0') {
-        return Err("glob contains a NUL byte".into());
+        return Err(FactError::GlobNul);
     }
     // The fixed prefix (up to the first component with a glob character) is walked.
     let mut prefix = PathBuf::new();
@@ -193,7 +305,10 @@ pub fn glob_files(
     let matcher = globset::GlobBuilder::new(&full_pattern)
         .literal_separator(true)
         .build()
-        .map_err(|e| format!("invalid glob `{pattern}`: {e}"))?
+        .map_err(|error| FactError::BadGlob {
+            pattern: pattern.to_string(),
+            error,
+        })?
         .compile_matcher();
     let depth = if rest.contains(&"**") { 32 } else { rest.len() };
     let mut found = vec![];
@@ -255,12 +370,12 @@ fn walk(dir: &Path, depth: usize, visit: &mut dyn FnMut(&Path) -> bool) -> bool 
     true
 }
 
-/// The error of a `command` fact where commands are not run.
-pub const NOT_RUN: &str = "command facts are not run by `hookrules check`";
+/// The error of a `command` fact where commands are not run ([`FactError::NotRun`]).
+const NOT_RUN: &str = "command facts are not run by `hookrules check`";
 
-fn command(f: &Fact, r: &Rendered, ctx: &Ctx) -> Result<Value, String> {
+fn command(f: &Fact, r: &Rendered, ctx: &Ctx) -> Result<Value, FactError> {
     if !ctx.run_commands {
-        return Err(NOT_RUN.into());
+        return Err(FactError::NotRun);
     }
     let cwd = match &r.cwd {
         Some(c) => files::confine(c, &ctx.project_dir, Path::new("/"))?,
@@ -270,17 +385,20 @@ fn command(f: &Fact, r: &Rendered, ctx: &Ctx) -> Result<Value, String> {
         std::time::Duration::from_millis(f.timeout_ms),
         crate::os::deadline::reserve(&ctx.deadline),
     );
-    let out = process::run(&r.argv, &cwd, &ctx.env_vars, wait.as_millis() as u64).map_err(|e| {
-        let cut = if cut && matches!(e, process::RunError::TimedOut { .. }) {
-            format!(
-                " (its timeout_ms is {}, cut to what was left of the answer's deadline)",
-                f.timeout_ms
-            )
-        } else {
-            String::new()
-        };
-        format!("`{}`: {e}{cut}", r.argv.join(" "))
-    })?;
+    let out = process::run(&r.argv, &cwd, &ctx.env_vars, wait.as_millis() as u64).map_err(
+        |error| match error {
+            process::RunError::TimedOut { ms, output } => FactError::Timeout {
+                argv: r.argv.clone(),
+                after_ms: ms,
+                output,
+                cut_from: cut.then_some(f.timeout_ms),
+            },
+            error => FactError::Command {
+                argv: r.argv.clone(),
+                error,
+            },
+        },
+    )?;
     Ok(json!({
         "status": out.status,
         "ok": out.ok,

@@ -3,6 +3,7 @@
 //! The same code serves `run` (with [`trace::NoTrace`]) and `explain` (with a
 //! recording [`trace::Trace`]): there is no second implementation of matching.
 
+mod error;
 pub mod facts;
 mod include;
 pub mod outcome;
@@ -15,6 +16,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use crate::compile::templates::TemplateError;
 use crate::compile::Compiled;
 pub use crate::contract::Event;
 use crate::os::clock::Now;
@@ -24,8 +26,9 @@ use crate::policy::syntax::{
 };
 use crate::shell;
 use crate::validate::model::{Condition, Fact, Rule, Template, Test};
-pub use outcome::{Contribution, Pending, PendingEffect};
-use trace::{abridge, Step, Tracer};
+pub use error::EvalError;
+pub use outcome::{Contribution, Pending, PendingEffect, RuleError, RuleFailure};
+use trace::{abridge, RuleOutcome, Step, Tracer};
 pub use values::command_object;
 
 /// What evaluation may know about the world besides the event.
@@ -42,7 +45,7 @@ pub struct Ctx {
     /// The clock.
     pub now: Now,
     /// Whether `command` facts run (false for `check`'s probes: a fact that
-    /// needs one then fails with [`facts::NOT_RUN`]).
+    /// needs one then fails with [`facts::FactError::NotRun`]).
     pub run_commands: bool,
     /// The answer's deadline: command facts are cut to fit it.
     pub deadline: crate::os::deadline::Deadline,
@@ -96,8 +99,11 @@ impl Ctx {
 pub struct Outcome {
     /// What each contributing rule said, in priority order.
     pub contributions: Vec<Contribution>,
-    /// Failures that were reported rather than blocking (fail-open policies).
+    /// Failures that were reported rather than blocking (fail-open policies,
+    /// audit rules), rendered from [`Outcome::failures`].
     pub errors: Vec<String>,
+    /// Every rule that failed, whatever its policy's failure mode made of it.
+    pub failures: Vec<RuleFailure>,
     /// Side effects to run.
     pub effects: Vec<Pending>,
 }
@@ -106,7 +112,7 @@ pub struct Outcome {
 enum RuleResult {
     Matched(BTreeMap<String, String>),
     NotMatched,
-    Failed(String),
+    Failed(EvalError),
 }
 
 /// Evaluate an event.
@@ -138,7 +144,7 @@ struct Evaluator<'a, T: Tracer> {
     event: &'a Event,
     ctx: &'a Ctx,
     tracer: &'a mut T,
-    facts: HashMap<(usize, String), Result<Value, String>>,
+    facts: HashMap<(usize, String), Result<Value, EvalError>>,
     fact_stack: Vec<String>,
     shell: HashMap<String, Result<Arc<Vec<shell::command::SimpleCommand>>, String>>,
     /// Set when a structured command test met a command that does not parse.
@@ -156,10 +162,17 @@ struct Evaluator<'a, T: Tracer> {
 /// (priority, policy index, file order) of a contribution, for global ordering.
 type Order = (i64, usize, usize);
 
+/// What evaluation has found so far.
+#[derive(Default)]
+struct Found {
+    contributions: Vec<(Order, Contribution, Vec<Pending>)>,
+    errors: Vec<String>,
+    failures: Vec<RuleFailure>,
+}
+
 impl<T: Tracer> Evaluator<'_, T> {
     fn run(&mut self) -> Outcome {
-        let mut found: Vec<(Order, Contribution, Vec<Pending>)> = vec![];
-        let mut errors = vec![];
+        let mut found = Found::default();
         for (pidx, bucket) in self.compiled.buckets.iter().enumerate() {
             let policy = &bucket.policy;
             if self.tracer.enabled() {
@@ -180,12 +193,12 @@ impl<T: Tracer> Evaluator<'_, T> {
                         errors: what.clone(),
                     });
                 }
-                let msg = format!(
-                    "rule `{id}` of policy `{}` is broken: {}",
-                    policy.name,
-                    what.join("; ")
-                );
-                self.failure(pidx, id, (i64::MIN, pidx, 0), msg, &mut found, &mut errors);
+                let failure = RuleFailure {
+                    policy: policy.name.clone(),
+                    rule: id.clone(),
+                    error: RuleError::Broken(what),
+                };
+                self.failure(pidx, (i64::MIN, pidx, 0), failure, false, &mut found);
             }
             for rule in &bucket.rules {
                 if self.tracer.enabled() {
@@ -216,43 +229,30 @@ impl<T: Tracer> Evaluator<'_, T> {
                             audit: rule.audit,
                             ..c
                         };
-                        if !found.iter().any(|(_, f, _)| f.rule == c.rule) {
-                            found.push((order, c, vec![]));
+                        if !found.contributions.iter().any(|(_, f, _)| f.rule == c.rule) {
+                            found.contributions.push((order, c, vec![]));
                         }
                     }
                 }
+                let failed = |error| RuleFailure {
+                    policy: policy.name.clone(),
+                    rule: rule.id.clone(),
+                    error,
+                };
                 match result {
-                    RuleResult::NotMatched => self.end(rule, "not matched"),
+                    RuleResult::NotMatched => self.end(rule, RuleOutcome::NotMatched),
                     RuleResult::Failed(e) => {
-                        self.end(rule, &format!("error: {e}"));
-                        let msg = format!("rule `{}` failed: {e}", rule.id);
-                        if rule.audit {
-                            errors.push(format!("{msg} (audit rule: reported only)"));
-                        } else {
-                            self.failure(pidx, &rule.id, order, msg, &mut found, &mut errors);
-                        }
+                        self.end(rule, RuleOutcome::Failed(e.clone()));
+                        let failure = failed(RuleError::Condition(e));
+                        self.failure(pidx, order, failure, rule.audit, &mut found);
                     }
                     RuleResult::Matched(captures) => {
-                        self.end(rule, "matched");
+                        self.end(rule, RuleOutcome::Matched);
                         match self.contribution(pidx, rule, &captures) {
-                            Ok((c, effects)) => found.push((order, c, effects)),
+                            Ok((c, effects)) => found.contributions.push((order, c, effects)),
                             Err(e) => {
-                                let msg = format!(
-                                    "rule `{}` matched but could not be rendered: {e}",
-                                    rule.id
-                                );
-                                if rule.audit {
-                                    errors.push(format!("{msg} (audit rule: reported only)"));
-                                } else {
-                                    self.failure(
-                                        pidx,
-                                        &rule.id,
-                                        order,
-                                        msg,
-                                        &mut found,
-                                        &mut errors,
-                                    );
-                                }
+                                let failure = failed(RuleError::Render(e));
+                                self.failure(pidx, order, failure, rule.audit, &mut found);
                             }
                         }
                         // An audit rule decides nothing, so it does not end a
@@ -270,41 +270,41 @@ impl<T: Tracer> Evaluator<'_, T> {
                 }
             }
         }
-        found.sort_by_key(|(o, _, _)| *o);
-        let contributions: Vec<Contribution> = found.iter().map(|(_, c, _)| c.clone()).collect();
-        let effects = found.into_iter().flat_map(|(_, _, e)| e).collect();
+        let mut all = found.contributions;
+        all.sort_by_key(|(o, _, _)| *o);
+        let contributions: Vec<Contribution> = all.iter().map(|(_, c, _)| c.clone()).collect();
+        let effects = all.into_iter().flat_map(|(_, _, e)| e).collect();
         Outcome {
             contributions,
-            errors,
+            errors: found.errors,
+            failures: found.failures,
             effects,
         }
     }
 
-    fn end(&mut self, rule: &Rule, outcome: &str) {
+    fn end(&mut self, rule: &Rule, outcome: RuleOutcome) {
         if self.tracer.enabled() {
             self.tracer.step(Step::RuleEnd {
                 rule: rule.id.clone(),
-                outcome: outcome.to_string(),
+                outcome,
             });
         }
     }
 
-    /// A failure: a block in a fail-closed policy, a reported error in a fail-open one.
+    /// A failure: a block in a fail-closed policy, a reported error in a
+    /// fail-open one or for an audit rule (which decides nothing).
     fn failure(
         &mut self,
         pidx: usize,
-        id: &str,
         order: Order,
-        msg: String,
-        found: &mut Vec<(Order, Contribution, Vec<Pending>)>,
-        errors: &mut Vec<String>,
+        failure: RuleFailure,
+        audit: bool,
+        found: &mut Found,
     ) {
         let policy = &self.compiled.buckets[pidx].policy;
         match policy.failure {
-            FailureMode::FailOpen => errors.push(format!(
-                "{msg} (policy `{}` is fail-open: ignored)",
-                policy.name
-            )),
+            _ if audit => found.errors.push(failure.audit_note()),
+            FailureMode::FailOpen => found.errors.push(failure.fail_open_note()),
             FailureMode::FailClosed => {
                 let decision =
                     if self.event.spec.blocking == crate::contract::events::Blocking::TopLevel {
@@ -314,14 +314,15 @@ impl<T: Tracer> Evaluator<'_, T> {
                     };
                 let c = synthetic(
                     policy.name.clone(),
-                    id.to_string(),
+                    failure.rule.clone(),
                     order.0,
                     decision,
-                    format!("hookrules: {msg}. Policy `{}` is fail-closed, so this is blocked until the policy is fixed (`hookrules check`).", policy.name),
+                    failure.fail_closed_reason(),
                 );
-                found.push((order, c, vec![]));
+                found.contributions.push((order, c, vec![]));
             }
         }
+        found.failures.push(failure);
     }
 
     fn rule(&mut self, pidx: usize, rule: &Rule) -> RuleResult {
@@ -351,7 +352,7 @@ impl<T: Tracer> Evaluator<'_, T> {
         depth: usize,
         captures: &mut BTreeMap<String, String>,
         object: Option<&Value>,
-    ) -> Result<bool, String> {
+    ) -> Result<bool, EvalError> {
         match c {
             Condition::All(v) => {
                 for c in v {
@@ -404,7 +405,7 @@ impl<T: Tracer> Evaluator<'_, T> {
         depth: usize,
         captures: &mut BTreeMap<String, String>,
         object: Option<&Value>,
-    ) -> Result<bool, String> {
+    ) -> Result<bool, EvalError> {
         let selected = self.select(pidx, t, object)?;
         let (result, saw) = values::apply(
             t,
@@ -442,7 +443,7 @@ impl<T: Tracer> Evaluator<'_, T> {
         pidx: usize,
         t: &Test,
         object: Option<&Value>,
-    ) -> Result<values::Selected, String> {
+    ) -> Result<values::Selected, EvalError> {
         use crate::validate::model::Selector;
         let root = object.unwrap_or(&self.event.value);
         Ok(match &t.selector {
@@ -451,7 +452,7 @@ impl<T: Tracer> Evaluator<'_, T> {
             }
             Selector::JsonPath(q) => {
                 let found = jsonpath_rust::query::js_path_process(&q.query, root)
-                    .map_err(|e| format!("JSONPath: {e}"))?;
+                    .map_err(EvalError::JsonPath)?;
                 values::Selected::Values(found.into_iter().map(|r| r.val().clone()).collect())
             }
             Selector::Fact { name, path } => {
@@ -515,17 +516,21 @@ impl<T: Tracer> Evaluator<'_, T> {
         crate::compile::reach::parse_shell(&mut self.shell, text)
     }
 
-    fn fact(&mut self, pidx: usize, name: &str) -> Result<Value, String> {
+    fn fact(&mut self, pidx: usize, name: &str) -> Result<Value, EvalError> {
         let key = (pidx, name.to_string());
         if let Some(v) = self.facts.get(&key) {
             return v.clone();
         }
         if self.fact_stack.iter().any(|n| n == name) {
-            return Err(format!("fact `{name}` depends on itself"));
+            return Err(EvalError::FactCycle {
+                fact: name.to_string(),
+            });
         }
         let policy = &self.compiled.buckets[pidx].policy;
         let Some(fact) = policy.facts.get(name).cloned() else {
-            return Err(format!("unknown fact `{name}`"));
+            return Err(EvalError::UnknownFact {
+                fact: name.to_string(),
+            });
         };
         self.fact_stack.push(name.to_string());
         let result = self.compute_fact(pidx, &fact);
@@ -533,7 +538,9 @@ impl<T: Tracer> Evaluator<'_, T> {
         if self.tracer.enabled() {
             let (value, failed) = match &result {
                 Ok(v) => (abridge(&v.to_string(), 300), false),
-                Err(e) => (e.clone(), true),
+                // The step names the fact already.
+                Err(EvalError::Fact { fact, cause }) if fact == name => (cause.to_string(), true),
+                Err(e) => (e.to_string(), true),
             };
             self.tracer.step(Step::Fact {
                 name: name.to_string(),
@@ -545,12 +552,13 @@ impl<T: Tracer> Evaluator<'_, T> {
         result
     }
 
-    fn compute_fact(&mut self, pidx: usize, f: &Fact) -> Result<Value, String> {
+    fn compute_fact(&mut self, pidx: usize, f: &Fact) -> Result<Value, EvalError> {
         let ctx = self.template_ctx(pidx, None, &BTreeMap::new(), &fact_templates(f))?;
-        let r = |t: &Option<Template>, s: &mut Self| -> Result<Option<String>, String> {
+        let r = |t: &Option<Template>, s: &mut Self| -> Result<Option<String>, EvalError> {
             t.as_ref()
                 .map(|t| s.compiled.templates.render(pidx, t, &ctx))
                 .transpose()
+                .map_err(EvalError::from)
         };
         // Without `within`, a path stays in the literal folder before its first `{{`.
         let within = match r(&f.within, self)? {
@@ -563,7 +571,10 @@ impl<T: Tracer> Evaluator<'_, T> {
             argv: render_argv(&self.compiled.templates, pidx, &f.argv, &ctx)?,
             cwd: r(&f.cwd, self)?,
         };
-        facts::compute(f, rendered, self.ctx, &self.event.value)
+        facts::compute(f, rendered, self.ctx, &self.event.value).map_err(|cause| EvalError::Fact {
+            fact: f.name.clone(),
+            cause,
+        })
     }
 
     /// The template context: event, facts named by the templates, captures, rule.
@@ -573,7 +584,7 @@ impl<T: Tracer> Evaluator<'_, T> {
         rule: Option<&Rule>,
         captures: &BTreeMap<String, String>,
         templates: &[&str],
-    ) -> Result<minijinja::Value, String> {
+    ) -> Result<minijinja::Value, EvalError> {
         let mut needed: Vec<String> = templates
             .iter()
             .flat_map(|t| crate::validate::facts_named_in(t))
@@ -626,7 +637,7 @@ impl<T: Tracer> Evaluator<'_, T> {
         pidx: usize,
         rule: &Rule,
         captures: &BTreeMap<String, String>,
-    ) -> Result<(Contribution, Vec<Pending>), String> {
+    ) -> Result<(Contribution, Vec<Pending>), EvalError> {
         let all = rule_templates(rule);
         let ctx = self.template_ctx(pidx, Some(rule), captures, &all)?;
         // Reasons, messages and context show event data (and captures taken
@@ -722,12 +733,11 @@ impl<T: Tracer> Evaluator<'_, T> {
         let mut effects = vec![];
         for e in &rule.effects {
             // Record leaves are rendered from text: say which effect they are in.
-            let at_effect = |err: String| {
-                let (line, col) = policy.source.line_col(e.span.start);
-                format!(
-                    "{}:{line}:{col}: in the effect's record: {err}",
-                    policy.source.display_name()
-                )
+            let at_effect = |err: TemplateError| {
+                err.in_record(crate::compile::templates::Location::of(
+                    &policy.source,
+                    e.span.start,
+                ))
             };
             let path = render(&e.path)?;
             // Without `within`, a path stays in the literal folder before its first `{{`.
@@ -848,7 +858,7 @@ fn render_argv(
     pidx: usize,
     argv: &[Template],
     ctx: &minijinja::Value,
-) -> Result<Vec<String>, String> {
+) -> Result<Vec<String>, EvalError> {
     // After a literal `--`, arguments are operands: a leading `-` is data there.
     let mut operands = false;
     argv.iter()
@@ -859,13 +869,13 @@ fn render_argv(
                 operands = true;
             }
             if s.starts_with('-') && !t.text.starts_with('-') && !was_operand {
-                return Err(format!(
-                    "argument `{}` rendered to `{s}`, which starts with `-`: refusing to pass event data as an option",
-                    t.text
-                ));
+                return Err(EvalError::OptionArgument {
+                    template: t.text.clone(),
+                    rendered: s,
+                });
             }
             if s.contains('\0') {
-                return Err("argument contains a NUL byte".into());
+                return Err(EvalError::NulArgument);
             }
             Ok(s)
         })
@@ -879,12 +889,12 @@ fn render_record(
     tpl: &crate::compile::Templates,
     record: Option<&Value>,
     ctx: &minijinja::Value,
-) -> Result<Value, String> {
+) -> Result<Value, TemplateError> {
     fn walk(
         tpl: &crate::compile::Templates,
         v: &Value,
         ctx: &minijinja::Value,
-    ) -> Result<Value, String> {
+    ) -> Result<Value, TemplateError> {
         Ok(match v {
             Value::String(s) => match single_expression(s) {
                 Some(expr) => tpl.eval_expr(expr, ctx)?,
@@ -898,7 +908,7 @@ fn render_record(
             Value::Object(m) => Value::Object(
                 m.iter()
                     .map(|(k, x)| Ok((k.clone(), walk(tpl, x, ctx)?)))
-                    .collect::<Result<_, String>>()?,
+                    .collect::<Result<_, TemplateError>>()?,
             ),
             other => other.clone(),
         })

@@ -5,6 +5,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
+use super::EvalError;
 use crate::policy::syntax::{DecisionKind, FailureMode};
 
 /// One matching rule's say, before combining.
@@ -91,5 +92,79 @@ impl Pending {
             PendingEffect::DeleteFile => format!("delete_file {p}"),
             PendingEffect::Run { argv, .. } => format!("run {argv:?}"),
         }
+    }
+}
+
+/// A rule that failed, and how: the one value `run`'s fail-closed reason, the
+/// reported errors of a fail-open policy, `explain` and `hookrules test`
+/// render from.
+#[derive(Debug, Clone)]
+pub struct RuleFailure {
+    /// The policy.
+    pub policy: String,
+    /// The rule.
+    pub rule: String,
+    /// How it failed.
+    pub error: RuleError,
+}
+
+/// How a rule failed.
+#[derive(Debug, Clone)]
+pub enum RuleError {
+    /// It could not be loaded (the problems `check` reports).
+    Broken(Vec<String>),
+    /// Its `when` or `unless` could not be evaluated.
+    Condition(EvalError),
+    /// It matched, but what it says could not be rendered.
+    Render(EvalError),
+}
+
+impl RuleFailure {
+    /// The evaluation error, unless the rule is broken.
+    pub fn eval_error(&self) -> Option<&EvalError> {
+        match &self.error {
+            RuleError::Broken(_) => None,
+            RuleError::Condition(e) | RuleError::Render(e) => Some(e),
+        }
+    }
+
+    /// The reason of the block a fail-closed policy answers with.
+    pub fn fail_closed_reason(&self) -> String {
+        format!(
+            "hookrules: {self}. Policy `{}` is fail-closed, so this is blocked until the policy is fixed (`hookrules check`).",
+            self.policy
+        )
+    }
+
+    /// The error a fail-open policy reports.
+    pub fn fail_open_note(&self) -> String {
+        format!("{self} (policy `{}` is fail-open: ignored)", self.policy)
+    }
+
+    /// The error an audit rule reports (it decides nothing, failed or not).
+    pub fn audit_note(&self) -> String {
+        format!("{self} (audit rule: reported only)")
+    }
+}
+
+impl std::fmt::Display for RuleFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let rule = &self.rule;
+        match &self.error {
+            RuleError::Broken(what) => write!(
+                f,
+                "rule `{rule}` of policy `{}` is broken: {}",
+                self.policy,
+                what.join("; ")
+            ),
+            RuleError::Condition(e) => write!(f, "rule `{rule}` failed: {e}"),
+            RuleError::Render(e) => write!(f, "rule `{rule}` matched but could not be rendered: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for RuleFailure {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.eval_error().map(|e| e as _)
     }
 }

@@ -4,6 +4,8 @@
 
 use serde::Serialize;
 
+use super::EvalError;
+
 /// Receives evaluation steps.
 pub trait Tracer {
     /// Whether steps are recorded at all (callers skip building descriptions when not).
@@ -87,8 +89,8 @@ pub enum Step {
     RuleEnd {
         /// Rule id.
         rule: String,
-        /// matched / not matched / error.
-        outcome: String,
+        /// matched / not matched / error (written as those words).
+        outcome: RuleOutcome,
     },
     /// First-match stopped here.
     FirstMatchStop {
@@ -102,6 +104,34 @@ pub enum Step {
         /// Explanation.
         note: String,
     },
+}
+
+/// How a rule's evaluation ended. Written (and serialized) as `matched`, `not
+/// matched`, or `error: ` and the error.
+#[derive(Debug, Clone)]
+pub enum RuleOutcome {
+    /// Its conditions held.
+    Matched,
+    /// They did not.
+    NotMatched,
+    /// They could not be evaluated.
+    Failed(EvalError),
+}
+
+impl std::fmt::Display for RuleOutcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RuleOutcome::Matched => f.write_str("matched"),
+            RuleOutcome::NotMatched => f.write_str("not matched"),
+            RuleOutcome::Failed(e) => write!(f, "error: {e}"),
+        }
+    }
+}
+
+impl Serialize for RuleOutcome {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
 }
 
 /// Records every step, for `explain`.

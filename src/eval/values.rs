@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
-use super::Ctx;
-use crate::compile::patterns;
+use super::{Ctx, EvalError};
+use crate::compile::patterns::{self, PatternError};
 use crate::policy::syntax::{Normalization, Quantifier};
 use crate::shell::command::{outputs, program_is, Outputs, RedirectOp, SimpleCommand};
 use crate::shell::reach::{self, Classes, Target};
@@ -29,7 +29,7 @@ pub enum Selected {
 
 /// Callback for a `command.when` condition over a command object.
 pub type Nested<'n> =
-    dyn FnMut(&CommandTest, &Value, &mut BTreeMap<String, String>) -> Result<bool, String> + 'n;
+    dyn FnMut(&CommandTest, &Value, &mut BTreeMap<String, String>) -> Result<bool, EvalError> + 'n;
 
 /// Apply a test. Returns the result and, when tracing, what it saw.
 pub fn apply(
@@ -39,7 +39,7 @@ pub fn apply(
     captures: &mut BTreeMap<String, String>,
     tracing: bool,
     nested: &mut Nested<'_>,
-) -> Result<(bool, String), String> {
+) -> Result<(bool, String), EvalError> {
     let quantify = |results: &[bool]| match t.quantifier {
         Quantifier::Any => results.iter().any(|b| *b),
         Quantifier::All => !results.is_empty() && results.iter().all(|b| *b),
@@ -121,12 +121,12 @@ pub fn apply(
                         views.iter().map(|v| normalize(v, &t.normalize)).collect();
                     match (&t.op, &target.pattern) {
                         (Op::Glob(globs), Some(marked)) => {
-                            patterns::globs_name(globs, &texts, &path_views(marked, ctx))
+                            Ok(patterns::globs_name(globs, &texts, &path_views(marked, ctx))?)
                         }
                         _ => text_test(t, &texts, &Value::String(p.clone()), captures),
                     }
                 })
-                .collect::<Result<Vec<bool>, String>>()?;
+                .collect::<Result<Vec<bool>, EvalError>>()?;
             if paths.is_empty()
                 && matches!(
                     t.op,
@@ -186,7 +186,7 @@ pub fn apply(
                         raw.iter().map(|s| normalize(s, &t.normalize)).collect();
                     text_test(t, &texts, v, captures)
                 })
-                .collect::<Result<Vec<bool>, String>>()?;
+                .collect::<Result<Vec<bool>, EvalError>>()?;
             Ok((quantify(&results), saw))
         }
     }
@@ -198,7 +198,7 @@ fn text_test(
     texts: &[String],
     value: &Value,
     captures: &mut BTreeMap<String, String>,
-) -> Result<bool, String> {
+) -> Result<bool, EvalError> {
     Ok(match &t.op {
         Op::Regex { mode, regexes } => {
             if !patterns::regexes_may_match(regexes, texts) {
@@ -383,7 +383,7 @@ fn target_glob(
     globs: &crate::validate::model::Globs,
     t: &Target,
     ctx: &Ctx,
-) -> Result<bool, String> {
+) -> Result<bool, PatternError> {
     let texts = path_views(&t.path, ctx);
     match &t.pattern {
         Some(marked) => patterns::globs_name(globs, &texts, &path_views(marked, ctx)),
@@ -536,7 +536,7 @@ fn command_matches(
     ctx: &Ctx,
     captures: &mut BTreeMap<String, String>,
     nested: &mut Nested<'_>,
-) -> Result<Option<&'static str>, String> {
+) -> Result<Option<&'static str>, EvalError> {
     if !ct.program.is_empty() && !ct.program.iter().any(|p| program_is(&c.program, p)) {
         return Ok(Some("program"));
     }

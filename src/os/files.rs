@@ -110,57 +110,132 @@ pub fn read_text(path: &Path) -> std::io::Result<String> {
     })
 }
 
+/// Why a path was refused by [`confine`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConfineError {
+    /// It has a NUL byte.
+    Nul,
+    /// It is empty (or blank).
+    Empty,
+    /// It resolves (lexically) outside the folder.
+    Outside {
+        /// The path, resolved.
+        path: PathBuf,
+        /// The folder it must stay in.
+        within: PathBuf,
+    },
+    /// A symlink whose target does not exist (so cannot be checked).
+    Dangling(PathBuf),
+    /// A symlink on the way leads outside the folder.
+    ThroughSymlink {
+        /// The path, resolved lexically.
+        path: PathBuf,
+        /// The folder, its symlinks resolved.
+        within: PathBuf,
+    },
+}
+
+impl std::fmt::Display for ConfineError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ConfineError::Nul => write!(f, "path contains a NUL byte"),
+            ConfineError::Empty => write!(f, "path is empty"),
+            ConfineError::Outside { path, within } => {
+                write!(f, "{} is outside {}", path.display(), within.display())
+            }
+            ConfineError::Dangling(p) => write!(f, "{} is a dangling symlink", p.display()),
+            ConfineError::ThroughSymlink { path, within } => write!(
+                f,
+                "{} leads outside {} through a symlink",
+                path.display(),
+                within.display()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ConfineError {}
+
 /// Resolve `path` (relative to `base`) and make sure it stays inside `within`.
 ///
 /// Rejects NUL bytes; resolves `.` and `..` lexically; then resolves symlinks of
 /// the longest existing prefix so a link cannot lead outside either.
-pub fn confine(path: &str, base: &Path, within: &Path) -> Result<PathBuf, String> {
+pub fn confine(path: &str, base: &Path, within: &Path) -> Result<PathBuf, ConfineError> {
     if path.contains('\0') {
-        return Err("path contains a NUL byte".into());
+        return Err(ConfineError::Nul);
     }
     if path.trim().is_empty() {
-        return Err("path is empty".into());
+        return Err(ConfineError::Empty);
     }
     let joined = base.join(path);
     let lexical = lexical_normalize(&joined);
     let within_l = lexical_normalize(&base.join(within));
     if !lexical.starts_with(&within_l) {
-        return Err(format!(
-            "{} is outside {}",
-            lexical.display(),
-            within_l.display()
-        ));
+        return Err(ConfineError::Outside {
+            path: lexical,
+            within: within_l,
+        });
     }
     // A symlink whose target does not exist yet cannot be resolved, so it cannot
     // be checked: refuse it rather than follow it when writing.
     if std::fs::symlink_metadata(&lexical).is_ok_and(|m| m.file_type().is_symlink())
         && lexical.canonicalize().is_err()
     {
-        return Err(format!("{} is a dangling symlink", lexical.display()));
+        return Err(ConfineError::Dangling(lexical));
     }
     let real = resolve_existing_prefix(&lexical);
     let within_r = resolve_existing_prefix(&within_l);
     if !real.starts_with(&within_r) {
-        return Err(format!(
-            "{} leads outside {} through a symlink",
-            lexical.display(),
-            within_r.display()
-        ));
+        return Err(ConfineError::ThroughSymlink {
+            path: lexical,
+            within: within_r,
+        });
     }
     Ok(lexical)
+}
+
+/// Why [`confine_in`] refused a path: its folder, or the path in it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConfineInError {
+    /// The `within` folder is not in the project.
+    Folder(ConfineError),
+    /// The path is not in the folder.
+    Path(ConfineError),
+}
+
+impl std::fmt::Display for ConfineInError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ConfineInError::Folder(e) => write!(f, "{e}"),
+            ConfineInError::Path(e) => write!(
+                f,
+                "{e} (a path built from event data stays in its `within`, else in the literal folder before its first `{{{{`)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ConfineInError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ConfineInError::Folder(e) | ConfineInError::Path(e) => Some(e),
+        }
+    }
 }
 
 /// The folder a policy names (`within`, possibly built from event data), itself
 /// confined to the project, then `path` confined to it. An empty `within` is
 /// the project itself.
-pub fn confine_in(path: &str, project: &Path, within: Option<&str>) -> Result<PathBuf, String> {
+pub fn confine_in(
+    path: &str,
+    project: &Path,
+    within: Option<&str>,
+) -> Result<PathBuf, ConfineInError> {
     let folder = match within.filter(|w| !w.trim().is_empty()) {
-        Some(w) => confine(w, project, project)?,
+        Some(w) => confine(w, project, project).map_err(ConfineInError::Folder)?,
         None => project.to_path_buf(),
     };
-    confine(path, project, &folder).map_err(|e| {
-        format!("{e} (a path built from event data stays in its `within`, else in the literal folder before its first `{{{{`)")
-    })
+    confine(path, project, &folder).map_err(ConfineInError::Path)
 }
 
 /// The folder a path built from a template stays in when the policy names no

@@ -45,7 +45,7 @@ type Shared<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<ListHasher>>;
 #[derive(Debug, Default)]
 pub struct RegexSlot {
     /// The compiled set (or why it did not compile).
-    pub compiled: OnceLock<Result<CompiledRegexes, String>>,
+    pub compiled: OnceLock<Result<CompiledRegexes, PatternError>>,
     /// Per pattern, literals one of which every match contains (None: unknown).
     pub needles: OnceLock<Vec<Option<Vec<String>>>>,
 }
@@ -116,7 +116,59 @@ pub struct GlobSlot {
 
 /// Included and excluded (`!pattern`) sets of a glob list (or of some of its
 /// patterns), or why they did not compile.
-pub type CompiledGlobs = Result<(GlobSet, Option<GlobSet>), String>;
+pub type CompiledGlobs = Result<(GlobSet, Option<GlobSet>), PatternError>;
+
+/// Why a pattern list did not compile when it was first needed (`check`
+/// reports these before `run` meets them). It lives beside the slots that
+/// cache it; `compile::patterns`, which fills them, re-exports it.
+#[derive(Debug, Clone)]
+pub enum PatternError {
+    /// The list's `RegexSet` did not build.
+    RegexList {
+        /// The list's patterns as written.
+        sources: Vec<String>,
+        /// What the regex crate said.
+        error: regex::Error,
+    },
+    /// One regex (with named groups, compiled alone for its captures).
+    Regex {
+        /// The pattern as written.
+        pattern: String,
+        /// What the regex crate said.
+        error: regex::Error,
+    },
+    /// One glob (an exclusion keeps its `!`).
+    Glob {
+        /// The pattern as written.
+        pattern: String,
+        /// What globset said.
+        error: globset::Error,
+    },
+    /// The `GlobSet` of valid globs did not build.
+    GlobSet(globset::Error),
+}
+
+impl std::fmt::Display for PatternError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PatternError::RegexList { sources, error } => {
+                write!(f, "invalid regex in {sources:?}: {error}")
+            }
+            PatternError::Regex { pattern, error } => write!(f, "invalid regex {pattern:?}: {error}"),
+            PatternError::Glob { pattern, error } => write!(f, "invalid glob {pattern:?}: {error}"),
+            PatternError::GlobSet(error) => write!(f, "{error}"),
+        }
+    }
+}
+
+impl std::error::Error for PatternError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            PatternError::RegexList { error, .. } | PatternError::Regex { error, .. } => Some(error),
+            PatternError::Glob { error, .. } | PatternError::GlobSet(error) => Some(error),
+        }
+    }
+}
 
 /// Glob patterns with `.gitignore`-style exclusions: a text matches when some
 /// pattern matches it and no `!pattern` does. (Stored as a number into a list

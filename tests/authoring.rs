@@ -311,3 +311,42 @@ fn colours_only_when_asked_or_on_a_terminal() {
         .unwrap();
     assert!(!text(&run).contains('\x1b'));
 }
+
+#[test]
+fn explain_and_test_name_the_file_and_line_of_a_template_error_as_run_does() {
+    let policy = r#"
+[[rule]]
+id = "broken-reason"
+events = ["PreToolUse"]
+matcher = "Bash"
+decision = "deny"
+reason = """
+Denied.
+{{ regex_match(event.tool_input.command, '(') }}"""
+"#;
+    let p = Project::new(policy);
+    let at = ".claude/hookrules/team.toml:9:1: template error";
+    let out = p.run(&p.root, &["explain", "-"], &bash(&p.root, "ls"));
+    let t = text(&out);
+    assert!(t.contains(at), "{t}");
+    assert!(
+        t.contains("rule `broken-reason` matched but could not be rendered"),
+        "{t}"
+    );
+    // A fixture that expected the call to go ahead fails, and says why.
+    let fixtures = p.root.join("fixtures");
+    std::fs::create_dir_all(&fixtures).unwrap();
+    let fixture = serde_json::json!({
+        "event": serde_json::from_str::<serde_json::Value>(&bash(Path::new("$PROJECT_DIR"), "ls")).unwrap(),
+        "expect": { "decision": "allow" }
+    });
+    std::fs::write(fixtures.join("ls.json"), fixture.to_string()).unwrap();
+    let out = p.run(&p.root, &["test", "fixtures"], "");
+    let t = text(&out);
+    assert!(t.contains("0 passed, 1 failed"), "{t}");
+    assert!(
+        t.contains("error: rule `broken-reason` matched but could not be rendered: ")
+            && t.contains("team.toml:9:1: template error"),
+        "{t}"
+    );
+}

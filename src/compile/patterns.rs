@@ -16,8 +16,8 @@ use crate::shell::glob::{self, ListPattern, ShellPattern};
 use crate::validate::build_glob;
 use crate::validate::model::{Globs, Regexes};
 use crate::validate::patterns::stored::List;
-use crate::validate::patterns::{CompiledGlobs, CompiledRegexes};
 pub use crate::validate::patterns::PatternError;
+use crate::validate::patterns::{CompiledGlobs, CompiledRegexes};
 
 /// A pattern list as a compiled artifact stores it: its patterns, and what is
 /// derived from them alone before any set is built (required literals,
@@ -94,12 +94,12 @@ pub fn regex_set(r: &Regexes) -> Result<&CompiledRegexes, PatternError> {
     r.slot
         .compiled
         .get_or_init(|| {
-            let set = RegexSetBuilder::new(&r.sources)
-                .build()
-                .map_err(|error| PatternError::RegexList {
+            let set = RegexSetBuilder::new(&r.sources).build().map_err(|error| {
+                PatternError::RegexList {
                     sources: r.sources.clone(),
                     error,
-                })?;
+                }
+            })?;
             let mut capturing = vec![];
             for (i, s) in r.sources.iter().enumerate() {
                 if s.contains("(?P<") || s.contains("(?<") {
@@ -308,11 +308,7 @@ pub fn globs_match(g: &Globs, texts: &[String]) -> Result<bool, PatternError> {
 /// (`patterns`: its marked forms, see `shell::glob`), can the pattern name a
 /// path the list names (`cat .e*` names `.env`)? A pattern whose text an
 /// exclusion matches (`~/.ssh/*.pub` by `!*.pub`) is excluded, as its text is.
-pub fn globs_name(
-    g: &Globs,
-    texts: &[String],
-    patterns: &[String],
-) -> Result<bool, PatternError> {
+pub fn globs_name(g: &Globs, texts: &[String], patterns: &[String]) -> Result<bool, PatternError> {
     if globs_match(g, texts)? {
         return Ok(true);
     }

@@ -351,11 +351,7 @@ impl Templates {
 
     /// Render a template given only as text (record leaves). An error has no
     /// place: the caller knows the record's effect.
-    pub fn render_str(
-        &self,
-        text: &str,
-        ctx: &minijinja::Value,
-    ) -> Result<String, TemplateError> {
+    pub fn render_str(&self, text: &str, ctx: &minijinja::Value) -> Result<String, TemplateError> {
         if !text.contains("{{") && !text.contains("{%") {
             return Ok(text.to_string());
         }

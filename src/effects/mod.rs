@@ -205,8 +205,7 @@ fn apply_one(e: &Pending, ctx: &Ctx, deadline: Deadline) -> Result<(), EffectErr
         }
         PendingEffect::AppendJsonl { record } => {
             let p = target(e, ctx)?;
-            let line =
-                serde_json::to_string(record).map_err(|e| EffectError::Json(Arc::new(e)))?;
+            let line = serde_json::to_string(record).map_err(|e| EffectError::Json(Arc::new(e)))?;
             files::append_line(&p, &line)
                 .map_err(io(|path, error| EffectError::Append { path, error }, &p))
         }

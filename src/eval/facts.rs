@@ -182,11 +182,10 @@ fn file(f: &Fact, r: &Rendered, ctx: &Ctx) -> Result<Value, FactError> {
     let needs_content = !f.headings.is_empty() || f.regex.is_some() || f.lines.is_some() || f.json;
     let content = if exists && needs_content {
         Some(
-            files::read_capped(&path, MAX_FILE)
-                .map_err(|e| FactError::Unreadable {
-                    path: path.clone(),
-                    error: Arc::new(e),
-                })?,
+            files::read_capped(&path, MAX_FILE).map_err(|e| FactError::Unreadable {
+                path: path.clone(),
+                error: Arc::new(e),
+            })?,
         )
     } else {
         None
@@ -218,11 +217,10 @@ fn file(f: &Fact, r: &Rendered, ctx: &Ctx) -> Result<Value, FactError> {
         // A missing file is `null`; a file that is there but not JSON is a failure
         // (the policy's failure mode), never a silently empty value.
         let doc = match &content {
-            Some(c) => serde_json::from_str::<Value>(c)
-                .map_err(|e| FactError::NotJson {
-                    path: path.clone(),
-                    error: Arc::new(e),
-                })?,
+            Some(c) => serde_json::from_str::<Value>(c).map_err(|e| FactError::NotJson {
+                path: path.clone(),
+                error: Arc::new(e),
+            })?,
             None => Value::Null,
         };
         out.insert("json".into(), doc);
@@ -385,20 +383,21 @@ fn command(f: &Fact, r: &Rendered, ctx: &Ctx) -> Result<Value, FactError> {
         std::time::Duration::from_millis(f.timeout_ms),
         crate::os::deadline::reserve(&ctx.deadline),
     );
-    let out = process::run(&r.argv, &cwd, &ctx.env_vars, wait.as_millis() as u64).map_err(
-        |error| match error {
-            process::RunError::TimedOut { ms, output } => FactError::Timeout {
-                argv: r.argv.clone(),
-                after_ms: ms,
-                output,
-                cut_from: cut.then_some(f.timeout_ms),
-            },
-            error => FactError::Command {
-                argv: r.argv.clone(),
-                error,
-            },
-        },
-    )?;
+    let out =
+        process::run(&r.argv, &cwd, &ctx.env_vars, wait.as_millis() as u64).map_err(|error| {
+            match error {
+                process::RunError::TimedOut { ms, output } => FactError::Timeout {
+                    argv: r.argv.clone(),
+                    after_ms: ms,
+                    output,
+                    cut_from: cut.then_some(f.timeout_ms),
+                },
+                error => FactError::Command {
+                    argv: r.argv.clone(),
+                    error,
+                },
+            }
+        })?;
     Ok(json!({
         "status": out.status,
         "ok": out.ok,

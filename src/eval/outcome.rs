@@ -158,7 +158,9 @@ impl std::fmt::Display for RuleFailure {
                 what.join("; ")
             ),
             RuleError::Condition(e) => write!(f, "rule `{rule}` failed: {e}"),
-            RuleError::Render(e) => write!(f, "rule `{rule}` matched but could not be rendered: {e}"),
+            RuleError::Render(e) => {
+                write!(f, "rule `{rule}` matched but could not be rendered: {e}")
+            }
         }
     }
 }

@@ -120,9 +120,11 @@ pub fn apply(
                     let texts: Vec<String> =
                         views.iter().map(|v| normalize(v, &t.normalize)).collect();
                     match (&t.op, &target.pattern) {
-                        (Op::Glob(globs), Some(marked)) => {
-                            Ok(patterns::globs_name(globs, &texts, &path_views(marked, ctx))?)
-                        }
+                        (Op::Glob(globs), Some(marked)) => Ok(patterns::globs_name(
+                            globs,
+                            &texts,
+                            &path_views(marked, ctx),
+                        )?),
                         _ => text_test(t, &texts, &Value::String(p.clone()), captures),
                     }
                 })

@@ -219,23 +219,47 @@ pub fn take(log_dir: &Path, id: &str, now_ms: i64) -> Option<Granted> {
     (g.id == id && g.expires_ms >= now_ms).then_some(g)
 }
 
+/// Why a code given to `hookrules allow` cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CodeError {
+    /// It is not shaped like a code.
+    NotACode(String),
+    /// No pending code is stored under it (never issued, or already used).
+    Unknown(String),
+    /// It was issued, but has lapsed (and is now removed).
+    Lapsed(String),
+}
+
+impl std::fmt::Display for CodeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CodeError::NotACode(code) => write!(
+                f,
+                "`{code}` is not a code (8 letters and digits, like K7QX-2MPD)"
+            ),
+            CodeError::Unknown(code) => write!(f, "no pending code `{code}` in this project"),
+            CodeError::Lapsed(code) => write!(
+                f,
+                "code `{code}` has lapsed; the next deny of the call gives a new one"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for CodeError {}
+
 /// Look a code up; `Err` says why it cannot be used.
-pub fn pending(log_dir: &Path, code: &str, now_ms: i64) -> Result<(PathBuf, Pending), String> {
+pub fn pending(log_dir: &Path, code: &str, now_ms: i64) -> Result<(PathBuf, Pending), CodeError> {
     if normalize(code).len() != 8 {
-        return Err(format!(
-            "`{code}` is not a code (8 letters and digits, like K7QX-2MPD)"
-        ));
+        return Err(CodeError::NotACode(code.to_string()));
     }
     let path = log_dir
         .join("allow/pending")
         .join(format!("{}.json", code_key(code)));
-    let p: Pending =
-        read_json(&path).ok_or_else(|| format!("no pending code `{code}` in this project"))?;
+    let p: Pending = read_json(&path).ok_or_else(|| CodeError::Unknown(code.to_string()))?;
     if p.expires_ms < now_ms {
         let _ = fs::remove_file(&path);
-        return Err(format!(
-            "code `{code}` has lapsed; the next deny of the call gives a new one"
-        ));
+        return Err(CodeError::Lapsed(code.to_string()));
     }
     Ok((path, p))
 }
@@ -308,13 +332,17 @@ mod tests {
             .map(|e| fs::read_to_string(e.unwrap().path()).unwrap())
             .collect();
         assert!(!stored[0].contains(&normalize(&code)) && !stored[0].contains(&code));
-        assert!(pending(dir.path(), &code, 20_000)
-            .unwrap_err()
-            .contains("lapsed"));
+        assert_eq!(
+            pending(dir.path(), &code, 20_000).unwrap_err(),
+            CodeError::Lapsed(code.clone())
+        );
         let (code, issued, _) = issue(dir.path(), &p).unwrap();
         save(&issued).unwrap();
         let (path, found) = pending(dir.path(), &code.to_lowercase(), 5_000).unwrap();
-        assert!(pending(dir.path(), "AAAA-AAAA", 5_000).is_err());
+        assert_eq!(
+            pending(dir.path(), "AAAA-AAAA", 5_000).unwrap_err(),
+            CodeError::Unknown("AAAA-AAAA".into())
+        );
         let g = Granted {
             id: found.id,
             by: "me".into(),

@@ -154,7 +154,9 @@ impl std::fmt::Display for PatternError {
             PatternError::RegexList { sources, error } => {
                 write!(f, "invalid regex in {sources:?}: {error}")
             }
-            PatternError::Regex { pattern, error } => write!(f, "invalid regex {pattern:?}: {error}"),
+            PatternError::Regex { pattern, error } => {
+                write!(f, "invalid regex {pattern:?}: {error}")
+            }
             PatternError::Glob { pattern, error } => write!(f, "invalid glob {pattern:?}: {error}"),
             PatternError::GlobSet(error) => write!(f, "{error}"),
         }
@@ -164,7 +166,9 @@ impl std::fmt::Display for PatternError {
 impl std::error::Error for PatternError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            PatternError::RegexList { error, .. } | PatternError::Regex { error, .. } => Some(error),
+            PatternError::RegexList { error, .. } | PatternError::Regex { error, .. } => {
+                Some(error)
+            }
             PatternError::Glob { error, .. } | PatternError::GlobSet(error) => Some(error),
         }
     }

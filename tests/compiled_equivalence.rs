@@ -1,6 +1,7 @@
 //! The compiled-set artifact changes nothing: answered from the artifact (warm),
-//! while building it (cold) and without any cache (the set built in memory),
-//! every decision and every byte of output is the same. Checked on every fourth
+//! while building it (cold), without any cache (the set built in memory), and
+//! for the built-in pack alone from the pack embedded in the binary, every
+//! decision and every byte of output is the same. Checked on every fourth
 //! command of the corpus, every reference sample and every seed fixture event,
 //! against the built-in pack and the seed policies.
 
@@ -8,6 +9,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use hookrules::cli::run::run_detailed;
+use hookrules::compile::artifact::{self, SetOrigin};
 use hookrules::os::clock::Now;
 use hookrules::policy::discover::Discovery;
 use serde_json::Value;
@@ -75,16 +77,18 @@ fn events() -> Vec<(String, Value, bool)> {
     out
 }
 
-/// One run in a fresh, empty project at `project` (effects write there, and the
-/// three runs compared must start from the same state).
-fn answer(
-    d: &Discovery,
-    ev: &Value,
-    cache: Option<&Path>,
-    project: &Path,
-) -> (String, String, Option<String>) {
-    let _ = std::fs::remove_dir_all(project);
-    std::fs::create_dir_all(project).unwrap();
+/// Where `run` takes its compiled set from.
+#[derive(Clone, Copy)]
+enum From<'a> {
+    /// Built from the policies (no cache, nothing embedded).
+    Policies,
+    /// The cache in this folder.
+    Cache(&'a Path),
+    /// The built-in pack embedded in the binary (no cache).
+    Embedded,
+}
+
+fn env_for(project: &Path, from: From) -> BTreeMap<String, String> {
     let mut env = BTreeMap::new();
     env.insert(
         "HOME".to_string(),
@@ -94,10 +98,31 @@ fn answer(
         "CLAUDE_PROJECT_DIR".to_string(),
         project.display().to_string(),
     );
-    match cache {
-        Some(dir) => env.insert("HOOKRULES_CACHE_DIR".to_string(), dir.display().to_string()),
-        None => env.insert("HOOKRULES_CACHE".to_string(), "off".to_string()),
+    match from {
+        From::Cache(dir) => {
+            env.insert("HOOKRULES_CACHE_DIR".to_string(), dir.display().to_string())
+        }
+        From::Policies | From::Embedded => {
+            env.insert("HOOKRULES_CACHE".to_string(), "off".to_string())
+        }
     };
+    if !matches!(from, From::Embedded) {
+        env.insert("HOOKRULES_EMBEDDED".to_string(), "off".to_string());
+    }
+    env
+}
+
+/// One run in a fresh, empty project at `project` (effects write there, and the
+/// runs compared must start from the same state).
+fn answer(
+    d: &Discovery,
+    ev: &Value,
+    from: From,
+    project: &Path,
+) -> (String, String, Option<String>) {
+    let _ = std::fs::remove_dir_all(project);
+    std::fs::create_dir_all(project).unwrap();
+    let env = env_for(project, from);
     let (a, d) = run_detailed(
         d,
         &mut ev.to_string().as_bytes(),
@@ -116,44 +141,59 @@ fn the_compiled_artifact_changes_no_answer() {
     let cache = tempfile::tempdir().unwrap();
     let scratch = tempfile::tempdir().unwrap();
     let project = scratch.path().join("proj");
-    let mut policy_sets: Vec<Vec<PathBuf>> = vec![vec![
-        "builtin:destructive".into(),
-        "builtin:secrets".into(),
-        "builtin:system-paths".into(),
-        "builtin:persistence".into(),
-    ]];
+    // The built-in pack alone (no policy in any layer: `run` takes it from the
+    // binary), then each seed's policies (over the pack).
+    let mut policy_sets: Vec<Discovery> = vec![Discovery {
+        project_dir: Some(project.clone()),
+        user_dir: Some(project.join("home/.config/hookrules")),
+        ..Discovery::default()
+    }];
     for dir in std::fs::read_dir(root().join("examples")).unwrap() {
         let p = dir.unwrap().path().join("policies");
         if p.is_dir() {
-            policy_sets.push(vec![p]);
+            policy_sets.push(Discovery {
+                flags: vec![p],
+                ..Discovery::default()
+            });
         }
     }
+    std::fs::create_dir_all(&project).unwrap();
+    let origin = |d: &Discovery, from| artifact::load(d, &env_for(&project, from)).origin();
+    assert_eq!(origin(&policy_sets[0], From::Embedded), SetOrigin::Embedded);
+    assert_eq!(origin(&policy_sets[0], From::Policies), SetOrigin::Built);
     let events = events();
     assert!(events.len() > 700);
     let mut differences = vec![];
-    for flags in &policy_sets {
-        let d = Discovery {
-            flags: flags.clone(),
-            ..Discovery::default()
-        };
+    for (n, d) in policy_sets.iter().enumerate() {
+        let builtin_alone = n == 0;
         // The corpus commands against the built-in pack and one seed set; every
         // sample and fixture against every set.
-        let corpus = flags.len() == 3 || flags[0].ends_with("001-enforcement-hooks/policies");
+        let corpus = builtin_alone || d.flags[0].ends_with("001-enforcement-hooks/policies");
+        // The corpus commands of the built-in pack: every eighth (the CI budget;
+        // its answers from the TOML are compiled anew for each).
         for (i, (name, ev, _)) in events
             .iter()
-            .filter(|(_, _, is_corpus)| corpus || !is_corpus)
+            .enumerate()
+            .filter(|(j, (_, _, is_corpus))| !is_corpus || corpus && (!builtin_alone || j % 2 == 0))
+            .map(|(_, e)| e)
             .enumerate()
         {
-            let off = answer(&d, ev, None, &project);
+            let off = answer(d, ev, From::Policies, &project);
             // Cold: every 16th event starts from an empty cache.
             if i % 16 == 0 {
                 let _ = std::fs::remove_dir_all(cache.path());
             }
-            let first = answer(&d, ev, Some(cache.path()), &project);
-            let warm = answer(&d, ev, Some(cache.path()), &project);
-            if off != first || off != warm {
+            let first = answer(d, ev, From::Cache(cache.path()), &project);
+            let warm = answer(d, ev, From::Cache(cache.path()), &project);
+            let embedded = if builtin_alone {
+                answer(d, ev, From::Embedded, &project)
+            } else {
+                off.clone()
+            };
+            if off != first || off != warm || off != embedded {
                 differences.push(format!(
-                    "{flags:?} {name}:\n  no cache: {off:?}\n  first:    {first:?}\n  warm:     {warm:?}"
+                    "{:?} {name}:\n  no cache: {off:?}\n  first:    {first:?}\n  warm:     {warm:?}\n  embedded: {embedded:?}",
+                    d.flags
                 ));
             }
         }

@@ -419,8 +419,34 @@ pub fn diagnose(ctx: &Context, discovery: &Discovery) -> Vec<Finding> {
             ),
         );
     }
+    compiled_set(ctx, discovery, &mut out);
     builtin_protection(ctx, discovery, &mut out);
     out
+}
+
+/// Where `run` takes the compiled set from: the built-in pack in the binary,
+/// the cache, or the policies (each call, until the cache has it).
+fn compiled_set(ctx: &Context, discovery: &Discovery, out: &mut Vec<Finding>) {
+    use crate::compile::artifact::{self, SetOrigin};
+    let (level, text) = match artifact::origin(discovery, &ctx.env) {
+        SetOrigin::Embedded => (
+            Level::Ok,
+            "compiled set: the built-in pack, pre-compiled into this binary".to_string(),
+        ),
+        SetOrigin::Cache(p) => (
+            Level::Ok,
+            format!("compiled set: from the cache, {}", p.display()),
+        ),
+        SetOrigin::Built if artifact::embedded_wanted(discovery, &ctx.env) => (
+            Level::Warn,
+            "compiled set: the built-in pack pre-compiled into this binary does not verify (generated from other sources than the binary was built from, or damaged); `run` compiles the pack from its policies, correct but slower".to_string(),
+        ),
+        SetOrigin::Built => (
+            Level::Ok,
+            "compiled set: compiled from the policies (the next `run` caches it, unless HOOKRULES_CACHE=off)".to_string(),
+        ),
+    };
+    push(out, Check::Policies, level, text);
 }
 
 /// Will Codex run the hookrules hooks of this file? It skips untrusted ones

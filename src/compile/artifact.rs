@@ -16,6 +16,14 @@
 //!   in its place) makes `run` build the set from the policies, exactly as
 //!   without a cache, and replace the file.
 //!
+//! The built-in pack alone (no policy in any layer, the most common case) needs
+//! no file at all: its artifact is generated ahead of time into
+//! `policies/builtin.hrset` (`HOOKRULES_BLESS=1 cargo test --test embedded`),
+//! embedded in the binary and read by the same reader ([`Bytes`]). Instead of
+//! stamps it records the hash of the files it was generated from (the policies,
+//! the stages that compile them and the format; see `build.rs`): a binary built
+//! from other files never uses it, and compiles the pack as without it.
+//!
 //! The hash is not a signature: whoever can write the cache folder and rebuild
 //! the hashes can also write a user policy. The default pack guards hookrules'
 //! own configuration and cache folders against the agent.
@@ -29,6 +37,7 @@
 //! `validate::patterns::stored`); a list's record holds its patterns and their
 //! required literals (`patterns::StoredList`), read once per process.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::Read;
@@ -57,13 +66,32 @@ const RACY_NS: i128 = 2_000_000_000;
 /// Largest artifact read (bytes).
 const MAX_ARTIFACT: u64 = 1 << 30;
 
+/// The built-in pack, compiled ahead of time (see the module's documentation).
+pub static EMBEDDED: &[u8] = include_bytes!("../../policies/builtin.hrset");
+/// What the embedded artifact records as its search.
+const EMBEDDED_SEARCH: &str = "the built-in pack";
+/// What it records as its builder: the files it must have been generated from.
+pub const EMBEDDED_INPUTS: &str = concat!("sources ", env!("HOOKRULES_EMBED_INPUTS"));
+
 /// A compiled set, ready to answer events.
 #[derive(Debug)]
 pub enum Loaded {
     /// Built in this process.
     Built(Box<CompiledSet>),
-    /// Read from a verified artifact, record by record.
-    File(Box<Artifact>),
+    /// Read from a verified artifact (a cache file, or the built-in pack
+    /// embedded in the binary), record by record.
+    Stored(Box<Artifact>),
+}
+
+/// Where `run`'s compiled set came from (for `doctor`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SetOrigin {
+    /// Compiled from the policies in this process.
+    Built,
+    /// The built-in pack compiled into the binary.
+    Embedded,
+    /// A cache file.
+    Cache(PathBuf),
 }
 
 impl Loaded {
@@ -71,7 +99,7 @@ impl Loaded {
     pub fn failure(&self) -> FailureMode {
         match self {
             Loaded::Built(s) => s.failure,
-            Loaded::File(a) => a.header.failure,
+            Loaded::Stored(a) => a.header.failure,
         }
     }
 
@@ -79,7 +107,7 @@ impl Loaded {
     pub fn log_tables(&self) -> &[LogTable] {
         match self {
             Loaded::Built(s) => &s.log,
-            Loaded::File(a) => &a.header.log,
+            Loaded::Stored(a) => &a.header.log,
         }
     }
 
@@ -87,7 +115,18 @@ impl Loaded {
     pub fn policy_hash(&self) -> &str {
         match self {
             Loaded::Built(s) => &s.policy_hash,
-            Loaded::File(a) => &a.header.policy_hash,
+            Loaded::Stored(a) => &a.header.policy_hash,
+        }
+    }
+
+    /// Where the set came from.
+    pub fn origin(&self) -> SetOrigin {
+        match self {
+            Loaded::Built(_) => SetOrigin::Built,
+            Loaded::Stored(a) => match &a.bytes {
+                Bytes::Static(_) => SetOrigin::Embedded,
+                Bytes::File(_, path) => SetOrigin::Cache(path.clone()),
+            },
         }
     }
 
@@ -106,7 +145,7 @@ impl Loaded {
         };
         match self {
             Loaded::Built(s) => s.for_event_with(event, query, Some(paths)),
-            Loaded::File(a) => match a.for_event(event, paths) {
+            Loaded::Stored(a) => match a.for_event(event, paths) {
                 Some(c) => c,
                 None => fallback().for_event_with(event, query, Some(paths)),
             },
@@ -160,6 +199,8 @@ type Span = (u64, u32);
 #[derive(Debug, Serialize, Deserialize)]
 struct Header {
     search: String,
+    /// What built it: the hookrules binary (a cache file), or the hash of the
+    /// files it was generated from (the embedded pack).
     binary: String,
     stamps: Vec<Stamp>,
     failure: FailureMode,
@@ -175,10 +216,43 @@ struct Header {
     policy_hash: String,
 }
 
+/// Where an artifact's bytes are: one reader for both.
+#[derive(Debug)]
+enum Bytes {
+    /// A cache file (read at offsets), and its path.
+    File(File, PathBuf),
+    /// Bytes in the binary.
+    Static(&'static [u8]),
+}
+
+impl Bytes {
+    fn len(&self) -> Option<u64> {
+        match self {
+            Bytes::File(f, _) => f.metadata().ok().map(|m| m.len()),
+            Bytes::Static(b) => Some(b.len() as u64),
+        }
+    }
+
+    /// `len` bytes at `at` (borrowed from the binary, read from a file).
+    fn at(&self, at: u64, len: usize) -> Option<Cow<'static, [u8]>> {
+        match self {
+            Bytes::File(f, _) => {
+                let mut v = vec![0u8; len];
+                f.read_exact_at(&mut v, at).ok()?;
+                Some(Cow::Owned(v))
+            }
+            Bytes::Static(b) => {
+                let start = usize::try_from(at).ok()?;
+                b.get(start..start.checked_add(len)?).map(Cow::Borrowed)
+            }
+        }
+    }
+}
+
 /// An open, verified artifact.
 #[derive(Debug)]
 pub struct Artifact {
-    file: File,
+    bytes: Bytes,
     header: Header,
     key: u128,
     /// Where the records start.
@@ -229,20 +303,49 @@ pub fn path_for(dir: &Path, discovery: &Discovery) -> PathBuf {
 
 /// The compiled set for a policy search: from its artifact when that verifies,
 /// else built (and the artifact written, when the cache is on).
+///
+/// The built-in pack alone comes from the binary ([`EMBEDDED`]), unless
+/// `HOOKRULES_EMBEDDED=off` (for tests and measurements) or it does not verify.
 pub fn load(discovery: &Discovery, env: &BTreeMap<String, String>) -> Loaded {
+    if embedded_wanted(discovery, env) {
+        if let Some(a) = Artifact::embedded(EMBEDDED) {
+            return Loaded::Stored(Box::new(a));
+        }
+    }
     let Some(dir) = cache_dir(env) else {
         return Loaded::Built(Box::new(CompiledSet::build(&discovery.find())));
     };
     let path = path_for(&dir, discovery);
     let search = search_key(discovery);
     if let Some(a) = Artifact::open(&path, &search) {
-        return Loaded::File(Box::new(a));
+        return Loaded::Stored(Box::new(a));
     }
     let (set, stamps) = build_stamped(discovery);
-    if let Some(bytes) = stamps.and_then(|stamps| encode(&set, search, stamps)) {
+    if let Some(bytes) = stamps.and_then(|stamps| encode(&set, search, binary_identity(), stamps)) {
         let _ = crate::os::files::write_atomic(&path, &bytes);
     }
     Loaded::Built(Box::new(set))
+}
+
+/// Where [`load`] would take the set from, without building it (`doctor`);
+/// the embedded pack counts only if every record verifies.
+pub fn origin(discovery: &Discovery, env: &BTreeMap<String, String>) -> SetOrigin {
+    if embedded_wanted(discovery, env)
+        && Artifact::embedded(EMBEDDED).is_some_and(|a| a.check_all())
+    {
+        return SetOrigin::Embedded;
+    }
+    match cache_dir(env).map(|dir| path_for(&dir, discovery)) {
+        Some(path) if Artifact::open(&path, &search_key(discovery)).is_some() => {
+            SetOrigin::Cache(path)
+        }
+        _ => SetOrigin::Built,
+    }
+}
+
+/// Is the set the built-in pack alone, and the embedded one not turned off?
+pub fn embedded_wanted(discovery: &Discovery, env: &BTreeMap<String, String>) -> bool {
+    discovery.builtin_alone() && env.get("HOOKRULES_EMBEDDED").is_none_or(|v| v != "off")
 }
 
 /// Build the set, with the stamps of what it was built from (None when a
@@ -340,8 +443,20 @@ pub fn hash(key: u128, parts: &[&[u8]]) -> u128 {
     (u128::from(mix(a ^ 1, parts)) << 64) | u128::from(mix(b ^ 0x1234_5678_9abc_def0, parts))
 }
 
+/// The artifact of the built-in pack, as this build compiles it: what
+/// `policies/builtin.hrset` must hold (`tests/embedded.rs` compares them).
+pub fn embedded_artifact() -> Option<Vec<u8>> {
+    let set = CompiledSet::build(&crate::policy::discover::builtin());
+    encode(&set, EMBEDDED_SEARCH.into(), EMBEDDED_INPUTS.into(), vec![])
+}
+
 /// Encode a set; `None` if some part does not serialize (then nothing is cached).
-fn encode(set: &CompiledSet, search: String, stamps: Vec<Stamp>) -> Option<Vec<u8>> {
+fn encode(
+    set: &CompiledSet,
+    search: String,
+    binary: String,
+    stamps: Vec<Stamp>,
+) -> Option<Vec<u8>> {
     let mut body: Vec<u8> = vec![];
     let mut records: Vec<Span> = vec![];
     // Each record: 16 bytes for its hash (filled in below), then its bytes.
@@ -399,7 +514,7 @@ fn encode(set: &CompiledSet, search: String, stamps: Vec<Stamp>) -> Option<Vec<u
     }
     let header = Header {
         search,
-        binary: binary_identity(),
+        binary,
         stamps,
         failure: set.failure,
         policies,
@@ -448,7 +563,7 @@ mod erased {
 }
 
 impl Artifact {
-    /// Open and verify an artifact's header and freshness; `None` if missing,
+    /// Open and verify a cache file's header and freshness; `None` if missing,
     /// not a regular file, damaged, or stale.
     fn open(path: &Path, search: &str) -> Option<Artifact> {
         // Never block on a FIFO, never follow a link planted in the cache.
@@ -457,40 +572,80 @@ impl Artifact {
             .custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW)
             .open(path)
             .ok()?;
-        let meta = file.metadata().ok()?;
-        if !meta.is_file() || meta.len() > MAX_ARTIFACT || meta.len() < 32 {
+        if !file.metadata().ok()?.is_file() {
             return None;
         }
-        let mut fixed = [0u8; 28];
-        file.read_exact_at(&mut fixed, 0).ok()?;
+        let a = Artifact::verify(
+            Bytes::File(file, path.to_path_buf()),
+            search,
+            &binary_identity(),
+        )?;
+        a.header
+            .stamps
+            .iter()
+            .all(|s| Stamp::of(&s.path) == *s)
+            .then_some(a)
+    }
+
+    /// The embedded built-in pack in `bytes` (the binary's [`EMBEDDED`], or a
+    /// copy a test damaged); `None` if damaged or generated from other files
+    /// than this binary was built from.
+    pub fn embedded(bytes: &'static [u8]) -> Option<Artifact> {
+        Artifact::verify(Bytes::Static(bytes), EMBEDDED_SEARCH, EMBEDDED_INPUTS)
+    }
+
+    /// Check an artifact's header: its hash, its search, what built it.
+    fn verify(bytes: Bytes, search: &str, binary: &str) -> Option<Artifact> {
+        let len = bytes.len()?;
+        if !(32..=MAX_ARTIFACT).contains(&len) {
+            return None;
+        }
+        let fixed = bytes.at(0, 28)?;
         if &fixed[..8] != MAGIC {
             return None;
         }
         let head_len = u32::from_le_bytes(fixed[8..12].try_into().ok()?) as u64;
         let key = u128::from_le_bytes(fixed[12..28].try_into().ok()?);
-        if 28 + head_len > meta.len() {
+        if 28 + head_len > len {
             return None;
         }
-        let mut head = vec![0u8; head_len as usize];
-        file.read_exact_at(&mut head, 28).ok()?;
+        let head = bytes.at(28, head_len as usize)?;
         if hash(0, &[MAGIC, &head]) != key {
             return None;
         }
         let header: Header = postcard::from_bytes(&head).ok()?;
-        if header.search != search
-            || header.binary != binary_identity()
-            || header.stamps.iter().any(|s| Stamp::of(&s.path) != *s)
-        {
+        if header.search != search || header.binary != binary {
             return None;
         }
         let lists = Mutex::new(vec![None; header.lists.len()]);
         Some(Artifact {
-            file,
+            bytes,
             header,
             key,
             base: 28 + head_len,
             lists,
         })
+    }
+
+    /// Does every record verify and decode? (`doctor`; `run` checks only
+    /// the records it reads.)
+    pub fn check_all(&self) -> bool {
+        let h = &self.header;
+        let events = h.events.values().chain([&h.other]).all(|&span| {
+            self.read::<EventEntry<Span>>(span)
+                .and_then(|e| e.try_map(|&g| self.read::<Reached>(g).map(drop)))
+                .is_some()
+        });
+        let policies = h
+            .policies
+            .iter()
+            .all(|p| self.read::<BTreeMap<String, Fact>>(p.facts).is_some());
+        let notes = h.notes.1 <= 1
+            || self
+                .read::<BTreeMap<String, Vec<String>>>(h.notes)
+                .is_some();
+        let rules = (0..h.rules.len()).all(|id| self.rule(id as RuleId).is_some());
+        events && policies && notes && rules
     }
 
     /// A rule: its lists (each read once), then the rule with them.
@@ -516,12 +671,22 @@ impl Artifact {
     }
 
     /// A record's bytes, checked against its hash.
-    fn record(&self, at: u64, len: u32) -> Option<Vec<u8>> {
-        let mut bytes = vec![0u8; 16 + len as usize];
-        self.file.read_exact_at(&mut bytes, self.base + at).ok()?;
+    fn record(&self, at: u64, len: u32) -> Option<Cow<'static, [u8]>> {
+        let bytes = self
+            .bytes
+            .at(self.base.checked_add(at)?, 16 + len as usize)?;
         let (h, body) = bytes.split_at(16);
         let h = u128::from_le_bytes(h.try_into().ok()?);
-        (hash(self.key, &[&at.to_le_bytes(), body]) == h).then(|| body.to_vec())
+        if hash(self.key, &[&at.to_le_bytes(), body]) != h {
+            return None;
+        }
+        Some(match bytes {
+            Cow::Borrowed(b) => Cow::Borrowed(&b[16..]),
+            Cow::Owned(mut v) => {
+                v.drain(..16);
+                Cow::Owned(v)
+            }
+        })
     }
 
     /// The bucket of one event, read record by record; `None` if any record

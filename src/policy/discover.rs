@@ -145,6 +145,36 @@ impl Discovery {
         self.under_builtin(found)
     }
 
+    /// Does [`Self::find`] find the built-in pack and nothing else? Answered
+    /// without reading anything, at most a `stat` of each layer folder, so that
+    /// `run` can take the pack pre-compiled into the binary. True when the pack
+    /// is on and: every `--policies` entry names a part of it (it loads whole
+    /// under them, each part once), or `HOOKRULES_POLICIES` names nothing, or
+    /// no layer folder exists. False when unsure (a layer folder with no policy in it):
+    /// `find` then says the same the slower way. `tests/embedded.rs` checks
+    /// that both agree.
+    pub fn builtin_alone(&self) -> bool {
+        if self.no_builtin {
+            return false;
+        }
+        if !self.flags.is_empty() {
+            return self.flags.iter().all(|p| {
+                p.to_str()
+                    .and_then(|p| p.strip_prefix("builtin:"))
+                    .is_some_and(|name| BUILTIN.iter().any(|(n, _)| *n == name))
+            });
+        }
+        // Entries are split at `:`, so this variable cannot name `builtin:NAME`.
+        if let Some(env) = self.env.as_deref().filter(|s| !s.trim().is_empty()) {
+            return env.split(':').all(str::is_empty);
+        }
+        let project = self
+            .project_dir
+            .as_ref()
+            .map(|d| d.join(PROJECT_POLICY_DIR));
+        !project.is_some_and(|d| d.is_dir()) && !self.user_dir.as_ref().is_some_and(|d| d.is_dir())
+    }
+
     /// The built-in pack under what was `found`, unless `--no-builtin` or a
     /// policy's `builtin = false` turns it off.
     fn under_builtin(&self, mut found: Found) -> Found {

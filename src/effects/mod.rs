@@ -177,15 +177,16 @@ fn target(e: &Pending, ctx: &Ctx) -> Result<PathBuf, EffectError> {
 }
 
 fn apply_one(e: &Pending, ctx: &Ctx, deadline: Deadline) -> Result<(), EffectError> {
-    let io = |make: fn(PathBuf, Arc<std::io::Error>) -> EffectError, p: &std::path::Path| {
-        let p = p.to_path_buf();
-        move |error| make(p, Arc::new(error))
+    let write = |path: PathBuf| {
+        move |error| EffectError::Write {
+            path,
+            error: Arc::new(error),
+        }
     };
-    let write = |path, error| EffectError::Write { path, error };
     match &e.effect {
         PendingEffect::WriteFile { content } => {
             let p = target(e, ctx)?;
-            files::write_atomic(&p, content.as_bytes()).map_err(io(write, &p))
+            files::write_atomic(&p, content.as_bytes()).map_err(write(p))
         }
         PendingEffect::WriteJson { record, keep } => {
             let p = target(e, ctx)?;
@@ -201,13 +202,15 @@ fn apply_one(e: &Pending, ctx: &Ctx, deadline: Deadline) -> Result<(), EffectErr
             }
             let text = serde_json::to_string_pretty(&record)
                 .map_err(|e| EffectError::Json(Arc::new(e)))?;
-            files::write_atomic(&p, text.as_bytes()).map_err(io(write, &p))
+            files::write_atomic(&p, text.as_bytes()).map_err(write(p))
         }
         PendingEffect::AppendJsonl { record } => {
             let p = target(e, ctx)?;
             let line = serde_json::to_string(record).map_err(|e| EffectError::Json(Arc::new(e)))?;
-            files::append_line(&p, &line)
-                .map_err(io(|path, error| EffectError::Append { path, error }, &p))
+            files::append_line(&p, &line).map_err(|error| EffectError::Append {
+                path: p,
+                error: Arc::new(error),
+            })
         }
         PendingEffect::DeleteFile => {
             let p = target(e, ctx)?;

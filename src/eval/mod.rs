@@ -242,7 +242,9 @@ impl<T: Tracer> Evaluator<'_, T> {
                 match result {
                     RuleResult::NotMatched => self.end(rule, RuleOutcome::NotMatched),
                     RuleResult::Failed(e) => {
-                        self.end(rule, RuleOutcome::Failed(e.clone()));
+                        if self.tracer.enabled() {
+                            self.end(rule, RuleOutcome::Failed(e.clone()));
+                        }
                         let failure = failed(RuleError::Condition(e));
                         self.failure(pidx, order, failure, rule.audit, &mut found);
                     }

@@ -7,17 +7,21 @@
 //! - every bounded wait (a `command` fact, a `run` effect) is cut to what is left
 //!   of it ([`Deadline::cap`]), so a slow command fails through its policy's
 //!   failure mode in time;
-//! - a [`Watchdog`] thread covers everything else that could stall (a stuck
-//!   system call, a huge input, a bug): when the deadline passes and no answer
-//!   has been printed, it prints the fallback answer it was given (the
-//!   policies' failure mode for this event), ends every child process and exits.
-//!   After the answer, it ends the side effects still running and exits.
+//! - a [`Watchdog`] covers everything else that could stall (a stuck system
+//!   call, a huge input, a bug): a `SIGALRM` timer armed for the deadline. When
+//!   it fires and no answer has been printed, its handler prints the fallback
+//!   answer it was given (the policies' failure mode for this event), ends every
+//!   child process and exits. After the answer, it ends the side effects still
+//!   running and exits.
 //!
-//! The answer is printed exactly once, by whichever of the two gets there first.
-//! Both write with `write(2)` on the raw descriptors, under one lock, never
-//! through `std::io::stdout()` (whose lock the other thread might hold).
+//! The answer is printed exactly once, by whichever of the two gets there first
+//! (one atomic state decides). Both write with `write(2)` on the raw
+//! descriptors, never through `std::io::stdout()` (whose lock the interrupted
+//! code might hold).
 
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::atomic::Ordering::SeqCst;
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicPtr, AtomicU8, AtomicUsize};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// A point in time by which the answer (and its side effects) must be done;
@@ -99,144 +103,265 @@ pub struct Reply {
     pub exit: i32,
 }
 
-#[derive(Debug)]
-struct State {
-    deadline: Deadline,
-    fallback: Reply,
-    /// The answer has been printed, or is being printed (by either side).
-    answered: bool,
-    /// The main thread is writing its answer (the lock is not held meanwhile,
-    /// so a stuck write cannot keep the watchdog from acting).
-    writing: bool,
-    /// Exit status of the printed answer.
+/// Where the answer is (one process-wide value: the watchdog is a signal).
+const PENDING: u8 = 0;
+/// The main thread is writing its answer.
+const WRITING: u8 = 1;
+/// The answer is printed; the work after it is running.
+const ANSWERED: u8 = 2;
+/// The work is done: the timer is off and a late signal does nothing.
+const DONE: u8 = 3;
+/// The deadline passed: the signal handler prints (or printed) the fallback
+/// and ends the process.
+const EXPIRED: u8 = 4;
+
+static STATE: AtomicU8 = AtomicU8::new(DONE);
+/// The one grace period given to an answer being written has started.
+static GRACE: AtomicBool = AtomicBool::new(false);
+/// Exit status of the printed answer.
+static EXIT: AtomicI32 = AtomicI32::new(0);
+/// What to print if the deadline passes first: a leaked [`Fallback`], replaced
+/// (never freed: the handler may be reading it on another thread) as the event
+/// becomes known.
+static FALLBACK: AtomicPtr<Fallback> = AtomicPtr::new(std::ptr::null_mut());
+/// What ends the child processes (async-signal-safe), as a `fn()` address.
+static ON_EXPIRY: AtomicUsize = AtomicUsize::new(0);
+
+/// A [`Reply`] rendered to bytes, so the handler only calls `write(2)`.
+struct Fallback {
+    stdout: Box<[u8]>,
+    stderr: Box<[u8]>,
     exit: i32,
-    /// The work is done: the watchdog may stop.
-    done: bool,
 }
 
-/// The thread that answers when the deadline passes. See the module docs.
-#[derive(Debug, Clone)]
+/// How long an answer that is being written when the deadline passes may take.
+const WRITE_GRACE: Duration = Duration::from_millis(200);
+
+/// The watchdog: a `SIGALRM` timer armed for the deadline, whose handler prints
+/// the fallback answer, ends every child process and exits, unless the main
+/// thread got its answer out first. See the module docs.
+///
+/// A timer, not a thread: a second thread costs every `hookrules run` its
+/// creation, the wake-ups each time the deadline or fallback changes, and the
+/// process's exit waiting for it on the other CPU (about a fifth of a harmless
+/// event's wall time, `bench/run.sh`). The handler does only what is
+/// async-signal-safe: atomics, `write(2)`, `kill(2)`, `waitpid(2)`, reading
+/// `/proc` into stack buffers, `_exit(2)`. It may run on any thread of the
+/// process; every step is decided by one atomic state, so the answer is still
+/// printed exactly once.
+///
+/// One per process (`hookrules run` starts it once); starting it again resets it.
+#[derive(Debug)]
 pub struct Watchdog {
-    shared: Arc<(Mutex<State>, Condvar)>,
+    deadline: Mutex<Deadline>,
 }
 
 impl Watchdog {
     /// Start watching: `fallback` is printed if the deadline passes first;
-    /// `on_expiry` runs before the process exits (it ends child processes).
+    /// `on_expiry` runs before the process exits (it ends child processes, and
+    /// must be async-signal-safe).
     pub fn start(deadline: Deadline, fallback: Reply, on_expiry: fn()) -> Watchdog {
-        let shared = Arc::new((
-            Mutex::new(State {
-                deadline,
-                fallback,
-                answered: false,
-                writing: false,
-                exit: 0,
-                done: false,
-            }),
-            Condvar::new(),
-        ));
+        ON_EXPIRY.store(on_expiry as usize, SeqCst);
+        GRACE.store(false, SeqCst);
         let w = Watchdog {
-            shared: shared.clone(),
+            deadline: Mutex::new(deadline),
         };
-        std::thread::spawn(move || watch(&shared, on_expiry));
+        w.set_fallback(fallback);
+        STATE.store(PENDING, SeqCst);
+        // SAFETY: installs a handler that only does async-signal-safe work (see
+        // `on_alarm`); the sigaction struct is fully initialised.
+        unsafe {
+            let mut sa: libc::sigaction = std::mem::zeroed();
+            sa.sa_sigaction = on_alarm as extern "C" fn(libc::c_int) as usize;
+            sa.sa_flags = libc::SA_RESTART;
+            libc::sigemptyset(&mut sa.sa_mask);
+            libc::sigaction(libc::SIGALRM, &sa, std::ptr::null_mut());
+        }
+        arm(deadline.remaining());
         w
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
-        self.shared.0.lock().unwrap_or_else(|p| p.into_inner())
+    fn lock(&self) -> std::sync::MutexGuard<'_, Deadline> {
+        self.deadline.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// The deadline now in force.
     pub fn deadline(&self) -> Deadline {
-        self.lock().deadline
+        *self.lock()
     }
 
     /// Move the deadline (once the event, and so its registered timeout, is known).
     pub fn set_deadline(&self, deadline: Deadline) {
-        self.lock().deadline = deadline;
-        self.shared.1.notify_all();
+        *self.lock() = deadline;
+        if matches!(STATE.load(SeqCst), PENDING | WRITING | ANSWERED) {
+            arm(deadline.remaining());
+        }
     }
 
     /// What to print if the deadline passes before the answer.
     pub fn set_fallback(&self, fallback: Reply) {
-        self.lock().fallback = fallback;
+        let mut stderr = fallback.stderr.into_bytes();
+        if !stderr.is_empty() {
+            stderr.push(b'\n');
+        }
+        let new = Box::into_raw(Box::new(Fallback {
+            stdout: fallback.stdout.into_bytes().into_boxed_slice(),
+            stderr: stderr.into_boxed_slice(),
+            exit: fallback.exit,
+        }));
+        // The old one is left allocated: the handler may be reading it.
+        FALLBACK.swap(new, SeqCst);
     }
 
-    /// Print the answer, unless the watchdog already printed the fallback (then
-    /// this thread is about to be ended with the process; it waits for that).
-    /// An answer that cannot be written is an error (the caller exits non-zero).
+    /// Print the answer, unless the deadline already passed (then the handler
+    /// is printing the fallback and ending the process; this thread waits for
+    /// that). An answer that cannot be written is an error (the caller exits
+    /// non-zero).
     pub fn answer(&self, reply: &Reply) -> std::io::Result<()> {
+        EXIT.store(reply.exit, SeqCst);
+        if STATE
+            .compare_exchange(PENDING, WRITING, SeqCst, SeqCst)
+            .is_err()
         {
-            let mut st = self.lock();
-            if st.answered {
-                drop(st);
-                loop {
-                    std::thread::park();
-                }
-            }
-            st.answered = true;
-            st.writing = true;
-            st.exit = reply.exit;
+            wait_for_the_end();
         }
         let result = print(reply);
-        self.lock().writing = false;
-        self.shared.1.notify_all();
+        if STATE
+            .compare_exchange(WRITING, ANSWERED, SeqCst, SeqCst)
+            .is_err()
+        {
+            // The grace period ran out during the write: the handler is ending
+            // the process with this answer's exit status.
+            wait_for_the_end();
+        }
         result
     }
 
     /// The exit status to use if the deadline passes after the answer.
     pub fn set_exit(&self, exit: i32) {
-        self.lock().exit = exit;
+        EXIT.store(exit, SeqCst);
     }
 
     /// The work is done: stop watching.
     pub fn finish(&self) {
-        self.lock().done = true;
-        self.shared.1.notify_all();
+        loop {
+            let now = STATE.load(SeqCst);
+            if now == EXPIRED {
+                wait_for_the_end();
+            }
+            if STATE.compare_exchange(now, DONE, SeqCst, SeqCst).is_ok() {
+                break;
+            }
+        }
+        arm(None);
     }
 }
 
-fn watch(shared: &(Mutex<State>, Condvar), on_expiry: fn()) {
-    let (lock, cvar) = shared;
-    let mut st = lock.lock().unwrap_or_else(|p| p.into_inner());
+/// Park this thread until the signal handler (running on another) ends the
+/// process.
+fn wait_for_the_end() -> ! {
     loop {
-        if st.done {
-            return;
-        }
-        match st.deadline.remaining() {
-            None => st = cvar.wait(st).unwrap_or_else(|p| p.into_inner()),
-            Some(left) if !left.is_zero() => {
-                st = cvar
-                    .wait_timeout(st, left)
-                    .unwrap_or_else(|p| p.into_inner())
-                    .0;
-            }
-            Some(_) => break,
+        // SAFETY: pause(2) only waits for a signal.
+        unsafe {
+            libc::pause();
         }
     }
-    // The deadline has passed with the lock held: the main thread can no longer
-    // start printing. One that is printing gets a moment to finish.
-    if st.writing {
-        st = cvar
-            .wait_timeout_while(st, Duration::from_millis(200), |s| s.writing)
-            .unwrap_or_else(|p| p.into_inner())
-            .0;
-    }
-    let exit = if st.answered {
-        let _ = write_all(
-            2,
-            b"hookrules: the deadline passed while side effects were running; they were ended\n",
-        );
-        st.exit
-    } else {
-        st.answered = true;
-        let _ = print(&st.fallback);
-        st.fallback.exit
+}
+
+/// Set the `SIGALRM` timer to `left` from now: None or zero turns it off, except
+/// that an already passed deadline (`Some(0)` from `remaining`) fires at once.
+fn arm(left: Option<Duration>) {
+    let Some(left) = left else {
+        set_timer(Duration::ZERO);
+        return;
     };
-    on_expiry();
-    // SAFETY: _exit(2) ends the process at once without running destructors or
-    // atexit handlers, which is what is wanted while another thread may be in
-    // the middle of anything; it has no memory-safety preconditions.
+    // setitimer treats zero as "off": a deadline already passed fires in 1 µs.
+    set_timer(left.max(Duration::from_micros(1)));
+}
+
+fn set_timer(d: Duration) {
+    let it = libc::itimerval {
+        it_interval: libc::timeval {
+            tv_sec: 0,
+            tv_usec: 0,
+        },
+        it_value: libc::timeval {
+            tv_sec: d.as_secs().min(i32::MAX as u64) as _,
+            tv_usec: d.subsec_micros() as _,
+        },
+    };
+    // SAFETY: setitimer(2) with a fully initialised value and no old-value
+    // pointer.
+    unsafe {
+        libc::setitimer(libc::ITIMER_REAL, &it, std::ptr::null_mut());
+    }
+}
+
+/// The `SIGALRM` handler. Async-signal-safe only (see [`Watchdog`]).
+extern "C" fn on_alarm(_: libc::c_int) {
+    loop {
+        match STATE.load(SeqCst) {
+            PENDING => {
+                if STATE
+                    .compare_exchange(PENDING, EXPIRED, SeqCst, SeqCst)
+                    .is_err()
+                {
+                    continue;
+                }
+                let fb = FALLBACK.load(SeqCst);
+                let exit = if fb.is_null() {
+                    1
+                } else {
+                    // SAFETY: a pointer from Box::into_raw that is never freed.
+                    let fb = unsafe { &*fb };
+                    let _ = write_all(1, &fb.stdout);
+                    let _ = write_all(2, &fb.stderr);
+                    fb.exit
+                };
+                expire(exit);
+            }
+            WRITING => {
+                if !GRACE.swap(true, SeqCst) {
+                    // The answer is being written: give it a moment (the
+                    // interrupted write resumes, SA_RESTART). setitimer with
+                    // a valid value cannot fail, so errno is left as it was.
+                    set_timer(WRITE_GRACE);
+                    return;
+                }
+                if STATE
+                    .compare_exchange(WRITING, EXPIRED, SeqCst, SeqCst)
+                    .is_ok()
+                {
+                    expire(EXIT.load(SeqCst));
+                }
+            }
+            ANSWERED => {
+                if STATE
+                    .compare_exchange(ANSWERED, EXPIRED, SeqCst, SeqCst)
+                    .is_ok()
+                {
+                    let _ = write_all(
+                        2,
+                        b"hookrules: the deadline passed while side effects were running; they were ended\n",
+                    );
+                    expire(EXIT.load(SeqCst));
+                }
+            }
+            _ => return,
+        }
+    }
+}
+
+/// End the child processes and the process itself, at once (no destructors,
+/// no atexit handlers: another thread may be in the middle of anything).
+fn expire(exit: i32) -> ! {
+    let f = ON_EXPIRY.load(SeqCst);
+    if f != 0 {
+        // SAFETY: the address was stored from a `fn()` in `Watchdog::start`.
+        let f: fn() = unsafe { std::mem::transmute::<usize, fn()>(f) };
+        f();
+    }
+    // SAFETY: _exit(2) has no preconditions.
     unsafe { libc::_exit(exit) }
 }
 

@@ -17,7 +17,8 @@ use std::io::Read;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering::SeqCst;
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -86,8 +87,26 @@ fn tail_chars(s: &str, n: usize) -> String {
 
 static SUBREAPER: AtomicBool = AtomicBool::new(false);
 
-/// Process groups of commands running now (for [`end_all`]).
-static LIVE: Mutex<Vec<i32>> = Mutex::new(Vec::new());
+/// Process groups of commands running now, for [`end_all`]; 0 is a free slot.
+/// Slots of atomics, not a locked list: `end_all` runs in the watchdog's signal
+/// handler, which must not wait for a lock the interrupted code may hold. More
+/// commands at once than slots (never the case: facts run one at a time) are
+/// still ended by the subreaper's sweep, on Linux.
+static LIVE: [AtomicI32; 64] = [const { AtomicI32::new(0) }; 64];
+
+fn track(pid: i32) {
+    for slot in &LIVE {
+        if slot.compare_exchange(0, pid, SeqCst, SeqCst).is_ok() {
+            return;
+        }
+    }
+}
+
+fn untrack(pid: i32) {
+    for slot in &LIVE {
+        let _ = slot.compare_exchange(pid, 0, SeqCst, SeqCst);
+    }
+}
 
 /// Make this process the reaper of its orphaned descendants, so a command's
 /// descendants that leave its process group can still be found and ended.
@@ -103,11 +122,14 @@ pub fn become_subreaper() {
 }
 
 /// End every command still running and, as a subreaper, every descendant
-/// adopted from them. For the deadline's last moment.
+/// adopted from them. For the deadline's last moment: async-signal-safe (no
+/// allocation, no lock), since the watchdog calls it from its signal handler.
 pub fn end_all() {
-    let groups: Vec<i32> = LIVE.lock().map(|g| g.clone()).unwrap_or_default();
-    for g in groups {
-        kill_group(g);
+    for slot in &LIVE {
+        let g = slot.load(SeqCst);
+        if g > 0 {
+            kill_group(g);
+        }
     }
     end_orphans();
 }
@@ -135,9 +157,7 @@ pub fn run(
         .spawn()
         .map_err(|e| RunError::Spawn(format!("{program}: {e}")))?;
     let pid = child.id() as i32;
-    if let Ok(mut live) = LIVE.lock() {
-        live.push(pid);
-    }
+    track(pid);
     let out = child.stdout.take().map(Collector::start);
     let err = child.stderr.take().map(Collector::start);
     let (tx, rx) = mpsc::channel();
@@ -157,9 +177,7 @@ pub fn run(
         let _ = rx.recv_timeout(Duration::from_millis(1000));
     }
     end_orphans();
-    if let Ok(mut live) = LIVE.lock() {
-        live.retain(|g| *g != pid);
-    }
+    untrack(pid);
     let drain_until = Instant::now() + DRAIN;
     let stdout = out.map(|c| c.take(drain_until)).unwrap_or_default();
     let stderr = err.map(|c| c.take(drain_until)).unwrap_or_default();
@@ -230,7 +248,7 @@ fn kill_group(pid: i32) {
 
 /// As a subreaper: kill every child this process has (each with its own group,
 /// since a `setsid` descendant leads one), reap it, and repeat for the children
-/// that killing re-parents here, until none is left.
+/// that killing re-parents here, until none is left. Async-signal-safe.
 fn end_orphans() {
     if !SUBREAPER.load(Ordering::SeqCst) {
         return;
@@ -240,20 +258,20 @@ fn end_orphans() {
         if children.is_empty() {
             return;
         }
-        for c in &children {
+        for &c in children.as_slice() {
             // SAFETY: kill(2)/waitpid(2) on our own children's pids and groups;
             // no memory is passed except a local status integer.
             unsafe {
                 libc::kill(-c, libc::SIGKILL);
-                libc::kill(*c, libc::SIGKILL);
+                libc::kill(c, libc::SIGKILL);
             }
         }
-        for c in &children {
+        for &c in children.as_slice() {
             let until = Instant::now() + Duration::from_millis(200);
             loop {
                 let mut status = 0;
                 // SAFETY: see above.
-                let r = unsafe { libc::waitpid(*c, &mut status, libc::WNOHANG) };
+                let r = unsafe { libc::waitpid(c, &mut status, libc::WNOHANG) };
                 if r != 0 || Instant::now() >= until {
                     break;
                 }
@@ -263,49 +281,188 @@ fn end_orphans() {
     }
 }
 
-/// The pids whose parent is this process: from `/proc/self/task/*/children`
-/// (one small file per thread), else by scanning `/proc/*/stat`.
-fn own_children() -> Vec<i32> {
-    if let Some(c) = children_from_tasks() {
-        return c;
+/// Pids on the stack (the sweep runs in a signal handler: no allocation).
+struct Pids {
+    buf: [i32; 256],
+    len: usize,
+}
+
+impl Pids {
+    fn new() -> Pids {
+        Pids {
+            buf: [0; 256],
+            len: 0,
+        }
     }
-    let me = std::process::id() as i32;
-    let Ok(dir) = std::fs::read_dir("/proc") else {
-        return vec![];
-    };
-    let mut out = vec![];
-    for e in dir.flatten() {
-        let name = e.file_name();
-        let Some(pid) = name.to_str().and_then(|s| s.parse::<i32>().ok()) else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-            continue;
-        };
-        // `pid (comm) state ppid ...`; comm may hold spaces and parentheses.
-        let Some(after) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
-            continue;
-        };
-        let mut fields = after.split_whitespace();
-        let _state = fields.next();
-        if fields.next().and_then(|p| p.parse::<i32>().ok()) == Some(me) {
-            out.push(pid);
+
+    /// Add one; a pid past the capacity waits for the sweep's next round.
+    fn push(&mut self, pid: i32) {
+        if pid > 0 && self.len < self.buf.len() && !self.as_slice().contains(&pid) {
+            self.buf[self.len] = pid;
+            self.len += 1;
+        }
+    }
+
+    fn as_slice(&self) -> &[i32] {
+        &self.buf[..self.len]
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+/// The pids whose parent is this process: from `/proc/self/task/*/children`
+/// (one small file per thread), else by scanning `/proc/*/stat`. Read with
+/// raw system calls into stack buffers (async-signal-safe).
+fn own_children() -> Pids {
+    let mut out = Pids::new();
+    #[cfg(target_os = "linux")]
+    {
+        if !proc::children_from_tasks(&mut out) {
+            proc::children_from_stat(&mut out);
         }
     }
     out
 }
 
-/// Children listed per thread (`CONFIG_PROC_CHILDREN`); None when unavailable.
-fn children_from_tasks() -> Option<Vec<i32>> {
-    let mut out = vec![];
-    for t in std::fs::read_dir("/proc/self/task").ok()?.flatten() {
-        let text = std::fs::read_to_string(t.path().join("children")).ok()?;
-        out.extend(
-            text.split_whitespace()
-                .filter_map(|p| p.parse::<i32>().ok()),
-        );
+/// Reading `/proc` without allocating: `open`/`read`/`getdents64` into stack
+/// buffers, paths built in place.
+#[cfg(target_os = "linux")]
+mod proc {
+    use super::Pids;
+
+    /// A NUL-terminated path from parts, in a stack buffer (None if too long).
+    fn path<'b>(buf: &'b mut [u8; 96], parts: &[&[u8]]) -> Option<&'b [u8]> {
+        let mut n = 0;
+        for p in parts {
+            let end = n + p.len();
+            if end >= buf.len() {
+                return None;
+            }
+            buf[n..end].copy_from_slice(p);
+            n = end;
+        }
+        buf[n] = 0;
+        Some(&buf[..=n])
     }
-    out.sort_unstable();
-    out.dedup();
-    Some(out)
+
+    /// Read up to `buf.len()` bytes of a file; None if it cannot be opened.
+    fn read(path: &[u8], buf: &mut [u8]) -> Option<usize> {
+        // SAFETY: `path` is NUL-terminated (from `path`); read(2) writes at most
+        // the remaining length of `buf` into it.
+        unsafe {
+            let fd = libc::open(path.as_ptr().cast(), libc::O_RDONLY | libc::O_CLOEXEC);
+            if fd < 0 {
+                return None;
+            }
+            let mut n = 0;
+            while n < buf.len() {
+                let r = libc::read(fd, buf[n..].as_mut_ptr().cast(), buf.len() - n);
+                if r <= 0 {
+                    break;
+                }
+                n += r as usize;
+            }
+            libc::close(fd);
+            Some(n)
+        }
+    }
+
+    /// Call `f` with each entry name (all digits only) of a folder; false if
+    /// it cannot be opened.
+    fn numeric_entries(dir: &[u8], mut f: impl FnMut(&[u8])) -> bool {
+        // SAFETY: `dir` is NUL-terminated; getdents64(2) fills at most the
+        // buffer's length with whole records, each parsed within `n` bytes.
+        unsafe {
+            let fd = libc::open(
+                dir.as_ptr().cast(),
+                libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC,
+            );
+            if fd < 0 {
+                return false;
+            }
+            let mut buf = [0u8; 4096];
+            loop {
+                let n = libc::syscall(libc::SYS_getdents64, fd, buf.as_mut_ptr(), buf.len());
+                if n <= 0 {
+                    break;
+                }
+                let n = n as usize;
+                let mut at = 0;
+                while at + 19 < n {
+                    let reclen = u16::from_ne_bytes([buf[at + 16], buf[at + 17]]) as usize;
+                    if reclen == 0 {
+                        break;
+                    }
+                    let name = &buf[at + 19..(at + reclen).min(n)];
+                    let name = &name[..name.iter().position(|&b| b == 0).unwrap_or(name.len())];
+                    if !name.is_empty() && name.iter().all(u8::is_ascii_digit) {
+                        f(name);
+                    }
+                    at += reclen;
+                }
+            }
+            libc::close(fd);
+            true
+        }
+    }
+
+    fn parse_pid(s: &[u8]) -> Option<i32> {
+        if s.is_empty() || s.len() > 9 || !s.iter().all(u8::is_ascii_digit) {
+            return None;
+        }
+        Some(s.iter().fold(0i32, |n, d| n * 10 + i32::from(d - b'0')))
+    }
+
+    /// Children listed per thread (`CONFIG_PROC_CHILDREN`); false when
+    /// unavailable.
+    pub(super) fn children_from_tasks(out: &mut Pids) -> bool {
+        let mut ok = true;
+        let listed = numeric_entries(b"/proc/self/task\0", |tid| {
+            let mut pbuf = [0u8; 96];
+            let Some(p) = path(&mut pbuf, &[b"/proc/self/task/", tid, b"/children"]) else {
+                return;
+            };
+            let mut text = [0u8; 4096];
+            match read(p, &mut text) {
+                Some(n) => {
+                    for pid in text[..n].split(|b| b.is_ascii_whitespace()) {
+                        if let Some(pid) = parse_pid(pid) {
+                            out.push(pid);
+                        }
+                    }
+                }
+                None => ok = false,
+            }
+        });
+        listed && ok
+    }
+
+    /// Every process whose parent (4th field of `/proc/PID/stat`) is this one.
+    pub(super) fn children_from_stat(out: &mut Pids) {
+        let me = std::process::id() as i32;
+        numeric_entries(b"/proc\0", |pid| {
+            let mut pbuf = [0u8; 96];
+            let Some(p) = path(&mut pbuf, &[b"/proc/", pid, b"/stat"]) else {
+                return;
+            };
+            let mut stat = [0u8; 1024];
+            let Some(n) = read(p, &mut stat) else { return };
+            let stat = &stat[..n];
+            // `pid (comm) state ppid ...`; comm may hold spaces and parentheses.
+            let Some(close) = stat.iter().rposition(|&b| b == b')') else {
+                return;
+            };
+            let mut fields = stat[close + 1..]
+                .split(|b| b.is_ascii_whitespace())
+                .filter(|f| !f.is_empty());
+            let _state = fields.next();
+            if fields.next().and_then(parse_pid) == Some(me) {
+                if let Some(pid) = parse_pid(pid) {
+                    out.push(pid);
+                }
+            }
+        });
+    }
 }

@@ -273,6 +273,12 @@ pub fn main() -> ExitCode {
         }
         _ => Cli::parse(),
     };
+    if matches!(cli.command, Command::Run { .. }) {
+        // From here on small allocations are bumps into one region that is
+        // never freed (see `os::arena`): reading the environment into a map is
+        // a hundred of them, and `run` is one short process.
+        crate::os::arena::start();
+    }
     let env = env_map();
     let no_builtin = cli.no_builtin;
     let discovery = |flags: Vec<PathBuf>, env: &BTreeMap<String, String>| Discovery {

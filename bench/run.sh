@@ -4,7 +4,10 @@
 #     bench/run.sh
 #
 # Installs what it needs (hyperfine, GNU time, jq; apt-get, only if missing), builds
-# target/release/hookrules and the floor binary (bench/floor), generates the inputs
+# target/release/hookrules (what `cargo install` gives), the release build
+# (dist/build.sh: musl, static, position-dependent, what the release archives
+# ship; skipped if the musl target cannot be installed with rustup) and the floor
+# binary (bench/floor), generates the inputs
 # into bench/out/, times every case with hyperfine, measures peak RSS with
 # /usr/bin/time, and prints one table (also written to bench/results.md).
 #
@@ -52,6 +55,20 @@ log "building the floor (bench/floor)"
 cargo build --release --quiet --manifest-path bench/floor/Cargo.toml --target-dir bench/floor/target
 FLOOR=$ROOT/bench/floor/target/release/hookrules-bench-floor
 [ -x "$HR" ] && [ -x "$FLOOR" ] || { echo "bench/run.sh: build output missing" >&2; exit 1; }
+# The release build (dist/build.sh: musl, static, position-dependent), which the
+# release archives ship; `cargo install` gives the glibc build above. Measured
+# when the musl target is installed or can be (rustup).
+MUSL=$(uname -m)-unknown-linux-musl
+HRS=""
+if [ "$(uname -s)" = Linux ] && command -v rustup >/dev/null 2>&1; then
+    if rustup target list --installed 2>/dev/null | grep -qx "$MUSL" || rustup target add "$MUSL" >/dev/null 2>&1; then
+        log "building the release build ($MUSL, dist/build.sh)"
+        if CARGO_TARGET_DIR=$TARGET dist/build.sh "$MUSL" --quiet --bin hookrules; then
+            HRS=$TARGET/$MUSL/release/hookrules
+        fi
+    fi
+fi
+[ -n "$HRS" ] || log "the release build is not measured: rustup target add $MUSL failed"
 
 # ---------------------------------------------------------------- inputs
 mkdir -p "$OUT"
@@ -131,6 +148,25 @@ CASES=(
 "D|bashjq|bash + jq hook: PreToolUse Bash, harmless|$HOOK|$EV/PreToolUse-Bash.json"
 "D|bashjq-rm|bash + jq hook: PreToolUse Bash, rm -rf /|$HOOK|$EV/PreToolUse-Bash-rm-rf-root.json"
 )
+if [ -n "$HRS" ]; then
+    R="release build"
+    CASES+=(
+"A|rel-pre-bash|$R: PreToolUse Bash, harmless (builtin pack)|$(q "$HRS") run|$EV/PreToolUse-Bash.json"
+"A|rel-pre-bash-rm|$R: PreToolUse Bash, rm -rf / (builtin pack)|$(q "$HRS") run|$EV/PreToolUse-Bash-rm-rf-root.json"
+"A|rel-pre-read|$R: PreToolUse Read .env (builtin pack)|$(q "$HRS") run|$EV/PreToolUse-Read.json"
+"A|rel-post-bash|$R: PostToolUse Bash (builtin pack)|$(q "$HRS") run|$EV/PostToolUse-Bash.json"
+"A|rel-session-start|$R: SessionStart startup (builtin pack)|$(q "$HRS") run|$EV/SessionStart-startup.json"
+"A|rel-stop|$R: Stop (builtin pack)|$(q "$HRS") run|$EV/Stop.json"
+"A|rel-init-bash|$R: init project: PreToolUse Bash|CLAUDE_PROJECT_DIR=$(q "$INIT") $(q "$HRS") run|$EV/PreToolUse-Bash.json"
+"A|rel-init-read|$R: init project: PreToolUse Read|CLAUDE_PROJECT_DIR=$(q "$INIT") $(q "$HRS") run|$EV/PreToolUse-Read.json"
+"A|rel-init-stop|$R: init project: Stop|CLAUDE_PROJECT_DIR=$(q "$INIT") $(q "$HRS") run|$EV/Stop.json"
+"B|rel-1k-bash|$R: 1k rules: PreToolUse Bash|$(q "$HRS") run $P1K|$EV/PreToolUse-Bash.json"
+"B|rel-1k-stop|$R: 1k rules: Stop|$(q "$HRS") run $P1K|$EV/Stop.json"
+"C|rel-10k-bash|$R: 10k rules: PreToolUse Bash|$(q "$HRS") run $P10K|$EV/PreToolUse-Bash.json"
+"C|rel-10k-stop|$R: 10k rules: Stop|$(q "$HRS") run $P10K|$EV/Stop.json"
+"B|rel-post-10mb|$R: PostToolUse Bash, 10 MB stdout (builtin pack)|$(q "$HRS") run|$BIG"
+    )
+fi
 # group: total runs (over all rounds), warm-up per round. The 10k group gets fewer
 # runs (about 0.5 s each): its p99 is then the slowest run.
 declare -A RUNS=([A]=600 [B]=120 [C]=45 [D]=180 [E]=600)

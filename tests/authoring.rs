@@ -117,9 +117,9 @@ fn run_from_a_subfolder_without_claude_project_dir_finds_the_projects_policies()
     );
 }
 
-#[test]
-fn a_template_error_at_run_time_names_the_policy_file_and_line() {
-    let policy = r#"
+/// A rule whose reason template fails when rendered (an invalid regex), on
+/// line 9 of the policy file.
+const BROKEN_TEMPLATE_POLICY: &str = r#"
 [[rule]]
 id = "broken-reason"
 events = ["PreToolUse"]
@@ -129,6 +129,10 @@ reason = """
 Denied.
 {{ regex_match(event.tool_input.command, '(') }}"""
 "#;
+
+#[test]
+fn a_template_error_at_run_time_names_the_policy_file_and_line() {
+    let policy = BROKEN_TEMPLATE_POLICY;
     let p = Project::new(policy);
     let out = p.run(&p.root, &["run"], &bash(&p.root, "ls"));
     let t = text(&out);
@@ -314,16 +318,7 @@ fn colours_only_when_asked_or_on_a_terminal() {
 
 #[test]
 fn explain_and_test_name_the_file_and_line_of_a_template_error_as_run_does() {
-    let policy = r#"
-[[rule]]
-id = "broken-reason"
-events = ["PreToolUse"]
-matcher = "Bash"
-decision = "deny"
-reason = """
-Denied.
-{{ regex_match(event.tool_input.command, '(') }}"""
-"#;
+    let policy = BROKEN_TEMPLATE_POLICY;
     let p = Project::new(policy);
     let at = ".claude/hookrules/team.toml:9:1: template error";
     let out = p.run(&p.root, &["explain", "-"], &bash(&p.root, "ls"));

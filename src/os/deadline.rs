@@ -168,15 +168,7 @@ impl Watchdog {
         };
         w.set_fallback(fallback);
         STATE.store(PENDING, SeqCst);
-        // SAFETY: installs a handler that only does async-signal-safe work (see
-        // `on_alarm`); the sigaction struct is fully initialised.
-        unsafe {
-            let mut sa: libc::sigaction = std::mem::zeroed();
-            sa.sa_sigaction = on_alarm as extern "C" fn(libc::c_int) as usize;
-            sa.sa_flags = libc::SA_RESTART;
-            libc::sigemptyset(&mut sa.sa_mask);
-            libc::sigaction(libc::SIGALRM, &sa, std::ptr::null_mut());
-        }
+        take_sigalrm();
         arm(deadline.remaining());
         w
     }
@@ -254,6 +246,33 @@ impl Watchdog {
             }
         }
         arm(None);
+    }
+}
+
+/// Make `SIGALRM` this process's own, whatever the parent left: a mask and a
+/// disposition survive `execve`, so a parent that blocked `SIGALRM` (a shell
+/// with `trap '' ALRM`, a supervisor that masks signals before `exec`) or set
+/// it to be ignored would otherwise leave the deadline without its watchdog.
+/// The handler replaces whatever disposition was inherited (ignore included),
+/// and the signal is unblocked in this thread, which every later thread
+/// inherits (`hookrules run` starts none before this). Nothing here relies
+/// on inherited state; `tests/reliability/deadline.toml` starts the real binary
+/// with `SIGALRM` blocked and ignored.
+fn take_sigalrm() {
+    // SAFETY: installs a handler that only does async-signal-safe work (see
+    // `on_alarm`); the sigaction struct and the signal set are fully
+    // initialised before use, and pthread_sigmask changes only this thread's
+    // mask.
+    unsafe {
+        let mut sa: libc::sigaction = std::mem::zeroed();
+        sa.sa_sigaction = on_alarm as extern "C" fn(libc::c_int) as usize;
+        sa.sa_flags = libc::SA_RESTART;
+        libc::sigemptyset(&mut sa.sa_mask);
+        libc::sigaction(libc::SIGALRM, &sa, std::ptr::null_mut());
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, libc::SIGALRM);
+        libc::pthread_sigmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
     }
 }
 

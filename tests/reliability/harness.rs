@@ -87,6 +87,9 @@ pub struct Case {
     /// Keep stdin open after writing it (a client that never closes it).
     #[serde(default)]
     stdin_open: bool,
+    /// What the parent does to `SIGALRM` before starting the binary: `blocked`,
+    /// `ignored`, or both (`blocked-ignored`); mask and disposition survive exec.
+    sigalrm: Option<String>,
     /// Run once per value, with `$EACH` substituted.
     each: Option<Vec<String>>,
     /// What must hold afterwards.
@@ -317,10 +320,11 @@ impl Sandbox {
         stdin: Vec<u8>,
         as_nobody: bool,
     ) -> Out {
-        self.spawn_with(args, env, stdin, as_nobody, false)
+        self.spawn_with(args, env, stdin, as_nobody, false, None)
     }
 
-    /// [`Sandbox::spawn`]; `keep_open` holds stdin open until the child exits.
+    /// [`Sandbox::spawn`]; `keep_open` holds stdin open until the child exits;
+    /// `sigalrm` is what the parent does to `SIGALRM` before exec (see [`Case`]).
     pub fn spawn_with(
         &self,
         args: &[String],
@@ -328,6 +332,7 @@ impl Sandbox {
         stdin: Vec<u8>,
         as_nobody: bool,
         keep_open: bool,
+        sigalrm: Option<&str>,
     ) -> Out {
         let mut cmd = if as_nobody {
             let mut c = Command::new("setpriv");
@@ -354,6 +359,31 @@ impl Sandbox {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
+        if let Some(how) = sigalrm {
+            let (block, ignore) = match how {
+                "blocked" => (true, false),
+                "ignored" => (false, true),
+                "blocked-ignored" => (true, true),
+                other => panic!("sigalrm: `{other}` is not blocked, ignored or blocked-ignored"),
+            };
+            use std::os::unix::process::CommandExt;
+            // SAFETY: between fork and exec only async-signal-safe calls
+            // (sigprocmask, signal) on fully initialised values.
+            unsafe {
+                cmd.pre_exec(move || {
+                    if block {
+                        let mut set: libc::sigset_t = std::mem::zeroed();
+                        libc::sigemptyset(&mut set);
+                        libc::sigaddset(&mut set, libc::SIGALRM);
+                        libc::sigprocmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+                    }
+                    if ignore {
+                        libc::signal(libc::SIGALRM, libc::SIG_IGN);
+                    }
+                    Ok(())
+                });
+            }
+        }
         let started = Instant::now();
         let mut child = cmd.spawn().expect("spawn hookrules");
         let mut input = child.stdin.take().unwrap();
@@ -708,7 +738,14 @@ fn run_case(defaults: &Defaults, case: &Case, each: Option<&str>) -> (Vec<String
         .iter()
         .map(|d| snapshot(&sb.path(&sub(d))))
         .collect();
-    let out = sb.spawn_with(&args, &env, stdin, case.as_nobody, case.stdin_open);
+    let out = sb.spawn_with(
+        &args,
+        &env,
+        stdin,
+        case.as_nobody,
+        case.stdin_open,
+        case.sigalrm.as_deref(),
+    );
     let mut errs = vec![];
     let mut check = |ok: bool, what: String| {
         if !ok {

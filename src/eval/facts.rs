@@ -9,6 +9,7 @@ use serde_json::{json, Map, Value};
 use super::Ctx;
 use crate::os::{files, process};
 use crate::policy::syntax::FactKind;
+use crate::validate::headings;
 use crate::validate::model::Fact;
 
 /// Most bytes read from one file for a fact or an include.
@@ -192,11 +193,7 @@ fn file(f: &Fact, r: &Rendered, ctx: &Ctx) -> Result<Value, FactError> {
     };
     let text = content.as_deref().unwrap_or("");
     if !f.headings.is_empty() {
-        let missing: Vec<&String> = f
-            .headings
-            .iter()
-            .filter(|h| !has_heading(text, h))
-            .collect();
+        let missing = headings::missing(text, &f.headings);
         out.insert("has_headings".into(), json!(exists && missing.is_empty()));
         out.insert("missing_headings".into(), json!(missing));
     }
@@ -231,23 +228,6 @@ fn file(f: &Fact, r: &Rendered, ctx: &Ctx) -> Result<Value, FactError> {
         out.insert("lines".into(), json!(lines));
     }
     Ok(Value::Object(out))
-}
-
-/// A heading is present when some line is one (case-insensitive): a Markdown
-/// heading (`#`…) whose text starts with it (`## What I did (today)`), or a line
-/// that is the heading alone, bold or with a colon (`**What I did**`, `What I did:`).
-/// A prose line that merely starts with the words ("What I did today was…") is not.
-fn has_heading(text: &str, heading: &str) -> bool {
-    let want = heading.trim().to_lowercase();
-    let decoration = |c: char| c == '*' || c == '_' || c == ':' || c.is_whitespace();
-    text.lines().any(|l| {
-        let l = l.trim_start();
-        if let Some(rest) = l.strip_prefix('#') {
-            let rest = rest.trim_start_matches('#').trim_start_matches(decoration);
-            return rest.to_lowercase().starts_with(&want);
-        }
-        l.trim_matches(decoration).to_lowercase() == want
-    })
 }
 
 fn glob(f: &Fact, r: &Rendered, ctx: &Ctx) -> Result<Value, FactError> {
@@ -510,30 +490,4 @@ fn transcript_last_text(path: &Path, sidechain: bool) -> Option<String> {
         .filter_map(|b| b.get("text").and_then(|t| t.as_str()).map(String::from))
         .collect();
     Some(texts.join("\n"))
-}
-
-#[cfg(test)]
-mod heading_tests {
-    use super::has_heading;
-
-    #[test]
-    fn headings_not_prose() {
-        for yes in [
-            "## What I did",
-            "# what i did (today)",
-            "**What I did**",
-            "What I did:",
-            "  What I did",
-        ] {
-            assert!(has_heading(yes, "What I did"), "{yes}");
-        }
-        for no in [
-            "What I did today was nothing",
-            "I said What I did",
-            "- What I did: x",
-            "",
-        ] {
-            assert!(!has_heading(no, "What I did"), "{no}");
-        }
-    }
 }

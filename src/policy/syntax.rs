@@ -505,10 +505,12 @@ pub struct RawFact {
     /// `file` / `glob`: the folder the templated path must stay inside (relative to the
     /// project directory). Defaults to the project directory.
     pub within: Option<Sp<String>>,
-    /// `file`: headings that must all be present: a `#` line whose text starts with one,
-    /// or a line that is the heading alone (bold, or with a colon); not a prose line.
+    /// `file`: headings that must all be present. `"## Next steps"` is a level-2
+    /// heading with that text, `"Next steps"` the text at any level or on a line of
+    /// its own (bold, or with a colon); case-insensitive; headings in code fences do
+    /// not count (README, "Facts").
     #[serde(default)]
-    pub headings: Vec<String>,
+    pub headings: Vec<Sp<String>>,
     /// `file`: a regex to search the content for (named captures are exposed).
     pub regex: Option<Sp<String>>,
     /// `file`: expose the first N lines as `lines`/`head`.

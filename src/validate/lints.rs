@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use super::headings;
 use super::model::{Condition, EventScope, Matcher, Op, Policy, Rule, Selector};
 use super::Validated;
 use crate::contract::events;
@@ -40,6 +41,18 @@ pub fn lint(v: &Validated, raw: &RawPolicy) -> Vec<Diagnostic> {
                     .help("delete it, or use it; if it is kept on purpose, allow = [\"HR104\"] in [policy]")
                     .at(src, f.span.clone()),
             );
+        }
+    }
+    for f in raw.facts.values() {
+        for entry in &f.value.headings {
+            if let (_, Some(problem)) = headings::Wanted::parse(&entry.value) {
+                out.push(
+                    Diagnostic::new(Code::HeadingNeverMatches, problem.message(&entry.value))
+                        .label("never found as written")
+                        .help(problem.help())
+                        .at(src, entry.span.clone()),
+                );
+            }
         }
     }
     for rule in &p.rules {

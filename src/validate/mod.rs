@@ -7,6 +7,7 @@
 
 pub mod advice;
 pub mod allowed;
+pub mod headings;
 pub mod lints;
 pub mod model;
 pub mod patterns;
@@ -1171,7 +1172,7 @@ impl Validator<'_> {
             kind: f.kind.value,
             path: f.path.as_ref().map(template),
             within: f.within.as_ref().map(template),
-            headings: f.headings.clone(),
+            headings: f.headings.iter().map(|h| h.value.clone()).collect(),
             regex,
             lines: f.lines,
             json: f.json.unwrap_or(false),

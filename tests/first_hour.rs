@@ -1,0 +1,60 @@
+//! The first hour of a new user, through the real binary (issue 27): the
+//! behaviours a newcomer meets before reading the fine print.
+//!
+//! Data first: every folder of `tests/first_hour/` that holds `policies/` and
+//! `fixtures/` is run with `hookrules test FOLDER` and must pass whole (headings as
+//! people write them, …). The process-level contracts that a fixture cannot state
+//! (exit statuses, stderr) are the functions below.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_hookrules"))
+}
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn text(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr)
+}
+
+/// `hookrules ARGS` in `cwd`, with a clean environment and `home` as HOME.
+fn hookrules(cwd: &Path, home: &Path, args: &[&str]) -> Command {
+    let mut c = Command::new(bin());
+    c.args(args)
+        .current_dir(cwd)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join(".config"))
+        .env("XDG_STATE_HOME", home.join(".local/state"))
+        .env("HOOKRULES_CACHE", "off");
+    c
+}
+
+#[test]
+fn every_first_hour_fixture_folder_passes_through_hookrules_test() {
+    let home = tempfile::tempdir().unwrap();
+    let mut folders = 0;
+    for entry in std::fs::read_dir(root().join("tests/first_hour")).unwrap() {
+        let dir = entry.unwrap().path();
+        if !(dir.join("policies").is_dir() && dir.join("fixtures").is_dir()) {
+            continue;
+        }
+        folders += 1;
+        let out = hookrules(&root(), home.path(), &["test", dir.to_str().unwrap()])
+            .output()
+            .unwrap();
+        let said = text(&out);
+        assert!(out.status.success(), "{}:\n{said}", dir.display());
+        assert!(
+            said.contains(" passed, 0 failed") && !said.contains("\n0 passed"),
+            "{}:\n{said}",
+            dir.display()
+        );
+    }
+    assert!(folders > 0, "no fixture folders under tests/first_hour");
+}

@@ -58,3 +58,51 @@ fn every_first_hour_fixture_folder_passes_through_hookrules_test() {
     }
     assert!(folders > 0, "no fixture folders under tests/first_hour");
 }
+
+/// A project folder (`.git`, `.claude/hookrules/NAME`) and a home beside it.
+struct Project {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+    home: PathBuf,
+}
+
+impl Project {
+    fn new(policies: &[(&str, &str)]) -> Project {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().canonicalize().unwrap();
+        let root = base.join("shop");
+        let home = base.join("home");
+        std::fs::create_dir_all(root.join(".git")).unwrap();
+        std::fs::create_dir_all(root.join(".claude/hookrules")).unwrap();
+        std::fs::create_dir_all(&home).unwrap();
+        for (name, text) in policies {
+            std::fs::write(root.join(".claude/hookrules").join(name), text).unwrap();
+        }
+        Project {
+            _dir: dir,
+            root,
+            home,
+        }
+    }
+    fn hookrules(&self, args: &[&str]) -> Command {
+        hookrules(&self.root, &self.home, args)
+    }
+}
+
+/// One unclosed `[[rule]` is one problem: its keys are skipped with it instead of
+/// each being "unknown in the file" (with a help line suggesting a wrong fix).
+#[test]
+fn an_unclosed_table_header_is_one_error_not_a_cascade() {
+    let p = Project::new(&[(
+        "release.toml",
+        "[[rule]\nid = \"release-asks\"\nevents = [\"PreToolUse\"]\nmatcher = \"Bash\"\n\
+         when = { commands = \"tool_input.command\", command = { program = [\"npm\"], subcommand = [\"publish\"] } }\n\
+         decision = \"ask\"\nreason = \"publishing\"\n",
+    )]);
+    let out = p.hookrules(&["check"]).output().unwrap();
+    let said = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(said.contains("1 error(s), 0 warning(s)"), "{said}");
+    assert!(said.contains("write the header as `[[rule]]`"), "{said}");
+    assert!(!said.contains("unknown key"), "{said}");
+}

@@ -605,6 +605,9 @@ pub fn check_with_fixtures(
 /// `check --watch`: check, then check again after every save, until interrupted.
 /// Folders are watched (not files), so editors that save by renaming a temporary
 /// file over the original are seen; bursts of events within 200 ms count once.
+/// Only a change of what the policy files hold counts: reading them (`check`'s
+/// own reads, an editor opening one) or touching one changes nothing, so it
+/// checks nothing again.
 pub fn watch(
     discovery: &Discovery,
     format: Format,
@@ -643,25 +646,59 @@ pub fn watch(
                 .stamp(crate::os::clock::Zone::Local)
                 .rfc3339
         );
+        let checked = policy_contents(&watched);
         check_with_fixtures(discovery, format, list_rules, fixtures, out);
         let _ = out.flush();
-        // Wait for a change to a .toml file, then let the burst settle.
+        // Wait for a change to a .toml file, let the burst settle, and check again
+        // only if some policy file now holds something else.
         loop {
             match rx.recv() {
-                Ok(Ok(ev))
-                    if ev
-                        .paths
-                        .iter()
-                        .any(|p| p.extension().is_some_and(|x| x == "toml")) =>
-                {
-                    break
+                Ok(Ok(ev)) if changes_a_policy(&ev) => {
+                    while rx.recv_timeout(Duration::from_millis(200)).is_ok() {}
+                    if checked != policy_contents(&watched) {
+                        break;
+                    }
                 }
                 Ok(_) => continue,
                 Err(_) => return 2,
             }
         }
-        while rx.recv_timeout(Duration::from_millis(200)).is_ok() {}
     }
+}
+
+/// A file event that can change a policy: a `.toml` file created, written,
+/// renamed or removed (not opened, read or closed unwritten).
+fn changes_a_policy(ev: &notify::Event) -> bool {
+    use notify::EventKind;
+    matches!(
+        ev.kind,
+        EventKind::Create(_) | EventKind::Modify(_) | EventKind::Remove(_) | EventKind::Any
+    ) && ev
+        .paths
+        .iter()
+        .any(|p| p.extension().is_some_and(|x| x == "toml"))
+}
+
+/// What the `.toml` files of the watched folders hold (unreadable ones as their
+/// error), by path: the same value means nothing to check again.
+fn policy_contents(
+    dirs: &std::collections::BTreeSet<std::path::PathBuf>,
+) -> Vec<(std::path::PathBuf, Result<Vec<u8>, String>)> {
+    let mut out = vec![];
+    for dir in dirs {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.extension().is_some_and(|x| x == "toml") {
+                let content = std::fs::read(&path).map_err(|e| e.kind().to_string());
+                out.push((path, content));
+            }
+        }
+    }
+    out.sort();
+    out
 }
 
 /// The folders whose files make up the policy set.

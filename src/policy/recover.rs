@@ -197,7 +197,17 @@ fn syntax_pass(source: &Arc<PolicySource>) -> (String, Vec<Diagnostic>, Vec<Rang
             }
             _ => {
                 let line = line_of(&text, at.start.min(text.len()));
-                (line.clone(), syntax_diagnostic(source, &text, &err, at))
+                let header = text[line.clone()].trim_start().starts_with('[');
+                let d = syntax_diagnostic(source, &text, &err, at);
+                if header {
+                    // A broken table header: the keys under it belong to no
+                    // table the walk could judge, so they are skipped with it
+                    // (one problem, not one "unknown key" per line).
+                    let end = table_end(&text, line.start);
+                    (line.start..end, header_diagnostic(d, &text[line.clone()]))
+                } else {
+                    (line.clone(), d)
+                }
             }
         };
         diags.push(d);
@@ -247,6 +257,28 @@ fn syntax_diagnostic(
     d
 }
 
+/// A syntax error in a table header: the fix, and what happens to its keys.
+fn header_diagnostic(mut d: Diagnostic, line: &str) -> Diagnostic {
+    let name: String = line
+        .trim()
+        .trim_matches(['[', ']'])
+        .split('#')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_string();
+    let fixed = if line.trim_start().starts_with("[[") {
+        format!("[[{name}]]")
+    } else {
+        format!("[{name}]")
+    };
+    d.set_label("this table header");
+    d.set_help(format!(
+        "write the header as `{fixed}` on its own line; until then the keys under it are skipped"
+    ));
+    d
+}
+
 /// The content of the `"..."` string on `line` around `at`, as written.
 fn basic_string_around<'t>(text: &'t str, line: &Range<usize>, at: usize) -> Option<&'t str> {
     let l = text.get(line.clone())?;
@@ -278,20 +310,45 @@ fn blank(text: &mut String, range: &Range<usize>) {
     text.replace_range(range.clone(), &blanked);
 }
 
-/// The first `[` or `{` in a value that is never closed. Strings and comments are
-/// skipped; a line starting with `[` outside any value is a table header.
+/// The first `[` or `{` in a value that is never closed.
 fn unclosed_bracket(text: &str) -> Option<usize> {
+    scan_brackets(text).unclosed
+}
+
+/// Where the next table header after `after` starts (`[x]`, `[[x]]`), else the
+/// end of the text: the extent of the table whose header is at `after`.
+fn table_end(text: &str, after: usize) -> usize {
+    scan_brackets(text)
+        .headers
+        .into_iter()
+        .find(|&h| h > after)
+        .unwrap_or(text.len())
+}
+
+/// What a bracket scan of a TOML text finds.
+struct Brackets {
+    /// The first `[` or `{` in a value that is never closed.
+    unclosed: Option<usize>,
+    /// The start of every table header line.
+    headers: Vec<usize>,
+}
+
+/// Scan a TOML text for brackets. Strings and comments are skipped; a line
+/// starting with `[` outside any value is a table header.
+fn scan_brackets(text: &str) -> Brackets {
     let b = text.as_bytes();
     let mut stack: Vec<usize> = vec![];
+    let mut headers = vec![];
     let mut i = 0;
     let mut line_start = true;
-    while i < b.len() {
+    'scan: while i < b.len() {
         let c = b[i];
         if line_start && stack.is_empty() {
             let rest = &text[i..];
             let trimmed = rest.trim_start_matches([' ', '\t']);
             if trimmed.starts_with('[') {
                 // A header: skip the line.
+                headers.push(i);
                 i = text[i..].find('\n').map(|n| i + n + 1).unwrap_or(b.len());
                 continue;
             }
@@ -312,7 +369,7 @@ fn unclosed_bracket(text: &str) -> Option<usize> {
                 let mut j = i + open;
                 loop {
                     let Some(k) = text[j..].find(close) else {
-                        return stack.first().copied();
+                        break 'scan;
                     };
                     let at = j + k;
                     if !triple && text[j..at].contains('\n') {
@@ -338,7 +395,10 @@ fn unclosed_bracket(text: &str) -> Option<usize> {
         }
         i += 1;
     }
-    stack.first().copied()
+    Brackets {
+        unclosed: stack.first().copied(),
+        headers,
+    }
 }
 
 /// Is the byte at `at` preceded by an odd number of backslashes?
@@ -1104,6 +1164,54 @@ mod tests {
         );
         let cmd = rule.when.as_ref().unwrap().value.command.as_ref().unwrap();
         assert!(cmd.value.program.is_some());
+    }
+
+    #[test]
+    fn a_broken_table_header_is_one_problem_and_the_tables_after_it_are_still_read() {
+        // The header's own keys (a multi-line array with `[` lines and a `[[` in a
+        // string among them) are skipped with it; the next rule is judged as usual.
+        let p = check(concat!(
+            "[[rule]\n",
+            "id = \"a\"\n",
+            "events = [\n",
+            "  \"PreToolUse\",\n",
+            "]\n",
+            "when = { field = \"x\", one_of = [\n",
+            "  [\"nested\"],\n",
+            "] }\n",
+            "reason = \"[[not a header]]\"\n",
+            "\n",
+            "[[rule]]\n",
+            "id = \"b\"\n",
+            "events = [\"Stop\"]\n",
+            "decison = \"block\"\n",
+            "\n",
+            "[policy\n",
+            "name = \"x\"\n",
+            "failure = \"fail-open\"\n",
+        ));
+        let m = messages(&p);
+        assert_eq!(m.len(), 3, "{m:?}");
+        assert!(m[0].contains("unclosed array table"), "{m:?}");
+        assert!(m[1].starts_with("decison: unknown key `decison`"), "{m:?}");
+        assert!(m[2].contains("unclosed table"), "{m:?}");
+        assert!(
+            p.diagnostics[0]
+                .help
+                .as_deref()
+                .unwrap()
+                .contains("`[[rule]]`"),
+            "{:?}",
+            p.diagnostics[0].help
+        );
+        assert!(p.diagnostics[2]
+            .help
+            .as_deref()
+            .unwrap()
+            .contains("`[policy]`"));
+        let raw = p.raw.expect("the rest is read");
+        assert_eq!(raw.rules.len(), 1);
+        assert_eq!(raw.rules[0].value.id.value, "b");
     }
 
     #[test]

@@ -106,3 +106,81 @@ fn an_unclosed_table_header_is_one_error_not_a_cascade() {
     assert!(said.contains("write the header as `[[rule]]`"), "{said}");
     assert!(!said.contains("unknown key"), "{said}");
 }
+
+/// `hookrules completions bash` prints a script that real bash completes with:
+/// commands, and each command's options.
+#[test]
+fn completions_bash_completes_commands_and_options_in_bash() {
+    let home = tempfile::tempdir().unwrap();
+    let script = hookrules(&root(), home.path(), &["completions", "bash"])
+        .output()
+        .unwrap();
+    assert!(script.status.success(), "{}", text(&script));
+    let path = home.path().join("hookrules.bash");
+    std::fs::write(&path, &script.stdout).unwrap();
+    let complete = |words: &str| {
+        let probe = format!(
+            "source {}; COMP_WORDS=({words}); COMP_CWORD=$((${{#COMP_WORDS[@]}} - 1)); \
+             COMP_LINE=\"${{COMP_WORDS[*]}}\"; COMP_POINT=${{#COMP_LINE}}; \
+             _hookrules hookrules \"${{COMP_WORDS[COMP_CWORD]}}\" \"${{COMP_WORDS[COMP_CWORD-1]}}\"; \
+             printf '%s\\n' \"${{COMPREPLY[@]}}\"",
+            path.display()
+        );
+        let o = Command::new("bash")
+            .args(["--norc", "-c", &probe])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let commands = complete("hookrules ch");
+    assert_eq!(commands.trim(), "check", "{commands}");
+    let all = complete("hookrules ''");
+    for cmd in ["run", "explain", "test", "completions", "man"] {
+        assert!(all.lines().any(|l| l == cmd), "{cmd} missing: {all}");
+    }
+    let options = complete("hookrules check --fo");
+    assert_eq!(options.trim(), "--format", "{options}");
+}
+
+/// `hookrules man` prints hookrules(1); `--dir` writes a page per command that
+/// `man` renders.
+#[test]
+fn man_pages_render_in_man() {
+    let home = tempfile::tempdir().unwrap();
+    let page = hookrules(&root(), home.path(), &["man"]).output().unwrap();
+    assert!(page.status.success());
+    let page = String::from_utf8_lossy(&page.stdout);
+    assert!(page.contains(".TH hookrules 1"), "{page:.300}");
+    for cmd in [
+        "hookrules\\-check(1)",
+        "hookrules\\-explain(1)",
+        "hookrules\\-completions(1)",
+    ] {
+        assert!(page.contains(cmd), "{cmd} not listed");
+    }
+    let dir = home.path().join("man1");
+    let o = hookrules(
+        &root(),
+        home.path(),
+        &["man", "--dir", dir.to_str().unwrap()],
+    )
+    .output()
+    .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    if Command::new("man").arg("--version").output().is_err() {
+        eprintln!("no `man` here: rendering not checked");
+        return;
+    }
+    let rendered = Command::new("man")
+        .args(["-P", "cat", "-l"])
+        .arg(dir.join("hookrules-check.1"))
+        .env("MANWIDTH", "100")
+        .output()
+        .unwrap();
+    let rendered = String::from_utf8_lossy(&rendered.stdout);
+    assert!(
+        rendered.contains("hookrules-check - Lint policies"),
+        "{rendered}"
+    );
+    assert!(rendered.contains("--watch"), "{rendered}");
+}

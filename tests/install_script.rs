@@ -123,6 +123,19 @@ fn the_installer_picks_the_archive_checks_it_and_installs_without_a_toolchain() 
         "{}",
         text(&version)
     );
+    // Completions and manual pages are installed beside it, where bash, zsh,
+    // fish and man look without configuration.
+    assert!(stderr.contains("installed shell completions"), "{stderr}");
+    for installed in [
+        ".local/share/bash-completion/completions/hookrules",
+        ".local/share/zsh/site-functions/_hookrules",
+        ".config/fish/completions/hookrules.fish",
+        ".local/share/man/man1/hookrules.1",
+        ".local/share/man/man1/hookrules-check.1",
+    ] {
+        let content = std::fs::read_to_string(home.join(installed)).unwrap_or_default();
+        assert!(content.contains("hookrules"), "{installed}: {content:.200}");
+    }
     // The installed binary does its job on the built-in policies.
     let event = std::fs::read(repo().join("examples/events/bash-rm-rf-root.json")).unwrap();
     let mut child = Command::new(&bin)

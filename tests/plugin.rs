@@ -184,6 +184,66 @@ fn with_the_binary_of_its_version_the_launcher_runs_it() {
     assert_eq!(cached.trim(), exe);
 }
 
+/// The first SessionStart of a version installs shell completions and manual
+/// pages (as install.sh does); tool calls do not, and later sessions do not again.
+#[test]
+fn the_first_session_start_installs_completions_and_manual_pages() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path();
+    std::fs::create_dir_all(home.join("project")).unwrap();
+    let exe = env!("CARGO_BIN_EXE_hookrules");
+    let page = home.join(".local/share/man/man1/hookrules.1");
+    let bash = home.join(".local/share/bash-completion/completions/hookrules");
+    let o = launch(
+        home,
+        "/usr/bin:/bin",
+        &[("HOOKRULES_BIN", exe)],
+        &["run", "--via", "plugin"],
+        RM,
+    );
+    assert!(o.status.success());
+    assert!(
+        !page.exists() && !bash.exists(),
+        "a tool call installed files"
+    );
+    let env_file = home.join("env");
+    let start =
+        br#"{"hook_event_name":"SessionStart","source":"startup","cwd":"/tmp","session_id":"s"}"#;
+    let with = [
+        ("HOOKRULES_BIN", exe),
+        ("CLAUDE_ENV_FILE", env_file.to_str().unwrap()),
+    ];
+    let o = launch(
+        home,
+        "/usr/bin:/bin",
+        &with,
+        &["run", "--via", "plugin"],
+        start,
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        std::fs::read_to_string(&page).unwrap().starts_with(".ie"),
+        "not a man page"
+    );
+    assert!(std::fs::read_to_string(&bash)
+        .unwrap()
+        .contains("_hookrules()"));
+    assert!(home
+        .join(".config/fish/completions/hookrules.fish")
+        .exists());
+    // Once per version: a page the user removed stays removed.
+    std::fs::remove_file(&page).unwrap();
+    let o = launch(
+        home,
+        "/usr/bin:/bin",
+        &with,
+        &["run", "--via", "plugin"],
+        start,
+    );
+    assert!(o.status.success());
+    assert!(!page.exists());
+}
+
 #[test]
 fn a_settings_json_install_answers_and_the_plugin_stays_quiet() {
     let tmp = tempfile::tempdir().unwrap();

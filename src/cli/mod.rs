@@ -4,6 +4,7 @@
 pub mod allow;
 pub mod check;
 pub mod codex_trust;
+pub mod docs;
 pub mod doctor;
 pub mod explain;
 pub mod fixture;
@@ -117,7 +118,7 @@ pub enum Command {
         /// Also list every rule: layer, decision, priority, events, file and line, overrides.
         #[arg(long)]
         rules: bool,
-        /// Check again on every save (for a side terminal while editing).
+        /// Check again whenever a policy file's content changes (for a side terminal while editing).
         #[arg(long)]
         watch: bool,
         /// Fixture folders: warn about rules none of their fixtures makes fire (HR106).
@@ -188,6 +189,29 @@ pub enum Command {
     Report(report::ReportArgs),
     /// Let a denied call through once, with the code the deny showed (your terminal only).
     Allow(allow::AllowArgs),
+    /// Print a shell completion script (`hookrules completions bash`), or install
+    /// bash, zsh and fish completions into your folders (`--install`).
+    Completions {
+        /// The shell.
+        #[arg(value_enum, required_unless_present = "install")]
+        shell: Option<docs::CompletionShell>,
+        /// Write bash, zsh and fish completions where those shells look
+        /// (~/.local/share/bash-completion, ~/.local/share/zsh/site-functions,
+        /// ~/.config/fish/completions).
+        #[arg(long, conflicts_with = "shell")]
+        install: bool,
+    },
+    /// Print the manual page hookrules(1), or write every page (`--dir DIR`,
+    /// `--install`: ~/.local/share/man/man1).
+    Man {
+        /// Write hookrules.1 and one hookrules-COMMAND.1 per command into this folder.
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+        /// Write them into your manual folder (~/.local/share/man/man1), where
+        /// `man hookrules` finds them.
+        #[arg(long, conflicts_with = "dir")]
+        install: bool,
+    },
 }
 
 /// The process environment, as a map (tests pass their own).
@@ -413,6 +437,16 @@ pub fn main() -> ExitCode {
             &args,
             &env,
             log::Paint::for_stdout(&env),
+            &mut stdout.lock(),
+            &mut stderr.lock(),
+        ),
+        Command::Completions { shell, install } => {
+            docs::completions(shell, install, &env, &mut stdout.lock(), &mut stderr.lock())
+        }
+        Command::Man { dir, install } => docs::man(
+            dir.as_deref(),
+            install,
+            &env,
             &mut stdout.lock(),
             &mut stderr.lock(),
         ),

@@ -184,3 +184,80 @@ fn man_pages_render_in_man() {
     );
     assert!(rendered.contains("--watch"), "{rendered}");
 }
+
+/// `init --command` names a program the hooks will run: one that cannot be found
+/// or does not run is written (it may be installed next) with a warning, never
+/// silently; the real binary gets none. Also for other agents' hook files.
+#[test]
+fn init_warns_about_a_command_it_cannot_find() {
+    let p = Project::new(&[]);
+    let me = bin();
+    for (args, warned) in [
+        (
+            vec![
+                "init",
+                "--command",
+                "hookrluse",
+                "--client-version",
+                "2.1.330",
+            ],
+            Some("`hookrluse` is not on PATH"),
+        ),
+        (
+            vec![
+                "init",
+                "--command",
+                "./bin/hookrules",
+                "--client-version",
+                "2.1.330",
+            ],
+            Some("does not exist"),
+        ),
+        (
+            vec![
+                "init",
+                "--command",
+                me.to_str().unwrap(),
+                "--client-version",
+                "2.1.330",
+            ],
+            None,
+        ),
+        (
+            vec![
+                "init",
+                "--host",
+                "gemini",
+                "--command",
+                "/opt/none/hookrules",
+            ],
+            Some("/opt/none/hookrules does not exist"),
+        ),
+        (
+            vec![
+                "init",
+                "--host",
+                "gemini",
+                "--command",
+                me.to_str().unwrap(),
+            ],
+            None,
+        ),
+    ] {
+        let out = p
+            .hookrules(&args)
+            .env("CLAUDE_PROJECT_DIR", &p.root)
+            .output()
+            .unwrap();
+        let said = text(&out);
+        assert!(out.status.success(), "{args:?}: {said}");
+        match warned {
+            Some(w) => assert!(
+                said.lines()
+                    .any(|l| l.contains("warning: --command: ") && l.contains(w)),
+                "{args:?}: {said}"
+            ),
+            None => assert!(!said.contains("warning: --command"), "{args:?}: {said}"),
+        }
+    }
+}

@@ -127,34 +127,6 @@ fn push_at(
     });
 }
 
-/// The version line another binary prints (`None`: it does not run).
-fn version_of(program: &Path) -> Option<String> {
-    let out = std::process::Command::new(program)
-        .arg("--version")
-        .stdin(std::process::Stdio::null())
-        .output()
-        .ok()?;
-    out.status
-        .success()
-        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
-}
-
-/// A handler's program as a path: absolute, `${CLAUDE_PLUGIN_ROOT}`-free, or
-/// found on PATH.
-fn resolve(program: &str, ctx: &Context) -> Option<PathBuf> {
-    let p = Path::new(program);
-    if p.is_absolute() {
-        return Some(p.to_path_buf());
-    }
-    if program.contains('/') {
-        return Some(ctx.project_dir().join(p));
-    }
-    let path = ctx.env.get("PATH")?;
-    std::env::split_paths(path)
-        .map(|d| d.join(program))
-        .find(|c| c.is_file())
-}
-
 /// Check one place's handlers: binary present and of this version, timeouts in
 /// the host's unit. Whether it has any hookrules handler.
 fn check_wired(w: &Wired, host: Host, ctx: &Context, me: &str, out: &mut Vec<Finding>) -> bool {
@@ -185,14 +157,18 @@ fn check_wired(w: &Wired, host: Host, ctx: &Context, me: &str, out: &mut Vec<Fin
         if program.contains("CLAUDE_PLUGIN_ROOT") {
             continue;
         }
-        match resolve(program, ctx) {
-            None => push_at(out, Check::HandlerBinary, &w.path, Level::Error, format!("{where_}: `{program}` is not on PATH: these hooks fail and nothing is enforced")),
-            Some(path) if !path.is_file() => push_at(out, Check::HandlerBinary, &w.path, Level::Error, format!("{where_}: {} does not exist: these hooks fail and nothing is enforced", path.display())),
-            Some(path) => match version_of(&path) {
-                None => push_at(out, Check::HandlerBinary, &w.path, Level::Error, format!("{where_}: {} does not run", path.display())),
-                Some(v) if !same_version(&v, me) => push_at(out, Check::HandlerBinary, &w.path, Level::Warn, format!("{where_}: {} is `{v}`, this is `hookrules {me}`", path.display())),
-                Some(_) => {}
-            },
+        if let Err(problem) = wiring::check_program(program, ctx, me) {
+            let level = match problem {
+                wiring::ProgramProblem::OtherVersion { .. } => Level::Warn,
+                _ => Level::Error,
+            };
+            push_at(
+                out,
+                Check::HandlerBinary,
+                &w.path,
+                level,
+                format!("{where_}: {problem}"),
+            );
         }
     }
     let mut reported = BTreeSet::new();
@@ -212,18 +188,6 @@ fn check_wired(w: &Wired, host: Host, ctx: &Context, me: &str, out: &mut Vec<Fin
         }
     }
     true
-}
-
-/// `hookrules 0.1.0 (commit …)` and `0.1.0 (commit …)`: the same version number?
-fn same_version(line: &str, me: &str) -> bool {
-    let num = |s: &str| {
-        s.trim_start_matches("hookrules ")
-            .split_whitespace()
-            .next()
-            .unwrap_or("")
-            .to_string()
-    };
-    num(line) == num(me)
 }
 
 /// The installed hookrules Claude Code plugins (`plugins/installed_plugins.json`).
@@ -312,15 +276,15 @@ pub fn diagnose(ctx: &Context, discovery: &Discovery) -> Vec<Finding> {
             .env
             .get("HOOKRULES_BIN")
             .map(PathBuf::from)
-            .or_else(|| resolve("hookrules", ctx))
+            .or_else(|| wiring::resolve_program("hookrules", ctx))
             .or_else(|| {
                 ctx.env
                     .get("HOME")
                     .map(|h| PathBuf::from(h).join(".local/bin/hookrules"))
                     .filter(|p| p.is_file())
             });
-        match launcher_finds.as_deref().and_then(|p| version_of(p).map(|v| (p.to_path_buf(), v))) {
-            Some((p, v)) if same_version(&v, me) => push(&mut out, Check::PluginLauncher, Level::Ok, format!("the plugin's launcher finds {} ({v})", p.display())),
+        match launcher_finds.as_deref().and_then(|p| wiring::version_of(p).map(|v| (p.to_path_buf(), v))) {
+            Some((p, v)) if wiring::same_version(&v, me) => push(&mut out, Check::PluginLauncher, Level::Ok, format!("the plugin's launcher finds {} ({v})", p.display())),
             Some((p, v)) => push(&mut out, Check::PluginLauncher, Level::Error, format!("the plugin's launcher looks for the plugin's version; {} is `{v}`: if that is not the plugin's version, policies are NOT enforced", p.display())),
             None => push(&mut out, Check::PluginLauncher, Level::Error, "the plugin's launcher finds no hookrules binary (HOOKRULES_BIN, PATH, ~/.local/bin): every event says policies are NOT enforced"),
         }

@@ -982,6 +982,14 @@ fn init_inner(args: &InitArgs, ctx: &Context, out: &mut dyn Write) -> Result<(),
             "  warning: this file sets \"disableAllHooks\": true, so no hook runs"
         );
     }
+    if args.command.is_some() {
+        // Written anyway (it may be installed next), but never silently: a
+        // handler whose program is missing fails every hook.
+        if let Err(problem) = crate::cli::wiring::check_program(&command, ctx, crate::cli::VERSION)
+        {
+            let _ = writeln!(w, "  warning: --command: {problem}");
+        }
+    }
     if command.starts_with('/') && !args.user {
         let _ = writeln!(
             w,

@@ -312,6 +312,11 @@ pub fn init(
             crate::contract::hosts::TimeUnit::Milliseconds => "millisecond",
         }
     );
+    if command.is_some() {
+        if let Err(problem) = crate::cli::wiring::check_program(&exe, ctx, crate::cli::VERSION) {
+            let _ = writeln!(out, "warning: --command: {problem}");
+        }
+    }
     let codex_note;
     let note = match host {
         Host::Codex => {

@@ -218,3 +218,108 @@ pub fn timeout_unit_problem(host: Host, timeout: f64) -> Option<String> {
         _ => None,
     }
 }
+
+/// Why a handler's program would not answer as this hookrules does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ProgramProblem {
+    /// A bare name that no folder of PATH holds.
+    NotOnPath(String),
+    /// A path where there is no file.
+    Missing(PathBuf),
+    /// A file that does not run (not executable, or `--version` fails).
+    DoesNotRun(PathBuf),
+    /// A hookrules of another version.
+    OtherVersion {
+        /// Where.
+        path: PathBuf,
+        /// What it says it is.
+        version: String,
+    },
+}
+
+impl std::fmt::Display for ProgramProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ProgramProblem::NotOnPath(p) => write!(
+                f,
+                "`{p}` is not on PATH: these hooks fail and nothing is enforced"
+            ),
+            ProgramProblem::Missing(p) => write!(
+                f,
+                "{} does not exist: these hooks fail and nothing is enforced",
+                p.display()
+            ),
+            ProgramProblem::DoesNotRun(p) => write!(f, "{} does not run", p.display()),
+            ProgramProblem::OtherVersion { path, version } => write!(
+                f,
+                "{} is `{version}`, this is `hookrules {}`",
+                path.display(),
+                crate::cli::VERSION
+            ),
+        }
+    }
+}
+
+/// A handler's program as a path: absolute, under `${CLAUDE_PROJECT_DIR}`,
+/// relative to the project, or found on PATH (`None`: a bare name PATH lacks).
+pub fn resolve_program(program: &str, ctx: &Context) -> Option<PathBuf> {
+    if let Some(rest) = program
+        .strip_prefix("${CLAUDE_PROJECT_DIR}")
+        .or_else(|| program.strip_prefix("$CLAUDE_PROJECT_DIR"))
+    {
+        return Some(ctx.project_dir().join(rest.trim_start_matches('/')));
+    }
+    let p = Path::new(program);
+    if p.is_absolute() {
+        return Some(p.to_path_buf());
+    }
+    if program.contains('/') {
+        return Some(ctx.project_dir().join(p));
+    }
+    let path = ctx.env.get("PATH")?;
+    std::env::split_paths(path)
+        .map(|d| d.join(program))
+        .find(|c| c.is_file())
+}
+
+/// The version line another binary prints (`None`: it does not run).
+pub fn version_of(program: &Path) -> Option<String> {
+    let out = std::process::Command::new(program)
+        .arg("--version")
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+/// `hookrules 0.1.0 (commit …)` and `0.1.0 (commit …)`: the same version number?
+pub fn same_version(line: &str, me: &str) -> bool {
+    let num = |s: &str| {
+        s.trim_start_matches("hookrules ")
+            .split_whitespace()
+            .next()
+            .unwrap_or("")
+            .to_string()
+    };
+    num(line) == num(me)
+}
+
+/// Will the hook's program run, as this hookrules (`me`: its `--version` line)?
+/// Asked by `doctor` of every handler and by `init` of the command it writes.
+pub fn check_program(program: &str, ctx: &Context, me: &str) -> Result<(), ProgramProblem> {
+    let path =
+        resolve_program(program, ctx).ok_or_else(|| ProgramProblem::NotOnPath(program.into()))?;
+    if !path.is_file() {
+        return Err(ProgramProblem::Missing(path));
+    }
+    match version_of(&path) {
+        None => Err(ProgramProblem::DoesNotRun(path)),
+        Some(version) if !same_version(&version, me) => {
+            Err(ProgramProblem::OtherVersion { path, version })
+        }
+        Some(_) => Ok(()),
+    }
+}

@@ -188,6 +188,33 @@ fn the_html_report_opens_offline_and_every_chart_draws_without_script_errors() {
         "self-contained"
     );
 
+    let Some(dom) = open_in_chromium(&page) else {
+        return;
+    };
+    let attr = |name: &str| body_attr(&dom, name);
+    assert_eq!(attr("data-errors"), "[]");
+    assert_eq!(attr("data-status"), "ok");
+    let charts: Value = serde_json::from_str(&attr("data-charts")).unwrap();
+    for id in [
+        "over-time",
+        "blocked-commands",
+        "blocked-paths",
+        "latency",
+        "audit",
+        "tool-usage",
+        "handoff",
+        "quality",
+    ] {
+        let ink = charts[id]
+            .as_u64()
+            .unwrap_or_else(|| panic!("chart {id} did not draw: {charts}"));
+        assert!(ink > 2000, "chart {id} drew only {ink} pixels");
+    }
+}
+
+/// The page's DOM after its scripts ran in headless Chromium (`None`: no
+/// chromium here, outside CI). A script error in the browser log fails.
+fn open_in_chromium(page: &Path) -> Option<String> {
     let Some(browser) = chromium() else {
         if std::env::var_os("CI").is_some() {
             panic!("chromium is not installed; .ci/run installs it (apt-get install chromium)");
@@ -195,7 +222,7 @@ fn the_html_report_opens_offline_and_every_chart_draws_without_script_errors() {
         eprintln!(
             "SKIPPED the browser half of this test: no chromium on PATH (apt-get install chromium)"
         );
-        return;
+        return None;
     };
     let profile = tempfile::tempdir().unwrap();
     let run = Command::new(&browser)
@@ -216,40 +243,109 @@ fn the_html_report_opens_offline_and_every_chart_draws_without_script_errors() {
         .arg(format!("file://{}", page.display()))
         .output()
         .unwrap();
-    let dom = String::from_utf8_lossy(&run.stdout);
+    let dom = String::from_utf8_lossy(&run.stdout).into_owned();
     let log = String::from_utf8_lossy(&run.stderr);
     assert!(
         !log.contains("Uncaught"),
         "script error in the browser log:\n{log}"
     );
-    let attr = |name: &str| -> String {
-        let key = format!("{name}=\"");
-        let start = dom
-            .find(&key)
-            .unwrap_or_else(|| panic!("no {name} on <body>: {dom:.2000}"))
-            + key.len();
-        let end = start + dom[start..].find('"').unwrap();
-        dom[start..end]
-            .replace("&quot;", "\"")
-            .replace("&amp;", "&")
-    };
-    assert_eq!(attr("data-errors"), "[]");
-    assert_eq!(attr("data-status"), "ok");
-    let charts: Value = serde_json::from_str(&attr("data-charts")).unwrap();
-    for id in [
-        "over-time",
-        "blocked-commands",
-        "blocked-paths",
-        "latency",
-        "audit",
-        "tool-usage",
-        "handoff",
-        "quality",
+    Some(dom)
+}
+
+/// An attribute of `<body>` in a dumped DOM.
+fn body_attr(dom: &str, name: &str) -> String {
+    let key = format!("{name}=\"");
+    let start = dom
+        .find(&key)
+        .unwrap_or_else(|| panic!("no {name} on <body>: {dom:.2000}"))
+        + key.len();
+    let end = start + dom[start..].find('"').unwrap();
+    dom[start..end]
+        .replace("&quot;", "\"")
+        .replace("&amp;", "&")
+}
+
+/// A log with a few decisions and no metrics folder: the panels with nothing to
+/// draw (audit, the agents' metrics, blocked paths) are left out of the page,
+/// named once with the reason; every panel shown says in plain words what it
+/// counts; what is shown draws.
+#[test]
+fn panels_without_data_are_hidden_and_shown_ones_say_what_they_count() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    let project = root.join("proj");
+    for d in ["proj/.claude/hookrules", "home", "state", "config"] {
+        std::fs::create_dir_all(root.join(d)).unwrap();
+    }
+    for (i, command) in ["rm -rf /", "ls", "sudo rm -rf ~/"].iter().enumerate() {
+        let pre = json!({"session_id": "s", "cwd": "/tmp/p", "hook_event_name": "PreToolUse",
+            "tool_name": "Bash", "tool_input": {"command": command}, "tool_use_id": format!("t{i}")});
+        assert!(hr(
+            &project,
+            root,
+            &["run"],
+            Some(&pre),
+            1_795_000_000 + i as i64
+        )
+        .status
+        .success());
+    }
+    let page = root.join("report.html");
+    let out = hr(
+        &project,
+        root,
+        &["report", "--html", page.to_str().unwrap()],
+        None,
+        1_795_200_000,
+    );
+    assert!(out.status.success(), "{out:?}");
+    let html = std::fs::read_to_string(&page).unwrap();
+    for hidden in [
+        "id=\"audit\"",
+        "id=\"tool-usage\"",
+        "id=\"handoff\"",
+        "id=\"quality\"",
+        "id=\"blocked-paths\"",
+        "Seed 001",
     ] {
-        let ink = charts[id]
-            .as_u64()
-            .unwrap_or_else(|| panic!("chart {id} did not draw: {charts}"));
-        assert!(ink > 2000, "chart {id} drew only {ink} pixels");
+        assert!(!html.contains(hidden), "{hidden} is on the page");
+    }
+    let note = html
+        .split("id=\"hidden-panels\">")
+        .nth(1)
+        .and_then(|n| n.split("</p>").next())
+        .expect("a note naming the hidden panels");
+    for named in [
+        "Rules on trial (audit mode)",
+        "Tool calls per agent",
+        "no tool-usage.jsonl",
+    ] {
+        assert!(note.contains(named), "{named} not in: {note}");
+    }
+    for shown in ["over-time", "blocked-commands", "latency"] {
+        let section = html
+            .split(&format!("id=\"{shown}\""))
+            .next()
+            .and_then(|before| before.rsplit("<section").next())
+            .unwrap();
+        assert!(
+            section.contains("<p class=\"about\">"),
+            "{shown} has no explanation"
+        );
+    }
+    let Some(dom) = open_in_chromium(&page) else {
+        return;
+    };
+    assert_eq!(body_attr(&dom, "data-status"), "ok");
+    let charts: Value = serde_json::from_str(&body_attr(&dom, "data-charts")).unwrap();
+    for id in ["over-time", "blocked-commands", "latency"] {
+        assert!(
+            charts[id].as_u64().is_some_and(|ink| ink > 2000),
+            "{id}: {charts}"
+        );
+    }
+    for id in ["audit", "tool-usage", "handoff", "quality", "blocked-paths"] {
+        assert_eq!(charts[id], "hidden", "{id}: {charts}");
     }
 }
 
@@ -284,7 +380,7 @@ fn screenshot() {
             "--disable-component-update",
             "--disable-sync",
             "--hide-scrollbars",
-            "--window-size=1400,2150",
+            "--window-size=1400,2350",
             "--virtual-time-budget=10000",
         ])
         .arg(format!("--user-data-dir={}", profile.path().display()))

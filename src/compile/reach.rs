@@ -20,6 +20,7 @@ use crate::contract::events::tool_aliases;
 use crate::contract::Event;
 use crate::policy::syntax::{Normalization, Quantifier};
 use crate::shell::command::{program_is, SimpleCommand};
+use crate::shell::Dialect;
 use crate::validate::model::{
     texts, Condition, EventScope, FieldPath, Matcher, Op, PathSelector, RegexMode, Rule, Selector,
     Test,
@@ -601,7 +602,11 @@ pub const MAX_SHELL_BYTES: usize = 256 * 1024;
 /// Parse a shell command once per event. A command over [`MAX_SHELL_BYTES`] or
 /// holding a NUL byte is unparsable (bash and the client cannot agree on
 /// what such a command is: argv strings end at a NUL).
-pub fn parse_shell(shells: &mut Shells, text: &str) -> Result<Arc<Vec<SimpleCommand>>, String> {
+pub fn parse_shell(
+    shells: &mut Shells,
+    text: &str,
+    dialect: Dialect,
+) -> Result<Arc<Vec<SimpleCommand>>, String> {
     if text.len() > MAX_SHELL_BYTES {
         return Err(format!(
             "the command is {} bytes, more than the {MAX_SHELL_BYTES} bytes the shell analysis reads",
@@ -613,13 +618,18 @@ pub fn parse_shell(shells: &mut Shells, text: &str) -> Result<Arc<Vec<SimpleComm
             "the command holds a NUL byte (at byte {at}), which no shell is given as written"
         ));
     }
-    if let Some(r) = shells.get(text) {
+    // Bash commands are keyed by their text; others by a prefix no command
+    // has (a NUL byte was refused above).
+    let key: std::borrow::Cow<'_, str> = match dialect {
+        Dialect::Bash => text.into(),
+        Dialect::PowerShell => format!("\0PowerShell\0{text}").into(),
+        Dialect::Either => format!("\0Either\0{text}").into(),
+    };
+    if let Some(r) = shells.get(key.as_ref()) {
         return r.clone();
     }
-    let r = crate::shell::command::parse(text)
-        .map(Arc::new)
-        .map_err(|e| e.to_string());
-    shells.insert(text.to_string(), r.clone());
+    let r = dialect.parse(text).map(Arc::new).map_err(|e| e.to_string());
+    shells.insert(key.into_owned(), r.clone());
     r
 }
 
@@ -730,7 +740,7 @@ impl Prefilter {
                 // No command: it runs nothing.
                 continue;
             };
-            match parse_shell(shells, text) {
+            match parse_shell(shells, text, crate::contract::hosts::dialect(&event.value)) {
                 Ok(cmds) => {
                     for c in cmds.iter() {
                         if let Some(ids) = fp.exact.get(&c.program.to_ascii_lowercase()) {
@@ -775,7 +785,10 @@ impl Prefilter {
                 // No command: it names no path.
                 continue;
             };
-            let (Some(paths), Ok(cmds)) = (paths, parse_shell(shells, text)) else {
+            let (Some(paths), Ok(cmds)) = (
+                paths,
+                parse_shell(shells, text, crate::contract::hosts::dialect(&event.value)),
+            ) else {
                 // Paths not known, or a command that does not parse (which
                 // names any path).
                 out.extend_from_slice(&pl.all);

@@ -57,19 +57,27 @@ impl Ctx {
     /// Build the context for an event from the process environment.
     pub fn from_env(event: &Event, env_vars: BTreeMap<String, String>, now: Now) -> Ctx {
         let process_cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+        // A Windows path (`C:\Users\dev\proj`, from an agent on Windows) in
+        // the one spelling the shell analysis reads (`/c/Users/dev/proj`).
+        let posix = |p: &str| shell::powershell::posix_path(p).unwrap_or_else(|| p.to_string());
         // Both are made absolute: confinement checks compare absolute paths.
-        let cwd = process_cwd.join(event.str("cwd").unwrap_or(""));
+        let cwd = process_cwd.join(posix(event.str("cwd").unwrap_or("")));
         // Without CLAUDE_PROJECT_DIR, the project is found from the event's
         // cwd up, as policy discovery finds it.
         let project_dir = env_vars
             .get("CLAUDE_PROJECT_DIR")
             .filter(|s| !s.is_empty())
-            .map(|p| process_cwd.join(p))
+            .map(|p| process_cwd.join(posix(p)))
             .unwrap_or_else(|| {
-                let home = env_vars.get("HOME").map(PathBuf::from);
+                let home = env_vars.get("HOME").map(|h| PathBuf::from(posix(h)));
                 crate::policy::discover::project_root(&cwd, home.as_deref())
             });
-        let home = env_vars.get("HOME").filter(|h| !h.is_empty()).cloned();
+        // Windows sets USERPROFILE, and HOME only under Git Bash.
+        let home = env_vars
+            .get("HOME")
+            .or_else(|| env_vars.get("USERPROFILE"))
+            .filter(|h| !h.is_empty())
+            .map(|h| posix(h));
         let reach = shell::reach::Env {
             cwd: cwd.display().to_string(),
             home: home.clone(),
@@ -515,7 +523,8 @@ impl<T: Tracer> Evaluator<'_, T> {
         &mut self,
         text: &str,
     ) -> Result<Arc<Vec<shell::command::SimpleCommand>>, String> {
-        crate::compile::reach::parse_shell(&mut self.shell, text)
+        let dialect = crate::contract::hosts::dialect(&self.event.value);
+        crate::compile::reach::parse_shell(&mut self.shell, text, dialect)
     }
 
     fn fact(&mut self, pidx: usize, name: &str) -> Result<Value, EvalError> {

@@ -10,7 +10,11 @@
 //!   Windows file systems do; comparisons that make it *safe* (project, temp)
 //!   are exact, so `/TMP/x` on Linux is not taken for a temp folder.
 //! * Every home folder counts, not only `$HOME`: `/home/NAME`, `/Users/NAME`,
-//!   `/root`, `/var/root`, and `~NAME`.
+//!   `/root`, `/var/root`, `~NAME`, and Windows's `C:\Users\NAME` as Git Bash
+//!   spells it (`/c/Users/NAME`, also `/mnt/c/Users/NAME` under WSL).
+//! * Windows drives as Git Bash spells them: `/c` is a top-level folder (so
+//!   `system`), `/c/Windows`, `/c/Program Files`, `/c/ProgramData`,
+//!   `/c/Users` and what lies directly in `/c/Windows` are `system`.
 //! * A project folder that is `/` or a system folder grants nothing: its
 //!   contents are not `project`.
 //! * Paths are compared as written after `~`, `..` and `.` are resolved; links
@@ -448,6 +452,19 @@ const VAR_SYSTEM: &[&str] = &[
     "folders",
     "audit",
 ];
+/// Folders at a Windows drive's root that are the system's (lowercase).
+const WINDOWS_SYSTEM: &[&str] = &[
+    "windows",
+    "program files",
+    "program files (x86)",
+    "programdata",
+    "users",
+    "system volume information",
+    "$recycle.bin",
+    "recovery",
+    "boot",
+    "perflogs",
+];
 /// Folders of another top-level folder that are the system's.
 const SYSTEM_DEEP: &[&str] = &[
     "/usr/local/*",
@@ -516,6 +533,10 @@ fn is_home(path: &str, comps: &[&str], env: &Env) -> bool {
     let c: Vec<String> = comps.iter().map(|s| s.to_ascii_lowercase()).collect();
     match c.as_slice() {
         [a, _] if a == "home" || a == "users" => true,
+        // Windows as Git Bash spells it (`C:\Users\NAME` is `/c/Users/NAME`),
+        // and through WSL's mounts (`/mnt/c/Users/NAME`).
+        [d, u, _] if d.len() == 1 && u == "users" => true,
+        [m, d, u, _] if m == "mnt" && d.len() == 1 && u == "users" => true,
         [r] if r == "root" => true,
         [v, r] if v == "var" && r == "root" => true,
         [p, v, r] if p == "private" && v == "var" && r == "root" => true,
@@ -542,6 +563,10 @@ fn is_system(comps: &[&str], env: &Env) -> bool {
     match lower.as_slice() {
         [_] => return true,
         [p, _] if SYSTEM_PARENTS.iter().any(|s| eq_ci(s, p)) => return true,
+        // A Windows drive's own folders (`C:\Windows`, `C:\Program Files`,
+        // `C:\Users`), and anything directly in `C:\Windows`.
+        [d, x] if d.len() == 1 && WINDOWS_SYSTEM.contains(&x.as_str()) => return true,
+        [d, w, _] if d.len() == 1 && w == "windows" => return true,
         [v, x] if v == "var" && VAR_SYSTEM.iter().any(|s| eq_ci(s, x)) => return true,
         _ => {}
     }

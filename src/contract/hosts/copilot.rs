@@ -24,9 +24,9 @@ pub const EVENTS: &[(&str, &str)] = &[
 /// Copilot's tools, their canonical names, and the argument keys to rename.
 const TOOLS: super::ToolTable = &[
     ("bash", "Bash", &[]),
-    ("powershell", "Bash", &[]),
+    ("powershell", "PowerShell", &[]),
     ("write_bash", "Bash", &[("input", "command")]),
-    ("write_powershell", "Bash", &[("input", "command")]),
+    ("write_powershell", "PowerShell", &[("input", "command")]),
     ("view", "Read", &[("path", "file_path")]),
     ("read", "Read", &[("path", "file_path")]),
     (

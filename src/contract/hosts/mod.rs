@@ -167,6 +167,33 @@ pub fn class_of(canonical_tool: &str) -> ToolClass {
     }
 }
 
+/// Which shell a tool event's command is written for: Claude Code's
+/// `PowerShell` tool (and the tools mapped to it: Copilot CLI's `powershell`)
+/// is PowerShell; the shell tool of an agent that does not say which shell it
+/// starts (Codex, Gemini CLI, Cursor, VS Code), on Windows (a `cwd` with a
+/// drive letter or a UNC path), may be either; everything else is bash.
+/// Claude Code's and Copilot CLI's `Bash` tools run bash (Git Bash on Windows).
+pub fn dialect(event: &Value) -> crate::shell::Dialect {
+    use crate::shell::Dialect;
+    match event.get("tool_name").and_then(Value::as_str) {
+        Some("PowerShell") => return Dialect::PowerShell,
+        Some("Bash") => {}
+        _ => return Dialect::Bash,
+    }
+    let host = event
+        .get("host")
+        .and_then(|h| h.get("name"))
+        .and_then(Value::as_str);
+    let windows = event
+        .get("cwd")
+        .and_then(Value::as_str)
+        .is_some_and(crate::shell::powershell::is_windows_path);
+    match host {
+        Some("codex" | "gemini" | "cursor" | "vscode") if windows => Dialect::Either,
+        _ => Dialect::Bash,
+    }
+}
+
 /// Where an event came from, kept beside the canonical event.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Origin {

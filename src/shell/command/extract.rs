@@ -1438,6 +1438,26 @@ impl Extractor {
             let at = self.out.len() - 1;
             let extra = match action {
                 Action::None => {
+                    // A Windows shell (`pwsh -c`, `powershell -EncodedCommand`,
+                    // `cmd /c`): its code read as the shell it is.
+                    let arg_values: Vec<Value> =
+                        arg_fields.iter().map(|f| f.value.clone()).collect();
+                    let mut v = via.clone();
+                    v.push(format!("{prog} -c"));
+                    if let Some(r) = crate::shell::powershell::from_bash(
+                        &prog,
+                        &arg_values,
+                        &self.state.cwd,
+                        &v,
+                        off,
+                    ) {
+                        let (code, cmds) = r?;
+                        if let Some(code) = code {
+                            self.set_code(at, code);
+                        }
+                        self.out.extend(cmds);
+                        return Ok(());
+                    }
                     // An interpreter given code inline or on its input.
                     if let Some((lang, codes, stdin)) = wrappers::interpreter(&prog, &texts) {
                         let code = InlineCode { lang, codes, stdin };

@@ -1,0 +1,3245 @@
+//! Walking a PowerShell script the way PowerShell runs it, and writing each
+//! command as the canonical command line it amounts to, which the bash
+//! analysis then reads (so both shells produce the same objects, judged by
+//! the same rules).
+//!
+//! What is followed: variables and hashtables assigned in the script (and
+//! splatted), the working folder (`Set-Location`, `Push-Location`, through
+//! `&&`), functions called with their arguments, script blocks run by `&`,
+//! `.`, `Invoke-Command`, `ForEach-Object`, jobs; what a pipeline element
+//! hands the next (`Get-ChildItem P | Remove-Item`, `irm URL | iex`); code
+//! given as text (`Invoke-Expression`, `[scriptblock]::Create`, `pwsh -c`,
+//! `-EncodedCommand`, `cmd /c`), decoded where it is encoded. Anything that
+//! cannot be known before it runs is unknown, and code that cannot be known is
+//! `dynamic` (the pack asks).
+
+use std::collections::HashMap;
+
+use super::cmdlets::{self, Action, Cmdlet, Kind, Param};
+use super::paths;
+use super::syntax::{self, Arg, Chain, Command, Elem, Expr, Invoke, Part, Pipeline, Redir, Stmt};
+use crate::shell::command::{perr, Code, ParseError, RedirectOp, SimpleCommand};
+use crate::shell::value::{Piece, Sym, Value};
+
+/// Most commands one script may produce, and most steps of the walk: past
+/// them the script is refused (the pack asks), bounded time for any input.
+const MAX_COMMANDS: usize = 4096;
+const MAX_STEPS: usize = 200_000;
+/// Deepest nesting of calls, blocks and re-parsed code.
+const MAX_DEPTH: usize = 32;
+
+/// A value in the script.
+#[derive(Debug, Clone)]
+pub(super) enum Val {
+    /// A scalar (text, a path, a number).
+    One(Value),
+    /// An array.
+    List(Vec<V>),
+    /// A hashtable (keys lowercase).
+    Hash(Vec<(String, V)>),
+    /// A script block.
+    Block(Vec<Stmt>),
+}
+
+/// Where a value came from, when that matters for what runs it.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum From {
+    /// Nothing known.
+    Plain,
+    /// Downloaded from this address.
+    Download(Value),
+    /// Decoded from literal text (base64): the text.
+    Decoded,
+    /// Read from this file.
+    File(Value),
+    /// The items in (or below, with `recurse`) this folder, narrowed by a filter.
+    Items {
+        dir: Value,
+        recurse: bool,
+        filter: Option<Value>,
+    },
+    /// Every process (`Get-Process` without a filter).
+    Processes,
+    /// Code that cannot be known before it runs.
+    DynamicCode,
+    /// An encoding (`[Text.Encoding]::Unicode`).
+    Encoding(String),
+    /// Bytes decoded from base64 (the bytes).
+    Bytes(Vec<u8>),
+}
+
+/// A value and where it came from.
+#[derive(Debug, Clone)]
+pub(super) struct V {
+    pub val: Val,
+    pub from: From,
+}
+
+impl V {
+    fn one(v: Value) -> V {
+        V {
+            val: Val::One(v),
+            from: From::Plain,
+        }
+    }
+
+    fn text(t: &str) -> V {
+        V::one(Value::text(t))
+    }
+
+    fn unknown(what: &str) -> V {
+        V::one(Value::unknown(what))
+    }
+
+    fn with(mut self, from: From) -> V {
+        self.from = from;
+        self
+    }
+
+    /// As one scalar (an array's items joined by spaces, as `"$a"` does).
+    fn scalar(&self) -> Value {
+        match &self.val {
+            Val::One(v) => v.clone(),
+            Val::List(items) => {
+                let mut out = Value::text("");
+                for (i, it) in items.iter().enumerate() {
+                    if i > 0 {
+                        out = out.concat(&Value::text(" "));
+                    }
+                    out = out.concat(&it.scalar());
+                }
+                out
+            }
+            Val::Hash(_) => Value::text("System.Collections.Hashtable"),
+            Val::Block(_) => Value::unknown("{ … }"),
+        }
+    }
+
+    /// The items (an array's, or the one scalar).
+    fn items(&self) -> Vec<Value> {
+        match &self.val {
+            Val::List(items) => items.iter().flat_map(V::items).collect(),
+            _ => vec![self.scalar()],
+        }
+    }
+
+    fn literal(&self) -> Option<String> {
+        match &self.val {
+            Val::One(v) => v.literal(),
+            _ => None,
+        }
+    }
+}
+
+/// A word of a canonical command line.
+#[derive(Debug, Clone)]
+enum W {
+    /// Shell syntax as written (`-r`, `|`, `--`).
+    Raw(String),
+    /// A value, quoted for the shell.
+    Val(Value),
+}
+
+fn raw(s: &str) -> W {
+    W::Raw(s.to_string())
+}
+
+/// The analysis of one script.
+pub(super) struct Analyser {
+    vars: HashMap<String, V>,
+    funcs: HashMap<String, (Vec<String>, Vec<Stmt>)>,
+    cwd: Value,
+    stack: Vec<Value>,
+    pub out: Vec<SimpleCommand>,
+    via: Vec<String>,
+    /// Byte offset reported for the commands (the statement's, or the carrier's).
+    offset: Option<usize>,
+    fixed_offset: bool,
+    depth: usize,
+    steps: usize,
+    /// Inside a branch or loop body: assignments may not happen.
+    maybe: usize,
+    /// Placeholders in canonical lines, by number.
+    unknowns: Vec<Sym>,
+    /// Functions being called (no recursion).
+    calling: Vec<String>,
+    /// Set by Set-Location: the folder it moves to when it succeeds.
+    moved: Option<Value>,
+}
+
+type R<T> = Result<T, ParseError>;
+
+impl Analyser {
+    pub(super) fn new(cwd: Value, via: Vec<String>, offset: Option<usize>) -> Analyser {
+        Analyser {
+            vars: HashMap::new(),
+            funcs: HashMap::new(),
+            cwd,
+            stack: vec![],
+            out: vec![],
+            via,
+            fixed_offset: offset.is_some(),
+            offset,
+            depth: 0,
+            steps: 0,
+            maybe: 0,
+            unknowns: vec![],
+            calling: vec![],
+            moved: None,
+        }
+    }
+
+    fn err(&self, msg: &str) -> ParseError {
+        perr(format!("PowerShell: {msg}"), self.offset.unwrap_or(0))
+    }
+
+    fn step(&mut self) -> R<()> {
+        self.steps += 1;
+        if self.steps > MAX_STEPS || self.out.len() > MAX_COMMANDS {
+            return Err(self.err("the script is larger than the analysis reads"));
+        }
+        Ok(())
+    }
+
+    /// Run a script's text (top level or re-parsed code).
+    pub(super) fn script(&mut self, text: &str) -> R<V> {
+        let stmts = syntax::parse(text).map_err(|e| {
+            if self.fixed_offset {
+                perr(e.message, self.offset.unwrap_or(0))
+            } else {
+                e
+            }
+        })?;
+        self.stmts(&stmts)
+    }
+
+    fn nested(&mut self, text: &str, label: &str) -> R<()> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(self.err("code nested too deeply"));
+        }
+        let stmts = syntax::parse(text).map_err(|e| perr(e.message, self.offset.unwrap_or(0)))?;
+        let (fixed, via_len) = (self.fixed_offset, self.via.len());
+        self.fixed_offset = true;
+        self.via.push(label.to_string());
+        let r = self.stmts(&stmts);
+        self.via.truncate(via_len);
+        self.fixed_offset = fixed;
+        self.depth -= 1;
+        r.map(|_| ())
+    }
+
+    fn stmts(&mut self, stmts: &[Stmt]) -> R<V> {
+        let mut last = V::text("");
+        for s in stmts {
+            last = self.stmt(s)?;
+        }
+        Ok(last)
+    }
+
+    fn maybe_stmts(&mut self, stmts: &[Stmt]) -> R<V> {
+        self.maybe += 1;
+        let r = self.stmts(stmts);
+        self.maybe -= 1;
+        r
+    }
+
+    fn stmt(&mut self, s: &Stmt) -> R<V> {
+        self.step()?;
+        match s {
+            Stmt::Chain(c) => self.chain(c),
+            Stmt::Assign {
+                target,
+                append,
+                value,
+            } => {
+                let v = self.stmt(value)?;
+                self.assign(target, v, *append)?;
+                Ok(V::text(""))
+            }
+            Stmt::If { conds, els } => {
+                for (c, body) in conds {
+                    self.chain(c)?;
+                    self.maybe_stmts(body)?;
+                }
+                if let Some(b) = els {
+                    self.maybe_stmts(b)?;
+                }
+                Ok(V::unknown("(if)"))
+            }
+            Stmt::Foreach { var, items, body } => {
+                let items = self.chain(items)?;
+                let item = item_of(&items);
+                self.set_var(var, item);
+                self.maybe_stmts(body)?;
+                Ok(V::unknown("(foreach)"))
+            }
+            Stmt::Loop { heads, body } => {
+                self.maybe += 1;
+                for h in heads {
+                    self.stmt(h)?;
+                }
+                self.maybe -= 1;
+                self.maybe_stmts(body)?;
+                Ok(V::unknown("(loop)"))
+            }
+            Stmt::Switch { subject, arms } => {
+                let subj = self.chain(subject)?;
+                let saved = self.vars.get("_").cloned();
+                self.vars.insert("_".into(), item_of(&subj));
+                for a in arms {
+                    self.maybe_stmts(a)?;
+                }
+                restore(&mut self.vars, "_", saved);
+                Ok(V::unknown("(switch)"))
+            }
+            Stmt::Blocks(blocks) => {
+                for (i, b) in blocks.iter().enumerate() {
+                    if i == 0 {
+                        self.stmts(b)?;
+                    } else {
+                        self.maybe_stmts(b)?;
+                    }
+                }
+                Ok(V::text(""))
+            }
+            Stmt::Function { name, params, body } => {
+                self.funcs
+                    .insert(name.to_ascii_lowercase(), (params.clone(), body.clone()));
+                // The body is reported as written too, its parameters unknown
+                // (`f()` in `via`, as for a bash function's definition).
+                let saved = self.vars.clone();
+                for p in params {
+                    self.vars.insert(p.clone(), V::unknown(&format!("${p}")));
+                }
+                self.vars.insert("args".into(), V::unknown("$args"));
+                let n = self.via.len();
+                self.via.push(format!("{name}()"));
+                self.maybe_stmts(body)?;
+                self.via.truncate(n);
+                self.vars = saved;
+                Ok(V::text(""))
+            }
+            Stmt::Flow(c) => match c {
+                Some(c) => self.chain(c),
+                None => Ok(V::text("")),
+            },
+            Stmt::Param(_) => Ok(V::text("")),
+        }
+    }
+
+    fn chain(&mut self, c: &Chain) -> R<V> {
+        let before = self.cwd.clone();
+        let mut out = V::text("");
+        let mut moved_to: Option<Value> = None;
+        for (i, p) in c.pipelines.iter().enumerate() {
+            if i > 0 {
+                self.maybe += 1;
+            }
+            self.moved = None;
+            out = self.pipeline(p)?;
+            // `cd x && …`: what follows runs only where the move succeeded.
+            if let (Some(new), Some(true)) = (self.moved.take(), c.and_next.get(i)) {
+                self.cwd = new.clone();
+                moved_to = Some(new);
+            }
+        }
+        self.maybe -= c.pipelines.len().saturating_sub(1);
+        if moved_to.is_some() {
+            // After the chain, the move may have failed.
+            self.cwd = self.cwd.clone().union(&before);
+        }
+        Ok(out)
+    }
+
+    fn pipeline(&mut self, p: &Pipeline) -> R<V> {
+        if !self.fixed_offset {
+            self.offset = Some(p.offset);
+        }
+        let mut input: Option<V> = None;
+        let n = p.elems.len();
+        for (i, e) in p.elems.iter().enumerate() {
+            let last = i + 1 == n;
+            let out = match e {
+                Elem::Cmd(c) => self.command(c, input.as_ref(), last)?,
+                Elem::Expr(x, redirects) => {
+                    let v = self.expr(x)?;
+                    if !redirects.is_empty() {
+                        let mut words = vec![];
+                        self.redirects(redirects, &mut words)?;
+                        self.emit(words, None)?;
+                    }
+                    v
+                }
+            };
+            input = Some(out);
+        }
+        Ok(input.unwrap_or_else(|| V::text("")))
+    }
+
+    fn assign(&mut self, target: &Expr, v: V, append: bool) -> R<()> {
+        let name = match target {
+            Expr::Var(n) => n.clone(),
+            Expr::Unary(op, inner) if op.starts_with('[') => return self.assign(inner, v, append),
+            _ => return Ok(()),
+        };
+        let v = if append {
+            match self.vars.get(&name) {
+                Some(old) => match (&old.val, &v.val) {
+                    (Val::One(a), Val::One(b)) => V::one(a.concat(b)),
+                    _ => V {
+                        val: Val::List(vec![old.clone(), v]),
+                        from: From::Plain,
+                    },
+                },
+                None => v,
+            }
+        } else {
+            v
+        };
+        self.set_var(&name, v);
+        Ok(())
+    }
+
+    fn set_var(&mut self, name: &str, v: V) {
+        let name = name
+            .strip_prefix("global:")
+            .or_else(|| name.strip_prefix("script:"))
+            .or_else(|| name.strip_prefix("local:"))
+            .unwrap_or(name);
+        let v = if self.maybe > 0 {
+            // A branch may not run: the old value (or nothing) stays possible.
+            let old = self.vars.get(name).cloned().unwrap_or_else(|| V::text(""));
+            match (&old.val, &v.val) {
+                (Val::One(a), Val::One(b)) if old.from == From::Plain && v.from == From::Plain => {
+                    V::one(a.clone().union(b))
+                }
+                _ => v,
+            }
+        } else {
+            v
+        };
+        self.vars.insert(name.to_string(), v);
+    }
+
+    // ------------------------------------------------------------ values
+
+    fn var(&mut self, name: &str) -> V {
+        let n = name
+            .strip_prefix("global:")
+            .or_else(|| name.strip_prefix("script:"))
+            .or_else(|| name.strip_prefix("local:"))
+            .or_else(|| name.strip_prefix("using:"))
+            .unwrap_or(name);
+        if let Some(v) = self.vars.get(n) {
+            return v.clone();
+        }
+        if let Some(env) = n.strip_prefix("env:") {
+            return match paths::env_var(env) {
+                Some(s) => V::one(Value::one(s)),
+                None => V::unknown(&format!("$env:{env}")),
+            };
+        }
+        match n {
+            "home" => V::one(Value::one(Sym::piece(Piece::Home))),
+            "pwd" => V::one(self.cwd.clone()),
+            "true" => V::text("True"),
+            "false" => V::text("False"),
+            "null" => V::text(""),
+            "profile" => {
+                let mut s = Sym::piece(Piece::Home);
+                s.push(Piece::Text(
+                    "/Documents/PowerShell/Microsoft.PowerShell_profile.ps1".into(),
+                ));
+                V::one(Value::one(s))
+            }
+            "pshome" => V::text("/c/Program Files/PowerShell/7"),
+            "ofs" => V::text(" "),
+            _ => V::unknown(&format!("${name}")),
+        }
+    }
+
+    fn expr(&mut self, e: &Expr) -> R<V> {
+        self.step()?;
+        Ok(match e {
+            Expr::Word(parts) => self.word(parts)?,
+            Expr::Var(n) => self.var(n),
+            Expr::Sub(stmts) => self.stmts(stmts)?,
+            Expr::Paren(st) => self.stmt(st)?,
+            Expr::Block(b) => {
+                // Not run here: where it is run (`&`, Invoke-Command, a
+                // parameter of a command) decides. A block handed to a
+                // command the analysis does not know is read as code that runs.
+                V {
+                    val: Val::Block(b.clone()),
+                    from: From::Plain,
+                }
+            }
+            Expr::Array(items) => {
+                let mut out = vec![];
+                for it in items {
+                    out.push(self.expr(it)?);
+                }
+                V {
+                    val: Val::List(out),
+                    from: From::Plain,
+                }
+            }
+            Expr::Hash(entries) => {
+                let mut out = vec![];
+                for (k, v) in entries {
+                    out.push((k.to_ascii_lowercase(), self.expr(v)?));
+                }
+                V {
+                    val: Val::Hash(out),
+                    from: From::Plain,
+                }
+            }
+            Expr::Num(n) => V::text(n),
+            Expr::Type(t) => V::text(&format!("[{t}]")),
+            Expr::Member { target, name, args } => self.member(target, name, args.as_deref())?,
+            Expr::Index(t, i) => {
+                let t = self.expr(t)?;
+                self.expr(i)?;
+                match t.from {
+                    From::Download(_) | From::DynamicCode | From::Decoded => t,
+                    _ => V::unknown("(an element)"),
+                }
+            }
+            Expr::Binary(op, a, b) => {
+                let x = self.expr(a)?;
+                let y = self.expr(b)?;
+                match op.as_str() {
+                    "+" => match (&x.val, &y.val) {
+                        (Val::One(p), Val::One(q)) => {
+                            let from = match (&x.from, &y.from) {
+                                (From::Plain, From::Plain) => From::Plain,
+                                (f @ (From::Download(_) | From::DynamicCode), _)
+                                | (_, f @ (From::Download(_) | From::DynamicCode)) => f.clone(),
+                                _ => From::Plain,
+                            };
+                            V::one(p.concat(q)).with(from)
+                        }
+                        (Val::List(p), _) => {
+                            let mut l = p.clone();
+                            l.push(y.clone());
+                            V {
+                                val: Val::List(l),
+                                from: From::Plain,
+                            }
+                        }
+                        _ => V::unknown("(a sum)"),
+                    },
+                    "," => {
+                        let mut l = match x.val {
+                            Val::List(l) => l,
+                            _ => vec![x],
+                        };
+                        l.push(y);
+                        V {
+                            val: Val::List(l),
+                            from: From::Plain,
+                        }
+                    }
+                    _ => {
+                        // `-replace`, `-f`, `-join`, comparisons: text
+                        // nobody knows; code built from a download stays so.
+                        let from = match (&x.from, &y.from) {
+                            (f @ (From::Download(_) | From::DynamicCode), _) => f.clone(),
+                            _ => From::Plain,
+                        };
+                        V::unknown(&format!("(-{op})")).with(from)
+                    }
+                }
+            }
+            Expr::Unary(op, inner) => {
+                let v = self.expr(inner)?;
+                if op.starts_with('[') {
+                    let t = op.to_ascii_lowercase();
+                    if t.contains("scriptblock") {
+                        return Ok(self.script_block_from(&v));
+                    }
+                    return Ok(v);
+                }
+                match op.as_str() {
+                    "join" => v,
+                    _ => V::unknown(&format!("(-{op})")),
+                }
+            }
+        })
+    }
+
+    /// `[scriptblock]::Create(text)` / `[scriptblock]text`.
+    fn script_block_from(&mut self, v: &V) -> V {
+        match v.literal() {
+            Some(t) => match syntax::parse(&t) {
+                Ok(b) => V {
+                    val: Val::Block(b),
+                    from: v.from.clone(),
+                },
+                Err(_) => V::unknown("(code)").with(From::DynamicCode),
+            },
+            None => V::unknown("(code)").with(match &v.from {
+                From::Download(u) => From::Download(u.clone()),
+                _ => From::DynamicCode,
+            }),
+        }
+    }
+
+    fn word(&mut self, parts: &[Part]) -> R<V> {
+        let mut out = Value::text("");
+        let mut from = From::Plain;
+        for (i, p) in parts.iter().enumerate() {
+            match p {
+                Part::Text { text, quoted } => {
+                    let mut s = Sym::default();
+                    if !quoted && i == 0 {
+                        if let Some(rest) = text
+                            .strip_prefix('~')
+                            .filter(|r| r.is_empty() || r.starts_with(['/', '\\']))
+                        {
+                            s.push(Piece::Home);
+                            push_text(&mut s, rest, false);
+                            out = out.concat(&Value::one(s));
+                            continue;
+                        }
+                    }
+                    push_text(&mut s, text, *quoted);
+                    out = out.concat(&Value::one(s));
+                }
+                Part::Var(n) => {
+                    // `$env:HOMEDRIVE$env:HOMEPATH`: the home folder.
+                    if n == "env:homedrive"
+                        && matches!(parts.get(i + 1), Some(Part::Var(m)) if m == "env:homepath")
+                    {
+                        out = out.concat(&Value::one(Sym::piece(Piece::Home)));
+                        continue;
+                    }
+                    if n == "env:homepath"
+                        && i > 0
+                        && matches!(parts.get(i - 1), Some(Part::Var(m)) if m == "env:homedrive")
+                    {
+                        continue;
+                    }
+                    let v = self.var(n);
+                    if !matches!(v.from, From::Plain) {
+                        from = v.from.clone();
+                    }
+                    out = out.concat(&v.scalar());
+                }
+                Part::Sub(stmts) => {
+                    let v = self.stmts(stmts)?;
+                    if !matches!(v.from, From::Plain) {
+                        from = v.from.clone();
+                    }
+                    out = out.concat(&v.scalar());
+                }
+            }
+        }
+        Ok(V::one(out).with(from))
+    }
+
+    fn member(&mut self, target: &Expr, name: &str, args: Option<&[Expr]>) -> R<V> {
+        let mut argv = vec![];
+        for a in args.unwrap_or_default() {
+            argv.push(self.expr(a)?);
+        }
+        let lname = name.to_ascii_lowercase();
+        if let Expr::Type(t) = target {
+            return self.dotnet(t, &lname, &argv, args.is_some());
+        }
+        let t = self.expr(target)?;
+        Ok(match lname.as_str() {
+            "downloadstring" | "downloaddata" | "getstringasync" | "downloadstringtaskasync" => {
+                let url = argv
+                    .first()
+                    .map(V::scalar)
+                    .unwrap_or_else(|| Value::unknown("(url)"));
+                self.emit(vec![raw("curl"), raw("-fsSL"), W::Val(url.clone())], None)?;
+                V::unknown("(download)").with(From::Download(url))
+            }
+            "downloadfile" | "downloadfiletaskasync" => {
+                let url = argv
+                    .first()
+                    .map(V::scalar)
+                    .unwrap_or_else(|| Value::unknown("(url)"));
+                let file = argv
+                    .get(1)
+                    .map(|v| self.path1(v))
+                    .unwrap_or_else(|| Value::unknown("(file)"));
+                self.emit(
+                    vec![
+                        raw("curl"),
+                        raw("-fsSL"),
+                        raw("-o"),
+                        W::Val(file),
+                        W::Val(url),
+                    ],
+                    None,
+                )?;
+                V::text("")
+            }
+            "getstring" => match (&t.from, argv.first().map(|a| &a.from)) {
+                (From::Encoding(enc), Some(From::Bytes(b))) => match decode(enc, b) {
+                    Some(text) => V::text(&text).with(From::Decoded),
+                    None => V::unknown("(decoded)").with(From::DynamicCode),
+                },
+                _ => V::unknown("(text)"),
+            },
+            "invoke" | "invokereturnasis" => match &t.val {
+                Val::Block(b) => {
+                    let b = b.clone();
+                    self.block(&b, "Invoke()", None, argv, true)?
+                }
+                _ => V::unknown("(result)"),
+            },
+            "fullname" | "path" | "providerpath" | "fullpath" | "content" | "tostring" | "trim"
+            | "value" | "source" | "definition" => t,
+            _ => {
+                let from = match t.from {
+                    From::Download(u) => From::Download(u),
+                    From::DynamicCode => From::DynamicCode,
+                    From::Items { .. } if matches!(lname.as_str(), "name" | "basename") => {
+                        From::Plain
+                    }
+                    _ => From::Plain,
+                };
+                V::unknown(&format!("(.{name})")).with(from)
+            }
+        })
+    }
+
+    /// Static members of .NET types that touch files, code or the network.
+    fn dotnet(&mut self, ty: &str, m: &str, a: &[V], call: bool) -> R<V> {
+        let t = ty.to_ascii_lowercase();
+        let t = t.strip_prefix("system.").unwrap_or(&t);
+        let arg = |i: usize| {
+            a.get(i)
+                .map(V::scalar)
+                .unwrap_or_else(|| Value::unknown("(argument)"))
+        };
+        let truthy = |i: usize| a.get(i).and_then(V::literal).is_some_and(|s| is_true(&s));
+        match (t, m) {
+            ("io.directory", "delete") => {
+                let p = a
+                    .first()
+                    .map(|v| self.path1(v))
+                    .unwrap_or_else(|| Value::unknown("(path)"));
+                let mut w = vec![raw("rm")];
+                if truthy(1) {
+                    w.push(raw("-r"));
+                }
+                w.extend([raw("-f"), raw("--"), W::Val(p)]);
+                self.emit(w, Some("[IO.Directory]::Delete"))?;
+            }
+            ("io.file", "delete") => {
+                let p = a
+                    .first()
+                    .map(|v| self.path1(v))
+                    .unwrap_or_else(|| Value::unknown("(path)"));
+                self.emit(
+                    vec![raw("rm"), raw("-f"), raw("--"), W::Val(p)],
+                    Some("[IO.File]::Delete"),
+                )?;
+            }
+            (
+                "io.file",
+                "readalltext" | "readalllines" | "readallbytes" | "readlines" | "openread"
+                | "opentext" | "open",
+            ) => {
+                let p = a
+                    .first()
+                    .map(|v| self.path1(v))
+                    .unwrap_or_else(|| Value::unknown("(path)"));
+                self.emit(
+                    vec![raw("cat"), raw("--"), W::Val(p.clone())],
+                    Some("[IO.File]::Read"),
+                )?;
+                return Ok(V::unknown("(file text)").with(From::File(p)));
+            }
+            (
+                "io.file",
+                "writealltext" | "writealllines" | "writeallbytes" | "create" | "openwrite"
+                | "appendalltext" | "appendalllines" | "appendtext" | "createtext",
+            ) => {
+                let p = a
+                    .first()
+                    .map(|v| self.path1(v))
+                    .unwrap_or_else(|| Value::unknown("(path)"));
+                let op = if m.starts_with("append") { ">>" } else { ">" };
+                self.emit(vec![raw(op), W::Val(p)], Some("[IO.File]::Write"))?;
+            }
+            ("io.file" | "io.directory", "copy" | "move" | "replace") => {
+                let s = a
+                    .first()
+                    .map(|v| self.path1(v))
+                    .unwrap_or_else(|| Value::unknown("(path)"));
+                let d = a
+                    .get(1)
+                    .map(|v| self.path1(v))
+                    .unwrap_or_else(|| Value::unknown("(path)"));
+                let prog = if m == "copy" { "cp" } else { "mv" };
+                self.emit(
+                    vec![raw(prog), raw("-f"), raw("--"), W::Val(s), W::Val(d)],
+                    None,
+                )?;
+            }
+            (
+                "io.directory",
+                "getfiles"
+                | "getdirectories"
+                | "enumeratefiles"
+                | "enumeratedirectories"
+                | "getfilesystementries"
+                | "enumeratefilesystementries",
+            ) => {
+                let p = a
+                    .first()
+                    .map(|v| self.path1(v))
+                    .unwrap_or_else(|| Value::unknown("(path)"));
+                return Ok(V::unknown("(items)").with(From::Items {
+                    dir: p,
+                    recurse: a.iter().any(|v| {
+                        v.literal()
+                            .is_some_and(|s| s.to_ascii_lowercase().contains("alldirectories"))
+                    }),
+                    filter: a.get(1).map(V::scalar),
+                }));
+            }
+            ("environment", "getfolderpath") => {
+                let name = a.first().and_then(V::literal).unwrap_or_default();
+                return Ok(V::one(folder(&name)));
+            }
+            ("environment", "getenvironmentvariable") => {
+                let name = a.first().and_then(V::literal).unwrap_or_default();
+                return Ok(match paths::env_var(&name) {
+                    Some(s) => V::one(Value::one(s)),
+                    None => V::unknown(&format!("$env:{name}")),
+                });
+            }
+            ("environment", "setenvironmentvariable") => {
+                let name = a
+                    .first()
+                    .and_then(V::literal)
+                    .unwrap_or_else(|| "(name)".into());
+                let scope = a
+                    .get(2)
+                    .and_then(V::literal)
+                    .unwrap_or_default()
+                    .to_ascii_lowercase();
+                let hive = if scope.contains("machine") {
+                    "hklm/system/currentcontrolset/control/session manager"
+                } else {
+                    "hkcu"
+                };
+                if scope.contains("user") || scope.contains("machine") {
+                    let p = Value::text(&format!(
+                        "/registry/{hive}/environment/{}",
+                        name.to_ascii_lowercase()
+                    ));
+                    self.emit(
+                        vec![raw(">"), W::Val(p)],
+                        Some("[Environment]::SetEnvironmentVariable"),
+                    )?;
+                }
+            }
+            ("environment", "currentdirectory") if !call => return Ok(V::one(self.cwd.clone())),
+            ("io.path", "gettemppath") => {
+                return Ok(V::one(Value::one(Sym::piece(Piece::TempRoot))))
+            }
+            ("io.path", "combine" | "join") => {
+                let mut out = arg(0);
+                for v in a.iter().skip(1) {
+                    out = out.concat(&Value::text("/")).concat(&v.scalar());
+                }
+                return Ok(V::one(out));
+            }
+            ("io.path", "getfullpath") => return Ok(V::one(arg(0))),
+            ("convert", "frombase64string") => {
+                return Ok(
+                    match a.first().and_then(V::literal).and_then(|s| base64(&s)) {
+                        Some(bytes) => V::unknown("(bytes)").with(From::Bytes(bytes)),
+                        None => V::unknown("(bytes)").with(From::DynamicCode),
+                    },
+                );
+            }
+            ("text.encoding", enc) if !call => {
+                return Ok(V::unknown("(encoding)").with(From::Encoding(enc.to_string())));
+            }
+            ("scriptblock" | "management.automation.scriptblock", "create") => {
+                let v = a.first().cloned().unwrap_or_else(|| V::unknown("(code)"));
+                return Ok(self.script_block_from(&v));
+            }
+            ("diagnostics.process", "start") => {
+                let name = a
+                    .first()
+                    .cloned()
+                    .unwrap_or_else(|| V::unknown("(program)"));
+                let args = a.get(1).map(split_arguments).unwrap_or_default();
+                self.start(&name, args)?;
+            }
+            ("net.webclient", "new") => return Ok(V::unknown("(web client)")),
+            _ => {}
+        }
+        Ok(V::unknown(&format!("[{ty}]::{m}")))
+    }
+
+    // ------------------------------------------------------------ commands
+
+    fn command(&mut self, c: &Command, input: Option<&V>, last: bool) -> R<V> {
+        let _ = last;
+        if !self.fixed_offset {
+            self.offset = Some(c.offset);
+        }
+        let name = self.expr(&c.name)?;
+        if let Val::Block(b) = &name.val {
+            let b = b.clone();
+            let args = self.plain_args(&c.args)?;
+            let label = if c.invoke == Invoke::Dot {
+                ". {}"
+            } else {
+                "& {}"
+            };
+            let v = self.block(&b, label, input.cloned(), args, c.invoke != Invoke::Dot)?;
+            self.command_redirects(&c.redirects)?;
+            return Ok(v);
+        }
+        if matches!(name.from, From::Download(_) | From::DynamicCode) {
+            // `& ([scriptblock]::Create((irm URL)))`: code nobody has read.
+            self.eval_code(&name, "& {}")?;
+            return Ok(V::unknown("(output)"));
+        }
+        let Some(text) = name.literal() else {
+            // The program itself is only known at run time.
+            let mut words = vec![W::Val(name.scalar())];
+            for a in self.plain_args(&c.args)? {
+                words.extend(a.items().into_iter().map(W::Val));
+            }
+            self.redirects(&c.redirects, &mut words)?;
+            self.emit(words, None)?;
+            return Ok(V::unknown("(output)"));
+        };
+        let bare = matches!(&c.name, Expr::Word(_)) || c.invoke != Invoke::Plain;
+        let lower = text.to_ascii_lowercase();
+        // A function defined earlier in the script.
+        if bare && !lower.contains(['/', '\\']) {
+            if let Some((params, body)) = self.funcs.get(&lower).cloned() {
+                if !self.calling.contains(&lower) && self.calling.len() < MAX_DEPTH {
+                    let args = self.plain_args(&c.args)?;
+                    let named = self.named_args(&c.args)?;
+                    let saved = self.vars.clone();
+                    for (i, p) in params.iter().enumerate() {
+                        let v = named
+                            .iter()
+                            .find(|(n, _)| {
+                                p.to_ascii_lowercase().starts_with(&n.to_ascii_lowercase())
+                            })
+                            .map(|(_, v)| v.clone())
+                            .or_else(|| args.get(i).cloned())
+                            .unwrap_or_else(|| V::text(""));
+                        self.vars.insert(p.clone(), v);
+                    }
+                    self.vars.insert(
+                        "args".into(),
+                        V {
+                            val: Val::List(args),
+                            from: From::Plain,
+                        },
+                    );
+                    if let Some(inp) = input {
+                        self.vars.insert("input".into(), inp.clone());
+                    }
+                    self.calling.push(lower.clone());
+                    let n = self.via.len();
+                    self.via.push(text.clone());
+                    let r = self.stmts(&body);
+                    self.via.truncate(n);
+                    self.calling.pop();
+                    self.vars = saved;
+                    r?;
+                    return Ok(V::unknown("(output)"));
+                }
+                return Ok(V::unknown("(output)"));
+            }
+        }
+        // A script file, run or dot-sourced (`./x.ps1`, `. .\env.ps1`).
+        if lower.ends_with(".ps1") || lower.ends_with(".psm1") {
+            let p = self.path1(&V::one(Value::text(&text)));
+            self.runner("pwsh", Code::File, &text)?;
+            let _ = p;
+            return Ok(V::unknown("(output)"));
+        }
+        let base = program_base(&text);
+        if let Some(cmdlet) = cmdlets::find(&text).filter(|_| !text.contains(['/'])) {
+            // Names that are a program too (`rm`, `curl`, `sc`): the alias
+            // in Windows PowerShell, the program in PowerShell 7 on Linux
+            // and macOS (or for `curl`, `wget`, `sc` everywhere but 5.1):
+            // both readings count.
+            let dual = DUAL.iter().any(|d| d.eq_ignore_ascii_case(&text));
+            let out = self.cmdlet(cmdlet, c, input)?;
+            if dual {
+                self.native(&base, c, input)?;
+            }
+            return Ok(out);
+        }
+        if let Some(full) = cmdlets::data(&text) {
+            return self.data_cmdlet(full, c, input);
+        }
+        if looks_like_cmdlet(&text) {
+            return self.data_cmdlet_unknown(&text, c, input);
+        }
+        self.native(&base, c, input)
+    }
+
+    /// Run a script block (`&`, `.`, Invoke-Command, a per-item block).
+    fn block(
+        &mut self,
+        b: &[Stmt],
+        label: &str,
+        item: Option<V>,
+        args: Vec<V>,
+        child: bool,
+    ) -> R<V> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(self.err("script blocks nested too deeply"));
+        }
+        let saved = child.then(|| self.vars.clone());
+        if let Some(it) = item {
+            let it = item_of(&it);
+            self.vars.insert("_".into(), it.clone());
+            self.vars.insert("psitem".into(), it);
+        }
+        let params = syntax::declared_params(b);
+        for (i, p) in params.iter().enumerate() {
+            self.vars.insert(
+                p.clone(),
+                args.get(i).cloned().unwrap_or_else(|| V::text("")),
+            );
+        }
+        self.vars.insert(
+            "args".into(),
+            V {
+                val: Val::List(args),
+                from: From::Plain,
+            },
+        );
+        let n = self.via.len();
+        self.via.push(label.to_string());
+        let r = self.stmts(b);
+        self.via.truncate(n);
+        if let Some(s) = saved {
+            self.vars = s;
+        }
+        self.depth -= 1;
+        r
+    }
+
+    fn plain_args(&mut self, args: &[Arg]) -> R<Vec<V>> {
+        let mut out = vec![];
+        for a in args {
+            match a {
+                Arg::Value(e) => out.push(self.expr(e)?),
+                Arg::Param { name, value } => {
+                    out.push(V::text(&format!("-{name}")));
+                    if let Some(v) = value {
+                        out.push(self.expr(v)?);
+                    }
+                }
+                Arg::Splat(n) => {
+                    let v = self.var(n);
+                    match v.val {
+                        Val::Hash(h) => {
+                            for (k, v) in h {
+                                out.push(V::text(&format!("-{k}")));
+                                out.push(v);
+                            }
+                        }
+                        Val::List(l) => out.extend(l),
+                        _ => out.push(v),
+                    }
+                }
+                Arg::Verbatim(t) => out.push(V::text(t)),
+                Arg::EndOfParams => {}
+            }
+        }
+        Ok(out)
+    }
+
+    fn named_args(&mut self, args: &[Arg]) -> R<Vec<(String, V)>> {
+        let mut out = vec![];
+        let mut k = 0;
+        while let Some(a) = args.get(k) {
+            if let Arg::Param { name, value } = a {
+                let v = match value {
+                    Some(v) => self.expr(v)?,
+                    None => match args.get(k + 1) {
+                        Some(Arg::Value(e)) => {
+                            k += 1;
+                            self.expr(e)?
+                        }
+                        _ => V::text("True"),
+                    },
+                };
+                out.push((name.clone(), v));
+            }
+            k += 1;
+        }
+        Ok(out)
+    }
+
+    /// Bind a cmdlet's arguments the way PowerShell does.
+    fn bind(&mut self, cmdlet: &Cmdlet, args: &[Arg]) -> R<Bound> {
+        let mut b = Bound::default();
+        let mut positional: Vec<V> = vec![];
+        let mut end = false;
+        let mut k = 0;
+        while let Some(a) = args.get(k) {
+            k += 1;
+            match a {
+                Arg::Param { name, value } if !end => {
+                    let cands = cmdlets::bind(cmdlet.params, name);
+                    if cands.is_empty() {
+                        // No such parameter: PowerShell refuses the command.
+                        b.unknown.push(name.clone());
+                        continue;
+                    }
+                    let v = match value {
+                        Some(v) => Some(self.expr(v)?),
+                        None => None,
+                    };
+                    let all_switch = cands.iter().all(|p| p.kind == Kind::Switch);
+                    let all_value = cands.iter().all(|p| p.kind != Kind::Switch);
+                    let v = match v {
+                        Some(v) => v,
+                        None if all_switch || !all_value => V::text("True"),
+                        None => match args.get(k) {
+                            Some(Arg::Value(e)) => {
+                                k += 1;
+                                self.expr(e)?
+                            }
+                            Some(Arg::Splat(n)) => {
+                                k += 1;
+                                self.var(n)
+                            }
+                            _ => V::text(""),
+                        },
+                    };
+                    for p in cands {
+                        if p.kind == Kind::Switch || all_value {
+                            b.named.push((p, v.clone()));
+                        }
+                    }
+                }
+                Arg::Param { name, value } => {
+                    positional.push(V::text(&format!("-{name}")));
+                    if let Some(v) = value {
+                        positional.push(self.expr(v)?);
+                    }
+                }
+                Arg::Value(e) => positional.push(self.expr(e)?),
+                Arg::Splat(n) => match self.var(n).val {
+                    Val::Hash(h) => {
+                        for (key, v) in h {
+                            for p in cmdlets::bind(cmdlet.params, &key) {
+                                b.named.push((p, v.clone()));
+                            }
+                        }
+                    }
+                    Val::List(l) => positional.extend(l),
+                    other => positional.push(V {
+                        val: other,
+                        from: From::Plain,
+                    }),
+                },
+                Arg::Verbatim(t) => positional.push(V::text(t)),
+                Arg::EndOfParams => end = true,
+            }
+        }
+        // Positional arguments fill the parameters with positions, in order,
+        // that were not named.
+        let mut slots: Vec<&'static Param> = cmdlet
+            .params
+            .iter()
+            .filter(|p| p.position.is_some())
+            .filter(|p| !b.named.iter().any(|(n, _)| n.name == p.name))
+            .collect();
+        slots.sort_by_key(|p| p.position);
+        let mut slots = slots.into_iter();
+        for v in positional {
+            match slots.next() {
+                Some(p) => b.named.push((p, v)),
+                None => b.extra.push(v),
+            }
+        }
+        Ok(b)
+    }
+
+    fn cmdlet(&mut self, cmdlet: &'static Cmdlet, c: &Command, input: Option<&V>) -> R<V> {
+        let b = self.bind(cmdlet, &c.args)?;
+        let label = Some(cmdlet.name);
+        if b.switch("WhatIf") {
+            return Ok(V::text(""));
+        }
+        // Script blocks handed to a parameter run (delay-bind blocks:
+        // `Rename-Item -NewName { … }`).
+        for (_, v) in &b.named {
+            if let Val::Block(bl) = &v.val {
+                if !matches!(cmdlet.action, Action::InvokeCommand | Action::PerItem) {
+                    let bl = bl.clone();
+                    self.block(
+                        &bl,
+                        &format!("{} {{}}", cmdlet.name),
+                        input.cloned(),
+                        vec![],
+                        true,
+                    )?;
+                }
+            }
+        }
+        let mut words: Vec<W> = vec![];
+        let out = match cmdlet.action {
+            Action::Delete => {
+                let paths = self.path_args(&b);
+                let recurse = b.switch("Recurse");
+                let force = b.switch("Force");
+                let filter = b.get("Filter").or_else(|| b.get("Include")).map(V::scalar);
+                let mut flags = vec![];
+                if recurse {
+                    flags.push(raw("-r"));
+                }
+                if force {
+                    flags.push(raw("-f"));
+                }
+                if paths.is_empty() {
+                    self.path_input(input, "rm", flags, filter, &mut words);
+                } else if let Some(f) = filter {
+                    // `Remove-Item P -Include *.log -Recurse`: what matches, below P.
+                    words.push(raw("find"));
+                    words.extend(paths.into_iter().map(W::Val));
+                    if !recurse {
+                        words.extend([raw("-maxdepth"), raw("1")]);
+                    }
+                    words.extend([raw("-name"), W::Val(f), raw("-exec"), raw("rm")]);
+                    words.extend(flags);
+                    words.extend([raw("{}"), raw("+")]);
+                } else {
+                    words.push(raw("rm"));
+                    words.extend(flags);
+                    words.push(raw("--"));
+                    words.extend(paths.into_iter().map(W::Val));
+                }
+                V::text("")
+            }
+            Action::Copy | Action::Move => {
+                let prog = if cmdlet.action == Action::Copy {
+                    "cp"
+                } else {
+                    "mv"
+                };
+                let srcs = self.path_args(&b);
+                let dst = b.get("Destination").map(|v| self.path1(v));
+                words.push(raw(prog));
+                if cmdlet.action == Action::Copy && b.switch("Recurse") {
+                    words.push(raw("-r"));
+                }
+                if b.switch("Force") {
+                    words.push(raw("-f"));
+                }
+                words.push(raw("--"));
+                if srcs.is_empty() {
+                    words.insert(0, raw("xargs"));
+                    if let Some(i) = input {
+                        if let Some(dir) = items_dir(i) {
+                            words = vec![
+                                raw("find"),
+                                W::Val(dir),
+                                raw("-exec"),
+                                raw(prog),
+                                raw("-r"),
+                                raw("{}"),
+                            ];
+                        }
+                    }
+                } else {
+                    words.extend(srcs.into_iter().map(W::Val));
+                }
+                // Without a destination, the current folder.
+                words.push(W::Val(dst.unwrap_or_else(|| Value::text("."))));
+                if words.iter().any(|w| matches!(w, W::Raw(r) if r == "{}")) {
+                    words.push(raw("+"));
+                }
+                V::text("")
+            }
+            Action::Rename => {
+                let srcs = self.path_args(&b);
+                if let (Some(src), Some(new)) = (srcs.first(), b.get("NewName")) {
+                    let to = parent(src).concat(&new.scalar());
+                    words.extend([raw("mv"), raw("--"), W::Val(src.clone()), W::Val(to)]);
+                }
+                V::text("")
+            }
+            Action::Read | Action::Hex => {
+                let prog = if cmdlet.action == Action::Hex {
+                    "xxd"
+                } else {
+                    "cat"
+                };
+                let paths = self.path_args(&b);
+                if paths.is_empty() {
+                    if cmdlet.action == Action::Hex && b.get("InputObject").is_some() {
+                        return Ok(V::unknown("(hex)"));
+                    }
+                    self.path_input(input, prog, vec![], None, &mut words);
+                    V::unknown("(file text)")
+                } else {
+                    words.extend([raw(prog), raw("--")]);
+                    words.extend(paths.iter().cloned().map(W::Val));
+                    V::unknown("(file text)").with(From::File(paths[0].clone()))
+                }
+            }
+            Action::Search => {
+                let pattern = b
+                    .get("Pattern")
+                    .map(V::scalar)
+                    .unwrap_or_else(|| Value::text(""));
+                let paths = self.path_args(&b);
+                words.extend([raw("grep"), raw("-e"), W::Val(pattern), raw("--")]);
+                if paths.is_empty() {
+                    if let Some(dir) = input.and_then(items_dir) {
+                        words = vec![
+                            raw("find"),
+                            W::Val(dir),
+                            raw("-type"),
+                            raw("f"),
+                            raw("-exec"),
+                            raw("grep"),
+                            raw("-e"),
+                            W::Val(
+                                b.get("Pattern")
+                                    .map(V::scalar)
+                                    .unwrap_or_else(|| Value::text("")),
+                            ),
+                            raw("{}"),
+                            raw("+"),
+                        ];
+                    }
+                } else {
+                    words.extend(paths.into_iter().map(W::Val));
+                }
+                V::unknown("(matches)")
+            }
+            Action::Write { append } => {
+                let append = append || b.switch("Append");
+                let paths = self.path_args(&b);
+                let op = if append { ">>" } else { ">" };
+                for p in paths {
+                    words.extend([raw(op), W::Val(p)]);
+                }
+                match (b.get("Value"), input) {
+                    (Some(v), _) => v.clone(),
+                    (None, Some(i)) => i.clone(),
+                    _ => V::text(""),
+                }
+            }
+            Action::Clear => {
+                let paths = self.path_args(&b);
+                words.extend([raw("truncate"), raw("-s"), raw("0"), raw("--")]);
+                words.extend(paths.into_iter().map(W::Val));
+                V::text("")
+            }
+            Action::NewItem => {
+                let mut paths = self.path_args(&b);
+                if let Some(n) = b.get("Name") {
+                    let n = n.scalar();
+                    paths = if paths.is_empty() {
+                        vec![n]
+                    } else {
+                        paths
+                            .iter()
+                            .map(|p| p.concat(&Value::text("/")).concat(&n))
+                            .collect()
+                    };
+                }
+                let ty = b
+                    .get("ItemType")
+                    .and_then(V::literal)
+                    .unwrap_or_default()
+                    .to_ascii_lowercase();
+                if ty.starts_with("dir") {
+                    words.extend([raw("mkdir"), raw("-p"), raw("--")]);
+                    words.extend(paths.into_iter().map(W::Val));
+                } else if ty.contains("link") || ty.starts_with("junction") {
+                    let target = b
+                        .get("Value")
+                        .map(|v| self.path1(v))
+                        .unwrap_or_else(|| Value::unknown("(target)"));
+                    words.extend([raw("ln"), raw("-s")]);
+                    if b.switch("Force") {
+                        words.push(raw("-f"));
+                    }
+                    words.extend([raw("--"), W::Val(target)]);
+                    words.extend(paths.into_iter().map(W::Val));
+                } else if b.switch("Force") || b.get("Value").is_some() {
+                    for p in paths {
+                        words.extend([raw(">"), W::Val(p)]);
+                    }
+                } else {
+                    words.extend([raw("touch"), raw("--")]);
+                    words.extend(paths.into_iter().map(W::Val));
+                }
+                V::unknown("(item)")
+            }
+            Action::Echo => {
+                let mut vals: Vec<V> = b
+                    .named
+                    .iter()
+                    .filter(|(p, _)| p.position == Some(0))
+                    .map(|(_, v)| v.clone())
+                    .collect();
+                vals.extend(b.extra.iter().cloned());
+                words.push(raw("echo"));
+                for v in &vals {
+                    words.extend(v.items().into_iter().map(W::Val));
+                }
+                match vals.as_slice() {
+                    [one] => one.clone(),
+                    _ => V {
+                        val: Val::List(vals),
+                        from: From::Plain,
+                    },
+                }
+            }
+            Action::List => {
+                let paths = self.path_args(&b);
+                let dir = paths.first().cloned().unwrap_or_else(|| self.cwd.clone());
+                words.extend([raw("ls"), raw("--")]);
+                words.extend(paths.into_iter().map(W::Val));
+                V::unknown("(items)").with(From::Items {
+                    dir,
+                    recurse: b.switch("Recurse"),
+                    filter: b.get("Filter").or_else(|| b.get("Include")).map(V::scalar),
+                })
+            }
+            Action::Item | Action::Test | Action::Resolve => {
+                let paths = self.path_args(&b);
+                let prog = match cmdlet.action {
+                    Action::Test => "test",
+                    Action::Resolve => "realpath",
+                    _ => "stat",
+                };
+                if cmdlet.action == Action::Test {
+                    words.extend([raw(prog), raw("-e")]);
+                } else {
+                    words.extend([raw(prog), raw("--")]);
+                }
+                words.extend(paths.iter().cloned().map(W::Val));
+                match (cmdlet.action, paths.first()) {
+                    (Action::Test, _) => V::unknown("(True or False)"),
+                    (_, Some(p)) => V::one(p.clone()),
+                    _ => V::unknown("(item)"),
+                }
+            }
+            Action::Join => {
+                let mut out = b
+                    .get("Path")
+                    .map(|v| self.path1(v))
+                    .unwrap_or_else(|| self.cwd.clone());
+                for key in ["ChildPath", "AdditionalChildPath"] {
+                    if let Some(v) = b.get(key) {
+                        for it in v.items() {
+                            out = out
+                                .concat(&Value::text("/"))
+                                .concat(&path_value(&it, false));
+                        }
+                    }
+                }
+                for v in &b.extra {
+                    out = out
+                        .concat(&Value::text("/"))
+                        .concat(&path_value(&v.scalar(), false));
+                }
+                V::one(out)
+            }
+            Action::Split => {
+                let p = self
+                    .path_args(&b)
+                    .into_iter()
+                    .next()
+                    .unwrap_or_else(|| Value::unknown("(path)"));
+                if b.switch("Leaf") || b.switch("LeafBase") || b.switch("Extension") {
+                    V::unknown("(name)")
+                } else {
+                    V::one(parent_dir(&p))
+                }
+            }
+            Action::Location => V::one(self.cwd.clone()),
+            Action::SetLocation => {
+                let target = self.path_args(&b).into_iter().next();
+                if let Some(t) = target {
+                    let new = resolve(&self.cwd, &t);
+                    if cmdlet.name == "Push-Location" {
+                        self.stack.push(self.cwd.clone());
+                    }
+                    // A folder that is not there is an error that does not
+                    // stop the script: later commands may run where it was.
+                    self.cwd = new.clone().union(&self.cwd);
+                    self.moved = Some(new);
+                } else {
+                    self.cwd = self.cwd.clone().union(&Value::one(Sym::piece(Piece::Home)));
+                }
+                V::text("")
+            }
+            Action::PopLocation => {
+                self.cwd = self
+                    .stack
+                    .pop()
+                    .unwrap_or_else(|| Value::unknown("(popd)"))
+                    .union(&self.cwd);
+                V::text("")
+            }
+            Action::Download => {
+                let url = b
+                    .get("Uri")
+                    .or_else(|| b.get("Source"))
+                    .map(V::scalar)
+                    .unwrap_or_else(|| Value::unknown("(url)"));
+                words.extend([raw("curl"), raw("-fsSL")]);
+                if let Some(f) = b.get("OutFile").or_else(|| b.get("Destination")) {
+                    let f = self.path1(f);
+                    words.extend([raw("-o"), W::Val(f)]);
+                }
+                if let Some(f) = b.get("InFile") {
+                    let f = self.path1(f);
+                    words.extend([raw("-T"), W::Val(f)]);
+                }
+                words.push(W::Val(url.clone()));
+                V::unknown("(download)").with(From::Download(url))
+            }
+            Action::Eval => {
+                let code = b
+                    .get("Command")
+                    .cloned()
+                    .or_else(|| input.cloned())
+                    .unwrap_or_else(|| V::text(""));
+                self.eval_code(&code, "Invoke-Expression")?;
+                V::unknown("(output)")
+            }
+            Action::InvokeCommand => {
+                let args = b
+                    .get("ArgumentList")
+                    .map(|v| match &v.val {
+                        Val::List(l) => l.clone(),
+                        _ => vec![v.clone()],
+                    })
+                    .unwrap_or_default();
+                if let Some(sb) = b.get("ScriptBlock") {
+                    match &sb.val {
+                        Val::Block(bl) => {
+                            let bl = bl.clone();
+                            self.block(&bl, "Invoke-Command", input.cloned(), args, true)?;
+                        }
+                        _ => self.eval_code(sb, "Invoke-Command")?,
+                    }
+                }
+                if b.get("FilePath").is_some() {
+                    self.runner("pwsh", Code::File, "Invoke-Command -FilePath")?;
+                }
+                V::unknown("(output)")
+            }
+            Action::StartProcess => {
+                let name = b
+                    .get("FilePath")
+                    .cloned()
+                    .unwrap_or_else(|| V::unknown("(program)"));
+                let args = b
+                    .get("ArgumentList")
+                    .map(split_arguments)
+                    .unwrap_or_default();
+                self.start(&name, args)?;
+                V::unknown("(process)")
+            }
+            Action::PerItem => {
+                let item = input.cloned();
+                let mut blocks = vec![];
+                for (_, v) in &b.named {
+                    if let Val::Block(bl) = &v.val {
+                        blocks.push(bl.clone());
+                    }
+                }
+                for v in &b.extra {
+                    if let Val::Block(bl) = &v.val {
+                        blocks.push(bl.clone());
+                    }
+                }
+                for bl in blocks {
+                    self.block(&bl, cmdlet.name, item.clone(), vec![], true)?;
+                }
+                if let Some(fp) = b.get("FilePath") {
+                    let _ = fp;
+                    self.runner("pwsh", Code::File, cmdlet.name)?;
+                }
+                match (cmdlet.name, input) {
+                    ("Where-Object", Some(i)) => i.clone(),
+                    ("ForEach-Object", Some(i))
+                        if b.get("MemberName").is_some()
+                            || b.named.iter().any(|(p, v)| {
+                                p.name == "Process" && !matches!(v.val, Val::Block(_))
+                            }) =>
+                    {
+                        i.clone()
+                    }
+                    _ => V::unknown("(output)"),
+                }
+            }
+            Action::PowerOff => {
+                words.extend([raw("shutdown"), raw("-h"), raw("now")]);
+                V::text("")
+            }
+            Action::Reboot => {
+                words.push(raw("reboot"));
+                V::text("")
+            }
+            Action::Kill => {
+                if let Some(id) = b.get("Id") {
+                    words.extend([raw("kill"), raw("-9")]);
+                    words.extend(id.items().into_iter().map(W::Val));
+                } else if let Some(n) = b.get("Name") {
+                    words.extend([raw("pkill"), raw("-x")]);
+                    for it in n.items() {
+                        words.push(W::Val(process_pattern(&it)));
+                    }
+                } else if let Some(i) = input {
+                    if i.from == From::Processes {
+                        words.extend([raw("kill"), raw("-9"), raw("-1")]);
+                    } else {
+                        words.extend([raw("xargs"), raw("kill"), raw("-9")]);
+                    }
+                }
+                V::text("")
+            }
+            Action::Schedule => {
+                words.extend([raw("crontab"), raw("-")]);
+                V::text("")
+            }
+            Action::Service | Action::StopService => {
+                let name = b
+                    .get("Name")
+                    .map(V::scalar)
+                    .unwrap_or_else(|| Value::unknown("(service)"));
+                let start = b
+                    .get("StartupType")
+                    .and_then(V::literal)
+                    .unwrap_or_default()
+                    .to_ascii_lowercase();
+                let status = b
+                    .get("Status")
+                    .and_then(V::literal)
+                    .unwrap_or_default()
+                    .to_ascii_lowercase();
+                let verb = if cmdlet.action == Action::StopService || status == "stopped" {
+                    Some("stop")
+                } else if start == "disabled" {
+                    Some("disable")
+                } else if cmdlet.name == "New-Service" || start.starts_with("automatic") {
+                    Some("enable")
+                } else {
+                    None
+                };
+                if let Some(verb) = verb {
+                    words.extend([raw("systemctl"), raw(verb), W::Val(name)]);
+                }
+                V::text("")
+            }
+            Action::RegistryWrite => {
+                let paths = self.path_args(&b);
+                let name = b
+                    .get("Name")
+                    .and_then(V::literal)
+                    .unwrap_or_else(|| "(value)".into())
+                    .to_ascii_lowercase();
+                for p in paths {
+                    words.extend([
+                        raw(">"),
+                        W::Val(p.concat(&Value::text(&format!("/{name}")))),
+                    ]);
+                }
+                V::text("")
+            }
+            Action::Format => {
+                let dev = match b.get("DriveLetter").and_then(V::literal) {
+                    Some(l) => Value::text(&format!(
+                        "/dev/{}:",
+                        l.trim_end_matches(':').to_ascii_uppercase()
+                    )),
+                    None => b
+                        .get("Path")
+                        .map(|v| self.path1(v))
+                        .unwrap_or_else(|| Value::text("/dev/Volume")),
+                };
+                words.extend([raw("mkfs"), raw("--"), W::Val(dev)]);
+                V::text("")
+            }
+            Action::Wipe | Action::Partition => {
+                let dev = match b
+                    .get("Number")
+                    .or_else(|| b.get("DiskNumber"))
+                    .and_then(V::literal)
+                {
+                    Some(n) => Value::text(&format!("/dev/PhysicalDrive{n}")),
+                    None => Value::text("/dev/PhysicalDrive"),
+                };
+                if cmdlet.action == Action::Wipe {
+                    words.extend([raw("wipefs"), raw("-a"), W::Val(dev)]);
+                } else {
+                    words.extend([raw("sfdisk"), W::Val(dev)]);
+                }
+                V::text("")
+            }
+            Action::SetVariable => {
+                if let (Some(n), Some(v)) = (b.get("Name").and_then(V::literal), b.get("Value")) {
+                    let v = v.clone();
+                    self.set_var(&n.to_ascii_lowercase(), v);
+                }
+                V::text("")
+            }
+        };
+        self.redirects(&c.redirects, &mut words)?;
+        if !words.is_empty() {
+            self.emit(words, label)?;
+        }
+        Ok(out)
+    }
+
+    /// A path cmdlet given its paths on the pipeline (`… | Remove-Item`).
+    fn path_input(
+        &mut self,
+        input: Option<&V>,
+        prog: &str,
+        flags: Vec<W>,
+        filter: Option<Value>,
+        words: &mut Vec<W>,
+    ) {
+        let Some(i) = input else { return };
+        {
+            match &i.from {
+                From::Items {
+                    dir,
+                    recurse,
+                    filter: f,
+                } => {
+                    words.extend([raw("find"), W::Val(dir.clone())]);
+                    if !recurse {
+                        words.extend([raw("-mindepth"), raw("1"), raw("-maxdepth"), raw("1")]);
+                    }
+                    if let Some(f) = f.clone().or(filter) {
+                        words.extend([raw("-name"), W::Val(f)]);
+                    }
+                    words.extend([raw("-exec"), raw(prog)]);
+                    words.extend(flags);
+                    words.extend([raw("{}"), raw("+")]);
+                }
+                _ => match (&i.val, i.literal()) {
+                    (Val::One(v), _) if !v.has_unknown() => {
+                        words.push(raw(prog));
+                        words.extend(flags);
+                        words.push(raw("--"));
+                        words.push(W::Val(path_value(v, true)));
+                    }
+                    (Val::List(_), _) if !i.scalar().has_unknown() => {
+                        words.push(raw(prog));
+                        words.extend(flags);
+                        words.push(raw("--"));
+                        words.extend(i.items().iter().map(|v| W::Val(path_value(v, true))));
+                    }
+                    _ => {
+                        words.extend([raw("xargs"), raw(prog)]);
+                        words.extend(flags);
+                    }
+                },
+            }
+        }
+    }
+
+    fn data_cmdlet(&mut self, full: &str, c: &Command, input: Option<&V>) -> R<V> {
+        let args = self.plain_args(&c.args)?;
+        let mut words = vec![raw(full)];
+        for a in &args {
+            match &a.val {
+                Val::Block(b) => {
+                    let b = b.clone();
+                    self.block(&b, &format!("{full} {{}}"), input.cloned(), vec![], true)?;
+                }
+                Val::Hash(h) => {
+                    // Calculated properties: `@{ n = 'x'; e = { … } }`.
+                    for (_, v) in h.clone() {
+                        if let Val::Block(b) = v.val {
+                            self.block(&b, &format!("{full} {{}}"), input.cloned(), vec![], true)?;
+                        }
+                    }
+                }
+                _ => {
+                    if let Some(t) = a.literal().filter(|t| t.starts_with('-') && t.len() > 1) {
+                        words.push(W::Raw(shell_quote(&t)));
+                    }
+                }
+            }
+        }
+        self.redirects(&c.redirects, &mut words)?;
+        self.emit(words, Some(full))?;
+        let lower = full.to_ascii_lowercase();
+        Ok(match (lower.as_str(), input) {
+            ("get-process" | "gps" | "ps", _) if args.is_empty() => {
+                V::unknown("(processes)").with(From::Processes)
+            }
+            (
+                "select-object" | "sort-object" | "out-string" | "tee-object" | "get-unique"
+                | "format-list" | "format-table",
+                Some(i),
+            ) => i.clone(),
+            _ => V::unknown("(output)"),
+        })
+    }
+
+    /// A `Verb-Noun` the analysis does not know: reported under its name, its
+    /// arguments as operands (as an unknown program's are).
+    fn data_cmdlet_unknown(&mut self, name: &str, c: &Command, input: Option<&V>) -> R<V> {
+        let args = self.plain_args(&c.args)?;
+        let mut words = vec![W::Raw(shell_quote(name))];
+        for a in &args {
+            match &a.val {
+                Val::Block(b) => {
+                    let b = b.clone();
+                    self.block(&b, &format!("{name} {{}}"), input.cloned(), vec![], true)?;
+                }
+                _ => words.extend(a.items().into_iter().map(|v| W::Val(path_value(&v, false)))),
+            }
+        }
+        self.redirects(&c.redirects, &mut words)?;
+        self.emit(words, None)?;
+        Ok(V::unknown("(output)"))
+    }
+
+    /// Code given as a value: literal text is read as the code it is,
+    /// decoded text too (and said to be decoded), a download or anything
+    /// else nobody can read beforehand is dynamic.
+    fn eval_code(&mut self, code: &V, label: &str) -> R<()> {
+        match (&code.val, &code.from) {
+            (Val::Block(b), _) => {
+                let b = b.clone();
+                self.block(&b, label, None, vec![], false)?;
+            }
+            (_, From::Download(url)) => {
+                let url = url.clone();
+                self.emit(
+                    vec![
+                        raw("curl"),
+                        raw("-fsSL"),
+                        W::Val(url),
+                        raw("|"),
+                        raw("pwsh"),
+                    ],
+                    Some(label),
+                )?;
+                self.runner("eval", Code::Dynamic, label)?;
+            }
+            (_, From::File(_)) => self.runner("eval", Code::File, label)?,
+            (_, from) => match code.literal() {
+                Some(text) => {
+                    let kind = if *from == From::Decoded {
+                        Code::Decoded
+                    } else {
+                        Code::Inline
+                    };
+                    self.runner("eval", kind, label)?;
+                    self.nested(&text, label)?;
+                }
+                None => self.runner("eval", Code::Dynamic, label)?,
+            },
+        }
+        Ok(())
+    }
+
+    /// A command that runs code (`eval` for Invoke-Expression, `pwsh`), with
+    /// where its code comes from.
+    fn runner(&mut self, prog: &str, code: Code, label: &str) -> R<()> {
+        let mut sc = SimpleCommand::with_values(
+            prog.to_string(),
+            vec![],
+            vec![],
+            vec![],
+            vec![],
+            self.via.clone(),
+            self.offset.unwrap_or(0),
+        );
+        sc.program_path = label.to_string();
+        sc.cwd = self.cwd.clone();
+        sc.code = Some(code);
+        self.out.push(sc);
+        Ok(())
+    }
+
+    /// Start-Process / [Diagnostics.Process]::Start: the program with its arguments.
+    fn start(&mut self, name: &V, args: Vec<V>) -> R<()> {
+        let Some(n) = name.literal() else {
+            let mut words = vec![W::Val(name.scalar())];
+            words.extend(args.iter().flat_map(V::items).map(W::Val));
+            return self.emit(words, Some("Start-Process"));
+        };
+        let cmd = Command {
+            invoke: Invoke::Call,
+            name: Expr::Word(vec![Part::Text {
+                text: n.clone(),
+                quoted: true,
+            }]),
+            args: vec![],
+            redirects: vec![],
+            offset: self.offset.unwrap_or(0),
+        };
+        if n.to_ascii_lowercase().ends_with(".ps1") {
+            return self.runner("pwsh", Code::File, "Start-Process");
+        }
+        let base = program_base(&n);
+        if cmdlets::find(&n).is_some() && !DUAL.iter().any(|d| d.eq_ignore_ascii_case(&n)) {
+            // Start-Process runs programs, not cmdlets.
+            return Ok(());
+        }
+        self.native_with(&base, &cmd, args, None)?;
+        Ok(())
+    }
+
+    fn native(&mut self, base: &str, c: &Command, input: Option<&V>) -> R<V> {
+        let args = self.plain_args(&c.args)?;
+        self.native_with(base, c, args, input)
+    }
+
+    /// A program: some are shells or run code (`cmd /c`, `pwsh -c`,
+    /// `bash -c`), some have a canonical twin (`reg add`, `schtasks`,
+    /// `taskkill`); the rest are read as the command line they are.
+    fn native_with(&mut self, base: &str, c: &Command, args: Vec<V>, input: Option<&V>) -> R<V> {
+        let lower = base.to_ascii_lowercase();
+        let texts: Vec<Option<String>> = args.iter().map(V::literal).collect();
+        let lit = |i: usize| {
+            texts
+                .get(i)
+                .cloned()
+                .flatten()
+                .unwrap_or_default()
+                .to_ascii_lowercase()
+        };
+        let has = |flag: &str| texts.iter().flatten().any(|t| t.eq_ignore_ascii_case(flag));
+        match lower.as_str() {
+            "cmd" => {
+                let at = texts.iter().position(|t| {
+                    t.as_deref().is_some_and(|t| {
+                        let l = t.to_ascii_lowercase();
+                        l == "/c" || l == "/k" || l == "/r"
+                    })
+                });
+                let rest = match at {
+                    Some(k) => args.get(k + 1..).unwrap_or_default().to_vec(),
+                    None => {
+                        // `cmd` reading its input.
+                        if let Some(i) = input {
+                            self.eval_cmd(i)?;
+                        }
+                        return Ok(V::unknown("(output)"));
+                    }
+                };
+                let mut text = Value::text("");
+                for (i, a) in rest.iter().enumerate() {
+                    if i > 0 {
+                        text = text.concat(&Value::text(" "));
+                    }
+                    text = text.concat(&a.scalar());
+                }
+                self.runner(
+                    "cmd",
+                    if text.literal().is_some() {
+                        Code::Inline
+                    } else {
+                        Code::Dynamic
+                    },
+                    "cmd /c",
+                )?;
+                if let Some(t) = text.literal() {
+                    let n = self.via.len();
+                    self.via.push("cmd /c".into());
+                    let r = self.cmd_script(&t);
+                    self.via.truncate(n);
+                    r?;
+                }
+                return Ok(V::unknown("(output)"));
+            }
+            "pwsh" | "powershell" | "pwsh-preview" => {
+                let words: Vec<String> = texts
+                    .iter()
+                    .map(|t| t.clone().unwrap_or_else(|| "\u{E013}".into()))
+                    .collect();
+                match super::cli(&lower, &words) {
+                    super::Cli::Code(text) if !text.contains('\u{E013}') => {
+                        self.runner(&lower, Code::Inline, &format!("{lower} -c"))?;
+                        self.nested(&text, &format!("{lower} -c"))?;
+                    }
+                    super::Cli::Decoded(Some(text)) => {
+                        self.runner(&lower, Code::Decoded, &format!("{lower} -EncodedCommand"))?;
+                        self.nested(&text, &format!("{lower} -EncodedCommand"))?;
+                    }
+                    super::Cli::Stdin => match input {
+                        Some(i) => self.eval_code(i, &lower)?,
+                        None => self.runner(&lower, Code::Dynamic, &lower)?,
+                    },
+                    super::Cli::File => self.runner(&lower, Code::File, &lower)?,
+                    super::Cli::Info => {}
+                    super::Cli::Interactive => {
+                        if let Some(i) = input {
+                            self.eval_code(i, &lower)?;
+                        }
+                    }
+                    _ => self.runner(&lower, Code::Dynamic, &lower)?,
+                }
+                return Ok(V::unknown("(output)"));
+            }
+            "reg" => {
+                let key = texts
+                    .get(1)
+                    .cloned()
+                    .flatten()
+                    .and_then(|k| paths::registry(&k));
+                let value = texts
+                    .iter()
+                    .position(|t| t.as_deref().is_some_and(|t| t.eq_ignore_ascii_case("/v")))
+                    .and_then(|k| texts.get(k + 1).cloned().flatten());
+                match (lit(0).as_str(), key) {
+                    ("add" | "import" | "copy" | "restore" | "load", Some(k)) => {
+                        let p = match value {
+                            Some(v) => format!("{k}/{}", v.to_ascii_lowercase()),
+                            None => k,
+                        };
+                        return self
+                            .emit(vec![raw(">"), W::Val(Value::text(&p))], Some("reg"))
+                            .map(|_| V::text(""));
+                    }
+                    ("delete", Some(k)) => {
+                        return self
+                            .emit(
+                                vec![
+                                    raw("rm"),
+                                    raw("-r"),
+                                    raw("-f"),
+                                    raw("--"),
+                                    W::Val(Value::text(&k)),
+                                ],
+                                Some("reg"),
+                            )
+                            .map(|_| V::text(""));
+                    }
+                    _ => {}
+                }
+            }
+            "schtasks" if has("/create") || has("/change") => {
+                return self
+                    .emit(vec![raw("crontab"), raw("-")], Some("schtasks"))
+                    .map(|_| V::text(""));
+            }
+            "sc" => {
+                let verb = lit(0);
+                let name = args
+                    .get(1)
+                    .map(V::scalar)
+                    .unwrap_or_else(|| Value::unknown("(service)"));
+                let auto = texts
+                    .iter()
+                    .flatten()
+                    .any(|t| t.to_ascii_lowercase().contains("auto"));
+                let v = match verb.as_str() {
+                    "create" => Some("enable"),
+                    "config" if auto => Some("enable"),
+                    "stop" => Some("stop"),
+                    "delete" => Some("disable"),
+                    _ => None,
+                };
+                if let Some(v) = v {
+                    return self
+                        .emit(vec![raw("systemctl"), raw(v), W::Val(name)], Some("sc"))
+                        .map(|_| V::text(""));
+                }
+            }
+            "setx" => {
+                if let Some(n) = texts.first().cloned().flatten() {
+                    let hive = if has("/m") {
+                        "hklm/system/currentcontrolset/control/session manager"
+                    } else {
+                        "hkcu"
+                    };
+                    let p = format!("/registry/{hive}/environment/{}", n.to_ascii_lowercase());
+                    return self
+                        .emit(vec![raw(">"), W::Val(Value::text(&p))], Some("setx"))
+                        .map(|_| V::text(""));
+                }
+            }
+            "taskkill" => {
+                let mut words = vec![];
+                for (k, t) in texts.iter().enumerate() {
+                    let l = t.clone().unwrap_or_default().to_ascii_lowercase();
+                    if l == "/pid" {
+                        words.extend([
+                            raw("kill"),
+                            raw("-9"),
+                            W::Val(
+                                args.get(k + 1)
+                                    .map(V::scalar)
+                                    .unwrap_or_else(|| Value::unknown("(pid)")),
+                            ),
+                        ]);
+                    } else if l == "/im" {
+                        let n = args
+                            .get(k + 1)
+                            .map(V::scalar)
+                            .unwrap_or_else(|| Value::unknown("(image)"));
+                        words.extend([raw("pkill"), raw("-x"), W::Val(process_pattern(&n))]);
+                    }
+                    if !words.is_empty() {
+                        self.emit(std::mem::take(&mut words), Some("taskkill"))?;
+                    }
+                }
+                return Ok(V::text(""));
+            }
+            "shutdown" if texts.iter().flatten().any(|t| t.starts_with('/')) => {
+                if has("/a") || has("/?") {
+                    return Ok(V::text(""));
+                }
+                let prog = if has("/r") || has("/g") {
+                    "reboot"
+                } else {
+                    "shutdown"
+                };
+                return self
+                    .emit(vec![raw(prog)], Some("shutdown"))
+                    .map(|_| V::text(""));
+            }
+            "robocopy" if args.len() >= 2 => {
+                let src = path_value(&args[0].scalar(), false);
+                let dst = path_value(&args[1].scalar(), false);
+                let mirror = has("/mir") || has("/purge");
+                let moves = has("/mov") || has("/move");
+                let words = if moves {
+                    vec![raw("mv"), raw("--"), W::Val(src), W::Val(dst)]
+                } else if mirror {
+                    vec![
+                        raw("rsync"),
+                        raw("-a"),
+                        raw("--delete"),
+                        raw("--"),
+                        W::Val(src),
+                        W::Val(dst),
+                    ]
+                } else {
+                    vec![raw("cp"), raw("-r"), raw("--"), W::Val(src), W::Val(dst)]
+                };
+                return self.emit(words, Some("robocopy")).map(|_| V::text(""));
+            }
+            "format"
+                if texts
+                    .iter()
+                    .flatten()
+                    .any(|t| t.len() == 2 && t.ends_with(':')) =>
+            {
+                let drive = texts
+                    .iter()
+                    .flatten()
+                    .find(|t| t.len() == 2 && t.ends_with(':'))
+                    .cloned()
+                    .unwrap_or_default();
+                let dev = format!("/dev/{}", drive.to_ascii_uppercase());
+                return self
+                    .emit(
+                        vec![raw("mkfs"), raw("--"), W::Val(Value::text(&dev))],
+                        Some("format"),
+                    )
+                    .map(|_| V::text(""));
+            }
+            "diskpart" if !has("/?") => {
+                return self
+                    .emit(
+                        vec![raw("sfdisk"), raw("/dev/PhysicalDrive")],
+                        Some("diskpart"),
+                    )
+                    .map(|_| V::text(""));
+            }
+            "wsl" | "wsl.exe" => {
+                // `wsl [options] [--] COMMAND…`: COMMAND runs in Linux's shell.
+                let mut k = 0;
+                while let Some(t) = texts.get(k).cloned().flatten() {
+                    let l = t.to_ascii_lowercase();
+                    match l.as_str() {
+                        "-d" | "--distribution" | "-u" | "--user" | "--cd" => k += 2,
+                        "-e" | "--exec" | "--" => {
+                            k += 1;
+                            break;
+                        }
+                        _ if l.starts_with('-') => k += 1,
+                        _ => break,
+                    }
+                }
+                let rest: Vec<W> = args
+                    .get(k..)
+                    .unwrap_or_default()
+                    .iter()
+                    .flat_map(V::items)
+                    .map(W::Val)
+                    .collect();
+                if !rest.is_empty() {
+                    let mut words = vec![];
+                    for w in rest {
+                        words.push(w);
+                    }
+                    return self.emit_words_as_line(words, "wsl").map(|_| V::text(""));
+                }
+                return Ok(V::text(""));
+            }
+            _ => {}
+        }
+        // Any other program: its command line as written.
+        let mut words = vec![W::Raw(shell_quote(base))];
+        for a in &args {
+            match &a.val {
+                Val::Block(b) => {
+                    // A script block handed to a program is serialised as
+                    // its text; nothing in it runs here.
+                    let _ = b;
+                    words.push(W::Val(Value::unknown("{ … }")));
+                }
+                _ => words.extend(a.items().into_iter().map(|v| W::Val(native_arg(&v)))),
+            }
+        }
+        self.redirects(&c.redirects, &mut words)?;
+        if let Some(i) = input {
+            // Text piped into a shell or an interpreter is its code.
+            if let Some(t) = i.literal() {
+                if is_stdin_shell(&lower) && !t.is_empty() {
+                    let mut w = vec![
+                        raw("printf"),
+                        raw("'%s\\n'"),
+                        W::Val(Value::text(&t)),
+                        raw("|"),
+                    ];
+                    w.extend(words);
+                    self.emit(w, None)?;
+                    return Ok(V::unknown("(output)"));
+                }
+            }
+            if let From::Download(u) = &i.from {
+                let mut w = vec![raw("curl"), raw("-fsSL"), W::Val(u.clone()), raw("|")];
+                w.extend(words);
+                self.emit(w, None)?;
+                return Ok(V::unknown("(output)"));
+            }
+        }
+        self.emit(words, None)?;
+        Ok(V::unknown("(output)"))
+    }
+
+    /// `cmd` reading its input: the text piped in is its script.
+    fn eval_cmd(&mut self, input: &V) -> R<()> {
+        match input.literal() {
+            Some(t) => {
+                let n = self.via.len();
+                self.via.push("| cmd".into());
+                let r = self.cmd_script(&t);
+                self.via.truncate(n);
+                r
+            }
+            None => self.runner("cmd", Code::Dynamic, "| cmd"),
+        }
+    }
+
+    /// A `cmd.exe` script: its built-ins as their canonical commands, other
+    /// programs as named.
+    pub(super) fn cmd_script(&mut self, text: &str) -> R<()> {
+        for words in super::cmd::commands(text) {
+            self.step()?;
+            let mut vals: Vec<V> = vec![];
+            let mut redirects: Vec<W> = vec![];
+            let mut pending: Option<String> = None;
+            for w in &words {
+                let mut v = Value::text("");
+                for p in w {
+                    let piece = match p {
+                        super::cmd::Part::Text(t) => Value::text(t),
+                        super::cmd::Part::Var(n) => match paths::env_var(n) {
+                            Some(s) => Value::one(s),
+                            None if n.eq_ignore_ascii_case("cd") => self.cwd.clone(),
+                            None => match self.vars.get(&format!("env:{}", n.to_ascii_lowercase()))
+                            {
+                                Some(x) => x.scalar(),
+                                None => Value::unknown(&format!("%{n}%")),
+                            },
+                        },
+                    };
+                    v = v.concat(&piece);
+                }
+                if let Some(op) = v
+                    .literal()
+                    .and_then(|t| t.strip_prefix('\u{E020}').map(String::from))
+                {
+                    pending = Some(op);
+                    continue;
+                }
+                if let Some(op) = pending.take() {
+                    if op.starts_with('>') {
+                        redirects.extend([W::Raw(op), W::Val(path_value(&v, false))]);
+                    }
+                    continue;
+                }
+                vals.push(V::one(v));
+            }
+            self.cmd_command(vals, redirects)?;
+        }
+        Ok(())
+    }
+
+    fn cmd_command(&mut self, mut vals: Vec<V>, redirects: Vec<W>) -> R<()> {
+        // `@echo off`, `if …`, `for … do …`: find the command.
+        while let Some(first) = vals.first().and_then(V::literal) {
+            let l = first.trim_start_matches('@').to_ascii_lowercase();
+            if l == "if" {
+                vals.remove(0);
+                let mut k = 0;
+                let lit = |vals: &Vec<V>, k: usize| {
+                    vals.get(k)
+                        .and_then(V::literal)
+                        .unwrap_or_default()
+                        .to_ascii_lowercase()
+                };
+                if lit(&vals, k) == "/i" {
+                    k += 1;
+                }
+                if lit(&vals, k) == "not" {
+                    k += 1;
+                }
+                match lit(&vals, k).as_str() {
+                    "exist" | "defined" | "errorlevel" | "cmdextversion" => k += 2,
+                    _ => {
+                        k += if lit(&vals, k + 1).starts_with(['=', 'e', 'n', 'l', 'g']) {
+                            3
+                        } else {
+                            1
+                        }
+                    }
+                }
+                vals = vals.split_off(k.min(vals.len()));
+                continue;
+            }
+            if l == "for" {
+                match vals
+                    .iter()
+                    .position(|v| v.literal().is_some_and(|t| t.eq_ignore_ascii_case("do")))
+                {
+                    Some(k) => {
+                        vals = vals.split_off(k + 1);
+                        continue;
+                    }
+                    None => return Ok(()),
+                }
+            }
+            if l.is_empty() || l == "else" {
+                vals.remove(0);
+                continue;
+            }
+            break;
+        }
+        let Some(name) = vals.first().map(V::scalar) else {
+            return Ok(());
+        };
+        let Some(n) = name.literal() else {
+            let mut words = vec![W::Val(name)];
+            words.extend(vals.iter().skip(1).flat_map(V::items).map(W::Val));
+            words.extend(redirects);
+            return self.emit(words, None);
+        };
+        let n = n.trim_start_matches('@').to_ascii_lowercase();
+        let args: Vec<V> = vals.into_iter().skip(1).collect();
+        let switches: Vec<String> = args
+            .iter()
+            .filter_map(V::literal)
+            .filter(|t| t.starts_with('/'))
+            .map(|t| t.to_ascii_lowercase())
+            .collect();
+        let operands: Vec<Value> = args
+            .iter()
+            .filter(|v| {
+                !v.literal()
+                    .is_some_and(|t| t.starts_with('/') && t.len() <= 3)
+            })
+            .map(V::scalar)
+            .collect();
+        let has = |s: &str| {
+            switches
+                .iter()
+                .any(|x| x == s || x.starts_with(&format!("{s}:")))
+        };
+        let mut words: Vec<W> = vec![];
+        match n.as_str() {
+            "rd" | "rmdir" => {
+                words.push(raw("rm"));
+                if has("/s") {
+                    words.push(raw("-r"));
+                }
+                words.push(raw("--"));
+                words.extend(operands.iter().map(|o| W::Val(path_value(o, false))));
+            }
+            "del" | "erase" => {
+                words.extend([raw("rm"), raw("-f")]);
+                if has("/s") {
+                    words.push(raw("-r"));
+                }
+                words.push(raw("--"));
+                words.extend(operands.iter().map(|o| W::Val(path_value(o, true))));
+            }
+            "copy" | "xcopy" | "move" if !operands.is_empty() => {
+                let prog = if n == "move" { "mv" } else { "cp" };
+                words.push(raw(prog));
+                if n == "xcopy" {
+                    words.push(raw("-r"));
+                }
+                words.push(raw("--"));
+                words.extend(operands.iter().map(|o| W::Val(path_value(o, true))));
+                if operands.len() == 1 {
+                    words.push(raw("."));
+                }
+            }
+            "ren" | "rename" if operands.len() == 2 => {
+                let src = path_value(&operands[0], false);
+                let to = parent(&src).concat(&operands[1]);
+                words.extend([raw("mv"), raw("--"), W::Val(src), W::Val(to)]);
+            }
+            "type" => {
+                words.extend([raw("cat"), raw("--")]);
+                words.extend(operands.iter().map(|o| W::Val(path_value(o, true))));
+            }
+            "echo" => {
+                words.push(raw("echo"));
+                words.extend(args.iter().map(|a| W::Val(a.scalar())));
+            }
+            "mkdir" | "md" => {
+                words.extend([raw("mkdir"), raw("-p"), raw("--")]);
+                words.extend(operands.iter().map(|o| W::Val(path_value(o, false))));
+            }
+            "dir" => {
+                words.extend([raw("ls"), raw("--")]);
+                words.extend(operands.iter().map(|o| W::Val(path_value(o, true))));
+            }
+            "cd" | "chdir" | "pushd" => {
+                if let Some(t) = operands.first() {
+                    let new = resolve(&self.cwd, &path_value(t, false));
+                    if n == "pushd" {
+                        self.stack.push(self.cwd.clone());
+                    }
+                    self.cwd = new.union(&self.cwd);
+                }
+                return Ok(());
+            }
+            "popd" => {
+                self.cwd = self
+                    .stack
+                    .pop()
+                    .unwrap_or_else(|| Value::unknown("(popd)"))
+                    .union(&self.cwd);
+                return Ok(());
+            }
+            "set" | "setlocal" | "endlocal" | "cls" | "ver" | "title" | "exit" | "rem" | "::"
+            | "goto" | "pause" | "color" | "prompt" | "shift" | "verify" | "vol" | "path" => {
+                if n == "set" {
+                    if let Some(t) = args.first().and_then(V::literal) {
+                        if let Some((k, v)) = t.split_once('=') {
+                            self.set_var(&format!("env:{}", k.to_ascii_lowercase()), V::text(v));
+                        }
+                    }
+                }
+                return Ok(());
+            }
+            "call" => {
+                let target = args.first().and_then(V::literal).unwrap_or_default();
+                if target.starts_with(':') {
+                    return Ok(());
+                }
+                if target.to_ascii_lowercase().ends_with(".bat")
+                    || target.to_ascii_lowercase().ends_with(".cmd")
+                {
+                    return self.runner("cmd", Code::File, "call");
+                }
+                return self.cmd_command(args, redirects);
+            }
+            "start" => {
+                // `start ["title"] [/b /wait /min …] program args`
+                let rest: Vec<V> = args
+                    .into_iter()
+                    .skip_while(|a| {
+                        a.literal()
+                            .is_some_and(|t| t.starts_with('/') || t.is_empty())
+                    })
+                    .collect();
+                return self.cmd_command(rest, redirects);
+            }
+            "format" => {
+                let drive = operands
+                    .first()
+                    .and_then(Value::literal)
+                    .unwrap_or_default();
+                let dev = format!("/dev/{}", drive.to_ascii_uppercase());
+                words.extend([raw("mkfs"), raw("--"), W::Val(Value::text(&dev))]);
+            }
+            "diskpart" if !has("/?") => {
+                words.extend([raw("sfdisk"), raw("/dev/PhysicalDrive")]);
+            }
+            _ => {
+                let base = program_base(&n);
+                let fake = Command {
+                    invoke: Invoke::Call,
+                    name: Expr::Word(vec![]),
+                    args: vec![],
+                    redirects: vec![],
+                    offset: self.offset.unwrap_or(0),
+                };
+                let args = args
+                    .into_iter()
+                    .map(|a| V::one(native_arg(&a.scalar())))
+                    .collect();
+                self.native_with(&base, &fake, args, None)?;
+                if !redirects.is_empty() {
+                    self.emit(redirects, None)?;
+                }
+                return Ok(());
+            }
+        }
+        words.extend(redirects);
+        self.emit(words, Some(&n))
+    }
+
+    fn emit_words_as_line(&mut self, words: Vec<W>, label: &str) -> R<()> {
+        // Each value is one word of a Linux command line (`wsl rm -rf ~`).
+        let mut out = vec![];
+        for w in words {
+            match w {
+                W::Val(v) => match v.literal() {
+                    Some(t) if is_shell_word(&t) => out.push(W::Raw(t)),
+                    _ => out.push(W::Val(v)),
+                },
+                r => out.push(r),
+            }
+        }
+        self.emit(out, Some(label))
+    }
+
+    fn command_redirects(&mut self, redirects: &[Redir]) -> R<()> {
+        if redirects.is_empty() {
+            return Ok(());
+        }
+        let mut words = vec![];
+        self.redirects(redirects, &mut words)?;
+        self.emit(words, None)
+    }
+
+    fn redirects(&mut self, redirects: &[Redir], words: &mut Vec<W>) -> R<()> {
+        for r in redirects {
+            let t = self.expr(&r.target)?;
+            let p = path_value(&t.scalar(), false);
+            // `$null` is nothing.
+            if p.literal().is_some_and(|s| s.is_empty()) {
+                continue;
+            }
+            let op = match (r.op, r.fd) {
+                (RedirectOp::Append, Some(n)) => format!("{n}>>"),
+                (RedirectOp::Append, None) => ">>".into(),
+                (_, Some(n)) => format!("{n}>"),
+                _ => ">".into(),
+            };
+            words.push(W::Raw(op));
+            words.push(W::Val(p));
+        }
+        Ok(())
+    }
+
+    // ------------------------------------------------------------ paths
+
+    /// The path parameters of a bound cmdlet (Path, LiteralPath, FilePath), as paths.
+    fn path_args(&mut self, b: &Bound) -> Vec<Value> {
+        let mut out = vec![];
+        for (p, v) in &b.named {
+            if matches!(p.kind, Kind::Path | Kind::Literal)
+                && !matches!(
+                    p.name,
+                    "Destination"
+                        | "OutFile"
+                        | "InFile"
+                        | "RedirectStandardError"
+                        | "RedirectStandardInput"
+                        | "RedirectStandardOutput"
+                )
+            {
+                for it in v.items() {
+                    let pv = path_value(&it, p.kind == Kind::Path);
+                    if p.kind == Kind::Path {
+                        // PowerShell's wildcards match names that begin with a dot.
+                        if let Some(dot) = dotted(&pv) {
+                            out.push(pv);
+                            out.push(dot);
+                            continue;
+                        }
+                    }
+                    out.push(pv);
+                }
+            }
+        }
+        for v in &b.extra {
+            if !matches!(v.val, Val::Block(_))
+                && b.named
+                    .iter()
+                    .any(|(p, _)| matches!(p.kind, Kind::Path | Kind::Literal))
+            {
+                out.extend(v.items().iter().map(|it| path_value(it, true)));
+            }
+        }
+        out
+    }
+
+    fn path1(&mut self, v: &V) -> Value {
+        path_value(&v.scalar(), false)
+    }
+
+    // ------------------------------------------------------------ emission
+
+    /// Read a canonical command line with the bash analysis and keep its
+    /// commands, as if PowerShell's had been them.
+    fn emit(&mut self, words: Vec<W>, label: Option<&str>) -> R<()> {
+        self.step()?;
+        // One line per combination of alternatives (capped).
+        let mut lines: Vec<Vec<String>> = vec![vec![]];
+        for w in &words {
+            match w {
+                W::Raw(r) => lines.iter_mut().for_each(|l| l.push(r.clone())),
+                W::Val(v) => {
+                    let alts: Vec<String> = v.0.iter().map(|s| self.bash_word(s)).collect();
+                    let alts = if alts.is_empty() {
+                        vec!["''".to_string()]
+                    } else {
+                        alts
+                    };
+                    let mut next = vec![];
+                    for l in &lines {
+                        for a in &alts {
+                            if next.len() >= 16 {
+                                break;
+                            }
+                            let mut l2 = l.clone();
+                            l2.push(a.clone());
+                            next.push(l2);
+                        }
+                    }
+                    lines = next;
+                }
+            }
+        }
+        for l in lines {
+            let text = l.join(" ");
+            let cmds = crate::shell::command::parse(&text).map_err(|e| {
+                perr(
+                    format!(
+                        "PowerShell: the canonical command `{text}` did not parse: {}",
+                        e.message
+                    ),
+                    self.offset.unwrap_or(0),
+                )
+            })?;
+            for mut sc in cmds {
+                let top = sc.via.is_empty();
+                self.restore(&mut sc);
+                let mut via = self.via.clone();
+                via.append(&mut sc.via);
+                sc.via = via;
+                sc.offset = self.offset.unwrap_or(0);
+                sc.cwd = rebase(&sc.cwd, &self.cwd);
+                if top {
+                    if let Some(l) = label {
+                        sc.program_path = l.to_string();
+                    }
+                }
+                self.out.push(sc);
+            }
+        }
+        Ok(())
+    }
+
+    /// A value as one shell word: text quoted, patterns as patterns, the
+    /// places the analysis knows by their names, anything else a placeholder
+    /// put back after the line is read.
+    fn bash_word(&mut self, s: &Sym) -> String {
+        let mut w = String::new();
+        for (i, p) in s.0.iter().enumerate() {
+            match p {
+                Piece::Text(t) => w.push_str(&shell_quote(t)),
+                Piece::Glob(g) => {
+                    for ch in g.chars() {
+                        if matches!(ch, '*' | '?' | '[' | ']' | '!')
+                            || ch.is_ascii_alphanumeric()
+                            || matches!(ch, '/' | '.' | '_' | '-')
+                        {
+                            w.push(ch);
+                        } else {
+                            w.push_str(&shell_quote(&ch.to_string()));
+                        }
+                    }
+                }
+                Piece::Home => w.push_str("\"${HOME}\""),
+                Piece::Start => w.push_str("\"${PWD}\""),
+                Piece::Project => w.push_str("\"${CLAUDE_PROJECT_DIR}\""),
+                Piece::TempRoot => w.push_str("\"${TMPDIR:-/tmp}\""),
+                Piece::Env(n) if n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') => {
+                    w.push_str(&format!("\"${{{n}}}\""));
+                }
+                Piece::HomeOf(u)
+                    if i == 0
+                        && u.chars()
+                            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') =>
+                {
+                    w.push('~');
+                    w.push_str(u);
+                }
+                other => {
+                    let n = self.unknowns.len();
+                    self.unknowns.push(Sym(vec![other.clone()]));
+                    w.push_str(&format!("\"${{__ps{n}}}\""));
+                }
+            }
+        }
+        if w.is_empty() {
+            w.push_str("''");
+        }
+        w
+    }
+
+    /// Put the placeholders' values back.
+    fn restore(&self, sc: &mut SimpleCommand) {
+        if self.unknowns.is_empty() {
+            return;
+        }
+        let fix_sym = |s: &Sym| -> Sym {
+            let mut out = Sym::default();
+            for p in &s.0 {
+                match p {
+                    Piece::Unknown(t) => match placeholder(t).and_then(|n| self.unknowns.get(n)) {
+                        Some(orig) => out.extend(orig),
+                        None => out.push(p.clone()),
+                    },
+                    p => out.push(p.clone()),
+                }
+            }
+            out
+        };
+        let fix = |v: &Value| Value(v.0.iter().map(fix_sym).collect());
+        let fix_text = |t: &str| -> String {
+            let mut t = t.to_string();
+            for (n, orig) in self.unknowns.iter().enumerate().rev() {
+                let shown = orig.to_string();
+                t = t
+                    .replace(&format!("${{__ps{n}}}"), &shown)
+                    .replace(&format!("$__ps{n}"), &shown);
+            }
+            t
+        };
+        sc.values = sc.values.iter().map(fix).collect();
+        sc.operand_values = sc.operand_values.iter().map(fix).collect();
+        sc.args = sc.args.iter().map(|a| fix_text(a)).collect();
+        sc.operands = sc.operands.iter().map(|a| fix_text(a)).collect();
+        sc.program_path = fix_text(&sc.program_path);
+        for r in &mut sc.redirects {
+            r.value = fix(&r.value);
+            r.target = fix_text(&r.target);
+        }
+        sc.cwd = fix(&sc.cwd);
+    }
+}
+
+/// Programs that are also aliases of cmdlets in Windows PowerShell 5.1.
+const DUAL: &[&str] = &[
+    "cat", "cp", "curl", "diff", "kill", "ls", "man", "mount", "mv", "ps", "rm", "rmdir", "sleep",
+    "sort", "tee", "wget", "sc",
+];
+
+/// What a cmdlet's arguments bound to.
+#[derive(Default)]
+struct Bound {
+    named: Vec<(&'static Param, V)>,
+    extra: Vec<V>,
+    unknown: Vec<String>,
+}
+
+impl Bound {
+    fn get(&self, name: &str) -> Option<&V> {
+        self.named
+            .iter()
+            .find(|(p, _)| p.name == name)
+            .map(|(_, v)| v)
+    }
+
+    fn switch(&self, name: &str) -> bool {
+        self.get(name).is_some_and(|v| match v.literal() {
+            Some(t) => is_true(&t),
+            None => true,
+        })
+    }
+}
+
+fn is_true(t: &str) -> bool {
+    !matches!(
+        t.to_ascii_lowercase().as_str(),
+        "" | "false" | "0" | "$false"
+    )
+}
+
+fn restore(vars: &mut HashMap<String, V>, name: &str, saved: Option<V>) {
+    match saved {
+        Some(v) => {
+            vars.insert(name.to_string(), v);
+        }
+        None => {
+            vars.remove(name);
+        }
+    }
+}
+
+/// The value one item of a collection may be (a `foreach` variable, `$_`).
+fn item_of(v: &V) -> V {
+    match (&v.val, &v.from) {
+        (_, From::Items { dir, .. }) => {
+            let mut s = Value::default();
+            for d in &dir.0 {
+                let mut d = d.clone();
+                d.push(Piece::Below);
+                s.add(d);
+            }
+            V::one(s)
+        }
+        (Val::List(items), _) => {
+            let mut out = Value::default();
+            for it in items {
+                out = out.union(&it.scalar());
+            }
+            V::one(out)
+        }
+        _ => v.clone(),
+    }
+}
+
+/// The folder whose items a value lists (`Get-ChildItem P`).
+fn items_dir(v: &V) -> Option<Value> {
+    match &v.from {
+        From::Items { dir, .. } => Some(dir.clone()),
+        _ => None,
+    }
+}
+
+/// Marks a bash command line put into code it hands PowerShell (`pwsh -c
+/// "… $HOME …"`): the places it expanded, whatever quotes PowerShell reads
+/// around them.
+pub(super) const MARK_HOME: char = '\u{E010}';
+pub(super) const MARK_START: char = '\u{E011}';
+pub(super) const MARK_PROJECT: char = '\u{E012}';
+
+/// Text into pieces: quoted text is text; unquoted `*`, `?`, `[` are a pattern.
+fn push_text(s: &mut Sym, t: &str, quoted: bool) {
+    if t.contains([MARK_HOME, MARK_START, MARK_PROJECT]) {
+        let mut rest = t;
+        while let Some(k) = rest.find([MARK_HOME, MARK_START, MARK_PROJECT]) {
+            push_text(s, &rest[..k], quoted);
+            let c = rest[k..].chars().next().unwrap_or(MARK_HOME);
+            s.push(match c {
+                MARK_START => Piece::Start,
+                MARK_PROJECT => Piece::Project,
+                _ => Piece::Home,
+            });
+            rest = &rest[k + c.len_utf8()..];
+        }
+        push_text(s, rest, quoted);
+        return;
+    }
+    if quoted || !t.contains(['*', '?', '[']) {
+        s.push(Piece::Text(t.to_string()));
+        return;
+    }
+    let mut buf = String::new();
+    let mut glob = false;
+    for ch in t.chars() {
+        let g = matches!(ch, '*' | '?' | '[' | ']');
+        if g != glob && !buf.is_empty() {
+            s.push(if glob {
+                Piece::Glob(std::mem::take(&mut buf))
+            } else {
+                Piece::Text(std::mem::take(&mut buf))
+            });
+        }
+        glob = g;
+        buf.push(ch);
+    }
+    if !buf.is_empty() {
+        s.push(if glob {
+            Piece::Glob(buf)
+        } else {
+            Piece::Text(buf)
+        });
+    }
+}
+
+/// A value as a path: Windows spellings made canonical; with `wildcards`,
+/// `*`, `?`, `[` in text are a pattern (a cmdlet's `-Path` expands them
+/// itself, quoted or not).
+fn path_value(v: &Value, wildcards: bool) -> Value {
+    Value(
+        v.0.iter()
+            .map(|s| {
+                let s = paths::path_sym(s);
+                if !wildcards {
+                    return Sym(s
+                        .0
+                        .into_iter()
+                        .map(|p| match p {
+                            Piece::Glob(g) => Piece::Text(g),
+                            p => p,
+                        })
+                        .collect());
+                }
+                let mut out = Sym::default();
+                for p in s.0 {
+                    match p {
+                        Piece::Text(t) => push_text(&mut out, &t, false),
+                        p => out.push(p),
+                    }
+                }
+                out
+            })
+            .collect(),
+    )
+}
+
+/// A native program's argument: Windows paths made canonical when the word
+/// is one (`C:\x`, `.\x`, `~\x`, `src\x`).
+fn native_arg(v: &Value) -> Value {
+    Value(
+        v.0.iter()
+            .map(|s| match s.0.first() {
+                Some(Piece::Text(t))
+                    if paths::absolute(t).is_some()
+                        || t.starts_with(".\\")
+                        || t.starts_with("..\\")
+                        || t.starts_with("~\\")
+                        || (t.contains('\\')
+                            && t.chars().all(|c| {
+                                c.is_alphanumeric() || matches!(c, '\\' | '.' | '_' | '-')
+                            })) =>
+                {
+                    let mut out = paths::path_sym(s);
+                    if let Some(Piece::Text(t)) = out.0.first_mut() {
+                        if let Some(rest) = t.strip_prefix("./") {
+                            *t = format!("./{rest}");
+                        }
+                    }
+                    out
+                }
+                Some(Piece::Home) => paths::path_sym(s),
+                _ => s.clone(),
+            })
+            .collect(),
+    )
+}
+
+/// The same path with a `.` before a last component that starts with a
+/// wildcard (`*` also matches `.env` in PowerShell).
+fn dotted(v: &Value) -> Option<Value> {
+    let mut changed = false;
+    let out = Value(
+        v.0.iter()
+            .map(|s| {
+                let mut s = s.clone();
+                let n = s.0.len();
+                if let Some(Piece::Glob(g)) = s.0.last() {
+                    let prev_sep =
+                        n < 2 || matches!(s.0.get(n - 2), Some(Piece::Text(t)) if t.ends_with('/'));
+                    if prev_sep && g.starts_with(['*', '?', '[']) {
+                        let g = format!(".{g}");
+                        s.0.pop();
+                        if let Some(Piece::Text(t)) = s.0.last_mut() {
+                            t.push('.');
+                            s.0.push(Piece::Glob(g[1..].to_string()));
+                        } else {
+                            s.0.push(Piece::Text(".".into()));
+                            s.0.push(Piece::Glob(g[1..].to_string()));
+                        }
+                        changed = true;
+                    }
+                }
+                s
+            })
+            .collect(),
+    );
+    changed.then_some(out)
+}
+
+/// The folder a path is in (for Rename-Item's new name), with a trailing `/`.
+fn parent(v: &Value) -> Value {
+    Value(
+        v.0.iter()
+            .map(|s| {
+                let mut s = s.clone();
+                let single = s.0.len() == 1;
+                if let Some(Piece::Text(t)) = s.0.last_mut() {
+                    match t.rfind('/') {
+                        Some(k) => t.truncate(k + 1),
+                        None if single => return Sym::default(),
+                        None => t.clear(),
+                    }
+                } else {
+                    s.push(Piece::Text("/".into()));
+                }
+                s
+            })
+            .collect(),
+    )
+}
+
+fn parent_dir(v: &Value) -> Value {
+    let p = parent(v);
+    Value(
+        p.0.into_iter()
+            .map(|mut s| {
+                if let Some(Piece::Text(t)) = s.0.last_mut() {
+                    if t.len() > 1 && t.ends_with('/') {
+                        t.pop();
+                    }
+                }
+                s
+            })
+            .collect(),
+    )
+}
+
+/// A folder moved to from `cwd`.
+fn resolve(cwd: &Value, target: &Value) -> Value {
+    let mut out = Value::default();
+    for t in &target.0 {
+        let absolute = match t.0.first() {
+            Some(Piece::Text(x) | Piece::Glob(x)) => x.starts_with('/'),
+            Some(Piece::Below) | None => false,
+            Some(_) => true,
+        };
+        if absolute {
+            out.add(t.clone());
+        } else {
+            for c in &cwd.0 {
+                let mut s = c.clone();
+                s.push(Piece::Text("/".into()));
+                s.extend(t);
+                out.add(s);
+            }
+        }
+    }
+    out
+}
+
+/// The directory reported for a command of a canonical line: the line's own
+/// `cd`s on top of PowerShell's working folder.
+fn rebase(cwd: &Value, base: &Value) -> Value {
+    let mut out = Value::default();
+    for s in &cwd.0 {
+        match s.0.first() {
+            Some(Piece::Start) => {
+                for b in &base.0 {
+                    let mut x = b.clone();
+                    for p in s.0.iter().skip(1) {
+                        x.push(p.clone());
+                    }
+                    out.add(x);
+                }
+            }
+            _ => out.add(s.clone()),
+        }
+    }
+    out
+}
+
+fn placeholder(t: &str) -> Option<usize> {
+    let at = t.find("__ps")?;
+    let digits: String = t[at + 4..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    digits.parse().ok()
+}
+
+/// A word in single quotes for the shell.
+pub(super) fn shell_quote(t: &str) -> String {
+    if !t.is_empty()
+        && t.chars().all(|c| {
+            c.is_ascii_alphanumeric()
+                || matches!(c, '-' | '_' | '.' | '/' | ',' | ':' | '=' | '+' | '@' | '%')
+        })
+        && !t.starts_with('~')
+    {
+        return t.to_string();
+    }
+    format!("'{}'", t.replace('\'', "'\\''"))
+}
+
+fn is_shell_word(t: &str) -> bool {
+    !t.is_empty()
+        && t.chars().all(|c| {
+            c.is_ascii_alphanumeric()
+                || matches!(
+                    c,
+                    '-' | '_'
+                        | '.'
+                        | '/'
+                        | '~'
+                        | '*'
+                        | '$'
+                        | '{'
+                        | '}'
+                        | ','
+                        | ':'
+                        | '='
+                        | '+'
+                        | '@'
+                )
+        })
+}
+
+/// A program name: the file name without `.exe`, `.cmd`, `.bat`, `.com`.
+fn program_base(t: &str) -> String {
+    let b = t.rsplit(['/', '\\']).next().unwrap_or(t);
+    let l = b.to_ascii_lowercase();
+    for ext in [".exe", ".cmd", ".bat", ".com"] {
+        if l.ends_with(ext) && l.len() > ext.len() {
+            return b[..b.len() - ext.len()].to_string();
+        }
+    }
+    b.to_string()
+}
+
+fn looks_like_cmdlet(t: &str) -> bool {
+    let mut parts = t.splitn(2, '-');
+    let (Some(verb), Some(noun)) = (parts.next(), parts.next()) else {
+        return false;
+    };
+    verb.len() > 1
+        && verb.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+        && verb.chars().all(|c| c.is_ascii_alphabetic())
+        && !noun.is_empty()
+        && noun.chars().all(|c| c.is_ascii_alphanumeric())
+}
+
+fn is_stdin_shell(p: &str) -> bool {
+    matches!(
+        p,
+        "sh" | "bash" | "zsh" | "dash" | "python" | "python3" | "node" | "perl" | "ruby"
+    )
+}
+
+/// A process name pattern as `pkill -x` reads it (`*` is every process).
+fn process_pattern(v: &Value) -> Value {
+    match v.literal() {
+        Some(t) => {
+            let t = t.trim_end_matches(".exe").trim_end_matches(".EXE");
+            Value::text(&t.replace('.', "\\.").replace('*', ".*").replace('?', "."))
+        }
+        None => v.clone(),
+    }
+}
+
+/// ArgumentList: a list is the arguments; one text is split as Windows
+/// splits a command line (spaces, double quotes).
+fn split_arguments(v: &V) -> Vec<V> {
+    match &v.val {
+        Val::List(l) => l.clone(),
+        _ => match v.literal() {
+            Some(t) => super::cmd::split_command_line(&t)
+                .into_iter()
+                .map(|s| V::text(&s))
+                .collect(),
+            None => vec![v.clone()],
+        },
+    }
+}
+
+/// `[Environment]::GetFolderPath(name)`.
+fn folder(name: &str) -> Value {
+    let home = |tail: &str| {
+        let mut s = Sym::piece(Piece::Home);
+        s.push(Piece::Text(tail.to_string()));
+        Value::one(s)
+    };
+    match name.to_ascii_lowercase().as_str() {
+        "userprofile" => Value::one(Sym::piece(Piece::Home)),
+        "applicationdata" => home("/AppData/Roaming"),
+        "localapplicationdata" => home("/AppData/Local"),
+        "desktop" | "desktopdirectory" => home("/Desktop"),
+        "mydocuments" | "personal" => home("/Documents"),
+        "startup" => home("/AppData/Roaming/Microsoft/Windows/Start Menu/Programs/Startup"),
+        "commonstartup" => {
+            Value::text("/c/ProgramData/Microsoft/Windows/Start Menu/Programs/StartUp")
+        }
+        "windows" => Value::text("/c/Windows"),
+        "system" | "systemx86" => Value::text("/c/Windows/System32"),
+        "programfiles" => Value::text("/c/Program Files"),
+        "programfilesx86" => Value::text("/c/Program Files (x86)"),
+        "commonapplicationdata" => Value::text("/c/ProgramData"),
+        _ => Value::unknown(&format!("(folder {name})")),
+    }
+}
+
+/// Standard base64 (with or without padding).
+pub(super) fn base64(s: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(s.len() * 3 / 4);
+    let mut acc = 0u32;
+    let mut bits = 0;
+    for c in s.chars() {
+        let v = match c {
+            'A'..='Z' => c as u32 - 'A' as u32,
+            'a'..='z' => c as u32 - 'a' as u32 + 26,
+            '0'..='9' => c as u32 - '0' as u32 + 52,
+            '+' | '-' => 62,
+            '/' | '_' => 63,
+            '=' => break,
+            c if c.is_whitespace() => continue,
+            _ => return None,
+        };
+        acc = (acc << 6) | v;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
+        }
+    }
+    Some(out)
+}
+
+/// Bytes as text in an encoding (`Unicode` is UTF-16LE).
+pub(super) fn decode(enc: &str, b: &[u8]) -> Option<String> {
+    match enc {
+        "unicode" => {
+            let units: Vec<u16> = b
+                .chunks(2)
+                .map(|c| u16::from_le_bytes([c[0], *c.get(1).unwrap_or(&0)]))
+                .collect();
+            String::from_utf16(&units).ok()
+        }
+        "bigendianunicode" => {
+            let units: Vec<u16> = b
+                .chunks(2)
+                .map(|c| u16::from_be_bytes([c[0], *c.get(1).unwrap_or(&0)]))
+                .collect();
+            String::from_utf16(&units).ok()
+        }
+        _ => String::from_utf8(b.to_vec()).ok(),
+    }
+}

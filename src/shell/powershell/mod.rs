@@ -1,0 +1,309 @@
+//! PowerShell (and the `cmd.exe` lines it starts): the same simple commands
+//! as the bash analysis produces, so every rule judges both shells alike.
+//!
+//! [`parse`] reads a PowerShell script (a `PowerShell` tool call, or the code
+//! of `pwsh -c`, `powershell -EncodedCommand`, `Invoke-Expression`) and
+//! returns the [`SimpleCommand`]s it would run, in the terms of the bash
+//! analysis:
+//!
+//! * A cmdlet with a canonical twin is reported as that command:
+//!   `Remove-Item -Recurse -Force ~` is `rm -r -f ~`, `Get-Content .env` is
+//!   `cat .env`, `irm URL | iex` is `curl URL | pwsh` (a download into a
+//!   shell), `Stop-Computer` is `shutdown`, `Format-Volume` is `mkfs`,
+//!   `Clear-Disk` is `wipefs -a`, `Register-ScheduledTask` and `schtasks
+//!   /create` are `crontab -`, `New-Service` is `systemctl enable`, writing a
+//!   registry value is a write (`>`) to `/registry/hkcu/…/NAME`. The cmdlet's
+//!   name is kept in `program_path` (`when = { field = "program_path",
+//!   equals = "Remove-Item" }`). The mapping is data in [`cmdlets`]; it lives
+//!   in the analysis, not in the pack, because it is binding, not naming (a
+//!   parameter given by a prefix, a position, a splatted hashtable or the
+//!   pipeline), and so that a rule written once for `rm` judges both shells.
+//! * Other programs (`git`, `npm`, `cmd`, `bash`) are read as the command line
+//!   they are, by the bash analysis: `git reset --hard` is the same object in
+//!   both shells.
+//! * Data-only cmdlets (`Select-Object`, `Get-Process`, …) are reported under
+//!   their name with their parameters, no operands; an unknown `Verb-Noun`
+//!   under its name with its arguments as operands, as an unknown program's.
+//! * Code that runs: script blocks (`&`, `.`, `Invoke-Command`,
+//!   `ForEach-Object`), functions at each call with their arguments, code as
+//!   text (`Invoke-Expression`, `[scriptblock]::Create`, `pwsh -c`,
+//!   `-EncodedCommand` decoded from UTF-16LE base64, `cmd /c`), each with
+//!   `code` on the command that runs it; code nobody can read beforehand is
+//!   `dynamic` (the pack asks), never allowed in silence.
+//! * Windows paths are made canonical ([`paths`]): `C:\Users\dev` is
+//!   `/c/Users/dev`, `$env:USERPROFILE`, `%USERPROFILE%`, `~`, `$HOME` are
+//!   home, `$env:APPDATA` is `~/AppData/Roaming`.
+//!
+//! ## Why a hand-written parser
+//! tree-sitter-powershell (0.26.6, with tree-sitter 0.26) was measured against
+//! this parser (see `/work/notes/pwsh.md` for the commands): it adds about
+//! 1.06 MB to a release binary, a C build of its 1.6 MB grammar, and 90–160 k
+//! instructions per small command. More important, its grammar reads some
+//! lines differently from PowerShell without reporting an error: an en dash
+//! before a parameter (`Remove-Item –Recurse ~`, which PowerShell's tokenizer
+//! takes as `-Recurse`) is a plain argument to it, so a guard built on it would
+//! silently miss the recursion. Its error recovery (ERROR nodes, parsing on)
+//! would have to be refused wholesale anyway, since a script PowerShell
+//! refuses runs nothing while a recovered tree shows commands. A strict
+//! parser written from the language reference, that refuses what it does not
+//! know, bounds depth ([`syntax::MAX_DEPTH`]) and work, and tokenizes as
+//! PowerShell does (dashes, typographic quotes, backtick escapes, `--%`),
+//! fits the analysis better.
+
+mod analyse;
+mod cmd;
+mod cmdlets;
+mod paths;
+mod syntax;
+
+use crate::shell::command::{Code, ParseError, SimpleCommand};
+use crate::shell::value::{Piece, Sym, Value};
+
+/// Parse a PowerShell script and return every simple command it would run,
+/// in the bash analysis's terms (see the module documentation).
+///
+/// # Errors
+/// [`ParseError`] for anything the parser does not understand (PowerShell
+/// would refuse a script with a syntax error, or the analysis cannot say
+/// what runs), and for scripts past the analysis's bounds.
+pub fn parse(script: &str) -> Result<Vec<SimpleCommand>, ParseError> {
+    let mut a = analyse::Analyser::new(start(), vec![], None);
+    a.script(script)?;
+    Ok(a.out)
+}
+
+fn start() -> Value {
+    Value::one(Sym::piece(Piece::Start))
+}
+
+/// Is this a Windows path (`C:\x`, `C:/x`, `\\server\share`)?
+#[must_use]
+pub fn is_windows_path(p: &str) -> bool {
+    let b = p.as_bytes();
+    (b.len() >= 2
+        && b[0].is_ascii_alphabetic()
+        && b[1] == b':'
+        && (b.len() == 2 || b[2] == b'\\' || b[2] == b'/'))
+        || p.starts_with("\\\\")
+}
+
+/// The one spelling of a Windows path (`C:\Users\dev` is `/c/Users/dev`), or
+/// `None` for a path that is not one (see `paths`).
+#[must_use]
+pub fn posix_path(p: &str) -> Option<String> {
+    if !is_windows_path(p) {
+        return None;
+    }
+    paths::absolute(p).map(|s| {
+        if s.len() > 1 {
+            s.trim_end_matches('/').to_string()
+        } else {
+            s
+        }
+    })
+}
+
+/// Is this program a Windows shell whose code this module reads?
+#[must_use]
+pub fn is_windows_shell(prog: &str) -> bool {
+    let p = prog.to_ascii_lowercase();
+    let p = p.strip_suffix(".exe").unwrap_or(&p);
+    matches!(p, "pwsh" | "powershell" | "pwsh-preview" | "cmd")
+}
+
+/// What a Windows shell started from bash runs: where its code comes from
+/// (`None`: it runs none, `pwsh -Version`) and the commands of that code.
+pub type FromBash = (Option<Code>, Vec<SimpleCommand>);
+
+/// A Windows shell started from a bash command line (`pwsh -c '…'`,
+/// `powershell -EncodedCommand …`, `cmd /c …`, `cmd //c …` in Git Bash):
+/// where its code comes from and the commands it runs (with `via` and the
+/// carrier's offset and directory). `None` when `prog` is not one.
+///
+/// # Errors
+/// As [`parse`], for the code it runs.
+pub fn from_bash(
+    prog: &str,
+    args: &[Value],
+    cwd: &Value,
+    via: &[String],
+    offset: usize,
+) -> Option<Result<FromBash, ParseError>> {
+    if !is_windows_shell(prog) {
+        return None;
+    }
+    let lower = prog.to_ascii_lowercase();
+    let lower = lower.strip_suffix(".exe").unwrap_or(&lower).to_string();
+    // A word whose value is not known is marked, so code made of it is dynamic.
+    const UNKNOWN: &str = "\u{E013}";
+    let words: Vec<String> = args.iter().map(|v| word(v, UNKNOWN)).collect();
+    let mut a = analyse::Analyser::new(cwd.clone(), via.to_vec(), Some(offset));
+    let run = |a: &mut analyse::Analyser, text: &str, code: Code, cmd: bool| {
+        if text.contains(UNKNOWN) {
+            return Ok(Some(Code::Dynamic));
+        }
+        if cmd {
+            a.cmd_script(text)?;
+        } else {
+            a.script(text)?;
+        }
+        Ok(Some(code))
+    };
+    let code: Result<Option<Code>, ParseError> = if lower == "cmd" {
+        // Git Bash turns `/c` into a path; `//c` is how it is written there.
+        match words.iter().position(|w| {
+            matches!(
+                w.to_ascii_lowercase().as_str(),
+                "/c" | "/k" | "/r" | "//c" | "//k"
+            )
+        }) {
+            Some(k) => run(&mut a, &words[k + 1..].join(" "), Code::Inline, true),
+            None => Ok(Some(Code::Dynamic)),
+        }
+    } else {
+        match cli(&lower, &words) {
+            Cli::Code(text) => run(&mut a, &text, Code::Inline, false),
+            Cli::Decoded(Some(text)) => run(&mut a, &text, Code::Decoded, false),
+            Cli::Decoded(None) | Cli::Stdin | Cli::Interactive => Ok(Some(Code::Dynamic)),
+            Cli::File => Ok(Some(Code::File)),
+            Cli::Info => Ok(None),
+        }
+    };
+    Some(code.map(|c| (c, a.out)))
+}
+
+/// A bash word's value as the text PowerShell gets: the places bash expanded
+/// (home, the working folder, the project) marked, so PowerShell's reading
+/// keeps them whatever quotes surround them; anything unknown is `unknown`.
+fn word(v: &Value, unknown: &str) -> String {
+    let [one] = v.0.as_slice() else {
+        return unknown.to_string();
+    };
+    let mut out = String::new();
+    for p in &one.0 {
+        match p {
+            Piece::Text(t) | Piece::Glob(t) => out.push_str(t),
+            Piece::Home => out.push(analyse::MARK_HOME),
+            Piece::Start => out.push(analyse::MARK_START),
+            Piece::Project => out.push(analyse::MARK_PROJECT),
+            _ => out.push_str(unknown),
+        }
+    }
+    out
+}
+
+/// What `pwsh` / `powershell` is asked to run by its command line
+/// (`about_Pwsh`, `about_PowerShell_exe`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Cli {
+    /// `-Command TEXT…` (and Windows PowerShell's default: the words are a command).
+    Code(String),
+    /// `-EncodedCommand B64`: the decoded text (`None`: not valid UTF-16LE base64).
+    Decoded(Option<String>),
+    /// `-File x.ps1` (and pwsh's default for a first word).
+    File,
+    /// `-Command -` / `-File -`: commands from standard input.
+    Stdin,
+    /// No command: an interactive shell (or one reading its input).
+    Interactive,
+    /// `-Version`, `-Help`: prints and exits.
+    Info,
+}
+
+/// The parameters of pwsh and powershell.exe: canonical name, documented
+/// aliases, takes a value.
+const CLI: &[(&str, &[&str], bool)] = &[
+    ("command", &["c"], false),
+    (
+        "encodedcommand",
+        &["e", "ec", "en", "enc", "enco", "encod", "encode", "encoded"],
+        true,
+    ),
+    ("file", &["f"], true),
+    ("commandwithargs", &["cwa"], false),
+    ("executionpolicy", &["ex", "ep"], true),
+    ("windowstyle", &["w"], true),
+    ("workingdirectory", &["wd"], true),
+    ("inputformat", &["inp", "if"], true),
+    ("outputformat", &["o", "of"], true),
+    ("configurationname", &["config"], true),
+    ("configurationfile", &[], true),
+    ("settingsfile", &["settings"], true),
+    ("custompipename", &[], true),
+    ("encodedarguments", &["ea", "encodeda"], true),
+    ("version", &["v"], true),
+    ("psconsolefile", &[], true),
+    ("noprofile", &["nop"], false),
+    ("noninteractive", &["noni"], false),
+    ("nologo", &["nol"], false),
+    ("noexit", &["noe"], false),
+    ("noprofileloadtime", &[], false),
+    ("login", &["l"], false),
+    ("interactive", &["i"], false),
+    ("sta", &[], false),
+    ("mta", &[], false),
+    ("help", &["h", "?"], false),
+];
+
+/// Read a pwsh / powershell command line (words as the program gets them).
+pub(crate) fn cli(prog: &str, words: &[String]) -> Cli {
+    let mut i = 0;
+    while let Some(w) = words.get(i) {
+        let l = w.to_ascii_lowercase();
+        let name = l
+            .strip_prefix("--")
+            .or_else(|| l.strip_prefix('-'))
+            .or_else(|| l.strip_prefix('/'));
+        let Some(name) = name.filter(|n| !n.is_empty()) else {
+            // The first word that is no parameter.
+            return if prog == "powershell" {
+                Cli::Code(words[i..].join(" "))
+            } else if l == "-" {
+                Cli::Stdin
+            } else {
+                Cli::File
+            };
+        };
+        let name = name.split(':').next().unwrap_or(name);
+        let found = CLI
+            .iter()
+            .find(|(n, aliases, _)| *n == name || aliases.contains(&name))
+            .or_else(|| {
+                // A prefix: the worse reading when it could be several.
+                let cands: Vec<_> = CLI.iter().filter(|(n, _, _)| n.starts_with(name)).collect();
+                cands
+                    .iter()
+                    .find(|(n, _, _)| matches!(*n, "command" | "encodedcommand" | "file"))
+                    .or(cands.first())
+                    .copied()
+            });
+        match found {
+            Some(("command" | "commandwithargs", _, _)) => {
+                let rest = words.get(i + 1..).unwrap_or_default();
+                return match rest {
+                    [] => Cli::Interactive,
+                    [one] if one == "-" => Cli::Stdin,
+                    _ => Cli::Code(rest.join(" ")),
+                };
+            }
+            Some(("encodedcommand", _, _)) => {
+                return Cli::Decoded(words.get(i + 1).and_then(|b| {
+                    analyse::base64(b).and_then(|bytes| analyse::decode("unicode", &bytes))
+                }));
+            }
+            Some(("file", _, _)) => {
+                return match words.get(i + 1).map(String::as_str) {
+                    Some("-") => Cli::Stdin,
+                    _ => Cli::File,
+                };
+            }
+            Some(("version" | "help", _, _)) => return Cli::Info,
+            Some((_, _, true)) => i += 2,
+            Some((_, _, false)) | None => i += 1,
+        }
+    }
+    Cli::Interactive
+}
+
+#[cfg(test)]
+mod tests;

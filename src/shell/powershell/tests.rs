@@ -125,3 +125,55 @@ fn location_is_followed() {
         .unwrap_or_else(|| panic!("{cmds:#?}"));
     assert!(rm.cwd.to_string().contains("/c/Temp"), "{}", rm.cwd);
 }
+
+#[test]
+fn names_and_blocks_given_as_values() {
+    // The call operator with a name as a string (about_Operators).
+    assert_eq!(shown("& 'Remove-Item' ~ -Recurse"), ["rm -r $HOME"]);
+    assert_eq!(shown("$c = 'Remove-Item'; & $c ~ -Recurse"), ["rm -r $HOME"]);
+    assert_eq!(
+        shown("Invoke-Command -ScriptBlock ([scriptblock]::Create('Remove-Item ~ -Recurse'))"),
+        ["rm -r $HOME"]
+    );
+    // A parameter given its value after a colon.
+    assert_eq!(shown("Remove-Item -Path:~ -Recurse"), ["rm -r $HOME"]);
+    // `-f` is -Filter or -Force: PowerShell refuses it; the analysis takes both.
+    assert_eq!(shown("Remove-Item -f x"), ["rm -f x"]);
+}
+
+#[test]
+fn from_bash_the_code_is_powershell() {
+    let cmds = crate::shell::command::parse("pwsh -NoProfile -c 'Remove-Item ~ -Recurse'").unwrap();
+    let rm = cmds.iter().find(|c| c.program == "rm").expect("rm");
+    assert_eq!(rm.via, ["pwsh -c"]);
+    assert_eq!(rm.operand_values[0].to_string(), "$HOME");
+    let pwsh = cmds.iter().find(|c| c.program == "pwsh").expect("pwsh");
+    assert_eq!(pwsh.code, Some(Code::Inline));
+    // What bash expanded stays what it is inside PowerShell's quotes.
+    let cmds = crate::shell::command::parse("powershell -c \"Remove-Item '$HOME' -Recurse\"").unwrap();
+    let rm = cmds.iter().find(|c| c.program == "rm").expect("rm");
+    assert_eq!(rm.operand_values[0].to_string(), "$HOME");
+    // Code nobody can read.
+    let cmds = crate::shell::command::parse("pwsh -c \"$X\"").unwrap();
+    assert_eq!(cmds[0].code, Some(Code::Dynamic));
+}
+
+#[test]
+fn either_reading_takes_both() {
+    use crate::shell::Dialect;
+    let both = Dialect::Either.parse("Remove-Item -Recurse ~").unwrap();
+    assert!(both.iter().any(|c| c.program == "rm" && c.flags == ["-r"]));
+    assert!(both.iter().any(|c| c.program == "Remove-Item"));
+    // Bash-only syntax: the PowerShell reading fails, the bash one stands.
+    let bash = Dialect::Either.parse("for f in *; do echo \"$f\"; done").unwrap();
+    assert!(bash.iter().any(|c| c.program == "echo"));
+    assert!(Dialect::Either.parse("if (").is_err());
+}
+
+#[test]
+fn bounded_for_any_input() {
+    // Deep nesting and long scripts are refused, never a crash or a hang.
+    assert!(parse(&"& { ".repeat(5_000)).is_err());
+    let long = "Get-Date; ".repeat(20_000);
+    assert!(parse(&long).is_err());
+}

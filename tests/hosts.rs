@@ -63,17 +63,13 @@ fn load() -> Vec<Case> {
     for f in files {
         let text = std::fs::read_to_string(&f).expect("corpus file");
         let file: File<Case> = toml::from_str(&text).expect("corpus parses");
-        out.extend(
-            file.case
-                .into_iter()
-                .filter(|c| {
-                    c.todo.is_none()
-                        && c.content.is_none()
-                        && c.new_string.is_none()
-                        && !c.windows
-                        && c.host.is_none()
-                }),
-        );
+        out.extend(file.case.into_iter().filter(|c| {
+            c.todo.is_none()
+                && c.content.is_none()
+                && c.new_string.is_none()
+                && !c.windows
+                && c.host.is_none()
+        }));
     }
     out
 }

@@ -501,7 +501,9 @@ impl Parser {
             let save = self.i;
             self.type_literal()?;
             self.skip_space(true);
-            if self.peek() == Some('[') || matches!(self.keyword(), Some("param" | "function" | "filter")) {
+            if self.peek() == Some('[')
+                || matches!(self.keyword(), Some("param" | "function" | "filter"))
+            {
                 continue;
             }
             self.i = save;
@@ -1466,7 +1468,9 @@ impl Parser {
                     e = self.member(e)?;
                 }
                 (Some('+'), Some('+')) | (Some('-'), Some('-'))
-                    if !self.peek_at(2).is_some_and(|c| c.is_alphanumeric() || c == '$') =>
+                    if !self
+                        .peek_at(2)
+                        .is_some_and(|c| c.is_alphanumeric() || c == '$') =>
                 {
                     // `$i++`, `$i--`.
                     self.i += 2;

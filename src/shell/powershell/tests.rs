@@ -130,7 +130,10 @@ fn location_is_followed() {
 fn names_and_blocks_given_as_values() {
     // The call operator with a name as a string (about_Operators).
     assert_eq!(shown("& 'Remove-Item' ~ -Recurse"), ["rm -r $HOME"]);
-    assert_eq!(shown("$c = 'Remove-Item'; & $c ~ -Recurse"), ["rm -r $HOME"]);
+    assert_eq!(
+        shown("$c = 'Remove-Item'; & $c ~ -Recurse"),
+        ["rm -r $HOME"]
+    );
     assert_eq!(
         shown("Invoke-Command -ScriptBlock ([scriptblock]::Create('Remove-Item ~ -Recurse'))"),
         ["rm -r $HOME"]
@@ -150,7 +153,8 @@ fn from_bash_the_code_is_powershell() {
     let pwsh = cmds.iter().find(|c| c.program == "pwsh").expect("pwsh");
     assert_eq!(pwsh.code, Some(Code::Inline));
     // What bash expanded stays what it is inside PowerShell's quotes.
-    let cmds = crate::shell::command::parse("powershell -c \"Remove-Item '$HOME' -Recurse\"").unwrap();
+    let cmds =
+        crate::shell::command::parse("powershell -c \"Remove-Item '$HOME' -Recurse\"").unwrap();
     let rm = cmds.iter().find(|c| c.program == "rm").expect("rm");
     assert_eq!(rm.operand_values[0].to_string(), "$HOME");
     // Code nobody can read.
@@ -165,7 +169,9 @@ fn either_reading_takes_both() {
     assert!(both.iter().any(|c| c.program == "rm" && c.flags == ["-r"]));
     assert!(both.iter().any(|c| c.program == "Remove-Item"));
     // Bash-only syntax: the PowerShell reading fails, the bash one stands.
-    let bash = Dialect::Either.parse("for f in *; do echo \"$f\"; done").unwrap();
+    let bash = Dialect::Either
+        .parse("for f in *; do echo \"$f\"; done")
+        .unwrap();
     assert!(bash.iter().any(|c| c.program == "echo"));
     assert!(Dialect::Either.parse("if (").is_err());
 }

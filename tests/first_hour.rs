@@ -261,3 +261,132 @@ fn init_warns_about_a_command_it_cannot_find() {
         }
     }
 }
+
+/// `hookrules run` in the project with `event` on stdin: (stdout as JSON or
+/// Null, stderr).
+fn run_event(p: &Project, event: &serde_json::Value) -> (serde_json::Value, String) {
+    use std::io::Write;
+    let mut child = p
+        .hookrules(&["run"])
+        .env("CLAUDE_PROJECT_DIR", &p.root)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(event.to_string().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let json = serde_json::from_slice(&out.stdout).unwrap_or(serde_json::Value::Null);
+    (json, String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+/// A fail-closed policy with one typo hurts as little as it can while staying
+/// safe (README, "Failure modes"): tool calls stay refused, except a write or
+/// edit of the broken file itself; a Stop is blocked once and a continuing one
+/// let go; a prompt and a session start go ahead, and the user is told the file,
+/// the line and `hookrules check`.
+#[test]
+fn a_broken_policy_refuses_tool_calls_but_does_not_wedge_the_session() {
+    use serde_json::json;
+    let p = Project::new(&[(
+        "team.toml",
+        "[[rule]\nid = \"release-asks\"\nevents = [\"PreToolUse\"]\ndecision = \"ask\"\n",
+    )]);
+    let file = p.root.join(".claude/hookrules/team.toml");
+    let base = |name: &str| json!({"session_id": "s", "transcript_path": "/tmp/t.jsonl", "cwd": p.root, "hook_event_name": name});
+    let with = |name: &str, extra: serde_json::Value| {
+        let mut e = base(name);
+        e.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        e
+    };
+    let told = |v: &serde_json::Value| {
+        let m = v["systemMessage"].as_str().unwrap_or("");
+        m.contains("policy `team` is broken")
+            && m.contains("team.toml:1:")
+            && m.contains("hookrules check")
+    };
+    let refused = |v: &serde_json::Value| {
+        v["decision"] == "block" || v["hookSpecificOutput"]["permissionDecision"] == "deny"
+    };
+    // Tool calls: refused.
+    for (tool, input) in [
+        ("Bash", json!({"command": "ls"})),
+        ("Read", json!({"file_path": p.root.join("README.md")})),
+        (
+            "Edit",
+            json!({"file_path": p.root.join("src/main.rs"), "old_string": "a", "new_string": "b"}),
+        ),
+        // The broken file and another one in one call: no exception.
+        (
+            "Edit",
+            json!({"file_path": [file.clone(), p.root.join("src/main.rs")], "old_string": "a", "new_string": "b"}),
+        ),
+    ] {
+        let (v, _) = run_event(
+            &p,
+            &with(
+                "PreToolUse",
+                json!({"tool_name": tool, "tool_input": input}),
+            ),
+        );
+        assert!(refused(&v), "{tool} {input}: {v}");
+    }
+    // The edit that fixes it: not refused by the broken policy; the built-in
+    // self-protection pack still asks (it is hookrules' configuration).
+    for (tool, input) in [
+        (
+            "Edit",
+            json!({"file_path": file, "old_string": "[[rule]", "new_string": "[[rule]]"}),
+        ),
+        (
+            "Write",
+            json!({"file_path": ".claude/hookrules/team.toml", "content": "[[rule]]\n"}),
+        ),
+    ] {
+        let (v, stderr) = run_event(
+            &p,
+            &with(
+                "PreToolUse",
+                json!({"tool_name": tool, "tool_input": input}),
+            ),
+        );
+        assert_eq!(
+            v["hookSpecificOutput"]["permissionDecision"], "ask",
+            "{tool}: {v}"
+        );
+        assert!(!v.to_string().contains("is broken"), "{v}");
+        assert!(
+            stderr.contains("it writes only the broken policy file"),
+            "{stderr}"
+        );
+    }
+    // Stop: blocked once, then let go with a note.
+    let (v, _) = run_event(&p, &with("Stop", json!({"stop_hook_active": false})));
+    assert!(refused(&v), "{v}");
+    let (v, _) = run_event(&p, &with("Stop", json!({"stop_hook_active": true})));
+    assert!(!refused(&v) && told(&v), "{v}");
+    let (v, _) = run_event(
+        &p,
+        &with(
+            "SubagentStop",
+            json!({"stop_hook_active": true, "agent_type": "x", "agent_id": "a"}),
+        ),
+    );
+    assert!(!refused(&v) && told(&v), "{v}");
+    // A prompt and a session start: never blocked, the user is told.
+    let (v, _) = run_event(
+        &p,
+        &with("UserPromptSubmit", json!({"prompt": "fix the policy"})),
+    );
+    assert!(!refused(&v) && told(&v), "{v}");
+    let (v, _) = run_event(&p, &with("SessionStart", json!({"source": "startup"})));
+    assert!(!refused(&v) && told(&v), "{v}");
+}

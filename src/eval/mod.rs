@@ -3,6 +3,7 @@
 //! The same code serves `run` (with [`trace::NoTrace`]) and `explain` (with a
 //! recording [`trace::Trace`]): there is no second implementation of matching.
 
+pub mod broken;
 mod error;
 pub mod facts;
 mod include;
@@ -181,6 +182,17 @@ struct Found {
 impl<T: Tracer> Evaluator<'_, T> {
     fn run(&mut self) -> Outcome {
         let mut found = Found::default();
+        // The files of the policies broken for this event (see `broken`).
+        let broken_files: Vec<PathBuf> = self
+            .compiled
+            .buckets
+            .iter()
+            .filter(|b| !b.broken.is_empty())
+            .filter_map(|b| match &b.policy.source.origin {
+                crate::source::Origin::File(p) => Some(p.clone()),
+                crate::source::Origin::Builtin(_) => None,
+            })
+            .collect();
         for (pidx, bucket) in self.compiled.buckets.iter().enumerate() {
             let policy = &bucket.policy;
             if self.tracer.enabled() {
@@ -206,7 +218,7 @@ impl<T: Tracer> Evaluator<'_, T> {
                     rule: id.clone(),
                     error: RuleError::Broken(what),
                 };
-                self.failure(pidx, (i64::MIN, pidx, 0), failure, false, &mut found);
+                self.broken(pidx, failure, &broken_files, &mut found);
             }
             for rule in &bucket.rules {
                 if self.tracer.enabled() {
@@ -298,6 +310,62 @@ impl<T: Tracer> Evaluator<'_, T> {
                 rule: rule.id.clone(),
                 outcome,
             });
+        }
+    }
+
+    /// A rule (or a whole file) that did not load: in a fail-closed policy, as
+    /// [`broken::when_broken`] says for this event; else as any failure.
+    fn broken(
+        &mut self,
+        pidx: usize,
+        failure: RuleFailure,
+        broken_files: &[PathBuf],
+        found: &mut Found,
+    ) {
+        let order = (i64::MIN, pidx, 0);
+        let policy = self.compiled.buckets[pidx].policy.clone();
+        if policy.failure != FailureMode::FailClosed {
+            return self.failure(pidx, order, failure, false, found);
+        }
+        match broken::when_broken(self.event, &self.ctx.cwd, broken_files) {
+            broken::WhenBroken::Refuse => self.failure(pidx, order, failure, false, found),
+            broken::WhenBroken::LetThrough(why) => {
+                found.errors.push(format!(
+                    "{failure} (policy `{}` is fail-closed, but this goes ahead: {why})",
+                    policy.name
+                ));
+                found.failures.push(failure);
+            }
+            broken::WhenBroken::Tell => {
+                let id = format!("{}:broken", policy.name);
+                if !found.contributions.iter().any(|(_, c, _)| c.rule == id) {
+                    let problems = match &failure.error {
+                        RuleError::Broken(what) => what.as_slice(),
+                        _ => &[],
+                    };
+                    let first = problems.first().map_or("", String::as_str);
+                    let message =
+                        broken::message(&policy.name, first, problems.len().saturating_sub(1));
+                    let c = Contribution {
+                        decision: None,
+                        reason: None,
+                        message: Some(message),
+                        ..synthetic(
+                            policy.name.clone(),
+                            id,
+                            order.0,
+                            DecisionKind::Allow,
+                            String::new(),
+                        )
+                    };
+                    found.contributions.push((order, c, vec![]));
+                }
+                found.errors.push(format!(
+                    "{failure} (policy `{}` is fail-closed; {} is not blocked: the user is told)",
+                    policy.name, self.event.name
+                ));
+                found.failures.push(failure);
+            }
         }
     }
 

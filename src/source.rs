@@ -11,6 +11,9 @@ use std::sync::Arc;
 pub enum Layer {
     /// Compiled into the binary (loaded alone, or through `extends`).
     Builtin,
+    /// The machine's managed folder (`/etc/hookrules/`, root-owned): loaded
+    /// right after the pack, and nothing below can loosen it.
+    Managed,
     /// The user's config folder (`~/.config/hookrules/`).
     User,
     /// The project's committed folder (`.claude/hookrules/*.toml`).
@@ -26,6 +29,7 @@ impl Layer {
     pub fn name(self) -> &'static str {
         match self {
             Layer::Builtin => "builtin",
+            Layer::Managed => "managed",
             Layer::User => "user",
             Layer::Project => "project",
             Layer::Local => "local",

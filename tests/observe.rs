@@ -194,7 +194,7 @@ fn run_logs_decisions_not_silence_and_log_shows_them_newest_last_with_filters() 
         r.input.as_ref().unwrap()["tool_input"]["command"],
         "rm -rf /"
     );
-    assert_eq!(r.policy_hash.len(), 16);
+    assert_eq!(r.policy_hash.len(), 64, "a SHA-256 of the policy set");
     assert_eq!(r.project, sb.project().to_string_lossy());
 
     let now = Some(T0 + 5 * 3600);

@@ -95,6 +95,8 @@ pub struct Changed {
 /// The result of a replay.
 #[derive(Debug, Default, serde::Serialize)]
 pub struct Replay {
+    /// The hash of the policy set replayed under (the current policies).
+    pub policy_hash: String,
     /// Events replayed.
     pub replayed: usize,
     /// Of which unchanged.
@@ -109,6 +111,46 @@ pub struct Replay {
     pub approximate: usize,
     /// The changes, oldest first.
     pub changes: Vec<Changed>,
+    /// The same counts per policy set that made the logged decisions (by its
+    /// hash, in the order first seen): what moves since each rollout.
+    pub per_policy_set: Vec<ReplaySet>,
+}
+
+/// What replay found for the events one policy set decided.
+#[derive(Debug, Default, serde::Serialize)]
+pub struct ReplaySet {
+    /// The logged `policy_hash`.
+    pub hash: String,
+    /// Its bundles, `name@version`.
+    pub bundles: Vec<String>,
+    /// Events replayed.
+    pub replayed: usize,
+    /// Of which unchanged.
+    pub unchanged: usize,
+    /// Counts per kind of change.
+    pub counts: BTreeMap<String, usize>,
+}
+
+impl Replay {
+    /// The entry of the policy set that logged `r`.
+    fn set_of(&mut self, r: &Record) -> &mut ReplaySet {
+        let i = match self
+            .per_policy_set
+            .iter()
+            .position(|s| s.hash == r.policy_hash)
+        {
+            Some(i) => i,
+            None => {
+                self.per_policy_set.push(ReplaySet {
+                    hash: r.policy_hash.clone(),
+                    bundles: r.bundles.iter().map(|b| b.label()).collect(),
+                    ..ReplaySet::default()
+                });
+                self.per_policy_set.len() - 1
+            }
+        };
+        &mut self.per_policy_set[i]
+    }
 }
 
 fn approximate(v: &serde_json::Value) -> bool {
@@ -164,22 +206,31 @@ pub fn replay(
     env: &BTreeMap<String, String>,
 ) -> Replay {
     let set = CompiledSet::build(found);
-    let mut out = Replay::default();
+    let mut out = Replay {
+        policy_hash: set.provenance.hash.clone(),
+        ..Replay::default()
+    };
     for r in records.iter().filter(|r| r.kind == Kind::Decision) {
         let Some(d) = decide(&set, r, env) else {
             out.skipped += 1;
             continue;
         };
         out.replayed += 1;
+        out.set_of(r).replayed += 1;
         let approx = r.input.as_ref().is_some_and(approximate);
         if approx {
             out.approximate += 1;
         }
         let Some(change) = compare(r, &d) else {
             out.unchanged += 1;
+            out.set_of(r).unchanged += 1;
             continue;
         };
         *out.counts.entry(change.word().to_string()).or_default() += 1;
+        *out.set_of(r)
+            .counts
+            .entry(change.word().to_string())
+            .or_default() += 1;
         // The rules a change is charged to: those that stopped deciding (loosened),
         // started (tightened), either (rules), or audit rules that moved.
         let rules: Vec<String> = match change {
@@ -300,9 +351,10 @@ pub fn run(
 /// The human form.
 pub fn render(r: &Replay, path: &std::path::Path, show: usize, paint: Paint) -> String {
     let mut s = format!(
-        "replayed {} logged event(s) from {} under the current policies\n",
+        "replayed {} logged event(s) from {} under the current policies (policy set {})\n",
         r.replayed,
-        path.display()
+        path.display(),
+        crate::compile::provenance::Provenance::short(&r.policy_hash)
     );
     s.push_str(&format!("  unchanged      {:>6}\n", r.unchanged));
     for c in [
@@ -330,6 +382,32 @@ pub fn render(r: &Replay, path: &std::path::Path, show: usize, paint: Paint) -> 
             "  ({} logged cut or redacted: replayed as logged, marked ~)\n",
             r.approximate
         ));
+    }
+    if r.per_policy_set.len() > 1 {
+        s.push_str("\nper policy set that logged them (by hash, in the order first seen)\n");
+        for p in &r.per_policy_set {
+            let moved: Vec<String> = p.counts.iter().map(|(k, n)| format!("{k} {n}")).collect();
+            s.push_str(&format!(
+                "  {:<12}  {:>6} replayed, {:>6} unchanged{}{}\n",
+                if p.hash.is_empty() {
+                    "(no hash)"
+                } else {
+                    crate::compile::provenance::Provenance::short(&p.hash)
+                },
+                p.replayed,
+                p.unchanged,
+                if moved.is_empty() {
+                    String::new()
+                } else {
+                    format!(", {}", moved.join(", "))
+                },
+                if p.bundles.is_empty() {
+                    String::new()
+                } else {
+                    format!("  ({})", p.bundles.join(", "))
+                },
+            ));
+        }
     }
     if !r.per_rule.is_empty() {
         s.push_str("\nper rule\n");

@@ -67,8 +67,53 @@ pub struct Report {
     pub audit: Vec<(String, usize)>,
     /// Allow-once grants.
     pub allowed_once: usize,
+    /// The policy sets that decided, by hash, in the order first seen.
+    pub policy_sets: Vec<PolicySet>,
     /// Seed 001's metrics.
     pub metrics: Metrics,
+}
+
+/// The decisions made under one policy set (one `policy_hash`).
+#[derive(Debug, Default, Serialize)]
+pub struct PolicySet {
+    /// Its SHA-256 (as logged; logs of earlier versions hold a shorter hash).
+    pub hash: String,
+    /// Its bundles, `name@version`, as the first record under it names them.
+    pub bundles: Vec<String>,
+    /// The first and last time it decided.
+    pub from: String,
+    /// Last time.
+    pub to: String,
+    /// Events logged under it.
+    pub events: usize,
+    /// Decision word -> count.
+    pub decisions: BTreeMap<String, usize>,
+}
+
+/// Group records by the policy set that decided them, in the order first seen.
+pub fn policy_sets<'a>(records: impl IntoIterator<Item = &'a Record>) -> Vec<PolicySet> {
+    let mut sets: Vec<PolicySet> = vec![];
+    for x in records {
+        let i = match sets.iter().position(|s| s.hash == x.policy_hash) {
+            Some(i) => i,
+            None => {
+                sets.push(PolicySet {
+                    hash: x.policy_hash.clone(),
+                    bundles: x.bundles.iter().map(|b| b.label()).collect(),
+                    from: x.time.clone(),
+                    ..PolicySet::default()
+                });
+                sets.len() - 1
+            }
+        };
+        let s = &mut sets[i];
+        s.events += 1;
+        s.to = x.time.clone();
+        *s.decisions
+            .entry(x.decision_word().to_string())
+            .or_default() += 1;
+    }
+    sets
 }
 
 /// Buckets of time with a count per rule.
@@ -217,6 +262,7 @@ pub fn build(records: &[Record], metrics_dir: Option<&Path>) -> Report {
         .collect();
     r.latency.sort_by_key(|l| std::cmp::Reverse(l.n));
     r.over_time = over_time(&decided);
+    r.policy_sets = policy_sets(decided.iter().copied());
     if let Some(d) = metrics_dir {
         r.metrics = metrics(d);
     }
@@ -398,6 +444,15 @@ pub fn summary(r: &Report, paint: Paint) -> String {
             s.push_str(&format!("  {c:>6}  {what}\n"));
         }
     };
+    if !r.policy_sets.is_empty() {
+        s.push_str(&format!(
+            "\n{}\n",
+            h("policy sets (by hash, in the order first seen)")
+        ));
+        for p in &r.policy_sets {
+            s.push_str(&policy_set_line(p));
+        }
+    }
     list(&mut s, "rules that decided most", &r.rules, 10);
     list(&mut s, "most blocked commands", &r.blocked_commands, 8);
     list(&mut s, "most blocked paths", &r.blocked_paths, 8);
@@ -455,6 +510,35 @@ pub fn summary(r: &Report, paint: Paint) -> String {
         s.push_str(&format!("\nlog: {}\n", r.log));
     }
     s
+}
+
+/// One policy set on the terminal: hash, span of time, counts, bundles.
+fn policy_set_line(p: &PolicySet) -> String {
+    let when = |t: &str| t.get(..16).unwrap_or(t).replace('T', " ");
+    let ds: Vec<String> = p
+        .decisions
+        .iter()
+        .map(|(k, n)| format!("{k} {n}"))
+        .collect();
+    let hash = if p.hash.is_empty() {
+        "(no hash)"
+    } else {
+        crate::compile::provenance::Provenance::short(&p.hash)
+    };
+    let mut line = format!(
+        "  {hash:<12}  {} → {}  {:>6} event(s)  {}\n",
+        when(&p.from),
+        when(&p.to),
+        p.events,
+        ds.join(" · ")
+    );
+    if !p.bundles.is_empty() {
+        line.push_str(&format!(
+            "                bundles: {}\n",
+            p.bundles.join(", ")
+        ));
+    }
+    line
 }
 
 /// Escape text for HTML.

@@ -317,7 +317,7 @@ pub fn after_answer(
             event,
             decision,
             tables: ran.set.log_tables(),
-            policy_hash: ran.set.policy_hash(),
+            provenance: ran.set.provenance(),
             us,
             allow: ran.allow.clone(),
         };

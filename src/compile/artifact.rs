@@ -48,6 +48,7 @@ use std::sync::{Arc, Mutex};
 use serde::{Deserialize, Serialize};
 
 use super::patterns::StoredList;
+use super::provenance::Provenance;
 use super::reach::{CommandPaths, EventEntry, Reached, RuleId, Shells};
 use super::set::{assemble, CompiledSet, Query, SetRule};
 use super::Compiled;
@@ -60,7 +61,7 @@ use crate::source::{Layer, Origin, PolicySource};
 use crate::validate::model::{Fact, Policy};
 use crate::validate::patterns::stored::{self, List, Numbering};
 
-const MAGIC: &[u8; 8] = b"HRSET003";
+const MAGIC: &[u8; 8] = b"HRSET004";
 /// Files whose time stamps are this close to the build are not cached (ns).
 const RACY_NS: i128 = 2_000_000_000;
 /// Largest artifact read (bytes).
@@ -111,11 +112,11 @@ impl Loaded {
         }
     }
 
-    /// The hash of the policy texts the set was built from.
-    pub fn policy_hash(&self) -> &str {
+    /// The SHA-256 of the policies the set was built from, and its bundles.
+    pub fn provenance(&self) -> &Provenance {
         match self {
-            Loaded::Built(s) => &s.policy_hash,
-            Loaded::Stored(a) => &a.header.policy_hash,
+            Loaded::Built(s) => &s.provenance,
+            Loaded::Stored(a) => &a.header.provenance,
         }
     }
 
@@ -211,9 +212,9 @@ struct Header {
     events: BTreeMap<String, Span>,
     other: Span,
     notes: Span,
-    /// The `[log]` tables and the policy hash, for the decision log.
+    /// The `[log]` tables and the provenance, for the decision log.
     log: Vec<LogTable>,
-    policy_hash: String,
+    provenance: Provenance,
 }
 
 /// Where an artifact's bytes are: one reader for both.
@@ -524,7 +525,7 @@ fn encode(
         other,
         notes,
         log: set.log.clone(),
-        policy_hash: set.policy_hash.clone(),
+        provenance: set.provenance.clone(),
     };
     let head = postcard::to_allocvec(&header).ok()?;
     let key = hash(0, &[MAGIC, &head]);
@@ -640,10 +641,10 @@ impl Artifact {
             .policies
             .iter()
             .all(|p| self.read::<BTreeMap<String, Fact>>(p.facts).is_some());
-        let notes = h.notes.1 <= 1
-            || self
-                .read::<BTreeMap<String, Vec<String>>>(h.notes)
-                .is_some();
+        // Every record, the empty notes `for_event` skips included.
+        let notes = self
+            .read::<BTreeMap<String, Vec<String>>>(h.notes)
+            .is_some();
         let rules = (0..h.rules.len()).all(|id| self.rule(id as RuleId).is_some());
         events && policies && notes && rules
     }

@@ -9,6 +9,7 @@
 pub mod artifact;
 pub mod literals;
 pub mod patterns;
+pub mod provenance;
 pub mod reach;
 pub mod set;
 pub mod templates;

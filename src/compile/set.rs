@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use super::provenance::{self, Provenance};
 use super::reach::{self, RuleId, RuleInfo, Table};
 use super::{Bucket, Compiled, Templates};
 use crate::contract::{events, Event};
@@ -34,8 +35,8 @@ pub struct CompiledSet {
     pub failure: FailureMode,
     /// The `[log]` tables, in load order (the decision log's settings).
     pub log: Vec<LogTable>,
-    /// A hash of the policy texts (names and contents), recorded in the log.
-    pub policy_hash: String,
+    /// The SHA-256 of the policy set and its bundles, recorded with every decision.
+    pub provenance: Provenance,
 }
 
 /// One rule of a set: valid, or broken with its errors.
@@ -73,7 +74,7 @@ impl CompiledSet {
             notes: BTreeMap::new(),
             failure: overall_failure_mode(found),
             log: vec![],
-            policy_hash: policy_hash(&found.sources),
+            provenance: Provenance::default(),
         };
         for d in &found.errors {
             set.add_unloadable(None, d);
@@ -85,6 +86,7 @@ impl CompiledSet {
                 Err(d) => set.add_unloadable(Some(source), &d),
             }
         }
+        set.provenance = provenance_of(found, &parsed);
         let layered = layering::apply(parsed);
         for (source, raw) in &layered.policies {
             set.add_policy(source, raw);
@@ -296,14 +298,19 @@ pub fn overall_failure_mode(found: &Found) -> FailureMode {
     }
 }
 
-/// A hash of policy sources (names and texts): equal hashes, equal policies.
-pub fn policy_hash(sources: &[Arc<PolicySource>]) -> String {
-    let names: Vec<String> = sources.iter().map(|s| s.display_name()).collect();
-    let mut parts: Vec<&[u8]> = vec![];
-    for (s, n) in sources.iter().zip(&names) {
-        parts.push(n.as_bytes());
-        parts.push(s.full_text().as_bytes());
-    }
-    let h = super::artifact::hash(0, &parts);
-    format!("{:016x}", (h >> 64) as u64 ^ h as u64)
+/// The provenance of what `found` holds (`parsed`: the sources that parsed).
+fn provenance_of(found: &Found, parsed: &[(Arc<PolicySource>, RawPolicy)]) -> Provenance {
+    let parts: Vec<provenance::Part<'_>> = found
+        .sources
+        .iter()
+        .map(|source| provenance::Part {
+            source,
+            raw: parsed
+                .iter()
+                .find(|(s, _)| Arc::ptr_eq(s, source))
+                .map(|(_, raw)| raw),
+        })
+        .collect();
+    let unloadable: Vec<String> = found.errors.iter().map(Diagnostic::one_line).collect();
+    Provenance::of(&parts, &unloadable)
 }

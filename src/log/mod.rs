@@ -24,6 +24,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use crate::compile::provenance::Provenance;
 use crate::contract::Event;
 use crate::decision::Decision;
 use crate::policy::log::{LogEvents, LogTable};
@@ -42,8 +43,8 @@ pub struct Answered<'a> {
     pub decision: &'a Decision,
     /// The `[log]` tables of the policies, in load order.
     pub tables: &'a [LogTable],
-    /// The hash of the policy set (see [`policy_hash`]).
-    pub policy_hash: &'a str,
+    /// The policy set's hash and bundles.
+    pub provenance: &'a Provenance,
     /// Microseconds from start to answer.
     pub us: u64,
     /// Allow-once, when a code was issued or an allowance used.
@@ -107,7 +108,8 @@ pub fn record(s: &Settings, a: &Answered, project: &Path, now_ms: i64) -> Record
         errors: a.decision.errors.iter().map(|e| red.text(e)).collect(),
         us: a.us,
         version: env!("CARGO_PKG_VERSION").to_string(),
-        policy_hash: a.policy_hash.to_string(),
+        policy_hash: a.provenance.hash.clone(),
+        bundles: a.provenance.bundles.clone(),
         project: project.to_string_lossy().into_owned(),
         summary,
         allow: a.allow.clone(),

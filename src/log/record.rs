@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::compile::provenance::Bundle;
 use crate::decision::AuditHit;
 use crate::policy::syntax::DecisionKind;
 
@@ -77,9 +78,14 @@ pub struct Record {
     /// hookrules' version.
     #[serde(default)]
     pub version: String,
-    /// A hash of the policy texts that decided (same hash: same policies).
+    /// The SHA-256 of the whole policy set that decided (same hash: same
+    /// policies; see `compile::provenance`).
     #[serde(default)]
     pub policy_hash: String,
+    /// The bundles in that set: the built-in pack, managed policies, policies
+    /// that name a version; each with its name, version and hash.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bundles: Vec<Bundle>,
     /// The project directory.
     #[serde(default)]
     pub project: String,

@@ -116,6 +116,9 @@ pub struct RawOverride {
 pub struct RawPolicyHeader {
     /// Name shown in traces and diagnostics; defaults to the file name.
     pub name: Option<Sp<String>>,
+    /// This policy's version (`"2.1.0"`): a policy that names one is a bundle,
+    /// recorded with its name, version and hash in every decision.
+    pub version: Option<Sp<String>>,
     /// What this policy is for.
     pub description: Option<String>,
     /// `fail-closed` (default) or `fail-open`: what happens when this policy cannot be

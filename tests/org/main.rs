@@ -1,0 +1,5 @@
+//! Org scale (issue 29), through the real binary: provenance with every
+//! decision, unguarded tool use, export over OpenTelemetry, the managed layer.
+
+mod provenance;
+mod sandbox;

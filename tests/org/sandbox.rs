@@ -1,0 +1,160 @@
+//! A scratch machine for one test: a project, a home, config, state and cache
+//! folders of its own, and `hookrules` run as a process in it.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use hookrules::log::record::Record;
+use serde_json::{json, Value};
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_hookrules");
+
+pub struct Sandbox {
+    _tmp: tempfile::TempDir,
+    pub root: PathBuf,
+    /// Extra environment for every command.
+    pub env: Vec<(String, String)>,
+}
+
+impl Sandbox {
+    pub fn new() -> Sandbox {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().to_path_buf();
+        for d in [
+            "proj/.claude/hookrules",
+            "home",
+            "state",
+            "config/hookrules",
+            "cache",
+        ] {
+            std::fs::create_dir_all(root.join(d)).unwrap();
+        }
+        Sandbox {
+            _tmp: tmp,
+            root,
+            env: vec![],
+        }
+    }
+
+    pub fn project(&self) -> PathBuf {
+        self.root.join("proj")
+    }
+
+    /// Write a project policy.
+    pub fn project_policy(&self, name: &str, text: &str) -> PathBuf {
+        let p = self.project().join(".claude/hookrules").join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+
+    /// Write a user policy.
+    pub fn user_policy(&self, name: &str, text: &str) -> PathBuf {
+        let p = self.root.join("config/hookrules").join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+
+    pub fn cmd(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(BIN);
+        c.args(args)
+            .current_dir(self.project())
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("HOME", self.root.join("home"))
+            .env("XDG_STATE_HOME", self.root.join("state"))
+            .env("XDG_CONFIG_HOME", self.root.join("config"))
+            .env("XDG_CACHE_HOME", self.root.join("cache"))
+            .env("CLAUDE_PROJECT_DIR", self.project());
+        for (k, v) in &self.env {
+            c.env(k, v);
+        }
+        c
+    }
+
+    /// `hookrules run` with this event (and extra arguments).
+    pub fn run_with(&self, event: &Value, args: &[&str], env: &[(&str, &str)]) -> Output {
+        let mut all = vec!["run"];
+        all.extend_from_slice(args);
+        let mut c = self.cmd(&all);
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        let mut child = c
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(event.to_string().as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            !String::from_utf8_lossy(&out.stderr).contains("panicked"),
+            "{out:?}"
+        );
+        out
+    }
+
+    pub fn run(&self, event: &Value) -> Output {
+        self.run_with(event, &[], &[])
+    }
+
+    /// Another `hookrules` command.
+    pub fn hr(&self, args: &[&str]) -> Output {
+        self.cmd(args).stdin(Stdio::null()).output().unwrap()
+    }
+
+    /// The log folder (the only project folder under the state home).
+    pub fn log_dir(&self) -> PathBuf {
+        let projects = self.root.join("state/hookrules/projects");
+        let mut dirs: Vec<PathBuf> = std::fs::read_dir(&projects)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        assert_eq!(dirs.len(), 1, "{dirs:?}");
+        dirs.pop().unwrap()
+    }
+
+    pub fn records(&self) -> Vec<Record> {
+        records_in(&self.log_dir())
+    }
+
+    /// The newest record.
+    pub fn last(&self) -> Record {
+        self.records().pop().expect("a record")
+    }
+}
+
+pub fn records_in(dir: &Path) -> Vec<Record> {
+    hookrules::log::store::read_lines(dir)
+        .unwrap()
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// A Claude Code event about a tool.
+pub fn tool_event(event: &str, tool: &str, input: Value, id: &str) -> Value {
+    json!({"session_id": "s-1", "transcript_path": "/tmp/t.jsonl", "cwd": "/tmp",
+        "hook_event_name": event, "tool_name": tool,
+        "tool_input": input, "tool_use_id": id})
+}
+
+/// A Claude Code PreToolUse of Bash.
+pub fn bash(cmd: &str) -> Value {
+    tool_event(
+        "PreToolUse",
+        "Bash",
+        json!({"command": cmd, "description": "x"}),
+        "toolu_1",
+    )
+}

@@ -1,5 +1,5 @@
 //! In-process benchmark of the library pipeline for one event: policy discovery,
-//! parse, validate, compile and evaluate, through `hookrules::cli::run::run_detailed`
+//! parse, validate, compile and evaluate, through `hookrules::engine::run::in_process`
 //! (what `hookrules run` does, minus process start-up and the final write).
 //!
 //!     cargo bench --bench engine            # every case
@@ -16,7 +16,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use hookrules::cli::run::run_detailed;
+use hookrules::contract::hosts::Hint;
+use hookrules::engine::run::in_process;
 use hookrules::os::clock::Now;
 use hookrules::policy::discover::Discovery;
 
@@ -113,7 +114,7 @@ fn main() {
 
     println!(
         "{:<42} {:>7} {:>12} {:>12}  decision",
-        "case (in-process, run_detailed)", "iters", "median µs", "p99 µs"
+        "case (in-process, in_process)", "iters", "median µs", "p99 µs"
     );
     for case in cases {
         if let Some(f) = &filter {
@@ -132,7 +133,7 @@ fn main() {
         let once = || {
             let now = Now::current();
             let mut input: &[u8] = &case.event;
-            run_detailed(&discovery, &mut input, &env, now)
+            in_process(&discovery, &mut input, &env, now, Hint::default())
         };
         let (answer, decision) = once();
         let summary = match &decision {

@@ -12,7 +12,10 @@
 //! 5. [`decision`]: combine what the matching rules said, and what they ask done;
 //! 6. [`answer`]: shape the decision into what the client reads;
 //! 7. [`effects`]: run the side effects, after the answer;
-//! 8. [`log`]: the decision log (after the answer), and allow-once.
+//! 8. [`log`]: the decision log (after the answer), and allow-once;
+//! 9. [`engine`]: the pipeline assembled once: one event judged
+//!    ([`engine::judge`]) for every command, and `hookrules run` as the client
+//!    runs it ([`engine::run`]).
 //!
 //! Shared ground, importing no stage: [`source`] (a policy's text and where it
 //! came from), [`diagnostics`] (codes and messages that point into it),
@@ -30,6 +33,7 @@ pub mod contract;
 pub mod decision;
 pub mod diagnostics;
 pub mod effects;
+pub mod engine;
 pub mod eval;
 pub mod log;
 pub mod os;

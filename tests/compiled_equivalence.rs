@@ -8,8 +8,9 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use hookrules::cli::run::run_detailed;
 use hookrules::compile::artifact::{self, SetOrigin};
+use hookrules::contract::hosts::Hint;
+use hookrules::engine::run::in_process;
 use hookrules::os::clock::Now;
 use hookrules::policy::discover::Discovery;
 use serde_json::Value;
@@ -123,11 +124,12 @@ fn answer(
     let _ = std::fs::remove_dir_all(project);
     std::fs::create_dir_all(project).unwrap();
     let env = env_for(project, from);
-    let (a, d) = run_detailed(
+    let (a, d) = in_process(
         d,
         &mut ev.to_string().as_bytes(),
         &env,
         Now::at(1_763_700_000),
+        Hint::default(),
     );
     (
         a.stdout,

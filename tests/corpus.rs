@@ -5,7 +5,7 @@
 //! (`tool = "Read"`, …), each with the verdict the built-in default pack must
 //! reach. `tests/corpus/packs/<pack>.toml` does the same for an opt-in pack,
 //! evaluated with the default pack plus `builtin:<pack>`. Each case becomes a
-//! PreToolUse event answered in-process by `run_detailed`; no decision at all
+//! PreToolUse event answered in-process by `engine::run::in_process`; no decision at all
 //! counts as "allow".
 //!
 //! A case may carry `todo = "needs <feature>"`: a known gap of the engine. A todo
@@ -25,7 +25,8 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use hookrules::cli::run::run_detailed;
+use hookrules::contract::hosts::Hint;
+use hookrules::engine::run::in_process;
 use hookrules::os::clock::Now;
 use hookrules::policy::discover::{self, Discovery, Selection};
 use serde::Deserialize;
@@ -401,7 +402,13 @@ fn evaluate(d: &Discovery, event: &Value, windows: bool) -> Outcome {
         env.insert("CLAUDE_PROJECT_DIR".to_string(), PROJECT.to_string());
     }
     let bytes = serde_json::to_vec(event).expect("event serialises");
-    let (answer, decision) = run_detailed(d, &mut bytes.as_slice(), &env, Now::at(NOW));
+    let (answer, decision) = in_process(
+        d,
+        &mut bytes.as_slice(),
+        &env,
+        Now::at(NOW),
+        Hint::default(),
+    );
     match decision {
         None => Outcome {
             verdict: "no decision (input or internal failure)".to_string(),

@@ -11,7 +11,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use hookrules::cli::run::run;
+use hookrules::contract::hosts::Hint;
+use hookrules::engine::run::in_process;
 use hookrules::os::clock::Now;
 use hookrules::policy::discover::Discovery;
 use serde_json::Value;
@@ -104,7 +105,14 @@ fn run_with(policy: &str, stdin: &[u8]) -> hookrules::answer::Answer {
     };
     let mut env = BTreeMap::new();
     env.insert("HOME".to_string(), "/home/dev".to_string());
-    run(&d, &mut &stdin[..], &env, Now::at(1_763_700_000))
+    in_process(
+        &d,
+        &mut &stdin[..],
+        &env,
+        Now::at(1_763_700_000),
+        Hint::default(),
+    )
+    .0
 }
 
 /// Check one answer against the contract; returns the problems.

@@ -13,8 +13,8 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use hookrules::cli::run::run_hinted;
 use hookrules::contract::hosts::{Hint, Host};
+use hookrules::engine::run::in_process;
 use hookrules::os::clock::Now;
 use hookrules::policy::discover::Discovery;
 use serde::Deserialize;
@@ -296,7 +296,7 @@ fn answer(host: Host, event: &Value) -> (String, i32) {
         host: named.then_some(host),
         event: None,
     };
-    let (a, _) = run_hinted(
+    let (a, _) = in_process(
         &d,
         &mut bytes.as_slice(),
         &env,
@@ -421,7 +421,7 @@ fn an_envelope_no_agent_sends_is_refused_loudly() {
     };
     let env = BTreeMap::new();
     let stdin = br#"{"tool":"shell","args":{"command":"rm -rf /"}}"#;
-    let (a, decision) = run_hinted(&d, &mut stdin.as_slice(), &env, Now::at(0), Hint::default());
+    let (a, decision) = in_process(&d, &mut stdin.as_slice(), &env, Now::at(0), Hint::default());
     assert!(decision.is_none());
     assert_eq!(a.exit, 2, "the built-in pack fails closed: exit 2 blocks");
     assert!(
@@ -430,7 +430,7 @@ fn an_envelope_no_agent_sends_is_refused_loudly() {
         a.stderr
     );
     // Named as Copilot, with its event, a broken envelope is a proper Copilot deny.
-    let (a, _) = run_hinted(
+    let (a, _) = in_process(
         &d,
         &mut b"{not json".as_slice(),
         &env,
@@ -443,7 +443,7 @@ fn an_envelope_no_agent_sends_is_refused_loudly() {
     let v: Value = serde_json::from_str(&a.stdout).expect(&a.stderr);
     assert_eq!(v["permissionDecision"], "deny");
     // Named as Gemini, a broken BeforeTool is a Gemini deny.
-    let (a, _) = run_hinted(
+    let (a, _) = in_process(
         &d,
         &mut br#"{"hook_event_name":"BeforeTool","tool_input":"#.as_slice(),
         &env,

@@ -262,12 +262,14 @@ fn the_commented_example_rule_is_valid_once_uncommented() {
         ..Discovery::default()
     };
     let event = r#"{"session_id":"s","transcript_path":"/t","cwd":"/w","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"cargo publish --dry-run"},"tool_use_id":"t1"}"#;
-    let answer = hookrules::cli::run::run(
+    let answer = hookrules::engine::run::in_process(
         &discovery,
         &mut event.as_bytes(),
         &BTreeMap::new(),
         hookrules::os::clock::Now::at(0),
-    );
+        hookrules::contract::hosts::Hint::default(),
+    )
+    .0;
     let v: Value = serde_json::from_str(&answer.stdout).unwrap();
     assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "ask", "{v}");
 }

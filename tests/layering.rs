@@ -6,7 +6,8 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use hookrules::cli::check;
-use hookrules::cli::run::run_detailed;
+use hookrules::contract::hosts::Hint;
+use hookrules::engine::run::in_process;
 use hookrules::os::clock::Now;
 use hookrules::policy::discover::Discovery;
 
@@ -51,11 +52,12 @@ fn bash(p: &Project, command: &str) -> (String, Vec<String>, String) {
         "tool_input": {"command": command}, "cwd": p.project});
     let mut env = BTreeMap::new();
     env.insert("HOME".to_string(), "/home/dev".to_string());
-    let (_, d) = run_detailed(
+    let (_, d) = in_process(
         &discovery(p),
         &mut ev.to_string().as_bytes(),
         &env,
         Now::at(1_763_700_000),
+        Hint::default(),
     );
     let d = d.expect("evaluated");
     (

@@ -5,8 +5,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use hookrules::cli::check;
-use hookrules::cli::run::run_detailed;
+use hookrules::contract::hosts::Hint;
 use hookrules::diagnostics::Code;
+use hookrules::engine::run::in_process;
 use hookrules::os::clock::Now;
 use hookrules::policy::discover::Discovery;
 use serde_json::json;
@@ -23,11 +24,12 @@ fn fired(p: &Path, event: serde_json::Value) -> Vec<String> {
         flags: vec![p.to_path_buf()],
         ..Discovery::default()
     };
-    let (_, d) = run_detailed(
+    let (_, d) = in_process(
         &d,
         &mut event.to_string().as_bytes(),
         &BTreeMap::new(),
         Now::at(0),
+        Hint::default(),
     );
     d.map(|d| d.matched).unwrap_or_default()
 }

@@ -1,10 +1,11 @@
 //! The location language end to end: `tests/policies/reach.toml` answering
-//! real events through `run_detailed`, as `hookrules run` would.
+//! real events through `engine::run::in_process`, as `hookrules run` would.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use hookrules::cli::run::run_detailed;
+use hookrules::contract::hosts::Hint;
+use hookrules::engine::run::in_process;
 use hookrules::os::clock::Now;
 use hookrules::policy::discover::Discovery;
 use serde_json::{json, Value};
@@ -26,7 +27,13 @@ fn decide(event: Value) -> (String, String) {
         "/home/dev/myproj".to_string(),
     );
     let bytes = serde_json::to_vec(&event).unwrap();
-    let (answer, decision) = run_detailed(&d, &mut bytes.as_slice(), &env, Now::at(1_763_700_000));
+    let (answer, decision) = in_process(
+        &d,
+        &mut bytes.as_slice(),
+        &env,
+        Now::at(1_763_700_000),
+        Hint::default(),
+    );
     let d = decision.unwrap_or_else(|| panic!("no decision: {}", answer.stderr));
     (
         d.kind.map_or("allow", |k| k.as_str()).to_string(),

@@ -5,7 +5,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use hookrules::cli::run::run_detailed;
+use hookrules::contract::hosts::Hint;
+use hookrules::engine::run::in_process;
 use hookrules::os::clock::Now;
 use hookrules::policy::discover::Discovery;
 use serde_json::{json, Value};
@@ -42,7 +43,13 @@ impl Project {
             user_dir: Some(self.dir.join("home/.config/hookrules")),
             ..Discovery::default()
         };
-        let (answer, _) = run_detailed(&d, &mut text.as_bytes(), &env, Now::at(1763700000));
+        let (answer, _) = in_process(
+            &d,
+            &mut text.as_bytes(),
+            &env,
+            Now::at(1763700000),
+            Hint::default(),
+        );
         if answer.stdout.is_empty() {
             Value::Null
         } else {

@@ -5,7 +5,8 @@
 
 use std::collections::BTreeMap;
 
-use hookrules::cli::run::run;
+use hookrules::contract::hosts::Hint;
+use hookrules::engine::run::in_process;
 use hookrules::os::clock::Now;
 use hookrules::policy::discover::Discovery;
 
@@ -44,12 +45,14 @@ fn context_for(tz: Option<&str>) -> String {
     let event =
         r#"{"hook_event_name":"SessionStart","session_id":"s","cwd":"/","source":"startup"}"#;
     // 2025-11-20 23:30:00 UTC.
-    let a = run(
+    let a = in_process(
         &d,
         &mut event.as_bytes(),
         &env,
         Now::at(1763681400).with_tz(tz),
-    );
+        Hint::default(),
+    )
+    .0;
     let v: serde_json::Value = serde_json::from_str(&a.stdout).unwrap();
     v["hookSpecificOutput"]["additionalContext"]
         .as_str()

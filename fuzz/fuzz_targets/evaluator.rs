@@ -1,6 +1,6 @@
 //! Arbitrary bytes as the event on stdin of `hookrules run`, answered by
-//! `cli::run::run_detailed` against the built-in pack and against each example
-//! policy set in `examples/*/policies`. Nothing may panic (`run_detailed` catches
+//! `engine::run::in_process` against the built-in pack and against each example
+//! policy set in `examples/*/policies`. Nothing may panic (`in_process` catches
 //! panics in evaluation and turns them into an "internal error" answer: that
 //! counts as a crash here too), and the answer must be one JSON object or nothing.
 //!
@@ -13,7 +13,8 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-use hookrules::cli::run::run_detailed;
+use hookrules::contract::hosts::Hint;
+use hookrules::engine::run::in_process;
 use hookrules::os::clock::Now;
 use hookrules::policy::discover::Discovery;
 use libfuzzer_sys::fuzz_target;
@@ -83,7 +84,7 @@ fuzz_target!(|data: &[u8]| {
         let _ = std::fs::create_dir_all(&s.project);
     }
     for (name, d) in &s.discoveries {
-        let (answer, _) = run_detailed(d, &mut &data[..], &s.env, Now::at(1_790_000_000));
+        let (answer, _) = in_process(d, &mut &data[..], &s.env, Now::at(1_790_000_000), Hint::default());
         assert!(
             !answer.stderr.contains("internal error"),
             "{name}: evaluation panicked: {}",

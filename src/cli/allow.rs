@@ -1,104 +1,17 @@
-//! `hookrules allow CODE`, and the allow-once step of `run` (see
-//! [`crate::log::allow`] for the design and its guards against the agent).
+//! `hookrules allow CODE` (see [`crate::log::allow`] for the design, the
+//! allow-once step of `run`, and its guards against the agent).
 
 use std::collections::BTreeMap;
 use std::io::Write;
 
-use crate::contract::Event;
-use crate::decision::Decision;
-use crate::log::allow::{self, Granted, Pending};
+use crate::log::allow::{self, Granted};
 use crate::log::record::{AllowNote, Kind, Record};
-use crate::log::settings;
-use crate::policy::log::LogTable;
-use crate::policy::syntax::DecisionKind;
 
 /// `hookrules allow` arguments.
 #[derive(Debug, Clone, clap::Args)]
 pub struct AllowArgs {
     /// The code a deny showed you (like K7QX-2MPD).
     pub code: String,
-}
-
-/// What allow-once did for one `run`.
-#[derive(Debug, Default)]
-pub struct OnceStep {
-    /// For the log.
-    pub note: Option<AllowNote>,
-    /// A code issued: its record is saved after the answer.
-    pub issued: Option<allow::Issued>,
-    /// Warnings for stderr.
-    pub warnings: Vec<String>,
-}
-
-/// In `run`, for a PreToolUse deny: use an allowance granted for exactly this
-/// call (the deny is lifted, once), or issue a code for one.
-pub fn on_decision(
-    tables: &[LogTable],
-    event: &Event,
-    env: &BTreeMap<String, String>,
-    decision: &mut Decision,
-) -> OnceStep {
-    if decision.kind != Some(DecisionKind::Deny) || event.name != "PreToolUse" {
-        return OnceStep::default();
-    }
-    let project = crate::log::project_dir(Some(event), env);
-    let s = settings::resolve(tables, &project, env);
-    let (true, Some(dir)) = (s.allow_once, s.dir.as_deref()) else {
-        return OnceStep::default();
-    };
-    let tool = event.str("tool_name").unwrap_or("");
-    let input = event.value.get("tool_input").cloned().unwrap_or_default();
-    let id = allow::call_id(&project, tool, &input);
-    let now = crate::log::now_ms(env);
-    if let Some(g) = allow::take(dir, &id, now) {
-        let lifted = decision.determined_by.join(", ");
-        decision.kind = None;
-        decision.reason = None;
-        decision.determined_by.clear();
-        decision.policies.clear();
-        decision.messages.push(format!(
-            "hookrules: allowed once by {} (would be denied by {lifted}).",
-            g.by
-        ));
-        let note = AllowNote {
-            action: "used".into(),
-            id,
-            by: Some(g.by),
-            expires: None,
-        };
-        return OnceStep {
-            note: Some(note),
-            ..OnceStep::default()
-        };
-    }
-    let red = crate::log::redact::Redactor::new(&s.redact, &s.redact_values, 300);
-    let summary = crate::log::record::summary_of(&red.event(&event.value)).unwrap_or_default();
-    let p = Pending {
-        id,
-        tool: tool.to_string(),
-        summary,
-        rules: decision.determined_by.clone(),
-        session: event.str("session_id").map(str::to_string),
-        expires_ms: now + i64::from(s.allow_minutes) * 60_000,
-    };
-    match allow::issue(dir, &p) {
-        Ok((code, issued, note)) => {
-            // systemMessage: the user sees it, the model never does.
-            decision.messages.push(format!(
-                "hookrules: if this deny is a false positive, run `hookrules allow {code}` in your own terminal (within {} min) to let exactly this call through once.",
-                s.allow_minutes
-            ));
-            OnceStep {
-                note: Some(note),
-                issued: Some(issued),
-                warnings: vec![],
-            }
-        }
-        Err(e) => OnceStep {
-            warnings: vec![format!("allow-once code not issued: {e}")],
-            ..OnceStep::default()
-        },
-    }
 }
 
 /// Who is allowing: `user@host` and the terminal.
@@ -158,7 +71,7 @@ pub fn run(
         let _ = writeln!(err, "hookrules allow: no state folder for this project");
         return 2;
     };
-    let now = crate::log::now_ms(env);
+    let now = crate::os::clock::Now::from_env(env).ms;
     let (path, p) = match allow::pending(&dir, &args.code, now) {
         Ok(x) => x,
         Err(e) => {

@@ -770,7 +770,13 @@ const DESTRUCTIVE_PROBES: &[&str] = &["rm -rf /", "rm -rf ~"];
 fn destructive_probe(found: &crate::policy::discover::Found) -> Vec<Diagnostic> {
     use crate::policy::syntax::DecisionKind;
     let mut let_through = vec![];
-    let set = crate::compile::set::CompiledSet::build(found);
+    let set = crate::engine::Set::from_found(found);
+    let mut env = BTreeMap::new();
+    env.insert("HOME".to_string(), "/home/user".to_string());
+    env.insert(
+        "CLAUDE_PROJECT_DIR".to_string(),
+        "/home/user/project".to_string(),
+    );
     for command in DESTRUCTIVE_PROBES {
         let value = serde_json::json!({
             "session_id": "hookrules-check", "cwd": "/home/user/project",
@@ -780,24 +786,19 @@ fn destructive_probe(found: &crate::policy::discover::Found) -> Vec<Diagnostic> 
         let Ok(event) = crate::contract::Event::from_value(value) else {
             continue;
         };
-        let compiled = set.for_event(&event, crate::compile::set::Query::default());
-        let mut env = BTreeMap::new();
-        env.insert("HOME".to_string(), "/home/user".to_string());
-        env.insert(
-            "CLAUDE_PROJECT_DIR".to_string(),
-            "/home/user/project".to_string(),
-        );
-        let mut ctx = crate::eval::Ctx::from_env(&event, env, crate::os::clock::Now::at(0));
-        ctx.run_commands = false;
-        let outcome =
-            crate::eval::evaluate(&compiled, &event, &ctx, &mut crate::eval::trace::NoTrace);
-        let inconclusive = outcome
+        let world = crate::engine::World {
+            run_commands: false,
+            ..crate::engine::World::new(&env, crate::os::clock::Now::at(0))
+        };
+        let decision =
+            crate::engine::judge(&set, &event, world, &mut crate::eval::trace::NoTrace).decision;
+        let inconclusive = decision
             .failures
             .iter()
             .filter_map(|f| f.eval_error())
             .any(crate::eval::EvalError::is_not_run);
         let stopped = matches!(
-            crate::decision::decide(&outcome).kind,
+            decision.kind,
             Some(DecisionKind::Deny | DecisionKind::Block | DecisionKind::Ask | DecisionKind::Stop)
         );
         if !stopped && !inconclusive {

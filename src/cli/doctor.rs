@@ -543,16 +543,16 @@ fn builtin_protection(ctx: &Context, discovery: &Discovery, out: &mut Vec<Findin
         ),
     ];
     let mut off = vec![];
-    let set = crate::compile::set::CompiledSet::build(&discovery.find());
+    let set = crate::engine::Set::build(discovery);
+    let now = Now::from_env(&ctx.env);
     for (pack, event) in probes {
-        // Evaluated as `explain` does: no effects run, nothing is logged.
+        // Judged as `explain` does: no effects run, nothing is logged.
         let denied = crate::contract::Event::from_value(event).is_ok_and(|event| {
-            let compiled = set.for_event(&event, crate::compile::set::Query::default());
-            let ecx = crate::eval::Ctx::from_env(&event, ctx.env.clone(), Now::current());
-            let outcome =
-                crate::eval::evaluate(&compiled, &event, &ecx, &mut crate::eval::trace::NoTrace);
+            let world = crate::engine::World::new(&ctx.env, now.clone());
+            let judged =
+                crate::engine::judge(&set, &event, world, &mut crate::eval::trace::NoTrace);
             matches!(
-                crate::decision::decide(&outcome).kind,
+                judged.decision.kind,
                 Some(
                     crate::policy::syntax::DecisionKind::Deny
                         | crate::policy::syntax::DecisionKind::Stop

@@ -6,13 +6,11 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 
-use crate::answer;
-use crate::cli::fixture::Fixture;
-use crate::compile::set::{CompiledSet, Query};
+use crate::cli::fixture::{project_policies, Fixture, Session};
 use crate::contract::Event;
-use crate::decision;
-use crate::eval::trace::{RuleOutcome, Step, Trace, Tracer};
-use crate::eval::{self, Ctx};
+use crate::engine::{self, Set, World};
+use crate::eval::trace::{RuleOutcome, Step, Trace};
+use crate::os::clock::Now;
 use crate::policy::discover::Discovery;
 
 use super::{style, Format, Verbosity};
@@ -42,63 +40,19 @@ pub struct Explanation {
     pub exit: i32,
 }
 
-/// Explain a full fixture in its own temporary project (see [`explain`]).
-fn in_fixture_project(
-    fx: &Fixture,
-    discovery: &Discovery,
-    env: &BTreeMap<String, String>,
-    project: &Path,
-) -> Result<Explanation, String> {
-    let prepared = fx.prepare(project)?;
-    let event: serde_json::Value =
-        serde_json::from_str(&prepared.event_text).map_err(|e| e.to_string())?;
-    let fx = Fixture {
-        event,
-        env: prepared.env.clone(),
-        ..fx.clone()
-    };
-    let mut env = env.clone();
-    env.extend(prepared.env);
-    let discovery = Discovery {
-        project_dir: Some(project.to_path_buf()),
-        user_dir: Some(project.join("home/.config/hookrules")),
-        ..discovery.clone()
-    };
-    explanation(&fx, &discovery, &env)
-}
-
-/// Explain one event.
+/// Explain one event: judged by the engine ([`crate::engine::judge`]), as `run`
+/// judges it, with a recording tracer.
 pub fn explanation(
-    fixture: &Fixture,
+    event: &Event,
     discovery: &Discovery,
     env: &BTreeMap<String, String>,
-) -> Result<Explanation, String> {
-    let event = Event::from_value(fixture.event.clone()).map_err(|e| e.to_string())?;
-    let found = discovery.find();
-    let set = CompiledSet::build(&found);
-    let compiled = set.for_event(
-        &event,
-        Query {
-            prefilter: false,
-            explain: true,
-        },
-    );
-    let mut env = env.clone();
-    env.extend(fixture.env.clone());
-    let now = fixture
-        .now
-        .map(crate::os::clock::Now::at)
-        .unwrap_or_else(|| super::clock(&env))
-        .with_tz(env.get("TZ").map(String::as_str));
-    let ctx = Ctx::from_env(&event, env, now);
+    now: Now,
+) -> Explanation {
+    let set = Set::build(discovery);
     let mut trace = Trace::default();
-    let outcome = eval::evaluate(&compiled, &event, &ctx, &mut trace);
-    let decision = decision::decide(&outcome);
-    trace.step(Step::Combine {
-        note: decision::describe(&decision, outcome.contributions.len()),
-    });
-    let answer = answer::render(&event, &decision);
-    Ok(Explanation {
+    let judged = engine::judge(&set, event, World::new(env, now), &mut trace);
+    let compiled = &judged.compiled;
+    Explanation {
         event: event.name.clone(),
         policies: compiled
             .buckets
@@ -106,8 +60,7 @@ pub fn explanation(
             .map(|b| b.policy.source.display_name())
             .collect(),
         steps: trace.steps,
-        decision,
-        effects: outcome
+        effects: judged
             .effects
             .iter()
             .map(|e| format!("{} (rule {})", e.describe(), e.rule))
@@ -124,10 +77,37 @@ pub fn explanation(
                 )
             })
             .collect(),
-        stdout: answer.stdout,
-        stderr: answer.stderr,
-        exit: answer.exit,
-    })
+        decision: judged.decision,
+        stdout: judged.answer.stdout,
+        stderr: judged.answer.stderr,
+        exit: judged.answer.exit,
+    }
+}
+
+/// Explain a fixture: a full fixture exactly as `hookrules test` runs it (the
+/// same [`Session`]: a fresh temporary project with its files and the
+/// project's own policies, `$PROJECT_DIR` replaced, its own home, no user
+/// layer); a bare event in the real project, as `run` would see it.
+fn explain_fixture(
+    fx: &Fixture,
+    discovery: &Discovery,
+    env: &BTreeMap<String, String>,
+) -> Result<Explanation, String> {
+    if fx.bare {
+        let event = Event::from_value(fx.event.clone()).map_err(|e| e.to_string())?;
+        return Ok(explanation(&event, discovery, env, Now::from_env(env)));
+    }
+    let install = project_policies(discovery);
+    let session = Session::open(fx, discovery, install.as_deref())?;
+    let value: serde_json::Value =
+        serde_json::from_str(&session.event_text).map_err(|e| e.to_string())?;
+    let event = Event::from_value(value).map_err(|e| e.to_string())?;
+    Ok(explanation(
+        &event,
+        &session.discovery,
+        &session.env,
+        session.now.clone(),
+    ))
 }
 
 /// Run `explain` and print. `fixture` is a file, or `-` for stdin; `rule`
@@ -184,31 +164,7 @@ pub fn explain_with(
             return 2;
         }
     };
-    // A full fixture is explained exactly as `hookrules test` runs it: in a fresh
-    // temporary project with its files, `$PROJECT_DIR` replaced, its own home and
-    // no user layer. A bare event is explained in the real project, as `run` would.
-    let tmp = if fx.bare {
-        None
-    } else {
-        match crate::cli::fixture::tempdir() {
-            Ok(t) => Some(t),
-            Err(e) => {
-                let _ = writeln!(
-                    err,
-                    "hookrules explain: cannot create a temporary directory: {e}"
-                );
-                return 2;
-            }
-        }
-    };
-    let result = match &tmp {
-        None => explanation(&fx, discovery, env),
-        Some(project) => in_fixture_project(&fx, discovery, env, project),
-    };
-    if let Some(t) = &tmp {
-        let _ = std::fs::remove_dir_all(t);
-    }
-    let ex = match result {
+    let ex = match explain_fixture(&fx, discovery, env) {
         Ok(x) => x,
         Err(e) => {
             let _ = writeln!(err, "hookrules explain: {}: {e}", fixture.display());

@@ -9,6 +9,9 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use serde_json::Value;
 
+use crate::os::clock::Now;
+use crate::policy::discover::Discovery;
+
 /// The fixture format, as `hookrules test --help` prints it.
 pub const FORMAT: &str = r##"Fixtures
 A fixture is a JSON file: the event exactly as the client sends it (what
@@ -216,6 +219,108 @@ impl Fixture {
             env,
         })
     }
+}
+
+/// A fixture made ready to judge in its own temporary project: its files
+/// created, the policies to test installed, `$PROJECT_DIR` replaced. `test`
+/// runs it and `explain` explains it, from this one preparation, so that what
+/// one explains is what the other runs. The project is removed when the
+/// session is dropped.
+#[derive(Debug)]
+pub struct Session {
+    /// The temporary project.
+    pub project: PathBuf,
+    /// The event, with `$PROJECT_DIR` replaced.
+    pub event_text: String,
+    /// The environment: the fixture's alone (see [`Prepared::env`]), never the
+    /// process's.
+    pub env: BTreeMap<String, String>,
+    /// The clock: the fixture's `now`, else the environment's; local time in the
+    /// fixture's zone.
+    pub now: Now,
+    /// The policies: the search `base` names, in the fixture's own project and
+    /// home (never the machine's policy layers).
+    pub discovery: Discovery,
+}
+
+impl Session {
+    /// Prepare `fx` in a fresh temporary project, with the `*.toml` files of
+    /// `install` (if any) copied into its `.claude/hookrules/` first.
+    pub fn open(fx: &Fixture, base: &Discovery, install: Option<&Path>) -> Result<Session, String> {
+        let project = tempdir().map_err(|e| format!("cannot create a temporary directory: {e}"))?;
+        let mut session = Session {
+            discovery: Discovery {
+                project_dir: Some(project.clone()),
+                user_dir: Some(project.join("home/.config/hookrules")),
+                ..base.clone()
+            },
+            project,
+            event_text: String::new(),
+            env: BTreeMap::new(),
+            now: Now::at(0),
+        };
+        if let Some(dir) = install {
+            install_policies(dir, &session.project)?;
+        }
+        let prepared = fx.prepare(&session.project)?;
+        session.now = fx
+            .now
+            .map(Now::at)
+            .unwrap_or_else(|| Now::from_env(&prepared.env))
+            .with_tz(prepared.env.get("TZ").map(String::as_str));
+        session.event_text = prepared.event_text;
+        session.env = prepared.env;
+        Ok(session)
+    }
+
+    /// What `run` answers and decides for the fixture (side effects run, in
+    /// the temporary project).
+    pub fn run(&self) -> (crate::answer::Answer, Option<crate::decision::Decision>) {
+        crate::engine::run::in_process(
+            &self.discovery,
+            &mut self.event_text.as_bytes(),
+            &self.env,
+            self.now.clone(),
+            crate::contract::hosts::Hint::default(),
+        )
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.project);
+    }
+}
+
+/// The project's own policy folder, installed into each fixture's project when
+/// the policies come from the layers (no `-p`, no `HOOKRULES_POLICIES`): a
+/// project's fixtures test the project's policies.
+pub fn project_policies(base: &Discovery) -> Option<PathBuf> {
+    if !base.flags.is_empty() || base.env.as_deref().is_some_and(|e| !e.trim().is_empty()) {
+        return None;
+    }
+    base.project_dir
+        .as_ref()
+        .map(|p| p.join(crate::policy::discover::PROJECT_POLICY_DIR))
+        .filter(|d| d.is_dir())
+}
+
+/// Copy a folder's policies into a project's `.claude/hookrules/` (links followed).
+fn install_policies(from: &Path, project: &Path) -> Result<(), String> {
+    let to = project.join(".claude/hookrules");
+    std::fs::create_dir_all(&to).map_err(|e| format!("cannot create {}: {e}", to.display()))?;
+    let entries =
+        std::fs::read_dir(from).map_err(|e| format!("cannot read {}: {e}", from.display()))?;
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.extension().is_some_and(|x| x == "toml") {
+            let text = crate::os::files::read_text(&p)
+                .map_err(|e| format!("cannot read {}: {e}", p.display()))?;
+            std::fs::write(to.join(e.file_name()), text)
+                .map_err(|e| format!("cannot install {}: {e}", p.display()))?;
+        }
+    }
+    Ok(())
 }
 
 /// A fresh, empty, canonical temporary directory (removed by the caller).

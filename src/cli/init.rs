@@ -219,20 +219,6 @@ pub fn events_for(version: Option<(u32, u32, u32)>) -> Vec<&'static str> {
         .collect()
 }
 
-/// The handler timeout for an event, in seconds (the client's unit, reference §3.1).
-pub fn timeout_for(event: &str) -> u64 {
-    match event {
-        // Gates that may run a test suite or a build before letting the agent stop.
-        "Stop" | "SubagentStop" | "TaskCompleted" | "TeammateIdle" | "Setup" => 60,
-        // Context injection and state saved or restored around compaction.
-        "SessionStart" | "PreCompact" | "PostCompact" => 30,
-        // SessionEnd hooks share a 1.5 s budget unless a handler sets a timeout (§6 item 12).
-        "SessionEnd" => 10,
-        // Everything else sits on the interactive path: tool calls, prompts, permissions.
-        _ => 10,
-    }
-}
-
 fn version_text(v: (u32, u32, u32)) -> String {
     format!("{}.{}.{}", v.0, v.1, v.2)
 }
@@ -346,7 +332,7 @@ fn resolve_command(
 
 /// The handler hookrules registers for one event, with the client's timeout in
 /// seconds; `run --timeout` gets the same value, so the answer's deadline is
-/// known to fit it (see `cli::run`).
+/// known to fit it (see `engine::run`).
 pub fn handler(command: &str, timeout: u64) -> Value {
     json!({ "type": "command", "command": command, "args": ["run", "--timeout", timeout.to_string()], "timeout": timeout })
 }
@@ -951,7 +937,9 @@ fn init_inner(args: &InitArgs, ctx: &Context, out: &mut dyn Write) -> Result<(),
         }
     }
     for (event, n) in &needs {
-        if added.contains(&event.as_str()) && want(event) > timeout_for(event) {
+        if added.contains(&event.as_str())
+            && want(event) > crate::contract::events::default_timeout_secs(event)
+        {
             let _ = writeln!(
                 w,
                 "  {event}: {}s, since its commands can take {} ({})",

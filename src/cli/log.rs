@@ -267,7 +267,7 @@ pub fn log(
         args.decision.as_deref(),
         args.rule.as_deref(),
         args.session.as_deref(),
-        crate::log::now_ms(env),
+        crate::os::clock::Now::from_env(env).ms,
     ) {
         Ok(f) => f,
         Err(e) => {

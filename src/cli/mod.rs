@@ -14,7 +14,6 @@ pub mod log;
 pub mod replay;
 pub mod report;
 pub mod rule;
-pub mod run;
 pub mod scaffold;
 pub mod style;
 pub mod test;
@@ -29,7 +28,6 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::contract::hosts::{Hint, Host};
-use crate::os::clock::Now;
 use crate::policy::discover::Discovery;
 
 /// One fast binary and declarative TOML policies for every Claude Code hook event.
@@ -221,13 +219,22 @@ pub fn env_map() -> BTreeMap<String, String> {
         .collect()
 }
 
-/// The clock: `HOOKRULES_NOW` (unix seconds) pins it for fixtures and tests.
-pub fn clock(env: &BTreeMap<String, String>) -> Now {
-    let now = match env.get("HOOKRULES_NOW").and_then(|s| s.parse::<i64>().ok()) {
-        Some(t) => Now::at(t),
-        None => Now::current(),
-    };
-    now.with_tz(env.get("TZ").map(String::as_str))
+/// The project ([`crate::contract::project::resolve`] from the current
+/// folder); found from the current folder up, it is named relative to where
+/// the user is, so `check` names files as they would type them
+/// (`.claude/hookrules/x.toml`, `../.claude/...`).
+fn project_for_display(env: &BTreeMap<String, String>) -> PathBuf {
+    let root = crate::contract::project::resolve(env, None);
+    if env.get("CLAUDE_PROJECT_DIR").is_some_and(|s| !s.is_empty()) {
+        return root;
+    }
+    match std::env::current_dir() {
+        Ok(cwd) if cwd.starts_with(&root) => {
+            let up = cwd.components().count() - root.components().count();
+            (0..up).map(|_| "..").collect()
+        }
+        _ => root,
+    }
 }
 
 /// Policy discovery from flags and the environment.
@@ -235,21 +242,7 @@ pub fn discovery(flags: Vec<PathBuf>, env: &BTreeMap<String, String>) -> Discove
     Discovery {
         flags,
         env: env.get("HOOKRULES_POLICIES").cloned(),
-        // The client always sets CLAUDE_PROJECT_DIR; in a terminal, the project
-        // is found from the current folder up (see `discover::project_root`).
-        project_dir: env
-            .get("CLAUDE_PROJECT_DIR")
-            .filter(|s| !s.is_empty())
-            .map(PathBuf::from)
-            .or_else(|| {
-                let cwd = std::env::current_dir().ok()?;
-                let home = env.get("HOME").map(PathBuf::from);
-                let root = crate::policy::discover::project_root(&cwd, home.as_deref());
-                // Relative to where the user is, so `check` names files as they
-                // would type them (`.claude/hookrules/x.toml`, `../.claude/...`).
-                let up = cwd.components().count() - root.components().count();
-                Some((0..up).map(|_| "..").collect())
-            }),
+        project_dir: Some(project_for_display(env)),
         user_dir: env
             .get("XDG_CONFIG_HOME")
             .filter(|s| !s.is_empty())
@@ -336,13 +329,13 @@ pub fn main() -> ExitCode {
                     host: other.and_then(|(_, h)| h),
                     event: event.as_deref(),
                 };
-                run::main(
+                crate::engine::run::process(
                     &discovery(policies, &env),
                     &env,
-                    clock(&env),
-                    run::Invocation {
+                    crate::engine::run::Invocation {
                         hint,
-                        via_plugin: via.as_deref() == Some("plugin"),
+                        via_plugin: (via.as_deref() == Some("plugin"))
+                            .then_some(wiring::settings_answer as _),
                         timeout_secs: timeout,
                     },
                 )

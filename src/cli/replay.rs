@@ -11,10 +11,10 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
 
-use crate::compile::set::{CompiledSet, Query};
 use crate::contract::Event;
-use crate::decision::{self, strictness, Decision};
-use crate::eval::{self, trace::NoTrace, Ctx};
+use crate::decision::{strictness, Decision};
+use crate::engine::{self, Set, World};
+use crate::eval::trace::NoTrace;
 use crate::log::record::{Kind, Record};
 use crate::os::clock::Now;
 
@@ -160,19 +160,17 @@ fn approximate(v: &serde_json::Value) -> bool {
         || t.contains("\"omitted\"")
 }
 
-/// Decide one logged event under the given policies.
-fn decide(set: &CompiledSet, r: &Record, env: &BTreeMap<String, String>) -> Option<Decision> {
+/// Decide one logged event under the given policies, in the project it was
+/// evaluated in and at the time it was logged.
+fn decide(set: &Set, r: &Record, env: &BTreeMap<String, String>) -> Option<Decision> {
     let input = r.input.clone()?;
     let event = Event::from_value(input).ok()?;
-    let compiled = set.for_event(&event, Query::default());
     let mut env = env.clone();
     if !r.project.is_empty() {
         env.insert("CLAUDE_PROJECT_DIR".into(), r.project.clone());
     }
     let now = Now::at(r.ms().div_euclid(1000)).with_tz(env.get("TZ").map(String::as_str));
-    let ctx = Ctx::from_env(&event, env, now);
-    let outcome = eval::evaluate(&compiled, &event, &ctx, &mut NoTrace);
-    Some(decision::decide(&outcome))
+    Some(engine::judge(set, &event, World::new(&env, now), &mut NoTrace).decision)
 }
 
 /// Compare a logged record with a decision now.
@@ -205,9 +203,9 @@ pub fn replay(
     found: &crate::policy::discover::Found,
     env: &BTreeMap<String, String>,
 ) -> Replay {
-    let set = CompiledSet::build(found);
+    let set = Set::from_found(found);
     let mut out = Replay {
-        policy_hash: set.provenance.hash.clone(),
+        policy_hash: set.provenance().hash.clone(),
         ..Replay::default()
     };
     for r in records.iter().filter(|r| r.kind == Kind::Decision) {
@@ -301,7 +299,7 @@ pub fn run(
         None,
         None,
         None,
-        crate::log::now_ms(env),
+        crate::os::clock::Now::from_env(env).ms,
     ) {
         Ok(f) => f,
         Err(e) => {

@@ -826,7 +826,7 @@ pub fn run(
         None,
         None,
         None,
-        crate::log::now_ms(env),
+        crate::os::clock::Now::from_env(env).ms,
     ) {
         Ok(f) => f,
         Err(e) => {

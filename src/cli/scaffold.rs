@@ -4,7 +4,8 @@
 //! on `hookrules test` fails when the decision changes.
 //!
 //! The event is made portable the way fixtures are written by hand: the project
-//! folder (`CLAUDE_PROJECT_DIR`, else the event's `cwd`) becomes `$PROJECT_DIR`,
+//! folder (as evaluation finds it: `CLAUDE_PROJECT_DIR`, else from the event's
+//! `cwd` up, see [`crate::contract::project`]) becomes `$PROJECT_DIR`,
 //! and the home folder `$PROJECT_DIR/home`, which is where a fixture's `HOME`
 //! points when it runs. The decision is recorded from that portable fixture, run
 //! exactly as `hookrules test` will run it.
@@ -112,16 +113,13 @@ fn portable(text: &str, env: &BTreeMap<String, String>) -> Result<Fixture, Strin
     if !fx.bare || text.contains("$PROJECT_DIR") {
         return Ok(Fixture { expect: None, ..fx });
     }
-    let project = env
-        .get("CLAUDE_PROJECT_DIR")
-        .filter(|s| !s.is_empty())
-        .cloned()
-        .or_else(|| {
-            fx.event
-                .get("cwd")
-                .and_then(|c| c.as_str())
-                .map(String::from)
-        });
+    // The project as evaluation finds it (from the event's `cwd`).
+    let cwd = fx.event.get("cwd").and_then(|c| c.as_str()).map(Path::new);
+    let project = Some(
+        crate::contract::project::resolve(env, cwd)
+            .display()
+            .to_string(),
+    );
     let mut event_text = fx.event.to_string();
     if let Some(p) = project.filter(|p| p.len() > 1) {
         event_text = replace_dir(&event_text, p.trim_end_matches('/'), "$PROJECT_DIR");

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::cli::fixture::{Expect, Fixture};
+use crate::cli::fixture::{project_policies, Expect, Fixture, Session};
 use crate::cli::style;
 use crate::policy::discover::Discovery;
 use crate::policy::parse;
@@ -192,19 +192,6 @@ fn suite(dir: &Path, base: &Discovery) -> (Discovery, PathBuf, Option<PathBuf>) 
     (discovery, root, install)
 }
 
-/// The project's own policy folder, installed into each fixture's project when
-/// the policies come from the layers (no `-p`, no `HOOKRULES_POLICIES`): a
-/// project's fixtures test the project's policies.
-pub fn project_policies(base: &Discovery) -> Option<PathBuf> {
-    if !base.flags.is_empty() || base.env.as_deref().is_some_and(|e| !e.trim().is_empty()) {
-        return None;
-    }
-    base.project_dir
-        .as_ref()
-        .map(|p| p.join(crate::policy::discover::PROJECT_POLICY_DIR))
-        .filter(|d| d.is_dir())
-}
-
 fn collect_json(p: &Path, out: &mut Vec<PathBuf>) {
     if p.is_file() {
         if p.extension().is_some_and(|e| e == "json") {
@@ -247,50 +234,17 @@ pub fn run_one(
     install: Option<&Path>,
     covered: &mut BTreeSet<String>,
 ) -> Verdict {
-    let tmp = match crate::cli::fixture::tempdir() {
-        Ok(t) => t,
-        Err(e) => {
-            return Verdict::Failed(vec![format!("cannot create a temporary directory: {e}")])
-        }
-    };
-    let verdict = match install.map(|dir| install_policies(dir, &tmp)) {
-        Some(Err(e)) => Verdict::Failed(vec![e]),
-        _ => run_in(fx, discovery, &tmp, covered),
-    };
-    let _ = std::fs::remove_dir_all(&tmp);
-    verdict
-}
-
-/// Copy a folder's policies into a project's `.claude/hookrules/` (links followed).
-fn install_policies(from: &Path, project: &Path) -> Result<(), String> {
-    let to = project.join(".claude/hookrules");
-    std::fs::create_dir_all(&to).map_err(|e| format!("cannot create {}: {e}", to.display()))?;
-    let entries =
-        std::fs::read_dir(from).map_err(|e| format!("cannot read {}: {e}", from.display()))?;
-    for e in entries.flatten() {
-        let p = e.path();
-        if p.extension().is_some_and(|x| x == "toml") {
-            let text = crate::os::files::read_text(&p)
-                .map_err(|e| format!("cannot read {}: {e}", p.display()))?;
-            std::fs::write(to.join(e.file_name()), text)
-                .map_err(|e| format!("cannot install {}: {e}", p.display()))?;
-        }
+    match Session::open(fx, discovery, install) {
+        Ok(session) => run_in(fx, &session, covered),
+        Err(e) => Verdict::Failed(vec![e]),
     }
-    Ok(())
 }
 
-fn run_in(
-    fx: &Fixture,
-    discovery: &Discovery,
-    project: &Path,
-    covered: &mut BTreeSet<String>,
-) -> Verdict {
+fn run_in(fx: &Fixture, session: &Session, covered: &mut BTreeSet<String>) -> Verdict {
+    let project = session.project.as_path();
     let pd = project.display().to_string();
     let subst = |s: &str| s.replace("$PROJECT_DIR", &pd);
-    let (answer, decision) = match observe_in(fx, discovery, project) {
-        Ok(r) => r,
-        Err(e) => return Verdict::Failed(vec![e]),
-    };
+    let (answer, decision) = session.run();
     if let Some(d) = &decision {
         covered.extend(d.matched.iter().cloned());
     }
@@ -318,41 +272,8 @@ pub fn observe(
     fx: &Fixture,
     discovery: &Discovery,
 ) -> Result<(crate::answer::Answer, Option<crate::decision::Decision>), String> {
-    let tmp = crate::cli::fixture::tempdir()
-        .map_err(|e| format!("cannot create a temporary directory: {e}"))?;
-    let r = match project_policies(discovery).map(|dir| install_policies(&dir, &tmp)) {
-        Some(Err(e)) => Err(e),
-        _ => observe_in(fx, discovery, &tmp),
-    };
-    let _ = std::fs::remove_dir_all(&tmp);
-    r
-}
-
-fn observe_in(
-    fx: &Fixture,
-    discovery: &Discovery,
-    project: &Path,
-) -> Result<(crate::answer::Answer, Option<crate::decision::Decision>), String> {
-    let prepared = fx.prepare(project)?;
-    let env = prepared.env;
-    let event_text = prepared.event_text;
-    let now = fx
-        .now
-        .map(crate::os::clock::Now::at)
-        .unwrap_or_else(|| super::clock(&env))
-        .with_tz(env.get("TZ").map(String::as_str));
-    // The fixture's own project and home: never the machine's policy layers.
-    let discovery = Discovery {
-        project_dir: Some(project.to_path_buf()),
-        user_dir: Some(project.join("home/.config/hookrules")),
-        ..discovery.clone()
-    };
-    Ok(super::run::run_detailed(
-        &discovery,
-        &mut event_text.as_bytes(),
-        &env,
-        now,
-    ))
+    let install = project_policies(discovery);
+    Session::open(fx, discovery, install.as_deref()).map(|s| s.run())
 }
 
 /// Whether a fixture's expected decision names the decision made. `deny` and

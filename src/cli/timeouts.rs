@@ -7,7 +7,7 @@
 //! fact a rule for the event can compute (each fact once per policy, facts used
 //! by other facts' templates included) and of every `run` effect of those rules:
 //! facts run one after another before the answer, effects after it, all inside
-//! one deadline (see `cli::run`).
+//! one deadline (see `engine::run`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -172,7 +172,7 @@ fn facts_in_condition(c: &Condition, out: &mut Vec<String>) {
 /// it, or longer when the event's commands need more, so that they fit in the
 /// deadline with half a second to spare.
 pub fn timeout_to_register(event: &str, need: Option<&Need>) -> u64 {
-    let default = crate::cli::init::timeout_for(event);
+    let default = crate::contract::events::default_timeout_secs(event);
     let Some(need) = need.filter(|n| n.ms > 0) else {
         return default;
     };
@@ -236,7 +236,8 @@ pub fn registrations(files: &[PathBuf]) -> BTreeMap<String, Registered> {
                             .position(|a| *a == "--timeout")
                             .and_then(|i| args.get(i + 1))
                             .and_then(|t| t.parse::<f64>().ok());
-                        let run_uses = flag.unwrap_or(crate::cli::init::timeout_for(event) as f64);
+                        let run_uses = flag
+                            .unwrap_or(crate::contract::events::default_timeout_secs(event) as f64);
                         out.insert(
                             event.clone(),
                             Registered {

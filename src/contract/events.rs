@@ -391,3 +391,20 @@ pub fn tool_aliases(tool: &str) -> &'static [&'static str] {
         _ => &[],
     }
 }
+
+/// The handler timeout for an event, in seconds (the client's unit, reference
+/// §3.1): what `init` registers by default, and what `run` works to when the
+/// registration names none (`run --timeout`). An event not listed (a newer or
+/// unknown one) gets the interactive path's 10 s.
+pub fn default_timeout_secs(event: &str) -> u64 {
+    match event {
+        // Gates that may run a test suite or a build before letting the agent stop.
+        "Stop" | "SubagentStop" | "TaskCompleted" | "TeammateIdle" | "Setup" => 60,
+        // Context injection and state saved or restored around compaction.
+        "SessionStart" | "PreCompact" | "PostCompact" => 30,
+        // SessionEnd hooks share a 1.5 s budget unless a handler sets a timeout (§6 item 12).
+        "SessionEnd" => 10,
+        // Everything else sits on the interactive path: tool calls, prompts, permissions.
+        _ => 10,
+    }
+}

@@ -35,7 +35,7 @@ pub use values::command_object;
 /// What evaluation may know about the world besides the event.
 #[derive(Debug, Clone)]
 pub struct Ctx {
-    /// `CLAUDE_PROJECT_DIR`, else the event's `cwd`, else the process cwd (absolute).
+    /// The project ([`crate::contract::project::resolve`] from the event's `cwd`).
     pub project_dir: PathBuf,
     /// The event's `cwd` (relative paths in tool input resolve against it).
     pub cwd: PathBuf,
@@ -63,16 +63,7 @@ impl Ctx {
         let posix = |p: &str| shell::powershell::posix_path(p).unwrap_or_else(|| p.to_string());
         // Both are made absolute: confinement checks compare absolute paths.
         let cwd = process_cwd.join(posix(event.str("cwd").unwrap_or("")));
-        // Without CLAUDE_PROJECT_DIR, the project is found from the event's
-        // cwd up, as policy discovery finds it.
-        let project_dir = env_vars
-            .get("CLAUDE_PROJECT_DIR")
-            .filter(|s| !s.is_empty())
-            .map(|p| process_cwd.join(posix(p)))
-            .unwrap_or_else(|| {
-                let home = env_vars.get("HOME").map(|h| PathBuf::from(posix(h)));
-                crate::policy::discover::project_root(&cwd, home.as_deref())
-            });
+        let project_dir = crate::contract::project::resolve(&env_vars, Some(&cwd));
         // Windows sets USERPROFILE, and HOME only under Git Bash.
         let home = env_vars
             .get("HOME")

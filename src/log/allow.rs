@@ -15,6 +15,7 @@
 //! `hookrules allow` refuses to run inside Claude Code (`CLAUDECODE` set) or
 //! without a terminal, and the default pack denies the agent running it.
 
+use std::collections::BTreeMap;
 use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -25,6 +26,10 @@ use sha2::{Digest, Sha256};
 
 use super::record::AllowNote;
 use super::store;
+use crate::contract::Event;
+use crate::decision::Decision;
+use crate::policy::log::LogTable;
+use crate::policy::syntax::DecisionKind;
 
 /// The code alphabet: Crockford's base 32 (no I, L, O, U).
 const ALPHABET: &[u8; 32] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
@@ -272,6 +277,89 @@ pub fn grant(log_dir: &Path, pending_path: &Path, g: &Granted) -> Result<(), Str
         .map_err(|e| format!("cannot write {}: {e}", dir.display()))?;
     let _ = fs::remove_file(pending_path);
     Ok(())
+}
+
+/// What allow-once did for one `run`.
+#[derive(Debug, Default)]
+pub struct OnceStep {
+    /// For the log.
+    pub note: Option<AllowNote>,
+    /// A code issued: its record is saved after the answer.
+    pub issued: Option<Issued>,
+    /// Warnings for stderr.
+    pub warnings: Vec<String>,
+}
+
+/// In `run`, for a PreToolUse deny: use an allowance granted for exactly this
+/// call (the deny is lifted, once), or issue a code for one. `project` is the
+/// project the event was evaluated in; `now_ms` the run's clock.
+pub fn on_decision(
+    tables: &[LogTable],
+    event: &Event,
+    project: &Path,
+    now_ms: i64,
+    env: &BTreeMap<String, String>,
+    decision: &mut Decision,
+) -> OnceStep {
+    if decision.kind != Some(DecisionKind::Deny) || event.name != "PreToolUse" {
+        return OnceStep::default();
+    }
+    let s = super::settings::resolve(tables, project, env);
+    let (true, Some(dir)) = (s.allow_once, s.dir.as_deref()) else {
+        return OnceStep::default();
+    };
+    let tool = event.str("tool_name").unwrap_or("");
+    let input = event.value.get("tool_input").cloned().unwrap_or_default();
+    let id = call_id(project, tool, &input);
+    if let Some(g) = take(dir, &id, now_ms) {
+        let lifted = decision.determined_by.join(", ");
+        decision.kind = None;
+        decision.reason = None;
+        decision.determined_by.clear();
+        decision.policies.clear();
+        decision.messages.push(format!(
+            "hookrules: allowed once by {} (would be denied by {lifted}).",
+            g.by
+        ));
+        let note = AllowNote {
+            action: "used".into(),
+            id,
+            by: Some(g.by),
+            expires: None,
+        };
+        return OnceStep {
+            note: Some(note),
+            ..OnceStep::default()
+        };
+    }
+    let red = super::redact::Redactor::new(&s.redact, &s.redact_values, 300);
+    let summary = super::record::summary_of(&red.event(&event.value)).unwrap_or_default();
+    let p = Pending {
+        id,
+        tool: tool.to_string(),
+        summary,
+        rules: decision.determined_by.clone(),
+        session: event.str("session_id").map(str::to_string),
+        expires_ms: now_ms + i64::from(s.allow_minutes) * 60_000,
+    };
+    match issue(dir, &p) {
+        Ok((code, issued, note)) => {
+            // systemMessage: the user sees it, the model never does.
+            decision.messages.push(format!(
+                "hookrules: if this deny is a false positive, run `hookrules allow {code}` in your own terminal (within {} min) to let exactly this call through once.",
+                s.allow_minutes
+            ));
+            OnceStep {
+                note: Some(note),
+                issued: Some(issued),
+                warnings: vec![],
+            }
+        }
+        Err(e) => OnceStep {
+            warnings: vec![format!("allow-once code not issued: {e}")],
+            ..OnceStep::default()
+        },
+    }
 }
 
 #[cfg(test)]

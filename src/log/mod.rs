@@ -21,7 +21,7 @@ pub mod store;
 pub mod time;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Instant;
 
 use crate::compile::provenance::Provenance;
@@ -41,6 +41,11 @@ pub struct Answered<'a> {
     pub event: &'a Event,
     /// The decision.
     pub decision: &'a Decision,
+    /// The project the event was evaluated in (the record's `project`, which
+    /// `replay` evaluates in again).
+    pub project: &'a Path,
+    /// When the event was answered: the clock evaluation read.
+    pub now_ms: i64,
     /// The `[log]` tables of the policies, in load order.
     pub tables: &'a [LogTable],
     /// The policy set's hash and bundles.
@@ -49,25 +54,6 @@ pub struct Answered<'a> {
     pub us: u64,
     /// Allow-once, when a code was issued or an allowance used.
     pub allow: Option<AllowNote>,
-}
-
-/// The project directory of an event: `CLAUDE_PROJECT_DIR`, else the event's
-/// `cwd`, else the process's (the same as evaluation uses).
-pub fn project_dir(event: Option<&Event>, env: &BTreeMap<String, String>) -> PathBuf {
-    let process = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
-    env.get("CLAUDE_PROJECT_DIR")
-        .filter(|s| !s.is_empty())
-        .map(|p| process.join(p))
-        .or_else(|| event.and_then(|e| e.str("cwd")).map(|c| process.join(c)))
-        .unwrap_or(process)
-}
-
-/// The time for a record: `HOOKRULES_NOW` (tests pin it) or the clock.
-pub fn now_ms(env: &BTreeMap<String, String>) -> i64 {
-    env.get("HOOKRULES_NOW")
-        .and_then(|s| s.parse::<i64>().ok())
-        .map(|s| s * 1000)
-        .unwrap_or_else(time::now_ms)
 }
 
 /// Should this answer be logged?
@@ -81,14 +67,14 @@ pub fn wanted(s: &Settings, a: &Answered) -> bool {
 }
 
 /// The line for an answered event.
-pub fn record(s: &Settings, a: &Answered, project: &Path, now_ms: i64) -> Record {
+pub fn record(s: &Settings, a: &Answered) -> Record {
     let red = redact::Redactor::new(&s.redact, &s.redact_values, s.max_value_chars);
     let input = red.event(&a.event.value);
     let summary = record::summary_of(&input).map(|t| one_line(&t, 300));
     Record {
         v: 1,
         kind: Kind::Decision,
-        time: time::format_ms(now_ms),
+        time: time::format_ms(a.now_ms),
         session: a.event.str("session_id").map(str::to_string),
         event: a.event.name.clone(),
         tool: a.event.str("tool_name").map(str::to_string),
@@ -110,7 +96,7 @@ pub fn record(s: &Settings, a: &Answered, project: &Path, now_ms: i64) -> Record
         version: env!("CARGO_PKG_VERSION").to_string(),
         policy_hash: a.provenance.hash.clone(),
         bundles: a.provenance.bundles.clone(),
-        project: project.to_string_lossy().into_owned(),
+        project: a.project.to_string_lossy().into_owned(),
         summary,
         allow: a.allow.clone(),
         input: Some(input),
@@ -152,8 +138,7 @@ pub fn after_answer(
     env: &BTreeMap<String, String>,
     deadline: Instant,
 ) -> Vec<String> {
-    let project = project_dir(Some(a.event), env);
-    let s = settings::resolve(a.tables, &project, env);
+    let s = settings::resolve(a.tables, a.project, env);
     let mut warnings = s.problems.clone();
     if !wanted(&s, a) {
         return warnings;
@@ -161,7 +146,7 @@ pub fn after_answer(
     let Some(dir) = s.dir.clone() else {
         return warnings;
     };
-    let r = record(&s, a, &project, now_ms(env));
+    let r = record(&s, a);
     if let Err(e) = append(&s, &dir, &r, deadline) {
         warnings.push(e);
     }

@@ -1,16 +1,6 @@
 //! Times in the log: RFC 3339 in UTC with milliseconds (`2026-11-24T08:45:11.123Z`),
 //! which sort as text, and spans such as `2h` for `--since`.
 
-use std::time::{SystemTime, UNIX_EPOCH};
-
-/// Milliseconds since the Unix epoch, now.
-pub fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
-}
-
 /// `2026-11-24T08:45:11.123Z`.
 pub fn format_ms(ms: i64) -> String {
     let secs = ms.div_euclid(1000);

@@ -9,6 +9,7 @@
 //! the process's global state, so fixtures can pin it and tests run in parallel.
 //! Nothing is read until a template actually uses `today` or `now`.
 
+use std::collections::BTreeMap;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use jiff::tz::TimeZone;
@@ -24,11 +25,15 @@ pub enum Zone {
     Utc,
 }
 
-/// A moment, and the local zone it is read in.
+/// A moment, and the local zone it is read in. One per command: the same
+/// moment is what evaluation sees, what the decision log records and what
+/// allow-once compares expiry times with.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Now {
     /// Seconds since the Unix epoch.
     pub unix: i64,
+    /// Milliseconds since the Unix epoch (the same moment, for the log).
+    pub ms: i64,
     /// `TZ` of the hook's environment (None: the machine's zone).
     pub tz: Option<String>,
 }
@@ -45,16 +50,35 @@ pub struct Stamp {
 impl Now {
     /// The current time, read in the machine's zone.
     pub fn current() -> Now {
-        let unix = SystemTime::now()
+        let ms = SystemTime::now()
             .duration_since(UNIX_EPOCH)
-            .map(|d| d.as_secs() as i64)
+            .map(|d| d.as_millis() as i64)
             .unwrap_or(0);
-        Self::at(unix)
+        Now {
+            unix: ms.div_euclid(1000),
+            ms,
+            tz: None,
+        }
     }
 
     /// A fixed time (fixtures pin the clock with `now`, or `HOOKRULES_NOW`).
     pub fn at(unix: i64) -> Now {
-        Now { unix, tz: None }
+        Now {
+            unix,
+            ms: unix.saturating_mul(1000),
+            tz: None,
+        }
+    }
+
+    /// The clock of a command: `HOOKRULES_NOW` (unix seconds) pins it for
+    /// fixtures and tests, else the current time; local means the zone `TZ`
+    /// names.
+    pub fn from_env(env: &BTreeMap<String, String>) -> Now {
+        let now = match env.get("HOOKRULES_NOW").and_then(|s| s.parse::<i64>().ok()) {
+            Some(t) => Now::at(t),
+            None => Now::current(),
+        };
+        now.with_tz(env.get("TZ").map(String::as_str))
     }
 
     /// The same moment, with local meaning the zone `tz` names (the hook's `TZ`).

@@ -12,7 +12,10 @@
 //!   it fires and no answer has been printed, its handler prints the fallback
 //!   answer it was given (the policies' failure mode for this event), ends every
 //!   child process and exits. After the answer, it ends the side effects still
-//!   running and exits.
+//!   running and exits;
+//! - a panic anywhere (a bug) is handed to the watchdog by the process's panic
+//!   hook ([`on_panic`]), which ends the process the same way: with the failure
+//!   mode's answer before the answer, with the answer as printed after it.
 //!
 //! The answer is printed exactly once, by whichever of the two gets there first
 //! (one atomic state decides). Both write with `write(2)` on the raw
@@ -327,17 +330,7 @@ extern "C" fn on_alarm(_: libc::c_int) {
                 {
                     continue;
                 }
-                let fb = FALLBACK.load(SeqCst);
-                let exit = if fb.is_null() {
-                    1
-                } else {
-                    // SAFETY: a pointer from Box::into_raw that is never freed.
-                    let fb = unsafe { &*fb };
-                    let _ = write_all(1, &fb.stdout);
-                    let _ = write_all(2, &fb.stderr);
-                    fb.exit
-                };
-                expire(exit);
+                expire(print_fallback());
             }
             WRITING => {
                 if !GRACE.swap(true, SeqCst) {
@@ -366,6 +359,67 @@ extern "C" fn on_alarm(_: libc::c_int) {
                     expire(EXIT.load(SeqCst));
                 }
             }
+            _ => return,
+        }
+    }
+}
+
+/// Print the fallback answer; returns its exit status. Async-signal-safe.
+fn print_fallback() -> i32 {
+    let fb = FALLBACK.load(SeqCst);
+    if fb.is_null() {
+        return 1;
+    }
+    // SAFETY: a pointer from Box::into_raw that is never freed.
+    let fb = unsafe { &*fb };
+    let _ = write_all(1, &fb.stdout);
+    let _ = write_all(2, &fb.stderr);
+    fb.exit
+}
+
+/// A panic, reported by the process's panic hook: the watchdog ends the process
+/// now, as it would at the deadline, so that a bug anywhere in `run` still ends
+/// in the policies' failure mode rather than a crash with no answer.
+///
+/// - before the answer: prints `reply` (the failure mode's answer for the
+///   event, rendered by the hook), or the fallback answer if the hook could not
+///   render one, then `note` on stderr;
+/// - while or after the answer is printed: only `note` (the answer stands);
+///
+/// then ends every child process and exits with the answer's status. Returns
+/// (doing nothing) when no watchdog is running: in-process callers, or after
+/// [`Watchdog::finish`].
+pub fn on_panic(reply: Option<&Reply>, note: &str) {
+    let note = |exit: i32| -> ! {
+        let _ = write_all(2, note.as_bytes());
+        let _ = write_all(2, b"\n");
+        expire(exit)
+    };
+    loop {
+        match STATE.load(SeqCst) {
+            PENDING => {
+                if STATE
+                    .compare_exchange(PENDING, EXPIRED, SeqCst, SeqCst)
+                    .is_err()
+                {
+                    continue;
+                }
+                let exit = match reply {
+                    Some(r) => {
+                        let _ = print(r);
+                        r.exit
+                    }
+                    None => print_fallback(),
+                };
+                note(exit);
+            }
+            now @ (WRITING | ANSWERED) => {
+                if STATE.compare_exchange(now, EXPIRED, SeqCst, SeqCst).is_ok() {
+                    note(EXIT.load(SeqCst));
+                }
+            }
+            // The deadline's handler is ending the process.
+            EXPIRED => wait_for_the_end(),
             _ => return,
         }
     }

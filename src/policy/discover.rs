@@ -57,7 +57,7 @@ pub const OPT_IN: &[(&str, &str)] = &[
 ];
 
 /// The project's policy folder, relative to the project directory.
-pub const PROJECT_POLICY_DIR: &str = ".claude/hookrules";
+pub const PROJECT_POLICY_DIR: &str = crate::contract::project::POLICY_DIR;
 
 /// Which policy set was chosen, for messages.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -219,24 +219,6 @@ fn turns_builtin_off(source: &PolicySource) -> bool {
     matches!(source.origin, Origin::File(_))
         && source.text.contains("builtin")
         && toml::from_str::<Head>(&source.text).is_ok_and(|h| h.policy.builtin == Some(false))
-}
-
-/// The project a folder belongs to when `CLAUDE_PROJECT_DIR` is not set (the
-/// client always sets it for hooks; people running `hookrules` in a terminal do
-/// not): the nearest folder, from `start` up, that holds `.claude/hookrules/`,
-/// else the repository root (the nearest folder holding `.git`), else `start`.
-/// The walk stops at the repository root and at the home folder, whose
-/// `.claude/` is the client's user configuration, not a project.
-pub fn project_root(start: &Path, home: Option<&Path>) -> PathBuf {
-    for dir in start.ancestors() {
-        if home.is_some_and(|h| h == dir) {
-            break;
-        }
-        if dir.join(PROJECT_POLICY_DIR).is_dir() || dir.join(".git").exists() {
-            return dir.to_path_buf();
-        }
-    }
-    start.to_path_buf()
 }
 
 /// `*.local.toml`: the uncommitted layer.

@@ -1,0 +1,61 @@
+//! Which project an event belongs to: one answer, asked by everything that
+//! needs it (policy discovery, evaluation, the decision log, allow-once,
+//! `replay`), so that they never disagree about the project root.
+//!
+//! The client names the project in `CLAUDE_PROJECT_DIR` (Claude Code always
+//! sets it for a hook; Gemini CLI sets it too). Without it (a person running
+//! `hookrules` in a terminal, a host that does not set it), the project is found
+//! from a starting folder up: the event's `cwd`, else the process's folder.
+//!
+//! A Windows path (an agent on Windows) is read in the one spelling the shell
+//! analysis reads (`C:\Users\dev\proj` is `/c/Users/dev/proj`).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crate::shell::powershell::posix_path;
+
+/// A project's policy folder, relative to the project (`.claude/hookrules`).
+pub const POLICY_DIR: &str = ".claude/hookrules";
+
+/// The project folder, absolute: `CLAUDE_PROJECT_DIR` (relative to the
+/// process's folder when it is relative), else [`root_from`] `start` (relative
+/// to the process's folder; None: the process's folder itself).
+pub fn resolve(env: &BTreeMap<String, String>, start: Option<&Path>) -> PathBuf {
+    let absolute = |p: &Path| {
+        if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            std::env::current_dir()
+                .unwrap_or_else(|_| PathBuf::from("/"))
+                .join(p)
+        }
+    };
+    let posix = |p: &str| posix_path(p).unwrap_or_else(|| p.to_string());
+    if let Some(dir) = env.get("CLAUDE_PROJECT_DIR").filter(|s| !s.is_empty()) {
+        return absolute(Path::new(&posix(dir)));
+    }
+    let start = match start {
+        Some(s) => absolute(s),
+        None => std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")),
+    };
+    let home = env.get("HOME").map(|h| PathBuf::from(posix(h)));
+    root_from(&start, home.as_deref())
+}
+
+/// The project a folder belongs to when `CLAUDE_PROJECT_DIR` is not set: the
+/// nearest folder, from `start` up, that holds `.claude/hookrules/`, else the
+/// repository root (the nearest folder holding `.git`), else `start`. The walk
+/// stops at the repository root and at the home folder, whose `.claude/` is the
+/// client's user configuration, not a project.
+pub fn root_from(start: &Path, home: Option<&Path>) -> PathBuf {
+    for dir in start.ancestors() {
+        if home.is_some_and(|h| h == dir) {
+            break;
+        }
+        if dir.join(POLICY_DIR).is_dir() || dir.join(".git").exists() {
+            return dir.to_path_buf();
+        }
+    }
+    start.to_path_buf()
+}

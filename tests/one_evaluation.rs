@@ -1,0 +1,232 @@
+//! One evaluation for every command: for every fixture of every seed system in
+//! `examples/`, `explain`, `test` and `replay` decide what `run` decided.
+//!
+//! The setup is a newcomer's: a project whose own policies sit in
+//! `.claude/hookrules/`, and fixtures kept elsewhere. For each fixture:
+//!
+//! - `run`: the real binary, in the fixture's prepared project (its files, its
+//!   environment, its clock), writing the decision log;
+//! - `test`: what `hookrules test FIXTURE` runs for it (the project's policies
+//!   installed in a fresh project);
+//! - `explain`: `hookrules explain FIXTURE --format json`;
+//! - `replay`: `hookrules replay LOG --json` over the line `run` logged, from
+//!   the fixture's environment, in its project as it was before `run`
+//!   (prepared again at the same path, since `run`'s side effects change it).
+//!
+//! Each must give `run`'s decision and determining rules.
+
+use std::collections::BTreeMap;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use hookrules::cli::fixture::{project_policies, Fixture, Session};
+use hookrules::cli::log::Paint;
+use hookrules::cli::replay::{self, ReplayArgs};
+use hookrules::cli::{explain, test, Format, Verbosity};
+use hookrules::log::record::Record;
+use hookrules::policy::discover::Discovery;
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_hookrules");
+
+/// Every event logged, values uncut, so that replay reads what run judged.
+const LOG_POLICY: &str = r#"
+[policy]
+name = "log-every-event"
+
+[log]
+events = "all"
+max_value_chars = 1000000
+"#;
+
+fn fixtures(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            fixtures(&p, out);
+        } else if p.extension().is_some_and(|x| x == "json") {
+            out.push(p);
+        }
+    }
+}
+
+/// A decision as its kind and sorted determining rules.
+fn said(kind: Option<&str>, rules: &[String]) -> String {
+    let mut rules = rules.to_vec();
+    rules.sort();
+    format!("{} by [{}]", kind.unwrap_or("none"), rules.join(", "))
+}
+
+/// Copy a folder's `*.toml` files into a project's `.claude/hookrules/`.
+fn install(policies: &Path, project: &Path) {
+    let to = project.join(".claude/hookrules");
+    std::fs::create_dir_all(&to).unwrap();
+    for e in std::fs::read_dir(policies).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "toml") {
+            std::fs::copy(&p, to.join(p.file_name().unwrap())).unwrap();
+        }
+    }
+    std::fs::write(to.join("zz-log.toml"), LOG_POLICY).unwrap();
+}
+
+/// `run`, as the client runs it: the binary, the fixture's environment only;
+/// returns the line it logged.
+fn run(session: &Session, fx: &Fixture, log: &Path) -> Record {
+    let mut cmd = Command::new(BIN);
+    cmd.arg("run")
+        .env_clear()
+        .envs(&session.env)
+        .env("HOOKRULES_LOG", log)
+        .current_dir(&session.project)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if let Some(now) = fx.now {
+        cmd.env("HOOKRULES_NOW", now.to_string());
+    }
+    let mut child = cmd.spawn().unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(session.event_text.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let text = std::fs::read_to_string(log.join("decisions.jsonl")).unwrap_or_else(|e| {
+        panic!(
+            "run logged nothing ({e}); stdout {} stderr {}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 1, "one line per run: {text}");
+    serde_json::from_str(lines[0]).unwrap()
+}
+
+#[test]
+fn explain_test_and_replay_decide_what_run_decided() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("policies").is_dir() && p.join("fixtures").is_dir())
+        .collect();
+    dirs.sort();
+    assert!(dirs.len() >= 5, "the five seed systems: {dirs:?}");
+    let scratch = tempfile::tempdir().unwrap();
+    let mut disagreements = vec![];
+    let (mut checked, mut approximate) = (0, 0);
+    for dir in &dirs {
+        // The user's project: the example's policies are its own.
+        let user_project = scratch.path().join(dir.file_name().unwrap());
+        install(&dir.join("policies"), &user_project);
+        std::fs::create_dir_all(user_project.join("home")).unwrap();
+        let mut env: BTreeMap<String, String> = BTreeMap::new();
+        env.insert(
+            "CLAUDE_PROJECT_DIR".into(),
+            user_project.display().to_string(),
+        );
+        env.insert(
+            "HOME".into(),
+            user_project.join("home").display().to_string(),
+        );
+        env.insert("PATH".into(), std::env::var("PATH").unwrap_or_default());
+        let base = Discovery {
+            project_dir: Some(user_project.clone()),
+            user_dir: Some(user_project.join("home/.config/hookrules")),
+            ..Discovery::default()
+        };
+        let mut list = vec![];
+        fixtures(&dir.join("fixtures"), &mut list);
+        list.sort();
+        let install_dir = project_policies(&base);
+        assert!(install_dir.is_some(), "the project's policies are found");
+        for path in list {
+            let name = path.strip_prefix(&root).unwrap().display().to_string();
+            let fx = Fixture::read(&path).unwrap();
+
+            // run, in the fixture's project; then the project made again as it
+            // was before run (its side effects undone) for replay.
+            let session = Session::open(&fx, &base, install_dir.as_deref()).unwrap();
+            let log = scratch.path().join("logs").join(checked.to_string());
+            let logged = run(&session, &fx, &log);
+            let ran = said(logged.decision.map(|k| k.as_str()), &logged.rules);
+            std::fs::remove_dir_all(&session.project).unwrap();
+            std::fs::create_dir(&session.project).unwrap();
+            install(&user_project.join(".claude/hookrules"), &session.project);
+            fx.prepare(&session.project).unwrap();
+
+            // replay the line run logged, from the fixture's environment (a
+            // replay re-reads facts, so it runs where run ran).
+            let args = ReplayArgs {
+                log: Some(log.clone()),
+                policies: vec![],
+                since: None,
+                fail_on: vec![],
+                show: 30,
+                json: true,
+            };
+            let (mut out, mut err) = (Vec::new(), Vec::new());
+            replay::run(&args, &session.env, Paint(false), &mut out, &mut err);
+            let r: Value = serde_json::from_slice(&out).unwrap_or_else(|e| {
+                panic!("{name}: replay: {e}: {}", String::from_utf8_lossy(&err))
+            });
+            assert_eq!(r["replayed"], 1, "{name}: {r}");
+            if let Some(c) = r["changes"].as_array().and_then(|c| c.first()) {
+                let rules: Vec<String> = serde_json::from_value(c["now_rules"].clone()).unwrap();
+                let replayed = said(c["now"].as_str(), &rules);
+                if c["approximate"] == true {
+                    // Logged redacted (a secret in the event): replayed as logged.
+                    approximate += 1;
+                } else if replayed != ran {
+                    disagreements.push(format!("{name}: run {ran}, replay {replayed}"));
+                }
+            }
+            drop(session);
+
+            // test
+            let (_, decision) = test::observe(&fx, &base).unwrap();
+            let tested = decision
+                .map(|d| said(d.kind.map(|k| k.as_str()), &d.determined_by))
+                .unwrap_or_else(|| "no decision".into());
+            if tested != ran {
+                disagreements.push(format!("{name}: run {ran}, test {tested}"));
+            }
+
+            // explain
+            let (mut out, mut err) = (Vec::new(), Vec::new());
+            let code = explain::explain(
+                &path,
+                &base,
+                &env,
+                Verbosity::Summary,
+                Format::Json,
+                &mut out,
+                &mut err,
+            );
+            assert_eq!(code, 0, "{name}: {}", String::from_utf8_lossy(&err));
+            let ex: Value = serde_json::from_slice(&out).unwrap();
+            let rules: Vec<String> =
+                serde_json::from_value(ex["decision"]["determined_by"].clone()).unwrap();
+            let explained = said(ex["decision"]["kind"].as_str(), &rules);
+            if explained != ran {
+                disagreements.push(format!("{name}: run {ran}, explain {explained}"));
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 300, "every example fixture: {checked}");
+    assert!(
+        approximate * 10 < checked,
+        "{approximate} of {checked} replayed from a redacted event"
+    );
+    assert!(
+        disagreements.is_empty(),
+        "{} of {checked} fixtures decided differently:\n{}",
+        disagreements.len(),
+        disagreements.join("\n")
+    );
+}

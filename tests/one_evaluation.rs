@@ -79,6 +79,9 @@ fn run(session: &Session, fx: &Fixture, log: &Path) -> Record {
         .env_clear()
         .envs(&session.env)
         .env("HOOKRULES_LOG", log)
+        // Agreement, not speed, is tested: a loaded machine must not turn a
+        // decision into the deadline's answer.
+        .env("HOOKRULES_DEADLINE_MS", "600000")
         .current_dir(&session.project)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -30,6 +30,8 @@ fn run(project: &Path, stage: &str, command: &str, args: &[&str]) -> Output {
         .env("XDG_STATE_HOME", project.join("state"))
         .env("HOOKRULES_CACHE_DIR", project.join("cache"))
         .env("HOOKRULES_TEST_PANIC", stage)
+        // The panic's answer, not the deadline's, even on a loaded machine.
+        .env("HOOKRULES_DEADLINE_MS", "600000")
         .current_dir(project)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -49,7 +49,11 @@ impl Sandbox {
             .env("HOME", self.root.join("home"))
             .env("XDG_STATE_HOME", self.root.join("state"))
             .env("XDG_CONFIG_HOME", self.root.join("config"))
-            .env("CLAUDE_PROJECT_DIR", self.project());
+            .env("CLAUDE_PROJECT_DIR", self.project())
+            // These tests are about what the log records, not about the
+            // deadline: a far one, so a loaded machine (fifty debug processes
+            // at once) cannot turn a decision into the deadline's answer.
+            .env("HOOKRULES_DEADLINE_MS", "60000");
         c
     }
 

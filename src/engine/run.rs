@@ -152,7 +152,7 @@ impl Guard<'_> {
             .map(|b| format!("{} ms", b.as_millis()))
             .unwrap_or_default();
         let msg = format!(
-            "no answer within the deadline ({budget}{}, kept below the client's timeout so that this answer still arrives); the work that was still running was ended. `hookrules check` lists the commands a policy runs and their timeouts",
+            "no answer within the deadline ({budget}{}, kept below the client's timeout so that this answer still arrives) or within the memory the process may use; the work that was still running was ended. `hookrules check` lists the commands a policy runs and their timeouts",
             event.map(|e| format!(" for {e}")).unwrap_or_default()
         );
         let a = rendering(|| failure_answer(mode, origin.0, origin.1, &msg));
@@ -541,6 +541,9 @@ fn decide_input(
             return failed(input_failure(set, host, name.as_deref(), &e.to_string()));
         }
     };
+    // The text is parsed: its memory (up to 256 MiB) goes back before evaluating,
+    // which may need as much again under a memory limit (`ulimit -v`).
+    drop(bytes);
     if let (Some(wired), Host::Claude) = (inv.via_plugin, event.origin.host) {
         if let Some(path) = wired(env, &event.name) {
             let note = format!(

@@ -19,8 +19,26 @@
 //! (`MADV_POPULATE_WRITE`) saved those faults but zeroed pages a small event
 //! never uses: no faster for Bash, about 0.1 ms slower for Stop (`perf stat -r
 //! 300`, release build, 2026-11-24), so it is not done.
+//!
+//! Two more duties, for every command (arena started or not):
+//!
+//! - **Accounting per thread** ([`thread_usage`]): the bytes this thread holds
+//!   (allocated and not freed; arena blocks count until the process ends, as
+//!   their memory does) and the bytes it has allocated in all. The shell
+//!   analysis measures its own cost with it (`shell::budget`), so a command
+//!   built to blow up (a variable doubled forty times) is stopped by what it
+//!   really costs, whatever code path the cost comes from. Per thread, so tests
+//!   running side by side do not charge each other.
+//! - **No abort on a failed allocation** while an answer is pending: under an
+//!   address-space limit (`ulimit -v`, `RLIMIT_AS`) the system allocator can
+//!   return nothing, and Rust then aborts the process with no answer, after which
+//!   the client runs the tool. Instead the watchdog's fallback answer (the
+//!   policies' failure mode for the event) is printed and the process ends
+//!   ([`super::deadline::out_of_memory`]). Outside `hookrules run` (no answer
+//!   pending) the failure is returned as usual.
 
 use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 /// The arena's size (reserved address space).
@@ -33,6 +51,57 @@ static NEXT: AtomicUsize = AtomicUsize::new(0);
 /// The arena's first address and the one past its end; 0 until [`start`].
 static BASE: AtomicUsize = AtomicUsize::new(0);
 static END: AtomicUsize = AtomicUsize::new(0);
+
+thread_local! {
+    /// Bytes this thread holds (see [`thread_usage`]).
+    static HELD: Cell<usize> = const { Cell::new(0) };
+    /// Bytes this thread has allocated since it started.
+    static SPENT: Cell<usize> = const { Cell::new(0) };
+}
+
+/// What the calling thread has allocated.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Usage {
+    /// Bytes it holds now: allocated and not freed (freeing memory another
+    /// thread allocated does not count against it). Arena blocks are never
+    /// freed, so they count until the process ends.
+    pub held: usize,
+    /// Bytes it has allocated in all (growing a block counts the growth).
+    pub spent: usize,
+}
+
+/// What the calling thread has allocated so far.
+#[must_use]
+pub fn thread_usage() -> Usage {
+    Usage {
+        held: HELD.try_with(Cell::get).unwrap_or(0),
+        spent: SPENT.try_with(Cell::get).unwrap_or(0),
+    }
+}
+
+/// Count `n` bytes allocated by this thread. Thread-locals with a constant
+/// initialiser and no destructor never allocate, so this is safe inside the
+/// allocator.
+fn charge(n: usize) {
+    let _ = HELD.try_with(|h| h.set(h.get().wrapping_add(n)));
+    let _ = SPENT.try_with(|s| s.set(s.get().wrapping_add(n)));
+}
+
+/// Count `n` bytes freed by this thread.
+fn credit(n: usize) {
+    let _ = HELD.try_with(|h| h.set(h.get().saturating_sub(n)));
+}
+
+/// The system's block, or, when it has none left while an answer is pending,
+/// the fallback answer and the end of the process.
+fn from_system(p: *mut u8, size: usize) -> *mut u8 {
+    if p.is_null() {
+        super::deadline::out_of_memory(size);
+    } else {
+        charge(size);
+    }
+    p
+}
 
 /// The global allocator: the arena once started, else (and for large
 /// allocations) the system's.
@@ -101,28 +170,43 @@ fn bump(layout: Layout) -> Option<*mut u8> {
 unsafe impl GlobalAlloc for Arena {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         match bump(layout) {
-            Some(p) => p,
-            None => unsafe { System.alloc(layout) },
+            Some(p) => {
+                charge(layout.size());
+                p
+            }
+            None => from_system(unsafe { System.alloc(layout) }, layout.size()),
         }
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         match bump(layout) {
             // Never handed out before: still zero from mmap.
-            Some(p) => p,
-            None => unsafe { System.alloc_zeroed(layout) },
+            Some(p) => {
+                charge(layout.size());
+                p
+            }
+            None => from_system(unsafe { System.alloc_zeroed(layout) }, layout.size()),
         }
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         if !in_arena(ptr) {
+            credit(layout.size());
             unsafe { System.dealloc(ptr, layout) }
         }
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         if !in_arena(ptr) {
-            return unsafe { System.realloc(ptr, layout, new_size) };
+            let q = unsafe { System.realloc(ptr, layout, new_size) };
+            if q.is_null() {
+                // The old block is still there, and still held.
+                super::deadline::out_of_memory(new_size);
+            } else {
+                credit(layout.size());
+                charge(new_size);
+            }
+            return q;
         }
         if new_size <= layout.size() {
             // Shrinking: keep the block (the bytes past its new end are not
@@ -138,6 +222,7 @@ unsafe impl GlobalAlloc for Arena {
                 .compare_exchange(old_end, new_end, Relaxed, Relaxed)
                 .is_ok()
         {
+            charge(new_size - layout.size());
             return ptr;
         }
         // SAFETY: the caller guarantees new_size, rounded up to align, fits isize.

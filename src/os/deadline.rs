@@ -425,6 +425,70 @@ pub fn on_panic(reply: Option<&Reply>, note: &str) {
     }
 }
 
+/// An allocation of `size` bytes failed: the process reached its memory limit
+/// (`ulimit -v`, `RLIMIT_AS`). Rust would abort with no answer, and the client
+/// would then run the tool; so while an answer is pending, the fallback answer
+/// (the policies' failure mode for the event) is printed now and the process
+/// ends, as when the deadline passes. After the answer, the process ends with
+/// its exit status. With no watchdog running (any command but `run`), it
+/// returns and the allocation fails as usual.
+///
+/// Called from inside the global allocator: it allocates nothing, and does only
+/// what the signal handler does (atomics, `write(2)`, `kill(2)`, `_exit(2)`).
+pub fn out_of_memory(size: usize) {
+    let mut note = [0u8; 160];
+    let note = oom_note(&mut note, size);
+    loop {
+        match STATE.load(SeqCst) {
+            PENDING => {
+                if STATE
+                    .compare_exchange(PENDING, EXPIRED, SeqCst, SeqCst)
+                    .is_err()
+                {
+                    continue;
+                }
+                let exit = print_fallback();
+                let _ = write_all(2, note);
+                expire(exit);
+            }
+            now @ (WRITING | ANSWERED) => {
+                if STATE.compare_exchange(now, EXPIRED, SeqCst, SeqCst).is_ok() {
+                    let _ = write_all(2, note);
+                    expire(EXIT.load(SeqCst));
+                }
+            }
+            // The deadline's handler is ending the process.
+            EXPIRED => wait_for_the_end(),
+            _ => return,
+        }
+    }
+}
+
+/// `hookrules: out of memory (N bytes could not be allocated) …`, written into
+/// `buf` without allocating.
+fn oom_note(buf: &mut [u8; 160], size: usize) -> &[u8] {
+    const HEAD: &[u8] = b"hookrules: out of memory (";
+    const TAIL: &[u8] = b" bytes could not be allocated); answered with the failure mode\n";
+    let mut digits = [0u8; 20];
+    let mut n = size;
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 || i == 0 {
+            break;
+        }
+    }
+    let mut len = 0;
+    for part in [HEAD, &digits[i..], TAIL] {
+        let end = (len + part.len()).min(buf.len());
+        buf[len..end].copy_from_slice(&part[..end - len]);
+        len = end;
+    }
+    &buf[..len]
+}
+
 /// End the child processes and the process itself, at once (no destructors,
 /// no atexit handlers: another thread may be in the middle of anything).
 fn expire(exit: i32) -> ! {

@@ -45,6 +45,7 @@ mod wrappers;
 use std::collections::HashSet;
 use std::fmt;
 
+use super::budget::{self, Over};
 use super::value::Value;
 
 pub use outputs::{outputs, Outputs};
@@ -68,7 +69,10 @@ pub use wrappers::MAX_WRAPPERS;
 /// operator — including inside re-parsed strings (`bash -c`, `eval`), and
 /// for nesting beyond [`MAX_DEPTH`] or [`MAX_WRAPPERS`].
 pub fn parse(script: &str) -> Result<Vec<SimpleCommand>, ParseError> {
-    extract::extract(script)
+    let _budget = budget::scope();
+    let cmds = extract::extract(script)?;
+    budget::check().map_err(|o| over_budget(o, script.len()))?;
+    Ok(cmds)
 }
 
 /// One simple command (program plus arguments) found in a script.
@@ -305,6 +309,10 @@ pub enum ParseErrorKind {
     /// a re-parsed text (`bash -c '…'`, a backquoted command) fails that
     /// inner shell while the command around it still runs.
     UnclosedQuote,
+    /// The analysis went past its budget of memory and work
+    /// ([`crate::shell::budget`]): a value built to grow, an expansion to
+    /// millions of words.
+    OverBudget,
     /// Anything else: the analysis cannot say what runs.
     Other,
 }
@@ -322,6 +330,14 @@ pub(crate) fn perr(message: impl Into<String>, offset: usize) -> ParseError {
         message: message.into(),
         offset,
         kind: ParseErrorKind::Other,
+    }
+}
+
+/// The analysis went past its budget at `offset`.
+pub(crate) fn over_budget(what: Over, offset: usize) -> ParseError {
+    ParseError {
+        kind: ParseErrorKind::OverBudget,
+        ..perr(format!("too large to analyse: {}", what.describe()), offset)
     }
 }
 

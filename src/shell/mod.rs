@@ -4,6 +4,7 @@
 //! which reports the same [`command::SimpleCommand`] objects, so one rule
 //! judges both. [`Dialect`] says which one a command is in.
 
+pub mod budget;
 pub mod command;
 pub mod glob;
 pub mod path;

@@ -11,6 +11,8 @@
 
 use std::fmt;
 
+use super::budget;
+
 /// Most alternatives a value keeps; beyond that one [`Piece::Unknown`]
 /// alternative stands for the rest.
 pub const MAX_ALTERNATIVES: usize = 8;
@@ -51,11 +53,15 @@ pub enum Piece {
 pub struct Sym(pub Vec<Piece>);
 
 impl Sym {
-    /// Literal text.
+    /// Literal text (past the analysis' budget, see [`Sym::push`], an
+    /// unknown value, and the analysis is over budget).
     #[must_use]
     pub fn text(s: &str) -> Sym {
         if s.is_empty() {
             Sym(Vec::new())
+        } else if s.len() > budget::MAX_VALUE_BYTES {
+            budget::exceed(budget::Over::Value);
+            Sym(vec![Piece::Unknown("(a value over the budget)".into())])
         } else {
             Sym(vec![Piece::Text(s.to_string())])
         }
@@ -73,13 +79,30 @@ impl Sym {
         Sym(vec![Piece::Unknown(what.to_string())])
     }
 
-    /// Append a piece, merging adjacent text.
+    /// Append a piece, merging adjacent text. A value past the analysis'
+    /// budget ([`budget::MAX_VALUE_BYTES`] of text in one piece,
+    /// [`budget::MAX_FIELDS`] pieces) stops growing, and the analysis is over
+    /// budget (the command is unparsable).
     pub fn push(&mut self, p: Piece) {
-        match (self.0.last_mut(), p) {
-            (_, Piece::Text(t)) if t.is_empty() => {}
-            (Some(Piece::Text(a)), Piece::Text(b)) => a.push_str(&b),
-            (Some(Piece::Glob(a)), Piece::Glob(b)) => a.push_str(&b),
-            (_, p) => self.0.push(p),
+        let long = match (self.0.last_mut(), p) {
+            (_, Piece::Text(t)) if t.is_empty() => false,
+            (Some(Piece::Text(a)), Piece::Text(b)) | (Some(Piece::Glob(a)), Piece::Glob(b)) => {
+                let long = a.len().saturating_add(b.len()) > budget::MAX_VALUE_BYTES;
+                if !long {
+                    a.push_str(&b);
+                }
+                long
+            }
+            (_, p) => {
+                let long = self.0.len() >= budget::MAX_FIELDS;
+                if !long {
+                    self.0.push(p);
+                }
+                long
+            }
+        };
+        if long {
+            budget::exceed(budget::Over::Value);
         }
     }
 

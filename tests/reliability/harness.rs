@@ -90,6 +90,9 @@ pub struct Case {
     /// What the parent does to `SIGALRM` before starting the binary: `blocked`,
     /// `ignored`, or both (`blocked-ignored`); mask and disposition survive exec.
     sigalrm: Option<String>,
+    /// Run under an address-space limit of this many MiB (`ulimit -v`,
+    /// `RLIMIT_AS`), set in the child before it starts.
+    address_space_mib: Option<u64>,
     /// Run once per value, with `$EACH` substituted.
     each: Option<Vec<String>>,
     /// What must hold afterwards.
@@ -320,11 +323,12 @@ impl Sandbox {
         stdin: Vec<u8>,
         as_nobody: bool,
     ) -> Out {
-        self.spawn_with(args, env, stdin, as_nobody, false, None)
+        self.spawn_with(args, env, stdin, as_nobody, false, None, None)
     }
 
     /// [`Sandbox::spawn`]; `keep_open` holds stdin open until the child exits;
-    /// `sigalrm` is what the parent does to `SIGALRM` before exec (see [`Case`]).
+    /// `sigalrm` is what the parent does to `SIGALRM` before exec (see [`Case`]);
+    /// `address_space_mib` limits the child's address space (`RLIMIT_AS`).
     pub fn spawn_with(
         &self,
         args: &[String],
@@ -333,6 +337,7 @@ impl Sandbox {
         as_nobody: bool,
         keep_open: bool,
         sigalrm: Option<&str>,
+        address_space_mib: Option<u64>,
     ) -> Out {
         let mut cmd = if as_nobody {
             let mut c = Command::new("setpriv");
@@ -381,6 +386,24 @@ impl Sandbox {
                         libc::signal(libc::SIGALRM, libc::SIG_IGN);
                     }
                     Ok(())
+                });
+            }
+        }
+        if let Some(mib) = address_space_mib {
+            use std::os::unix::process::CommandExt;
+            let bytes = mib << 20;
+            // SAFETY: setrlimit(2) is async-signal-safe and touches only the child.
+            unsafe {
+                cmd.pre_exec(move || {
+                    let limit = libc::rlimit {
+                        rlim_cur: bytes,
+                        rlim_max: bytes,
+                    };
+                    if libc::setrlimit(libc::RLIMIT_AS, &limit) == 0 {
+                        Ok(())
+                    } else {
+                        Err(std::io::Error::last_os_error())
+                    }
                 });
             }
         }
@@ -745,6 +768,7 @@ fn run_case(defaults: &Defaults, case: &Case, each: Option<&str>) -> (Vec<String
         case.as_nobody,
         case.stdin_open,
         case.sigalrm.as_deref(),
+        case.address_space_mib,
     );
     let mut errs = vec![];
     let mut check = |ok: bool, what: String| {

@@ -6,6 +6,7 @@
 
 use super::state::{State, Var};
 use super::syntax::{Param, ParamOp, Part, Word};
+use crate::shell::budget;
 use crate::shell::value::{Piece, Sym, Value, MAX_ALTERNATIVES};
 
 /// One field a word expands to.
@@ -152,6 +153,10 @@ impl Expander<'_> {
                 value,
                 content: content.clone(),
             });
+            if out.len() >= budget::MAX_FIELDS {
+                budget::exceed(budget::Over::Fields);
+                break;
+            }
         }
         out
     }
@@ -165,6 +170,10 @@ impl Expander<'_> {
                 // Element substitutions are not computed here (they ran).
                 for f in self.fields(e, &[]) {
                     vals.push(f.value);
+                }
+                if vals.len() >= budget::MAX_FIELDS {
+                    budget::exceed(budget::Over::Fields);
+                    break;
                 }
             }
             return Var::Array(vals);

@@ -20,8 +20,10 @@ use super::syntax::{
 };
 use super::wrappers::{self, Action, MAX_WRAPPERS};
 use super::{
-    basename, perr, Code, ParseError, ParseErrorKind, Redirect, RedirectOp, SimpleCommand,
+    basename, over_budget, perr, Code, ParseError, ParseErrorKind, Redirect, RedirectOp,
+    SimpleCommand,
 };
+use crate::shell::budget;
 use crate::shell::value::{Piece, Sym, Value};
 
 pub(crate) fn extract(script: &str) -> Result<Vec<SimpleCommand>, ParseError> {
@@ -237,6 +239,7 @@ struct Extractor {
 
 impl Extractor {
     fn tick(&mut self, at: usize) -> Result<(), ParseError> {
+        budget::check().map_err(|o| over_budget(o, at))?;
         match self.work.checked_sub(1) {
             Some(w) => {
                 self.work = w;
@@ -642,7 +645,9 @@ impl Extractor {
     /// Run a word's substitutions, then expand it.
     fn word_fields(&mut self, w: &Word, cx: &Cx) -> Result<Vec<Field>, ParseError> {
         let outputs = self.outputs(w, cx)?;
-        Ok(self.expand_word(w, &outputs))
+        let fields = self.expand_word(w, &outputs);
+        budget::check().map_err(|o| over_budget(o, w.offset))?;
+        Ok(fields)
     }
 
     /// Expand a word whose substitutions printed `outputs`; an unquoted word

@@ -8,11 +8,12 @@ use serde_json::{json, Value};
 use super::{Ctx, EvalError};
 use crate::compile::patterns::{self, PatternError};
 use crate::policy::syntax::{Normalization, Quantifier};
+use crate::shell::command::options::{self, Found, Slot};
 use crate::shell::command::{outputs, program_is, Outputs, RedirectOp, SimpleCommand};
 use crate::shell::reach::{self, Classes, Target};
 use crate::shell::value::Value as ShellValue;
 use crate::validate::model::{
-    ClassTest, CmpOp, CommandTest, Op, PathSelector, RegexMode, Selector, Test,
+    ClassTest, CmpOp, CommandTest, Op, PathSelector, ProgramOptions, RegexMode, Selector, Test,
 };
 
 /// What a selector picked.
@@ -435,28 +436,40 @@ pub fn paths_from_commands(cmds: &[SimpleCommand], ps: &PathSelector, ctx: &Ctx)
         if ps.skip_programs.iter().any(|p| program_is(&c.program, p)) {
             continue;
         }
+        let only_written = ps.written_by.is_some() || !ps.written_through.is_empty();
         let operands_count = match &ps.written_by {
             Some(list) => list.iter().any(|p| program_is(&c.program, p)),
-            None => true,
+            None => !only_written,
         };
         // Files written through arguments (`sort -o F`, `cp`'s destination,
         // `dd of=F`) count like output redirections.
-        let written = if ps.written_by.is_some() || ps.reads_only {
+        let mut written = if only_written || ps.reads_only {
             outputs(c)
         } else {
             Outputs::default()
         };
-        if ps.written_by.is_some() {
+        // The places of the selector's `written_through` table too.
+        let through = places(c, &ps.written_through);
+        for (w, t) in written.operand.iter_mut().zip(&through.operand) {
+            *w |= *t;
+        }
+        written.glued.extend(through.glued);
+        if only_written {
             for v in &written.glued {
                 out.extend(shell_targets(v, &c.cwd, ctx, ps.resolve_symlinks));
             }
         }
+        // The values of options that take a file to use (`scp -i KEY`).
+        let used = places(c, &ps.skip_options).operand;
         for (i, (o, v)) in c.operands.iter().zip(&c.operand_values).enumerate() {
+            if used.get(i).copied().unwrap_or(false) {
+                continue;
+            }
             let is_output = written.operand.get(i).copied().unwrap_or(false);
             let counts = if ps.reads_only {
                 !is_output
             } else {
-                operands_count || (ps.written_by.is_some() && is_output)
+                operands_count || (only_written && is_output)
             };
             if counts && !o.is_empty() {
                 out.extend(shell_targets(v, &c.cwd, ctx, ps.resolve_symlinks));
@@ -470,6 +483,23 @@ pub fn paths_from_commands(cmds: &[SimpleCommand], ps: &PathSelector, ctx: &Ctx)
         }
     }
     out
+}
+
+/// The places a table of options (`skip_options`, `written_through`) names in
+/// `c`, from the entries for its program (none: nothing found).
+fn places(c: &SimpleCommand, table: &[ProgramOptions]) -> Found {
+    let slots: Vec<Slot<'_>> = table
+        .iter()
+        .filter(|p| p.applies_to(&c.program))
+        .flat_map(|p| p.options.iter().filter_map(|o| Slot::parse(o)))
+        .collect();
+    if slots.is_empty() {
+        return Found {
+            operand: vec![false; c.operands.len()],
+            glued: vec![],
+        };
+    }
+    options::find(c, &slots)
 }
 
 /// The prefilter sees the paths a command names as the tests do: every form
@@ -496,13 +526,18 @@ impl crate::compile::reach::CommandPaths for Ctx {
 }
 
 /// Where the subcommand starts: the first operand not directly after a short flag
-/// (so `git -C dir push` finds `push`, and `git commit -m push` does not).
+/// (so `git -C dir push` finds `push`, and `git commit -m push` does not), or a
+/// later one when every operand before it directly follows a long option, which
+/// may be that option's value (`aws --profile prod secretsmanager
+/// get-secret-value`, `kubectl --namespace prod get secret`).
 fn subcommand_matches(c: &SimpleCommand, sub: &[String]) -> bool {
     if sub.is_empty() {
         return true;
     }
     let mut prev_short_flag = false;
-    let mut words = vec![];
+    let mut prev_long_flag = false;
+    // Leading operands, each with "directly after a long option without `=`".
+    let mut words: Vec<(&str, bool)> = vec![];
     let mut after_dashdash = false;
     for a in &c.args {
         if !after_dashdash && a == "--" {
@@ -512,7 +547,8 @@ fn subcommand_matches(c: &SimpleCommand, sub: &[String]) -> bool {
         let is_flag = !after_dashdash && a.starts_with('-') && a.len() > 1;
         if is_flag {
             prev_short_flag = !a.starts_with("--") && a.len() == 2;
-            if !words.is_empty() {
+            prev_long_flag = a.starts_with("--") && !a.contains('=');
+            if words.iter().any(|(_, value)| !value) {
                 break;
             }
             continue;
@@ -521,12 +557,21 @@ fn subcommand_matches(c: &SimpleCommand, sub: &[String]) -> bool {
             prev_short_flag = false;
             continue;
         }
-        words.push(a.as_str());
-        if words.len() == sub.len() {
+        words.push((a.as_str(), prev_long_flag));
+        prev_long_flag = false;
+        prev_short_flag = false;
+        if words.iter().filter(|(_, value)| !value).count() >= sub.len() {
             break;
         }
     }
-    words.len() == sub.len() && words.iter().zip(sub).all(|(a, b)| a == b)
+    (0..words.len()).any(|start| {
+        words[..start].iter().all(|(_, value)| *value)
+            && words.len() >= start + sub.len()
+            && words[start..start + sub.len()]
+                .iter()
+                .zip(sub)
+                .all(|((a, _), b)| a == b)
+    })
 }
 
 /// Does a simple command pass a command test? `Ok(None)`: it does;
@@ -634,6 +679,8 @@ pub fn command_object(c: &SimpleCommand) -> Value {
         "code": c.code.map(|k| k.as_str()),
         "forks_itself": c.forks_itself,
         "background_jobs": c.background_jobs,
+        "output_to": c.output_to,
+        "output_in": c.output_in,
     })
 }
 

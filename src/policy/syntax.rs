@@ -363,6 +363,16 @@ pub struct RawCondition {
     /// With `paths` and `from_command`: operands of these programs are data, not
     /// paths (`echo`, `printf`, ...).
     pub skip_programs: Option<Sp<Vec<Sp<PatternItem>>>>,
+    /// With `paths` and `from_command`: the values of these options are files the
+    /// program uses (a key to log in with, an env file to load), not paths it
+    /// reads out: each entry is a program (`*` for any) and its options,
+    /// `"scp -i"`, `"curl --key --cert -E"`.
+    pub skip_options: Option<Sp<Vec<Sp<PatternItem>>>>,
+    /// With `paths` and `from_command`: only paths written, and also the places
+    /// these entries name (a program, `*` for any, then options whose value is
+    /// written, `name=` word prefixes, operands by position `@2`/`@-1`):
+    /// `"* --output of="`, `"ddrescue @2"`.
+    pub written_through: Option<Sp<Vec<Sp<PatternItem>>>>,
     /// With `paths` and `from_command`: only paths read or changed in place;
     /// paths a command only writes (output redirections, `cp`'s destination,
     /// `tee`'s files, `sort -o`, `curl -o`, `dd of=`) are left out.

@@ -37,6 +37,8 @@ mod extract;
 mod inline;
 mod lex;
 mod literal;
+mod long_options;
+pub mod options;
 mod outputs;
 mod state;
 mod syntax;
@@ -148,6 +150,16 @@ pub struct SimpleCommand {
     /// count is not known counts once (`while true; do x; done &` starts
     /// one job). 0 when not in the background.
     pub background_jobs: u64,
+    /// The programs that read what this command prints: the next element of its
+    /// pipeline (`gh auth token | docker login --password-stdin`), or the
+    /// command a `$( )` or backquote substitution of it is a word of (`curl -H
+    /// "Authorization: Bearer $(gcloud auth print-access-token)"`); `""` when
+    /// the substitution is assigned to a variable (`T=$(…)`). Empty when its
+    /// output goes to the terminal (or a file it is redirected to).
+    pub output_to: Vec<String>,
+    /// For a command in a substitution: the word the substitution is part of,
+    /// as written (`Authorization: Bearer $(gcloud auth print-access-token)`).
+    pub output_in: Option<String>,
 }
 
 /// Where the code a shell, an interpreter, `eval` or `source` runs comes from.
@@ -256,6 +268,8 @@ impl SimpleCommand {
             code: None,
             forks_itself: false,
             background_jobs: 0,
+            output_to: Vec::new(),
+            output_in: None,
         }
     }
 }
@@ -425,6 +439,23 @@ fn sed_scripts(args: &[String], operand_at: &[usize]) -> Vec<usize> {
     }
 }
 
+/// git's subcommand: the first word that is not an option of git itself
+/// (`git -C dir -c k=v --no-pager reset` is `reset`).
+fn git_subcommand(args: &[String]) -> Option<&str> {
+    let mut words = args.iter();
+    while let Some(a) = words.next() {
+        match a.as_str() {
+            "-C" | "-c" | "--git-dir" | "--work-tree" | "--namespace" | "--exec-path"
+            | "--config-env" => {
+                words.next();
+            }
+            a if a.starts_with('-') => {}
+            a => return Some(a),
+        }
+    }
+    None
+}
+
 fn split_flags(program: &str, args: &[String]) -> (Vec<String>, Vec<usize>) {
     let mut flags = Vec::new();
     let mut seen = HashSet::new();
@@ -467,6 +498,11 @@ fn split_flags(program: &str, args: &[String]) -> (Vec<String>, Vec<usize>) {
         }
         return (flags, operands);
     }
+    let sub = if program.eq_ignore_ascii_case("git") {
+        git_subcommand(args)
+    } else {
+        None
+    };
     for (i, a) in args.iter().enumerate() {
         if after_dd {
             operands.push(i);
@@ -474,6 +510,8 @@ fn split_flags(program: &str, args: &[String]) -> (Vec<String>, Vec<usize>) {
             after_dd = true;
         } else if let Some(long) = a.strip_prefix("--") {
             let name = long.split('=').next().unwrap_or_default();
+            // An abbreviation the program accepts is the option it stands for.
+            let name = long_options::full_name(program, sub, name).unwrap_or(name);
             add(format!("--{name}"), &mut flags);
         } else if let Some(short) = a.strip_prefix('-').filter(|s| !s.is_empty()) {
             // Letters are flags; from the first other character on it is a

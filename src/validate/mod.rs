@@ -680,11 +680,21 @@ impl Validator<'_> {
                 Some(l) => self.items(l)?,
                 None => vec![],
             };
+            let skip_options = match &raw.skip_options {
+                Some(l) => self.program_options(l)?,
+                None => vec![],
+            };
+            let written_through = match &raw.written_through {
+                Some(l) => self.program_options(l)?,
+                None => vec![],
+            };
             return Some(Selector::Paths(PathSelector {
                 field,
                 from_command: raw.from_command.unwrap_or(false),
                 written_by,
                 skip_programs,
+                skip_options,
+                written_through,
                 reads_only: raw.reads_only.unwrap_or(false),
                 resolve_symlinks: raw.resolve_symlinks.unwrap_or(false),
             }));
@@ -877,6 +887,29 @@ impl Validator<'_> {
                 .map(|(s, _)| s)
                 .collect(),
         )
+    }
+
+    /// Read a `skip_options` or `written_through` list: each entry a program and
+    /// places in its command line.
+    fn program_options(&mut self, list: &Sp<Vec<Sp<PatternItem>>>) -> Option<Vec<ProgramOptions>> {
+        let mut out = vec![];
+        let mut ok = true;
+        for (entry, span) in self.spanned_items(list)? {
+            match ProgramOptions::parse(&entry) {
+                Ok(p) => out.push(p),
+                Err(bad) => {
+                    ok = false;
+                    self.err(
+                        Code::InvalidCondition,
+                        span,
+                        format!(
+                            "`{entry}`: `{bad}` is not a place in a command line: write the program, then options (`-i`, `--output`), word prefixes (`of=`) or operand positions (`@2`, `@-1`)"
+                        ),
+                    );
+                }
+            }
+        }
+        ok.then_some(out)
     }
 
     /// Expand a pattern list, keeping the span of each item's text.

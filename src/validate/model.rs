@@ -323,11 +323,54 @@ pub struct PathSelector {
     pub written_by: Option<Vec<String>>,
     /// Operands of these programs are not paths.
     pub skip_programs: Vec<String>,
+    /// The values of these programs' options are not paths read.
+    #[serde(default)]
+    pub skip_options: Vec<ProgramOptions>,
+    /// The places these entries name are paths written (only written paths).
+    #[serde(default)]
+    pub written_through: Vec<ProgramOptions>,
     /// Leave out paths that are only written.
     #[serde(default)]
     pub reads_only: bool,
     /// Resolve symlinks of the existing prefix.
     pub resolve_symlinks: bool,
+}
+
+/// A line of a policy's table of options: a program and places in its
+/// command line (`"scp -i -o"`, `"* --output of="`, `"ddrescue @2"`), for
+/// `skip_options` and `written_through`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct ProgramOptions {
+    /// The program, as `program` names it (`*`: any program; `python3.*`: a prefix).
+    pub program: String,
+    /// Its places, each a [`Slot`](crate::shell::command::options::Slot): an
+    /// option as written (`-i`, `--key`, `-key`, a keyword), a word prefix
+    /// (`of=`), an operand by position (`@2`, `@-1`).
+    pub options: Vec<String>,
+}
+
+impl ProgramOptions {
+    /// Read an entry: a program, then one or more places, separated by spaces.
+    /// `Err`: the token that is not a place (or the entry, when it names none).
+    pub fn parse(entry: &str) -> Result<ProgramOptions, String> {
+        use crate::shell::command::options::Slot;
+        let mut words = entry.split_whitespace();
+        let program = words.next().ok_or_else(|| entry.to_string())?.to_string();
+        let options: Vec<String> = words.map(str::to_string).collect();
+        if options.is_empty() {
+            return Err(entry.to_string());
+        }
+        if let Some(bad) = options.iter().find(|o| Slot::parse(o).is_none()) {
+            return Err(bad.clone());
+        }
+        Ok(ProgramOptions { program, options })
+    }
+
+    /// Does this entry apply to `program`?
+    #[must_use]
+    pub fn applies_to(&self, program: &str) -> bool {
+        self.program == "*" || crate::shell::command::program_is(program, &self.program)
+    }
 }
 
 /// Regex list semantics.

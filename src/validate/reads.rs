@@ -274,6 +274,8 @@ pub const COMMAND_OBJECT_FIELDS: &[&str] = &[
     "code",
     "forks_itself",
     "background_jobs",
+    "output_to",
+    "output_in",
 ];
 
 /// The command object `command = { when = ... }` sees (`eval::command_object`).
@@ -331,6 +333,12 @@ fn command_node() -> Node {
                 "background_jobs".into(),
                 Presence::Always,
                 Node::Scalar("a number"),
+            ),
+            ("output_to".into(), Presence::Always, texts()),
+            (
+                "output_in".into(),
+                Presence::Sometimes,
+                Node::Scalar("text"),
             ),
         ],
         complete: true,

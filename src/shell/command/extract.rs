@@ -395,11 +395,23 @@ impl Extractor {
         let mut stdin = Input::None;
         let mut last = None;
         let mut prev: Option<&Command> = None;
+        let mut produced: Option<std::ops::Range<usize>> = None;
         for c in cmds {
             self.state = start.clone();
             self.input_lines = prev.and_then(printed_lines);
             prev = Some(c);
+            let first = self.out.len();
             let r = self.command(c, stdin, cx)?;
+            // What the previous element printed, this one reads.
+            if let Some(range) = produced.take() {
+                let readers: Vec<String> = self.out[first..]
+                    .iter()
+                    .filter(|sc| in_this_process(&sc.via, &cx.via) && !sc.program.is_empty())
+                    .map(|sc| sc.program.clone())
+                    .collect();
+                self.output_read_by(range, &cx.via, &readers, None);
+            }
+            produced = Some(first..self.out.len());
             stdin = match (&r.output, r.decoded) {
                 (Some(v), true) => match v.literal() {
                     Some(t) => Input::Decoded(t),
@@ -642,6 +654,37 @@ impl Extractor {
         Ok(out.map(|v| trim_newlines(&v)))
     }
 
+    /// The commands of `range` that print into `base`'s process (not into a
+    /// substitution of their own, nor into a later element of their own
+    /// pipeline) print into `readers`: the next element of a pipeline, or the
+    /// command whose word `word` holds their substitution.
+    fn output_read_by(
+        &mut self,
+        range: std::ops::Range<usize>,
+        base: &[String],
+        readers: &[String],
+        word: Option<&str>,
+    ) {
+        for sc in self.out.get_mut(range).unwrap_or_default() {
+            if !sc.output_to.is_empty() {
+                continue;
+            }
+            let prints_here = match word {
+                // In the word's own substitution, directly.
+                Some(_) => {
+                    sc.via.get(base.len()).is_some_and(|l| is_substitution(l))
+                        && sc.via.starts_with(base)
+                        && in_this_process(&sc.via[base.len() + 1..], &[])
+                }
+                None => in_this_process(&sc.via, base),
+            };
+            if prints_here {
+                sc.output_to = readers.to_vec();
+                sc.output_in = word.map(str::to_string);
+            }
+        }
+    }
+
     /// Run a word's substitutions, then expand it.
     fn word_fields(&mut self, w: &Word, cx: &Cx) -> Result<Vec<Field>, ParseError> {
         let outputs = self.outputs(w, cx)?;
@@ -750,9 +793,14 @@ impl Extractor {
         // What the previous element of a pipeline prints (for `xargs`).
         let input_lines = self.input_lines.take();
         // Substitutions run first: in assignments, then words, then redirections.
+        // (Each word's substitutions are remembered: what they print, this
+        // command reads.)
+        let mut substituted = Vec::new();
         let mut assign_vals = Vec::new();
         for w in assigns {
+            let first = self.out.len();
             let outs = self.outputs(w, cx)?;
+            substituted.push((first..self.out.len(), w));
             let var = Expander { state: &self.state }.assignment(w, &outs);
             let name = w.assign.as_ref().map(|a| a.0.clone()).unwrap_or_default();
             assign_vals.push((name, var, w));
@@ -760,15 +808,28 @@ impl Extractor {
         let mut fields = Vec::new();
         let mut word_outs = Vec::with_capacity(words.len());
         for w in words {
+            let first = self.out.len();
             let outs = self.outputs(w, cx)?;
+            substituted.push((first..self.out.len(), w));
             fields.extend(self.expand_word(w, &outs));
             word_outs.push(outs);
         }
+        let reader = fields
+            .first()
+            .map(|f| basename(&f.text).to_string())
+            .unwrap_or_default();
+        for (range, w) in substituted {
+            self.output_read_by(range, &cx.via, std::slice::from_ref(&reader), Some(&w.text));
+        }
+        let first = self.out.len();
         let Redirs {
             list: redirects,
             here_string,
             read_from,
         } = self.redirects(c, cx)?;
+        // A here-string's substitutions (`<<< "$(…)"`) feed the command too.
+        let redirected = first..self.out.len();
+        self.output_read_by(redirected, &cx.via, std::slice::from_ref(&reader), Some(""));
         let (here, stdin) = match here_input(c, cx, &self.state, here_string.as_ref()) {
             Some(Some(h)) => (Some(h), stdin),
             // A here-string nobody can read beforehand is unknown input.
@@ -2371,6 +2432,18 @@ fn join_fields(fields: &[Field]) -> Option<Value> {
         v = v.concat(&f.value);
     }
     Some(v)
+}
+
+/// A `via` label of a substitution (its output becomes words or a file name).
+fn is_substitution(label: &str) -> bool {
+    matches!(label, "$()" | "``" | "<()" | ">()")
+}
+
+/// Does a command reached through `via` print into the same place as the
+/// commands at `base` (through wrappers, functions, `bash -c`, but no
+/// substitution)?
+fn in_this_process(via: &[String], base: &[String]) -> bool {
+    via.starts_with(base) && !via[base.len()..].iter().any(|l| is_substitution(l))
 }
 
 /// What `printf FMT ARGS…` prints, when the format is known.

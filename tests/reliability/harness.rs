@@ -175,6 +175,19 @@ pub struct Expect {
     survivors: Option<usize>,
 }
 
+/// How the child process is set up (what a parent might hand down).
+#[derive(Default)]
+pub struct Spawn<'a> {
+    /// Run as `nobody` (setpriv).
+    pub as_nobody: bool,
+    /// Hold stdin open until the child exits.
+    pub keep_open: bool,
+    /// What the parent does to `SIGALRM` before exec (see [`Case`]).
+    pub sigalrm: Option<&'a str>,
+    /// Limit the child's address space (`RLIMIT_AS`), in MiB.
+    pub address_space_mib: Option<u64>,
+}
+
 /// What one run printed, and when.
 pub struct Out {
     pub code: Option<i32>,
@@ -323,22 +336,27 @@ impl Sandbox {
         stdin: Vec<u8>,
         as_nobody: bool,
     ) -> Out {
-        self.spawn_with(args, env, stdin, as_nobody, false, None, None)
+        let how = Spawn {
+            as_nobody,
+            ..Spawn::default()
+        };
+        self.spawn_with(args, env, stdin, how)
     }
 
-    /// [`Sandbox::spawn`]; `keep_open` holds stdin open until the child exits;
-    /// `sigalrm` is what the parent does to `SIGALRM` before exec (see [`Case`]);
-    /// `address_space_mib` limits the child's address space (`RLIMIT_AS`).
+    /// [`Sandbox::spawn`], with the process set up as `how` says.
     pub fn spawn_with(
         &self,
         args: &[String],
         env: &BTreeMap<String, String>,
         stdin: Vec<u8>,
-        as_nobody: bool,
-        keep_open: bool,
-        sigalrm: Option<&str>,
-        address_space_mib: Option<u64>,
+        how: Spawn<'_>,
     ) -> Out {
+        let Spawn {
+            as_nobody,
+            keep_open,
+            sigalrm,
+            address_space_mib,
+        } = how;
         let mut cmd = if as_nobody {
             let mut c = Command::new("setpriv");
             c.args(["--reuid=65534", "--regid=65534", "--clear-groups"]);
@@ -761,15 +779,13 @@ fn run_case(defaults: &Defaults, case: &Case, each: Option<&str>) -> (Vec<String
         .iter()
         .map(|d| snapshot(&sb.path(&sub(d))))
         .collect();
-    let out = sb.spawn_with(
-        &args,
-        &env,
-        stdin,
-        case.as_nobody,
-        case.stdin_open,
-        case.sigalrm.as_deref(),
-        case.address_space_mib,
-    );
+    let how = Spawn {
+        as_nobody: case.as_nobody,
+        keep_open: case.stdin_open,
+        sigalrm: case.sigalrm.as_deref(),
+        address_space_mib: case.address_space_mib,
+    };
+    let out = sb.spawn_with(&args, &env, stdin, how);
     let mut errs = vec![];
     let mut check = |ok: bool, what: String| {
         if !ok {

@@ -265,10 +265,20 @@ fn init_warns_about_a_command_it_cannot_find() {
 /// `hookrules run` in the project with `event` on stdin: (stdout as JSON or
 /// Null, stderr).
 fn run_event(p: &Project, event: &serde_json::Value) -> (serde_json::Value, String) {
+    run_event_with(p, event, &[])
+}
+
+/// [`run_event`] with more environment.
+fn run_event_with(
+    p: &Project,
+    event: &serde_json::Value,
+    env: &[(&str, &str)],
+) -> (serde_json::Value, String) {
     use std::io::Write;
     let mut child = p
         .hookrules(&["run"])
         .env("CLAUDE_PROJECT_DIR", &p.root)
+        .envs(env.iter().copied())
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -389,4 +399,133 @@ fn a_broken_policy_refuses_tool_calls_but_does_not_wedge_the_session() {
     assert!(!refused(&v) && told(&v), "{v}");
     let (v, _) = run_event(&p, &with("SessionStart", json!({"source": "startup"})));
     assert!(!refused(&v) && told(&v), "{v}");
+}
+
+/// `check` shows every exception, and reports an exception entry it cannot
+/// apply safely (a word only known at run time, two commands, a `!` path, a
+/// variable other than $HOME/$PROJECT_DIR, nothing listed) as an error.
+#[test]
+fn check_lists_exceptions_and_rejects_entries_it_cannot_apply_safely() {
+    let rule = |except: &str| {
+        format!(
+            "[[rule]]\nid = \"r\"\nevents = [\"PreToolUse\"]\nmatcher = \"Bash\"\n\
+             when = {{ commands = \"tool_input.command\", command = {{ program = [\"rm\"] }} }}\n\
+             except = {except}\ndecision = \"deny\"\nreason = \"no\"\n"
+        )
+    };
+    let p = Project::new(&[(
+        "ok.toml",
+        &rule("{ paths = [\"dist\"], commands = [\"rm -rf ./dist\"] }"),
+    )]);
+    let out = p.hookrules(&["check"]).output().unwrap();
+    let said = text(&out);
+    assert!(out.status.success(), "{said}");
+    assert!(
+        said.contains("exceptions (cases a rule does not see):")
+            && said.contains("rule r except paths [\"dist\"], commands [\"rm -rf ./dist\"]  (.claude/hookrules/ok.toml:6)"),
+        "{said}"
+    );
+    for (bad, why) in [
+        (
+            "{ commands = [\"rm -rf $DIR\"] }",
+            "only known when it runs",
+        ),
+        (
+            "{ commands = [\"rm -rf a && rm -rf b\"] }",
+            "2 commands, not one",
+        ),
+        (
+            "{ commands = [\"rm -rf a > log\"] }",
+            "not one plain command",
+        ),
+        ("{ paths = [\"!dist\"] }", "no `!` exclusions"),
+        ("{ paths = [\"$TMPDIR/x\"] }", "only $PROJECT_DIR and $HOME"),
+        ("{ }", "`except` lists nothing"),
+    ] {
+        let p = Project::new(&[("bad.toml", &rule(bad))]);
+        let out = p.hookrules(&["check"]).output().unwrap();
+        let said = text(&out);
+        assert_eq!(out.status.code(), Some(1), "{bad}: {said}");
+        assert!(said.contains(why), "{bad}: {said}");
+    }
+}
+
+/// An `[[override]]` narrows a built-in rule with `except`: `check` lists the
+/// exception at the override's line and notes it on the rule, `explain` shows
+/// what the rule did not see. A bad entry is the override file's error: `check`
+/// points into that file, tool calls are refused (fail-closed) naming it, and
+/// an edit of that file is the one tool call that goes ahead.
+#[test]
+fn an_override_narrows_a_built_in_rule_and_a_bad_one_breaks_its_own_file() {
+    use serde_json::json;
+    let team =
+        "[[override]]\nrule = \"delete-outside-project\"\nexcept = { paths = [\"~/.cache/**\"] }\n";
+    let p = Project::new(&[("team.toml", team)]);
+    let out = p.hookrules(&["check", "--rules"]).output().unwrap();
+    let said = text(&out);
+    assert!(out.status.success(), "{said}");
+    assert!(
+        said.contains(
+            "rule delete-outside-project except paths [\"~/.cache/**\"]  (.claude/hookrules/team.toml:3)"
+        ) && said.contains("exception (paths [\"~/.cache/**\"]) by an override in .claude/hookrules/team.toml (project)"),
+        "{said}"
+    );
+
+    let bash = |command: &str| {
+        json!({"session_id": "s", "transcript_path": "/tmp/t.jsonl", "cwd": p.root,
+               "hook_event_name": "PreToolUse", "tool_name": "Bash",
+               "tool_input": {"command": command}})
+    };
+    // A home outside the project and outside /tmp (both are not "outside").
+    let home = [("HOME", "/home/dev")];
+    let event = p.root.join("event.json");
+    let cache = "rm -rf ~/.cache/pip";
+    std::fs::write(&event, bash(cache).to_string()).unwrap();
+    let out = p
+        .hookrules(&["explain", event.to_str().unwrap()])
+        .env("CLAUDE_PROJECT_DIR", &p.root)
+        .envs(home)
+        .output()
+        .unwrap();
+    let said = text(&out);
+    assert!(
+        said.contains("/.claude/hookrules/team.toml:3)")
+            && said.contains(&format!("not seen: {cache}")),
+        "{said}"
+    );
+    let (v, _) = run_event_with(&p, &bash(cache), &home);
+    assert_eq!(
+        v,
+        serde_json::Value::Null,
+        "the exception is not applied: {v}"
+    );
+    let (v, _) = run_event_with(&p, &bash("rm -rf ~/.cache/pip /srv/www/old"), &home);
+    assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "ask", "{v}");
+
+    let bad = team.replace("~/.cache/**", "$TMPDIR/**");
+    std::fs::write(p.root.join(".claude/hookrules/team.toml"), &bad).unwrap();
+    let out = p.hookrules(&["check"]).output().unwrap();
+    let said = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("team.toml:3:") && said.contains("only $PROJECT_DIR and $HOME"),
+        "{said}"
+    );
+    let (v, _) = run_event(&p, &bash("ls"));
+    let why = v["hookSpecificOutput"]["permissionDecisionReason"].to_string();
+    assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny", "{v}");
+    assert!(
+        why.contains("team.toml:3:") && why.contains("hookrules check"),
+        "{why}"
+    );
+    let fix = json!({"session_id": "s", "transcript_path": "/tmp/t.jsonl", "cwd": p.root,
+        "hook_event_name": "PreToolUse", "tool_name": "Edit",
+        "tool_input": {"file_path": p.root.join(".claude/hookrules/team.toml"),
+                       "old_string": "$TMPDIR", "new_string": "~/.cache"}});
+    let (v, stderr) = run_event(&p, &fix);
+    assert_ne!(v["hookSpecificOutput"]["permissionDecision"], "deny", "{v}");
+    assert!(
+        stderr.contains("it writes only the broken policy file"),
+        "{stderr}"
+    );
 }

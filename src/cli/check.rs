@@ -26,6 +26,8 @@ pub struct Report {
     pub rules: Vec<RuleRow>,
     /// Every command the policies can run (command facts and `run` effects).
     pub commands: Vec<CommandRow>,
+    /// Every exception: the cases a rule does not see (`except`).
+    pub exceptions: Vec<ExceptionRow>,
     /// Each file's `allow` entries, applied once every diagnostic is in.
     allows: Vec<allowed::Allows>,
     /// Every path built from a template, with the folder it is confined to.
@@ -101,6 +103,19 @@ pub struct CommandRow {
     pub location: String,
     /// `fact NAME` or `rule ID`.
     pub used_by: String,
+}
+
+/// One rule's `except`, as `check` lists it.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ExceptionRow {
+    /// The rule.
+    pub rule: String,
+    /// Paths it does not see, as written.
+    pub paths: Vec<String>,
+    /// Commands it does not see, as written.
+    pub commands: Vec<String>,
+    /// `file:line`.
+    pub location: String,
 }
 
 impl Report {
@@ -294,6 +309,17 @@ fn collect_all(discovery: &Discovery) -> Report {
                 notes: layered.notes.get(&r.id.value).cloned().unwrap_or_default(),
                 at: Some((source.clone(), r.id.span.clone())),
             });
+            let own = r.except.iter().map(|e| (source, e));
+            let granted = r.granted.iter().map(|g| (&g.source, &g.except));
+            for (written, e) in own.chain(granted) {
+                let (line, _) = written.line_col(e.span.start);
+                report.exceptions.push(ExceptionRow {
+                    rule: r.id.value.clone(),
+                    paths: e.value.paths.iter().map(|p| p.value.clone()).collect(),
+                    commands: e.value.commands.iter().map(|c| c.value.clone()).collect(),
+                    location: format!("{}:{line}", written.display_name()),
+                });
+            }
             for e in &r.effects {
                 if let Some(row) = path_row(
                     e.value.path.as_ref(),
@@ -500,6 +526,7 @@ pub fn check_with_fixtures(
                 "rules": report.rules,
                 "packs": report.packs,
                 "commands": report.commands,
+                "exceptions": report.exceptions,
                 "paths": report.paths,
             });
             let _ = writeln!(
@@ -554,6 +581,25 @@ pub fn check_with_fixtures(
                 );
                 for c in &report.commands {
                     let _ = writeln!(out, "  {:?}  ({}, {})", c.argv, c.used_by, c.location);
+                }
+            }
+            if !report.exceptions.is_empty() {
+                let _ = writeln!(out, "exceptions (cases a rule does not see):");
+                for e in &report.exceptions {
+                    let mut parts = vec![];
+                    if !e.paths.is_empty() {
+                        parts.push(format!("paths {:?}", e.paths));
+                    }
+                    if !e.commands.is_empty() {
+                        parts.push(format!("commands {:?}", e.commands));
+                    }
+                    let _ = writeln!(
+                        out,
+                        "  rule {} except {}  ({})",
+                        e.rule,
+                        parts.join(", "),
+                        e.location
+                    );
                 }
             }
             if !report.paths.is_empty() {

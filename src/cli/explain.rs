@@ -236,13 +236,14 @@ impl Block<'_> {
     fn outcome(&self) -> String {
         self.outcome.map(|o| o.to_string()).unwrap_or_default()
     }
-    /// Did some test of the rule hold, or a command get past its program?
-    /// Then it came close.
+    /// Did some test of the rule hold, a command get past its program, or its
+    /// exception take a case out? Then it came close.
     fn close(&self) -> bool {
         !self.matched()
             && self.steps.iter().any(|s| match s {
                 Step::Condition { result: true, .. } => true,
                 Step::Condition { saw, .. } => saw.contains("(program ✓"),
+                Step::Except { not_seen, .. } => !not_seen.is_empty(),
                 _ => false,
             })
     }
@@ -348,8 +349,12 @@ fn close_view(ex: &Explanation, s: &mut String) {
             }
         }
         for st in &b.steps {
-            if let Step::Capture { name, value } = st {
-                s.push_str(&format!("            capture {name} = {value:?}\n"));
+            match st {
+                Step::Capture { name, value } => {
+                    s.push_str(&format!("            capture {name} = {value:?}\n"))
+                }
+                Step::Except { at, not_seen } => except_lines(s, at, not_seen, "            "),
+                _ => {}
             }
         }
     }
@@ -374,6 +379,9 @@ fn close_view(ex: &Explanation, s: &mut String) {
                     if !*result && !saw.is_empty() {
                         s.push_str(&format!("                saw {}\n", short(saw, 100)));
                     }
+                }
+                if let Step::Except { at, not_seen } = st {
+                    except_lines(s, at, not_seen, "            ");
                 }
             }
         }
@@ -479,6 +487,11 @@ fn trace(ex: &Explanation, s: &mut String, verbosity: Verbosity, only: Option<&s
             Step::Capture { name, value } => {
                 block.push(format!("      capture {name} = {value:?}\n"))
             }
+            Step::Except { at, not_seen } => {
+                let mut lines = String::new();
+                except_lines(&mut lines, at, not_seen, "    ");
+                block.push(lines);
+            }
             Step::Fact {
                 name,
                 value,
@@ -504,6 +517,17 @@ fn trace(ex: &Explanation, s: &mut String, verbosity: Verbosity, only: Option<&s
             }
             Step::Combine { note } => s.push_str(&format!("\ncombine   {note}\n")),
         }
+    }
+}
+
+/// A rule's exception, and what it took out of this event.
+fn except_lines(s: &mut String, at: &str, not_seen: &[String], pad: &str) {
+    s.push_str(&format!("{pad}except ({at})\n"));
+    if not_seen.is_empty() {
+        s.push_str(&format!("{pad}    nothing in this event is listed\n"));
+    }
+    for n in not_seen {
+        s.push_str(&format!("{pad}    not seen: {}\n", short(n, 100)));
     }
 }
 

@@ -144,7 +144,9 @@ impl CompiledSet {
     fn add_policy(&mut self, source: &Arc<PolicySource>, raw: &RawPolicy) {
         let pidx = self.policies.len();
         let v = validate::validate(source, raw, &|_| true);
-        // Rules that did not validate reach the events they name.
+        // Rules that did not validate reach the events they name; a broken
+        // `[[override]]` (`override:LINE`) reaches every event, as a file that
+        // does not load.
         for (id, errors) in &v.broken_rules {
             let events = raw
                 .rules
@@ -158,7 +160,7 @@ impl CompiledSet {
                         .map(|e| e.value.as_str())
                         .collect()
                 })
-                .unwrap_or_default();
+                .unwrap_or_else(|| vec!["*"]);
             self.rules.push(SetRule {
                 policy: pidx,
                 id: id.clone(),

@@ -5,6 +5,7 @@
 
 pub mod broken;
 mod error;
+pub mod except;
 pub mod facts;
 mod include;
 pub mod outcome;
@@ -135,6 +136,8 @@ pub fn evaluate<T: Tracer>(
         event_value: None,
         event_line_value: None,
         stamps: HashMap::new(),
+        except: None,
+        excepted: vec![],
     };
     ev.run()
 }
@@ -157,6 +160,10 @@ struct Evaluator<'a, T: Tracer> {
     event_line_value: Option<minijinja::Value>,
     /// `today` / `now`, per zone, computed on first use.
     stamps: HashMap<crate::os::clock::Zone, crate::os::clock::Stamp>,
+    /// The `except` of the rule being evaluated (see [`except`]).
+    except: Option<Arc<crate::validate::model::Except>>,
+    /// What that `except` took out so far, for the trace.
+    excepted: Vec<String>,
 }
 
 /// (priority, policy index, file order) of a contribution, for global ordering.
@@ -395,6 +402,21 @@ impl<T: Tracer> Evaluator<'_, T> {
     }
 
     fn rule(&mut self, pidx: usize, rule: &Rule) -> RuleResult {
+        self.except = rule.except.clone();
+        let result = self.rule_conditions(pidx, rule);
+        // `explain` shows every exception of a rule it evaluates, with what it
+        // took out of this event, or that it took nothing.
+        if let (Some(ex), true) = (self.except.take(), self.tracer.enabled()) {
+            let removed = std::mem::take(&mut self.excepted);
+            self.tracer.step(Step::Except {
+                at: ex.at.clone(),
+                not_seen: removed,
+            });
+        }
+        result
+    }
+
+    fn rule_conditions(&mut self, pidx: usize, rule: &Rule) -> RuleResult {
         let mut captures = BTreeMap::new();
         if let Some(when) = &rule.when {
             match self.condition(pidx, when, 0, &mut captures, None) {
@@ -507,7 +529,52 @@ impl<T: Tracer> Evaluator<'_, T> {
         Ok(result)
     }
 
+    /// What the test's selector yields, less what the rule's `except` removes.
     fn select(
+        &mut self,
+        pidx: usize,
+        t: &Test,
+        object: Option<&Value>,
+    ) -> Result<values::Selected, EvalError> {
+        let selected = self.select_all(pidx, t, object)?;
+        let Some(ex) = self.except.clone() else {
+            return Ok(selected);
+        };
+        let (kept, removed) = match selected {
+            values::Selected::Commands(cmds) => {
+                let (gone, kept): (Vec<_>, Vec<_>) = cmds
+                    .iter()
+                    .cloned()
+                    .partition(|c| except::exempt_command(&ex, c, self.ctx));
+                if gone.is_empty() {
+                    return Ok(values::Selected::Commands(cmds));
+                }
+                let removed = gone
+                    .iter()
+                    .map(values::describe_command)
+                    .collect::<Vec<_>>();
+                (values::Selected::Commands(Arc::new(kept)), removed)
+            }
+            values::Selected::Paths(paths) => {
+                let (gone, kept): (Vec<_>, Vec<_>) = paths
+                    .into_iter()
+                    .partition(|p| except::exempt_path(&ex, p, self.ctx));
+                let removed = gone.into_iter().map(|p| p.path).collect::<Vec<_>>();
+                (values::Selected::Paths(kept), removed)
+            }
+            other => return Ok(other),
+        };
+        if self.tracer.enabled() {
+            for r in removed {
+                if !self.excepted.contains(&r) {
+                    self.excepted.push(r);
+                }
+            }
+        }
+        Ok(kept)
+    }
+
+    fn select_all(
         &mut self,
         pidx: usize,
         t: &Test,

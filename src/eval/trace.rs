@@ -85,6 +85,13 @@ pub enum Step {
         /// Did it fail?
         failed: bool,
     },
+    /// The rule's `except`, and what it took out of this event.
+    Except {
+        /// Where it is written (`file:line`, one per file).
+        at: String,
+        /// The cases the rule did not see (empty: none was listed).
+        not_seen: Vec<String>,
+    },
     /// The rule's result.
     RuleEnd {
         /// Rule id.

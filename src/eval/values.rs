@@ -684,7 +684,7 @@ pub fn command_object(c: &SimpleCommand) -> Value {
     })
 }
 
-fn describe_command(c: &SimpleCommand) -> String {
+pub fn describe_command(c: &SimpleCommand) -> String {
     let mut s = String::new();
     if !c.via.is_empty() {
         s.push_str(&format!("[via {}] ", c.via.join(" > ")));

@@ -4,7 +4,8 @@
 //! before it). Then, file by file:
 //! 1. a rule whose id was already defined by an earlier file **replaces** it;
 //! 2. each `[[override]]` changes the rules loaded before its file, selected by id,
-//!    id glob or tag: `enabled`, `priority`, `decision`, `mode`, `add_tags`.
+//!    id glob or tag: `enabled`, `priority`, `decision`, `mode`, `add_tags`,
+//!    `except` (kept with its file, [`Granted`], for validation to read).
 //!
 //! Every replacement and override leaves a note on the rule, which `check --rules`
 //! and `explain` show, so it is always clear where a rule's behaviour comes from.
@@ -12,7 +13,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::syntax::{RawPolicy, Sp};
+use super::syntax::{Granted, RawExcept, RawPolicy, Sp};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::source::PolicySource;
 
@@ -119,6 +120,13 @@ pub fn apply(mut policies: Vec<(Arc<PolicySource>, RawPolicy)>) -> Layered {
                         r.mode = Some(m.clone());
                         what.push(format!("mode {}", m.value.as_str()));
                     }
+                    if let Some(e) = &ov.except {
+                        r.granted.push(Granted {
+                            source: src.clone(),
+                            except: e.clone(),
+                        });
+                        what.push(format!("exception ({})", describe_except(&e.value)));
+                    }
                     for t in &ov.add_tags {
                         if !r.tags.contains(t) {
                             r.tags.push(t.clone());
@@ -152,6 +160,20 @@ pub fn apply(mut policies: Vec<(Arc<PolicySource>, RawPolicy)>) -> Layered {
         notes,
         diagnostics,
     }
+}
+
+/// `paths [..], commands [..]`, as `check` and the notes show an exception.
+pub fn describe_except(e: &RawExcept) -> String {
+    let mut parts = vec![];
+    if !e.paths.is_empty() {
+        let p: Vec<&str> = e.paths.iter().map(|p| p.value.as_str()).collect();
+        parts.push(format!("paths {p:?}"));
+    }
+    if !e.commands.is_empty() {
+        let c: Vec<&str> = e.commands.iter().map(|c| c.value.as_str()).collect();
+        parts.push(format!("commands {c:?}"));
+    }
+    parts.join(", ")
 }
 
 fn remove_pending(

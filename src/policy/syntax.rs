@@ -108,6 +108,9 @@ pub struct RawOverride {
     pub add_tags: Vec<String>,
     /// `audit`: the selected rules are evaluated and logged, but decide nothing.
     pub mode: Option<Sp<RuleMode>>,
+    /// Narrow exceptions added to the selected rules: paths and commands they do
+    /// not see (README, "Exceptions"); every other case stays as they say.
+    pub except: Option<Sp<RawExcept>>,
 }
 
 /// `[policy]`: file-wide settings.
@@ -246,6 +249,14 @@ pub struct RawRule {
     pub when: Option<Sp<RawCondition>>,
     /// An exception: when this holds, the rule does not fire even if `when` does.
     pub unless: Option<Sp<RawCondition>>,
+    /// Narrow exceptions: paths and commands this rule does not see (README,
+    /// "Exceptions"); every other case stays as the rule says.
+    pub except: Option<Sp<RawExcept>>,
+    /// Exceptions other files' `[[override]]`s added to this rule, each with the
+    /// file it is written in (set by layering, never read from TOML).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub granted: Vec<Granted>,
     /// The decision: allow, deny, ask, block or stop.
     pub decision: Option<Sp<DecisionKind>>,
     /// `true`: this rule routes or guides ("hand off to X", "go ahead, but delegate")
@@ -272,6 +283,33 @@ pub struct RawRule {
     /// `check` does not report them for it.
     #[serde(default)]
     pub allow: Vec<Sp<String>>,
+}
+
+/// `except = { paths = [...], commands = [...] }`: cases removed from what one
+/// rule sees, the way Falco's `exceptions` subtract matches inside a rule.
+#[derive(Debug, Clone, Deserialize, JsonSchema, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RawExcept {
+    /// Paths the rule does not see, as globs: `dist`, `build/**` (relative: inside
+    /// the project), `~/.cache/tool/**`, `/opt/cache/**`. Exact letter case. A
+    /// shell command whose every path is listed is not seen either.
+    #[serde(default)]
+    pub paths: Vec<Sp<String>>,
+    /// Commands the rule does not see, written out in full as they run
+    /// (`rm -rf ./dist`): each simple command of a shell line is compared word
+    /// by word, and only when it runs in the event's folder with every word
+    /// known and no redirection.
+    #[serde(default)]
+    pub commands: Vec<Sp<String>>,
+}
+
+/// An `except` an `[[override]]` added to a rule of an earlier file.
+#[derive(Debug, Clone)]
+pub struct Granted {
+    /// The file holding the override (its spans point into this text).
+    pub source: std::sync::Arc<crate::source::PolicySource>,
+    /// The exception as written there.
+    pub except: Sp<RawExcept>,
 }
 
 /// A matcher for all the rule's events, or one per event

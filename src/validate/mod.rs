@@ -108,6 +108,7 @@ pub fn validate_with(
             }
         }
     }
+    broken.extend(v.override_excepts());
     if eager {
         if let Some(log) = &raw.log {
             v.log_table(&log.value);
@@ -256,10 +257,13 @@ impl Validator<'_> {
         }
         let when = raw.when.as_ref().and_then(|c| self.condition(c));
         let unless = raw.unless.as_ref().and_then(|c| self.condition(c));
-        // A condition that did not validate must never be dropped silently (the
-        // rule would then match everything).
-        let conditions_ok =
-            raw.when.is_some() == when.is_some() && raw.unless.is_some() == unless.is_some();
+        let except = self.except(raw);
+        // A condition (or exception) that did not validate must never be dropped
+        // silently (the rule would then match everything, or nothing).
+        let conditions_ok = raw.when.is_some() == when.is_some()
+            && raw.unless.is_some() == unless.is_some()
+            && except.is_ok();
+        let except = except.ok().flatten();
         let tpl = |s: &Option<Sp<String>>| s.as_ref().map(template);
         let reason = tpl(&raw.reason);
         let context = tpl(&raw.context);
@@ -314,6 +318,7 @@ impl Validator<'_> {
             event_matchers: matcher.2,
             when,
             unless,
+            except,
             decision: raw.decision.as_ref().map(|d| d.value),
             defer: raw.defer.unwrap_or(false),
             reason,
@@ -327,6 +332,68 @@ impl Validator<'_> {
             id_span: raw.id.span.clone(),
             policy: policy.to_string(),
         })
+    }
+
+    /// The rule's `except` and those overrides granted it, as one exception.
+    /// A bad entry of the rule's own `except` breaks the rule (never quietly
+    /// wider or narrower than written); a granted one that does not validate is
+    /// left out whole: its errors belong to the override's file, which
+    /// [`Validator::override_excepts`] reports and breaks.
+    fn except(&mut self, raw: &RawRule) -> Result<Option<Arc<Except>>, ()> {
+        let mut paths = vec![];
+        let mut commands = vec![];
+        let mut at = vec![];
+        let mut add = |source: &PolicySource, e: &Sp<RawExcept>, part: ExceptPart| {
+            paths.extend(part.paths);
+            commands.extend(part.commands);
+            let (line, _) = source.line_col(e.span.start);
+            at.push(format!("{}:{line}", source.display_name()));
+        };
+        if let Some(e) = &raw.except {
+            match except_part(e) {
+                Ok(part) => add(&self.source, e, part),
+                Err(problems) => {
+                    for (code, span, msg, help) in problems {
+                        self.err(code, span, msg).set_help(help);
+                    }
+                    return Err(());
+                }
+            }
+        }
+        for g in &raw.granted {
+            if let Ok(part) = except_part(&g.except) {
+                add(&g.source, &g.except, part);
+            }
+        }
+        if at.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(Arc::new(Except {
+            paths: Arc::new(Globs::new(paths, false)),
+            commands,
+            at: at.join(", "),
+        })))
+    }
+
+    /// The `except` of each of this file's `[[override]]`s: every entry
+    /// checked here, in this file. One that does not validate is one broken
+    /// item of this file (`override:LINE`), which makes the file's failure mode
+    /// apply, and is not added to any rule.
+    fn override_excepts(&mut self) -> BrokenRules {
+        let mut broken = vec![];
+        for o in &self.raw.overrides {
+            let Some(e) = &o.value.except else { continue };
+            let Err(problems) = except_part(e) else {
+                continue;
+            };
+            let first = self.diags.len();
+            for (code, span, msg, help) in problems {
+                self.err(code, span, msg).set_help(help);
+            }
+            let (line, _) = self.source.line_col(o.span.start);
+            broken.push((format!("override:{line}"), self.diags[first..].to_vec()));
+        }
+        broken
     }
 
     fn events(&mut self, evs: &Sp<Vec<Sp<String>>>) -> EventScope {
@@ -1413,6 +1480,114 @@ pub fn build_glob(pat: &str, case_insensitive: bool) -> Result<globset::Glob, gl
         .case_insensitive(case_insensitive)
         .backslash_escape(true)
         .build()
+}
+
+/// One `except` table, checked: its paths as globs, its commands as words.
+struct ExceptPart {
+    paths: Vec<String>,
+    commands: Vec<Vec<String>>,
+}
+
+/// A problem with an `except` entry: code, where, message, help.
+type ExceptProblem = (Code, Range<usize>, String, &'static str);
+
+/// Check every entry of one `except` table.
+fn except_part(e: &Sp<RawExcept>) -> Result<ExceptPart, Vec<ExceptProblem>> {
+    let mut problems = vec![];
+    let mut paths = vec![];
+    for p in &e.value.paths {
+        match except_path(&p.value).and_then(|anchored| {
+            build_glob(&anchored, false)
+                .map(|_| anchored)
+                .map_err(|err| format!("invalid glob: {err}"))
+        }) {
+            Ok(anchored) => paths.push(anchored),
+            Err(why) => problems.push((
+                Code::InvalidGlob,
+                p.span.clone(),
+                why,
+                "write a path inside the project (`dist`, `build/**`), under home (`~/.cache/x/**`) or absolute (`/opt/cache/**`)",
+            )),
+        }
+    }
+    let mut commands = vec![];
+    for c in &e.value.commands {
+        match except_command(&c.value) {
+            Ok(words) => commands.push(words),
+            Err(why) => problems.push((
+                Code::InvalidCondition,
+                c.span.clone(),
+                why,
+                "write one plain command in full, as it runs: `rm -rf ./dist` (no variables, substitutions, redirections, `;`, `&&` or pipes)",
+            )),
+        }
+    }
+    if e.value.paths.is_empty() && e.value.commands.is_empty() {
+        problems.push((
+            Code::InvalidCondition,
+            e.span.clone(),
+            "`except` lists nothing".into(),
+            "add paths = [\"dist\"] or commands = [\"rm -rf ./dist\"], or remove it",
+        ));
+    }
+    if problems.is_empty() {
+        Ok(ExceptPart { paths, commands })
+    } else {
+        Err(problems)
+    }
+}
+
+/// An `except` path as the glob it is matched as: relative paths are inside the
+/// project (`dist` is `$PROJECT_DIR/dist`), `$HOME/x` is `~/x`; a trailing `/`
+/// is dropped.
+fn except_path(p: &str) -> Result<String, String> {
+    let p = p.trim();
+    if p.is_empty() {
+        return Err("an empty path".into());
+    }
+    if p.starts_with('!') {
+        return Err(format!(
+            "`{p}`: an exception lists what the rule does not see; it has no `!` exclusions"
+        ));
+    }
+    let p = p.strip_suffix('/').filter(|s| !s.is_empty()).unwrap_or(p);
+    if let Some(rest) = p.strip_prefix("$HOME") {
+        return Ok(format!("~{rest}"));
+    }
+    if p.starts_with("$PROJECT_DIR") || p.starts_with('/') || p.starts_with('~') {
+        return Ok(p.to_string());
+    }
+    if p.starts_with('$') {
+        return Err(format!(
+            "`{p}`: only $PROJECT_DIR and $HOME can start an exception's path"
+        ));
+    }
+    Ok(format!("$PROJECT_DIR/{}", p.trim_start_matches("./")))
+}
+
+/// An `except` command as its words: one simple command, every word literal,
+/// no redirection, not inside anything.
+fn except_command(text: &str) -> Result<Vec<String>, String> {
+    let cmds = crate::shell::command::parse(text)
+        .map_err(|e| format!("`{text}` is not a command hookrules can read: {e}"))?;
+    let [c] = cmds.as_slice() else {
+        return Err(format!("`{text}` is {} commands, not one", cmds.len()));
+    };
+    if !c.via.is_empty() || !c.redirects.is_empty() || c.program_unknown || c.program.is_empty() {
+        return Err(format!("`{text}` is not one plain command"));
+    }
+    let mut words = vec![c.program.clone()];
+    for v in &c.values {
+        match v.literal() {
+            Some(w) if !v.has_unknown() => words.push(w),
+            _ => {
+                return Err(format!(
+                    "`{text}` has a word that is only known when it runs"
+                ))
+            }
+        }
+    }
+    Ok(words)
 }
 
 /// Parse a matcher the way the client does (reference §3.2).

@@ -88,6 +88,8 @@ pub struct Rule {
     pub when: Option<Condition>,
     /// Does not fire when this holds.
     pub unless: Option<Condition>,
+    /// Paths and commands it does not see (`except`).
+    pub except: Option<Arc<Except>>,
     /// The decision.
     pub decision: Option<DecisionKind>,
     /// Stands aside for a rule that does not defer (see `decision::combine`).
@@ -112,6 +114,20 @@ pub struct Rule {
     pub id_span: Range<usize>,
     /// Name of the policy it belongs to.
     pub policy: String,
+}
+
+/// `except`: cases removed from what one rule sees (README, "Exceptions"); the
+/// evaluator subtracts them from its `paths` and `commands` selectors.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Except {
+    /// Exempt paths, made absolute or anchored (`$PROJECT_DIR/…`, `~/…`, `/…`);
+    /// empty: none.
+    #[serde(with = "super::patterns::stored::globs")]
+    pub paths: Arc<Globs>,
+    /// Exempt commands, each as its words (program first).
+    pub commands: Vec<Vec<String>>,
+    /// Where it was written (`file:line`), for `check` and `explain`.
+    pub at: String,
 }
 
 impl Rule {

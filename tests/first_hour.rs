@@ -529,3 +529,67 @@ fn an_override_narrows_a_built_in_rule_and_a_bad_one_breaks_its_own_file() {
         "{stderr}"
     );
 }
+
+/// Quick checks without JSON: `explain --bash/--read/--write/--edit` and `test
+/// --bash CMD --expect X` judge the call as `run` would in the project the
+/// current folder is in (a subfolder too: its own policies count), for every
+/// agent `--host` names; `test` exits 1 when the decision is not the one
+/// expected, 2 when the call cannot be built.
+#[test]
+fn quick_checks_judge_a_typed_call_in_the_current_project_for_every_host() {
+    let p = Project::new(&[(
+        "release.toml",
+        "[[rule]]\nid = \"release-asks\"\nevents = [\"PreToolUse\"]\nmatcher = \"Bash\"\n\
+         when = { commands = \"tool_input.command\", command = { program = [\"npm\"], subcommand = [\"publish\"] } }\n\
+         decision = \"ask\"\nreason = \"publishing\"\n",
+    )]);
+    let sub = p.root.join("packages/web");
+    std::fs::create_dir_all(&sub).unwrap();
+    let quick = |args: &[&str]| {
+        let out = hookrules(&sub, &p.home, args).output().unwrap();
+        (out.status.code(), text(&out))
+    };
+    let (code, said) = quick(&["explain", "--bash", "npm publish"]);
+    assert_eq!(code, Some(0), "{said}");
+    assert!(
+        said.contains("decision  ask") && said.contains("by        release-asks"),
+        "{said}"
+    );
+    let (code, said) = quick(&["explain", "--read", "../../.env", "-v", "summary"]);
+    assert_eq!(code, Some(0), "{said}");
+    assert!(
+        said.contains("decision  deny") && said.contains(&format!("{}/.env", p.root.display())),
+        "{said}"
+    );
+
+    for host in ["claude", "codex", "gemini", "cursor", "copilot", "vscode"] {
+        for (call, expect) in [
+            (["--bash", "npm publish"], "ask"),
+            (["--bash", "git reset --hard"], "deny"),
+            (["--bash", "ls -la"], "allow"),
+            (["--write", "/etc/cron.d/x"], "deny"),
+            (["--edit", "index.ts"], "allow"),
+        ] {
+            let mut args = vec!["test", call[0], call[1], "--expect", expect, "--host", host];
+            let (code, said) = quick(&args);
+            assert_eq!(code, Some(0), "{args:?}: {said}");
+            assert!(said.starts_with("ok "), "{args:?}: {said}");
+            let wrong = if expect == "allow" { "deny" } else { "allow" };
+            args[4] = wrong;
+            let (code, said) = quick(&args);
+            assert_eq!(code, Some(1), "{args:?}: {said}");
+            assert!(
+                said.starts_with("FAIL ") && said.contains(&format!("expected {wrong}")),
+                "{args:?}: {said}"
+            );
+        }
+    }
+    let (code, said) = quick(&[
+        "test", "--read", ".env", "--expect", "deny", "--host", "codex",
+    ]);
+    assert_eq!(code, Some(2), "{said}");
+    assert!(said.contains("Codex CLI has no file-read tool"), "{said}");
+    let (code, said) = quick(&["test", "--bash", "ls"]);
+    assert_eq!(code, Some(2), "{said}");
+    assert!(said.contains("needs --expect"), "{said}");
+}

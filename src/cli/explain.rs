@@ -123,7 +123,7 @@ pub fn explain(
     err: &mut dyn Write,
 ) -> i32 {
     explain_with(
-        fixture,
+        &Subject::Fixture(fixture.to_path_buf()),
         None,
         &mut std::io::empty(),
         discovery,
@@ -138,7 +138,7 @@ pub fn explain(
 /// [`explain`], with a rule filter and the stdin to read `-` from.
 #[allow(clippy::too_many_arguments)]
 pub fn explain_with(
-    fixture: &Path,
+    subject: &Subject,
     rule: Option<&str>,
     stdin: &mut dyn std::io::Read,
     discovery: &Discovery,
@@ -148,6 +148,26 @@ pub fn explain_with(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> i32 {
+    let fixture = match subject {
+        Subject::Fixture(f) => f.as_path(),
+        Subject::Call(args) => {
+            let cwd = std::env::current_dir().unwrap_or_default();
+            let event = args
+                .call(&cwd)
+                .ok_or_else(|| "name a fixture, or a call: --bash, --read, --write, --edit".into())
+                .and_then(|call| super::quick::event(&call, args.host.as_deref(), &cwd));
+            return match event {
+                Ok(event) => {
+                    let ex = explanation(&event, discovery, env, Now::from_env(env));
+                    print(&ex, rule, verbosity, format, out, err)
+                }
+                Err(e) => {
+                    let _ = writeln!(err, "hookrules explain: {e}");
+                    2
+                }
+            };
+        }
+    };
     let read = if fixture == Path::new("-") {
         let mut text = String::new();
         stdin
@@ -164,15 +184,36 @@ pub fn explain_with(
             return 2;
         }
     };
-    let ex = match explain_fixture(&fx, discovery, env) {
-        Ok(x) => x,
+    match explain_fixture(&fx, discovery, env) {
+        Ok(ex) => print(&ex, rule, verbosity, format, out, err),
         Err(e) => {
             let _ = writeln!(err, "hookrules explain: {}: {e}", fixture.display());
-            return 2;
+            2
         }
-    };
+    }
+}
+
+/// What `explain` explains: a fixture file (`-`: stdin), or a call named on
+/// the command line (`--bash CMD`, …; see [`super::quick`]).
+#[derive(Debug, Clone)]
+pub enum Subject {
+    /// A fixture.
+    Fixture(std::path::PathBuf),
+    /// A call.
+    Call(super::quick::QuickArgs),
+}
+
+/// Print an explanation (all of it, or one rule), in a format.
+fn print(
+    ex: &Explanation,
+    rule: Option<&str>,
+    verbosity: Verbosity,
+    format: Format,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
     if let Some(id) = rule {
-        let known = rule_ids(&ex);
+        let known = rule_ids(ex);
         if !known.iter().any(|k| k == id) {
             let near = crate::diagnostics::did_you_mean(id, known.iter().map(|s| s.as_str()));
             let _ = writeln!(
@@ -191,11 +232,11 @@ pub fn explain_with(
             let _ = writeln!(
                 out,
                 "{}",
-                serde_json::to_string_pretty(&ex).unwrap_or_default()
+                serde_json::to_string_pretty(ex).unwrap_or_default()
             );
         }
         Format::Human => {
-            let _ = write!(out, "{}", render_for(&ex, verbosity, rule));
+            let _ = write!(out, "{}", render_for(ex, verbosity, rule));
         }
     }
     0

@@ -11,6 +11,7 @@ pub mod fixture;
 pub mod init;
 pub mod install_hosts;
 pub mod log;
+pub mod quick;
 pub mod replay;
 pub mod report;
 pub mod rule;
@@ -22,7 +23,7 @@ pub mod wiring;
 
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -126,8 +127,12 @@ pub enum Command {
     /// Show how an event (a fixture) is decided: every rule, condition and fact.
     Explain {
         /// A fixture: the event JSON the client sends, or {"event": ..., "expect": ...};
-        /// `-` reads it from stdin.
-        fixture: PathBuf,
+        /// `-` reads it from stdin. Or name a call instead: --bash, --read, --write, --edit.
+        #[arg(required_unless_present = "call", conflicts_with = "call")]
+        fixture: Option<PathBuf>,
+        /// A call to explain instead of a fixture.
+        #[command(flatten)]
+        quick: quick::QuickArgs,
         /// Show this rule only, in full: every condition with what it saw.
         #[arg(long)]
         rule: Option<String>,
@@ -159,6 +164,13 @@ pub enum Command {
         /// Which rules to list when no fixture makes them fire (HR106).
         #[arg(long, value_enum, default_value_t)]
         coverage: test::Coverage,
+        /// A call to judge instead of fixtures (with --expect).
+        #[command(flatten)]
+        quick: quick::QuickArgs,
+        /// What the call must get: deny, ask, or allow (goes ahead: allowed, or no
+        /// rule objects). Exit 0 when it does, 1 when not.
+        #[arg(long, value_enum, requires = "call", conflicts_with_all = ["paths", "new"])]
+        expect: Option<quick::Expected>,
     },
     /// Print the JSON Schema of the policy format.
     Schema,
@@ -357,12 +369,16 @@ pub fn main() -> ExitCode {
         }
         Command::Explain {
             fixture,
+            quick,
             rule,
             policies,
             verbosity,
             format,
         } => explain::explain_with(
-            &fixture,
+            &match fixture {
+                Some(f) => explain::Subject::Fixture(f),
+                None => explain::Subject::Call(quick),
+            },
             rule.as_deref(),
             &mut std::io::stdin().lock(),
             &discovery(policies, &env),
@@ -378,8 +394,26 @@ pub fn main() -> ExitCode {
             new,
             out,
             coverage,
-        } => match new {
-            Some(event) => scaffold::new_fixture(
+            quick,
+            expect,
+        } => match (new, expect) {
+            (_, Some(expect)) => quick::test(
+                &quick,
+                expect,
+                &discovery(policies, &env),
+                &env,
+                &std::env::current_dir().unwrap_or_default(),
+                &mut stdout.lock(),
+                &mut stderr.lock(),
+            ),
+            (None, None) if quick.call(Path::new("/")).is_some() => {
+                let _ = writeln!(
+                    stderr.lock(),
+                    "hookrules test: a call needs --expect deny|ask|allow (`hookrules explain` shows what it gets)"
+                );
+                2
+            }
+            (Some(event), None) => scaffold::new_fixture(
                 &event,
                 out.as_deref(),
                 &discovery(policies, &env),
@@ -388,7 +422,7 @@ pub fn main() -> ExitCode {
                 &mut stdout.lock(),
                 &mut stderr.lock(),
             ),
-            None => test::test_with(
+            (None, None) => test::test_with(
                 &paths,
                 &discovery(policies, &env),
                 coverage,

@@ -25,6 +25,7 @@
 //! shaped for the same host (`answer/`, one file per host). An envelope that no
 //! host sends is refused with a message that says so, never silently allowed.
 
+pub mod call;
 pub mod claude;
 pub mod codex;
 pub mod copilot;

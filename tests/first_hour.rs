@@ -593,3 +593,37 @@ fn quick_checks_judge_a_typed_call_in_the_current_project_for_every_host() {
     assert_eq!(code, Some(2), "{said}");
     assert!(said.contains("needs --expect"), "{said}");
 }
+
+/// `test` on a path that does not exist, or holds no fixture, fails with a
+/// message naming it, also beside a folder that passes: a run that tested
+/// nothing (a typo in CI) never goes green.
+#[test]
+fn test_on_a_path_with_no_fixtures_fails() {
+    let p = Project::new(&[]);
+    std::fs::create_dir_all(p.root.join("empty")).unwrap();
+    std::fs::write(p.root.join("notes.txt"), "not a fixture").unwrap();
+    let good = root().join("tests/first_hour/headings");
+    for (args, named, why) in [
+        (vec!["test", "fixturez"], "fixturez", "does not exist"),
+        (vec!["test", "empty"], "empty", "no fixtures"),
+        (vec!["test", "notes.txt"], "notes.txt", "no fixtures"),
+        (
+            vec!["test", good.to_str().unwrap(), "fixturez"],
+            "fixturez",
+            "does not exist",
+        ),
+    ] {
+        let out = p.hookrules(&args).output().unwrap();
+        let said = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {said}");
+        assert!(
+            said.contains(&format!("{named}: {why}")),
+            "{args:?}: {said}"
+        );
+    }
+    let out = p
+        .hookrules(&["test", good.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+}

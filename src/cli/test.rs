@@ -46,6 +46,8 @@ pub struct Summary {
     pub skipped: usize,
     /// Rules no fixture saw fire.
     pub uncovered: Vec<String>,
+    /// Paths named that do not exist or hold no fixture (the run fails).
+    pub missing: Vec<PathBuf>,
 }
 
 /// Which rules `test` lists when no fixture makes them fire (HR106).
@@ -73,6 +75,9 @@ pub fn test_with(
     out: &mut dyn Write,
 ) -> i32 {
     let summary = run_all_with(dirs, base, coverage, out);
+    if !summary.missing.is_empty() {
+        return 2;
+    }
     i32::from(summary.failed > 0)
 }
 
@@ -95,6 +100,17 @@ pub fn run_all_with(
         dirs.to_vec()
     };
     for dir in &dirs {
+        // A path that holds no fixture runs nothing, and a run that tested
+        // nothing must not pass (a typo in CI would go green in silence).
+        if let Err(e) = std::fs::metadata(dir) {
+            let why = match e.kind() {
+                std::io::ErrorKind::NotFound => "does not exist".to_string(),
+                _ => e.to_string(),
+            };
+            let _ = writeln!(out, "{}   {}: {why}", style::bad("error"), dir.display());
+            summary.missing.push(dir.clone());
+            continue;
+        }
         let (discovery, fixture_root, install) = suite(dir, base);
         let run_with = match &install {
             Some(_) => Discovery {
@@ -106,6 +122,16 @@ pub fn run_all_with(
         let mut fixtures = vec![];
         collect_json(&fixture_root, &mut fixtures);
         fixtures.sort();
+        if fixtures.is_empty() {
+            let _ = writeln!(
+                out,
+                "{}   {}: no fixtures (*.json) in it",
+                style::bad("error"),
+                dir.display()
+            );
+            summary.missing.push(dir.clone());
+            continue;
+        }
         let mut covered: BTreeSet<String> = BTreeSet::new();
         for path in &fixtures {
             let verdict = match Fixture::read(path) {
@@ -152,6 +178,14 @@ pub fn run_all_with(
                 summary.uncovered.push(id);
             }
         }
+    }
+    if !summary.missing.is_empty() {
+        let _ = writeln!(
+            out,
+            "{}: {} path(s) named no fixtures; `hookrules test PATH` takes fixture files, folders of them, or folders holding policies/ and fixtures/",
+            style::bad("error"),
+            summary.missing.len()
+        );
     }
     let failed = format!("{} failed", summary.failed);
     let _ = writeln!(

@@ -627,3 +627,107 @@ fn test_on_a_path_with_no_fixtures_fails() {
         .unwrap();
     assert!(out.status.success(), "{}", text(&out));
 }
+
+/// A known tool event without what its decision hinges on (a tool name, an
+/// input object, a shell command as a string, a file tool's path) is answered
+/// with the failure mode and a clear message on stderr, never allowed in
+/// silence; the same calls well formed, and shapes agents really send (Codex's
+/// argv array, a patch's list of paths), are judged as usual.
+#[test]
+fn a_malformed_tool_event_gets_the_failure_mode_not_silence() {
+    use serde_json::json;
+    let p = Project::new(&[]);
+    let ev = |name: &str, extra: serde_json::Value| {
+        let mut v = json!({"session_id": "s", "transcript_path": "/tmp/t.jsonl", "cwd": p.root,
+                           "hook_event_name": name});
+        for (k, x) in extra.as_object().unwrap() {
+            v[k] = x.clone();
+        }
+        v
+    };
+    for (event, why) in [
+        (
+            ev("PreToolUse", json!({"tool_input": {"command": "ls"}})),
+            "`tool_name` is missing",
+        ),
+        (
+            ev("PreToolUse", json!({"tool_name": 7, "tool_input": {}})),
+            "`tool_name` is a number",
+        ),
+        (
+            ev("PreToolUse", json!({"tool_name": "Bash"})),
+            "`tool_input` is missing",
+        ),
+        (
+            ev(
+                "PreToolUse",
+                json!({"tool_name": "Bash", "tool_input": "ls"}),
+            ),
+            "`tool_input` is a string",
+        ),
+        (
+            ev(
+                "PreToolUse",
+                json!({"tool_name": "Bash", "tool_input": {"command": ["ls"]}}),
+            ),
+            "`tool_input.command` is an array",
+        ),
+        (
+            ev("PreToolUse", json!({"tool_name": "Bash", "tool_input": {}})),
+            "`tool_input.command` is missing",
+        ),
+        (
+            ev(
+                "PermissionRequest",
+                json!({"tool_name": "Read", "tool_input": {"file_path": 5}}),
+            ),
+            "`tool_input.file_path` is a number",
+        ),
+        (
+            ev(
+                "PreToolUse",
+                json!({"tool_name": "Write", "tool_input": {"content": "x"}}),
+            ),
+            "`tool_input.file_path` is missing",
+        ),
+    ] {
+        let (v, stderr) = run_event(&p, &event);
+        let refused = v["hookSpecificOutput"]["permissionDecision"] == "deny"
+            || v["hookSpecificOutput"]["decision"]["behavior"] == "deny";
+        assert!(refused, "{event}: {v}");
+        assert!(
+            stderr.contains("malformed") && stderr.contains(why),
+            "{event}: {stderr}"
+        );
+    }
+    let file = p.root.join("notes.md");
+    for event in [
+        ev(
+            "PreToolUse",
+            json!({"tool_name": "Bash", "tool_input": {"command": "ls"}}),
+        ),
+        ev(
+            "PreToolUse",
+            json!({"tool_name": "Read", "tool_input": {"file_path": file}}),
+        ),
+        ev(
+            "PreToolUse",
+            json!({"tool_name": "Bash", "tool_input": {"command": ["ls", "-la"]},
+                                "turn_id": "t1", "model": "gpt-5-codex"}),
+        ),
+        ev(
+            "PreToolUse",
+            json!({"tool_name": "Edit", "tool_input": {"file_path": [file, file],
+                                "old_string": "a", "new_string": "b"}}),
+        ),
+        ev(
+            "PostToolUse",
+            json!({"tool_name": "Bash", "tool_input": {"command": "ls"}, "tool_response": {}}),
+        ),
+        ev("Stop", json!({"stop_hook_active": false})),
+    ] {
+        let (v, stderr) = run_event(&p, &event);
+        assert_eq!(v, serde_json::Value::Null, "{event}: {v} {stderr}");
+        assert!(!stderr.contains("malformed"), "{event}: {stderr}");
+    }
+}

@@ -93,15 +93,24 @@ fn explain_fixture(
     discovery: &Discovery,
     env: &BTreeMap<String, String>,
 ) -> Result<Explanation, String> {
+    // A malformed event is not judged by any rule: `run` answers it with the
+    // failure mode (see `Event::check_shape`), and explain says so.
+    let shaped = |event: Event| {
+        event.check_shape().map_err(|e| {
+            format!("{e}; `hookrules run` answers it with the failure mode, before any rule")
+        })?;
+        Ok::<Event, String>(event)
+    };
     if fx.bare {
         let event = Event::from_value(fx.event.clone()).map_err(|e| e.to_string())?;
+        let event = shaped(event)?;
         return Ok(explanation(&event, discovery, env, Now::from_env(env)));
     }
     let install = project_policies(discovery);
     let session = Session::open(fx, discovery, install.as_deref())?;
     let value: serde_json::Value =
         serde_json::from_str(&session.event_text).map_err(|e| e.to_string())?;
-    let event = Event::from_value(value).map_err(|e| e.to_string())?;
+    let event = shaped(Event::from_value(value).map_err(|e| e.to_string())?)?;
     Ok(explanation(
         &event,
         &session.discovery,

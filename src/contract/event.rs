@@ -45,6 +45,13 @@ pub enum InputError {
     Unrecognised(String),
     /// stdin could not be read.
     Io(String),
+    /// A known event without what its decision hinges on ([`Event::check_shape`]).
+    Malformed {
+        /// The event's name.
+        event: String,
+        /// What is wrong.
+        why: String,
+    },
 }
 
 impl std::fmt::Display for InputError {
@@ -64,6 +71,10 @@ impl std::fmt::Display for InputError {
             InputError::NotObject(k) => write!(f, "stdin is JSON {k}, not an object"),
             InputError::Unrecognised(why) => write!(f, "{why}"),
             InputError::Io(e) => write!(f, "cannot read stdin: {e}"),
+            InputError::Malformed { event, why } => write!(
+                f,
+                "this {event} event is malformed ({why}), so no rule can judge it"
+            ),
         }
     }
 }
@@ -104,7 +115,71 @@ impl Event {
                 None => return Err(InputError::NotJson(e.to_string())),
             },
         };
-        Self::from_value_with(value, hint)
+        let event = Self::from_value_with(value, hint)?;
+        event.check_shape()?;
+        Ok(event)
+    }
+
+    /// Does the event carry what its decision hinges on, in a shape the rules
+    /// can read? A tool event needs its tool's name as a string and its input
+    /// as an object (PreToolUse and PermissionRequest: always); a shell tool's
+    /// `command` is a string; a file tool's path (`file_path`, NotebookEdit's
+    /// `notebook_path`) a string or a list of strings. Anything else about the
+    /// event may be missing or odd (agents differ) without changing what a rule
+    /// can see. A malformed event is answered with the failure mode, never
+    /// judged as an event with nothing in it (which no rule would stop).
+    pub fn check_shape(&self) -> Result<(), InputError> {
+        let malformed = |why: String| {
+            Err(InputError::Malformed {
+                event: self.name.clone(),
+                why,
+            })
+        };
+        if !(self.known && self.spec.tool_event) {
+            return Ok(());
+        }
+        let shape = |v: &serde_json::Value| match v {
+            serde_json::Value::Null => "null",
+            serde_json::Value::Bool(_) => "a boolean",
+            serde_json::Value::Number(_) => "a number",
+            serde_json::Value::String(_) => "a string",
+            serde_json::Value::Array(_) => "an array",
+            serde_json::Value::Object(_) => "an object",
+        };
+        let tool = match self.value.get("tool_name") {
+            Some(serde_json::Value::String(t)) if !t.is_empty() => t.as_str(),
+            Some(serde_json::Value::String(_)) => return malformed("`tool_name` is empty".into()),
+            None => return malformed("`tool_name` is missing".into()),
+            Some(v) => return malformed(format!("`tool_name` is {}, not a string", shape(v))),
+        };
+        let decides_before = matches!(self.name.as_str(), "PreToolUse" | "PermissionRequest");
+        let input = match self.value.get("tool_input") {
+            Some(serde_json::Value::Object(o)) => o,
+            None if !decides_before => return Ok(()),
+            None => return malformed("`tool_input` is missing".into()),
+            Some(v) => return malformed(format!("`tool_input` is {}, not an object", shape(v))),
+        };
+        let (key, list_ok) = match hosts::class_of(tool) {
+            hosts::ToolClass::Shell => ("command", false),
+            _ => match tool {
+                "Read" | "Write" | "Edit" | "MultiEdit" => ("file_path", true),
+                "NotebookEdit" => ("notebook_path", true),
+                _ => return Ok(()),
+            },
+        };
+        match input.get(key) {
+            Some(serde_json::Value::String(_)) => Ok(()),
+            Some(serde_json::Value::Array(items))
+                if list_ok && items.iter().all(|i| i.is_string()) =>
+            {
+                Ok(())
+            }
+            None => malformed(format!("{tool}'s `tool_input.{key}` is missing")),
+            Some(v) => malformed(format!(
+                "{tool}'s `tool_input.{key}` is {}, not a string",
+                shape(v)
+            )),
+        }
     }
 
     /// Wrap an already-parsed value (a fixture), recognising its agent.

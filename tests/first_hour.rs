@@ -731,3 +731,41 @@ fn a_malformed_tool_event_gets_the_failure_mode_not_silence() {
         assert!(!stderr.contains("malformed"), "{event}: {stderr}");
     }
 }
+
+/// The latency in the decision log is the time hookrules took, not the time the
+/// client took to write the event: a client that writes stdin 1.5 s after
+/// starting the hook does not make the logged latency 1.5 s (before: it did,
+/// and `report` showed medians of hundreds of ms for a 2 ms answer).
+#[test]
+fn logged_latency_leaves_out_the_wait_for_stdin() {
+    use std::io::Write;
+    let p = Project::new(&[]);
+    let event = serde_json::json!({"session_id": "s", "transcript_path": "/tmp/t.jsonl",
+        "cwd": p.root, "hook_event_name": "PreToolUse", "tool_name": "Bash",
+        "tool_input": {"command": "git reset --hard"}});
+    let mut child = p
+        .hookrules(&["run"])
+        .env("CLAUDE_PROJECT_DIR", &p.root)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    stdin.write_all(event.to_string().as_bytes()).unwrap();
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("deny"));
+    let out = p.hookrules(&["log", "--json"]).output().unwrap();
+    let said = text(&out);
+    let record: serde_json::Value = said
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .last()
+        .unwrap_or_else(|| panic!("no log record: {said}"));
+    let us = record["us"].as_u64().unwrap_or_else(|| panic!("{record}"));
+    assert!(
+        us < 1_000_000,
+        "logged {us} µs: the 1.5 s wait for stdin is counted"
+    );
+}

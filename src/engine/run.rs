@@ -263,6 +263,33 @@ struct Ran {
     issued: Option<Issued>,
     /// The side effects, for after the answer.
     after: AfterAnswer,
+    /// Time spent in reads of stdin: waiting for the client to write the
+    /// event is not hookrules' latency.
+    stdin_wait: Duration,
+}
+
+/// A reader that adds up the time its reads take.
+struct Waited<'a> {
+    inner: &'a mut dyn Read,
+    spent: Duration,
+}
+
+impl<'a> Waited<'a> {
+    fn new(inner: &'a mut dyn Read) -> Waited<'a> {
+        Waited {
+            inner,
+            spent: Duration::ZERO,
+        }
+    }
+}
+
+impl Read for Waited<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let t = Instant::now();
+        let n = self.inner.read(buf);
+        self.spent += t.elapsed();
+        n
+    }
 }
 
 /// The side effects, run after the answer is printed within what is left of the
@@ -368,7 +395,9 @@ pub fn process(discovery: &Discovery, env: &BTreeMap<String, String>, inv: Invoc
     // a time would cost more than evaluating a harmless command (~0.3M
     // instructions for the built-in pack, callgrind); exit returns the memory.
     let rules = ran.after.compiled.take();
-    let us = start.elapsed().as_micros() as u64;
+    // The latency logged is the time hookrules took, not the time the client
+    // took to write the event: from the start, less the reads of stdin.
+    let us = start.elapsed().saturating_sub(ran.stdin_wait).as_micros() as u64;
     let mut exit = ran.answer.exit;
     if let Err(e) = watchdog.answer(&reply(&ran.answer)) {
         exit = unwritten_exit(ran.decision.as_ref());
@@ -500,8 +529,11 @@ fn decide(
     let set = Set::load(discovery, env);
     let hint = inv.hint;
     guard.learn(set.failure(), None, (hint.host, hint.event));
-    let (answer, decision, event, after) = decide_input(&set, stdin, env, now.clone(), inv, guard);
+    let mut stdin = Waited::new(stdin);
+    let (answer, decision, event, after) =
+        decide_input(&set, &mut stdin, env, now.clone(), inv, guard);
     Ran {
+        stdin_wait: stdin.spent,
         answer,
         decision,
         event,

@@ -1099,7 +1099,10 @@ fn init_inner(args: &InitArgs, ctx: &Context, out: &mut dyn Write) -> Result<(),
         w,
         "  1. restart Claude Code: it reads hooks when a session starts (`/hooks` lists them)"
     );
-    let _ = writeln!(w, "  2. hookrules check                          lint the policies");
+    let _ = writeln!(
+        w,
+        "  2. hookrules check                          lint the policies"
+    );
     let _ = writeln!(
         w,
         "  3. hookrules explain --bash 'rm -rf ~'      see how a command is decided (or EVENT.json)"

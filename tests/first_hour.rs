@@ -760,8 +760,8 @@ fn logged_latency_leaves_out_the_wait_for_stdin() {
     let said = text(&out);
     let record: serde_json::Value = said
         .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .last()
+        .rev()
+        .find_map(|l| serde_json::from_str(l).ok())
         .unwrap_or_else(|| panic!("no log record: {said}"));
     let us = record["us"].as_u64().unwrap_or_else(|| panic!("{record}"));
     assert!(

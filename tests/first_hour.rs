@@ -459,15 +459,15 @@ fn check_lists_exceptions_and_rejects_entries_it_cannot_apply_safely() {
 fn an_override_narrows_a_built_in_rule_and_a_bad_one_breaks_its_own_file() {
     use serde_json::json;
     let team =
-        "[[override]]\nrule = \"delete-outside-project\"\nexcept = { paths = [\"~/.cache/**\"] }\n";
+        "[[override]]\nrule = \"delete-outside-project\"\nexcept = { paths = [\"/srv/builds/**\"] }\n";
     let p = Project::new(&[("team.toml", team)]);
     let out = p.hookrules(&["check", "--rules"]).output().unwrap();
     let said = text(&out);
     assert!(out.status.success(), "{said}");
     assert!(
         said.contains(
-            "rule delete-outside-project except paths [\"~/.cache/**\"]  (.claude/hookrules/team.toml:3)"
-        ) && said.contains("exception (paths [\"~/.cache/**\"]) by an override in .claude/hookrules/team.toml (project)"),
+            "rule delete-outside-project except paths [\"/srv/builds/**\"]  (.claude/hookrules/team.toml:3)"
+        ) && said.contains("exception (paths [\"/srv/builds/**\"]) by an override in .claude/hookrules/team.toml (project)"),
         "{said}"
     );
 
@@ -479,7 +479,7 @@ fn an_override_narrows_a_built_in_rule_and_a_bad_one_breaks_its_own_file() {
     // A home outside the project and outside /tmp (both are not "outside").
     let home = [("HOME", "/home/dev")];
     let event = p.root.join("event.json");
-    let cache = "rm -rf ~/.cache/pip";
+    let cache = "rm -rf /srv/builds/2025-01";
     std::fs::write(&event, bash(cache).to_string()).unwrap();
     let out = p
         .hookrules(&["explain", event.to_str().unwrap()])
@@ -499,10 +499,10 @@ fn an_override_narrows_a_built_in_rule_and_a_bad_one_breaks_its_own_file() {
         serde_json::Value::Null,
         "the exception is not applied: {v}"
     );
-    let (v, _) = run_event_with(&p, &bash("rm -rf ~/.cache/pip /srv/www/old"), &home);
+    let (v, _) = run_event_with(&p, &bash("rm -rf /srv/builds/2025-01 /srv/www/old"), &home);
     assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "ask", "{v}");
 
-    let bad = team.replace("~/.cache/**", "$TMPDIR/**");
+    let bad = team.replace("/srv/builds/**", "$TMPDIR/**");
     std::fs::write(p.root.join(".claude/hookrules/team.toml"), &bad).unwrap();
     let out = p.hookrules(&["check"]).output().unwrap();
     let said = text(&out);
@@ -521,7 +521,7 @@ fn an_override_narrows_a_built_in_rule_and_a_bad_one_breaks_its_own_file() {
     let fix = json!({"session_id": "s", "transcript_path": "/tmp/t.jsonl", "cwd": p.root,
         "hook_event_name": "PreToolUse", "tool_name": "Edit",
         "tool_input": {"file_path": p.root.join(".claude/hookrules/team.toml"),
-                       "old_string": "$TMPDIR", "new_string": "~/.cache"}});
+                       "old_string": "$TMPDIR", "new_string": "/srv/builds"}});
     let (v, stderr) = run_event(&p, &fix);
     assert_ne!(v["hookSpecificOutput"]["permissionDecision"], "deny", "{v}");
     assert!(

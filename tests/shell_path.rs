@@ -1,6 +1,6 @@
 //! Table-driven tests for `hookrules::shell::path`.
 
-use hookrules::shell::path::{is_within, normalize, normalize_resolving_symlinks};
+use hookrules::shell::path::{is_within, normalize};
 
 const HOME: Option<&str> = Some("/home/u");
 
@@ -78,27 +78,3 @@ fn is_within_table() {
     }
 }
 
-#[test]
-fn resolving_symlinks() {
-    let base = std::env::temp_dir().join(format!("shellparse-test-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&base);
-    std::fs::create_dir_all(base.join("real/sub")).unwrap();
-    let base = std::fs::canonicalize(&base).unwrap();
-    let b = base.to_str().unwrap();
-    #[cfg(unix)]
-    std::os::unix::fs::symlink(base.join("real"), base.join("link")).unwrap();
-    let got = normalize_resolving_symlinks("link/sub/missing/../file", b, HOME).unwrap();
-    #[cfg(unix)]
-    assert_eq!(got, format!("{b}/real/sub/file"));
-    let got = normalize_resolving_symlinks("real/./sub", b, HOME).unwrap();
-    assert_eq!(got, format!("{b}/real/sub"));
-    let got = normalize_resolving_symlinks("/nonexistent-shellparse/x", b, HOME).unwrap();
-    assert_eq!(got, "/nonexistent-shellparse/x");
-    assert_eq!(normalize_resolving_symlinks("/", "/", HOME).unwrap(), "/");
-    assert_eq!(
-        normalize_resolving_symlinks("~user/x", "/", HOME).unwrap(),
-        "~user/x"
-    );
-    assert!(normalize_resolving_symlinks("\0", "/", HOME).is_err());
-    let _ = std::fs::remove_dir_all(&base);
-}

@@ -15,6 +15,7 @@ fn env() -> Env {
         project: "/home/dev/myproj".into(),
         tmpdir: None,
         user: Some("dev".into()),
+        ..Env::default()
     }
 }
 

@@ -279,9 +279,9 @@ fn test(t: &Test) -> Need {
 /// names, one of the list's required literals in one of their texts. (Paths
 /// of a field, and other tests, require nothing known.)
 fn paths_test(t: &Test, ps: &PathSelector) -> Need {
-    // Symlinks are resolved on the file system, which may change between
-    // the prefilter and the test: nothing is required.
-    if !ps.from_command || ps.resolve_symlinks || !t.normalize.is_empty() {
+    // Links are followed through one cache per event, so the prefilter sees
+    // the paths the test will (where they land and as spelled).
+    if !ps.from_command || !t.normalize.is_empty() {
         return Need::Always;
     }
     match t.quantifier {

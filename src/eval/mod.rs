@@ -81,6 +81,7 @@ impl Ctx {
                 .or_else(|| env_vars.get("LOGNAME"))
                 .filter(|u| !u.is_empty())
                 .cloned(),
+            links: shell::links::Resolver::default(),
         };
         Ctx {
             project_dir,
@@ -93,6 +94,14 @@ impl Ctx {
             reach,
         }
     }
+}
+
+/// Inside `command.when`: the command and its object, which the condition's
+/// selectors read.
+#[derive(Clone, Copy)]
+struct Within<'a> {
+    object: &'a Value,
+    command: &'a shell::command::SimpleCommand,
 }
 
 /// Everything evaluation produced for one event.
@@ -435,14 +444,15 @@ impl<T: Tracer> Evaluator<'_, T> {
         RuleResult::Matched(captures)
     }
 
-    /// Evaluate a condition. `object` is the command object inside `command.when`.
+    /// Evaluate a condition. `object` is the command (and its object) inside
+    /// `command.when`.
     fn condition(
         &mut self,
         pidx: usize,
         c: &Condition,
         depth: usize,
         captures: &mut BTreeMap<String, String>,
-        object: Option<&Value>,
+        object: Option<Within<'_>>,
     ) -> Result<bool, EvalError> {
         match c {
             Condition::All(v) => {
@@ -495,7 +505,7 @@ impl<T: Tracer> Evaluator<'_, T> {
         t: &Arc<Test>,
         depth: usize,
         captures: &mut BTreeMap<String, String>,
-        object: Option<&Value>,
+        object: Option<Within<'_>>,
     ) -> Result<bool, EvalError> {
         let selected = self.select(pidx, t, object)?;
         let (result, saw) = values::apply(
@@ -504,10 +514,17 @@ impl<T: Tracer> Evaluator<'_, T> {
             self.ctx,
             captures,
             self.tracer.enabled(),
-            &mut |cmd_test, cmd_obj, caps| {
+            &mut |cmd_test, command, caps| {
                 // Nested condition over a command object.
                 match &cmd_test.when {
-                    Some(w) => self.condition(pidx, w, depth + 1, caps, Some(cmd_obj)),
+                    Some(w) => {
+                        let object = values::command_object(command);
+                        let within = Within {
+                            object: &object,
+                            command,
+                        };
+                        self.condition(pidx, w, depth + 1, caps, Some(within))
+                    }
                     None => Ok(true),
                 }
             },
@@ -534,7 +551,7 @@ impl<T: Tracer> Evaluator<'_, T> {
         &mut self,
         pidx: usize,
         t: &Test,
-        object: Option<&Value>,
+        object: Option<Within<'_>>,
     ) -> Result<values::Selected, EvalError> {
         let selected = self.select_all(pidx, t, object)?;
         let Some(ex) = self.except.clone() else {
@@ -578,10 +595,10 @@ impl<T: Tracer> Evaluator<'_, T> {
         &mut self,
         pidx: usize,
         t: &Test,
-        object: Option<&Value>,
+        object: Option<Within<'_>>,
     ) -> Result<values::Selected, EvalError> {
         use crate::validate::model::Selector;
-        let root = object.unwrap_or(&self.event.value);
+        let root = object.map_or(&self.event.value, |w| w.object);
         Ok(match &t.selector {
             Selector::Field(p) => {
                 values::Selected::Values(p.get(root).cloned().into_iter().collect())
@@ -629,13 +646,17 @@ impl<T: Tracer> Evaluator<'_, T> {
                 // did not expand: `*`, `?`, `[` in it are a pattern (`grep
                 // KEY .en*`), not a name as in a tool's path.
                 let patterns = object.is_some();
+                let made = object.map_or(&[][..], |w| &w.command.made[..]);
                 let picked = texts
                     .iter()
                     .filter(|p| !p.is_empty())
                     .map(|p| {
-                        let mut t = values::tool_path(p, self.ctx, ps.resolve_symlinks);
+                        let mut t = values::tool_path(p, self.ctx, ps.resolve_symlinks, made);
                         if patterns {
                             t.pattern = crate::shell::glob::marked(&t.path);
+                            if let Some(s) = t.spelled.as_deref_mut() {
+                                s.pattern = crate::shell::glob::marked(&s.path);
+                            }
                         }
                         t
                     })

@@ -9,7 +9,10 @@ use super::{Ctx, EvalError};
 use crate::compile::patterns::{self, PatternError};
 use crate::policy::syntax::{Normalization, Quantifier};
 use crate::shell::command::options::{self, Found, Slot};
-use crate::shell::command::{outputs, program_is, Outputs, RedirectOp, SimpleCommand};
+use crate::shell::command::{
+    acts_on_name, is_link_text, outputs, program_is, Outputs, RedirectOp, SimpleCommand,
+};
+use crate::shell::links::MadeLink;
 use crate::shell::reach::{self, Classes, Target};
 use crate::shell::value::Value as ShellValue;
 use crate::validate::model::{
@@ -28,9 +31,9 @@ pub enum Selected {
     Unparsable(String),
 }
 
-/// Callback for a `command.when` condition over a command object.
-pub type Nested<'n> =
-    dyn FnMut(&CommandTest, &Value, &mut BTreeMap<String, String>) -> Result<bool, EvalError> + 'n;
+/// Callback for a `command.when` condition over a command (its object).
+pub type Nested<'n> = dyn FnMut(&CommandTest, &SimpleCommand, &mut BTreeMap<String, String>) -> Result<bool, EvalError>
+    + 'n;
 
 /// Apply a test. Returns the result and, when tracing, what it saw.
 pub fn apply(
@@ -88,10 +91,14 @@ pub fn apply(
                 let shown: Vec<String> = paths
                     .iter()
                     .map(|p| {
+                        let through = match &p.spelled {
+                            Some(s) => format!("{} → ", s.path),
+                            None => String::new(),
+                        };
                         if matches!(t.op, Op::Class(_)) {
-                            format!("{} ({})", p.path, p.classes.names().join(", "))
+                            format!("{through}{} ({})", p.path, p.classes.names().join(", "))
                         } else {
-                            p.path.clone()
+                            format!("{through}{}", p.path)
                         }
                     })
                     .collect();
@@ -116,18 +123,40 @@ pub fn apply(
             let results = paths
                 .iter()
                 .map(|target| {
-                    let p = &target.path;
-                    let views = path_views(p, ctx);
-                    let texts: Vec<String> =
-                        views.iter().map(|v| normalize(v, &t.normalize)).collect();
-                    match (&t.op, &target.pattern) {
-                        (Op::Glob(globs), Some(marked)) => Ok(patterns::globs_name(
-                            globs,
-                            &texts,
-                            &path_views(marked, ctx),
-                        )?),
-                        _ => text_test(t, &texts, &Value::String(p.clone()), captures),
+                    // A list of names matches the path where it lands or as
+                    // spelled, each judged whole (an exclusion of one form
+                    // does not excuse the other).
+                    if let Op::Glob(globs) = &t.op {
+                        for form in target.forms() {
+                            let texts: Vec<String> = path_views(&form.path, ctx)
+                                .iter()
+                                .map(|v| normalize(v, &t.normalize))
+                                .collect();
+                            let hit = match &form.pattern {
+                                Some(marked) => patterns::globs_name(
+                                    globs,
+                                    &texts,
+                                    &path_views(marked, ctx),
+                                )?,
+                                None => text_test(
+                                    t,
+                                    &texts,
+                                    &Value::String(form.path.clone()),
+                                    captures,
+                                )?,
+                            };
+                            if hit {
+                                return Ok(true);
+                            }
+                        }
+                        return Ok(false);
                     }
+                    let texts: Vec<String> = target
+                        .forms()
+                        .flat_map(|f| path_views(&f.path, ctx))
+                        .map(|v| normalize(&v, &t.normalize))
+                        .collect();
+                    text_test(t, &texts, &Value::String(target.path.clone()), captures)
                 })
                 .collect::<Result<Vec<bool>, EvalError>>()?;
             if paths.is_empty()
@@ -318,61 +347,47 @@ pub fn normalize(s: &str, steps: &[Normalization]) -> String {
     out
 }
 
-/// Normalise a path against the event's cwd and `$HOME`. A path that cannot be
-/// normalised (a NUL byte, `~` with no `$HOME`) is kept as written, so it can
-/// still match a pattern but never a normalised location by accident.
-pub fn normalize_path(p: &str, ctx: &Ctx, resolve_symlinks: bool) -> String {
-    let home = ctx.home.as_deref();
-    let cwd = ctx.cwd.display().to_string();
-    let r = if resolve_symlinks {
-        crate::shell::path::normalize_resolving_symlinks(p, &cwd, home)
-    } else {
-        crate::shell::path::normalize(p, &cwd, home)
+/// A path a tool names (`file_path`, `path`), or a word of a command
+/// (`command.when`'s `operands.1`, through the links the command made
+/// before, `made`), normalised, with its classes; its links followed unless
+/// `resolve_symlinks = false`.
+pub fn tool_path(p: &str, ctx: &Ctx, resolve_symlinks: bool, made: &[MadeLink]) -> Target {
+    let how = reach::Use {
+        resolve: resolve_symlinks,
+        follow_last: true,
+        made,
     };
-    r.unwrap_or_else(|_| p.to_string())
+    reach::tool_target(p, &ctx.reach, how)
 }
 
-/// A path a tool names (`file_path`, `path`), normalised, with its classes.
-pub fn tool_path(p: &str, ctx: &Ctx, resolve_symlinks: bool) -> Target {
-    let path = normalize_path(p, ctx, resolve_symlinks);
-    let classes = if path.starts_with('/') {
-        reach::classify(&path, &ctx.reach)
-    } else {
-        reach::classify_path(p, &ctx.reach).classes
-    };
-    Target::plain(path, classes)
-}
-
-/// Where a shell value may point, seen from the directory `cwd`.
+/// Where a shell value may point, seen from the directory `cwd`, for command
+/// `c`: through the links it made before, its last component followed unless
+/// `by_name` (`rm`, `mv` act on a link itself).
 fn shell_targets(
     v: &ShellValue,
-    cwd: &ShellValue,
+    c: &SimpleCommand,
     ctx: &Ctx,
     resolve_symlinks: bool,
+    by_name: bool,
 ) -> Vec<Target> {
-    let mut ts = reach::targets(v, cwd, &ctx.reach);
-    if resolve_symlinks {
-        for t in &mut ts {
-            if !t.classes.has(reach::Class::Unknown) {
-                if let Ok(p) = crate::shell::path::normalize_resolving_symlinks(
-                    &t.path,
-                    "/",
-                    ctx.home.as_deref(),
-                ) {
-                    t.path = p;
-                }
-            }
-        }
-    }
-    ts
+    let how = reach::Use {
+        resolve: resolve_symlinks,
+        follow_last: !by_name,
+        made: &c.made,
+    };
+    reach::targets_for(v, &c.cwd, &ctx.reach, how)
 }
 
 /// Record which target made a class test pass (`captures.target`,
 /// `captures.target_class`), unless an earlier test did.
 fn capture_target(captures: &mut BTreeMap<String, String>, t: &Target, ct: &ClassTest) {
-    captures
-        .entry("target".into())
-        .or_insert_with(|| t.path.clone());
+    if captures.contains_key("target") {
+        return;
+    }
+    captures.insert("target".into(), t.path.clone());
+    if let Some(s) = &t.spelled {
+        captures.insert("target_spelled".into(), s.path.clone());
+    }
     if let Some(name) = ct.which(t.classes) {
         captures
             .entry("target_class".into())
@@ -387,11 +402,17 @@ fn target_glob(
     t: &Target,
     ctx: &Ctx,
 ) -> Result<bool, PatternError> {
-    let texts = path_views(&t.path, ctx);
-    match &t.pattern {
-        Some(marked) => patterns::globs_name(globs, &texts, &path_views(marked, ctx)),
-        None => patterns::globs_match(globs, &texts),
+    for form in t.forms() {
+        let texts = path_views(&form.path, ctx);
+        let hit = match &form.pattern {
+            Some(marked) => patterns::globs_name(globs, &texts, &path_views(marked, ctx))?,
+            None => patterns::globs_match(globs, &texts)?,
+        };
+        if hit {
+            return Ok(true);
+        }
     }
+    Ok(false)
 }
 
 /// A path and its symbolic forms: `~/...` under `$HOME`, `$PROJECT_DIR/...` in the project.
@@ -430,7 +451,7 @@ pub fn paths_from_commands(cmds: &[SimpleCommand], ps: &PathSelector, ctx: &Ctx)
                 writes || ps.written_by.is_none()
             };
             if wanted && !r.target.is_empty() {
-                out.extend(shell_targets(&r.value, &c.cwd, ctx, ps.resolve_symlinks));
+                out.extend(shell_targets(&r.value, c, ctx, ps.resolve_symlinks, false));
             }
         }
         if ps.skip_programs.iter().any(|p| program_is(&c.program, p)) {
@@ -456,7 +477,7 @@ pub fn paths_from_commands(cmds: &[SimpleCommand], ps: &PathSelector, ctx: &Ctx)
         written.glued.extend(through.glued);
         if only_written {
             for v in &written.glued {
-                out.extend(shell_targets(v, &c.cwd, ctx, ps.resolve_symlinks));
+                out.extend(shell_targets(v, c, ctx, ps.resolve_symlinks, false));
             }
         }
         // The values of options that take a file to use (`scp -i KEY`).
@@ -471,8 +492,9 @@ pub fn paths_from_commands(cmds: &[SimpleCommand], ps: &PathSelector, ctx: &Ctx)
             } else {
                 operands_count || (only_written && is_output)
             };
-            if counts && !o.is_empty() {
-                out.extend(shell_targets(v, &c.cwd, ctx, ps.resolve_symlinks));
+            if counts && !o.is_empty() && !is_link_text(c, i) {
+                let by_name = acts_on_name(c, i);
+                out.extend(shell_targets(v, c, ctx, ps.resolve_symlinks, by_name));
             }
         }
         if operands_count && c.operands_from_input {
@@ -513,12 +535,13 @@ impl crate::compile::reach::CommandPaths for Ctx {
         let targets = paths_from_commands(commands, selector, self);
         // A shell pattern (`.e*`) is judged by the names it can match
         // (`patterns::globs_name`), which need not hold a list's literal.
-        if targets.iter().any(|t| t.pattern.is_some()) {
+        if targets.iter().flat_map(Target::forms).any(|t| t.pattern.is_some()) {
             return None;
         }
         Some(
             targets
                 .iter()
+                .flat_map(Target::forms)
                 .flat_map(|t| path_views(&t.path, self))
                 .collect(),
         )
@@ -611,8 +634,8 @@ fn command_matches(
     }
     if let Some(globs) = &ct.target_glob {
         let mut hit = false;
-        'operands: for v in c.target_values() {
-            for t in reach::targets(v, &c.cwd, &ctx.reach) {
+        'operands: for (i, v) in c.target_operands() {
+            for t in shell_targets(v, c, ctx, true, acts_on_name(c, i)) {
                 if target_glob(globs, &t, ctx)? {
                     hit = true;
                     break 'operands;
@@ -625,8 +648,8 @@ fn command_matches(
     }
     if let Some(cls) = &ct.target_class {
         let mut found: Option<Target> = None;
-        'find: for v in c.target_values() {
-            for t in reach::targets(v, &c.cwd, &ctx.reach) {
+        'find: for (i, v) in c.target_operands() {
+            for t in shell_targets(v, c, ctx, true, acts_on_name(c, i)) {
                 if cls.passes(t.classes) {
                     found = Some(t);
                     break 'find;
@@ -656,7 +679,7 @@ fn command_matches(
             return Ok(Some("arg_matches"));
         }
     }
-    if ct.when.is_some() && !nested(ct, &command_object(c), captures)? {
+    if ct.when.is_some() && !nested(ct, c, captures)? {
         return Ok(Some("when"));
     }
     Ok(None)

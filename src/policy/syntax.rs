@@ -415,7 +415,9 @@ pub struct RawCondition {
     /// paths a command only writes (output redirections, `cp`'s destination,
     /// `tee`'s files, `sort -o`, `curl -o`, `dd of=`) are left out.
     pub reads_only: Option<bool>,
-    /// With `paths`: resolve symlinks of the existing part of the path too.
+    /// With `paths`: follow symbolic links, on disk and those the command
+    /// makes, so a class judges where the path lands (default `true`; `false`:
+    /// the path as spelled).
     pub resolve_symlinks: Option<bool>,
 
     /// Text normalisation before matching: `dashes`, `whitespace`, `casefold`.

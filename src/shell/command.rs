@@ -36,6 +36,7 @@ mod expand;
 mod extract;
 mod inline;
 mod lex;
+mod links;
 mod literal;
 mod long_options;
 pub mod options;
@@ -50,6 +51,7 @@ use std::fmt;
 use super::budget::{self, Over};
 use super::value::Value;
 
+pub use links::{acts_on_name, is_link_text, made_by};
 pub use outputs::{outputs, Outputs};
 pub use syntax::MAX_DEPTH;
 pub use wrappers::MAX_WRAPPERS;
@@ -160,6 +162,9 @@ pub struct SimpleCommand {
     /// For a command in a substitution: the word the substitution is part of,
     /// as written (`Authorization: Bearer $(gcloud auth print-access-token)`).
     pub output_in: Option<String>,
+    /// Links made earlier in the same command line (`ln -s / out && rm -rf
+    /// out/*`), which paths of this command go through.
+    pub made: Vec<crate::shell::links::MadeLink>,
 }
 
 /// Where the code a shell, an interpreter, `eval` or `source` runs comes from.
@@ -218,6 +223,11 @@ impl SimpleCommand {
     /// without `-e`/`-f`, else the word after each `-e`/`-f`), which are code,
     /// not paths (`sed -i '/^DEBUG/d' config.py` edits `config.py`, not `/`).
     pub fn target_values(&self) -> impl Iterator<Item = &Value> {
+        self.target_operands().map(|(_, v)| v)
+    }
+
+    /// [`SimpleCommand::target_values`] with the index of each operand.
+    pub fn target_operands(&self) -> impl Iterator<Item = (usize, &Value)> {
         let scripts = if program_is(&self.program, "sed") || program_is(&self.program, "gsed") {
             let (_, at) = split_flags(&self.program, &self.args);
             sed_scripts(&self.args, &at)
@@ -228,7 +238,6 @@ impl SimpleCommand {
             .iter()
             .enumerate()
             .filter(move |(i, _)| !scripts.contains(i))
-            .map(|(_, v)| v)
     }
 
     pub(crate) fn with_values(
@@ -270,6 +279,7 @@ impl SimpleCommand {
             background_jobs: 0,
             output_to: Vec::new(),
             output_in: None,
+            made: Vec::new(),
         }
     }
 }

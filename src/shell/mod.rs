@@ -7,6 +7,7 @@
 pub mod budget;
 pub mod command;
 pub mod glob;
+pub mod links;
 pub mod path;
 pub mod powershell;
 pub mod reach;

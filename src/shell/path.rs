@@ -1,5 +1,6 @@
 //! Path normalisation, so policies compare the file the shell will touch
-//! rather than the text that was typed (`./src/../.env` is `.env`).
+//! rather than the text that was typed (`./src/../.env` is `.env`). Links
+//! are followed by `shell::links`.
 //!
 //! Choices:
 //! * A path (or `cwd`/`home`) containing a NUL byte is an error
@@ -13,10 +14,6 @@
 //!   relative to `/`.
 
 use std::fmt;
-use std::path::PathBuf;
-
-/// Paths longer than this are not resolved through symlinks (lexical only).
-const MAX_RESOLVE_LEN: usize = 4096;
 
 /// Why a path could not be normalised.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -81,49 +78,6 @@ pub fn normalize(path: &str, cwd: &str, home: Option<&str>) -> Result<String, Pa
         push_components(&mut stack, path);
     }
     Ok(format!("/{}", stack.join("/")))
-}
-
-/// Same as [`normalize`], then resolve symlinks for the longest existing
-/// prefix (`std::fs::canonicalize` on that prefix, the rest appended).
-/// Falls back to the lexical result when resolution is impossible (e.g.
-/// non-UTF-8 target, unreadable directory, path over 4096 bytes).
-///
-/// # Errors
-/// As for [`normalize`].
-pub fn normalize_resolving_symlinks(
-    path: &str,
-    cwd: &str,
-    home: Option<&str>,
-) -> Result<String, PathError> {
-    let lexical = normalize(path, cwd, home)?;
-    if !lexical.starts_with('/') || lexical.len() > MAX_RESOLVE_LEN {
-        return Ok(lexical);
-    }
-    let comps: Vec<&str> = lexical.split('/').filter(|c| !c.is_empty()).collect();
-    let mut prefix = PathBuf::from("/");
-    let mut existing = 0;
-    for c in &comps {
-        let next = prefix.join(c);
-        if std::fs::metadata(&next).is_err() {
-            break;
-        }
-        prefix = next;
-        existing += 1;
-    }
-    let Ok(canon) = std::fs::canonicalize(&prefix) else {
-        return Ok(lexical);
-    };
-    let Some(canon) = canon.to_str() else {
-        return Ok(lexical);
-    };
-    let mut out = canon.to_string();
-    for c in comps.get(existing..).unwrap_or_default() {
-        if !out.ends_with('/') {
-            out.push('/');
-        }
-        out.push_str(c);
-    }
-    Ok(out)
 }
 
 /// True when `path` (already normalised) is `dir` or inside it, comparing

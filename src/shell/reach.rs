@@ -17,9 +17,13 @@
 //!   `/c/Users` and what lies directly in `/c/Windows` are `system`.
 //! * A project folder that is `/` or a system folder grants nothing: its
 //!   contents are not `project`.
-//! * Paths are compared as written after `~`, `..` and `.` are resolved; links
-//!   are not followed (`rm -rf link` removes the link).
+//! * Paths are judged where they land: their links are followed
+//!   (`shell::links`), the last component only when the command opens it
+//!   ([`Use::follow_last`]: `rm -rf link` removes the link, `rm -rf link/*`
+//!   what it points to). A path that went through a link keeps its spelling
+//!   ([`Target::spelled`]) for the lists that name files.
 
+use crate::shell::links::{self, Made, Resolver};
 use crate::shell::path::{is_within, normalize};
 use crate::shell::value::{Piece, Sym, Value};
 
@@ -173,6 +177,35 @@ pub struct Env {
     pub tmpdir: Option<String>,
     /// `$USER`, if known.
     pub user: Option<String>,
+    /// Follows links, with the event's cache of what the disk holds.
+    pub links: Resolver,
+}
+
+/// How a command uses a path, for following its links.
+#[derive(Debug, Clone, Copy)]
+pub struct Use<'a> {
+    /// Follow links at all (`false`: the path as spelled).
+    pub resolve: bool,
+    /// The last component is followed: the command opens the file (reads,
+    /// writes, `chmod`), rather than acting on the name (`rm`, `mv`).
+    pub follow_last: bool,
+    /// Links the command made earlier in the same command line.
+    pub made: &'a [links::MadeLink],
+}
+
+impl Use<'_> {
+    /// A path the command opens, with no links made before it.
+    pub const OPEN: Use<'static> = Use {
+        resolve: true,
+        follow_last: true,
+        made: &[],
+    };
+    /// As spelled: no link followed.
+    pub const SPELLED: Use<'static> = Use {
+        resolve: false,
+        follow_last: true,
+        made: &[],
+    };
 }
 
 /// One place a value may point at.
@@ -186,6 +219,10 @@ pub struct Target {
     /// its pattern characters marked (see `shell::glob`), so a list can ask
     /// which names it can match.
     pub pattern: Option<String>,
+    /// When a link made the path land elsewhere: the path as spelled, with its
+    /// own classes and pattern. Classes judge where the path lands (`path`);
+    /// lists of names (`glob`) match either.
+    pub spelled: Option<Box<Target>>,
 }
 
 impl Target {
@@ -196,7 +233,13 @@ impl Target {
             path,
             classes,
             pattern: None,
+            spelled: None,
         }
+    }
+
+    /// The target and, when a link moved it, the target as spelled.
+    pub fn forms(&self) -> impl Iterator<Item = &Target> {
+        std::iter::once(self).chain(self.spelled.as_deref())
     }
 }
 
@@ -204,13 +247,35 @@ impl Target {
 const SOMETHING: &str = "\u{E000}";
 use crate::shell::glob::{BRACKET, QUESTION, STAR};
 
-/// Where each alternative of `value` lies, relative to the directory `cwd`.
+/// Where each alternative of `value` lies, relative to the directory `cwd`,
+/// for a command that opens it (links followed).
 #[must_use]
 pub fn targets(value: &Value, cwd: &Value, env: &Env) -> Vec<Target> {
+    targets_for(value, cwd, env, Use::OPEN)
+}
+
+/// Where each alternative of `value` lies, relative to the directory `cwd`,
+/// used as `how` says.
+#[must_use]
+pub fn targets_for(value: &Value, cwd: &Value, env: &Env, how: Use<'_>) -> Vec<Target> {
+    let made = if how.resolve && !how.made.is_empty() {
+        made_links(how.made, env)
+    } else {
+        Vec::new()
+    };
     let mut out: Vec<Target> = Vec::new();
+    for full in absolute(value, cwd) {
+        push(&mut out, target(&full, env, how, &made));
+    }
+    out
+}
+
+/// Each alternative of `value` made absolute against `cwd`.
+fn absolute(value: &Value, cwd: &Value) -> Vec<Sym> {
+    let mut out = Vec::new();
     for s in &value.0 {
         if is_absolute(s) {
-            push(&mut out, target(s, env));
+            out.push(s.clone());
         } else {
             for c in &cwd.0 {
                 let mut full = c.clone();
@@ -218,11 +283,78 @@ pub fn targets(value: &Value, cwd: &Value, env: &Env) -> Vec<Target> {
                     full.push(Piece::Text("/".into()));
                     full.extend(s);
                 }
-                push(&mut out, target(&full, env));
+                out.push(full);
             }
         }
     }
     out
+}
+
+/// The links a command made, where they are on this machine: each link's
+/// folders resolved (through the links made before it), its target text
+/// known or not. A link whose own path is not known is left out (the paths
+/// through it are not known either).
+fn made_links(made: &[links::MadeLink], env: &Env) -> Vec<Made> {
+    let mut out: Vec<Made> = Vec::new();
+    for m in made {
+        let to = match m.target.0.as_slice() {
+            [one] => known_text(one, env).and_then(|t| match &m.base {
+                links::Base::LinkFolder => Some(t),
+                links::Base::Cwd(_) if t.starts_with('/') => Some(t),
+                links::Base::Cwd(cwd) => match cwd.0.as_slice() {
+                    [c] => known_text(c, env).map(|c| format!("{c}/{t}")),
+                    _ => None,
+                },
+            }),
+            _ => None,
+        };
+        for name in absolute(&m.name, &m.cwd) {
+            let Some(name) = known_text(&name, env) else {
+                continue;
+            };
+            let mut path = env.links.resolve(&name, false, &out).path;
+            let into = match m.place {
+                links::Place::Name => false,
+                links::Place::Folder => true,
+                links::Place::AsDisk => env.links.resolve(&name, true, &out).is_folder,
+            };
+            if into {
+                let base = to
+                    .as_deref()
+                    .and_then(|t| t.trim_end_matches('/').rsplit('/').next())
+                    .filter(|b| !b.is_empty());
+                match base {
+                    Some(b) => path = format!("{}/{b}", path.trim_end_matches('/')),
+                    None => continue,
+                }
+            }
+            out.push(Made {
+                path,
+                to: to.clone(),
+            });
+        }
+    }
+    out
+}
+
+/// The text of a path whose every piece is known on this machine.
+fn known_text(s: &Sym, env: &Env) -> Option<String> {
+    let mut text = String::new();
+    for p in &s.0 {
+        match p {
+            Piece::Text(t) => text.push_str(t),
+            Piece::Home => text.push_str(env.home.as_deref()?),
+            Piece::HomeOf(u) => text.push_str(&home_of(u, env)),
+            Piece::Start => text.push_str(&env.cwd),
+            Piece::Project => text.push_str(&env.project),
+            Piece::TempRoot => text.push_str(env.tmpdir.as_deref().unwrap_or("/tmp")),
+            Piece::Env(n) if n == "USER" || n == "LOGNAME" => text.push_str(env.user.as_deref()?),
+            Piece::Glob(_) | Piece::Env(_) | Piece::Unknown(_) | Piece::Below | Piece::Contained(_) => {
+                return None
+            }
+        }
+    }
+    Some(text)
 }
 
 /// Every class any alternative may have.
@@ -256,8 +388,9 @@ fn is_absolute(s: &Sym) -> bool {
     }
 }
 
-/// The classes of one symbolic absolute path.
-fn target(s: &Sym, env: &Env) -> Target {
+/// The classes of one symbolic absolute path, used as `how` says, with the
+/// links the command made (`made`, already placed on this machine).
+fn target(s: &Sym, env: &Env, how: Use<'_>, made: &[Made]) -> Target {
     // Not on this machine: no class, and a text no list of paths matches.
     if let Some(Piece::Contained(p)) = s.0.first() {
         return Target::plain(format!("(in the container) {p}"), Classes::default());
@@ -308,7 +441,45 @@ fn target(s: &Sym, env: &Env) -> Target {
         // Nothing known about where it starts.
         return Target::plain(format!("{s}"), Classes::of(&[Class::Unknown]));
     }
-    let norm = normalize(&text, "/", env.home.as_deref()).unwrap_or_else(|_| text.clone());
+    let spelled = located(&text, unknown, unknown_at_end, env);
+    if !how.resolve {
+        return spelled;
+    }
+    // A name glued to an unknown part (`/home/dev$X`) is not a whole name yet.
+    let follow_last = if unknown {
+        text.ends_with('/')
+    } else {
+        how.follow_last
+    };
+    let r = env.links.resolve(&text, follow_last, made);
+    if !r.followed && !r.unknown {
+        return spelled;
+    }
+    let mut landed = if r.followed {
+        env.respell(&r.path)
+    } else {
+        r.path
+    };
+    if text.ends_with('/') && !landed.ends_with('/') {
+        landed.push('/');
+    }
+    let mut t = located(&landed, unknown, unknown_at_end, env);
+    if r.unknown {
+        // A loop, a chain past the limit, a link to a place nobody knows, or
+        // a lookup past the budget: it may land anywhere, its spelling in
+        // the project included.
+        t.classes = Classes::of(&[Class::Unknown]);
+    }
+    if t.path != spelled.path {
+        t.spelled = Some(Box::new(spelled));
+    }
+    t
+}
+
+/// The target at `text`, a known absolute prefix (patterns marked), which
+/// an unknown part follows when `unknown` (at the end: `unknown_at_end`).
+fn located(text: &str, unknown: bool, unknown_at_end: bool, env: &Env) -> Target {
+    let norm = normalize(text, "/", env.home.as_deref()).unwrap_or_else(|_| text.to_string());
     let shown: String = norm
         .chars()
         .map(|c| match c {
@@ -345,6 +516,41 @@ fn target(s: &Sym, env: &Env) -> Target {
         path: shown,
         classes,
         pattern,
+        spelled: None,
+    }
+}
+
+impl Env {
+    /// A path the walk reached, spelled from the places the event names
+    /// (project, working folder, home, temp root) when it lies in where one
+    /// of them really is: a project reached through a link (macOS's `/tmp`
+    /// is `/private/tmp`) is still the project.
+    fn respell(&self, physical: &str) -> String {
+        let anchors = [
+            Some(self.project.as_str()),
+            Some(self.cwd.as_str()),
+            self.home.as_deref(),
+            self.tmpdir.as_deref(),
+        ];
+        let mut best: Option<(String, &str)> = None;
+        for spelled in anchors.into_iter().flatten() {
+            let spelled = spelled.trim_end_matches('/');
+            if !spelled.starts_with('/') {
+                continue;
+            }
+            let real = self.links.resolve(spelled, true, &[]);
+            if !real.followed || real.unknown || real.path == "/" || !is_within(physical, &real.path)
+            {
+                continue;
+            }
+            if best.as_ref().is_none_or(|(r, _)| real.path.len() > r.len()) {
+                best = Some((real.path, spelled));
+            }
+        }
+        match best {
+            Some((real, spelled)) => format!("{spelled}{}", &physical[real.len()..]),
+            None => physical.to_string(),
+        }
     }
 }
 
@@ -674,14 +880,21 @@ pub fn classify(path: &str, env: &Env) -> Classes {
 }
 
 /// The classes of a path as a tool names it (`~`, `$HOME`, `..` resolved
-/// against the event's `cwd`).
+/// against the event's `cwd`), its links followed.
 #[must_use]
 pub fn classify_path(path: &str, env: &Env) -> Target {
-    match normalize(path, &env.cwd, env.home.as_deref()) {
-        Ok(p) if p.starts_with('/') => Target::plain(p.clone(), classify(&p, env)),
+    tool_target(path, env, Use::OPEN)
+}
+
+/// Where a path a tool names lies (`~`, `$HOME`, `..` resolved against the
+/// event's `cwd`), used as `how` says.
+#[must_use]
+pub fn tool_target(path: &str, env: &Env, how: Use<'_>) -> Target {
+    let s = match normalize(path, &env.cwd, env.home.as_deref()) {
+        Ok(p) if p.starts_with('/') => Sym::text(&p),
         // `~user/…` (no user database) or an unusable path.
         _ => {
-            let s = if let Some(rest) = path.strip_prefix('~') {
+            if let Some(rest) = path.strip_prefix('~') {
                 let (user, tail) = rest.split_once('/').unwrap_or((rest, ""));
                 let mut s = Sym::piece(Piece::HomeOf(user.to_string()));
                 if !tail.is_empty() {
@@ -690,8 +903,19 @@ pub fn classify_path(path: &str, env: &Env) -> Target {
                 s
             } else {
                 Sym::unknown(path)
-            };
-            target(&s, env)
+            }
         }
+    };
+    let made = if how.resolve && !how.made.is_empty() {
+        made_links(how.made, env)
+    } else {
+        Vec::new()
+    };
+    let mut t = target(&s, env, how, &made);
+    // A tool's path is a name, not a pattern.
+    t.pattern = None;
+    if let Some(sp) = t.spelled.as_deref_mut() {
+        sp.pattern = None;
     }
+    t
 }

@@ -348,7 +348,7 @@ pub struct PathSelector {
     /// Leave out paths that are only written.
     #[serde(default)]
     pub reads_only: bool,
-    /// Resolve symlinks of the existing prefix.
+    /// Follow symbolic links (default); `false`: paths as spelled.
     pub resolve_symlinks: bool,
 }
 

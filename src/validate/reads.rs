@@ -926,9 +926,10 @@ impl Reader<'_> {
         }
     }
 
-    /// A location class test captures `target` and `target_class`.
+    /// A location class test captures `target` and `target_class` (and
+    /// `target_spelled`, empty unless a link moved the target).
     fn class_captures(&mut self, captured: bool) {
-        for name in ["target", "target_class"] {
+        for name in ["target", "target_class", "target_spelled"] {
             if captured {
                 self.captured.insert(name.to_string());
             } else {

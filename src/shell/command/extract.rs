@@ -13,7 +13,7 @@ use super::emit;
 use super::expand::{Expander, Field};
 use super::inline::{self, Effect, Lang};
 use super::literal::{self, brace_expand};
-use super::state::{join, Func, State, Var, Written};
+use super::state::{add_links, join, Func, State, Var, Written};
 use super::syntax::{
     self, AndOr, Command, CommandKind, Conn, Heredoc, List, Part, Pipeline, RedirKind, Sub,
     SubKind, Word, MAX_DEPTH,
@@ -24,6 +24,7 @@ use super::{
     SimpleCommand,
 };
 use crate::shell::budget;
+use crate::shell::links::MadeLink;
 use crate::shell::value::{Piece, Sym, Value};
 
 pub(crate) fn extract(script: &str) -> Result<Vec<SimpleCommand>, ParseError> {
@@ -293,12 +294,7 @@ impl Extractor {
     /// Go back to `saved` after a subshell; files it wrote stay written.
     fn restore(&mut self, saved: Rc<State>) {
         let inner = std::mem::replace(&mut self.state, saved);
-        if inner.files != self.state.files {
-            let mut s = (*self.state).clone();
-            s.files
-                .extend(inner.files.iter().map(|(k, v)| (k.clone(), v.clone())));
-            self.state = Rc::new(s);
-        }
+        self.restore_files(&inner);
     }
 
     /// Run a list; returns the output of its last command when known.
@@ -359,11 +355,14 @@ impl Extractor {
         Ok(output)
     }
 
+    /// What a child shell or subshell did to the file system stays done:
+    /// the files it wrote, the links it made.
     fn restore_files(&mut self, inner: &State) {
-        if inner.files != self.state.files {
+        if inner.files != self.state.files || inner.links != self.state.links {
             let mut s = (*self.state).clone();
             s.files
                 .extend(inner.files.iter().map(|(k, v)| (k.clone(), v.clone())));
+            add_links(&mut s.links, &inner.links);
             self.state = Rc::new(s);
         }
     }
@@ -602,6 +601,7 @@ impl Extractor {
                 c.offset,
             );
             sc.cwd = self.state.cwd.clone();
+            sc.made = self.state.links.clone();
             self.out.push(sc);
         }
         Ok(ran)
@@ -861,6 +861,7 @@ impl Extractor {
                 c.offset,
             );
             sc.cwd = self.state.cwd.clone();
+            sc.made = self.state.links.clone();
             self.out.push(sc);
             return Ok(Ran {
                 exit: Exit::same(&self.state),
@@ -971,7 +972,15 @@ impl Extractor {
             _ => None,
         };
 
+        let first_out = self.out.len();
         self.chain(fields, assignments, cx.via.clone(), &link, c.depth, false)?;
+        let made: Vec<MadeLink> = self
+            .out
+            .get(first_out..)
+            .unwrap_or_default()
+            .iter()
+            .flat_map(super::links::made_by)
+            .collect();
 
         let mut exit = effect.unwrap_or_else(|| Exit::same(&self.state));
         // A function defined earlier in the command: follow the call.
@@ -999,12 +1008,13 @@ impl Extractor {
             self.state = Rc::new(s);
             exit = Exit::same(&self.state);
         }
-        // Files it wrote, whatever its exit status.
-        if !writes.is_empty() {
+        // Files it wrote and links it made, whatever its exit status.
+        if !writes.is_empty() || !made.is_empty() {
             let with_files = |st: Option<Rc<State>>| {
                 st.map(|st| {
                     let mut s = (*st).clone();
                     s.files.extend(writes.iter().cloned());
+                    add_links(&mut s.links, &made);
                     Rc::new(s)
                 })
             };
@@ -1488,6 +1498,7 @@ impl Extractor {
                 off,
             );
             sc.cwd = self.state.cwd.clone();
+            sc.made = self.state.links.clone();
             sc.program_unknown = program_unknown;
             sc.operands_from_input = from_input;
             sc.background_jobs = match unlimited {
@@ -1875,6 +1886,7 @@ impl Extractor {
             off,
         );
         sc.cwd = self.state.cwd.clone();
+        sc.made = self.state.links.clone();
         self.out.push(sc);
     }
 
@@ -1905,6 +1917,7 @@ impl Extractor {
             off,
         );
         sc.cwd = self.state.cwd.clone();
+        sc.made = self.state.links.clone();
         self.out.push(sc);
     }
 

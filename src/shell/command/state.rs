@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use super::syntax::Command;
+use crate::shell::links::MadeLink;
 use crate::shell::value::{Piece, Sym, Value};
 
 /// A variable's value.
@@ -84,6 +85,8 @@ pub(super) struct State {
     pub positional: Option<Vec<Value>>,
     /// Files written, by the text of their path.
     pub files: BTreeMap<String, Written>,
+    /// Links made (`ln -s T L`), in the order they were made.
+    pub links: Vec<MadeLink>,
 }
 
 impl State {
@@ -98,6 +101,7 @@ impl State {
             aliases: BTreeMap::new(),
             positional: None,
             files: BTreeMap::new(),
+            links: Vec::new(),
         }
     }
 
@@ -134,6 +138,7 @@ impl State {
             aliases: BTreeMap::new(),
             positional,
             files: self.files.clone(),
+            links: self.links.clone(),
         }
     }
 
@@ -187,6 +192,8 @@ impl State {
         } else {
             None
         };
+        let mut links = self.links.clone();
+        add_links(&mut links, &other.links);
         State {
             cwd: self.cwd.clone().union(&other.cwd),
             oldpwd: self.oldpwd.clone().union(&other.oldpwd),
@@ -196,6 +203,7 @@ impl State {
             aliases,
             positional,
             files,
+            links,
         }
     }
 
@@ -204,6 +212,16 @@ impl State {
         let exported = export || self.vars.get(name).is_some_and(|b| b.exported);
         self.vars
             .insert(name.to_string(), Binding { var, exported });
+    }
+}
+
+/// Add the links of `more` that `to` lacks, in their order (a link made on
+/// one branch may have been made).
+pub(super) fn add_links(to: &mut Vec<MadeLink>, more: &[MadeLink]) {
+    for l in more {
+        if !to.contains(l) {
+            to.push(l.clone());
+        }
     }
 }
 

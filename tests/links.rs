@@ -1,0 +1,224 @@
+//! Paths are judged where they land: symbolic links on disk and links the
+//! command itself makes, through the real `hookrules run` process and the
+//! built-in pack, in a temp project with real links (`shell::links`).
+//!
+//! The sandbox: `home/` is `$HOME`, `home/proj/` the project (its cwd), with
+//! `home/.ssh/notes` (a file whose name is harmless and whose place is not) and
+//! `home/.claude/settings.json` (the user's hook settings). In the project:
+//! `out -> /`, `up -> ..` (home), `keys -> ../.ssh`, `etc -> /etc`,
+//! `cfg.json -> ../.claude/settings.json`, `loop -> loop`, `build -> target`
+//! (inside the project), and a chain of 50 links.
+
+use std::io::Write;
+use std::os::unix::fs::symlink;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+use serde_json::{json, Value};
+
+const BIN: &str = env!("CARGO_BIN_EXE_hookrules");
+
+struct Sandbox {
+    _tmp: tempfile::TempDir,
+    root: PathBuf,
+}
+
+impl Sandbox {
+    fn new() -> Sandbox {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().canonicalize().unwrap();
+        for d in [
+            "home/proj/target/release",
+            "home/.ssh",
+            "home/.claude",
+            "state",
+            "config",
+            "cache",
+        ] {
+            std::fs::create_dir_all(root.join(d)).unwrap();
+        }
+        std::fs::write(root.join("home/.ssh/notes"), "x").unwrap();
+        std::fs::write(root.join("home/.ssh/known_hosts"), "x").unwrap();
+        std::fs::write(root.join("home/.claude/settings.json"), "{}").unwrap();
+        std::fs::write(root.join("home/proj/README.md"), "x").unwrap();
+        std::fs::write(root.join("home/proj/target/release/app"), "x").unwrap();
+        let p = root.join("home/proj");
+        for (link, to) in [
+            ("out", "/"),
+            ("up", ".."),
+            ("keys", "../.ssh"),
+            ("etc", "/etc"),
+            ("cfg.json", "../.claude/settings.json"),
+            ("loop", "loop"),
+            ("build", "target"),
+        ] {
+            symlink(to, p.join(link)).unwrap();
+        }
+        // A chain longer than the kernel follows: c0 -> c1 -> … -> c49 -> /.
+        for i in 0..50 {
+            let to = if i == 49 {
+                "/".to_string()
+            } else {
+                format!("c{}", i + 1)
+            };
+            symlink(to, p.join(format!("c{i}"))).unwrap();
+        }
+        Sandbox { _tmp: tmp, root }
+    }
+
+    fn project(&self) -> PathBuf {
+        self.root.join("home/proj")
+    }
+
+    /// `hookrules run` on one event; the decision (`allow` when none) and the
+    /// answer's text.
+    fn run(&self, event: &Value) -> (String, String) {
+        let mut child = Command::new(BIN)
+            .arg("run")
+            .current_dir(self.project())
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("HOME", self.root.join("home"))
+            .env("USER", "dev")
+            .env("XDG_STATE_HOME", self.root.join("state"))
+            .env("XDG_CONFIG_HOME", self.root.join("config"))
+            .env("HOOKRULES_CACHE_DIR", self.root.join("cache"))
+            .env("CLAUDE_PROJECT_DIR", self.project())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(event.to_string().as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+        let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        let decision = serde_json::from_str::<Value>(&stdout)
+            .ok()
+            .and_then(|v| {
+                v.pointer("/hookSpecificOutput/permissionDecision")
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+            })
+            .unwrap_or_else(|| "allow".to_string());
+        (decision, stdout)
+    }
+
+    fn bash(&self, command: &str) -> Value {
+        json!({
+            "hook_event_name": "PreToolUse", "tool_name": "Bash", "session_id": "s",
+            "cwd": self.project(), "tool_input": { "command": command },
+        })
+    }
+
+    fn tool(&self, tool: &str, rel: &str) -> Value {
+        let path = self.project().join(rel);
+        json!({
+            "hook_event_name": "PreToolUse", "tool_name": tool, "session_id": "s",
+            "cwd": self.project(),
+            "tool_input": { "file_path": path, "content": "x", "old_string": "a", "new_string": "b" },
+        })
+    }
+}
+
+fn check(sb: &Sandbox, cases: &[(&str, &str, &str)], event: impl Fn(&Sandbox, &str) -> Value) {
+    let mut wrong = vec![];
+    for (input, want, why) in cases {
+        let (got, text) = sb.run(&event(sb, input));
+        if got != *want {
+            wrong.push(format!(
+                "{input:?}: want {want}, got {got} ({why})\n  {text}"
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// (command, decision, why)
+const COMMANDS: &[(&str, &str, &str)] = &[
+    // Links the repository ships.
+    ("rm -rf out/*", "deny", "out -> /: deletes /*"),
+    ("rm -rf out/", "deny", "a trailing slash empties the target (GNU rm)"),
+    ("rm -rf out", "allow", "removes the link, not /"),
+    ("find out/ -delete", "deny", "find enters the link with a slash"),
+    ("cd out && rm -rf *", "deny", "cd follows the link"),
+    ("rm -rf up/*", "deny", "up -> .. is home"),
+    ("rm -rf ./keys/../../*", "deny", "`..` after a link leaves from where it led (home's parent)"),
+    ("cat keys/notes", "deny", "keys -> ~/.ssh: a key folder"),
+    ("grep -r token keys/", "deny", "reads the key folder"),
+    ("cat keys/known_hosts", "allow", "known_hosts is no secret, spelled or landed"),
+    ("echo x > etc/motd", "deny", "etc -> /etc: a system write"),
+    ("cp README.md etc/issue", "deny", "copies into /etc"),
+    ("cat etc/hostname", "allow", "reading /etc is fine"),
+    ("echo '{}' > cfg.json", "ask", "cfg.json -> ~/.claude/settings.json"),
+    ("rm -rf loop/*", "ask", "a loop lands nowhere known"),
+    ("rm -rf c0/*", "ask", "50 links: longer than the kernel follows"),
+    ("rm -rf build/*", "allow", "build -> target, inside the project"),
+    ("ls -la out/ up/", "allow", "listing"),
+    ("cat README.md", "allow", "an ordinary file"),
+    ("rm -rf target/release", "allow", "a build folder"),
+    // Links made earlier in the same command line.
+    ("ln -s / x && rm -rf x/*", "deny", "the link made a moment before leads to /"),
+    ("ln -sfn \"$HOME\" h; rm -rf h/*", "deny", "a link to home"),
+    ("ln -s ../.ssh k2 && cat k2/notes", "deny", "relative to the link's folder"),
+    ("mkdir -p d && ln -s ~/.ssh d/k && cat d/k/notes", "deny", "in a folder the command made"),
+    ("ln -s \"$X\" y && rm -rf y/*", "ask", "a link to somewhere unknown"),
+    ("ln -s a b; ln -s b a; rm -rf a/*", "ask", "a loop made in the command"),
+    ("ln -s /etc e && echo x >> e/hosts", "deny", "a write through the link"),
+    ("cp -s /etc/hosts hl && echo x > hl", "deny", "cp -s makes a link"),
+    ("ln ~/.claude/settings.json s.json && echo '{}' > s.json", "ask", "a hard link is the same file"),
+    ("bash -c 'ln -s / z'; rm -rf z/*", "deny", "a link made by a child shell stays"),
+    ("ln -s target/release rel && rm -rf rel/*", "allow", "a link inside the project"),
+    ("ln -sf ../shared/config config && ls config/", "allow", "listing through a link"),
+    ("mkdir -p d && ln -s / d/r && rm -rf d/r", "allow", "removes the link it made"),
+    ("ln -s /etc e2 && cat e2/hostname", "allow", "reads /etc"),
+    ("ln -s ~/.ssh/known_hosts kh && cat kh", "allow", "known_hosts"),
+];
+
+#[test]
+fn shell_paths_land_where_links_lead() {
+    let sb = Sandbox::new();
+    check(&sb, COMMANDS, Sandbox::bash);
+}
+
+/// (tool, path in the project, decision, why)
+const TOOLS: &[(&str, &str, &str, &str)] = &[
+    ("Read", "keys/notes", "deny", "Read through a link into ~/.ssh"),
+    ("Read", "keys/known_hosts", "allow", "not a secret"),
+    ("Write", "etc/motd", "deny", "Write through a link into /etc"),
+    ("Edit", "etc/hosts", "deny", "Edit through a link into /etc"),
+    ("Write", "cfg.json", "ask", "the user's hook settings, through a link"),
+    ("Read", "cfg.json", "allow", "reading the settings is fine"),
+    ("Write", "build/notes.txt", "allow", "a link inside the project"),
+    ("Read", "out/etc/hostname", "allow", "reading a system file"),
+    ("Write", "out/etc/motd", "deny", "out -> /: a system write"),
+];
+
+#[test]
+fn tool_paths_land_where_links_lead() {
+    let sb = Sandbox::new();
+    let mut wrong = vec![];
+    for (tool, path, want, why) in TOOLS {
+        let (got, text) = sb.run(&sb.tool(tool, path));
+        if got != *want {
+            wrong.push(format!("{tool} {path}: want {want}, got {got} ({why})\n  {text}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// The reason names where the path lands and how it was spelled.
+#[test]
+fn the_reason_names_where_the_link_leads() {
+    let sb = Sandbox::new();
+    let (got, text) = sb.run(&sb.bash("rm -rf out/*"));
+    assert_eq!(got, "deny", "{text}");
+    assert!(text.contains("/*"), "{text}");
+}
+

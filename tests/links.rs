@@ -144,41 +144,121 @@ fn check(sb: &Sandbox, cases: &[(&str, &str, &str)], event: impl Fn(&Sandbox, &s
 const COMMANDS: &[(&str, &str, &str)] = &[
     // Links the repository ships.
     ("rm -rf out/*", "deny", "out -> /: deletes /*"),
-    ("rm -rf out/", "deny", "a trailing slash empties the target (GNU rm)"),
+    (
+        "rm -rf out/",
+        "deny",
+        "a trailing slash empties the target (GNU rm)",
+    ),
     ("rm -rf out", "allow", "removes the link, not /"),
-    ("find out/ -delete", "deny", "find enters the link with a slash"),
+    (
+        "find out/ -delete",
+        "deny",
+        "find enters the link with a slash",
+    ),
     ("cd out && rm -rf *", "deny", "cd follows the link"),
     ("rm -rf up/*", "deny", "up -> .. is home"),
-    ("rm -rf ./keys/../../*", "deny", "`..` after a link leaves from where it led (home's parent)"),
+    (
+        "rm -rf ./keys/../../*",
+        "deny",
+        "`..` after a link leaves from where it led (home's parent)",
+    ),
     ("cat keys/notes", "deny", "keys -> ~/.ssh: a key folder"),
     ("grep -r token keys/", "deny", "reads the key folder"),
-    ("cat keys/known_hosts", "allow", "known_hosts is no secret, spelled or landed"),
+    (
+        "cat keys/known_hosts",
+        "allow",
+        "known_hosts is no secret, spelled or landed",
+    ),
     ("echo x > etc/motd", "deny", "etc -> /etc: a system write"),
     ("cp README.md etc/issue", "deny", "copies into /etc"),
     ("cat etc/hostname", "allow", "reading /etc is fine"),
-    ("echo '{}' > cfg.json", "ask", "cfg.json -> ~/.claude/settings.json"),
+    (
+        "echo '{}' > cfg.json",
+        "ask",
+        "cfg.json -> ~/.claude/settings.json",
+    ),
     ("rm -rf loop/*", "ask", "a loop lands nowhere known"),
-    ("rm -rf c0/*", "ask", "50 links: longer than the kernel follows"),
-    ("rm -rf build/*", "allow", "build -> target, inside the project"),
+    (
+        "rm -rf c0/*",
+        "ask",
+        "50 links: longer than the kernel follows",
+    ),
+    (
+        "rm -rf build/*",
+        "allow",
+        "build -> target, inside the project",
+    ),
     ("ls -la out/ up/", "allow", "listing"),
     ("cat README.md", "allow", "an ordinary file"),
     ("rm -rf target/release", "allow", "a build folder"),
     // Links made earlier in the same command line.
-    ("ln -s / x && rm -rf x/*", "deny", "the link made a moment before leads to /"),
+    (
+        "ln -s / x && rm -rf x/*",
+        "deny",
+        "the link made a moment before leads to /",
+    ),
     ("ln -sfn \"$HOME\" h; rm -rf h/*", "deny", "a link to home"),
-    ("ln -s ../.ssh k2 && cat k2/notes", "deny", "relative to the link's folder"),
-    ("mkdir -p d && ln -s ~/.ssh d/k && cat d/k/notes", "deny", "in a folder the command made"),
-    ("ln -s \"$X\" y && rm -rf y/*", "ask", "a link to somewhere unknown"),
-    ("ln -s a b; ln -s b a; rm -rf a/*", "ask", "a loop made in the command"),
-    ("ln -s /etc e && echo x >> e/hosts", "deny", "a write through the link"),
-    ("cp -s /etc/hosts hl && echo x > hl", "deny", "cp -s makes a link"),
-    ("ln ~/.claude/settings.json s.json && echo '{}' > s.json", "ask", "a hard link is the same file"),
-    ("bash -c 'ln -s / z'; rm -rf z/*", "deny", "a link made by a child shell stays"),
-    ("ln -s target/release rel && rm -rf rel/*", "allow", "a link inside the project"),
-    ("ln -sf ../shared/config config && ls config/", "allow", "listing through a link"),
-    ("mkdir -p d && ln -s / d/r && rm -rf d/r", "allow", "removes the link it made"),
+    (
+        "ln -s ../.ssh k2 && cat k2/notes",
+        "deny",
+        "relative to the link's folder",
+    ),
+    (
+        "mkdir -p d && ln -s ~/.ssh d/k && cat d/k/notes",
+        "deny",
+        "in a folder the command made",
+    ),
+    (
+        "ln -s \"$X\" y && rm -rf y/*",
+        "ask",
+        "a link to somewhere unknown",
+    ),
+    (
+        "ln -s a b; ln -s b a; rm -rf a/*",
+        "ask",
+        "a loop made in the command",
+    ),
+    (
+        "ln -s /etc e && echo x >> e/hosts",
+        "deny",
+        "a write through the link",
+    ),
+    (
+        "cp -s /etc/hosts hl && echo x > hl",
+        "deny",
+        "cp -s makes a link",
+    ),
+    (
+        "ln ~/.claude/settings.json s.json && echo '{}' > s.json",
+        "ask",
+        "a hard link is the same file",
+    ),
+    (
+        "bash -c 'ln -s / z'; rm -rf z/*",
+        "deny",
+        "a link made by a child shell stays",
+    ),
+    (
+        "ln -s target/release rel && rm -rf rel/*",
+        "allow",
+        "a link inside the project",
+    ),
+    (
+        "ln -sf ../shared/config config && ls config/",
+        "allow",
+        "listing through a link",
+    ),
+    (
+        "mkdir -p d && ln -s / d/r && rm -rf d/r",
+        "allow",
+        "removes the link it made",
+    ),
     ("ln -s /etc e2 && cat e2/hostname", "allow", "reads /etc"),
-    ("ln -s ~/.ssh/known_hosts kh && cat kh", "allow", "known_hosts"),
+    (
+        "ln -s ~/.ssh/known_hosts kh && cat kh",
+        "allow",
+        "known_hosts",
+    ),
 ];
 
 #[test]
@@ -189,13 +269,33 @@ fn shell_paths_land_where_links_lead() {
 
 /// (tool, path in the project, decision, why)
 const TOOLS: &[(&str, &str, &str, &str)] = &[
-    ("Read", "keys/notes", "deny", "Read through a link into ~/.ssh"),
+    (
+        "Read",
+        "keys/notes",
+        "deny",
+        "Read through a link into ~/.ssh",
+    ),
     ("Read", "keys/known_hosts", "allow", "not a secret"),
-    ("Write", "etc/motd", "deny", "Write through a link into /etc"),
+    (
+        "Write",
+        "etc/motd",
+        "deny",
+        "Write through a link into /etc",
+    ),
     ("Edit", "etc/hosts", "deny", "Edit through a link into /etc"),
-    ("Write", "cfg.json", "ask", "the user's hook settings, through a link"),
+    (
+        "Write",
+        "cfg.json",
+        "ask",
+        "the user's hook settings, through a link",
+    ),
     ("Read", "cfg.json", "allow", "reading the settings is fine"),
-    ("Write", "build/notes.txt", "allow", "a link inside the project"),
+    (
+        "Write",
+        "build/notes.txt",
+        "allow",
+        "a link inside the project",
+    ),
     ("Read", "out/etc/hostname", "allow", "reading a system file"),
     ("Write", "out/etc/motd", "deny", "out -> /: a system write"),
 ];
@@ -207,7 +307,9 @@ fn tool_paths_land_where_links_lead() {
     for (tool, path, want, why) in TOOLS {
         let (got, text) = sb.run(&sb.tool(tool, path));
         if got != *want {
-            wrong.push(format!("{tool} {path}: want {want}, got {got} ({why})\n  {text}"));
+            wrong.push(format!(
+                "{tool} {path}: want {want}, got {got} ({why})\n  {text}"
+            ));
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
@@ -221,4 +323,3 @@ fn the_reason_names_where_the_link_leads() {
     assert_eq!(got, "deny", "{text}");
     assert!(text.contains("/*"), "{text}");
 }
-

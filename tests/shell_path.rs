@@ -77,4 +77,3 @@ fn is_within_table() {
         assert_eq!(is_within(path, dir), *want, "is_within({path:?}, {dir:?})");
     }
 }
-

@@ -651,7 +651,16 @@ impl<T: Tracer> Evaluator<'_, T> {
                     .iter()
                     .filter(|p| !p.is_empty())
                     .map(|p| {
-                        let mut t = values::tool_path(p, self.ctx, ps.resolve_symlinks, made);
+                        // An operand the command acts on by name (`mv link
+                        // x`) keeps its last link unfollowed.
+                        let by_name = object.is_some_and(|w| {
+                            let c = w.command;
+                            let mut at = c.operands.iter().enumerate().filter(|(_, o)| *o == p);
+                            at.clone().next().is_some()
+                                && at.all(|(i, _)| shell::command::acts_on_name(c, i))
+                        });
+                        let mut t =
+                            values::tool_path(p, self.ctx, ps.resolve_symlinks, !by_name, made);
                         if patterns {
                             t.pattern = crate::shell::glob::marked(&t.path);
                             if let Some(s) = t.spelled.as_deref_mut() {

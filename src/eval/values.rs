@@ -133,11 +133,9 @@ pub fn apply(
                                 .map(|v| normalize(v, &t.normalize))
                                 .collect();
                             let hit = match &form.pattern {
-                                Some(marked) => patterns::globs_name(
-                                    globs,
-                                    &texts,
-                                    &path_views(marked, ctx),
-                                )?,
+                                Some(marked) => {
+                                    patterns::globs_name(globs, &texts, &path_views(marked, ctx))?
+                                }
                                 None => text_test(
                                     t,
                                     &texts,
@@ -350,11 +348,17 @@ pub fn normalize(s: &str, steps: &[Normalization]) -> String {
 /// A path a tool names (`file_path`, `path`), or a word of a command
 /// (`command.when`'s `operands.1`, through the links the command made
 /// before, `made`), normalised, with its classes; its links followed unless
-/// `resolve_symlinks = false`.
-pub fn tool_path(p: &str, ctx: &Ctx, resolve_symlinks: bool, made: &[MadeLink]) -> Target {
+/// `resolve_symlinks = false`, the last one only when `follow_last`.
+pub fn tool_path(
+    p: &str,
+    ctx: &Ctx,
+    resolve_symlinks: bool,
+    follow_last: bool,
+    made: &[MadeLink],
+) -> Target {
     let how = reach::Use {
         resolve: resolve_symlinks,
-        follow_last: true,
+        follow_last,
         made,
     };
     reach::tool_target(p, &ctx.reach, how)
@@ -535,7 +539,11 @@ impl crate::compile::reach::CommandPaths for Ctx {
         let targets = paths_from_commands(commands, selector, self);
         // A shell pattern (`.e*`) is judged by the names it can match
         // (`patterns::globs_name`), which need not hold a list's literal.
-        if targets.iter().flat_map(Target::forms).any(|t| t.pattern.is_some()) {
+        if targets
+            .iter()
+            .flat_map(Target::forms)
+            .any(|t| t.pattern.is_some())
+        {
             return None;
         }
         Some(

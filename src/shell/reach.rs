@@ -349,9 +349,11 @@ fn known_text(s: &Sym, env: &Env) -> Option<String> {
             Piece::Project => text.push_str(&env.project),
             Piece::TempRoot => text.push_str(env.tmpdir.as_deref().unwrap_or("/tmp")),
             Piece::Env(n) if n == "USER" || n == "LOGNAME" => text.push_str(env.user.as_deref()?),
-            Piece::Glob(_) | Piece::Env(_) | Piece::Unknown(_) | Piece::Below | Piece::Contained(_) => {
-                return None
-            }
+            Piece::Glob(_)
+            | Piece::Env(_)
+            | Piece::Unknown(_)
+            | Piece::Below
+            | Piece::Contained(_) => return None,
         }
     }
     Some(text)
@@ -539,7 +541,10 @@ impl Env {
                 continue;
             }
             let real = self.links.resolve(spelled, true, &[]);
-            if !real.followed || real.unknown || real.path == "/" || !is_within(physical, &real.path)
+            if !real.followed
+                || real.unknown
+                || real.path == "/"
+                || !is_within(physical, &real.path)
             {
                 continue;
             }

@@ -72,9 +72,7 @@ fn kind(c: &SimpleCommand) -> Option<Kind> {
     if program_is(p, "ln") || program_is(p, "gln") {
         Some(Kind::Ln)
     } else if (program_is(p, "cp") || program_is(p, "gcp"))
-        && c.flags
-            .iter()
-            .any(|f| f == "-s" || f == "--symbolic-link")
+        && c.flags.iter().any(|f| f == "-s" || f == "--symbolic-link")
     {
         Some(Kind::CpSymbolic)
     } else if program_is(p, "link") {
@@ -110,7 +108,10 @@ pub fn made_by(c: &SimpleCommand) -> Vec<MadeLink> {
     };
     let ops = &words.operands;
     if let Some(dir) = &words.folder {
-        return ops.iter().map(|t| link(dir.clone(), t, Place::Folder)).collect();
+        return ops
+            .iter()
+            .map(|t| link(dir.clone(), t, Place::Folder))
+            .collect();
     }
     match ops.as_slice() {
         [] => Vec::new(),
@@ -119,7 +120,11 @@ pub fn made_by(c: &SimpleCommand) -> Vec<MadeLink> {
         [t, name] => {
             let place = if words.no_folder {
                 Place::Name
-            } else if name.0.iter().all(|s| s.literal().is_some_and(|l| l.ends_with('/'))) {
+            } else if name
+                .0
+                .iter()
+                .all(|s| s.literal().is_some_and(|l| l.ends_with('/')))
+            {
                 Place::Folder
             } else {
                 Place::AsDisk

@@ -7,6 +7,9 @@
 
 use std::process::Command;
 
+#[path = "build/code_places.rs"]
+mod code_places;
+
 fn git(args: &[&str]) -> Option<String> {
     let out = Command::new("git").args(args).output().ok()?;
     if !out.status.success() {
@@ -19,6 +22,7 @@ fn git(args: &[&str]) -> Option<String> {
 fn main() {
     link_mode();
     embedded_inputs();
+    code_places::generate();
     println!("cargo:rerun-if-env-changed=HOOKRULES_GIT_COMMIT");
     println!("cargo:rerun-if-env-changed=HOOKRULES_BUILD_SOURCE");
     println!("cargo:rerun-if-changed=build.rs");
@@ -121,6 +125,11 @@ fn collect(path: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
     if path.is_dir() {
         for e in std::fs::read_dir(path).into_iter().flatten().flatten() {
             let p = e.path();
+            // The table of places that take code is read by the shell analysis,
+            // not compiled into the set.
+            if p.ends_with(code_places::TABLE) {
+                continue;
+            }
             if p.is_dir() || p.extension().is_some_and(|x| x == "rs" || x == "toml") {
                 collect(&p, out);
             }

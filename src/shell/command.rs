@@ -32,6 +32,7 @@
 
 mod container;
 mod emit;
+mod escapes;
 mod expand;
 mod extract;
 mod inline;
@@ -41,6 +42,7 @@ mod literal;
 mod long_options;
 pub mod options;
 mod outputs;
+mod places;
 mod state;
 mod syntax;
 mod wrappers;

@@ -239,7 +239,7 @@ impl Expander<'_> {
                         .unwrap_or_else(|| Value::unknown("$(…)"));
                     accs = self.append(accs, &v, split && !quoted, *quoted);
                 }
-                Part::Arith { quoted } => {
+                Part::Arith { quoted, .. } => {
                     accs = self.append(accs, &Value::unknown("$((…))"), false, *quoted);
                 }
             }
@@ -484,6 +484,11 @@ impl Expander<'_> {
             return Some(Got::One(b.var.scalar()));
         }
         if let Ok(n) = name.parse::<usize>() {
+            // At the top level `$0` is the shell running the command (bash,
+            // under the name it was started with).
+            if n == 0 && self.state.positional.is_none() {
+                return Some(Got::One(Value::text("bash").union(&Value::unknown("$0"))));
+            }
             let pos = self.state.positional.as_ref()?;
             return Some(Got::One(
                 pos.get(n).cloned().unwrap_or_else(|| Value::text("")),
@@ -507,6 +512,8 @@ impl Expander<'_> {
             "IFS" => Value::text(" \t\n"),
             // The user's login shell: one that reads `-c` code as `sh` does.
             "SHELL" => Value::text("/bin/sh"),
+            // The running bash's own path.
+            "BASH" => Value::text("/bin/bash"),
             _ => return None,
         }))
     }

@@ -13,10 +13,11 @@ use super::emit;
 use super::expand::{Expander, Field};
 use super::inline::{self, Effect, Lang};
 use super::literal::{self, brace_expand};
+use super::places;
 use super::state::{add_links, join, Func, State, Var, Written};
 use super::syntax::{
-    self, AndOr, Command, CommandKind, Conn, Heredoc, List, Part, Pipeline, RedirKind, Sub,
-    SubKind, Word, MAX_DEPTH,
+    self, AndOr, Command, CommandKind, Conn, Heredoc, List, Param, ParamOp, Part, Pipeline,
+    RedirKind, Sub, SubKind, Word, MAX_DEPTH,
 };
 use super::wrappers::{self, Action, MAX_WRAPPERS};
 use super::{
@@ -26,6 +27,9 @@ use super::{
 use crate::shell::budget;
 use crate::shell::links::MadeLink;
 use crate::shell::value::{Piece, Sym, Value};
+
+mod arith;
+mod code;
 
 pub(crate) fn extract(script: &str) -> Result<Vec<SimpleCommand>, ParseError> {
     // A quote left open: the shell refuses the line it opens on and runs
@@ -72,6 +76,7 @@ fn extract_complete(script: &str) -> Result<Vec<SimpleCommand>, ParseError> {
         background_jobs: 0,
         repeats: 1,
         input_lines: None,
+        dash: false,
     };
     let s = syntax::parse_script(script, 0)?;
     let cx = Cx {
@@ -190,6 +195,28 @@ struct Link<'a> {
     input_lines: Option<u64>,
 }
 
+/// The grammar of the shell that reads re-parsed text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Grammar {
+    /// The shell the text is already in (`eval`, an alias, `source`).
+    Same,
+    /// bash (and the other shells, read as bash).
+    Bash,
+    /// `/bin/sh`: read as bash, and as dash where the two differ.
+    Sh,
+}
+
+impl Grammar {
+    /// The grammar of a shell program.
+    fn of(prog: &str) -> Grammar {
+        match prog.to_ascii_lowercase().as_str() {
+            "sh" | "dash" | "ash" | "posh" => Grammar::Sh,
+            "eval" | "source" | "." | "trap" => Grammar::Same,
+            _ => Grammar::Bash,
+        }
+    }
+}
+
 /// What the analysis knows of a makefile.
 enum Makefile {
     /// Its text.
@@ -236,6 +263,8 @@ struct Extractor {
     /// Lines the previous element of a pipeline prints, when its program
     /// says (`yes`: without end, `seq 1 N`: N).
     input_lines: Option<u64>,
+    /// Re-parsed text is read as dash reads it (see [`Extractor::nested_sh`]).
+    dash: bool,
 }
 
 impl Extractor {
@@ -267,7 +296,7 @@ impl Extractor {
             ));
         }
         self.budget -= text.len();
-        let s = syntax::parse_script(text, depth).map_err(|e| map.apply(e))?;
+        let s = syntax::parse_script_as(text, depth, self.dash).map_err(|e| map.apply(e))?;
         let first = self.out.len();
         let saved = self.state.clone();
         let is_child = child.is_some();
@@ -289,6 +318,51 @@ impl Extractor {
             };
         }
         Ok(out)
+    }
+
+    /// [`Extractor::nested`] in a shell that reads with `grammar`: bash's; or
+    /// `/bin/sh`'s, read as bash and, where dash (Debian's and Ubuntu's
+    /// `/bin/sh`) reads the text differently (`((…))`, `$'…'`, `$"…"`), also
+    /// as dash, so the commands of both readings are judged (a reading dash
+    /// rejects runs nothing); or the same shell's (`eval`, an alias).
+    fn nested_as(
+        &mut self,
+        grammar: Grammar,
+        text: &str,
+        depth: usize,
+        via: &[String],
+        map: OffMap,
+        child: Option<Option<Vec<Value>>>,
+    ) -> Result<Option<Value>, ParseError> {
+        let saved_dash = self.dash;
+        if grammar != Grammar::Same {
+            self.dash = false;
+        }
+        let differs = grammar == Grammar::Sh
+            && (text.contains("((") || text.contains("$'") || text.contains("$\""));
+        let mark = self.out.len();
+        let saved = self.state.clone();
+        let mut out = self.nested(text, depth, via, map.clone(), child.clone());
+        if differs {
+            // The dash reading too; when bash would refuse the text, it is
+            // dash's reading alone that runs.
+            if out.is_err() {
+                self.out.truncate(mark);
+                self.state = saved.clone();
+            }
+            let dash_mark = self.out.len();
+            self.dash = true;
+            let dash = self.nested(text, depth, via, map, child);
+            if dash.is_err() {
+                self.out.truncate(dash_mark);
+                self.state = saved;
+            }
+            if out.is_err() && dash.is_ok() {
+                out = dash;
+            }
+        }
+        self.dash = saved_dash;
+        out
     }
 
     /// Go back to `saved` after a subshell; files it wrote stay written.
@@ -540,6 +614,7 @@ impl Extractor {
                 for s in subs {
                     self.sub(s, cx)?;
                 }
+                self.arith_source(head, cx, c.offset)?;
                 self.repeated(arith_for_count(head), |ex| {
                     ex.guarded(|ex| ex.list(body, cx))
                 })?;
@@ -575,16 +650,20 @@ impl Extractor {
                 self.state = Rc::new(s);
                 plain(&self.state)
             }
-            CommandKind::Arith(subs) => {
+            CommandKind::Arith { text, subs } => {
                 for s in subs {
                     self.sub(s, cx)?;
                 }
+                self.arith_source(text, cx, c.offset)?;
                 plain(&self.state)
             }
             CommandKind::Test(words) => {
+                let mut texts = Vec::with_capacity(words.len());
                 for w in words {
-                    self.word_fields(w, cx)?;
+                    let f = self.word_fields(w, cx)?;
+                    texts.push(join_fields(&f).and_then(|v| v.literal()));
                 }
+                self.test_arith(words, &texts, cx, c.offset)?;
                 plain(&self.state)
             }
         };
@@ -715,6 +794,18 @@ impl Extractor {
 
     /// What each substitution of a word prints (unknown ones as unknown).
     fn outputs(&mut self, w: &Word, cx: &Cx) -> Result<Vec<Value>, ParseError> {
+        // Arithmetic in the word (`$(( x ))`, `${a[x]}`) evaluates the
+        // variables it names.
+        for p in &w.parts {
+            match p {
+                Part::Arith { text, .. } => self.arith_source(text, cx, w.offset)?,
+                Part::Param(Param {
+                    op: ParamOp::Index(i),
+                    ..
+                }) => self.arith_source(i, cx, w.offset)?,
+                _ => {}
+            }
+        }
         let mut outputs = Vec::with_capacity(w.subs.len());
         for s in &w.subs {
             let label = match s.kind {
@@ -839,6 +930,10 @@ impl Extractor {
         let assignments: Vec<(String, String)> =
             assigns.iter().filter_map(|w| w.assign.clone()).collect();
 
+        let assign_values: Vec<Option<Value>> = assign_vals
+            .iter()
+            .map(|(_, var, _)| Some(var.scalar()))
+            .collect();
         if fields.is_empty() {
             // Only assignments and redirections: the variables stay set.
             let mut s = (*self.state).clone();
@@ -856,13 +951,24 @@ impl Extractor {
                 Vec::new(),
                 Vec::new(),
                 redirects,
-                assignments,
+                assignments.clone(),
                 cx.via.clone(),
                 c.offset,
             );
             sc.cwd = self.state.cwd.clone();
             sc.made = self.state.links.clone();
             self.out.push(sc);
+            let at = self.out.len() - 1;
+            let link = Link {
+                cmd: c,
+                redirects: Vec::new(),
+                stdin: Input::None,
+                here: None,
+                read_from: None,
+                input_lines: None,
+            };
+            self.variable_code(at, &assignments, &assign_values, &cx.via, &link, c.depth)?;
+            self.assignment_arith(&assignments, &assign_values, cx, c.offset)?;
             return Ok(Ran {
                 exit: Exit::same(&self.state),
                 output: None,
@@ -972,15 +1078,57 @@ impl Extractor {
             _ => None,
         };
 
-        let first_out = self.out.len();
-        self.chain(fields, assignments, cx.via.clone(), &link, c.depth, false)?;
+        // Builtins that do arithmetic with their arguments (see `arith`).
+        let arith_args = matches!(
+            prog.as_str(),
+            "let"
+                | "read"
+                | "unset"
+                | "printf"
+                | "wait"
+                | "test"
+                | "["
+                | "declare"
+                | "typeset"
+                | "local"
+                | "readonly"
+                | "export"
+        )
+        .then(|| args.to_vec());
+        let mark = self.out.len();
+        self.chain(
+            fields,
+            assignments.clone(),
+            cx.via.clone(),
+            &link,
+            c.depth,
+            false,
+        )?;
         let made: Vec<MadeLink> = self
             .out
-            .get(first_out..)
+            .get(mark..)
             .unwrap_or_default()
             .iter()
             .flat_map(super::links::made_by)
             .collect();
+        // Variables that hold code, set for the command or in the shell.
+        self.variable_code(mark, &assignments, &assign_values, &cx.via, &link, c.depth)?;
+        // Arithmetic a builtin does with its arguments, and in assignments.
+        if let Some(a) = &arith_args {
+            self.builtin_arith(&prog, a, cx, c.offset)?;
+        }
+        self.assignment_arith(&assignments, &assign_values, cx, c.offset)?;
+        if matches!(
+            prog.as_str(),
+            "export" | "declare" | "typeset" | "local" | "readonly"
+        ) {
+            let set: Vec<(String, String)> = words
+                .iter()
+                .skip(1)
+                .filter_map(|w| w.assign.clone())
+                .collect();
+            self.variable_code(mark, &set, &[], &cx.via, &link, c.depth)?;
+        }
 
         let mut exit = effect.unwrap_or_else(|| Exit::same(&self.state));
         // A function defined earlier in the command: follow the call.
@@ -1066,7 +1214,19 @@ impl Extractor {
             }),
             "export" | "declare" | "typeset" | "local" | "readonly" => {
                 let export = prog == "export" || args.iter().any(|a| a.text == "-x");
+                let integer = args
+                    .iter()
+                    .any(|a| a.text.starts_with('-') && a.text.contains('i'));
                 let mut s = (*self.state).clone();
+                if integer {
+                    for w in words.iter().skip(1).filter(|w| !w.text.starts_with('-')) {
+                        let name = match &w.assign {
+                            Some((n, _)) => n.clone(),
+                            None => w.text.clone(),
+                        };
+                        s.integers.insert(base_name(&name).to_string());
+                    }
+                }
                 for (w, outs) in words.iter().zip(word_outs).skip(1) {
                     if w.assign.is_some() {
                         let var = Expander { state: &s }.assignment(w, outs);
@@ -1144,6 +1304,31 @@ impl Extractor {
                     if let Some((n, v)) = a.text.split_once('=') {
                         s.aliases.insert(n.to_string(), v.to_string());
                     }
+                }
+                changed(s)
+            }
+            // `hash -p PATH NAME…`: NAME runs PATH (`hash -p /bin/rm ls; ls`);
+            // `hash -d NAME`, `hash -r` forget.
+            "hash" => {
+                let mut s = (*self.state).clone();
+                let texts: Vec<&str> = args.iter().map(|a| a.text.as_str()).collect();
+                if texts.contains(&"-r") {
+                    s.hashed.clear();
+                }
+                let forget = texts.contains(&"-d");
+                match texts.iter().position(|t| *t == "-p") {
+                    Some(k) => {
+                        let path = texts.get(k + 1).copied().unwrap_or_default();
+                        for name in texts.iter().skip(k + 2).filter(|t| !t.starts_with('-')) {
+                            s.hashed.insert((*name).to_string(), path.to_string());
+                        }
+                    }
+                    None if forget => {
+                        for name in texts.iter().filter(|t| !t.starts_with('-')) {
+                            s.hashed.remove(*name);
+                        }
+                    }
+                    None => {}
                 }
                 changed(s)
             }
@@ -1280,8 +1465,20 @@ impl Extractor {
                     })
                     .count();
                 let v = join_fields(args.get(n..).unwrap_or_default())?;
+                // bash's echo prints backslashes as they are unless given `-e`;
+                // zsh's and dash's (`sh -c`) interpret them (`\n`, `\c`, `\0NNN`):
+                // both, unless a flag says which.
+                let flags: String = texts.get(..n).unwrap_or_default().concat();
                 match v.literal() {
-                    Some(t) => (Value::text(&literal::unescape(&t)), false),
+                    Some(t) => {
+                        let escaped = literal::unescape_echo(&t);
+                        let out = match flags.rfind(['e', 'E']).and_then(|k| flags.get(k..=k)) {
+                            Some("e") => Value::text(&escaped),
+                            Some(_) => Value::text(&t),
+                            None => Value::text(&t).union(&Value::text(&escaped)),
+                        };
+                        (out, false)
+                    }
                     None => (v, false),
                 }
             }
@@ -1477,9 +1674,36 @@ impl Extractor {
                     return Ok(());
                 }
             }
+            // `hash -p PATH NAME` earlier in this shell: NAME runs PATH.
+            if !first.text.contains('/') {
+                if let Some(p) = self.state.hashed.get(&first.text).cloned() {
+                    if p != first.text {
+                        hops += 1;
+                        if hops > MAX_WRAPPERS {
+                            return Err(perr(
+                                format!("more than {MAX_WRAPPERS} nested command wrappers"),
+                                off,
+                            ));
+                        }
+                        via.push(format!("hash -p {}", first.text));
+                        fields[0] = Field::literal(&p);
+                        continue;
+                    }
+                }
+            }
             let path = first.text.clone();
-            let program_unknown = first.value.0.iter().any(|s| s.literal().is_none());
-            let prog = basename(&path).to_string();
+            // The running shell's own binary (`/proc/self/exe`, `/proc/$$/exe`).
+            let running_shell = matches!(
+                path.as_str(),
+                "/proc/self/exe" | "/proc/thread-self/exe" | "/proc/$$/exe" | "/proc/${$}/exe"
+            );
+            let program_unknown =
+                !running_shell && first.value.0.iter().any(|s| s.literal().is_none());
+            let prog = if running_shell {
+                "bash".to_string()
+            } else {
+                basename(&path).to_string()
+            };
             let arg_fields = fields.get(1..).unwrap_or_default();
             let texts: Vec<String> = arg_fields.iter().map(|f| f.text.clone()).collect();
             let values: Vec<Value> = arg_fields.iter().map(|f| f.value.clone()).collect();
@@ -1499,6 +1723,9 @@ impl Extractor {
             );
             sc.cwd = self.state.cwd.clone();
             sc.made = self.state.links.clone();
+            if running_shell {
+                sc.program = prog.clone();
+            }
             sc.program_unknown = program_unknown;
             sc.operands_from_input = from_input;
             sc.background_jobs = match unlimited {
@@ -1513,6 +1740,9 @@ impl Extractor {
             });
             self.out.push(sc);
             let at = self.out.len() - 1;
+            if !program_unknown && places::has_places(&name) {
+                self.code_places(at, &name, arg_fields, &texts, &assigns, &via, link, depth)?;
+            }
             let extra = match action {
                 Action::None => {
                     // A Windows shell (`pwsh -c`, `powershell -EncodedCommand`,
@@ -1550,7 +1780,17 @@ impl Extractor {
                         let mut v = via.clone();
                         v.push(format!("{prog} (written)"));
                         let map = OffMap::At(off, prog.clone());
-                        self.emitted(at, &text, Code::Written, depth + 1, &v, map, Some(None))?;
+                        let grammar = shebang_grammar(&text);
+                        self.emitted(
+                            at,
+                            &text,
+                            Code::Written,
+                            depth + 1,
+                            &v,
+                            map,
+                            Some(None),
+                            grammar,
+                        )?;
                     }
                     return Ok(());
                 }
@@ -1604,12 +1844,25 @@ impl Extractor {
                         })
                     };
                     let mark = self.out.len();
-                    self.nested(&text, depth + 1, &via, OffMap::At(off, label), child)?;
+                    let remote = label == "ssh (remote command)";
+                    // The shell that reads the text: `sh -c` is /bin/sh, and so
+                    // are the shells `watch`, `flock -c` and `script -c` start;
+                    // `eval` and `trap` read it in this shell.
+                    let grammar = match label.as_str() {
+                        "watch" | "flock -c" | "script -c" => Grammar::Sh,
+                        _ if same_shell => Grammar::Same,
+                        _ => Grammar::of(&prog),
+                    };
+                    let map = OffMap::At(off, label);
+                    self.nested_as(grammar, &text, depth + 1, &via, map, child)?;
                     // Unknown text in the code is data (`bash -c "echo $X"`)
                     // unless it decides what runs (`bash -c "$X"`, `eval
                     // "$(…)"`): then the code itself is unknown.
                     if !known && (starts_unknown || self.ran_unknown_program(mark)) {
                         self.set_code(at, Code::Dynamic);
+                    }
+                    if remote {
+                        self.remote_shell_input(mark, link, depth)?;
                     }
                     return Ok(());
                 }
@@ -1703,6 +1956,8 @@ impl Extractor {
                 ));
             }
             via.push(prog.to_ascii_lowercase());
+            // Variables the wrapper sets for the command (`env EDITOR=… git`).
+            self.variable_code(at, &extra, &[], &via, link, depth)?;
             assigns.extend(extra);
             if fields.is_empty() {
                 return Ok(());
@@ -1724,7 +1979,6 @@ impl Extractor {
         link: &Link,
         depth: usize,
     ) -> Result<(), ParseError> {
-        let off = link.cmd.offset;
         let mut texts: Vec<String> = Vec::new();
         let mut dynamic = false;
         if code.lang == Lang::Make {
@@ -1796,37 +2050,57 @@ impl Extractor {
         let mut v = via.to_vec();
         v.push(label.clone());
         for t in &texts {
-            for e in inline::scan(code.lang, t) {
-                match e {
-                    Effect::Shell(sym) => {
-                        let text = inline::shell_text(&sym);
-                        let mark = self.out.len();
-                        let map = OffMap::At(off, label.clone());
-                        if self.nested(&text, depth + 1, &v, map, Some(None)).is_err() {
-                            // Text we cannot read as shell runs anyway.
-                            self.out.truncate(mark);
-                            self.set_code(at, Code::Dynamic);
-                        }
+            self.effects(at, inline::scan(code.lang, t), &v, link, depth)?;
+        }
+        Ok(())
+    }
+
+    /// Report what code does (its `effects`) as the commands it amounts to,
+    /// with `via` (which ends in the code's label): shell text parsed as
+    /// shell, words as a command, deletes as `rm`, reads as `cat`, writes as
+    /// `> PATH`. Effects nobody can read make the code at `at` dynamic.
+    fn effects(
+        &mut self,
+        at: usize,
+        effects: Vec<Effect>,
+        via: &[String],
+        link: &Link,
+        depth: usize,
+    ) -> Result<(), ParseError> {
+        let off = link.cmd.offset;
+        let label = via.last().cloned().unwrap_or_default();
+        for e in effects {
+            match e {
+                Effect::Shell(sym) => {
+                    let text = inline::shell_text(&sym);
+                    let mark = self.out.len();
+                    let map = OffMap::At(off, label.clone());
+                    // `os.system`, `system`, backticks: `/bin/sh -c`.
+                    let read = self.nested_as(Grammar::Sh, &text, depth + 1, via, map, Some(None));
+                    if read.is_err() {
+                        // Text we cannot read as shell runs anyway.
+                        self.out.truncate(mark);
+                        self.set_code(at, Code::Dynamic);
                     }
-                    Effect::Words(ws) => {
-                        let fields: Vec<Field> = ws
-                            .into_iter()
-                            .map(|value| Field {
-                                text: value.literal().unwrap_or_else(|| value.to_string()),
-                                value,
-                                content: None,
-                            })
-                            .collect();
-                        self.chain(fields, Vec::new(), v.clone(), link, depth + 1, false)?;
-                    }
-                    Effect::Delete { recursive, path } => {
-                        let flag = if recursive { "-rf" } else { "-f" };
-                        self.synth("rm", Some(flag), path, &v, off);
-                    }
-                    Effect::Read(path) => self.synth("cat", None, path, &v, off),
-                    Effect::Write { path, append } => self.synth_write(path, append, &v, off),
-                    Effect::Dynamic => self.set_code(at, Code::Dynamic),
                 }
+                Effect::Words(ws) => {
+                    let fields: Vec<Field> = ws
+                        .into_iter()
+                        .map(|value| Field {
+                            text: value.literal().unwrap_or_else(|| value.to_string()),
+                            value,
+                            content: None,
+                        })
+                        .collect();
+                    self.chain(fields, Vec::new(), via.to_vec(), link, depth + 1, false)?;
+                }
+                Effect::Delete { recursive, path } => {
+                    let flag = if recursive { "-rf" } else { "-f" };
+                    self.synth("rm", Some(flag), path, via, off);
+                }
+                Effect::Read(path) => self.synth("cat", None, path, via, off),
+                Effect::Write { path, append } => self.synth_write(path, append, via, off),
+                Effect::Dynamic => self.set_code(at, Code::Dynamic),
             }
         }
         Ok(())
@@ -1963,23 +2237,50 @@ impl Extractor {
         via: &[String],
         map: OffMap,
         child: Option<Option<Vec<Value>>>,
+        grammar: Grammar,
     ) -> Result<(), ParseError> {
-        let Some(script) = emit::script_text(text) else {
+        // A few texts, each known (`echo 'a\nb'`: bash prints the backslash,
+        // dash and zsh a newline): each is read.
+        let scripts: Option<Vec<String>> = match text.0.as_slice() {
+            [_] => emit::script_text(text).map(|s| vec![s]),
+            alts if alts.len() <= 4 => alts
+                .iter()
+                .map(|a| emit::script_text(&Value::one(a.clone())))
+                .collect(),
+            _ => None,
+        };
+        let Some(scripts) = scripts else {
             self.set_code(at, Code::Dynamic);
             return Ok(());
         };
         self.set_code(at, code);
         let mark = self.out.len();
-        self.nested(&script, depth, via, map, child)?;
+        for script in &scripts {
+            self.nested_as(grammar, script, depth, via, map.clone(), child.clone())?;
+        }
         if text.has_unknown() && self.ran_unknown_program(mark) {
             self.set_code(at, Code::Dynamic);
         }
         Ok(())
     }
 
+    /// Record where the code of the command at `at` comes from; a command
+    /// with code from several places keeps the one that asks most (dynamic,
+    /// then decoded, a file, written, inline).
     fn set_code(&mut self, at: usize, code: Code) {
+        fn rank(c: Code) -> u8 {
+            match c {
+                Code::Inline => 0,
+                Code::Written => 1,
+                Code::File => 2,
+                Code::Decoded => 3,
+                Code::Dynamic => 4,
+            }
+        }
         if let Some(c) = self.out.get_mut(at) {
-            c.code = Some(code);
+            if c.code.is_none_or(|old| rank(old) <= rank(code)) {
+                c.code = Some(code);
+            }
         }
     }
 
@@ -2003,6 +2304,37 @@ impl Extractor {
         }
     }
 
+    /// A remote command that is a shell reading its script from standard
+    /// input (`ssh host 'bash -s' <<EOF`, `ssh host sudo sh < <(…)`) reads
+    /// ssh's input: that is its code.
+    fn remote_shell_input(
+        &mut self,
+        mark: usize,
+        link: &Link,
+        depth: usize,
+    ) -> Result<(), ParseError> {
+        let has_input = link.here.is_some()
+            || !matches!(link.stdin, Input::None)
+            || link.redirects.iter().any(|r| r.op == RedirectOp::Read);
+        if !has_input {
+            return Ok(());
+        }
+        let shell = (mark..self.out.len()).find(|k| {
+            self.out.get(*k).is_some_and(|c| {
+                c.code.is_none()
+                    && wrappers::SHELLS.contains(&c.program.to_ascii_lowercase().as_str())
+            })
+        });
+        if let Some(k) = shell {
+            let (prog, via) = match self.out.get(k) {
+                Some(c) => (c.program.to_ascii_lowercase(), c.via.clone()),
+                None => return Ok(()),
+            };
+            self.stdin_script(k, &prog, &via, link, depth)?;
+        }
+        Ok(())
+    }
+
     /// A shell reading its script from standard input.
     fn stdin_script(
         &mut self,
@@ -2018,7 +2350,14 @@ impl Extractor {
             self.set_code(at, Code::Inline);
             v.push(format!("{prog} {kind}"));
             let mark = self.out.len();
-            self.nested(text, depth + 1, &v, map.clone(), Some(None))?;
+            self.nested_as(
+                Grammar::of(prog),
+                text,
+                depth + 1,
+                &v,
+                map.clone(),
+                Some(None),
+            )?;
             if self.ran_unknown_program(mark) {
                 // `bash <<< "$CMD"`: the text only says "run what CMD holds".
                 self.set_code(at, Code::Dynamic);
@@ -2039,12 +2378,23 @@ impl Extractor {
             Input::Known(val) => {
                 v.push(format!("| {prog}"));
                 let map = OffMap::At(off, "piped".into());
-                self.emitted(at, val, Code::Inline, depth + 1, &v, map, Some(None))?;
+                let grammar = Grammar::of(prog);
+                self.emitted(
+                    at,
+                    val,
+                    Code::Inline,
+                    depth + 1,
+                    &v,
+                    map,
+                    Some(None),
+                    grammar,
+                )?;
             }
             Input::Decoded(text) => {
                 self.set_code(at, Code::Decoded);
                 v.push(format!("| {prog}"));
-                self.nested(
+                self.nested_as(
+                    Grammar::of(prog),
                     text,
                     depth + 1,
                     &v,
@@ -2079,7 +2429,17 @@ impl Extractor {
             // `bash <(…)`, `source <(…)`
             v.push(format!("{prog} <()"));
             let map = OffMap::At(off, "<()".into());
-            return self.emitted(at, content, Code::Inline, depth + 1, &v, map, child);
+            let grammar = Grammar::of(prog);
+            return self.emitted(
+                at,
+                content,
+                Code::Inline,
+                depth + 1,
+                &v,
+                map,
+                child,
+                grammar,
+            );
         }
         let Some(path) = file.value.literal() else {
             // `source ~/.bashrc` is a file on disk; `source "$X"` is unknown.
@@ -2101,7 +2461,9 @@ impl Extractor {
             Some(Written::Text(text)) => {
                 v.push(format!("{prog} (written)"));
                 let map = OffMap::At(off, path);
-                self.emitted(at, &text, Code::Written, depth + 1, &v, map, child)?;
+                // `bash x.sh` reads it as bash whatever its first line says.
+                let grammar = Grammar::of(prog);
+                self.emitted(at, &text, Code::Written, depth + 1, &v, map, child, grammar)?;
             }
             Some(Written::Unknown) => self.set_code(at, Code::Dynamic),
             None => self.set_code(at, Code::File),
@@ -2123,9 +2485,10 @@ impl Extractor {
         let words = args.get(cmd).unwrap_or_default();
         let inputs: Vec<Field> = match inputs {
             Some(ix) => ix.iter().filter_map(|i| args.get(*i).cloned()).collect(),
+            // Spelled as a variable nobody set, so the command line re-parses.
             None => vec![Field {
                 text: "{}".into(),
-                value: Value::unknown("(input from parallel)"),
+                value: Value::unknown("${__hookrules_unknown}"),
                 content: None,
             }],
         };
@@ -2138,7 +2501,8 @@ impl Extractor {
                 } else {
                     format!("{} {}", one.text, requote(input))
                 };
-                self.nested(
+                self.nested_as(
+                    Grammar::Sh,
                     &text,
                     depth + 1,
                     &v,
@@ -2161,6 +2525,37 @@ impl Extractor {
             }
         }
         Ok(())
+    }
+}
+
+/// The shell a script run by its path reads with: its `#!` line's
+/// (`#!/bin/sh`, `#!/usr/bin/env sh` is `/bin/sh`); without one, bash runs it
+/// itself.
+fn shebang_grammar(text: &Value) -> Grammar {
+    let first = text
+        .0
+        .first()
+        .and_then(|s| s.0.first())
+        .and_then(|p| match p {
+            Piece::Text(t) => t.lines().next().map(str::to_string),
+            _ => None,
+        })
+        .unwrap_or_default();
+    match first.strip_prefix("#!") {
+        Some(line) => {
+            let mut words = line.split_whitespace();
+            let prog = words.next().map(basename).unwrap_or_default();
+            let prog = if prog == "env" {
+                words.find(|w| !w.starts_with('-')).unwrap_or_default()
+            } else {
+                prog
+            };
+            match Grammar::of(prog) {
+                Grammar::Same => Grammar::Bash,
+                g => g,
+            }
+        }
+        None => Grammar::Bash,
     }
 }
 

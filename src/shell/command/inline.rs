@@ -82,6 +82,23 @@ pub(crate) fn code_text(s: &Sym) -> String {
     out
 }
 
+/// Text with marker characters (see [`code_text`]) as a value: each marker
+/// becomes the piece it stands for.
+pub(crate) fn marked(text: &str) -> Sym {
+    let mut sym = Sym::default();
+    let mut run = String::new();
+    for c in text.chars() {
+        if matches!(c, MARK_HOME | MARK_START | MARK_PROJECT | MARK_UNKNOWN) {
+            sym.push(Piece::Text(std::mem::take(&mut run)));
+            sym.push(marker_piece(c));
+        } else {
+            run.push(c);
+        }
+    }
+    sym.push(Piece::Text(run));
+    sym
+}
+
 /// The shell text of a value found in code, for re-parsing as a shell command.
 pub(crate) fn shell_text(s: &Sym) -> String {
     let mut out = String::new();
@@ -354,6 +371,7 @@ const HOME_EXPRS: &[&str] = &[
     "Sys.getenv('HOME')",
     "Sys.getenv(\"HOME\")",
     "homedir()",
+    "ENVIRON[\"HOME\"]",
 ];
 
 /// Expressions that are the working directory.
@@ -445,6 +463,17 @@ fn eval(lang: Lang, expr: &str) -> Value {
             } else {
                 sym
             });
+        }
+    }
+    // awk concatenates what it writes side by side (`"ls " dir`).
+    if lang == Lang::Awk {
+        let parts = split_top(e, " ");
+        if parts.len() > 1 {
+            let mut v = Value::one(Sym::default());
+            for p in parts.iter().filter(|p| !p.is_empty()) {
+                v = v.concat(&eval(lang, p));
+            }
+            return v;
         }
     }
     // Concatenation with `+` (or Perl/PHP ` . `).
@@ -1455,14 +1484,39 @@ fn applescript(code: &str) -> Vec<Effect> {
     out
 }
 
-/// A makefile: recipe lines (starting with a tab) are shell commands.
+/// A makefile: recipe lines (starting with a tab) are shell commands, and so
+/// is the text of `$(shell …)` (run when make reads the file).
 fn make(text: &str) -> Vec<Effect> {
-    text.lines()
+    let mut out: Vec<Effect> = text
+        .lines()
         .filter_map(|l| l.strip_prefix('\t'))
         .map(|l| l.trim_start_matches(['@', '-', '+']).replace("$$", "$"))
         .filter(|l| !l.trim().is_empty())
-        .map(|l| Effect::Shell(Sym::text(&l)))
-        .collect()
+        .map(|l| Effect::Shell(marked(&l)))
+        .collect();
+    let chars: Vec<char> = text.chars().collect();
+    for open in ["$(shell ", "${shell "] {
+        let o: Vec<char> = open.chars().collect();
+        let mut k = 0;
+        while k + o.len() <= chars.len() {
+            if chars[k..k + o.len()] != o[..] {
+                k += 1;
+                continue;
+            }
+            match matching(&chars, k + 1) {
+                Some(close) => {
+                    let cmd: String = chars[k + o.len()..close].iter().collect();
+                    out.push(Effect::Shell(marked(&cmd.replace("$$", "$"))));
+                    k = close + 1;
+                }
+                None => {
+                    out.push(Effect::Dynamic);
+                    break;
+                }
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 use std::mem;
 
 use super::syntax::{
-    parse_script, Heredoc, Param, ParamOp, Parser, Part, Pending, RawRedir, RedirKind, Sub,
+    parse_script_as, Heredoc, Param, ParamOp, Parser, Part, Pending, RawRedir, RedirKind, Sub,
     SubKind, Word,
 };
 use super::{perr, unclosed_quote, ParseError, RedirectOp};
@@ -245,13 +245,9 @@ impl Parser<'_> {
         self.skip_blank();
         let at = self.pos;
         let Some(c) = self.byte(at) else {
-            if let Some(p) = self.pending.first() {
-                let d = String::from_utf8_lossy(&p.delim);
-                return Err(perr(
-                    format!("here-document not terminated: missing delimiter line `{d}`"),
-                    p.at,
-                ));
-            }
+            // A here-document whose body never started: bash and dash take
+            // an empty body (with a warning) and run the line.
+            self.read_heredocs()?;
             return Ok(Tok::Eof(at));
         };
         let n1 = self.byte(at + 1);
@@ -333,11 +329,9 @@ impl Parser<'_> {
             let body_start = self.pos;
             let body_end = loop {
                 if self.pos >= self.end {
-                    let d = String::from_utf8_lossy(&p.delim);
-                    return Err(perr(
-                        format!("here-document not terminated: missing delimiter line `{d}`"),
-                        p.at,
-                    ));
+                    // No delimiter line: bash and dash end the body at the end
+                    // of the input (with a warning) and run it.
+                    break self.end.max(body_start);
                 }
                 let ls = self.pos;
                 let rest = self.src.get(ls..self.end).unwrap_or_default();
@@ -494,10 +488,22 @@ impl Parser<'_> {
         let text = buf.text;
         let plain = raw == text.as_slice();
         let assign = assign_eq(raw).and_then(|eq| {
-            if text.get(..=eq) != raw.get(..=eq) {
-                return None;
-            }
-            let name_end = if raw.get(eq.wrapping_sub(1)) == Some(&b'+') {
+            let eq = if text.get(..=eq) == raw.get(..=eq) {
+                eq
+            } else {
+                // Quotes inside an element's subscript (`a['$(x)']=1`): still
+                // an assignment, whose subscript is quote-removed.
+                let br = raw.iter().position(|&c| c == b'[')?;
+                if br >= eq || text.get(..br) != raw.get(..br) {
+                    return None;
+                }
+                let t = text.get(br..)?;
+                t.windows(2)
+                    .position(|w| w == b"]=")
+                    .map(|k| br + k + 1)
+                    .or_else(|| t.windows(3).position(|w| w == b"]+=").map(|k| br + k + 2))?
+            };
+            let name_end = if text.get(eq.wrapping_sub(1)) == Some(&b'+') {
                 eq - 1
             } else {
                 eq
@@ -600,24 +606,55 @@ impl Parser<'_> {
     fn lex_dollar(&mut self, buf: &mut WordBuf, in_dq: bool) -> Result<(), ParseError> {
         let start = self.pos;
         match self.byte(start + 1) {
-            Some(b'\'') if !in_dq => self.lex_ansi_c(buf),
-            Some(b'"') if !in_dq => {
+            Some(b'\'') if !in_dq && !self.dash => self.lex_ansi_c(buf),
+            Some(b'"') if !in_dq && !self.dash => {
                 self.pos += 1;
                 self.lex_dquote(buf)
             }
             Some(b'(') => {
                 if self.byte(start + 2) == Some(b'(') {
                     if let Some(close) = self.arith_end(start + 3) {
+                        let text =
+                            lossy(self.src.get(start + 3..close).unwrap_or_default().to_vec());
                         let subs = self.scan_region(start + 3, close, start)?;
                         buf.subs.extend(subs);
                         self.pos = close + 2;
                         buf.text
                             .extend_from_slice(self.src.get(start..self.pos).unwrap_or_default());
-                        buf.part(Part::Arith { quoted: in_dq });
+                        buf.part(Part::Arith {
+                            text,
+                            quoted: in_dq,
+                        });
                         return Ok(());
                     }
                 }
                 self.lex_cmdsub(buf, SubKind::Dollar, in_dq)
+            }
+            // `$[ … ]`: bash's old spelling of `$(( … ))` (not dash's).
+            Some(b'[') if !self.dash => {
+                let mut depth = 0usize;
+                let mut i = start + 2;
+                let close = loop {
+                    match self.byte(i) {
+                        None => return Err(perr("unterminated `$[`: missing `]`", start)),
+                        Some(b'[') => depth += 1,
+                        Some(b']') if depth == 0 => break i,
+                        Some(b']') => depth -= 1,
+                        _ => {}
+                    }
+                    i += 1;
+                };
+                let text = lossy(self.src.get(start + 2..close).unwrap_or_default().to_vec());
+                let subs = self.scan_region(start + 2, close, start)?;
+                buf.subs.extend(subs);
+                self.pos = close + 1;
+                buf.text
+                    .extend_from_slice(self.src.get(start..self.pos).unwrap_or_default());
+                buf.part(Part::Arith {
+                    text,
+                    quoted: in_dq,
+                });
+                Ok(())
             }
             Some(b'{') => self.lex_param(buf, in_dq),
             Some(c) if is_name_start(c) => {
@@ -760,10 +797,39 @@ impl Parser<'_> {
         self.pos = end;
         let mut index = None;
         if self.byte(self.pos) == Some(b'[') {
-            let rest = self.src.get(self.pos..self.end).unwrap_or_default();
-            if let Some(close) = rest.iter().position(|&c| c == b']') {
-                index = Some(lossy(rest.get(1..close).unwrap_or_default().to_vec()));
-                self.pos += close + 1;
+            // The subscript's end: the `]` that closes it (brackets and
+            // substitutions inside count).
+            let open = self.pos;
+            let mut depth = 0usize;
+            let mut i = open + 1;
+            let mut close = None;
+            while let Some(c) = self.byte(i) {
+                match c {
+                    b'[' => depth += 1,
+                    b']' if depth == 0 => {
+                        close = Some(i);
+                        break;
+                    }
+                    b']' => depth -= 1,
+                    b'$' if self.byte(i + 1) == Some(b'(') => {
+                        depth += 1;
+                        i += 1;
+                    }
+                    b'(' => depth += 1,
+                    b')' => depth = depth.saturating_sub(1),
+                    _ => {}
+                }
+                i += 1;
+            }
+            if let Some(close) = close {
+                index = Some(lossy(
+                    self.src.get(open + 1..close).unwrap_or_default().to_vec(),
+                ));
+                // An indexed array's subscript is arithmetic: its
+                // substitutions run even when quoted (`${a['$(cmd)']}`).
+                let subs = self.scan_region(open + 1, close, open)?;
+                buf.subs.extend(subs);
+                self.pos = close + 1;
             }
         }
         let c0 = self.byte(self.pos);
@@ -928,7 +994,7 @@ impl Parser<'_> {
         buf.text
             .extend_from_slice(self.src.get(start..self.pos).unwrap_or_default());
         let inner = lossy(inner);
-        let script = parse_script(&inner, self.depth + 1).map_err(|e| {
+        let script = parse_script_as(&inner, self.depth + 1, self.dash).map_err(|e| {
             perr(
                 format!("in backquoted command: {}", e.message),
                 (start + 1 + e.offset).min(self.pos),

@@ -155,6 +155,16 @@ fn sequence(inner: &str) -> Option<Vec<String>> {
 /// `\t`, `\\`, `\xHH`, `\0NNN` and `\NNN` octal, `\e`, … (over-approximating:
 /// some `echo`s do not interpret them, so we always do).
 pub(super) fn unescape(s: &str) -> String {
+    unescape_with(s, false)
+}
+
+/// `echo`'s escapes (dash's and zsh's `echo`, bash's `echo -e`, `printf %b`):
+/// [`unescape`], and `\c` ends the output there.
+pub(super) fn unescape_echo(s: &str) -> String {
+    unescape_with(s, true)
+}
+
+fn unescape_with(s: &str, echo: bool) -> String {
     let mut out: Vec<u8> = Vec::with_capacity(s.len());
     let b = s.as_bytes();
     let mut i = 0;
@@ -179,6 +189,7 @@ pub(super) fn unescape(s: &str) -> String {
             b'f' => out.push(12),
             b'v' => out.push(11),
             b'\\' => out.push(b'\\'),
+            b'c' if echo => break,
             b'x' => {
                 let mut v = 0u32;
                 let mut n = 0;
@@ -313,7 +324,7 @@ pub(super) fn printf(fmt: &str, args: &[&str]) -> String {
                 let arg = args.get(ai).copied().unwrap_or_default();
                 ai += 1;
                 if conv == 'b' {
-                    out.push_str(&unescape(arg));
+                    out.push_str(&unescape_echo(arg));
                 } else {
                     out.push_str(arg);
                 }

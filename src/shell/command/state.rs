@@ -4,7 +4,7 @@
 //! `||` and joining the alternatives where paths meet again, so a later command
 //! sees every value the earlier ones may have left.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
 use super::syntax::Command;
@@ -87,6 +87,11 @@ pub(super) struct State {
     pub files: BTreeMap<String, Written>,
     /// Links made (`ln -s T L`), in the order they were made.
     pub links: Vec<MadeLink>,
+    /// `hash -p PATH NAME`: the program a name runs.
+    pub hashed: BTreeMap<String, String>,
+    /// Variables declared integers (`declare -i`): what is assigned to them
+    /// is an arithmetic expression.
+    pub integers: BTreeSet<String>,
 }
 
 impl State {
@@ -102,6 +107,8 @@ impl State {
             positional: None,
             files: BTreeMap::new(),
             links: Vec::new(),
+            hashed: BTreeMap::new(),
+            integers: BTreeSet::new(),
         }
     }
 
@@ -139,6 +146,8 @@ impl State {
             positional,
             files: self.files.clone(),
             links: self.links.clone(),
+            hashed: BTreeMap::new(),
+            integers: BTreeSet::new(),
         }
     }
 
@@ -194,6 +203,9 @@ impl State {
         };
         let mut links = self.links.clone();
         add_links(&mut links, &other.links);
+        let mut hashed = self.hashed.clone();
+        hashed.extend(other.hashed.iter().map(|(k, v)| (k.clone(), v.clone())));
+        let integers = self.integers.union(&other.integers).cloned().collect();
         State {
             cwd: self.cwd.clone().union(&other.cwd),
             oldpwd: self.oldpwd.clone().union(&other.oldpwd),
@@ -204,6 +216,8 @@ impl State {
             positional,
             files,
             links,
+            hashed,
+            integers,
         }
     }
 

@@ -45,8 +45,9 @@ pub(crate) enum Part {
     Param(Param),
     /// `$( )`, backquotes, `<( )`, `>( )`: index into [`Word::subs`].
     Sub { index: usize, quoted: bool },
-    /// `$(( ))`: a number the analysis does not compute.
-    Arith { quoted: bool },
+    /// `$(( ))` (or `$[ ]`): a number the analysis does not compute; `text` is
+    /// the expression as written.
+    Arith { text: String, quoted: bool },
 }
 
 /// A parameter expansion.
@@ -221,8 +222,8 @@ pub(crate) enum CommandKind {
     },
     /// `name() body` / `function name body`.
     Function { name: String, body: Box<Command> },
-    /// `(( … ))`: substitutions inside.
-    Arith(Vec<Sub>),
+    /// `(( … ))`: the expression as written, and the substitutions inside.
+    Arith { text: String, subs: Vec<Sub> },
     /// `[[ … ]]`: words (their substitutions run).
     Test(Vec<Word>),
 }
@@ -234,8 +235,17 @@ pub(crate) struct Script {
     pub heredocs: Vec<Heredoc>,
 }
 
-/// Parse `src` (already at nesting `depth`).
+/// Parse `src` (already at nesting `depth`) as bash reads it.
 pub(crate) fn parse_script(src: &str, depth: usize) -> Result<Script, ParseError> {
+    parse_script_as(src, depth, false)
+}
+
+/// Parse `src` as bash reads it, or (`dash`) as dash does where the two read
+/// the same text differently: dash has no `((…))` command (`((cmd))` is two
+/// nested subshells that run `cmd`), and no `$'…'` or `$"…"` quoting (the `$`
+/// is a character and the quotes are ordinary quotes). Checked against dash
+/// 0.5.12, Debian's and Ubuntu's `/bin/sh`.
+pub(crate) fn parse_script_as(src: &str, depth: usize, dash: bool) -> Result<Script, ParseError> {
     if depth > MAX_DEPTH {
         return Err(too_deep(0));
     }
@@ -247,6 +257,7 @@ pub(crate) fn parse_script(src: &str, depth: usize) -> Result<Script, ParseError
         peeked: None,
         heredocs: Vec::new(),
         pending: Vec::new(),
+        dash,
     };
     let body = p.parse_list()?;
     match p.next()? {
@@ -256,6 +267,28 @@ pub(crate) fn parse_script(src: &str, depth: usize) -> Result<Script, ParseError
         }),
         t => Err(perr(format!("unexpected {}", t.describe()), t.offset())),
     }
+}
+
+/// The command and process substitutions of `text` read the way the shell
+/// reads the inside of double quotes, where quotes do not hide them: an array
+/// subscript that arithmetic evaluates (`let 'a[$(cmd)]'`), a prompt string.
+/// Also returns the here-document table they use.
+pub(crate) fn quoted_subs(
+    text: &str,
+    depth: usize,
+) -> Result<(Vec<Sub>, Vec<Heredoc>), ParseError> {
+    let mut p = Parser {
+        src: text.as_bytes(),
+        pos: 0,
+        end: text.len(),
+        depth,
+        peeked: None,
+        heredocs: Vec::new(),
+        pending: Vec::new(),
+        dash: false,
+    };
+    let subs = p.scan_region(0, text.len(), 0)?;
+    Ok((subs, p.heredocs))
 }
 
 /// Lex `text` as exactly one word (`None` if it is not one word).
@@ -268,6 +301,7 @@ pub(crate) fn word_from_text(text: &str) -> Option<Word> {
         peeked: None,
         heredocs: Vec::new(),
         pending: Vec::new(),
+        dash: false,
     };
     match p.lex().ok()? {
         Tok::Word(w) if p.pos == text.len() => Some(w),
@@ -307,6 +341,8 @@ pub(super) struct Parser<'a> {
     pub peeked: Option<Tok>,
     pub heredocs: Vec<Heredoc>,
     pub pending: Vec<Pending>,
+    /// Read as dash does (see [`parse_script_as`]).
+    pub dash: bool,
 }
 
 impl Parser<'_> {
@@ -540,11 +576,15 @@ impl Parser<'_> {
         let at = self.peek()?.offset();
         if self.peek_op()? == Some(Op::LParen) {
             self.next()?;
-            if self.byte(self.pos) == Some(b'(') {
+            if !self.dash && self.byte(self.pos) == Some(b'(') {
                 if let Some(close) = self.arith_end(self.pos + 1) {
+                    let text = String::from_utf8_lossy(
+                        self.src.get(self.pos + 1..close).unwrap_or_default(),
+                    )
+                    .into_owned();
                     let subs = self.scan_region(self.pos + 1, close, at)?;
                     self.pos = close + 2;
-                    return self.with_redirs(self.command(CommandKind::Arith(subs), at));
+                    return self.with_redirs(self.command(CommandKind::Arith { text, subs }, at));
                 }
             }
             self.enter(at)?;
@@ -555,6 +595,9 @@ impl Parser<'_> {
             self.expect_op(Op::RParen, "(", at)?;
             self.leave();
             return self.with_redirs(self.command(CommandKind::Subshell(list), at));
+        }
+        if self.peek_text_is("coproc")? {
+            return self.parse_coproc(at);
         }
         let kind = match self.peek_kw()? {
             Some("{") => {
@@ -662,6 +705,58 @@ impl Parser<'_> {
             _ => return self.parse_simple(),
         };
         self.with_redirs(self.command(kind, at))
+    }
+
+    /// `coproc [NAME] compound-command` / `coproc simple-command`: the
+    /// command runs in the background, in a subshell joined to the shell by a
+    /// pipe (reported as a subshell holding a background job). A name is only
+    /// read before a compound command, as bash does.
+    fn parse_coproc(&mut self, at: usize) -> Result<Command, ParseError> {
+        self.next()?;
+        if let Tok::Word(w) = self.peek()? {
+            let name = w.plain
+                && w.text
+                    .bytes()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_alphabetic() || c == b'_')
+                && w.text
+                    .bytes()
+                    .all(|c| c.is_ascii_alphanumeric() || c == b'_')
+                && !RESERVED.contains(&w.text.as_str());
+            if name && self.compound_follows() {
+                self.next()?;
+            }
+        }
+        self.enter(at)?;
+        let body = self.parse_command()?;
+        self.leave();
+        let job = AndOr {
+            first: Pipeline { cmds: vec![body] },
+            rest: Vec::new(),
+            background: true,
+        };
+        self.with_redirs(self.command(CommandKind::Subshell(List { items: vec![job] }), at))
+    }
+
+    /// Does a compound command start at the source position (after the
+    /// token just peeked)?
+    fn compound_follows(&self) -> bool {
+        let rest = self.src.get(self.pos..self.end).unwrap_or_default();
+        let rest = match rest.iter().position(|c| !matches!(c, b' ' | b'\t')) {
+            Some(k) => &rest[k..],
+            None => return false,
+        };
+        if rest.first() == Some(&b'(') {
+            return true;
+        }
+        ["{", "if", "while", "until", "for", "select", "case", "[["]
+            .iter()
+            .any(|kw| {
+                rest.starts_with(kw.as_bytes())
+                    && rest
+                        .get(kw.len())
+                        .is_none_or(|c| matches!(c, b' ' | b'\t' | b'\n' | b';' | b'('))
+            })
     }
 
     /// After `for` / `select`: `NAME [in words…]; do body done`, or `((…))`.

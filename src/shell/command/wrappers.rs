@@ -222,9 +222,6 @@ pub(crate) fn classify(prog: &str, args: &[String]) -> Action {
             None => Action::None,
         };
     }
-    if let Some(a) = option_code(prog, args) {
-        return a;
-    }
     match prog {
         "sudo" => {
             let o = opts(
@@ -269,9 +266,26 @@ pub(crate) fn classify(prog: &str, args: &[String]) -> Action {
         }
         "env" => env(args),
         "nohup" | "builtin" | "setsid" | "pkexec" => exec(args, opts(args, "", &["user"]).next),
-        "busybox" => match args.first() {
+        // Multi-call binaries: the first word is the applet.
+        "busybox" | "toybox" => match args.first() {
             Some(a) if !a.starts_with('-') => exec(args, 0),
             _ => Action::None,
+        },
+        // GNU coreutils built as one binary: `coreutils --coreutils-prog=rm …`.
+        "coreutils" => match args
+            .first()
+            .and_then(|a| a.strip_prefix("--coreutils-prog="))
+        {
+            Some(applet) => Action::Replace {
+                words: std::iter::once(Err(applet.to_string()))
+                    .chain((1..args.len()).map(Ok))
+                    .collect(),
+                assigns: Vec::new(),
+            },
+            None => match args.first() {
+                Some(a) if !a.starts_with('-') => exec(args, 0),
+                _ => Action::None,
+            },
         },
         "time" => exec(args, opts(args, "fo", &["format", "output"]).next),
         "nice" => exec(args, opts(args, "n", &["adjustment"]).next),
@@ -292,7 +306,7 @@ pub(crate) fn classify(prog: &str, args: &[String]) -> Action {
                 exec(args, o.next)
             }
         }
-        "exec" => exec(args, opts(args, "a", &[]).next),
+        "exec" => exec_builtin(args),
         "stdbuf" => exec(args, opts(args, "ioe", &["input", "output", "error"]).next),
         "chroot" => exec(args, opts(args, "", &["userspec", "groups"]).next + 1),
         "flock" => flock(args),
@@ -366,8 +380,7 @@ pub(crate) fn classify(prog: &str, args: &[String]) -> Action {
         }
         "find" => find(args),
         "unbuffer" | "caffeinate" | "fakeroot" | "proxychains" | "proxychains4" | "torsocks"
-        | "dbus-run-session" | "catchsegv" | "firejail" | "unshare" | "systemd-run" | "npx"
-        | "bunx" | "pnpx" | "uvx" => exec(
+        | "dbus-run-session" | "catchsegv" | "firejail" | "npx" | "bunx" | "pnpx" | "uvx" => exec(
             args,
             opts(
                 args,
@@ -390,17 +403,6 @@ pub(crate) fn classify(prog: &str, args: &[String]) -> Action {
         "numactl" | "cpulimit" => {
             let o = opts(args, "lCpmN", &["limit", "physcpubind", "membind", "pid"]);
             exec(args, o.next)
-        }
-        "script" => {
-            let o = opts(
-                args,
-                "cEeIlOoqT",
-                &["command", "log-out", "log-in", "timing"],
-            );
-            match o.value(&["c", "command"]) {
-                Some(text) => script_from(args, text, "script -c"),
-                None => Action::None,
-            }
         }
         "sg" => match args {
             [_, c, text, ..] if c == "-c" => script_from(args, text, "sg -c"),
@@ -431,6 +433,41 @@ pub(crate) fn classify(prog: &str, args: &[String]) -> Action {
         }
         _ if SHELLS.contains(&prog) => shell(prog, args),
         _ => Action::None,
+    }
+}
+
+/// bash's `exec [-cl] [-a NAME] CMD…`: runs CMD in place of the shell. A
+/// multi-call binary (busybox, toybox) runs the applet its `argv[0]` names, so
+/// `exec -a rm busybox -rf ~` is `rm -rf ~`.
+fn exec_builtin(args: &[String]) -> Action {
+    let o = opts(args, "a", &[]);
+    let Some(prog) = args.get(o.next) else {
+        return Action::None;
+    };
+    let multi_call = matches!(
+        super::basename(prog).to_ascii_lowercase().as_str(),
+        "busybox" | "toybox"
+    );
+    match args.iter().position(|a| a == "-a").or_else(|| {
+        args.get(..o.next)?
+            .iter()
+            .position(|a| a.starts_with("-a") && a.len() > 2)
+    }) {
+        Some(k) if multi_call => {
+            // The name: the argument after `-a`, or attached (`-arm`).
+            let name = if args[k] == "-a" {
+                Ok(k + 1)
+            } else {
+                Err(args[k][2..].to_string())
+            };
+            Action::Replace {
+                words: std::iter::once(name)
+                    .chain((o.next + 1..args.len()).map(Ok))
+                    .collect(),
+                assigns: Vec::new(),
+            }
+        }
+        _ => exec(args, o.next),
     }
 }
 
@@ -643,7 +680,7 @@ fn env(args: &[String]) -> Action {
 }
 
 /// Split an `env -S` string into words (quotes and backslashes honoured).
-fn split_words(s: &str) -> Vec<String> {
+pub(crate) fn split_words(s: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur = String::new();
     let mut started = false;
@@ -715,6 +752,9 @@ fn ssh(args: &[String]) -> Action {
             from: start..args.len(),
             positional: None,
         },
+        // No command: the remote login shell reads its commands from stdin
+        // (`ssh host <<EOF … EOF`).
+        _ if dest < args.len() => Action::Stdin,
         _ => Action::None,
     }
 }
@@ -955,135 +995,6 @@ pub(crate) fn interpreter(prog: &str, args: &[String]) -> Option<(Lang, Vec<usiz
         return None;
     }
     Some((lang, code, stdin))
-}
-
-/// Programs that run shell code given in an option: `script -c`, `ssh -o
-/// ProxyCommand=`, `rsync -e`, `tar --checkpoint-action=exec=`, `zip -TT`,
-/// `gdb -ex 'shell …'`, `git -c alias.x='!…'`, `git rebase --exec`. The code is read as a shell
-/// script (labelled `PROG OPTION`).
-fn option_code(prog: &str, args: &[String]) -> Option<Action> {
-    let script = |i: usize, text: &str, label: &str| Action::Script {
-        text: text.to_string(),
-        label: format!("{prog} {label}"),
-        from: i..i + 1,
-        positional: None,
-    };
-    // The value of an option: `--name=V`, `--name V`, `-x V`, `-abx V`.
-    let value = |i: usize, a: &str, short: &[char], long: &[&str]| -> Option<(usize, String)> {
-        if let Some(l) = a.strip_prefix("--") {
-            if let Some((n, v)) = l.split_once('=') {
-                return long.contains(&n).then(|| (i, v.to_string()));
-            }
-            return long
-                .contains(&l)
-                .then(|| args.get(i + 1).map(|v| (i + 1, v.clone())))
-                .flatten();
-        }
-        let body = a.strip_prefix('-')?;
-        let last = body.chars().last()?;
-        (body.chars().all(|c| c.is_ascii_alphabetic()) && short.contains(&last))
-            .then(|| args.get(i + 1).map(|v| (i + 1, v.clone())))
-            .flatten()
-    };
-    for (i, a) in args.iter().enumerate() {
-        let found = match prog {
-            "script" => value(i, a, &['c'], &["command"]).map(|(k, v)| (k, v, "-c")),
-            "rsync" => value(i, a, &['e'], &["rsh"]).map(|(k, v)| (k, v, "-e")),
-            "zip" => (a == "-TT" || a == "--unzip-command")
-                .then(|| args.get(i + 1).map(|v| (i + 1, v.clone(), "-TT")))
-                .flatten(),
-            "tar" | "gtar" | "bsdtar" => a.strip_prefix("--").and_then(|l| {
-                let (n, v) = l.split_once('=')?;
-                match n {
-                    "checkpoint-action" => v
-                        .strip_prefix("exec=")
-                        .map(|c| (i, c.to_string(), "--checkpoint-action")),
-                    "to-command" | "use-compress-program" | "info-script" | "new-volume-script" => {
-                        Some((i, v.to_string(), "--to-command"))
-                    }
-                    _ => None,
-                }
-            }),
-            "ssh" | "scp" | "sftp" => {
-                let opt = if a == "-o" {
-                    args.get(i + 1).map(|v| (i + 1, v.as_str()))
-                } else {
-                    a.strip_prefix("-o").map(|v| (i, v))
-                };
-                opt.and_then(|(k, o)| {
-                    let (key, v) = o.split_once(['=', ' '])?;
-                    (key.eq_ignore_ascii_case("ProxyCommand")
-                        || key.eq_ignore_ascii_case("LocalCommand"))
-                    .then(|| {
-                        (
-                            k,
-                            v.trim_start_matches([' ', '=']).to_string(),
-                            "-o ProxyCommand",
-                        )
-                    })
-                })
-            }
-            "gdb" => value(i, a, &[], &["ex", "eval-command"])
-                .or_else(|| {
-                    (a == "-ex" || a == "-eval-command")
-                        .then(|| args.get(i + 1).map(|v| (i + 1, v.clone())))
-                        .flatten()
-                })
-                .and_then(|(k, v)| {
-                    let t = v.trim_start();
-                    t.strip_prefix("shell ")
-                        .or_else(|| t.strip_prefix('!'))
-                        .map(|c| (k, c.to_string(), "-ex shell"))
-                }),
-            "git"
-                if args.iter().any(|w| w == "rebase")
-                    && (a == "--exec" || a == "-x" || a.starts_with("--exec=")) =>
-            {
-                // `git rebase --exec CMD`: a shell command after each commit.
-                match a.strip_prefix("--exec=") {
-                    Some(v) => Some((i, v.to_string(), "rebase --exec")),
-                    None => args.get(i + 1).map(|v| (i + 1, v.clone(), "rebase --exec")),
-                }
-            }
-            "git" => {
-                let conf = if a == "-c" {
-                    args.get(i + 1).map(|v| (i + 1, v.as_str()))
-                } else {
-                    None
-                };
-                conf.and_then(|(k, c)| {
-                    let (key, v) = c.split_once('=')?;
-                    let key = key.to_ascii_lowercase();
-                    if key.starts_with("alias.") {
-                        v.strip_prefix('!').map(|c| (k, c.to_string(), "-c alias"))
-                    } else if key == "core.sshcommand"
-                        || key == "core.pager"
-                        || key == "core.fsmonitor"
-                    {
-                        Some((k, v.to_string(), "-c core"))
-                    } else {
-                        None
-                    }
-                })
-            }
-            _ => return None,
-        };
-        if let Some((k, text, label)) = found {
-            return Some(script(k, &text, label));
-        }
-        if prog == "git"
-            && !a.starts_with('-')
-            && args
-                .get(i.wrapping_sub(1))
-                .is_none_or(|p| p != "-c" && p != "-C")
-            && !args[..=i].iter().any(|w| w == "rebase")
-        {
-            // Options end at the subcommand (rebase's own options go on:
-            // `--exec`).
-            return None;
-        }
-    }
-    None
 }
 
 #[cfg(test)]

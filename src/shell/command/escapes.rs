@@ -1,0 +1,625 @@
+//! The command languages of tools whose commands can reach a shell: an FTP or
+//! `ed` session's `!cmd`, psql's `\!`, mysql's `system`, sqlite's `.shell`,
+//! gdb's `shell`, Tcl's `exec`, m4's `esyscmd`, dc's `!`, gnuplot's `system`,
+//! rpm's `%(…)`, TeX's `\write18`, socat's `EXEC:`, screen's `stuff`, keys
+//! typed into a tmux pane, less's input preprocessor.
+//!
+//! Like `inline`, a scan for the escapes, not a parser of these languages:
+//! what it finds is the shell text or the words they run ([`Effect`]); the rest
+//! of the code is the tool's own business (queries, transfers, edits).
+
+use super::inline::{self, marked, Effect, Lang};
+use crate::shell::value::Value;
+
+/// A tool's command language.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Dialect {
+    /// Lines starting with `!` run the rest (`ed`'s `r !cmd`, `w !cmd` too):
+    /// ed, ex, ftp, sftp, lftp, smbclient, ….
+    Bang,
+    /// psql: `\! cmd`, `\o |cmd`, `\g |cmd`, `\copy … program 'cmd'`.
+    Psql,
+    /// mysql and mariadb: `\! cmd`, `system cmd`, `pager cmd`.
+    Mysql,
+    /// sqlite3 and duckdb: `.shell cmd`, `.system cmd`, `.once |cmd`,
+    /// `.output |cmd`, `.read |cmd`, `.import |cmd`.
+    Sqlite,
+    /// gdb: `shell cmd`, `!cmd`, `pipe … | cmd`, `python …`.
+    Gdb,
+    /// Tcl and expect: `exec …`, `spawn …`, `system …`, `open "|cmd"`.
+    Tcl,
+    /// m4: `syscmd(cmd)`, `esyscmd(cmd)`.
+    M4,
+    /// dc: `!cmd` (not `!<`, `!>`, `!=`).
+    Dc,
+    /// gnuplot: `system("cmd")`, `` `cmd` ``, `!cmd`, `'< cmd'`, `'| cmd'`.
+    Gnuplot,
+    /// rpm macros: `%(cmd)`, `%{lua: …}`.
+    Rpm,
+    /// TeX: `\write18{cmd}`, `\input|"cmd"`.
+    Tex,
+    /// socat addresses: `EXEC:cmd`, `SYSTEM:cmd`.
+    Socat,
+    /// screen commands (`-X`): `stuff TEXT` (typed into the window's shell),
+    /// `exec cmd…`, `screen cmd…`.
+    Screen,
+    /// Keys typed into a tmux pane's shell (`Enter` and `C-m` end a line).
+    TmuxKeys,
+    /// less's input preprocessor (`LESSOPEN='|cmd %s'`).
+    LessOpen,
+}
+
+/// Most effects one piece of code reports.
+const MAX_EFFECTS: usize = 64;
+
+/// What `code` in `dialect` runs. `words` is for the dialects that read
+/// separate arguments (socat's addresses, screen's and tmux's words); the
+/// others read `code`.
+pub(crate) fn scan(dialect: Dialect, code: &str, words: &[String]) -> Vec<Effect> {
+    let mut out = match dialect {
+        Dialect::Bang => bang(code),
+        Dialect::Psql => psql(code),
+        Dialect::Mysql => mysql(code),
+        Dialect::Sqlite => sqlite(code),
+        Dialect::Gdb => gdb(code),
+        Dialect::Tcl => tcl(code),
+        Dialect::M4 => m4(code),
+        Dialect::Dc => dc(code),
+        Dialect::Gnuplot => gnuplot(code),
+        Dialect::Rpm => rpm(code),
+        Dialect::Tex => tex(code),
+        Dialect::Socat => socat(words),
+        Dialect::Screen => screen(words),
+        Dialect::TmuxKeys => tmux_keys(words),
+        Dialect::LessOpen => less_open(code),
+    };
+    out.truncate(MAX_EFFECTS);
+    out
+}
+
+fn shell(text: &str) -> Effect {
+    Effect::Shell(marked(text.trim()))
+}
+
+/// The rest of the line after `prefix` when a line (after blanks) starts so.
+fn line_commands<'a>(code: &'a str, prefixes: &[&str]) -> Vec<&'a str> {
+    let mut out = Vec::new();
+    for line in code.lines() {
+        let l = line.trim_start();
+        for p in prefixes {
+            let matched = if p.chars().all(|c| c.is_ascii_alphabetic() || c == '.') {
+                // A word: any letter case, then a blank or the end.
+                l.get(..p.len())
+                    .filter(|h| h.eq_ignore_ascii_case(p))
+                    .and_then(|_| l.get(p.len()..))
+                    .filter(|r| r.is_empty() || r.starts_with([' ', '\t']))
+            } else {
+                l.strip_prefix(p)
+            };
+            if let Some(rest) = matched {
+                out.push(rest);
+                break;
+            }
+        }
+    }
+    out
+}
+
+fn bang(code: &str) -> Vec<Effect> {
+    let mut out = Vec::new();
+    for line in code.lines() {
+        let l = line.trim_start();
+        if let Some(cmd) = l.strip_prefix('!') {
+            out.push(shell(cmd));
+            continue;
+        }
+        // ed: `r !cmd`, `w !cmd`, `e !cmd` after an optional address.
+        let cmd = l.trim_start_matches(|c: char| {
+            c.is_ascii_digit() || matches!(c, ',' | '.' | '$' | ';' | '+' | '-' | '\'' | ' ')
+        });
+        if let Some(rest) = cmd.strip_prefix(['r', 'w', 'W', 'e', 'E']) {
+            if let Some(sh) = rest.trim_start().strip_prefix('!') {
+                out.push(shell(sh));
+            }
+        }
+    }
+    out
+}
+
+/// After `\o`, `\out`, `\g`, `\gx`, `\w`, `.once`, `.output`, … : a `|cmd`.
+fn pipe_target(rest: &str) -> Option<&str> {
+    let r = rest.trim_start();
+    let r = r.strip_prefix(['\'', '"']).unwrap_or(r);
+    r.strip_prefix('|')
+        .map(|c| c.trim_end().trim_end_matches(['\'', '"']))
+}
+
+fn psql(code: &str) -> Vec<Effect> {
+    let mut out = Vec::new();
+    for (i, _) in code.match_indices('\\') {
+        let rest = &code[i + 1..];
+        let line_end = rest.find('\n').unwrap_or(rest.len());
+        let line = &rest[..line_end];
+        if let Some(cmd) = line.strip_prefix('!') {
+            out.push(shell(cmd));
+            continue;
+        }
+        for meta in ["out", "o", "gx", "g", "w", "write"] {
+            if let Some(r) = line.strip_prefix(meta) {
+                if r.starts_with([' ', '\t', '|']) || r.is_empty() {
+                    if let Some(cmd) = pipe_target(r) {
+                        out.push(shell(cmd));
+                    }
+                }
+                break;
+            }
+        }
+    }
+    // `\copy t to program 'cmd'`, `COPY t FROM PROGRAM 'cmd'`.
+    let lower = code.to_ascii_lowercase();
+    for (i, _) in lower.match_indices("program") {
+        let rest = code[i + "program".len()..].trim_start();
+        if let Some(q) = rest.strip_prefix('\'') {
+            if let Some(end) = q.find('\'') {
+                out.push(shell(&q[..end]));
+            }
+        }
+    }
+    out
+}
+
+fn mysql(code: &str) -> Vec<Effect> {
+    let mut out = Vec::new();
+    for (i, _) in code.match_indices("\\!") {
+        let rest = &code[i + 2..];
+        out.push(shell(rest.lines().next().unwrap_or_default()));
+    }
+    for cmd in line_commands(code, &["system", "pager", "\\P"]) {
+        out.push(shell(cmd.trim_end().trim_end_matches(';')));
+    }
+    out
+}
+
+fn sqlite(code: &str) -> Vec<Effect> {
+    let mut out = Vec::new();
+    for cmd in line_commands(code, &[".shell", ".system"]) {
+        out.push(shell(cmd));
+    }
+    for rest in line_commands(code, &[".once", ".output", ".read", ".import"]) {
+        // `.once -x` / `.once '|cmd'`; `.import '|cmd' table`.
+        let r = rest.trim_start().trim_start_matches("-x").trim_start();
+        let quoted = r.starts_with(['\'', '"']);
+        let target = if quoted {
+            let q = r.chars().next().unwrap_or('\'');
+            r[1..].split(q).next().unwrap_or_default()
+        } else {
+            r
+        };
+        if let Some(cmd) = target.strip_prefix('|') {
+            out.push(shell(cmd));
+        }
+    }
+    out
+}
+
+fn gdb(code: &str) -> Vec<Effect> {
+    let mut out = Vec::new();
+    for line in code.lines() {
+        let l = line.trim_start();
+        if let Some(cmd) = l.strip_prefix('!') {
+            out.push(shell(cmd));
+        } else if let Some(cmd) = word_after(l, &["shell"]) {
+            out.push(shell(cmd));
+        } else if let Some(rest) = word_after(l, &["pipe"]).or_else(|| l.strip_prefix('|')) {
+            // `pipe [DELIM] GDB-COMMAND DELIM SHELL-COMMAND`.
+            let rest = rest.trim_start();
+            let delim = match rest.strip_prefix("-d") {
+                Some(r) => r.split_whitespace().next().unwrap_or("|").to_string(),
+                None => "|".to_string(),
+            };
+            if let Some((_, cmd)) = rest.split_once(delim.as_str()) {
+                out.push(shell(cmd));
+            }
+        } else if let Some(py) = word_after(l, &["python", "py", "python-interactive", "pi"]) {
+            out.extend(inline::scan(Lang::Python, py));
+        }
+    }
+    out
+}
+
+/// The rest after one of `words` (a whole word) at the start of `l`.
+fn word_after<'a>(l: &'a str, words: &[&str]) -> Option<&'a str> {
+    words.iter().find_map(|w| {
+        let r = l.strip_prefix(w)?;
+        (r.is_empty() || r.starts_with([' ', '\t'])).then_some(r)
+    })
+}
+
+/// Tcl: the commands of a script (split at newlines, `;`, `[`, `]` and
+/// braces, since a braced word is code in `if`, `proc`, `foreach`, … and data
+/// elsewhere: read as code, the stricter reading), and those that run
+/// programs.
+fn tcl(code: &str) -> Vec<Effect> {
+    let mut out = Vec::new();
+    for cmd in code.split(['\n', ';', '[', ']', '{', '}']) {
+        let words = tcl_words(cmd);
+        let Some(first) = words.first() else {
+            continue;
+        };
+        match first.as_str() {
+            // `exec rm -rf ~`, `spawn ssh host`: the words of a command
+            // (`exec`'s `-ignorestderr`/`-keepnewline`/`--` first).
+            "exec" | "spawn" => {
+                let mut rest: Vec<&String> = words[1..].iter().collect();
+                while rest
+                    .first()
+                    .is_some_and(|w| w.starts_with('-') && w.len() > 1)
+                {
+                    let w = rest.remove(0);
+                    if w == "--" {
+                        break;
+                    }
+                }
+                if !rest.is_empty() {
+                    out.push(Effect::Words(
+                        rest.iter().map(|w| Value::one(marked(w))).collect(),
+                    ));
+                }
+            }
+            // expect's `system cmd…`: joined, given to sh.
+            "system" => out.push(shell(&words[1..].join(" "))),
+            "open" => {
+                if let Some(cmd) = words.get(1).and_then(|w| w.strip_prefix('|')) {
+                    out.push(shell(cmd));
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Tcl words: split at blanks, quotes removed.
+fn tcl_words(cmd: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut quoted = false;
+    for c in cmd.chars() {
+        match c {
+            '"' => quoted = !quoted,
+            c if c.is_whitespace() && !quoted => {
+                if !cur.is_empty() {
+                    out.push(std::mem::take(&mut cur));
+                }
+            }
+            c => cur.push(c),
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+fn m4(code: &str) -> Vec<Effect> {
+    let mut out = Vec::new();
+    for name in ["esyscmd", "syscmd"] {
+        for (i, _) in code.match_indices(name) {
+            if name == "syscmd" && code[..i].ends_with('e') {
+                continue;
+            }
+            let rest = &code[i + name.len()..];
+            let Some(inner) = rest.strip_prefix('(') else {
+                continue;
+            };
+            let mut depth = 1usize;
+            let end = inner
+                .char_indices()
+                .find(|(_, c)| {
+                    match c {
+                        '(' => depth += 1,
+                        ')' => depth -= 1,
+                        _ => {}
+                    }
+                    depth == 0
+                })
+                .map_or(inner.len(), |(k, _)| k);
+            // m4's quotes (`` `…' `` and `[…]`) are not part of the text.
+            let text: String = inner[..end]
+                .chars()
+                .filter(|c| !matches!(c, '`' | '\'' | '[' | ']'))
+                .collect();
+            out.push(shell(&text));
+        }
+    }
+    out
+}
+
+fn dc(code: &str) -> Vec<Effect> {
+    let mut out = Vec::new();
+    for line in code.lines() {
+        let mut rest = line;
+        while let Some(i) = rest.find('!') {
+            let after = &rest[i + 1..];
+            if after.starts_with(['<', '>', '=']) {
+                rest = &after[1..];
+                continue;
+            }
+            out.push(shell(after));
+            break;
+        }
+    }
+    out
+}
+
+fn gnuplot(code: &str) -> Vec<Effect> {
+    let mut out = Vec::new();
+    for line in code.lines() {
+        if let Some(cmd) = line.trim_start().strip_prefix('!') {
+            out.push(shell(cmd));
+        }
+    }
+    for (i, _) in code.match_indices("system") {
+        let rest = code[i + "system".len()..].trim_start();
+        let rest = rest.strip_prefix('(').unwrap_or(rest).trim_start();
+        if let Some(q) = rest.chars().next().filter(|c| matches!(c, '"' | '\'')) {
+            if let Some(end) = rest[1..].find(q) {
+                out.push(shell(&rest[1..1 + end]));
+            }
+        }
+    }
+    // Backquotes, and file names that are pipes: `plot '< cmd'`, `set output '| cmd'`.
+    let mut parts = code.split('`');
+    parts.next();
+    while let (Some(cmd), Some(_)) = (parts.next(), parts.next()) {
+        out.push(shell(cmd));
+    }
+    for q in ['"', '\''] {
+        for s in code.split(q).skip(1).step_by(2) {
+            if let Some(cmd) = s.trim_start().strip_prefix(['<', '|']) {
+                out.push(shell(cmd));
+            }
+        }
+    }
+    out
+}
+
+fn rpm(code: &str) -> Vec<Effect> {
+    let mut out = Vec::new();
+    for (open, close, lua) in [("%(", ')', false), ("%{lua:", '}', true)] {
+        for (i, _) in code.match_indices(open) {
+            let inner = &code[i + open.len()..];
+            let mut depth = 1usize;
+            let o = if close == ')' { '(' } else { '{' };
+            let end = inner
+                .char_indices()
+                .find(|(_, c)| {
+                    if *c == o {
+                        depth += 1;
+                    } else if *c == close {
+                        depth -= 1;
+                    }
+                    depth == 0
+                })
+                .map_or(inner.len(), |(k, _)| k);
+            if lua {
+                out.extend(inline::scan(Lang::Lua, &inner[..end]));
+            } else {
+                out.push(shell(&inner[..end]));
+            }
+        }
+    }
+    out
+}
+
+fn tex(code: &str) -> Vec<Effect> {
+    let mut out = Vec::new();
+    for (i, _) in code.match_indices("\\write18") {
+        let rest = code[i + "\\write18".len()..].trim_start();
+        if let Some(inner) = rest.strip_prefix('{') {
+            let mut depth = 1usize;
+            let end = inner
+                .char_indices()
+                .find(|(_, c)| {
+                    match c {
+                        '{' => depth += 1,
+                        '}' => depth -= 1,
+                        _ => {}
+                    }
+                    depth == 0
+                })
+                .map_or(inner.len(), |(k, _)| k);
+            out.push(shell(&inner[..end]));
+        }
+    }
+    // `\input|"cmd"`, `\input{|"cmd"}`, `\openin…=|"cmd"`.
+    for (i, _) in code.match_indices("|\"") {
+        let rest = &code[i + 2..];
+        if let Some(end) = rest.find('"') {
+            out.push(shell(&rest[..end]));
+        }
+    }
+    out
+}
+
+fn socat(words: &[String]) -> Vec<Effect> {
+    let mut out = Vec::new();
+    for w in words {
+        let Some((kind, rest)) = w.split_once(':') else {
+            continue;
+        };
+        // The command ends where the address's options begin.
+        let cmd = rest.split(',').next().unwrap_or_default();
+        if kind.eq_ignore_ascii_case("system") {
+            out.push(shell(cmd));
+        } else if kind.eq_ignore_ascii_case("exec") {
+            out.push(Effect::Words(
+                cmd.split_whitespace()
+                    .map(|w| Value::one(marked(w)))
+                    .collect(),
+            ));
+        }
+    }
+    out
+}
+
+/// Text typed into a terminal: `\n`, `\r`, `^M`, `^J`, `\015`, `\012` end a
+/// line.
+fn typed(text: &str) -> String {
+    text.replace("\\n", "\n")
+        .replace("\\r", "\n")
+        .replace("^M", "\n")
+        .replace("^J", "\n")
+        .replace("\\015", "\n")
+        .replace("\\012", "\n")
+}
+
+fn screen(words: &[String]) -> Vec<Effect> {
+    let mut out = Vec::new();
+    let Some(first) = words.first() else {
+        return out;
+    };
+    let rest = &words[1..];
+    match first.as_str() {
+        "stuff" => out.push(shell(&typed(&rest.join(" ")))),
+        "exec" | "screen" => {
+            // `exec [fdpat] cmd…`, `screen [-opts] [n] cmd…`.
+            let cmd: Vec<&String> = rest
+                .iter()
+                .skip_while(|w| {
+                    w.starts_with('-')
+                        || w.chars().all(|c| c.is_ascii_digit())
+                        || w.chars().all(|c| matches!(c, '.' | '!' | ':' | '|'))
+                })
+                .collect();
+            if !cmd.is_empty() {
+                out.push(Effect::Words(
+                    cmd.iter().map(|w| Value::one(marked(w))).collect(),
+                ));
+            }
+        }
+        "eval" => {
+            for w in rest {
+                let ws: Vec<String> = w.split_whitespace().map(str::to_string).collect();
+                out.extend(screen(&ws));
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+fn tmux_keys(words: &[String]) -> Vec<Effect> {
+    let mut text = String::new();
+    for w in words {
+        match w.as_str() {
+            "Enter" | "C-m" | "C-j" | "KPEnter" => text.push('\n'),
+            "Space" => text.push(' '),
+            "Tab" => text.push('\t'),
+            w => text.push_str(w),
+        }
+    }
+    vec![shell(&text)]
+}
+
+fn less_open(code: &str) -> Vec<Effect> {
+    let cmd = code
+        .trim_start()
+        .trim_start_matches('|')
+        .trim_start_matches('-');
+    vec![shell(&cmd.replace("%s", "file"))]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shells(d: Dialect, code: &str) -> Vec<String> {
+        let words: Vec<String> = code.split_whitespace().map(str::to_string).collect();
+        scan(d, code, &words)
+            .into_iter()
+            .filter_map(|e| match e {
+                Effect::Shell(s) => Some(inline::shell_text(&s)),
+                Effect::Words(w) => Some(
+                    w.iter()
+                        .map(|v| v.literal().unwrap_or_default())
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                ),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// (dialect, code, what it runs)
+    const ESCAPES: &[(Dialect, &str, &[&str])] = &[
+        (Dialect::Bang, "get a.txt\n!rm -rf ~\nbye", &["rm -rf ~"]),
+        (Dialect::Bang, "1,$w !sh\nq", &["sh"]),
+        (Dialect::Bang, "r !date\nw\nq", &["date"]),
+        (Dialect::Bang, "put build.tar\nls -l\nbye", &[]),
+        (Dialect::Psql, "\\! rm -rf ~", &["rm -rf ~"]),
+        (Dialect::Psql, "select 1 \\g |sh", &["sh"]),
+        (
+            Dialect::Psql,
+            "\\copy t to program 'gzip > t.gz'",
+            &["gzip > t.gz"],
+        ),
+        (Dialect::Psql, "select * from programs; \\dt", &[]),
+        (Dialect::Mysql, "system rm -rf ~", &["rm -rf ~"]),
+        (Dialect::Mysql, "select 1; \\! id", &["id"]),
+        (Dialect::Mysql, "select system_user();", &[]),
+        (Dialect::Sqlite, ".shell rm -rf ~", &["rm -rf ~"]),
+        (Dialect::Sqlite, ".once '|sh'\nselect 'x';", &["sh"]),
+        (Dialect::Sqlite, ".tables\nselect * from t;", &[]),
+        (Dialect::Gdb, "shell rm -rf ~", &["rm -rf ~"]),
+        (Dialect::Gdb, "!id", &["id"]),
+        (
+            Dialect::Gdb,
+            "python import os; os.system('rm -rf ~')",
+            &["rm -rf ~"],
+        ),
+        (Dialect::Gdb, "run", &[]),
+        (Dialect::Tcl, "spawn ssh host; expect eof", &["ssh host"]),
+        (
+            Dialect::Tcl,
+            "set x [exec rm -rf /tmp/a]",
+            &["rm -rf /tmp/a"],
+        ),
+        (Dialect::Tcl, "puts \"hello\"; set x 1", &[]),
+        (Dialect::M4, "esyscmd(`rm -rf ~')", &["rm -rf ~"]),
+        (Dialect::M4, "define(`x', `y')x", &[]),
+        (Dialect::Dc, "!rm -rf ~", &["rm -rf ~"]),
+        (Dialect::Dc, "3 4 !<a p", &[]),
+        (Dialect::Gnuplot, "system('rm -rf ~')", &["rm -rf ~"]),
+        (Dialect::Gnuplot, "plot '< cat data.txt'", &["cat data.txt"]),
+        (Dialect::Gnuplot, "plot 'data.txt' using 1:2", &[]),
+        (Dialect::Rpm, "%(rm -rf ~)", &["rm -rf ~"]),
+        (Dialect::Rpm, "%{_libdir}", &[]),
+        (
+            Dialect::Tex,
+            "\\immediate\\write18{rm -rf ~}",
+            &["rm -rf ~"],
+        ),
+        (Dialect::Tex, "\\documentclass{article}", &[]),
+        (Dialect::Socat, "- SYSTEM:id", &["id"]),
+        (
+            Dialect::Socat,
+            "TCP-LISTEN:80,fork EXEC:/bin/cat",
+            &["/bin/cat"],
+        ),
+        (Dialect::Socat, "- TCP:host:80", &[]),
+        (Dialect::Screen, "stuff rm\\n", &["rm"]),
+        (Dialect::Screen, "select 1", &[]),
+        (Dialect::TmuxKeys, "make Enter", &["make"]),
+        (Dialect::LessOpen, "|lesspipe %s", &["lesspipe file"]),
+    ];
+
+    #[test]
+    fn escapes_and_only_escapes() {
+        for (d, code, want) in ESCAPES {
+            let got = shells(*d, code);
+            let want: Vec<String> = want.iter().map(|s| s.to_string()).collect();
+            assert_eq!(got, want, "{d:?}: {code}");
+        }
+    }
+}

@@ -1,0 +1,462 @@
+//! Code at the places the table names (`places`): the value of an option,
+//! a configuration key, operands, standard input or a variable that a shell,
+//! git or a tool will run. Literal code is analysed as the commands it is, with
+//! the place in their `via`; code nobody can read before it runs makes the
+//! command's `code` dynamic.
+
+use super::super::escapes;
+use super::super::inline;
+use super::super::places::{self, Found, Lang, Source};
+use super::super::wrappers;
+use super::{Code, Extractor, Field, Grammar, Input, Link, OffMap};
+use crate::shell::command::ParseError;
+use crate::shell::value::{Piece, Value};
+
+/// Code at a place, as the analysis knows it.
+pub(super) struct Text {
+    /// The text, quote-removed, with expansions as written (they are expanded
+    /// again where the code runs, by the shell that reads it).
+    pub text: String,
+    /// What the shell made of it: `None` when it is exactly `text`.
+    pub value: Option<Value>,
+}
+
+impl Text {
+    fn literal(text: &str) -> Text {
+        Text {
+            text: text.to_string(),
+            value: None,
+        }
+    }
+
+    /// Nobody can know it before it runs.
+    fn unknown(&self) -> bool {
+        self.value.as_ref().is_some_and(|v| {
+            v.0.len() > 1 || v.0.iter().any(|s| s.literal().is_none() && s.has_unknown())
+        })
+    }
+
+    /// It starts with something nobody can know (`$X`, `$(…)`): it decides
+    /// what runs.
+    fn starts_unknown(&self) -> bool {
+        self.value.as_ref().is_some_and(|v| {
+            v.0.iter()
+                .any(|s| matches!(s.0.first(), Some(Piece::Unknown(_))))
+        })
+    }
+}
+
+impl Extractor {
+    /// Every place of `prog` (lowercase) in this command that holds code.
+    #[allow(clippy::too_many_arguments)] // reason: the chain's context, passed through
+    pub(super) fn code_places(
+        &mut self,
+        at: usize,
+        prog: &str,
+        args: &[Field],
+        texts: &[String],
+        assigns: &[(String, String)],
+        via: &[String],
+        link: &Link,
+        depth: usize,
+    ) -> Result<(), ParseError> {
+        for found in places::find(prog, texts) {
+            let Found {
+                source,
+                lang,
+                label,
+                runs,
+            } = found;
+            let mut v = via.to_vec();
+            v.push(label);
+            match source {
+                Source::Arg { arg, skip } => {
+                    let Some(f) = args.get(arg) else { continue };
+                    let t = field_text(f, skip);
+                    self.run_code(at, lang, &t, &v, link, depth)?;
+                }
+                Source::Args(range) => {
+                    let fields = args.get(range).unwrap_or_default();
+                    self.run_words(at, lang, fields, runs, &v, link, depth)?;
+                }
+                Source::Var(name) => {
+                    let t = match assigns.iter().rev().find(|(n, _)| *n == name) {
+                        Some((_, value)) => Text::literal(value),
+                        None => Text::literal(&format!("${{{name}}}")),
+                    };
+                    self.run_code(at, lang, &t, &v, link, depth)?;
+                }
+                Source::Stdin => self.stdin_code(at, lang, prog, &v, link, depth)?,
+                Source::GitAlias { arg, skip, rest } => {
+                    // The alias's words, then the arguments after its name.
+                    let Some(f) = args.get(arg) else { continue };
+                    let t = field_text(f, skip);
+                    let mut fields = vec![Field::literal("git")];
+                    fields.extend(
+                        wrappers::split_words(&t.text)
+                            .iter()
+                            .map(|w| Field::literal(w)),
+                    );
+                    fields.extend(args.get(rest).unwrap_or_default().iter().cloned());
+                    self.set_code(at, Code::Inline);
+                    self.chain(fields, Vec::new(), v, link, depth + 1, false)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Assignments a command makes (`X=… cmd`, `export X=…`, `env X=… cmd`):
+    /// the values of variables that hold code (`GIT_SSH_COMMAND`, `PS4`,
+    /// `BASH_ENV`, `GIT_CONFIG_VALUE_n`, …) are analysed as that code.
+    /// `values`: what the shell made of each, when known.
+    pub(super) fn variable_code(
+        &mut self,
+        at: usize,
+        assigns: &[(String, String)],
+        values: &[Option<Value>],
+        via: &[String],
+        link: &Link,
+        depth: usize,
+    ) -> Result<(), ParseError> {
+        for (k, (name, text)) in assigns.iter().enumerate() {
+            let Some(lang) = places::variable(name) else {
+                continue;
+            };
+            let t = Text {
+                text: text.clone(),
+                value: values.get(k).cloned().flatten(),
+            };
+            let mut v = via.to_vec();
+            v.push(format!("${name}"));
+            self.run_code(at, lang, &t, &v, link, depth)?;
+        }
+        for (text, lang, label) in places::git_env_configs(assigns) {
+            let mut v = via.to_vec();
+            v.push(label);
+            self.run_code(at, lang, &Text::literal(&text), &v, link, depth)?;
+        }
+        Ok(())
+    }
+
+    /// Run `t`, code in `lang`, as the code of the command at `at`; `via`
+    /// ends in the place's label.
+    pub(super) fn run_code(
+        &mut self,
+        at: usize,
+        lang: Lang,
+        t: &Text,
+        via: &[String],
+        link: &Link,
+        depth: usize,
+    ) -> Result<(), ParseError> {
+        let off = link.cmd.offset;
+        let label = via.last().cloned().unwrap_or_default();
+        match lang {
+            Lang::Sh | Lang::Bash | Lang::ShEach | Lang::Argv | Lang::ArgvRest => {
+                self.set_code(at, Code::Inline);
+                let mark = self.out.len();
+                let grammar = if matches!(lang, Lang::Sh | Lang::ShEach) {
+                    Grammar::Sh
+                } else {
+                    Grammar::Bash
+                };
+                let map = OffMap::At(off, label);
+                self.nested_as(grammar, &t.text, depth + 1, via, map, Some(None))?;
+                // Code whose program is only known when it runs (`$X`, `$(…)`,
+                // here or in the shell that reads it) is unknown code.
+                if t.starts_unknown() || self.ran_unknown_program(mark) {
+                    self.set_code(at, Code::Dynamic);
+                }
+            }
+            Lang::ShOrBool => {
+                let bool_word = [
+                    "true", "false", "yes", "no", "on", "off", "1", "0", "always", "never", "auto",
+                ];
+                if !bool_word.contains(&t.text.trim().to_ascii_lowercase().as_str()) {
+                    return self.run_code(at, Lang::Sh, t, via, link, depth);
+                }
+            }
+            Lang::GitAlias | Lang::HgAlias | Lang::GitHelper => {
+                let value = match lang {
+                    // `hg --config alias.NAME=VALUE`
+                    Lang::HgAlias => match t.text.split_once('=') {
+                        Some((_, v)) => v,
+                        None => return Ok(()),
+                    },
+                    _ => t.text.as_str(),
+                };
+                let sh = match value.strip_prefix('!') {
+                    Some(sh) => sh.to_string(),
+                    // A helper given by path runs as a program, by name as
+                    // `git credential-NAME`; an alias that is a git command
+                    // line runs when called (see `places::Source::GitAlias`).
+                    None if lang == Lang::GitHelper && value.contains('/') => value.to_string(),
+                    None if lang == Lang::GitHelper => format!("git credential-{value}"),
+                    None => return Ok(()),
+                };
+                let code = Text {
+                    text: sh,
+                    value: t.value.clone(),
+                };
+                return self.run_code(at, Lang::Sh, &code, via, link, depth);
+            }
+            Lang::Prompt => {
+                // Expanded like a double-quoted string each time it is shown.
+                self.set_code(at, Code::Inline);
+                let quoted = format!("\"{}\"", t.text.replace('\\', "\\\\").replace('"', "\\\""));
+                let mark = self.out.len();
+                self.nested(
+                    &format!(": {quoted}"),
+                    depth + 1,
+                    via,
+                    OffMap::At(off, label),
+                    Some(None),
+                )?;
+                // The `:` that carried the text is not a command of the code.
+                if let Some(k) = (mark..self.out.len()).find(|k| {
+                    self.out
+                        .get(*k)
+                        .is_some_and(|c| c.program == ":" && c.via.len() == via.len())
+                }) {
+                    self.out.remove(k);
+                }
+            }
+            Lang::BashFunction => {
+                // `() { body; }`: the body runs when the function is called.
+                let body = t.text.trim_start();
+                if let Some(rest) = body.strip_prefix("()") {
+                    let code = Text {
+                        text: rest.to_string(),
+                        value: None,
+                    };
+                    return self.run_code(at, Lang::Bash, &code, via, link, depth);
+                }
+            }
+            Lang::ShFile | Lang::File => self.file_code(at, lang, t, via, link, depth)?,
+            Lang::PowerShell => self.set_code(at, Code::Inline),
+            Lang::Inline(l) => {
+                let dynamic = t.unknown();
+                self.set_code(at, if dynamic { Code::Dynamic } else { Code::Inline });
+                let text = match &t.value {
+                    Some(v) => match v.0.as_slice() {
+                        [one] => inline::code_text(one),
+                        _ => t.text.clone(),
+                    },
+                    None => t.text.clone(),
+                };
+                self.effects(at, inline::scan(l, &text), via, link, depth)?;
+            }
+            Lang::Escape(d) => {
+                if t.unknown() {
+                    self.set_code(at, Code::Dynamic);
+                } else {
+                    self.set_code(at, Code::Inline);
+                }
+                let words = wrappers::split_words(&t.text);
+                self.effects(at, escapes::scan(d, &t.text, &words), via, link, depth)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Code in several arguments: a command's words, one command line per
+    /// argument, or their text joined by spaces.
+    #[allow(clippy::too_many_arguments)] // reason: the chain's context, passed through
+    fn run_words(
+        &mut self,
+        at: usize,
+        lang: Lang,
+        fields: &[Field],
+        runs: Option<&'static str>,
+        via: &[String],
+        link: &Link,
+        depth: usize,
+    ) -> Result<(), ParseError> {
+        if fields.is_empty() {
+            return Ok(());
+        }
+        match lang {
+            Lang::Argv | Lang::ArgvRest => {
+                self.set_code(at, Code::Inline);
+                let mut words: Vec<Field> = runs.map(Field::literal).into_iter().collect();
+                words.extend(fields.iter().cloned());
+                if words.first().is_some_and(|f| {
+                    f.value
+                        .0
+                        .iter()
+                        .any(|s| s.literal().is_none() && s.has_unknown())
+                }) {
+                    self.set_code(at, Code::Dynamic);
+                }
+                self.chain(words, Vec::new(), via.to_vec(), link, depth + 1, false)
+            }
+            Lang::ShEach => {
+                for f in fields {
+                    self.run_code(at, Lang::Sh, &field_text(f, 0), via, link, depth)?;
+                }
+                Ok(())
+            }
+            Lang::Escape(d) => {
+                let words: Vec<String> = fields.iter().map(|f| f.text.clone()).collect();
+                let text = words.join(" ");
+                let unknown = fields.iter().any(|f| f.value.has_unknown());
+                self.set_code(at, if unknown { Code::Dynamic } else { Code::Inline });
+                self.effects(at, escapes::scan(d, &text, &words), via, link, depth)
+            }
+            _ => {
+                let text: Vec<String> = fields.iter().map(|f| f.text.clone()).collect();
+                let known = fields.iter().all(|f| f.value.literal().is_some());
+                let first = fields.first().map(|f| field_text(f, 0));
+                let t = Text {
+                    text: text.join(" "),
+                    value: if known {
+                        None
+                    } else {
+                        first.and_then(|f| f.value)
+                    },
+                };
+                self.run_code(at, lang, &t, via, link, depth)
+            }
+        }
+    }
+
+    /// A program reading code in `lang` on standard input.
+    fn stdin_code(
+        &mut self,
+        at: usize,
+        lang: Lang,
+        prog: &str,
+        via: &[String],
+        link: &Link,
+        depth: usize,
+    ) -> Result<(), ParseError> {
+        if matches!(lang, Lang::Sh | Lang::Bash) {
+            return self.stdin_script(at, prog, &via[..via.len().saturating_sub(1)], link, depth);
+        }
+        let text = if let Some((text, _, _)) = &link.here {
+            Some(Text::literal(text))
+        } else {
+            match &link.stdin {
+                Input::Known(v) => Some(match v.0.as_slice() {
+                    [one] => Text {
+                        text: inline::code_text(one),
+                        value: Some(v.clone()),
+                    },
+                    _ => Text {
+                        text: String::new(),
+                        value: Some(v.clone()),
+                    },
+                }),
+                Input::Decoded(t) => {
+                    self.set_code(at, Code::Decoded);
+                    Some(Text::literal(t))
+                }
+                Input::Unknown if lang.runs_unknown_input() => {
+                    self.set_code(at, Code::Dynamic);
+                    None
+                }
+                Input::File => {
+                    self.set_code(at, Code::File);
+                    None
+                }
+                _ => None,
+            }
+        };
+        match text {
+            Some(t) => self.run_code(at, lang, &t, via, link, depth),
+            None => Ok(()),
+        }
+    }
+
+    /// A file (or folder) of code named at a place: read as sh when the
+    /// command wrote it a moment before (a process substitution's output, a
+    /// file written earlier), unknown when written with text nobody knows or
+    /// named by a value nobody knows, else a file on disk the analysis does not
+    /// read (like `bash script.sh`).
+    fn file_code(
+        &mut self,
+        at: usize,
+        lang: Lang,
+        t: &Text,
+        via: &[String],
+        link: &Link,
+        depth: usize,
+    ) -> Result<(), ParseError> {
+        let off = link.cmd.offset;
+        // A process substitution (`BASH_ENV=<(…)`) is a pipe whose text the
+        // assignment does not keep.
+        if t.unknown() || t.text.starts_with("<(") {
+            self.set_code(at, Code::Dynamic);
+            return Ok(());
+        }
+        let path = t
+            .value
+            .as_ref()
+            .and_then(Value::literal)
+            .unwrap_or_else(|| t.text.clone());
+        match self.state.files.get(&super::file_key(&path)).cloned() {
+            Some(super::Written::Text(text)) if lang == Lang::ShFile => {
+                let label = via.last().cloned().unwrap_or_default();
+                self.emitted(
+                    at,
+                    &text,
+                    Code::Written,
+                    depth + 1,
+                    via,
+                    OffMap::At(off, label),
+                    Some(None),
+                    Grammar::Sh,
+                )
+            }
+            Some(_) => {
+                self.set_code(at, Code::Dynamic);
+                Ok(())
+            }
+            None => {
+                self.set_code(at, Code::File);
+                Ok(())
+            }
+        }
+    }
+}
+
+/// The code in a field from byte `skip` of its text: the text, and what the
+/// shell made of it when that differs.
+pub(super) fn field_text(f: &Field, skip: usize) -> Text {
+    let text = f.text.get(skip..).unwrap_or_default().to_string();
+    if let Some(lit) = f.value.literal() {
+        return Text::literal(lit.get(skip..).unwrap_or(&text));
+    }
+    // The value from the same byte on, when its first piece holds the skipped
+    // text (`--to-command=$X`).
+    let value = Value(
+        f.value
+            .0
+            .iter()
+            .map(|s| {
+                let mut out = crate::shell::value::Sym::default();
+                let mut left = skip;
+                for p in &s.0 {
+                    match p {
+                        Piece::Text(t) | Piece::Glob(t) if left > 0 => {
+                            let cut = left.min(t.len());
+                            left -= cut;
+                            out.push(Piece::Text(t.get(cut..).unwrap_or_default().to_string()));
+                        }
+                        _ if left > 0 => {
+                            left = 0;
+                            out.push(Piece::Unknown(f.text.clone()));
+                        }
+                        p => out.push(p.clone()),
+                    }
+                }
+                out
+            })
+            .collect(),
+    );
+    Text {
+        text,
+        value: Some(value),
+    }
+}

@@ -1,0 +1,762 @@
+//! Places that take code: the options, configuration keys, operands, standard
+//! input and variables whose text a shell, git or a tool will run as code, and
+//! the language of that code.
+//!
+//! The places are data, `policies/code-places.toml`, which `build.rs` compiles
+//! into sorted statics (included below): finding a command's places is a binary
+//! search on its program's name, and nothing is built per event. Covering one
+//! more tool is one row there. What this module decides is only *where* the code
+//! is in a command's words ([`find`]) and which variables hold code
+//! ([`variable`]); `extract` analyses the code, in its language, as the
+//! commands it is.
+//!
+//! How options are read: `--long=V` and `--long V`; `-X V`, `-XV` and a cluster
+//! of flags ending in it (`-qc V`, stopping at a flag that takes a value, per the
+//! program's `valued` options); a spelling with one dash and several letters
+//! (`-ex`, `-cmd`) as written or with `=`. Options end at `--`. A program whose
+//! first operand is a subcommand (`git`, `tmux`) has its own options before it
+//! and the subcommand's after it.
+
+use std::ops::Range;
+
+use super::escapes::Dialect;
+use super::inline::Lang as InlineLang;
+
+/// The language of code at a place (see the table's header for each).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Lang {
+    /// The system's `/bin/sh` (dash on Debian and Ubuntu).
+    Sh,
+    /// bash.
+    Bash,
+    /// sh, unless the value is a boolean (`pager.log = false`).
+    ShOrBool,
+    /// Each operand is one sh command line (hyperfine).
+    ShEach,
+    /// The words of a command, no shell.
+    Argv,
+    /// An option's value and the words after it up to `;` (`fd -x`).
+    ArgvRest,
+    /// A prompt string, expanded like a double-quoted string when shown.
+    Prompt,
+    /// The name of a file of sh code.
+    ShFile,
+    /// The name of a file or folder of code the analysis does not read.
+    File,
+    /// An exported function's body (`BASH_FUNC_f%%=() { …; }`).
+    BashFunction,
+    /// A git alias: `!…` is sh, anything else a git command line.
+    GitAlias,
+    /// A git credential helper: `!…` is sh, a path a program, a name
+    /// `git credential-NAME`.
+    GitHelper,
+    /// A Mercurial alias given as `NAME=VALUE` (`!…` is sh).
+    HgAlias,
+    /// PowerShell (its own module reads it).
+    #[allow(dead_code)] // reason: the PowerShell analysis names its places with it
+    PowerShell,
+    /// An interpreter's language.
+    Inline(InlineLang),
+    /// A tool's command language with shell escapes.
+    Escape(Dialect),
+}
+
+impl Lang {
+    /// Does unknown text on standard input make the code unknown? Shells and
+    /// interpreters run what they read; a database shell fed a pipe is loading
+    /// a dump, and an FTP or `ed` session a script of transfers or edits, so
+    /// their unknown input is data.
+    pub(crate) fn runs_unknown_input(self) -> bool {
+        match self {
+            Lang::Escape(d) => matches!(
+                d,
+                Dialect::Tcl | Dialect::M4 | Dialect::Dc | Dialect::Gnuplot | Dialect::Gdb
+            ),
+            Lang::Sh | Lang::Bash | Lang::Inline(_) | Lang::PowerShell => true,
+            _ => false,
+        }
+    }
+}
+
+/// How a program reads its arguments.
+#[derive(Debug)]
+pub(crate) struct Syntax {
+    /// Its first operand is a subcommand.
+    pub subcommands: bool,
+    /// Options that take values, and how many.
+    pub valued: &'static [(&'static str, usize)],
+}
+
+const PLAIN: Syntax = Syntax {
+    subcommands: false,
+    valued: &[],
+};
+
+/// Where in a command the code is.
+#[derive(Debug)]
+pub(crate) enum At {
+    /// An option's value (`key`: the value is `KEY=V` or `KEY V`; `prefix`:
+    /// only values starting so, without it).
+    Option {
+        names: &'static [&'static str],
+        key: Option<&'static str>,
+        prefix: Option<&'static str>,
+    },
+    /// A configuration key (lowercase; `*` stands for any text).
+    Config {
+        key: &'static str,
+        prefix: Option<&'static str>,
+    },
+    /// The `n`th operand (from 1), with the ones after it when `rest`.
+    Operand { n: usize, rest: bool },
+    /// Standard input.
+    Stdin,
+}
+
+/// One row of the table.
+#[derive(Debug)]
+pub(crate) struct Place {
+    /// The subcommands it belongs to (each a sequence of words); empty: the
+    /// program's own.
+    pub subcommand: &'static [&'static [&'static str]],
+    pub at: At,
+    pub lang: Lang,
+    /// For [`Lang::Argv`]: the program whose words they are.
+    pub runs: Option<&'static str>,
+}
+
+include!(concat!(env!("OUT_DIR"), "/code_places.rs"));
+
+/// Where code found in a command is.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Source {
+    /// Argument `arg`'s text from byte `skip` on.
+    Arg { arg: usize, skip: usize },
+    /// These arguments (joined by spaces for a text language, a command's
+    /// words for [`Lang::Argv`]).
+    Args(Range<usize>),
+    /// The value of an environment variable (`git --config-env=KEY=VAR`).
+    Var(String),
+    /// Standard input.
+    Stdin,
+    /// A git alias that is a git command line: run `git` with the alias's
+    /// words (argument `arg` from byte `skip`) and then arguments `rest`.
+    GitAlias {
+        arg: usize,
+        skip: usize,
+        rest: Range<usize>,
+    },
+}
+
+/// Code found in a command.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Found {
+    pub source: Source,
+    pub lang: Lang,
+    /// What goes into `via` (`tar --to-command`, `git -c core.pager`).
+    pub label: String,
+    /// For [`Lang::Argv`]: the program whose words they are.
+    pub runs: Option<&'static str>,
+}
+
+/// Does `prog` (lowercase) have places? Cheap: for the common case of a program
+/// with none.
+pub(crate) fn has_places(prog: &str) -> bool {
+    places_of(prog).is_some()
+}
+
+fn places_of(prog: &str) -> Option<&'static [u16]> {
+    BY_PROGRAM
+        .binary_search_by(|(p, _)| (*p).cmp(prog))
+        .ok()
+        .and_then(|i| BY_PROGRAM.get(i))
+        .map(|(_, ix)| *ix)
+}
+
+fn syntax_of(prog: &str) -> &'static Syntax {
+    PROGRAMS
+        .binary_search_by(|(p, _)| (*p).cmp(prog))
+        .ok()
+        .and_then(|i| PROGRAMS.get(i))
+        .map_or(&PLAIN, |(_, s)| s)
+}
+
+/// The language of code a variable holds, when it holds code.
+pub(crate) fn variable(name: &str) -> Option<Lang> {
+    if let Ok(i) = VARIABLES.binary_search_by(|(n, _)| (*n).cmp(name)) {
+        return VARIABLES.get(i).map(|(_, l)| *l);
+    }
+    VARIABLE_PREFIXES
+        .iter()
+        .find(|(p, _)| name.starts_with(p))
+        .map(|(_, l)| *l)
+}
+
+/// The places of the git configuration key `key` (any letter case), with the
+/// row's value prefix.
+pub(crate) fn config(prog: &str, key: &str) -> Option<(Lang, Option<&'static str>)> {
+    let key = key.to_ascii_lowercase();
+    places_of(prog)?
+        .iter()
+        .filter_map(|i| PLACES.get(usize::from(*i)))
+        .find_map(|p| match p.at {
+            At::Config { key: k, prefix } if glob(k, &key) => Some((p.lang, prefix)),
+            _ => None,
+        })
+}
+
+/// `*` in `pattern` stands for any text (git subsections hold dots: a
+/// `credential.https://x.example.helper` key is `credential.*.helper`).
+fn glob(pattern: &str, text: &str) -> bool {
+    match pattern.split_once('*') {
+        None => pattern == text,
+        Some((head, tail)) => {
+            let Some(rest) = text.strip_prefix(head) else {
+                return false;
+            };
+            (0..=rest.len())
+                .filter(|k| rest.is_char_boundary(*k))
+                .any(|k| rest.get(k..).is_some_and(|r| glob(tail, r)))
+        }
+    }
+}
+
+/// How many values option `a` takes, per the program's syntax (0: a flag).
+fn arity(syntax: &Syntax, a: &str) -> usize {
+    syntax
+        .valued
+        .iter()
+        .find(|(o, _)| *o == a)
+        .map_or(0, |(_, n)| *n)
+}
+
+/// Where the program's subcommand (its first operand) is, skipping its own
+/// options; `None` when it has none.
+fn subcommand_at(syntax: &Syntax, args: &[String]) -> Option<usize> {
+    operands_from(syntax, args, 0).filter(|k| *k < args.len())
+}
+
+/// Index of the first operand at or after `from`, reading options the POSIX
+/// way (they end at the first operand or at `--`).
+fn operands_from(syntax: &Syntax, args: &[String], from: usize) -> Option<usize> {
+    let mut i = from;
+    while let Some(a) = args.get(i) {
+        if a == "--" {
+            return Some(i + 1);
+        }
+        if a == "-" || !a.starts_with('-') {
+            return Some(i);
+        }
+        if a.starts_with("--") {
+            i += 1 + if a.contains('=') { 0 } else { arity(syntax, a) };
+            continue;
+        }
+        let n = arity(syntax, a);
+        if n > 0 {
+            i += 1 + n;
+            continue;
+        }
+        // A cluster: a flag that takes a value ends it (its value attached, or
+        // the next argument).
+        let mut skip = 0;
+        for (k, c) in a.char_indices().skip(1) {
+            let mut buf = [0u8; 4];
+            let flag = format!("-{}", c.encode_utf8(&mut buf));
+            let n = arity(syntax, &flag);
+            if n > 0 {
+                if k + c.len_utf8() == a.len() {
+                    skip = n;
+                }
+                break;
+            }
+        }
+        i += 1 + skip;
+    }
+    None
+}
+
+/// The value of option spelling `name` in argument `i`: the argument holding
+/// it and the byte where it starts.
+fn option_value(syntax: &Syntax, args: &[String], i: usize, name: &str) -> Option<(usize, usize)> {
+    let a = args.get(i)?;
+    if a == name {
+        return (i + 1 < args.len()).then_some((i + 1, 0));
+    }
+    let long = name.starts_with("--") || name.len() > 2;
+    if long {
+        return a
+            .strip_prefix(name)
+            .and_then(|r| r.strip_prefix('='))
+            .map(|_| (i, name.len() + 1));
+    }
+    // `-X`: attached (`-XV`) or at the end of a cluster of flags (`-abX V`).
+    let letter = name.chars().nth(1)?;
+    if a.starts_with("--") || !a.starts_with('-') {
+        return None;
+    }
+    for (k, c) in a.char_indices().skip(1) {
+        if c == letter {
+            let after = k + c.len_utf8();
+            return if after == a.len() {
+                (i + 1 < args.len()).then_some((i + 1, 0))
+            } else {
+                Some((i, after))
+            };
+        }
+        let mut buf = [0u8; 4];
+        let flag = format!("-{}", c.encode_utf8(&mut buf));
+        if !c.is_ascii_alphanumeric() || arity(syntax, &flag) > 0 {
+            return None;
+        }
+    }
+    None
+}
+
+/// Every place in `prog args…` that holds code (`prog` lowercase).
+pub(crate) fn find(prog: &str, args: &[String]) -> Vec<Found> {
+    let Some(rows) = places_of(prog) else {
+        return Vec::new();
+    };
+    let syntax = syntax_of(prog);
+    let sub_at = if syntax.subcommands {
+        subcommand_at(syntax, args)
+    } else {
+        None
+    };
+    let mut out = Vec::new();
+    // `screen -X CMD ARGS…` sends a command to a session: its operands are
+    // that command's, not a program to start.
+    let screen_x = prog == "screen" && args.iter().any(|a| a == "-X");
+    for p in rows.iter().filter_map(|i| PLACES.get(usize::from(*i))) {
+        // The arguments the place reads: the program's own options (before a
+        // subcommand), or the subcommand's (after its words).
+        let scope: Range<usize> = if p.subcommand.is_empty() {
+            0..sub_at.unwrap_or(args.len())
+        } else {
+            let Some(s) = sub_at else { continue };
+            let Some(words) = p.subcommand.iter().find(|w| {
+                w.iter()
+                    .enumerate()
+                    .all(|(k, word)| args.get(s + k).is_some_and(|a| a == word))
+            }) else {
+                continue;
+            };
+            s + words.len()..args.len()
+        };
+        let label = match p.subcommand.is_empty() {
+            true => prog.to_string(),
+            false => match sub_at {
+                Some(s) => format!("{prog} {}", args[s..scope.start].join(" ")),
+                None => prog.to_string(),
+            },
+        };
+        match &p.at {
+            At::Option { names, key, prefix } => {
+                let mut i = scope.start;
+                while i < scope.end {
+                    if args.get(i).is_some_and(|a| a == "--") {
+                        break;
+                    }
+                    for name in *names {
+                        let Some((arg, skip)) = option_value(syntax, args, i, name) else {
+                            continue;
+                        };
+                        let Some(value) = args.get(arg).and_then(|a| a.get(skip..)) else {
+                            continue;
+                        };
+                        let mut skip = skip;
+                        let mut label = format!("{label} {name}");
+                        if let Some(key) = key {
+                            let Some((k, v)) = value.split_once(['=', ' ']) else {
+                                continue;
+                            };
+                            if !k.trim().eq_ignore_ascii_case(key) {
+                                continue;
+                            }
+                            let v_at = value.len() - v.len();
+                            let v2 = v.trim_start_matches([' ', '=']);
+                            skip += v_at + (v.len() - v2.len());
+                            label = format!("{label} {key}");
+                        }
+                        if let Some(pre) = prefix {
+                            match args.get(arg).and_then(|a| a.get(skip..)) {
+                                Some(v) if v.starts_with(pre) => skip += pre.len(),
+                                _ => continue,
+                            }
+                        }
+                        let source = match p.lang {
+                            Lang::ArgvRest => {
+                                let end = (arg..args.len())
+                                    .find(|k| args[*k] == ";" || args[*k] == "\\;")
+                                    .unwrap_or(args.len());
+                                Source::Args(arg..end)
+                            }
+                            Lang::Escape(Dialect::Screen) => Source::Args(arg..args.len()),
+                            _ => Source::Arg { arg, skip },
+                        };
+                        out.push(Found {
+                            source,
+                            lang: p.lang,
+                            label,
+                            runs: p.runs,
+                        });
+                    }
+                    i += 1;
+                }
+            }
+            At::Config { .. } => {}
+            At::Operand { n, rest } => {
+                if screen_x {
+                    continue;
+                }
+                let Some(first) = operands_from(syntax, args, scope.start) else {
+                    continue;
+                };
+                let at = first + n - 1;
+                if at >= args.len() {
+                    continue;
+                }
+                let source = match (p.lang, rest) {
+                    (Lang::Argv | Lang::ShEach, _) | (_, true) => Source::Args(at..args.len()),
+                    _ => Source::Arg { arg: at, skip: 0 },
+                };
+                out.push(Found {
+                    source,
+                    lang: p.lang,
+                    label,
+                    runs: p.runs,
+                });
+            }
+            At::Stdin => out.push(Found {
+                source: Source::Stdin,
+                lang: p.lang,
+                label,
+                runs: p.runs,
+            }),
+        }
+    }
+    if prog == "git" {
+        git_configs(args, sub_at, &mut out);
+    }
+    out
+}
+
+/// Configuration a git command line sets (`-c KEY=V`, `--config-env=KEY=VAR`,
+/// and `git config [set] KEY V`, which keeps it for later commands), where the
+/// key is a place that takes code.
+fn git_configs(args: &[String], sub_at: Option<usize>, out: &mut Vec<Found>) {
+    let globals = 0..sub_at.unwrap_or(args.len());
+    let mut i = globals.start;
+    while i < globals.end {
+        let a = &args[i];
+        let (arg, kv, how) = if a == "-c" {
+            (i + 1, args.get(i + 1).map(String::as_str), "-c")
+        } else if a == "--config-env" {
+            (i + 1, args.get(i + 1).map(String::as_str), "--config-env")
+        } else if let Some(v) = a.strip_prefix("--config-env=") {
+            (i, Some(v), "--config-env")
+        } else {
+            i += 1;
+            continue;
+        };
+        i += 1;
+        let Some((key, value)) = kv.and_then(|kv| kv.split_once('=')) else {
+            continue;
+        };
+        let Some((lang, prefix)) = config("git", key) else {
+            continue;
+        };
+        let start = args[arg].len() - value.len();
+        let label = format!("git {how} {key}");
+        if how == "--config-env" {
+            out.push(Found {
+                source: Source::Var(value.to_string()),
+                lang,
+                label,
+                runs: None,
+            });
+            continue;
+        }
+        if let Some(f) = config_found(args, arg, start, key, lang, prefix, sub_at, label) {
+            out.push(f);
+        }
+    }
+    // `git config [--global …] KEY VALUE`, `git config set KEY VALUE`.
+    let Some(s) = sub_at.filter(|s| args[*s] == "config") else {
+        return;
+    };
+    const VALUED: &[&str] = &[
+        "-f",
+        "--file",
+        "--blob",
+        "--type",
+        "--default",
+        "--comment",
+        "--value",
+    ];
+    const READS: &[&str] = &[
+        "--get",
+        "--get-all",
+        "--get-regexp",
+        "--get-urlmatch",
+        "--unset",
+        "--unset-all",
+        "-l",
+        "--list",
+        "-e",
+        "--edit",
+        "--rename-section",
+        "--remove-section",
+        "--get-color",
+        "--get-colorbool",
+    ];
+    let mut ops = Vec::new();
+    let mut k = s + 1;
+    while let Some(a) = args.get(k) {
+        if READS.contains(&a.as_str()) {
+            return;
+        }
+        if VALUED.contains(&a.as_str()) {
+            k += 2;
+            continue;
+        }
+        if !a.starts_with('-') {
+            ops.push(k);
+        }
+        k += 1;
+    }
+    let (key_at, value_at) = match ops.as_slice() {
+        [v, key, value, ..] if args[*v] == "set" => (*key, *value),
+        [v, ..]
+            if matches!(
+                args[*v].as_str(),
+                "get"
+                    | "unset"
+                    | "list"
+                    | "edit"
+                    | "rename-section"
+                    | "remove-section"
+                    | "get-color"
+                    | "get-colorbool"
+            ) =>
+        {
+            return
+        }
+        [key, value, ..] => (*key, *value),
+        _ => return,
+    };
+    let key = &args[key_at];
+    if let Some((lang, prefix)) = config("git", key) {
+        let label = format!("git config {key}");
+        if let Some(f) = config_found(args, value_at, 0, key, lang, prefix, None, label) {
+            out.push(f);
+        }
+    }
+}
+
+/// The code of configuration `key` whose value starts at byte `start` of
+/// argument `arg`, as found in `git` (a non-shell alias runs when the
+/// subcommand at `sub_at` is its name).
+#[allow(clippy::too_many_arguments)] // reason: one call site per way git sets configuration
+fn config_found(
+    args: &[String],
+    arg: usize,
+    start: usize,
+    key: &str,
+    lang: Lang,
+    prefix: Option<&str>,
+    sub_at: Option<usize>,
+    label: String,
+) -> Option<Found> {
+    let value = args.get(arg)?.get(start..)?;
+    let mut skip = start;
+    if let Some(pre) = prefix {
+        value.strip_prefix(pre)?;
+        skip += pre.len();
+    }
+    let source = match lang {
+        Lang::GitAlias if !value.starts_with('!') => {
+            // `git -c alias.nuke='reset --hard' nuke`
+            let name = key.get("alias.".len()..)?;
+            let s =
+                sub_at.filter(|s| args.get(*s).is_some_and(|w| w.eq_ignore_ascii_case(name)))?;
+            Source::GitAlias {
+                arg,
+                skip,
+                rest: s + 1..args.len(),
+            }
+        }
+        _ => Source::Arg { arg, skip },
+    };
+    Some(Found {
+        source,
+        lang,
+        label,
+        runs: None,
+    })
+}
+
+/// `GIT_CONFIG_COUNT`/`GIT_CONFIG_KEY_n`/`GIT_CONFIG_VALUE_n` and
+/// `GIT_CONFIG_PARAMETERS` among assignments: the values whose keys take code
+/// (a value whose key is not given is code too: nobody can say it is not).
+pub(crate) fn git_env_configs(assigns: &[(String, String)]) -> Vec<(String, Lang, String)> {
+    let mut out = Vec::new();
+    for (name, value) in assigns {
+        if let Some(n) = name.strip_prefix("GIT_CONFIG_VALUE_") {
+            let key = assigns
+                .iter()
+                .find(|(k, _)| k.strip_prefix("GIT_CONFIG_KEY_") == Some(n))
+                .map(|(_, v)| v.as_str());
+            match key {
+                Some(k) => {
+                    if let Some((lang, prefix)) = config("git", k) {
+                        let v = match prefix {
+                            Some(p) => match value.strip_prefix(p) {
+                                Some(v) => v,
+                                None => continue,
+                            },
+                            None => value,
+                        };
+                        out.push((v.to_string(), lang, format!("{name} {k}")));
+                    }
+                }
+                None => out.push((value.clone(), Lang::Sh, name.clone())),
+            }
+        } else if name == "GIT_CONFIG_PARAMETERS" {
+            // `'core.pager'='less -R' 'alias.x'='!…'`
+            for (k, v) in parameters(value) {
+                if let Some((lang, _)) = config("git", &k) {
+                    out.push((v, lang, format!("{name} {k}")));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The `'KEY'='VALUE'` pairs of `GIT_CONFIG_PARAMETERS`.
+fn parameters(s: &str) -> Vec<(String, String)> {
+    let words = super::wrappers::split_words(&s.replace("'='", "' '"));
+    words
+        .chunks(2)
+        .filter_map(|p| match p {
+            [k, v] => Some((k.clone(), v.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(s: &str) -> Vec<String> {
+        s.split_whitespace().map(str::to_string).collect()
+    }
+
+    #[test]
+    fn the_index_is_sorted_and_every_row_is_reachable() {
+        assert!(BY_PROGRAM.windows(2).all(|w| w[0].0 < w[1].0));
+        assert!(PROGRAMS.windows(2).all(|w| w[0].0 < w[1].0));
+        assert!(VARIABLES.windows(2).all(|w| w[0].0 < w[1].0));
+        let mut seen = vec![false; PLACES.len()];
+        for (_, ix) in BY_PROGRAM {
+            for i in *ix {
+                seen[usize::from(*i)] = true;
+            }
+        }
+        assert!(seen.iter().all(|s| *s));
+    }
+
+    #[test]
+    fn options_in_their_spellings() {
+        for (prog, line, want) in [
+            ("tar", "-cf x.tar -I zstd d", Some((3, 0))),
+            ("tar", "-cf x.tar -Izstd d", Some((2, 2))),
+            ("tar", "-xf a.tar --to-command=cat", Some((2, 13))),
+            ("tar", "-xf a.tar --to-command cat", Some((3, 0))),
+            ("script", "-qc ls log", Some((1, 0))),
+            ("rsync", "-avze ssh a b", Some((1, 0))),
+            ("tar", "-tf x.tar", None),
+            ("tar", "-xf a.tar -- -I", None),
+        ] {
+            let found = find(prog, &args(line));
+            let got = found.first().map(|f| match f.source {
+                Source::Arg { arg, skip } => (arg, skip),
+                _ => (usize::MAX, 0),
+            });
+            assert_eq!(got, want, "{prog} {line}");
+        }
+    }
+
+    #[test]
+    fn subcommands_scope_their_options() {
+        // `-x` is git rebase's, not git's own; `-c` is tmux's own only before
+        // the subcommand (after it, `new-window -c DIR` is a folder).
+        assert!(find("git", &args("rebase -x make main")).len() == 1);
+        assert!(find("git", &args("log -x")).is_empty());
+        assert!(find("tmux", &args("new-window -c /srv -n logs")).is_empty());
+        let f = find("tmux", &args("-c ls"));
+        assert_eq!(f.first().map(|f| f.label.as_str()), Some("tmux -c"));
+        let f = find("tmux", &args("new-session -d -s build make"));
+        assert_eq!(
+            f.first().map(|f| f.source.clone()),
+            Some(Source::Args(4..5))
+        );
+    }
+
+    #[test]
+    fn git_configuration_keys() {
+        let f = find("git", &args("-c core.pager=less log"));
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].source, Source::Arg { arg: 1, skip: 11 });
+        assert_eq!(f[0].label, "git -c core.pager");
+        assert!(find("git", &args("-c user.name=x commit")).is_empty());
+        let f = find(
+            "git",
+            &args("-c credential.https://h.example.helper=store push"),
+        );
+        assert_eq!(f[0].lang, Lang::GitHelper);
+        let f = find("git", &args("config --global core.sshCommand ssh"));
+        assert_eq!(f[0].source, Source::Arg { arg: 3, skip: 0 });
+        assert!(find("git", &args("config --get core.pager")).is_empty());
+        // An alias that is a git command runs when it is called.
+        let f = find("git", &args("-c alias.nuke=reset nuke"));
+        assert_eq!(
+            f[0].source,
+            Source::GitAlias {
+                arg: 1,
+                skip: 11,
+                rest: 3..3
+            }
+        );
+        assert!(find("git", &args("-c alias.st=status log")).is_empty());
+        assert_eq!(
+            git_env_configs(&[
+                ("GIT_CONFIG_KEY_0".into(), "core.pager".into()),
+                ("GIT_CONFIG_VALUE_0".into(), "less".into()),
+                ("GIT_CONFIG_KEY_1".into(), "user.name".into()),
+                ("GIT_CONFIG_VALUE_1".into(), "x".into()),
+            ]),
+            vec![(
+                "less".into(),
+                Lang::Sh,
+                "GIT_CONFIG_VALUE_0 core.pager".into()
+            )]
+        );
+    }
+
+    #[test]
+    fn variables_by_name_and_prefix() {
+        assert_eq!(variable("GIT_SSH_COMMAND"), Some(Lang::Sh));
+        assert_eq!(variable("BASH_FUNC_ls%%"), Some(Lang::BashFunction));
+        assert_eq!(variable("HOME"), None);
+    }
+
+    #[test]
+    fn globs_span_dots() {
+        assert!(glob("credential.*.helper", "credential.https://a.b.helper"));
+        assert!(!glob("credential.*.helper", "credential.helper"));
+        assert!(glob("alias.*", "alias.x"));
+    }
+}

@@ -1218,6 +1218,17 @@ impl Extractor {
                     .iter()
                     .any(|a| a.text.starts_with('-') && a.text.contains('i'));
                 let mut s = (*self.state).clone();
+                // `export -f f`, `declare -fx f`: child shells get the function.
+                let flags: String = args
+                    .iter()
+                    .filter(|a| a.text.starts_with('-'))
+                    .map(|a| a.text.as_str())
+                    .collect();
+                if flags.contains('f') && (prog == "export" || flags.contains('x')) {
+                    for a in args.iter().filter(|a| !a.text.starts_with('-')) {
+                        s.exported_funcs.insert(a.text.clone());
+                    }
+                }
                 if integer {
                     for w in words.iter().skip(1).filter(|w| !w.text.starts_with('-')) {
                         let name = match &w.assign {

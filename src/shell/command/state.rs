@@ -92,6 +92,8 @@ pub(super) struct State {
     /// Variables declared integers (`declare -i`): what is assigned to them
     /// is an arithmetic expression.
     pub integers: BTreeSet<String>,
+    /// Functions exported to child shells (`export -f f`).
+    pub exported_funcs: BTreeSet<String>,
 }
 
 impl State {
@@ -109,14 +111,15 @@ impl State {
             links: Vec::new(),
             hashed: BTreeMap::new(),
             integers: BTreeSet::new(),
+            exported_funcs: BTreeSet::new(),
         }
     }
 
     /// The state of a child shell (`bash -c`, a script): the directory and the
     /// files are shared; it sees exported variables, and a variable the
     /// analysis cannot prove unexported may or may not reach it (`set -a`), so
-    /// it is either its value or empty there. Functions and aliases are not
-    /// inherited.
+    /// it is either its value or empty there. Aliases are not inherited, nor
+    /// functions unless exported (`export -f`).
     pub fn child(&self, positional: Option<Vec<Value>>) -> State {
         let vars = self
             .vars
@@ -136,18 +139,26 @@ impl State {
                 )
             })
             .collect();
+        // Exported functions reach it through the environment.
+        let funcs = self
+            .funcs
+            .iter()
+            .filter(|(k, _)| self.exported_funcs.contains(*k))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
         State {
             cwd: self.cwd.clone(),
             oldpwd: self.oldpwd.clone(),
             dirs: Vec::new(),
             vars,
-            funcs: BTreeMap::new(),
+            funcs,
             aliases: BTreeMap::new(),
             positional,
             files: self.files.clone(),
             links: self.links.clone(),
             hashed: BTreeMap::new(),
             integers: BTreeSet::new(),
+            exported_funcs: self.exported_funcs.clone(),
         }
     }
 
@@ -206,6 +217,11 @@ impl State {
         let mut hashed = self.hashed.clone();
         hashed.extend(other.hashed.iter().map(|(k, v)| (k.clone(), v.clone())));
         let integers = self.integers.union(&other.integers).cloned().collect();
+        let exported_funcs = self
+            .exported_funcs
+            .union(&other.exported_funcs)
+            .cloned()
+            .collect();
         State {
             cwd: self.cwd.clone().union(&other.cwd),
             oldpwd: self.oldpwd.clone().union(&other.oldpwd),
@@ -218,6 +234,7 @@ impl State {
             links,
             hashed,
             integers,
+            exported_funcs,
         }
     }
 

@@ -914,6 +914,19 @@ pub(crate) fn interpreter(prog: &str, args: &[String]) -> Option<(Lang, Vec<usiz
             i += 1;
             continue;
         }
+        // `ex -sc CMD`, `vim -esc CMD`: flags clustered before `-c`.
+        if lang == Lang::Vim
+            && s.len() > 2
+            && s.strip_prefix('-').is_some_and(|b| {
+                b.ends_with('c') && b[..b.len() - 1].chars().all(|c| "seEnNRbAZ".contains(c))
+            })
+        {
+            if args.get(i + 1).is_some() {
+                code.push(i + 1);
+            }
+            i += 2;
+            continue;
+        }
         if lang == Lang::Make && matches!(s, "-f" | "--file" | "--makefile") {
             match args.get(i + 1).map(String::as_str) {
                 Some("-" | "/dev/stdin") => stdin = true,

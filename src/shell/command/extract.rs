@@ -2023,7 +2023,12 @@ impl Extractor {
             let Some(first) = f.value.0.first() else {
                 continue;
             };
-            dynamic |= f.value.0.len() > 1 || first.has_unknown();
+            // Unknown text in a sed, awk, vim or make script is data unless it
+            // reaches a place that runs it (`s///e`, `system(…)`): their
+            // scanners say so. An interpreter's code with unknown text in it
+            // is unknown code.
+            let scanned = matches!(code.lang, Lang::Sed | Lang::Awk | Lang::Vim | Lang::Make);
+            dynamic |= f.value.0.len() > 1 || (first.has_unknown() && !scanned);
             let mut t = inline::code_text(first);
             if t.starts_with("--") {
                 if let Some((_, rest)) = t.split_once('=') {
@@ -2091,6 +2096,9 @@ impl Extractor {
                     if read.is_err() {
                         // Text we cannot read as shell runs anyway.
                         self.out.truncate(mark);
+                        self.set_code(at, Code::Dynamic);
+                    } else if self.ran_unknown_program(mark) {
+                        // `system("$CMD")`: the shell-out runs what a value holds.
                         self.set_code(at, Code::Dynamic);
                     }
                 }

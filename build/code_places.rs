@@ -55,6 +55,8 @@ const LANGS: &[(&str, &str)] = &[
     ("screen", "Lang::Escape(Dialect::Screen)"),
     ("tmux-keys", "Lang::Escape(Dialect::TmuxKeys)"),
     ("lessopen", "Lang::Escape(Dialect::LessOpen)"),
+    ("lisp", "Lang::Escape(Dialect::Lisp)"),
+    ("octave", "Lang::Escape(Dialect::Octave)"),
 ];
 
 /// Read the table and write `$OUT_DIR/code_places.rs`.

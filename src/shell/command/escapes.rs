@@ -47,6 +47,11 @@ pub(crate) enum Dialect {
     TmuxKeys,
     /// less's input preprocessor (`LESSOPEN='|cmd %s'`).
     LessOpen,
+    /// Lisps (Emacs Lisp, Common Lisp, Scheme): `(shell-command "cmd")`,
+    /// `(call-process "prog" …)`, `(delete-directory "dir" t)`, ….
+    Lisp,
+    /// Octave and MATLAB: `system("cmd")`, `unix("cmd")`, `rmdir("d", "s")`.
+    Octave,
 }
 
 /// Most effects one piece of code reports.
@@ -72,6 +77,8 @@ pub(crate) fn scan(dialect: Dialect, code: &str, words: &[String]) -> Vec<Effect
         Dialect::Screen => screen(words),
         Dialect::TmuxKeys => tmux_keys(words),
         Dialect::LessOpen => less_open(code),
+        Dialect::Lisp => calls(code, LISP, &['"']),
+        Dialect::Octave => calls(code, OCTAVE, &['"', '\'']),
     };
     out.truncate(MAX_EFFECTS);
     out
@@ -522,6 +529,180 @@ fn tmux_keys(words: &[String]) -> Vec<Effect> {
     vec![shell(&text)]
 }
 
+/// What a call does with its string arguments.
+#[derive(Clone, Copy)]
+enum Does {
+    /// Runs the first as a shell command line.
+    Shell,
+    /// Runs a program: the first string, then the rest as its words.
+    Program,
+    /// Deletes the first, recursively when `recursive` (a later argument
+    /// `t`, `"s"`, …) says so.
+    Delete { recursive: bool },
+}
+
+const LISP: &[(&str, Does)] = &[
+    ("shell-command", Does::Shell),
+    ("shell-command-to-string", Does::Shell),
+    ("async-shell-command", Does::Shell),
+    ("call-process-shell-command", Does::Shell),
+    ("process-lines", Does::Program),
+    ("call-process", Does::Program),
+    ("run-shell-command", Does::Shell),
+    ("ext:run-shell-command", Does::Shell),
+    ("uiop:run-program", Does::Shell),
+    ("system", Does::Shell),
+    ("delete-directory", Does::Delete { recursive: true }),
+    ("delete-file", Does::Delete { recursive: false }),
+];
+
+const OCTAVE: &[(&str, Does)] = &[
+    ("system", Does::Shell),
+    ("unix", Does::Shell),
+    ("dos", Does::Shell),
+    ("rmdir", Does::Delete { recursive: true }),
+    ("delete", Does::Delete { recursive: false }),
+];
+
+/// The string literals after `at` in `code`, up to the call's end (a `)` or
+/// the end of the line), as written (`"…"` with `\` escapes; `quotes` are the
+/// language's string delimiters: Lisp's `'` quotes a form, not a string).
+fn string_args(code: &str, at: usize, quotes: &[char]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut chars = code[at..].chars().peekable();
+    let mut depth = 0i32;
+    while let Some(c) = chars.next() {
+        match c {
+            _ if quotes.contains(&c) => {
+                let mut s = String::new();
+                while let Some(d) = chars.next() {
+                    if d == c {
+                        break;
+                    }
+                    if d == '\\' && c == '"' {
+                        if let Some(e) = chars.next() {
+                            s.push(e);
+                        }
+                        continue;
+                    }
+                    s.push(d);
+                }
+                out.push(s);
+            }
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth < 0 {
+                    break;
+                }
+            }
+            '\n' if depth <= 0 => break,
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Where the string literal that `text` starts with ends (the byte after its
+/// closing quote), if it starts with one and closes it.
+fn literal_end(text: &str, quotes: &[char]) -> Option<usize> {
+    let q = text.chars().next().filter(|c| quotes.contains(c))?;
+    let mut escaped = false;
+    for (i, c) in text.char_indices().skip(1) {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' if q == '"' => escaped = true,
+            _ if c == q => return Some(i + c.len_utf8()),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Whether byte `at` of `code` is inside a string literal (`quotes` delimit
+/// strings; `\` escapes in `"…"`).
+fn in_string(code: &str, at: usize, quotes: &[char]) -> bool {
+    let mut open: Option<char> = None;
+    let mut escaped = false;
+    for (i, c) in code.char_indices() {
+        if i >= at {
+            break;
+        }
+        match open {
+            Some(_) if escaped => escaped = false,
+            Some('"') if c == '\\' => escaped = true,
+            Some(q) if c == q => open = None,
+            Some(_) => {}
+            None if quotes.contains(&c) => open = Some(c),
+            None => {}
+        }
+    }
+    open.is_some()
+}
+
+/// Calls of known functions in a language whose words are names (Lisp's
+/// `(name "arg")`, Octave's `name("arg")` and `name arg`).
+fn calls(code: &str, table: &[(&str, Does)], quotes: &[char]) -> Vec<Effect> {
+    let mut out = Vec::new();
+    let ident = |c: char| c.is_alphanumeric() || matches!(c, '-' | '_' | ':' | '*' | '.');
+    for (name, does) in table {
+        for (i, _) in code.match_indices(name) {
+            let before = code[..i].chars().next_back();
+            let after = code[i + name.len()..].chars().next();
+            if before.is_some_and(ident) || after.is_some_and(ident) || in_string(code, i, quotes) {
+                continue;
+            }
+            // The argument is a literal only when a string follows the name
+            // (after Octave's `(`) and no operator joins it to more:
+            // `(concat "rm " d)`, `["rm " d]`, `strcat(…)` and `"rm " + d`
+            // build the text from values.
+            let rest = code[i + name.len()..].trim_start();
+            let rest = rest.strip_prefix('(').unwrap_or(rest).trim_start();
+            let literal = literal_end(rest, quotes).is_some_and(|end| {
+                !rest[end..]
+                    .trim_start()
+                    .starts_with(['+', '.', '*', '&', '|', '/', '-', '['])
+            });
+            let args = if literal {
+                string_args(code, i + name.len(), quotes)
+            } else {
+                Vec::new()
+            };
+            let recursive_flag = code[i + name.len()..]
+                .lines()
+                .next()
+                .is_some_and(|l| l.contains(" t)") || l.contains("'s'") || l.contains("\"s\""));
+            match (does, args.first()) {
+                (Does::Shell, Some(cmd)) => out.push(shell(cmd)),
+                (Does::Program, Some(_)) => out.push(Effect::Words(
+                    args.iter().map(|w| Value::one(marked(w))).collect(),
+                )),
+                (Does::Delete { recursive }, Some(p)) => out.push(Effect::Delete {
+                    recursive: *recursive && recursive_flag,
+                    path: Value::one(tilde_home(p)),
+                }),
+                // A call whose argument is not a literal runs what a value holds.
+                (Does::Shell | Does::Program, None) => out.push(Effect::Dynamic),
+                (Does::Delete { .. }, None) => {}
+            }
+        }
+    }
+    out
+}
+
+/// A path whose `~` the language expands (Emacs, Octave): the home folder.
+fn tilde_home(p: &str) -> crate::shell::value::Sym {
+    use crate::shell::value::{Piece, Sym};
+    match p.strip_prefix('~') {
+        Some(rest) if rest.is_empty() || rest.starts_with('/') => {
+            let mut s = Sym::piece(Piece::Home);
+            s.push(Piece::Text(rest.to_string()));
+            s
+        }
+        _ => marked(p),
+    }
+}
+
 fn less_open(code: &str) -> Vec<Effect> {
     let cmd = code
         .trim_start()
@@ -612,6 +793,29 @@ mod tests {
         (Dialect::Screen, "select 1", &[]),
         (Dialect::TmuxKeys, "make Enter", &["make"]),
         (Dialect::LessOpen, "|lesspipe %s", &["lesspipe file"]),
+        (Dialect::Lisp, "(shell-command \"rm -rf ~\")", &["rm -rf ~"]),
+        (
+            Dialect::Lisp,
+            "(call-process \"git\" nil t nil \"status\")",
+            &["git status"],
+        ),
+        (Dialect::Lisp, "(org-babel-tangle-file \"README.org\")", &[]),
+        (Dialect::Octave, "system('rm -rf ~')", &["rm -rf ~"]),
+        (Dialect::Octave, "x = filesystem_size('/'); disp(x)", &[]),
+        (Dialect::Octave, "disp(\"system ready\")", &[]),
+        (Dialect::Lisp, "(message \"run shell-command later\")", &[]),
+        (
+            Dialect::Lisp,
+            "(shell-command (concat \"make \" target))",
+            &[],
+        ),
+        (Dialect::Octave, "system([\"rm -rf \" d])", &[]),
+        (Dialect::Octave, "system(\"rm -rf \" + d)", &[]),
+        (
+            Dialect::Octave,
+            "[status, out] = system(\"git status\");",
+            &["git status"],
+        ),
     ];
 
     #[test]

@@ -1868,8 +1868,11 @@ impl Extractor {
                     self.nested_as(grammar, &text, depth + 1, &via, map, child)?;
                     // Unknown text in the code is data (`bash -c "echo $X"`)
                     // unless it decides what runs (`bash -c "$X"`, `eval
-                    // "$(…)"`): then the code itself is unknown.
-                    if !known && (starts_unknown || self.ran_unknown_program(mark)) {
+                    // "$(…)"`): then the code itself is unknown. Known text
+                    // that runs a program the analysis cannot name (`sh -c
+                    // '$CMD'`: the variable is the child's, from the
+                    // environment) is unknown code the same way.
+                    if (!known && starts_unknown) || self.ran_unknown_program(mark) {
                         self.set_code(at, Code::Dynamic);
                     }
                     if remote {

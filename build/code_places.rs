@@ -55,6 +55,7 @@ const LANGS: &[(&str, &str)] = &[
     ("screen", "Lang::Escape(Dialect::Screen)"),
     ("tmux-keys", "Lang::Escape(Dialect::TmuxKeys)"),
     ("lessopen", "Lang::Escape(Dialect::LessOpen)"),
+    ("tmux-command", "Lang::Escape(Dialect::TmuxCommand)"),
     ("lisp", "Lang::Escape(Dialect::Lisp)"),
     ("octave", "Lang::Escape(Dialect::Octave)"),
 ];

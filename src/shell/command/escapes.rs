@@ -47,6 +47,9 @@ pub(crate) enum Dialect {
     TmuxKeys,
     /// less's input preprocessor (`LESSOPEN='|cmd %s'`).
     LessOpen,
+    /// A tmux command line (`if-shell COND 'run-shell "make"'`): tmux
+    /// commands separated by `;`, each run as `tmux WORDS`.
+    TmuxCommand,
     /// Lisps (Emacs Lisp, Common Lisp, Scheme): `(shell-command "cmd")`,
     /// `(call-process "prog" …)`, `(delete-directory "dir" t)`, ….
     Lisp,
@@ -77,6 +80,7 @@ pub(crate) fn scan(dialect: Dialect, code: &str, words: &[String]) -> Vec<Effect
         Dialect::Screen => screen(words),
         Dialect::TmuxKeys => tmux_keys(words),
         Dialect::LessOpen => less_open(code),
+        Dialect::TmuxCommand => tmux_commands(&super::wrappers::split_words(code)),
         Dialect::Lisp => calls(code, LISP, &['"']),
         Dialect::Octave => calls(code, OCTAVE, &['"', '\'']),
     };
@@ -703,6 +707,33 @@ fn tilde_home(p: &str) -> crate::shell::value::Sym {
     }
 }
 
+/// Each tmux command of a command line (`;` or `\;` ends one, also at a
+/// word's end) as the words of `tmux CMD…`.
+fn tmux_commands(words: &[String]) -> Vec<Effect> {
+    let mut out = Vec::new();
+    let mut cur: Vec<Value> = Vec::new();
+    let mut end = |cur: &mut Vec<Value>| {
+        if !cur.is_empty() {
+            let mut ws = vec![Value::one(marked("tmux"))];
+            ws.append(cur);
+            out.push(Effect::Words(ws));
+        }
+    };
+    for w in words {
+        match w.strip_suffix("\\;").or_else(|| w.strip_suffix(';')) {
+            Some(head) => {
+                if !head.is_empty() {
+                    cur.push(Value::one(marked(head)));
+                }
+                end(&mut cur);
+            }
+            None => cur.push(Value::one(marked(w))),
+        }
+    }
+    end(&mut cur);
+    out
+}
+
 fn less_open(code: &str) -> Vec<Effect> {
     let cmd = code
         .trim_start()
@@ -793,6 +824,16 @@ mod tests {
         (Dialect::Screen, "select 1", &[]),
         (Dialect::TmuxKeys, "make Enter", &["make"]),
         (Dialect::LessOpen, "|lesspipe %s", &["lesspipe file"]),
+        (
+            Dialect::TmuxCommand,
+            "run-shell make \\; display done",
+            &["tmux run-shell make", "tmux display done"],
+        ),
+        (
+            Dialect::TmuxCommand,
+            "run-shell 'rm -rf ~'; kill-server",
+            &["tmux run-shell rm -rf ~", "tmux kill-server"],
+        ),
         (Dialect::Lisp, "(shell-command \"rm -rf ~\")", &["rm -rf ~"]),
         (
             Dialect::Lisp,

@@ -317,6 +317,22 @@ pub(crate) fn find(prog: &str, args: &[String]) -> Vec<Found> {
     let Some(rows) = places_of(prog) else {
         return Vec::new();
     };
+    // `tmux new -d CMD \; split-window CMD2 \; attach`: a `;` argument ends
+    // one tmux command; each after it is a tmux command of its own.
+    if matches!(prog, "tmux" | "byobu" | "byobu-tmux") {
+        if let Some(k) = args.iter().position(|a| a == ";") {
+            let mut out = find(prog, &args[..k]);
+            if k + 1 < args.len() {
+                out.push(Found {
+                    source: Source::Args(k + 1..args.len()),
+                    lang: Lang::Argv,
+                    label: "tmux ;".to_string(),
+                    runs: Some("tmux"),
+                });
+            }
+            return out;
+        }
+    }
     let syntax = syntax_of(prog);
     let sub_at = if syntax.subcommands {
         subcommand_at(syntax, args)

@@ -277,6 +277,11 @@ impl Extractor {
             return Ok(());
         }
         match lang {
+            // `xterm -e 'make test'`: one word with spaces in it is a command
+            // line (terminals run it through the shell or split it).
+            Lang::ArgvRest if fields.len() == 1 && fields[0].text.contains(char::is_whitespace) => {
+                self.run_code(at, Lang::Sh, &field_text(&fields[0], 0), via, link, depth)
+            }
             Lang::Argv | Lang::ArgvRest => {
                 self.set_code(at, Code::Inline);
                 let mut words: Vec<Field> = runs.map(Field::literal).into_iter().collect();

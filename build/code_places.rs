@@ -56,6 +56,7 @@ const LANGS: &[(&str, &str)] = &[
     ("tmux-keys", "Lang::Escape(Dialect::TmuxKeys)"),
     ("lessopen", "Lang::Escape(Dialect::LessOpen)"),
     ("tmux-command", "Lang::Escape(Dialect::TmuxCommand)"),
+    ("git-ext", "Lang::Escape(Dialect::GitExt)"),
     ("lisp", "Lang::Escape(Dialect::Lisp)"),
     ("octave", "Lang::Escape(Dialect::Octave)"),
 ];

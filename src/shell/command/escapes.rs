@@ -47,6 +47,9 @@ pub(crate) enum Dialect {
     TmuxKeys,
     /// less's input preprocessor (`LESSOPEN='|cmd %s'`).
     LessOpen,
+    /// git's `ext::` transport (`git clone 'ext::sh -c cmd% arg'`): the URL
+    /// is a command line, `% ` a space inside an argument.
+    GitExt,
     /// A tmux command line (`if-shell COND 'run-shell "make"'`): tmux
     /// commands separated by `;`, each run as `tmux WORDS`.
     TmuxCommand,
@@ -80,6 +83,7 @@ pub(crate) fn scan(dialect: Dialect, code: &str, words: &[String]) -> Vec<Effect
         Dialect::Screen => screen(words),
         Dialect::TmuxKeys => tmux_keys(words),
         Dialect::LessOpen => less_open(code),
+        Dialect::GitExt => words.iter().filter_map(|w| git_ext(w)).collect(),
         Dialect::TmuxCommand => tmux_commands(&super::wrappers::split_words(code)),
         Dialect::Lisp => calls(code, LISP, &['"']),
         Dialect::Octave => calls(code, OCTAVE, &['"', '\'']),
@@ -707,6 +711,49 @@ fn tilde_home(p: &str) -> crate::shell::value::Sym {
     }
 }
 
+/// The command an `ext::` URL runs: arguments split at spaces, `% ` a space
+/// in one, `%%` a `%`, `%s`/`%S` the service (`git-upload-pack`), `%G`/`%V`
+/// (protocol headers) left out.
+fn git_ext(url: &str) -> Option<Effect> {
+    let cmd = url.strip_prefix("ext::")?;
+    let mut words: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    let mut skip_word = false;
+    let mut chars = cmd.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '%' => match chars.next() {
+                Some(' ') => cur.push(' '),
+                Some('%') => cur.push('%'),
+                Some('s' | 'S') => cur.push_str("git-upload-pack"),
+                Some('G' | 'V') => skip_word = true,
+                Some(o) => {
+                    cur.push('%');
+                    cur.push(o);
+                }
+                None => cur.push('%'),
+            },
+            ' ' => {
+                if !cur.is_empty() && !skip_word {
+                    words.push(std::mem::take(&mut cur));
+                }
+                cur.clear();
+                skip_word = false;
+            }
+            c => cur.push(c),
+        }
+    }
+    if !cur.is_empty() && !skip_word {
+        words.push(cur);
+    }
+    if words.is_empty() {
+        return None;
+    }
+    Some(Effect::Words(
+        words.iter().map(|w| Value::one(marked(w))).collect(),
+    ))
+}
+
 /// Each tmux command of a command line (`;` or `\;` ends one, also at a
 /// word's end) as the words of `tmux CMD…`.
 fn tmux_commands(words: &[String]) -> Vec<Effect> {
@@ -747,7 +794,11 @@ mod tests {
     use super::*;
 
     fn shells(d: Dialect, code: &str) -> Vec<String> {
-        let words: Vec<String> = code.split_whitespace().map(str::to_string).collect();
+        // A URL is one argument; other dialects get the code's words.
+        let words: Vec<String> = match d {
+            Dialect::GitExt => vec![code.to_string()],
+            _ => code.split_whitespace().map(str::to_string).collect(),
+        };
         scan(d, code, &words)
             .into_iter()
             .filter_map(|e| match e {
@@ -824,6 +875,17 @@ mod tests {
         (Dialect::Screen, "select 1", &[]),
         (Dialect::TmuxKeys, "make Enter", &["make"]),
         (Dialect::LessOpen, "|lesspipe %s", &["lesspipe file"]),
+        (
+            Dialect::GitExt,
+            "ext::sh -c rm% -rf% ~",
+            &["sh -c rm -rf ~"],
+        ),
+        (
+            Dialect::GitExt,
+            "ext::ssh -p 2222 %G host %S repo",
+            &["ssh -p 2222 host git-upload-pack repo"],
+        ),
+        (Dialect::GitExt, "https://github.com/o/r.git", &[]),
         (
             Dialect::TmuxCommand,
             "run-shell make \\; display done",

@@ -4,7 +4,7 @@
 //! the place in their `via`; code nobody can read before it runs makes the
 //! command's `code` dynamic.
 
-use super::super::escapes;
+use super::super::escapes::{self, Dialect};
 use super::super::inline;
 use super::super::places::{self, Found, Lang, Source};
 use super::super::wrappers;
@@ -301,6 +301,18 @@ impl Extractor {
                     self.run_code(at, Lang::Sh, &field_text(f, 0), via, link, depth)?;
                 }
                 Ok(())
+            }
+            // A URL that is not `ext::` holds no code, and an unknown one is
+            // data: git runs `ext::` URLs only where `protocol.ext.allow`
+            // says so (its default is never).
+            Lang::Escape(Dialect::GitExt) => {
+                let words: Vec<String> = fields.iter().map(|f| f.text.clone()).collect();
+                let effects = escapes::scan(Dialect::GitExt, "", &words);
+                if effects.is_empty() {
+                    return Ok(());
+                }
+                self.set_code(at, Code::Inline);
+                self.effects(at, effects, via, link, depth)
             }
             Lang::Escape(d) => {
                 let words: Vec<String> = fields.iter().map(|f| f.text.clone()).collect();

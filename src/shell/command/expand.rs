@@ -434,7 +434,7 @@ impl Expander<'_> {
             ParamOp::Required => {
                 known.unwrap_or_else(|| Got::One(Value::unknown(&format!("${}", p.name))))
             }
-            ParamOp::Case | ParamOp::Other => Got::One(Value::unknown(&label)),
+            ParamOp::Case | ParamOp::Prompt | ParamOp::Other => Got::One(Value::unknown(&label)),
         }
     }
 

@@ -803,6 +803,11 @@ impl Extractor {
                     op: ParamOp::Index(i),
                     ..
                 }) => self.arith_source(i, cx, w.offset)?,
+                Part::Param(Param {
+                    op: ParamOp::Prompt,
+                    name,
+                    ..
+                }) => self.prompt_source(name, cx, w.offset)?,
                 _ => {}
             }
         }
@@ -1238,8 +1243,19 @@ impl Extractor {
                         s.integers.insert(base_name(&name).to_string());
                     }
                 }
+                // `declare -n p=x`: `$p` is whatever `x` holds when it is read,
+                // which later assignments may change: unknown.
+                let nameref = prog != "export" && flags.contains('n');
                 for (w, outs) in words.iter().zip(word_outs).skip(1) {
-                    if w.assign.is_some() {
+                    if nameref && !w.text.starts_with('-') {
+                        let name = match &w.assign {
+                            Some((n, _)) => n.clone(),
+                            None => w.text.clone(),
+                        };
+                        let name = base_name(&name).to_string();
+                        let value = Value::unknown(&format!("${name}"));
+                        s.set(&name, Var::Scalar(value), export);
+                    } else if w.assign.is_some() {
                         let var = Expander { state: &s }.assignment(w, outs);
                         let name = w.assign.as_ref().map(|a| a.0.clone()).unwrap_or_default();
                         s.set(base_name(&name), var, export);
@@ -1708,8 +1724,19 @@ impl Extractor {
                 path.as_str(),
                 "/proc/self/exe" | "/proc/thread-self/exe" | "/proc/$$/exe" | "/proc/${$}/exe"
             );
+            // A program word the shell globs (`/???/r?`) names whatever it
+            // matches when the command runs: unknown, like `$X`.
+            let globbed = first.value.0.iter().any(|s| {
+                s.0.iter().enumerate().any(|(k, p)| match p {
+                    Piece::Glob(t) if t == "[" => s.0[k + 1..]
+                        .iter()
+                        .any(|q| matches!(q, Piece::Text(t) | Piece::Glob(t) if t.contains(']'))),
+                    Piece::Glob(_) => true,
+                    _ => false,
+                })
+            });
             let program_unknown =
-                !running_shell && first.value.0.iter().any(|s| s.literal().is_none());
+                !running_shell && (globbed || first.value.0.iter().any(|s| s.literal().is_none()));
             let prog = if running_shell {
                 "bash".to_string()
             } else {

@@ -851,6 +851,12 @@ impl Parser<'_> {
                 self.skip_param(buf, in_dq, start)?;
                 return Ok((name, ParamOp::Case));
             }
+            (Some(b'@'), Some(b'P'))
+                if index.is_none() && self.byte(self.pos + 2) == Some(b'}') =>
+            {
+                self.skip_param(buf, in_dq, start)?;
+                return Ok((name, ParamOp::Prompt));
+            }
             _ => {
                 self.skip_param(buf, in_dq, start)?;
                 return Ok((name, ParamOp::Other));

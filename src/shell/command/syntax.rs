@@ -80,6 +80,8 @@ pub(crate) enum ParamOp {
     Case,
     /// `${X[@]}`, `${X[*]}`, `${X[N]}`: the subscript.
     Index(String),
+    /// `${X@P}`: the value expanded as a prompt string (its `$(…)` run).
+    Prompt,
     /// `${#X}`, `${!X}`, `${X#p}`, `${X/p/r}`, `${X:1:2}`, …: not computed.
     Other,
 }

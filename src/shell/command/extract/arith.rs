@@ -16,6 +16,9 @@
 //! knows (`read n; (( n ))`) is data here, not code: asking about every `(( n >
 //! 0 ))` on an unknown `n` would ask about most scripts, and the text that could
 //! hide a command is the environment's or a file's, not the command's.
+//!
+//! The same holds for the other place where bash expands a variable's value
+//! again: `${x@P}` expands it as a prompt string, running its substitutions.
 
 use super::{Cx, Extractor, Field};
 use crate::shell::command::syntax::{quoted_subs, Word};
@@ -153,6 +156,41 @@ impl Extractor {
             }
         }
         self.arith_text(sub, cx, depth + 1, off)
+    }
+
+    /// `${X@P}`: X's value is expanded as a prompt string, so the
+    /// substitutions in it run (`x='$(cmd)'; echo "${x@P}"`). An unknown
+    /// value is data, as in arithmetic.
+    pub(super) fn prompt_source(
+        &mut self,
+        name: &str,
+        cx: &Cx,
+        off: usize,
+    ) -> Result<(), ParseError> {
+        let value = self
+            .state
+            .vars
+            .get(name)
+            .and_then(|b| b.var.scalar().literal());
+        let Some(v) = value.filter(|v| v.contains(['$', '`'])) else {
+            return Ok(());
+        };
+        if v.len() > self.budget {
+            return Ok(());
+        }
+        self.budget -= v.len();
+        let (subs, table) = quoted_subs(&v, 1)?;
+        let mut via = cx.via.clone();
+        via.push(format!("${{{name}@P}}"));
+        let pcx = Cx { table: &table, via };
+        let mark = self.out.len();
+        for s in &subs {
+            self.sub(s, &pcx)?;
+        }
+        for c in self.out.get_mut(mark..).unwrap_or_default() {
+            c.offset = off;
+        }
+        Ok(())
     }
 
     fn arith_names(

@@ -599,13 +599,21 @@ pub type Shells = HashMap<String, Result<Arc<Vec<SimpleCommand>>, String>>;
 /// tool call stays far below it (its output limit is a few hundred KB).
 pub const MAX_SHELL_BYTES: usize = 256 * 1024;
 
+/// The event's directory (`cwd`), where its commands start.
+pub fn event_cwd(event: &Event) -> Option<&str> {
+    event.value.get("cwd").and_then(|v| v.as_str())
+}
+
 /// Parse a shell command once per event. A command over [`MAX_SHELL_BYTES`] or
 /// holding a NUL byte is unparsable (bash and the client cannot agree on
-/// what such a command is: argv strings end at a NUL).
+/// what such a command is: argv strings end at a NUL). `git` commands are
+/// followed by what their repository's configuration runs
+/// ([`crate::shell::command::add_repository_code`]; `cwd` is the event's).
 pub fn parse_shell(
     shells: &mut Shells,
     text: &str,
     dialect: Dialect,
+    cwd: Option<&str>,
 ) -> Result<Arc<Vec<SimpleCommand>>, String> {
     if text.len() > MAX_SHELL_BYTES {
         return Err(format!(
@@ -628,7 +636,15 @@ pub fn parse_shell(
     if let Some(r) = shells.get(key.as_ref()) {
         return r.clone();
     }
-    let r = dialect.parse(text).map(Arc::new).map_err(|e| e.to_string());
+    let r = dialect
+        .parse(text)
+        .map(|mut cmds| {
+            if let Some(cwd) = cwd {
+                crate::shell::command::add_repository_code(&mut cmds, cwd);
+            }
+            Arc::new(cmds)
+        })
+        .map_err(|e| e.to_string());
     shells.insert(key.into_owned(), r.clone());
     r
 }
@@ -740,7 +756,12 @@ impl Prefilter {
                 // No command: it runs nothing.
                 continue;
             };
-            match parse_shell(shells, text, crate::contract::hosts::dialect(&event.value)) {
+            match parse_shell(
+                shells,
+                text,
+                crate::contract::hosts::dialect(&event.value),
+                event_cwd(event),
+            ) {
                 Ok(cmds) => {
                     for c in cmds.iter() {
                         if let Some(ids) = fp.exact.get(&c.program.to_ascii_lowercase()) {
@@ -787,7 +808,12 @@ impl Prefilter {
             };
             let (Some(paths), Ok(cmds)) = (
                 paths,
-                parse_shell(shells, text, crate::contract::hosts::dialect(&event.value)),
+                parse_shell(
+                    shells,
+                    text,
+                    crate::contract::hosts::dialect(&event.value),
+                    event_cwd(event),
+                ),
             ) else {
                 // Paths not known, or a command that does not parse (which
                 // names any path).

@@ -680,7 +680,8 @@ impl<T: Tracer> Evaluator<'_, T> {
         text: &str,
     ) -> Result<Arc<Vec<shell::command::SimpleCommand>>, String> {
         let dialect = crate::contract::hosts::dialect(&self.event.value);
-        crate::compile::reach::parse_shell(&mut self.shell, text, dialect)
+        let cwd = crate::compile::reach::event_cwd(self.event);
+        crate::compile::reach::parse_shell(&mut self.shell, text, dialect, cwd)
     }
 
     fn fact(&mut self, pidx: usize, name: &str) -> Result<Value, EvalError> {

@@ -43,6 +43,7 @@ mod long_options;
 pub mod options;
 mod outputs;
 mod places;
+mod repo_config;
 mod state;
 mod syntax;
 mod wrappers;
@@ -55,6 +56,7 @@ use super::value::Value;
 
 pub use links::{acts_on_name, is_link_text, made_by};
 pub use outputs::{outputs, Outputs};
+pub use repo_config::add_repository_code;
 pub use syntax::MAX_DEPTH;
 pub use wrappers::MAX_WRAPPERS;
 

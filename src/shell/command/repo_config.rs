@@ -1,0 +1,310 @@
+//! Commands a repository's own git configuration runs.
+//!
+//! git reads `.git/config` of the repository it runs in, and some of its keys
+//! are commands (`core.fsmonitor` runs at every `git status`, `core.pager`,
+//! `diff.external`, filters, aliases with `!`, …; the places are the git
+//! `config` rows of `policies/code-places.toml`). A repository handed to the
+//! agent (an archive, a copy, a folder another tool prepared) can carry such a
+//! file, so the text it names is read here and judged as the commands it is,
+//! as if it were given with `git -c KEY=VALUE`: the code is on disk, not
+//! unseen.
+//!
+//! What is read: for each `git` command whose directory is known (the event's
+//! `cwd`, then `cd` and `git -C`), the first `.git` found going up, its
+//! `config` (a `.git` file's `gitdir:` and that folder's `commondir` are
+//! followed), and files it includes (`include.path`, two levels deep). At
+//! most [`MAX_CONFIG_BYTES`] of each file. The user's own files
+//! (`~/.gitconfig`, `/etc/gitconfig`) are not read: what the user set is not
+//! the repository's doing.
+
+use std::path::{Path, PathBuf};
+
+use super::places;
+use super::SimpleCommand;
+use crate::shell::value::{Piece, Value};
+
+/// Bytes read of one configuration file.
+pub const MAX_CONFIG_BYTES: u64 = 64 * 1024;
+/// Folders looked at going up for a `.git`.
+const MAX_UP: usize = 64;
+/// Code-taking keys judged per repository.
+const MAX_KEYS: usize = 32;
+
+/// Add, after each `git` command of `cmds` that runs in a repository whose
+/// configuration holds code, the commands that code runs (their `via` names
+/// the key and the file). `cwd` is the event's directory.
+pub fn add_repository_code(cmds: &mut Vec<SimpleCommand>, cwd: &str) {
+    if !cwd.starts_with('/') || !cmds.iter().any(|c| c.program == "git") {
+        return;
+    }
+    let mut out = Vec::with_capacity(cmds.len());
+    for c in cmds.drain(..) {
+        let extra = if c.program == "git" && !c.program_unknown {
+            git_dir_of(&c, cwd)
+                .map(|dir| repository_code(&c, &dir))
+                .unwrap_or_default()
+        } else {
+            Vec::new()
+        };
+        out.push(c);
+        out.extend(extra);
+    }
+    *cmds = out;
+}
+
+/// The folder a `git` command runs in, when known: its directory, then
+/// `-C DIR` options.
+fn git_dir_of(c: &SimpleCommand, cwd: &str) -> Option<PathBuf> {
+    let mut dir = PathBuf::from(folder(&c.cwd, cwd)?);
+    let mut args = c.args.iter();
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "-C" => {
+                let d = args.next()?;
+                dir = dir.join(d);
+            }
+            // Options before the subcommand that take a value.
+            "-c" | "--git-dir" | "--work-tree" | "--namespace" | "--config-env" => {
+                args.next();
+            }
+            s if s.starts_with('-') => {}
+            _ => break,
+        }
+    }
+    Some(dir)
+}
+
+/// A directory value as text, when every piece of it is known here.
+fn folder(v: &Value, cwd: &str) -> Option<String> {
+    let [s] = v.0.as_slice() else { return None };
+    let mut out = String::new();
+    for p in &s.0 {
+        match p {
+            Piece::Start => out.push_str(cwd),
+            Piece::Text(t) => out.push_str(t),
+            _ => return None,
+        }
+    }
+    out.starts_with('/').then_some(out)
+}
+
+/// The commands the code-taking keys of the configuration of the repository
+/// `dir` is in run, as `git -c KEY=VALUE` would run them.
+fn repository_code(c: &SimpleCommand, dir: &Path) -> Vec<SimpleCommand> {
+    let Some(config) = config_file(dir) else {
+        return Vec::new();
+    };
+    let mut entries = Vec::new();
+    read_config(&config, 0, &mut entries);
+    // An alias runs only when it is called: the one this command calls.
+    let sub = c.operands.first().map(|s| format!("alias.{s}"));
+    let code: Vec<&(String, String)> = entries
+        .iter()
+        .filter(|(k, _)| !k.starts_with("alias.") || sub.as_ref() == Some(k))
+        .filter(|(k, _)| places::config("git", k).is_some())
+        .take(MAX_KEYS)
+        .collect();
+    if code.is_empty() {
+        return Vec::new();
+    }
+    // `git -c K=V … [ALIAS]`: the alias called is followed.
+    let mut script = String::from("git");
+    for (k, v) in &code {
+        script.push_str(" -c ");
+        script.push_str(&quote(&format!("{k}={v}")));
+    }
+    if let Some(alias) = code.iter().find_map(|(k, _)| k.strip_prefix("alias.")) {
+        script.push(' ');
+        script.push_str(&quote(alias));
+    }
+    let label = format!("{} (repository configuration)", config.display());
+    match super::parse(&script) {
+        Ok(found) => found
+            .into_iter()
+            .filter(|f| !f.via.is_empty())
+            .map(|mut f| {
+                f.offset = c.offset;
+                f.via.insert(0, label.clone());
+                f.via.splice(1..1, c.via.iter().cloned());
+                f
+            })
+            .collect(),
+        // Code that does not parse runs anyway: the synthetic command says
+        // so as unknown code of an `eval`.
+        Err(_) => match super::parse("eval \"$REPOSITORY_CONFIG\"") {
+            Ok(found) => found
+                .into_iter()
+                .map(|mut f| {
+                    f.offset = c.offset;
+                    f.via.insert(0, label.clone());
+                    f
+                })
+                .collect(),
+            Err(_) => Vec::new(),
+        },
+    }
+}
+
+/// `'text'` for sh.
+fn quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+/// The configuration file of the repository `dir` is in: the first `.git`
+/// going up (a folder, or a file naming the folder with `gitdir:`), and the
+/// common folder a worktree's names.
+fn config_file(dir: &Path) -> Option<PathBuf> {
+    let mut d = Some(dir);
+    for _ in 0..MAX_UP {
+        let here = d?;
+        let dot_git = here.join(".git");
+        if let Ok(meta) = std::fs::metadata(&dot_git) {
+            let git_dir = if meta.is_dir() {
+                dot_git
+            } else {
+                let text = read_limited(&dot_git)?;
+                let target = text.lines().next()?.strip_prefix("gitdir:")?.trim();
+                here.join(target)
+            };
+            let common = read_limited(&git_dir.join("commondir"))
+                .map(|t| git_dir.join(t.trim()))
+                .unwrap_or(git_dir);
+            return Some(common.join("config"));
+        }
+        d = here.parent();
+    }
+    None
+}
+
+fn read_limited(path: &Path) -> Option<String> {
+    use std::io::Read;
+    let f = std::fs::File::open(path).ok()?;
+    let mut buf = Vec::new();
+    f.take(MAX_CONFIG_BYTES).read_to_end(&mut buf).ok()?;
+    Some(String::from_utf8_lossy(&buf).into_owned())
+}
+
+/// The `key = value` entries of a git configuration file, keys as git names
+/// them (`section.subsection.key`, section and key lowercase), included
+/// files' in their place.
+fn read_config(path: &Path, depth: usize, out: &mut Vec<(String, String)>) {
+    let Some(text) = read_limited(path) else {
+        return;
+    };
+    for (k, v) in parse_config(&text) {
+        if k == "include.path" || (k.starts_with("includeif.") && k.ends_with(".path")) {
+            if depth < 2 {
+                let inc = path.parent().unwrap_or(Path::new("/")).join(&v);
+                read_config(&inc, depth + 1, out);
+            }
+            continue;
+        }
+        out.push((k, v));
+    }
+}
+
+/// Parse git's configuration syntax (sections, `"…"` values with `\`
+/// escapes, `#`/`;` comments, lines continued with `\`).
+fn parse_config(text: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut section = String::new();
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        let t = line.trim_start();
+        if let Some(rest) = t.strip_prefix('[') {
+            let Some((head, _)) = rest.split_once(']') else {
+                continue;
+            };
+            section = match head.split_once(char::is_whitespace) {
+                Some((name, sub)) => {
+                    let sub = sub.trim().trim_matches('"').replace("\\\"", "\"");
+                    format!("{}.{sub}", name.to_ascii_lowercase())
+                }
+                None => match head.split_once('.') {
+                    Some((name, sub)) => format!("{}.{}", name.to_ascii_lowercase(), sub),
+                    None => head.to_ascii_lowercase(),
+                },
+            };
+            continue;
+        }
+        if t.is_empty() || t.starts_with(['#', ';']) || section.is_empty() {
+            continue;
+        }
+        let (name, raw) = match t.split_once('=') {
+            Some((n, v)) => (n.trim(), v),
+            None => (t.trim(), ""),
+        };
+        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') {
+            continue;
+        }
+        let mut raw = raw.to_string();
+        while raw.ends_with('\\') && !raw.ends_with("\\\\") {
+            raw.pop();
+            match lines.next() {
+                Some(next) => raw.push_str(next),
+                None => break,
+            }
+        }
+        let value = if t.contains('=') {
+            value(&raw)
+        } else {
+            "true".to_string()
+        };
+        out.push((format!("{section}.{}", name.to_ascii_lowercase()), value));
+    }
+    out
+}
+
+/// A value as git reads it: quotes removed, escapes decoded, a comment
+/// outside quotes dropped, outer blanks trimmed.
+fn value(raw: &str) -> String {
+    let mut out = String::new();
+    let mut quoted = false;
+    let mut chars = raw.trim().chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => quoted = !quoted,
+            '\\' => match chars.next() {
+                Some('n') => out.push('\n'),
+                Some('t') => out.push('\t'),
+                Some('b') => {
+                    out.pop();
+                }
+                Some(o) => out.push(o),
+                None => {}
+            },
+            '#' | ';' if !quoted => break,
+            c => out.push(c),
+        }
+    }
+    out.trim_end().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn configuration_syntax() {
+        let text =
+            "[core]\n\trepositoryformatversion = 0\n\tfsmonitor = \"rm -rf ~\" ; a comment\n\
+                    [alias]\n\tst = status\n\tx = !sh -c \\\"echo hi\\\"\n\
+                    [filter \"lfs\"]\n\tsmudge = git-lfs smudge -- %f\n\
+                    [Diff.Tool]\n\tCmd = a \\\n b\n\tbare\n";
+        let got = parse_config(text);
+        let want = [
+            ("core.repositoryformatversion", "0"),
+            ("core.fsmonitor", "rm -rf ~"),
+            ("alias.st", "status"),
+            ("alias.x", "!sh -c \"echo hi\""),
+            ("filter.lfs.smudge", "git-lfs smudge -- %f"),
+            ("diff.Tool.cmd", "a  b"),
+            ("diff.Tool.bare", "true"),
+        ];
+        let want: Vec<(String, String)> = want
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        assert_eq!(got, want);
+    }
+}

@@ -155,17 +155,10 @@ fn expand(p: &str, project_dir: &Path, env: &BTreeMap<String, String>) -> PathBu
     project_dir.join(p)
 }
 
-/// `$XDG_STATE_HOME/hookrules` (default `~/.local/state/hookrules`).
+/// `$XDG_STATE_HOME/hookrules` (default `~/.local/state/hookrules`): see
+/// [`crate::os::state::state_home`].
 pub fn state_home(env: &BTreeMap<String, String>) -> Option<PathBuf> {
-    env.get("XDG_STATE_HOME")
-        .filter(|s| s.starts_with('/'))
-        .map(PathBuf::from)
-        .or_else(|| {
-            env.get("HOME")
-                .filter(|h| !h.is_empty())
-                .map(|h| PathBuf::from(h).join(".local/state"))
-        })
-        .map(|d| d.join("hookrules"))
+    crate::os::state::state_home(env)
 }
 
 /// The default log folder of a project: `<state home>/projects/<slug>`, where the

@@ -6,3 +6,4 @@ pub mod clock;
 pub mod deadline;
 pub mod files;
 pub mod process;
+pub mod state;

@@ -14,8 +14,8 @@ pub struct AllowArgs {
     pub code: String,
 }
 
-/// Who is allowing: `user@host` and the terminal.
-fn who(env: &BTreeMap<String, String>) -> String {
+/// Who is allowing (or trusting): `user@host` and the terminal.
+pub fn who(env: &BTreeMap<String, String>) -> String {
     let user = env
         .get("USER")
         .or_else(|| env.get("LOGNAME"))
@@ -60,23 +60,33 @@ pub fn run(
         let _ = writeln!(err, "hookrules allow: refused: {why}.");
         return 3;
     }
+    let Some(state) = crate::os::state::state_home(env) else {
+        let _ = writeln!(
+            err,
+            "hookrules allow: no state folder (set HOME or XDG_STATE_HOME)"
+        );
+        return 2;
+    };
+    let now = crate::os::clock::Now::from_env(env).ms;
+    let (path, p) = match allow::pending(&state, &args.code, now) {
+        Ok(x) => x,
+        Err(e) => {
+            let _ = writeln!(err, "hookrules allow: {e}");
+            return 1;
+        }
+    };
+    // The code names its project: its policies say how long an allowance
+    // lasts and where its log is, wherever this command runs.
+    let mut env = env.clone();
+    if !p.project.is_empty() {
+        env.insert("CLAUDE_PROJECT_DIR".into(), p.project.clone());
+    }
+    let env = &env;
     let located = match super::log::locate(&super::log::Where::default(), env) {
         Ok(l) => l,
         Err(e) => {
             let _ = writeln!(err, "hookrules allow: {e}");
             return 2;
-        }
-    };
-    let Some(dir) = located.settings.dir.clone() else {
-        let _ = writeln!(err, "hookrules allow: no state folder for this project");
-        return 2;
-    };
-    let now = crate::os::clock::Now::from_env(env).ms;
-    let (path, p) = match allow::pending(&dir, &args.code, now) {
-        Ok(x) => x,
-        Err(e) => {
-            let _ = writeln!(err, "hookrules allow: {e} ({})", located.project.display());
-            return 1;
         }
     };
     let g = Granted {
@@ -85,8 +95,9 @@ pub fn run(
         summary: p.summary.clone(),
         rules: p.rules.clone(),
         expires_ms: now + i64::from(located.settings.allow_minutes) * 60_000,
+        mac: String::new(),
     };
-    if let Err(e) = allow::grant(&dir, &path, &g) {
+    if let Err(e) = allow::grant(&state, &path, &g) {
         let _ = writeln!(err, "hookrules allow: {e}");
         return 2;
     }
@@ -111,16 +122,19 @@ pub fn run(
         ..Record::default()
     };
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
-    if let Err(e) = crate::log::append(&located.settings, &dir, &record, deadline) {
-        let _ = writeln!(err, "hookrules allow: decision log: {e}");
+    if let (true, Some(dir)) = (located.settings.enabled, located.settings.dir.as_deref()) {
+        if let Err(e) = crate::log::append(&located.settings, dir, &record, deadline) {
+            let _ = writeln!(err, "hookrules allow: decision log: {e}");
+        }
     }
     let _ = writeln!(
         out,
-        "allowed once, for {} min: {} `{}` (denied by {}).\nAsk the agent to run it again; the next identical call goes through, once.",
+        "allowed once, for {} min: {} `{}` (denied by {}) in {}.\nAsk the agent to run it again; the next identical call goes through, once.",
         located.settings.allow_minutes,
         p.tool,
         p.summary,
-        p.rules.join(", ")
+        p.rules.join(", "),
+        located.project.display()
     );
     0
 }

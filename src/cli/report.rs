@@ -69,6 +69,8 @@ pub struct Report {
     pub allowed_once: usize,
     /// The policy sets that decided, by hash, in the order first seen.
     pub policy_sets: Vec<PolicySet>,
+    /// Forged allowances found and ignored (grants without the user's MAC).
+    pub forged_allowances: usize,
     /// Seed 001's metrics.
     pub metrics: Metrics,
 }
@@ -202,6 +204,10 @@ pub fn build(records: &[Record], metrics_dir: Option<&Path>) -> Report {
         .collect();
     r.events = decided.len();
     r.allowed_once = records.iter().filter(|x| x.kind == Kind::Allow).count();
+    r.forged_allowances = records
+        .iter()
+        .filter(|x| x.allow.as_ref().is_some_and(|a| a.action == "forged"))
+        .count();
     if let (Some(first), Some(last)) = (records.first(), records.last()) {
         r.from = first.time.clone();
         r.to = last.time.clone();
@@ -434,6 +440,12 @@ pub fn summary(r: &Report, paint: Paint) -> String {
     s.push_str(&format!("decisions   {}\n", ds.join(" · ")));
     if r.allowed_once > 0 {
         s.push_str(&format!("allow-once  {} granted\n", r.allowed_once));
+    }
+    if r.forged_allowances > 0 {
+        s.push_str(&format!(
+            "forgeries   {} allowance(s) not granted by you were ignored (`hookrules doctor` lists them)\n",
+            r.forged_allowances
+        ));
     }
     let list = |s: &mut String, title: &str, v: &[(String, usize)], n: usize| {
         if v.is_empty() {

@@ -3,17 +3,30 @@
 //! by the user in their own terminal, lets exactly that call (same tool, same
 //! input, same project) through once, within a limited time.
 //!
-//! Files, in the project's log folder under `allow/`:
+//! Files, in the user's state folder under `allow/` (`os::state`; never the
+//! log folder a policy names, never the project: no policy and no repository
+//! can move them or ship one):
 //! - `pending/<sha256 of the code>.json`: issued with the deny; holds the call's
-//!   id, never the code, so reading the folder does not reveal a usable code;
+//!   id and project, never the code, so reading the folder does not reveal a
+//!   usable code;
 //! - `granted/<call id>.json`: written by `hookrules allow`;
 //! - consumed by the first `run` that would deny the same call, by renaming it
-//!   away (one rename wins, so two hooks cannot both use one allowance).
+//!   to `used/` (one rename wins, so two hooks cannot both use one allowance).
+//!
+//! **Only the user can grant.** Both records carry a MAC (HMAC-SHA256) under
+//! the user's key (`os::state::UserKey`), which only `hookrules` reads and the
+//! built-in pack guards as a secret: a pending record proves that `run` issued
+//! that code for that call, a grant proves that `hookrules allow` granted it.
+//! An agent that computes the call id and writes a grant (any content, any
+//! tool) writes a file without a valid MAC: it is ignored, moved to `forged/`,
+//! recorded as an integrity event (`doctor`) and as an `allow` note with
+//! action `forged` on the decision (`report` counts them), and the deny stands.
 //!
 //! The call id is a SHA-256 of the project, the tool name and the tool input
 //! with its keys sorted: the agent cannot make another call share an allowance.
-//! `hookrules allow` refuses to run inside Claude Code (`CLAUDECODE` set) or
-//! without a terminal, and the default pack denies the agent running it.
+//! The code names its project, so `hookrules allow CODE` works from any folder.
+//! It refuses to run inside Claude Code (`CLAUDECODE` set) or without a
+//! terminal, and the default pack denies the agent running it.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -25,11 +38,17 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use super::record::AllowNote;
+use super::settings;
 use super::store;
 use crate::contract::Event;
 use crate::decision::Decision;
 use crate::policy::log::LogTable;
 use crate::policy::syntax::DecisionKind;
+use crate::os::state::{self, UserKey};
+
+/// The purposes of the user's key here (see `os::state`).
+const PENDING_PURPOSE: &str = "hookrules allow pending v1";
+const GRANT_PURPOSE: &str = "hookrules allow grant v1";
 
 /// The code alphabet: Crockford's base 32 (no I, L, O, U).
 const ALPHABET: &[u8; 32] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
@@ -50,10 +69,37 @@ pub struct Pending {
     pub session: Option<String>,
     /// Until when the code can be used (ms).
     pub expires_ms: i64,
+    /// The project the call was made in.
+    #[serde(default)]
+    pub project: String,
+    /// The MAC under the user's key (see the module docs); empty until saved.
+    #[serde(default)]
+    pub mac: String,
+}
+
+impl Pending {
+    /// What the MAC covers: the code's key (the file name) and every field.
+    fn signed(&self, code_key: &str, key: &UserKey) -> String {
+        let expires = self.expires_ms.to_le_bytes();
+        let rules = self.rules.join("\n");
+        key.mac_hex(
+            PENDING_PURPOSE,
+            &[
+                code_key.as_bytes(),
+                self.id.as_bytes(),
+                self.tool.as_bytes(),
+                self.summary.as_bytes(),
+                rules.as_bytes(),
+                self.session.as_deref().unwrap_or("").as_bytes(),
+                &expires,
+                self.project.as_bytes(),
+            ],
+        )
+    }
 }
 
 /// A granted allowance, as stored.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Granted {
     /// The call.
     pub id: String,
@@ -65,10 +111,35 @@ pub struct Granted {
     pub rules: Vec<String>,
     /// Until when it can be used (ms).
     pub expires_ms: i64,
+    /// The MAC under the user's key (see the module docs).
+    #[serde(default)]
+    pub mac: String,
+}
+
+impl Granted {
+    fn signed(&self, key: &UserKey) -> String {
+        let expires = self.expires_ms.to_le_bytes();
+        let rules = self.rules.join("\n");
+        key.mac_hex(
+            GRANT_PURPOSE,
+            &[
+                self.id.as_bytes(),
+                self.by.as_bytes(),
+                self.summary.as_bytes(),
+                rules.as_bytes(),
+                &expires,
+            ],
+        )
+    }
 }
 
 fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    state::hex(bytes)
+}
+
+/// The allow folder in a state folder.
+pub fn allow_dir(state_home: &Path) -> PathBuf {
+    state_home.join("allow")
 }
 
 fn sorted(v: &Value) -> Value {
@@ -126,8 +197,8 @@ fn fresh_code() -> std::io::Result<String> {
     Ok(format!("{}-{}", &s[..4], &s[4..]))
 }
 
-fn folder(log_dir: &Path, which: &str) -> std::io::Result<PathBuf> {
-    let d = log_dir.join("allow").join(which);
+fn folder(state_home: &Path, which: &str) -> std::io::Result<PathBuf> {
+    let d = allow_dir(state_home).join(which);
     if !d.is_dir() {
         use std::os::unix::fs::DirBuilderExt;
         fs::DirBuilder::new()
@@ -148,20 +219,25 @@ fn read_json<T: for<'de> Deserialize<'de>>(path: &Path) -> Option<T> {
 /// A code issued with a deny, whose pending record is written after the answer.
 #[derive(Debug, Clone)]
 pub struct Issued {
+    /// The state folder (its key signs the record).
+    pub state_home: PathBuf,
     /// Where the pending record goes.
     pub path: PathBuf,
+    /// The sha256 of the code (the record's name, covered by its MAC).
+    pub code_key: String,
     /// The record.
     pub pending: Pending,
 }
 
 /// Issue a code for a denied call: the code (for the user's message), the
 /// record to [`save`] once the answer is out, and the log note. Only a random
-/// read and a hash happen before the answer.
-pub fn issue(log_dir: &Path, p: &Pending) -> Result<(String, Issued, AllowNote), String> {
+/// read and a hash happen before the answer; the key is read after it.
+pub fn issue(state_home: &Path, p: &Pending) -> Result<(String, Issued, AllowNote), String> {
     let code = fresh_code().map_err(|e| format!("no random source: {e}"))?;
-    let path = log_dir
-        .join("allow/pending")
-        .join(format!("{}.json", code_key(&code)));
+    let ck = code_key(&code);
+    let path = allow_dir(state_home)
+        .join("pending")
+        .join(format!("{ck}.json"));
     let note = AllowNote {
         action: "issued".into(),
         id: p.id.clone(),
@@ -171,16 +247,22 @@ pub fn issue(log_dir: &Path, p: &Pending) -> Result<(String, Issued, AllowNote),
     Ok((
         code,
         Issued {
+            state_home: state_home.to_path_buf(),
             path,
+            code_key: ck,
             pending: p.clone(),
         },
         note,
     ))
 }
 
-/// Write a pending record (after the answer). A temporary file renamed into
-/// place, without fsync: a code lost to a crash only means asking again.
+/// Sign and write a pending record (after the answer). A temporary file
+/// renamed into place, without fsync: a code lost to a crash only means asking
+/// again.
 pub fn save(i: &Issued) -> Result<(), String> {
+    let key = UserKey::load_or_create(&i.state_home).map_err(|e| e.to_string())?;
+    let mut pending = i.pending.clone();
+    pending.mac = pending.signed(&i.code_key, &key);
     let dir = i.path.parent().unwrap_or(Path::new("."));
     if !dir.is_dir() {
         use std::os::unix::fs::DirBuilderExt;
@@ -190,7 +272,7 @@ pub fn save(i: &Issued) -> Result<(), String> {
             .create(dir)
             .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     }
-    let text = serde_json::to_vec(&i.pending).map_err(|e| e.to_string())?;
+    let text = serde_json::to_vec(&pending).map_err(|e| e.to_string())?;
     let tmp = dir.join(format!(".{}.tmp", std::process::id()));
     let result = (|| {
         use std::io::Write;
@@ -210,18 +292,57 @@ pub fn save(i: &Issued) -> Result<(), String> {
     result.map_err(|e| format!("cannot write {}: {e}", i.path.display()))
 }
 
-/// Use the allowance for a call, if one was granted and has not lapsed. Only one
-/// caller can use it.
-pub fn take(log_dir: &Path, id: &str, now_ms: i64) -> Option<Granted> {
-    let granted = log_dir.join("allow/granted").join(format!("{id}.json"));
-    if !granted.exists() {
-        return None;
+/// What [`take`] found for a call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Taken {
+    /// No allowance (none, lapsed, or taken by another hook).
+    Nothing,
+    /// A valid allowance, now used.
+    Used(Granted),
+    /// A grant file without a valid MAC under the user's key: not made by
+    /// `hookrules allow`. Moved to `forged/` (this path).
+    Forged(PathBuf),
+}
+
+/// Use the allowance for a call, if the user granted one and it has not
+/// lapsed. Only one caller can use it. Costs one `stat` when there is none.
+pub fn take(state_home: &Path, id: &str, now_ms: i64) -> Taken {
+    let granted = allow_dir(state_home)
+        .join("granted")
+        .join(format!("{id}.json"));
+    if fs::symlink_metadata(&granted).is_err() {
+        return Taken::Nothing;
     }
-    let used_dir = folder(log_dir, "used").ok()?;
-    let used = used_dir.join(format!("{id}.{}.{now_ms}.json", std::process::id()));
-    fs::rename(&granted, &used).ok()?;
-    let g: Granted = read_json(&used)?;
-    (g.id == id && g.expires_ms >= now_ms).then_some(g)
+    let stamp = format!("{id}.{}.{now_ms}.json", std::process::id());
+    let Ok(used) = folder(state_home, "used").map(|d| d.join(&stamp)) else {
+        return Taken::Nothing;
+    };
+    if fs::rename(&granted, &used).is_err() {
+        return Taken::Nothing;
+    }
+    let g: Option<Granted> = read_json(&used);
+    let key = UserKey::load(state_home).ok();
+    let genuine = match (&g, &key) {
+        (Some(g), Some(key)) => {
+            g.id == id && constant_time_eq(g.signed(key).as_bytes(), g.mac.as_bytes())
+        }
+        _ => false,
+    };
+    if !genuine {
+        let forged = folder(state_home, "forged")
+            .map(|d| d.join(&stamp))
+            .unwrap_or_else(|_| used.clone());
+        let _ = fs::rename(&used, &forged);
+        return Taken::Forged(forged);
+    }
+    match g {
+        Some(g) if g.expires_ms >= now_ms => Taken::Used(g),
+        _ => Taken::Nothing,
+    }
+}
+
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 /// Why a code given to `hookrules allow` cannot be used.
@@ -233,6 +354,12 @@ pub enum CodeError {
     Unknown(String),
     /// It was issued, but has lapsed (and is now removed).
     Lapsed(String),
+    /// A pending record is stored under it, but hookrules did not issue it (its
+    /// MAC does not verify under the user's key): someone wrote it to have a
+    /// call of their choosing allowed. Moved to `forged/`.
+    Forged(String),
+    /// The user's key cannot be read, so no record can be checked.
+    NoKey(String),
 }
 
 impl std::fmt::Display for CodeError {
@@ -247,6 +374,11 @@ impl std::fmt::Display for CodeError {
                 f,
                 "code `{code}` has lapsed; the next deny of the call gives a new one"
             ),
+            CodeError::Forged(code) => write!(
+                f,
+                "code `{code}` was not issued by hookrules (its record is not signed with your key): someone wrote it to have a call allowed; nothing was allowed, and the record was moved aside"
+            ),
+            CodeError::NoKey(why) => write!(f, "{why}"),
         }
     }
 }
@@ -254,14 +386,35 @@ impl std::fmt::Display for CodeError {
 impl std::error::Error for CodeError {}
 
 /// Look a code up; `Err` says why it cannot be used.
-pub fn pending(log_dir: &Path, code: &str, now_ms: i64) -> Result<(PathBuf, Pending), CodeError> {
+pub fn pending(
+    state_home: &Path,
+    code: &str,
+    now_ms: i64,
+) -> Result<(PathBuf, Pending), CodeError> {
     if normalize(code).len() != 8 {
         return Err(CodeError::NotACode(code.to_string()));
     }
-    let path = log_dir
-        .join("allow/pending")
-        .join(format!("{}.json", code_key(code)));
+    let ck = code_key(code);
+    let path = allow_dir(state_home)
+        .join("pending")
+        .join(format!("{ck}.json"));
     let p: Pending = read_json(&path).ok_or_else(|| CodeError::Unknown(code.to_string()))?;
+    let key = UserKey::load(state_home).map_err(|e| CodeError::NoKey(e.to_string()))?;
+    if !constant_time_eq(p.signed(&ck, &key).as_bytes(), p.mac.as_bytes()) {
+        if let Ok(d) = folder(state_home, "forged") {
+            let _ = fs::rename(&path, d.join(format!("{ck}.json")));
+        }
+        state::record_integrity(
+            state_home,
+            "pending-forged",
+            &path,
+            &format!(
+                "a pending allow-once record not issued by hookrules (for {} `{}`); `hookrules allow` refused it",
+                p.tool, p.summary
+            ),
+        );
+        return Err(CodeError::Forged(code.to_string()));
+    }
     if p.expires_ms < now_ms {
         let _ = fs::remove_file(&path);
         return Err(CodeError::Lapsed(code.to_string()));
@@ -269,10 +422,14 @@ pub fn pending(log_dir: &Path, code: &str, now_ms: i64) -> Result<(PathBuf, Pend
     Ok((path, p))
 }
 
-/// Grant: the pending code becomes an allowance for its call.
-pub fn grant(log_dir: &Path, pending_path: &Path, g: &Granted) -> Result<(), String> {
-    let dir = folder(log_dir, "granted").map_err(|e| e.to_string())?;
-    let text = serde_json::to_vec(g).map_err(|e| e.to_string())?;
+/// Grant: the pending code becomes an allowance for its call, signed with the
+/// user's key.
+pub fn grant(state_home: &Path, pending_path: &Path, g: &Granted) -> Result<(), String> {
+    let key = UserKey::load_or_create(state_home).map_err(|e| e.to_string())?;
+    let mut g = g.clone();
+    g.mac = g.signed(&key);
+    let dir = folder(state_home, "granted").map_err(|e| e.to_string())?;
+    let text = serde_json::to_vec(&g).map_err(|e| e.to_string())?;
     crate::os::files::write_atomic(&dir.join(format!("{}.json", g.id)), &text)
         .map_err(|e| format!("cannot write {}: {e}", dir.display()))?;
     let _ = fs::remove_file(pending_path);
@@ -304,34 +461,83 @@ pub fn on_decision(
     if decision.kind != Some(DecisionKind::Deny) || event.name != "PreToolUse" {
         return OnceStep::default();
     }
-    let s = super::settings::resolve(tables, project, env);
-    let (true, Some(dir)) = (s.allow_once, s.dir.as_deref()) else {
+    let s = settings::resolve(tables, project, env);
+    // Allowances live in the user's state folder only (never `[log] dir`).
+    let (true, Some(state)) = (s.allow_once, crate::os::state::state_home(env)) else {
         return OnceStep::default();
     };
+    let dir = state.as_path();
     let tool = event.str("tool_name").unwrap_or("");
     let input = event.value.get("tool_input").cloned().unwrap_or_default();
     let id = call_id(project, tool, &input);
-    if let Some(g) = take(dir, &id, now_ms) {
-        let lifted = decision.determined_by.join(", ");
-        decision.kind = None;
-        decision.reason = None;
-        decision.determined_by.clear();
-        decision.policies.clear();
-        decision.messages.push(format!(
-            "hookrules: allowed once by {} (would be denied by {lifted}).",
-            g.by
-        ));
-        let note = AllowNote {
-            action: "used".into(),
-            id,
-            by: Some(g.by),
-            expires: None,
-        };
-        return OnceStep {
-            note: Some(note),
-            ..OnceStep::default()
-        };
+    let now = now_ms;
+    let mut forged = None;
+    match take(dir, &id, now) {
+        Taken::Nothing => {}
+        Taken::Forged(path) => {
+            crate::os::state::record_integrity(
+                dir,
+                "allow-forged",
+                &path,
+                &format!(
+                    "an allowance for {tool} in {} not granted by `hookrules allow` (no valid MAC under your key) was ignored; the deny stood",
+                    project.display()
+                ),
+            );
+            decision.messages.push(format!(
+                "hookrules: an allowance for this call was found that you did not grant (it is not signed with your key; moved to {}). It was ignored and the deny stands; `hookrules doctor` lists such attempts.",
+                path.display()
+            ));
+            forged = Some(AllowNote {
+                action: "forged".into(),
+                id: id.clone(),
+                by: None,
+                expires: None,
+            });
+        }
+        Taken::Used(g) => return used(decision, id, g),
     }
+    let mut step = issue_code(&s, event, project, id, now, dir, decision);
+    if forged.is_some() {
+        step.note = forged;
+    }
+    step
+}
+
+/// The allowance `g` lifts the deny, once.
+fn used(decision: &mut Decision, id: String, g: Granted) -> OnceStep {
+    let lifted = decision.determined_by.join(", ");
+    decision.kind = None;
+    decision.reason = None;
+    decision.determined_by.clear();
+    decision.policies.clear();
+    decision.messages.push(format!(
+        "hookrules: allowed once by {} (would be denied by {lifted}).",
+        g.by
+    ));
+    let note = AllowNote {
+        action: "used".into(),
+        id,
+        by: Some(g.by),
+        expires: None,
+    };
+    OnceStep {
+        note: Some(note),
+        ..OnceStep::default()
+    }
+}
+
+/// A code for the user, shown with the deny.
+fn issue_code(
+    s: &settings::Settings,
+    event: &Event,
+    project: &std::path::Path,
+    id: String,
+    now: i64,
+    dir: &std::path::Path,
+    decision: &mut Decision,
+) -> OnceStep {
+    let tool = event.str("tool_name").unwrap_or("");
     let red = super::redact::Redactor::new(&s.redact, &s.redact_values, 300);
     let summary = super::record::summary_of(&red.event(&event.value)).unwrap_or_default();
     let p = Pending {
@@ -340,13 +546,15 @@ pub fn on_decision(
         summary,
         rules: decision.determined_by.clone(),
         session: event.str("session_id").map(str::to_string),
-        expires_ms: now_ms + i64::from(s.allow_minutes) * 60_000,
+        expires_ms: now + i64::from(s.allow_minutes) * 60_000,
+        project: project.display().to_string(),
+        mac: String::new(),
     };
     match issue(dir, &p) {
         Ok((code, issued, note)) => {
             // systemMessage: the user sees it, the model never does.
             decision.messages.push(format!(
-                "hookrules: if this deny is a false positive, run `hookrules allow {code}` in your own terminal (within {} min) to let exactly this call through once.",
+                "hookrules: if this deny is a false positive, run `hookrules allow {code}` in your own terminal, from any folder (within {} min), to let exactly this call through once.",
                 s.allow_minutes
             ));
             OnceStep {
@@ -401,17 +609,23 @@ mod tests {
         assert_eq!(normalize("O1L i"), "0111");
     }
 
-    #[test]
-    fn codes_are_stored_hashed_and_an_allowance_is_used_once() {
-        let dir = tempfile::tempdir().unwrap();
-        let p = Pending {
-            id: "abc".into(),
+    fn pending_for(id: &str) -> Pending {
+        Pending {
+            id: id.into(),
             tool: "Bash".into(),
             summary: "rm -rf x".into(),
             rules: vec!["r".into()],
             session: None,
             expires_ms: 10_000,
-        };
+            project: "/p".into(),
+            mac: String::new(),
+        }
+    }
+
+    #[test]
+    fn codes_are_stored_hashed_and_an_allowance_is_used_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = pending_for("abc");
         let (code, issued, note) = issue(dir.path(), &p).unwrap();
         save(&issued).unwrap();
         assert_eq!(note.action, "issued");
@@ -427,6 +641,7 @@ mod tests {
         let (code, issued, _) = issue(dir.path(), &p).unwrap();
         save(&issued).unwrap();
         let (path, found) = pending(dir.path(), &code.to_lowercase(), 5_000).unwrap();
+        assert_eq!(found.project, "/p");
         assert_eq!(
             pending(dir.path(), "AAAA-AAAA", 5_000).unwrap_err(),
             CodeError::Unknown("AAAA-AAAA".into())
@@ -437,17 +652,87 @@ mod tests {
             summary: found.summary,
             rules: found.rules,
             expires_ms: 9_000,
+            mac: String::new(),
         };
         grant(dir.path(), &path, &g).unwrap();
         assert!(
             pending(dir.path(), &code, 5_000).is_err(),
             "a code is used once"
         );
-        assert!(take(dir.path(), "other", 6_000).is_none());
-        assert_eq!(take(dir.path(), "abc", 6_000).unwrap().by, "me");
-        assert!(
-            take(dir.path(), "abc", 6_000).is_none(),
+        assert_eq!(take(dir.path(), "other", 6_000), Taken::Nothing);
+        match take(dir.path(), "abc", 6_000) {
+            Taken::Used(g) => assert_eq!(g.by, "me"),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(
+            take(dir.path(), "abc", 6_000),
+            Taken::Nothing,
             "an allowance is used once"
         );
+    }
+
+    #[test]
+    fn a_grant_or_code_without_the_users_mac_is_forged_whatever_it_holds() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path();
+        UserKey::load_or_create(state).unwrap();
+        let granted = state.join("allow/granted");
+        fs::create_dir_all(&granted).unwrap();
+        // What an agent can write: the right id, every field, and a MAC made
+        // with a key of its own, or none, or copied from another grant.
+        let mut g = Granted {
+            id: "abc".into(),
+            by: "me@host on /dev/pts/1".into(),
+            summary: "rm -rf x".into(),
+            rules: vec!["r".into()],
+            expires_ms: 9_000,
+            mac: String::new(),
+        };
+        let own = UserKey::from_bytes([9; 32]);
+        for mac in [String::new(), g.signed(&own), "00".repeat(32)] {
+            g.mac = mac;
+            fs::write(granted.join("abc.json"), serde_json::to_vec(&g).unwrap()).unwrap();
+            assert!(
+                matches!(take(state, "abc", 6_000), Taken::Forged(_)),
+                "mac {:?}",
+                g.mac
+            );
+            assert!(!granted.join("abc.json").exists(), "moved aside");
+        }
+        fs::write(granted.join("abc.json"), b"not even json").unwrap();
+        assert!(matches!(take(state, "abc", 6_000), Taken::Forged(_)));
+        // A genuine grant for another call, renamed to this call's id.
+        let p = pending_for("other");
+        let (code, issued, _) = issue(state, &p).unwrap();
+        save(&issued).unwrap();
+        let (path, found) = pending(state, &code, 5_000).unwrap();
+        let real = Granted {
+            id: found.id,
+            by: "me".into(),
+            summary: found.summary,
+            rules: found.rules,
+            expires_ms: 9_000,
+            mac: String::new(),
+        };
+        grant(state, &path, &real).unwrap();
+        fs::rename(granted.join("other.json"), granted.join("abc.json")).unwrap();
+        assert!(matches!(take(state, "abc", 6_000), Taken::Forged(_)));
+        // A pending record written by someone else: `hookrules allow` refuses it.
+        let mut fake = pending_for("abc");
+        fake.mac = fake.signed(&code_key("ZZZZ-ZZZZ"), &own);
+        fs::write(
+            state
+                .join("allow/pending")
+                .join(format!("{}.json", code_key("ZZZZ-ZZZZ"))),
+            serde_json::to_vec(&fake).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(
+            pending(state, "ZZZZ-ZZZZ", 5_000).unwrap_err(),
+            CodeError::Forged("ZZZZ-ZZZZ".into())
+        );
+        assert!(fs::read_to_string(state.join(state::INTEGRITY_FILE))
+            .unwrap()
+            .contains("pending-forged"));
     }
 }

@@ -22,7 +22,8 @@ pub enum Kind {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AllowNote {
     /// `issued` (a deny carried a code), `granted` (`hookrules allow`), `used` (the
-    /// allowed call went through).
+    /// allowed call went through), `forged` (a grant without the user's MAC was
+    /// found for the call and ignored: the deny stood).
     pub action: String,
     /// The allowance's id (derived from the call, never the code itself).
     pub id: String,

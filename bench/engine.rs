@@ -129,6 +129,8 @@ fn main() {
             user_dir: None,
             // A case that names policies measures them alone (1k/10k rules).
             no_builtin: !case.policies.is_empty(),
+            // No state folder: nothing of the project layer is trusted.
+            state_home: None,
         };
         let once = || {
             let now = Now::current();

@@ -49,6 +49,23 @@ impl Sandbox {
         files[0].clone()
     }
 
+    fn state(&self) -> PathBuf {
+        self.root.join("home/.local/state/hookrules")
+    }
+
+    fn doctor(&self) -> String {
+        let out = Command::new(bin())
+            .arg("doctor")
+            .env_clear()
+            .env("HOME", self.root.join("home"))
+            .env("XDG_CONFIG_HOME", self.root.join("xdg"))
+            .env("CLAUDE_PROJECT_DIR", self.root.join("proj"))
+            .env("HOOKRULES_CACHE_DIR", self.cache())
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
     fn run(&self, command: &str) -> String {
         let event = serde_json::json!({
             "hook_event_name": "PreToolUse", "tool_name": "Bash",
@@ -268,4 +285,65 @@ fn an_edited_policy_is_seen_at_once() {
         denied(&s.run("npm publish")),
         "and from the rebuilt artifact"
     );
+}
+
+/// The red team's attack on the cache (issue 26 item 3): rewrite what the records
+/// say and recompute every hash the file carries. The cache's tags are MACs under
+/// the user's key, which the attacker does not have, so the file is not used
+/// (`rm -rf /` stays denied), it is replaced by a set built from the policies, and
+/// `doctor` reports it, before the next `run` and after it.
+#[test]
+fn a_cache_rewritten_with_every_hash_recomputed_is_not_used_and_doctor_reports_it() {
+    use hookrules::compile::artifact::{reseal, Seal};
+    use hookrules::os::state::UserKey;
+    let s = Sandbox::new(STARTER);
+    assert!(denied(&s.run("rm -rf /")), "cold");
+    let path = s.artifact();
+    let good = std::fs::read(&path).unwrap();
+    assert!(denied(&s.run("rm -rf /")), "warm, from the cache");
+    // The edit: PreToolUse events no longer reach their rules.
+    let mut edited = good.clone();
+    assert!(replace_all(&mut edited, b"PreToolUse", b"PreToolUsf") > 0);
+
+    // Control: sealed with the user's own key (which only hookrules reads), the
+    // edited file is used and the edit takes effect. So what stops the forgeries
+    // below is the key, and this test would see a check that let them through.
+    let key = UserKey::load(&s.state()).expect("run made the user's key");
+    std::fs::write(&path, reseal(&edited, &Seal::keyed(&key)).unwrap()).unwrap();
+    assert!(
+        !denied(&s.run("rm -rf /")),
+        "control: a cache sealed with the user's key is trusted"
+    );
+
+    let forgers: Vec<(&str, Seal)> = vec![
+        ("every public hash recomputed", Seal::Public),
+        (
+            "sealed with a key of the attacker's own",
+            Seal::keyed(&UserKey::from_bytes([7; 32])),
+        ),
+    ];
+    for (how, seal) in forgers {
+        let forged = reseal(&edited, &seal).unwrap();
+        std::fs::write(&path, &forged).unwrap();
+        let report = s.doctor();
+        assert!(
+            report.contains("does not verify under your key"),
+            "{how}: doctor reports the forged cache before any run:\n{report}"
+        );
+        assert!(denied(&s.run("rm -rf /")), "{how}: not used");
+        assert_ne!(
+            std::fs::read(&path).unwrap(),
+            forged,
+            "{how}: replaced by a set built from the policies"
+        );
+        assert!(
+            denied(&s.run("rm -rf /")),
+            "{how}: and the rebuilt one denies"
+        );
+        let report = s.doctor();
+        assert!(
+            report.contains("cache-forged"),
+            "{how}: doctor reports it after run replaced it:\n{report}"
+        );
+    }
 }

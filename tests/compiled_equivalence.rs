@@ -99,6 +99,12 @@ fn env_for(project: &Path, from: From) -> BTreeMap<String, String> {
         "CLAUDE_PROJECT_DIR".to_string(),
         project.display().to_string(),
     );
+    // The user's state (its key signs the cache) outlives the project, which
+    // each run starts afresh.
+    env.insert(
+        "XDG_STATE_HOME".to_string(),
+        project.with_file_name("state").display().to_string(),
+    );
     match from {
         From::Cache(dir) => {
             env.insert("HOOKRULES_CACHE_DIR".to_string(), dir.display().to_string())

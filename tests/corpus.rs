@@ -389,6 +389,7 @@ fn discovery(pack: Option<&str>) -> Discovery {
         project_dir: None,
         user_dir: None,
         no_builtin: false,
+        state_home: None,
     }
 }
 

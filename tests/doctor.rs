@@ -69,6 +69,7 @@ fn findings(s: &Scratch) -> Vec<Finding> {
         project_dir: Some(s.project.clone()),
         user_dir: Some(s.home.join(".config/hookrules")),
         no_builtin: false,
+        state_home: None,
     };
     diagnose(&s.ctx, &d)
 }

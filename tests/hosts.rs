@@ -284,6 +284,7 @@ fn answer(host: Host, event: &Value) -> (String, i32) {
         project_dir: None,
         user_dir: None,
         no_builtin: false,
+        state_home: None,
     };
     let mut env = BTreeMap::new();
     env.insert("HOME".to_string(), HOME.to_string());
@@ -418,6 +419,7 @@ fn an_envelope_no_agent_sends_is_refused_loudly() {
         project_dir: None,
         user_dir: None,
         no_builtin: false,
+        state_home: None,
     };
     let env = BTreeMap::new();
     let stdin = br#"{"tool":"shell","args":{"command":"rm -rf /"}}"#;

@@ -15,9 +15,25 @@ struct Project {
     _tmp: tempfile::TempDir,
     project: PathBuf,
     user: PathBuf,
+    /// The user's state folder: their key and the policies they trusted.
+    state: PathBuf,
 }
 
+/// A project whose policies the user has trusted as written (these tests are
+/// about how layers combine; `tests/trust.rs` is about trust).
 fn project(files: &[(&str, &str)]) -> Project {
+    let p = untrusted_project(files);
+    let mut store = hookrules::policy::trust::Store::open(&p.state);
+    let dir = p.project.join(".claude/hookrules");
+    for f in std::fs::read_dir(&dir).unwrap() {
+        let f = f.unwrap().path();
+        let text = std::fs::read_to_string(&f).unwrap();
+        store.trust(&f, &text, "test").unwrap();
+    }
+    p
+}
+
+fn untrusted_project(files: &[(&str, &str)]) -> Project {
     let tmp = tempfile::tempdir().unwrap();
     let project = tmp.path().join("proj");
     let user = tmp.path().join("home/.config/hookrules");
@@ -31,10 +47,12 @@ fn project(files: &[(&str, &str)]) -> Project {
         };
         std::fs::write(p, text).unwrap();
     }
+    let state = tmp.path().join("state/hookrules");
     Project {
         _tmp: tmp,
         project,
         user,
+        state,
     }
 }
 
@@ -42,6 +60,7 @@ fn discovery(p: &Project) -> Discovery {
     Discovery {
         project_dir: Some(p.project.clone()),
         user_dir: Some(p.user.clone()),
+        state_home: Some(p.state.clone()),
         ..Discovery::default()
     }
 }
@@ -278,8 +297,15 @@ fn builtin_false_turns_the_pack_off_visibly() {
     assert_eq!(bash(&p, "rm -rf /").0, "none");
     let report = check::collect(&discovery(&p));
     let codes: Vec<&str> = report.diagnostics.iter().map(|d| d.code.code()).collect();
-    assert_eq!(codes, ["HR111", "HR112"], "{:?}", report.diagnostics);
-    assert!(report.diagnostics[1].message.contains("off.toml"));
+    // HR116: a project policy's loosening, listed even once trusted.
+    assert_eq!(
+        codes,
+        ["HR116", "HR111", "HR112"],
+        "{:?}",
+        report.diagnostics
+    );
+    assert!(report.diagnostics[0].message.contains("trusted"));
+    assert!(report.diagnostics[2].message.contains("off.toml"));
     // Off, but one part taken back by name: no HR112.
     let some = "[policy]\nbuiltin = false\nextends = [\"builtin:destructive\"]\n";
     let p = project(&[(".claude/hookrules/some.toml", some)]);
@@ -287,7 +313,7 @@ fn builtin_false_turns_the_pack_off_visibly() {
     assert_eq!(bash(&p, "cat .env").0, "none");
     let report = check::collect(&discovery(&p));
     let codes: Vec<&str> = report.diagnostics.iter().map(|d| d.code.code()).collect();
-    assert_eq!(codes, ["HR111"], "{:?}", report.diagnostics);
+    assert_eq!(codes, ["HR116", "HR111"], "{:?}", report.diagnostics);
 }
 
 #[test]
@@ -318,7 +344,13 @@ reason = "ask me"
     let p = project(&[(".claude/hookrules/ask.toml", ask)]);
     assert_eq!(bash(&p, "rm -rf /").0, "ask");
     let report = check::collect(&discovery(&p));
-    assert!(report.diagnostics.is_empty(), "{:?}", report.diagnostics);
+    let codes: Vec<&str> = report.diagnostics.iter().map(|d| d.code.code()).collect();
+    assert_eq!(
+        codes,
+        ["HR116"],
+        "only the (trusted) replacement: {:?}",
+        report.diagnostics
+    );
 }
 
 #[test]

@@ -31,9 +31,14 @@ impl Sandbox {
         self.root.join("proj")
     }
 
-    /// Write a project policy.
+    /// Write a project policy, trusted by the user as written (these tests are
+    /// about the log; `tests/trust.rs` is about trust).
     fn policy(&self, name: &str, text: &str) {
-        std::fs::write(self.project().join(".claude/hookrules").join(name), text).unwrap();
+        let path = self.project().join(".claude/hookrules").join(name);
+        std::fs::write(&path, text).unwrap();
+        hookrules::policy::trust::Store::open(&self.root.join("state/hookrules"))
+            .trust(&path, text, "test")
+            .unwrap();
     }
 
     fn cmd(&self, args: &[&str]) -> Command {
@@ -346,9 +351,12 @@ fn a_log_that_cannot_be_written_is_a_warning_and_changes_no_answer() {
     let out = sb.run(&bash("rm -rf /", "s"), None);
     assert_eq!(decision(&out), want);
     assert!(out.stderr.is_empty());
-    // (Allow-once still keeps its codes in the state folder; the log is off.)
-    let log = sb.log_dir().join("decisions.jsonl");
-    assert!(!log.exists(), "{log:?}");
+    // Allow-once still keeps its codes in the state folder; the log is off.
+    assert!(sb.root.join("state/hookrules/allow/pending").is_dir());
+    assert!(
+        !sb.root.join("state/hookrules/projects").exists(),
+        "no log folder"
+    );
 }
 
 /// 50 hook processes at once, each logging 8 denials whose lines are longer than

@@ -18,6 +18,7 @@ fn decide(event: Value) -> (String, String) {
         user_dir: None,
         // This policy alone, without the built-in pack.
         no_builtin: true,
+        state_home: None,
     };
     let mut env = BTreeMap::new();
     env.insert("HOME".to_string(), "/home/dev".to_string());

@@ -195,7 +195,7 @@ fn collect_all(discovery: &Discovery) -> Report {
         }
         repairs.push((source.display_name(), p));
     }
-    let layered = layering::apply(parsed);
+    let layered = layering::apply(parsed, &found.trusted);
     if found.builtin_off_by_flag {
         report.diagnostics.push(
             Diagnostic::new(

@@ -56,6 +56,9 @@ pub enum Check {
     Policies,
     /// Whether the built-in protection is on.
     Protection,
+    /// The user's key and the state it authenticates: forged allowances,
+    /// trust records or cache files found (and refused).
+    Integrity,
 }
 
 impl Check {
@@ -75,6 +78,7 @@ impl Check {
             Check::NotWired => "not_wired",
             Check::Policies => "policies",
             Check::Protection => "protection",
+            Check::Integrity => "integrity",
         }
     }
 }
@@ -385,7 +389,99 @@ pub fn diagnose(ctx: &Context, discovery: &Discovery) -> Vec<Finding> {
     }
     compiled_set(ctx, discovery, &mut out);
     builtin_protection(ctx, discovery, &mut out);
+    loosenings(discovery, &mut out);
+    integrity(ctx, &mut out);
     out
+}
+
+/// What the project's policies loosen or run, and whether the user trusted it.
+fn loosenings(discovery: &Discovery, out: &mut Vec<Finding>) {
+    let set = crate::compile::set::CompiledSet::build(&discovery.find());
+    let mut untrusted: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    let mut trusted = 0;
+    for l in &set.loosenings {
+        if l.trusted {
+            trusted += 1;
+        } else {
+            untrusted.entry(&l.file).or_default().push(format!(
+                "line {}: {}",
+                l.line,
+                l.what.sentence(&l.rules)
+            ));
+        }
+    }
+    for (file, lines) in &untrusted {
+        push_at(
+            out,
+            Check::Policies,
+            Path::new(file),
+            Level::Warn,
+            format!(
+                "{file} is not trusted, so what it loosens or runs is ignored: {}; review it, then run `hookrules trust` in the project",
+                lines.join("; ")
+            ),
+        );
+    }
+    if trusted > 0 {
+        push(
+            out,
+            Check::Policies,
+            Level::Ok,
+            format!("{trusted} loosening(s) or command(s) of the project's policies are in force, trusted by you (`hookrules check` lists them)"),
+        );
+    }
+}
+
+/// The user's key, and what was refused because it did not verify under it.
+fn integrity(ctx: &Context, out: &mut Vec<Finding>) {
+    use crate::os::state::{self, KeyError, UserKey};
+    let Some(home) = state::state_home(&ctx.env) else {
+        return;
+    };
+    let key = state::key_path(&home);
+    match UserKey::load(&home) {
+        Ok(_) => push_at(
+            out,
+            Check::Integrity,
+            &key,
+            Level::Ok,
+            format!(
+                "key: {} (private; it signs allowances, trusted policies and the cache)",
+                key.display()
+            ),
+        ),
+        Err(KeyError::Missing(_)) => {}
+        Err(e) => push_at(out, Check::Integrity, &key, Level::Error, e.to_string()),
+    }
+    let events = state::integrity_events(&home, 20);
+    if events.is_empty() {
+        return;
+    }
+    let lines: Vec<String> = events
+        .iter()
+        .rev()
+        .take(5)
+        .map(|e| {
+            format!(
+                "{} {} ({}): {}",
+                crate::log::time::format_ms(e.time_ms as i64),
+                e.what,
+                e.path,
+                e.detail
+            )
+        })
+        .collect();
+    push_at(
+        out,
+        Check::Integrity,
+        &home.join(state::INTEGRITY_FILE),
+        Level::Warn,
+        format!(
+            "{} forged allowance(s), trust record(s) or cache file(s) were found and refused (they were not made by hookrules under your key; something wrote them); the latest:\n    {}",
+            events.len(),
+            lines.join("\n    ")
+        ),
+    );
 }
 
 /// Where `run` takes the compiled set from: the built-in pack in the binary,
@@ -411,6 +507,27 @@ fn compiled_set(ctx: &Context, discovery: &Discovery, out: &mut Vec<Finding>) {
         ),
     };
     push(out, Check::Policies, level, text);
+    use crate::compile::artifact::Refused;
+    match artifact::cache_check(discovery, &ctx.env) {
+        Some((path, Some(Refused::Forged))) => push_at(
+            out,
+            Check::Integrity,
+            &path,
+            Level::Error,
+            format!(
+                "compiled-set cache {} does not verify under your key: it was changed by something other than hookrules; `run` does not use it (it builds the set from the policies and replaces the file)",
+                path.display()
+            ),
+        ),
+        Some((path, Some(Refused::NoKey(why)))) => push_at(
+            out,
+            Check::Integrity,
+            &path,
+            Level::Warn,
+            format!("the compiled-set cache is not used: {why}"),
+        ),
+        _ => {}
+    }
 }
 
 /// Will Codex run the hookrules hooks of this file? It skips untrusted ones

@@ -252,6 +252,7 @@ impl Session {
             discovery: Discovery {
                 project_dir: Some(project.clone()),
                 user_dir: Some(project.join("home/.config/hookrules")),
+                state_home: Some(fixture_state(&project)),
                 ..base.clone()
             },
             project,
@@ -305,7 +306,13 @@ pub fn project_policies(base: &Discovery) -> Option<PathBuf> {
         .filter(|d| d.is_dir())
 }
 
-/// Copy a folder's policies into a project's `.claude/hookrules/` (links followed).
+/// A fixture project's own state folder (its key, the policies it trusts).
+fn fixture_state(project: &Path) -> PathBuf {
+    project.join("home/.local/state/hookrules")
+}
+
+/// Copy a folder's policies into a project's `.claude/hookrules/` (links
+/// followed), trusted in the fixture's state folder.
 fn install_policies(from: &Path, project: &Path) -> Result<(), String> {
     let to = project.join(".claude/hookrules");
     std::fs::create_dir_all(&to).map_err(|e| format!("cannot create {}: {e}", to.display()))?;
@@ -316,8 +323,14 @@ fn install_policies(from: &Path, project: &Path) -> Result<(), String> {
         if p.extension().is_some_and(|x| x == "toml") {
             let text = crate::os::files::read_text(&p)
                 .map_err(|e| format!("cannot read {}: {e}", p.display()))?;
-            std::fs::write(to.join(e.file_name()), text)
+            let installed = to.join(e.file_name());
+            std::fs::write(&installed, &text)
                 .map_err(|e| format!("cannot install {}: {e}", p.display()))?;
+            // The policies under test are trusted in the fixture's own state
+            // folder (never the user's): what they loosen is what is tested.
+            crate::policy::trust::Store::open(&fixture_state(project))
+                .trust(&installed, &text, "hookrules test")
+                .map_err(|e| format!("cannot trust {}: {e}", installed.display()))?;
         }
     }
     Ok(())

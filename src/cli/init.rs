@@ -1075,6 +1075,14 @@ fn init_inner(args: &InitArgs, ctx: &Context, out: &mut dyn Write) -> Result<(),
                 "  created {} (adds to the built-in pack; edit it to add rules)",
                 file.display()
             );
+            // The starter as written is trusted: what it holds is hookrules'
+            // own text (an edit that loosens needs `hookrules trust`).
+            if let Some(state) = crate::os::state::state_home(&ctx.env) {
+                let mut store = crate::policy::trust::Store::open(&state);
+                if let Err(e) = store.trust(file, STARTER_POLICY, "hookrules init") {
+                    let _ = writeln!(w, "  note: the starter policy is not trusted: {e}");
+                }
+            }
         }
         other => starter_report(other.as_ref(), w),
     }

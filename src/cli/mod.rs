@@ -19,6 +19,7 @@ pub mod scaffold;
 pub mod style;
 pub mod test;
 pub mod timeouts;
+pub mod trust;
 pub mod wiring;
 
 use std::collections::BTreeMap;
@@ -222,6 +223,9 @@ pub enum Command {
         #[arg(long, conflicts_with = "dir")]
         install: bool,
     },
+    /// Trust the project's policies as they are now, so what they loosen and the
+    /// commands they run take effect (your terminal only; `check` lists them).
+    Trust(trust::TrustArgs),
 }
 
 /// The process environment, as a map (tests pass their own).
@@ -262,6 +266,7 @@ pub fn discovery(flags: Vec<PathBuf>, env: &BTreeMap<String, String>) -> Discove
             .or_else(|| env.get("HOME").map(|h| PathBuf::from(h).join(".config")))
             .map(|d| d.join("hookrules")),
         no_builtin: false,
+        state_home: crate::os::state::state_home(env),
     }
 }
 
@@ -478,6 +483,14 @@ pub fn main() -> ExitCode {
             &mut stderr.lock(),
         ),
         Command::Allow(args) => allow::run(
+            &args,
+            &env,
+            // SAFETY: isatty on stdin.
+            unsafe { libc::isatty(0) } == 1,
+            &mut stdout.lock(),
+            &mut stderr.lock(),
+        ),
+        Command::Trust(args) => trust::run(
             &args,
             &env,
             // SAFETY: isatty on stdin.

@@ -10,6 +10,12 @@
 //! and `HOME` (= `$PROJECT_DIR/home`) point into it, and `files` are created first.
 //! The last line is `N passed, N failed, N skipped` (skipped = `todo`). A `todo`
 //! fixture that passes counts as failed: remove the mark.
+//!
+//! Fixtures test what the policies under test do, so the installed copies are
+//! trusted in the fixture's own throwaway state folder (`$PROJECT_DIR/home/
+//! .local/state/hookrules`), never in the user's: whether `run` applies a
+//! project policy's loosenings and commands is the user's `hookrules trust`,
+//! which `check` reports (HR116).
 
 use std::collections::BTreeSet;
 use std::io::Write;

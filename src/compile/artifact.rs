@@ -10,11 +10,30 @@
 //!   `stat` of each must give the same answer, else it is rebuilt. Files changed
 //!   within two seconds of a build are not cached at all (their time stamps
 //!   cannot tell a second change in the same tick);
-//! - **whole**: the header and every record carry a 128-bit hash keyed by the
-//!   header's; a record is checked when it is read. Anything that does not check
-//!   out (a changed byte, a truncated file, another set's file, a folder or FIFO
-//!   in its place) makes `run` build the set from the policies, exactly as
-//!   without a cache, and replace the file.
+//! - **the user's own**: the header and every record carry a 128-bit tag that
+//!   only the holder of the user's key can compute: SipHash-2-4-128 under keys
+//!   derived from the per-user key by HMAC-SHA256 (`os::state::FastMac`; the key
+//!   is in the user's state folder). The header's tag covers the header; a
+//!   record's tag covers the header's tag, the record's offset and its bytes,
+//!   and is checked when the record is read. Anything that
+//!   does not check out (a changed byte with every hash recomputed, a truncated
+//!   file, another set's or another user's file, a folder or FIFO in its place)
+//!   makes `run` build the set from the policies, exactly as without a cache,
+//!   and replace the file. A file whose header is well-formed but whose tag does
+//!   not verify is also recorded as an integrity event (`doctor` reports it):
+//!   hookrules never writes one.
+//!
+//! Why per record, and not one MAC over the file: `run` reads only the records
+//! one event reaches (tens of kilobytes of a set that can be megabytes), so the
+//! MAC is computed over exactly the bytes that are read, and its cost grows with
+//! what the event needs, not with the set. A record's tag is bound to the
+//! header's, so records cannot be moved between artifacts. Why SipHash and not
+//! HMAC-SHA256 for the bytes: HMAC-SHA256 over those bytes doubled `run`'s
+//! instructions for a cached project set under `bench/callgrind.sh` (software
+//! SHA-256, ~25 instructions a byte, as on CPUs without the SHA extensions);
+//! SipHash-2-4 is a PRF made for authenticating data under a 128-bit secret key
+//! at a few instructions a byte, and its keys come from the user's key through
+//! HMAC-SHA256, never stored. The key file is read once per process.
 //!
 //! The built-in pack alone (no policy in any layer, the most common case) needs
 //! no file at all: its artifact is generated ahead of time into
@@ -24,9 +43,9 @@
 //! the stages that compile them and the format; see `build.rs`): a binary built
 //! from other files never uses it, and compiles the pack as without it.
 //!
-//! The hash is not a signature: whoever can write the cache folder and rebuild
-//! the hashes can also write a user policy. The default pack guards hookrules'
-//! own configuration and cache folders against the agent.
+//! The embedded pack is part of the binary and needs no key: its header and
+//! records carry a public 128-bit hash ([`hash`]), which detects damage; whoever
+//! can change the binary can change anything.
 //!
 //! Layout: `MAGIC`, header length (u32), header hash (u128), header (postcard),
 //! then records, each a hash (u128) and a postcard body: one per event entry of
@@ -54,6 +73,7 @@ use super::set::{assemble, CompiledSet, Query, SetRule};
 use super::Compiled;
 use crate::contract::Event;
 use crate::os::clock::Zone;
+use crate::os::state::{FastMac, UserKey};
 use crate::policy::discover::{Discovery, PROJECT_POLICY_DIR};
 use crate::policy::log::LogTable;
 use crate::policy::syntax::{CombineMode, FailureMode, UnparsableCommand};
@@ -62,6 +82,8 @@ use crate::validate::model::{Fact, Policy};
 use crate::validate::patterns::stored::{self, List, Numbering};
 
 const MAGIC: &[u8; 8] = b"HRSET004";
+/// The purpose the user's key is used for here (see `os::state`).
+const CACHE_PURPOSE: &str = "hookrules cache v1";
 /// Files whose time stamps are this close to the build are not cached (ns).
 const RACY_NS: i128 = 2_000_000_000;
 /// Largest artifact read (bytes).
@@ -250,12 +272,93 @@ impl Bytes {
     }
 }
 
+/// How tags are made and checked: the public hash (the embedded pack), or the
+/// user's key (cache files).
+#[derive(Debug, Clone)]
+pub enum Seal {
+    /// The public hash: detects damage, not a forger.
+    Public,
+    /// MACs under keys derived from the user's key: the header's, the records'.
+    Keyed {
+        /// For the header.
+        header: FastMac,
+        /// For the records (each bound to the header's tag).
+        records: FastMac,
+    },
+}
+
+impl Seal {
+    /// The seal of cache files under the user's key (one key derivation).
+    pub fn keyed(key: &UserKey) -> Seal {
+        let [header, records] = key.fast_pair(CACHE_PURPOSE);
+        Seal::Keyed { header, records }
+    }
+}
+
+/// The tag of a header.
+fn header_tag(seal: &Seal, head: &[u8]) -> [u8; 16] {
+    match seal {
+        Seal::Public => hash(0, &[MAGIC, head]).to_le_bytes(),
+        Seal::Keyed { header, .. } => header.tag(&[MAGIC, head]),
+    }
+}
+
+/// What checks the records of one artifact, bound to its header's tag.
+#[derive(Debug, Clone)]
+enum RecordSeal {
+    Public(u128),
+    Keyed(FastMac),
+}
+
+impl RecordSeal {
+    fn new(seal: &Seal, header: [u8; 16]) -> RecordSeal {
+        match seal {
+            Seal::Public => RecordSeal::Public(u128::from_le_bytes(header)),
+            Seal::Keyed { records, .. } => RecordSeal::Keyed(records.then(&[&header])),
+        }
+    }
+
+    fn tag(&self, at: u64, body: &[u8]) -> [u8; 16] {
+        match self {
+            RecordSeal::Public(key) => hash(*key, &[&at.to_le_bytes(), body]).to_le_bytes(),
+            RecordSeal::Keyed(k) => k.tag(&[&at.to_le_bytes(), body]),
+        }
+    }
+
+    fn verify(&self, at: u64, body: &[u8], tag: &[u8]) -> bool {
+        match self {
+            RecordSeal::Public(key) => {
+                hash(*key, &[&at.to_le_bytes(), body]).to_le_bytes()[..] == *tag
+            }
+            RecordSeal::Keyed(k) => k.verify(&[&at.to_le_bytes(), body], tag),
+        }
+    }
+}
+
+/// Why a cache file was not used (for `doctor` and the integrity record).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refused {
+    /// There is none (or it is not a regular file).
+    Absent,
+    /// Not an artifact of this format, or cut short: damage, or an older build.
+    Damaged,
+    /// Well-formed, but its tags do not verify under the user's key: changed
+    /// by something other than hookrules (or made under another key).
+    Forged,
+    /// For another policy search or another hookrules binary.
+    Other,
+    /// Its policies (or the trust store) changed since it was built.
+    Stale,
+    /// There is no usable key (see `os::state::KeyError`).
+    NoKey(String),
+}
+
 /// An open, verified artifact.
 #[derive(Debug)]
 pub struct Artifact {
     bytes: Bytes,
     header: Header,
-    key: u128,
+    seal: RecordSeal,
     /// Where the records start.
     base: u64,
     /// Pattern lists read so far, by number.
@@ -286,13 +389,14 @@ pub fn cache_dir(env: &BTreeMap<String, String>) -> Option<PathBuf> {
 fn search_key(discovery: &Discovery) -> String {
     let cwd = std::env::current_dir().unwrap_or_default();
     format!(
-        "{:?}|{:?}|{:?}|{:?}|{}|{}",
+        "{:?}|{:?}|{:?}|{:?}|{}|{}|{:?}",
         discovery.flags,
         discovery.env,
         discovery.project_dir,
         discovery.user_dir,
         discovery.no_builtin,
-        cwd.display()
+        cwd.display(),
+        discovery.state_home,
     )
 }
 
@@ -313,35 +417,68 @@ pub fn load(discovery: &Discovery, env: &BTreeMap<String, String>) -> Loaded {
             return Loaded::Stored(Box::new(a));
         }
     }
-    let Some(dir) = cache_dir(env) else {
+    let (Some(dir), Some(state)) = (cache_dir(env), crate::os::state::state_home(env)) else {
         return Loaded::Built(Box::new(CompiledSet::build(&discovery.find())));
     };
+    // No usable key, no cache: every call builds the set (`doctor` says why).
+    let Ok(key) = UserKey::load_or_create(&state) else {
+        return Loaded::Built(Box::new(CompiledSet::build(&discovery.find())));
+    };
+    let seal = Seal::keyed(&key);
     let path = path_for(&dir, discovery);
     let search = search_key(discovery);
-    if let Some(a) = Artifact::open(&path, &search) {
-        return Loaded::Stored(Box::new(a));
+    match Artifact::open(&path, &search, &seal) {
+        Ok(a) => return Loaded::Stored(Box::new(a)),
+        Err(Refused::Forged) => crate::os::state::record_integrity(
+            &state,
+            "cache-forged",
+            &path,
+            "a compiled-set cache file whose tags do not verify under your key was found and not used; the set was built from the policies",
+        ),
+        Err(_) => {}
     }
     let (set, stamps) = build_stamped(discovery);
-    if let Some(bytes) = stamps.and_then(|stamps| encode(&set, search, binary_identity(), stamps)) {
+    if let Some(bytes) =
+        stamps.and_then(|stamps| encode(&set, search, binary_identity(), stamps, &seal))
+    {
         let _ = crate::os::files::write_atomic(&path, &bytes);
     }
     Loaded::Built(Box::new(set))
 }
 
 /// Where [`load`] would take the set from, without building it (`doctor`);
-/// the embedded pack counts only if every record verifies.
+/// the embedded pack counts only if every record verifies, a cache file only if
+/// every record verifies under the user's key.
 pub fn origin(discovery: &Discovery, env: &BTreeMap<String, String>) -> SetOrigin {
     if embedded_wanted(discovery, env)
         && Artifact::embedded(EMBEDDED).is_some_and(|a| a.check_all())
     {
         return SetOrigin::Embedded;
     }
-    match cache_dir(env).map(|dir| path_for(&dir, discovery)) {
-        Some(path) if Artifact::open(&path, &search_key(discovery)).is_some() => {
-            SetOrigin::Cache(path)
-        }
+    match cache_check(discovery, env) {
+        Some((path, None)) => SetOrigin::Cache(path),
         _ => SetOrigin::Built,
     }
+}
+
+/// The cache file of a policy search, and why it would not be used (None: it
+/// would be, every record verified). None when there is no cache or no state
+/// folder.
+pub fn cache_check(
+    discovery: &Discovery,
+    env: &BTreeMap<String, String>,
+) -> Option<(PathBuf, Option<Refused>)> {
+    let path = path_for(&cache_dir(env)?, discovery);
+    let key = match UserKey::load(&crate::os::state::state_home(env)?) {
+        Ok(k) => k,
+        Err(e) => return Some((path, Some(Refused::NoKey(e.to_string())))),
+    };
+    let why = match Artifact::open(&path, &search_key(discovery), &Seal::keyed(&key)) {
+        Ok(a) if a.check_all() => None,
+        Ok(_) => Some(Refused::Forged),
+        Err(why) => Some(why),
+    };
+    Some((path, why))
 }
 
 /// Is the set the built-in pack alone, and the embedded one not turned off?
@@ -393,6 +530,8 @@ fn searched(d: &Discovery) -> Vec<PathBuf> {
     v.extend(d.user_dir.clone());
     if let Some(p) = &d.project_dir {
         v.push(p.join(PROJECT_POLICY_DIR));
+        // Trust given or taken back changes what a project policy may do.
+        v.extend(d.state_home.as_deref().map(crate::policy::trust::trust_dir));
     }
     v
 }
@@ -448,7 +587,13 @@ pub fn hash(key: u128, parts: &[&[u8]]) -> u128 {
 /// `policies/builtin.hrset` must hold (`tests/embedded.rs` compares them).
 pub fn embedded_artifact() -> Option<Vec<u8>> {
     let set = CompiledSet::build(&crate::policy::discover::builtin());
-    encode(&set, EMBEDDED_SEARCH.into(), EMBEDDED_INPUTS.into(), vec![])
+    encode(
+        &set,
+        EMBEDDED_SEARCH.into(),
+        EMBEDDED_INPUTS.into(),
+        vec![],
+        &Seal::Public,
+    )
 }
 
 /// Encode a set; `None` if some part does not serialize (then nothing is cached).
@@ -457,6 +602,7 @@ fn encode(
     search: String,
     binary: String,
     stamps: Vec<Stamp>,
+    seal: &Seal,
 ) -> Option<Vec<u8>> {
     let mut body: Vec<u8> = vec![];
     let mut records: Vec<Span> = vec![];
@@ -528,26 +674,60 @@ fn encode(
         provenance: set.provenance.clone(),
     };
     let head = postcard::to_allocvec(&header).ok()?;
-    let key = hash(0, &[MAGIC, &head]);
     let mut out = MAGIC.to_vec();
     out.extend_from_slice(&(head.len() as u32).to_le_bytes());
-    out.extend_from_slice(&key.to_le_bytes());
+    out.extend_from_slice(&[0; 16]);
     out.extend_from_slice(&head);
     out.extend_from_slice(&body);
-    // Each record's hash is keyed by the header's and covers its offset, so a
-    // record cannot be edited, moved or taken from another artifact.
-    let base = out.len() - body.len();
-    for &(at, len) in &records {
+    seal_all(&mut out, &records, seal);
+    Some(out)
+}
+
+/// Write the header's tag and every record's (each bound to the header's and
+/// covering its offset, so a record cannot be edited, moved or taken from
+/// another artifact).
+fn seal_all(out: &mut [u8], records: &[Span], seal: &Seal) {
+    let head_len = u32::from_le_bytes([out[8], out[9], out[10], out[11]]) as usize;
+    let tag = header_tag(seal, &out[28..28 + head_len]);
+    out[12..28].copy_from_slice(&tag);
+    let records_seal = RecordSeal::new(seal, tag);
+    let base = 28 + head_len;
+    for &(at, len) in records {
         let start = base + at as usize;
-        let h = hash(
-            key,
-            &[
-                &at.to_le_bytes(),
-                &out[start + 16..start + 16 + len as usize],
-            ],
-        );
-        out[start..start + 16].copy_from_slice(&h.to_le_bytes());
+        let t = records_seal.tag(at, &out[start + 16..start + 16 + len as usize]);
+        out[start..start + 16].copy_from_slice(&t);
     }
+}
+
+/// Recompute every tag of an artifact whose bytes were edited, as a forger who
+/// knows the format would: with [`Seal::Public`] (what anyone can compute) or
+/// a key of their own. `tests/artifact.rs` uses it to show that no such file is
+/// used, and, with the user's own key, that the edit would have mattered.
+/// `None` when the header does not decode.
+#[doc(hidden)]
+pub fn reseal(bytes: &[u8], seal: &Seal) -> Option<Vec<u8>> {
+    let head_len = u32::from_le_bytes(bytes.get(8..12)?.try_into().ok()?) as usize;
+    let header: Header = postcard::from_bytes(bytes.get(28..28 + head_len)?).ok()?;
+    let base = 28 + head_len;
+    let record = |span: Span| -> Option<&[u8]> {
+        let start = base + span.0 as usize + 16;
+        bytes.get(start..start + span.1 as usize)
+    };
+    let mut spans: Vec<Span> = vec![];
+    spans.extend(&header.rules);
+    spans.extend(&header.lists);
+    for &e in header.events.values().chain([&header.other]) {
+        spans.push(e);
+        let entry: EventEntry<Span> = postcard::from_bytes(record(e)?).ok()?;
+        entry.try_map(|&g| {
+            spans.push(g);
+            Some(())
+        })?;
+    }
+    spans.push(header.notes);
+    spans.extend(header.policies.iter().map(|p| p.facts));
+    let mut out = bytes.to_vec();
+    seal_all(&mut out, &spans, seal);
     Some(out)
 }
 
@@ -564,65 +744,78 @@ mod erased {
 }
 
 impl Artifact {
-    /// Open and verify a cache file's header and freshness; `None` if missing,
-    /// not a regular file, damaged, or stale.
-    fn open(path: &Path, search: &str) -> Option<Artifact> {
+    /// Open and verify a cache file's header and freshness; why not, if it is
+    /// missing, not a regular file, damaged, forged, another's, or stale.
+    fn open(path: &Path, search: &str, seal: &Seal) -> Result<Artifact, Refused> {
         // Never block on a FIFO, never follow a link planted in the cache.
         let file = std::fs::OpenOptions::new()
             .read(true)
             .custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW)
             .open(path)
-            .ok()?;
-        if !file.metadata().ok()?.is_file() {
-            return None;
+            .map_err(|_| Refused::Absent)?;
+        if !file.metadata().map_err(|_| Refused::Absent)?.is_file() {
+            return Err(Refused::Absent);
         }
         let a = Artifact::verify(
             Bytes::File(file, path.to_path_buf()),
             search,
             &binary_identity(),
+            seal,
         )?;
-        a.header
-            .stamps
-            .iter()
-            .all(|s| Stamp::of(&s.path) == *s)
-            .then_some(a)
+        if a.header.stamps.iter().all(|s| Stamp::of(&s.path) == *s) {
+            Ok(a)
+        } else {
+            Err(Refused::Stale)
+        }
     }
 
     /// The embedded built-in pack in `bytes` (the binary's [`EMBEDDED`], or a
     /// copy a test damaged); `None` if damaged or generated from other files
     /// than this binary was built from.
     pub fn embedded(bytes: &'static [u8]) -> Option<Artifact> {
-        Artifact::verify(Bytes::Static(bytes), EMBEDDED_SEARCH, EMBEDDED_INPUTS)
+        Artifact::verify(
+            Bytes::Static(bytes),
+            EMBEDDED_SEARCH,
+            EMBEDDED_INPUTS,
+            &Seal::Public,
+        )
+        .ok()
     }
 
-    /// Check an artifact's header: its hash, its search, what built it.
-    fn verify(bytes: Bytes, search: &str, binary: &str) -> Option<Artifact> {
-        let len = bytes.len()?;
+    /// Check an artifact's header: its tag, its search, what built it.
+    fn verify(bytes: Bytes, search: &str, binary: &str, seal: &Seal) -> Result<Artifact, Refused> {
+        let damaged = Refused::Damaged;
+        let len = bytes.len().ok_or(Refused::Absent)?;
         if !(32..=MAX_ARTIFACT).contains(&len) {
-            return None;
+            return Err(damaged);
         }
-        let fixed = bytes.at(0, 28)?;
+        let fixed = bytes.at(0, 28).ok_or(Refused::Damaged)?;
         if &fixed[..8] != MAGIC {
-            return None;
+            return Err(damaged);
         }
-        let head_len = u32::from_le_bytes(fixed[8..12].try_into().ok()?) as u64;
-        let key = u128::from_le_bytes(fixed[12..28].try_into().ok()?);
+        let head_len = u32::from_le_bytes([fixed[8], fixed[9], fixed[10], fixed[11]]) as u64;
         if 28 + head_len > len {
-            return None;
+            return Err(damaged);
         }
-        let head = bytes.at(28, head_len as usize)?;
-        if hash(0, &[MAGIC, &head]) != key {
-            return None;
+        let head = bytes.at(28, head_len as usize).ok_or(Refused::Damaged)?;
+        let tag = header_tag(seal, &head);
+        // Compared in constant time: every byte, whatever the first difference.
+        let differ = tag
+            .iter()
+            .zip(&fixed[12..28])
+            .fold(0u8, |acc, (a, b)| acc | (a ^ b));
+        if differ != 0 {
+            return Err(Refused::Forged);
         }
-        let header: Header = postcard::from_bytes(&head).ok()?;
+        let header: Header = postcard::from_bytes(&head).map_err(|_| Refused::Forged)?;
         if header.search != search || header.binary != binary {
-            return None;
+            return Err(Refused::Other);
         }
         let lists = Mutex::new(vec![None; header.lists.len()]);
-        Some(Artifact {
+        Ok(Artifact {
             bytes,
             header,
-            key,
+            seal: RecordSeal::new(seal, tag),
             base: 28 + head_len,
             lists,
         })
@@ -676,9 +869,8 @@ impl Artifact {
         let bytes = self
             .bytes
             .at(self.base.checked_add(at)?, 16 + len as usize)?;
-        let (h, body) = bytes.split_at(16);
-        let h = u128::from_le_bytes(h.try_into().ok()?);
-        if hash(self.key, &[&at.to_le_bytes(), body]) != h {
+        let (tag, body) = bytes.split_at(16);
+        if !self.seal.verify(at, body, tag) {
             return None;
         }
         Some(match bytes {

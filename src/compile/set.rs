@@ -37,6 +37,9 @@ pub struct CompiledSet {
     pub log: Vec<LogTable>,
     /// The SHA-256 of the policy set and its bundles, recorded with every decision.
     pub provenance: Provenance,
+    /// What project-layer policies loosen or run, trusted or not (the
+    /// untrusted ones were left out; see `policy::loosening`).
+    pub loosenings: Vec<crate::policy::loosening::Loosening>,
 }
 
 /// One rule of a set: valid, or broken with its errors.
@@ -75,6 +78,7 @@ impl CompiledSet {
             failure: overall_failure_mode(found),
             log: vec![],
             provenance: Provenance::default(),
+            loosenings: vec![],
         };
         for d in &found.errors {
             set.add_unloadable(None, d);
@@ -87,13 +91,14 @@ impl CompiledSet {
             }
         }
         set.provenance = provenance_of(found, &parsed);
-        let layered = layering::apply(parsed);
+        let layered = layering::apply(parsed, &found.trusted);
         for (source, raw) in &layered.policies {
             set.add_policy(source, raw);
             set.log
                 .extend(raw.log.as_ref().map(|l| LogTable::from(&l.value)));
         }
         set.notes = layered.notes;
+        set.loosenings = layered.loosenings;
         set.index();
         set
     }

@@ -86,6 +86,60 @@ pub struct Discovery {
     pub user_dir: Option<PathBuf>,
     /// `--no-builtin`: leave the built-in pack out (said by `check` and `doctor`).
     pub no_builtin: bool,
+    /// The user's state folder (`os::state::state_home`), where trusted
+    /// project policies are recorded; None: no project policy is trusted.
+    pub state_home: Option<PathBuf>,
+}
+
+/// Which project-layer files the user has trusted, exactly as they are now
+/// (see [`super::trust`]). Files of other layers need no trust.
+#[derive(Debug, Clone, Default)]
+pub struct Trusted {
+    files: std::collections::HashSet<PathBuf>,
+    all: bool,
+}
+
+impl Trusted {
+    /// Does a file of this layer need the user's trust to loosen or run?
+    pub fn needs_trust(layer: Layer) -> bool {
+        matches!(layer, Layer::Project | Layer::Local)
+    }
+
+    /// Every file trusted: for planning only (the timeouts `init` registers fit
+    /// what the policies will run once trusted), never for evaluation.
+    pub fn assume_all() -> Trusted {
+        Trusted {
+            all: true,
+            ..Trusted::default()
+        }
+    }
+
+    /// May this source loosen and run commands?
+    pub fn covers(&self, source: &PolicySource) -> bool {
+        self.all
+            || !Trusted::needs_trust(source.layer)
+            || matches!(&source.origin, Origin::File(p) if self.files.contains(p))
+    }
+
+    /// Ask the trust store of `state_home` about every project-layer source.
+    pub fn check(sources: &[Arc<PolicySource>], state_home: Option<&Path>) -> Trusted {
+        let mut t = Trusted::default();
+        let Some(state_home) = state_home else {
+            return t;
+        };
+        let mut store = None;
+        for s in sources {
+            let Origin::File(p) = &s.origin else { continue };
+            if !Trusted::needs_trust(s.layer) {
+                continue;
+            }
+            let store = store.get_or_insert_with(|| super::trust::Store::open(state_home));
+            if store.is_trusted(p, s.full_text()) {
+                t.files.insert(p.clone());
+            }
+        }
+        t
+    }
 }
 
 /// The policy texts that were found, plus problems reading them.
@@ -101,6 +155,8 @@ pub struct Found {
     pub builtin_off: Vec<PathBuf>,
     /// The built-in pack was left out by `--no-builtin`.
     pub builtin_off_by_flag: bool,
+    /// The project-layer files the user trusted.
+    pub trusted: Trusted,
     /// Files already read (see `file_key`).
     seen: std::collections::HashSet<PathBuf>,
 }
@@ -142,6 +198,7 @@ impl Discovery {
         if found.sources.is_empty() && found.errors.is_empty() && !self.no_builtin {
             return builtin();
         }
+        found.trusted = Trusted::check(&found.sources, self.state_home.as_deref());
         self.under_builtin(found)
     }
 
@@ -176,12 +233,13 @@ impl Discovery {
     }
 
     /// The built-in pack under what was `found`, unless `--no-builtin` or a
-    /// policy's `builtin = false` turns it off.
+    /// policy's `builtin = false` turns it off (a project-layer policy only
+    /// once trusted).
     fn under_builtin(&self, mut found: Found) -> Found {
         found.builtin_off = found
             .sources
             .iter()
-            .filter(|s| turns_builtin_off(s))
+            .filter(|s| turns_builtin_off(s) && found.trusted.covers(s))
             .filter_map(|s| match &s.origin {
                 Origin::File(p) => Some(p.clone()),
                 Origin::Builtin(_) => None,
@@ -258,6 +316,7 @@ pub fn builtin() -> Found {
         selection: Some(Selection::Builtin),
         builtin_off: vec![],
         builtin_off_by_flag: false,
+        trusted: Trusted::default(),
         seen: Default::default(),
     }
 }

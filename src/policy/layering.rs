@@ -9,11 +9,20 @@
 //!
 //! Every replacement and override leaves a note on the rule, which `check --rules`
 //! and `explain` show, so it is always clear where a rule's behaviour comes from.
+//!
+//! Before a project-layer file (committed, `*.local.toml`, or extended by
+//! them) joins, its loosenings and commands are classified
+//! ([`super::loosening::classify`]); unless the user trusted its exact content
+//! ([`super::trust`]), they are left out, and the file gets a SessionStart rule
+//! that tells the user once per session which file was ignored and what it
+//! would have changed.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::syntax::{Granted, RawExcept, RawPolicy, Sp};
+use super::discover::Trusted;
+use super::loosening::{self, Loosening};
+use super::syntax::{Granted, RawExcept, RawPolicy, RawRule, Sp};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::source::PolicySource;
 
@@ -26,10 +35,15 @@ pub struct Layered {
     pub notes: BTreeMap<String, Vec<String>>,
     /// Overrides that select nothing.
     pub diagnostics: Vec<Diagnostic>,
+    /// Every loosening and command of the project layer, trusted or not (the
+    /// untrusted ones were left out).
+    pub loosenings: Vec<Loosening>,
 }
 
-/// Apply replacements and overrides.
-pub fn apply(mut policies: Vec<(Arc<PolicySource>, RawPolicy)>) -> Layered {
+/// Apply replacements and overrides; leave out what project-layer files that
+/// `trusted` does not cover loosen or run.
+pub fn apply(mut policies: Vec<(Arc<PolicySource>, RawPolicy)>, trusted: &Trusted) -> Layered {
+    let mut loosenings = vec![];
     let mut notes: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut diagnostics = vec![];
     // Live rule ids -> the file defining them; removals wait until they matter
@@ -38,6 +52,25 @@ pub fn apply(mut policies: Vec<(Arc<PolicySource>, RawPolicy)>) -> Layered {
     let mut pending: Vec<std::collections::HashSet<String>> =
         vec![Default::default(); policies.len()];
     for i in 0..policies.len() {
+        // 0. What a project-layer file loosens or runs, and without trust, leave it out.
+        if Trusted::needs_trust(policies[i].0.layer) {
+            let (head, tail) = policies.split_at_mut(i);
+            remove_pending(head, &mut pending[..i]);
+            let (src, raw) = &mut tail[0];
+            let mut found = loosening::classify(src, raw, head);
+            let covered = trusted.covers(src);
+            for l in &mut found {
+                l.trusted = covered;
+            }
+            for l in &found {
+                diagnostics.push(loosening_diagnostic(src, l));
+            }
+            if !covered && !found.is_empty() {
+                loosening::restrict(raw, &found);
+                raw.rules.push(notice(src, &found));
+            }
+            loosenings.extend(found);
+        }
         // 1. Replacement by id.
         for r in &policies[i].1.rules {
             let id = &r.value.id.value;
@@ -63,27 +96,12 @@ pub fn apply(mut policies: Vec<(Arc<PolicySource>, RawPolicy)>) -> Layered {
         // 2. Overrides of earlier rules.
         for o in &raw.overrides {
             let ov = &o.value;
-            let by_id = ov.rule.as_ref().map(|r| {
-                globset::Glob::new(&r.value)
-                    .map(|g| g.compile_matcher())
-                    .map_err(|_| r.value.clone())
-            });
+            let selector = loosening::Selector::of(ov);
             let mut matched = 0;
             for (_, earlier) in head.iter_mut() {
                 for rule in earlier.rules.iter_mut() {
+                    let selected = selector.selects(&rule.value);
                     let r = &mut rule.value;
-                    let selected = match (&by_id, &ov.tag) {
-                        (Some(Ok(m)), None) => m.is_match(&r.id.value),
-                        (Some(Err(exact)), None) => &r.id.value == exact,
-                        (None, Some(tag)) => r.tags.iter().any(|t| t == &tag.value),
-                        (Some(Ok(m)), Some(tag)) => {
-                            m.is_match(&r.id.value) && r.tags.iter().any(|t| t == &tag.value)
-                        }
-                        (Some(Err(exact)), Some(tag)) => {
-                            &r.id.value == exact && r.tags.iter().any(|t| t == &tag.value)
-                        }
-                        (None, None) => false,
-                    };
                     if !selected {
                         continue;
                     }
@@ -159,6 +177,7 @@ pub fn apply(mut policies: Vec<(Arc<PolicySource>, RawPolicy)>) -> Layered {
         policies,
         notes,
         diagnostics,
+        loosenings,
     }
 }
 
@@ -174,6 +193,66 @@ pub fn describe_except(e: &RawExcept) -> String {
         parts.push(format!("commands {c:?}"));
     }
     parts.join(", ")
+}
+
+/// `check`'s line for a loosening: where, what, which rules, trusted or not.
+fn loosening_diagnostic(src: &Arc<PolicySource>, l: &Loosening) -> Diagnostic {
+    let standing = if l.trusted {
+        "trusted (you ran `hookrules trust` on this exact content)"
+    } else {
+        "not trusted, so ignored until you review the file and run `hookrules trust`"
+    };
+    Diagnostic::new(
+        Code::Loosening,
+        format!("{} — {standing}", l.what.sentence(&l.rules)),
+    )
+    .at(src, l.span.clone())
+    .help(if l.trusted {
+        "a change to the file needs trust again; `hookrules trust --list` shows what you trusted"
+    } else {
+        "a policy from the repository may only add stricter rules until you trust it"
+    })
+}
+
+/// The rule that tells the user, at SessionStart, that a project policy's
+/// loosenings and commands were left out (the client shows `systemMessage` to
+/// the user; the model never sees it).
+fn notice(src: &PolicySource, found: &[Loosening]) -> Sp<RawRule> {
+    let mut lines: Vec<String> = found
+        .iter()
+        .map(|l| format!("line {}: {}", l.line, l.what.sentence(&l.rules)))
+        .collect();
+    lines.dedup();
+    let text = format!(
+        "hookrules: {} is not trusted, so what it loosens or runs is ignored ({}). Review it, then run `hookrules trust` in the project to apply it; `hookrules check` lists it.",
+        src.display_name(),
+        lines.join("; ")
+    );
+    let rule = RawRule {
+        id: Sp::unspanned(format!("untrusted-policy:{}", src.stem())),
+        description: Some("left out until trusted (hookrules trust)".into()),
+        priority: None,
+        tags: vec!["hookrules-trust".into()],
+        enabled: None,
+        mode: None,
+        events: Sp::unspanned(vec![Sp::unspanned("SessionStart".to_string())]),
+        matcher: None,
+        when: None,
+        unless: None,
+        decision: None,
+        defer: None,
+        reason: None,
+        context: None,
+        // Literal text: never rendered as a template.
+        message: Some(Sp::unspanned(format!("{{% raw %}}{text}{{% endraw %}}"))),
+        rewrite: None,
+        include: vec![],
+        effects: vec![],
+        allow: vec![],
+        except: None,
+        granted: vec![],
+    };
+    Sp::unspanned(rule)
 }
 
 fn remove_pending(

@@ -3,6 +3,8 @@
 pub mod discover;
 pub mod layering;
 pub mod log;
+pub mod loosening;
 pub mod parse;
 pub mod recover;
 pub mod syntax;
+pub mod trust;

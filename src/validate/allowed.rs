@@ -59,7 +59,9 @@ impl Allows {
     /// Leave out the warnings this file allows.
     pub fn apply(&mut self, diags: &mut Vec<Diagnostic>) {
         diags.retain(|d| {
-            if d.severity() != Severity::Warning {
+            // A loosening is listed whatever the file says: a repository's
+            // policy must not hide what it loosens.
+            if d.severity() != Severity::Warning || d.code == Code::Loosening {
                 return true;
             }
             let here = d

@@ -1,0 +1,198 @@
+//! Repository trust: which project policies the user has trusted, exactly.
+//!
+//! A policy in the project layer (`.claude/hookrules/*.toml`, the
+//! `*.local.toml` files beside them, and every file they `extends`) comes with
+//! the repository, or was written by the agent: its loosenings and the
+//! commands it runs ([`super::loosening`]) take effect only once the user has
+//! trusted that exact content with `hookrules trust`. Stricter rules need no
+//! trust.
+//!
+//! `*.local.toml` is treated like the committed files: it lives inside the
+//! repository folder, so a clone can carry one (committed despite the
+//! `.gitignore` that `init` writes, or in an archive), and the agent can write
+//! one; hookrules cannot tell a file the user wrote from one that arrived. The
+//! user trusts their own local file once after each edit (`hookrules trust`),
+//! as with `direnv allow`.
+//!
+//! A trust is recorded in the user's state folder (`<state>/trust/`), never in
+//! the project, as a file named by a MAC (HMAC-SHA256 under the user's key,
+//! see `os::state`) of the policy's absolute path and the SHA-256 of its text:
+//! the name cannot be computed without the key, so the file's existence is the
+//! proof, and an edited file (another hash) or the same text at another path
+//! is untrusted again. The file holds the path, the hash and who trusted it,
+//! for `hookrules trust --list`.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::os::unix::fs::DirBuilderExt;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::os::state::{self, KeyError, UserKey};
+
+const TRUST_PURPOSE: &str = "hookrules trust v1";
+
+/// The folder of trust records in a state folder.
+pub fn trust_dir(state_home: &Path) -> PathBuf {
+    state_home.join("trust")
+}
+
+/// The SHA-256 of a policy's text, as hex.
+pub fn content_hash(text: &str) -> String {
+    state::hex(&Sha256::digest(text.as_bytes()))
+}
+
+/// The identity a trust is keyed to: the absolute path (symlinks resolved when
+/// the file exists).
+pub fn identity(path: &Path) -> PathBuf {
+    fs::canonicalize(path).unwrap_or_else(|_| {
+        let abs = if path.is_absolute() {
+            path.to_path_buf()
+        } else {
+            std::env::current_dir().unwrap_or_default().join(path)
+        };
+        crate::os::files::lexical_normalize(&abs)
+    })
+}
+
+/// One trust record, as stored.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Record {
+    /// The policy file, absolute.
+    pub path: String,
+    /// The SHA-256 of the text that was trusted.
+    pub sha256: String,
+    /// Who trusted it (`user@host`).
+    #[serde(default)]
+    pub by: String,
+    /// When (ms since the epoch).
+    #[serde(default)]
+    pub time_ms: i64,
+}
+
+/// The user's trust store.
+#[derive(Debug)]
+pub struct Store {
+    state_home: PathBuf,
+    key: Result<UserKey, KeyError>,
+}
+
+impl Store {
+    /// The store of a state folder (the key is read, never created, here).
+    pub fn open(state_home: &Path) -> Store {
+        Store {
+            state_home: state_home.to_path_buf(),
+            key: UserKey::load(state_home),
+        }
+    }
+
+    /// Why nothing can be trusted, if so (no key yet is not a problem: then
+    /// nothing was trusted yet).
+    pub fn problem(&self) -> Option<&KeyError> {
+        match &self.key {
+            Err(KeyError::Missing(_)) | Ok(_) => None,
+            Err(e) => Some(e),
+        }
+    }
+
+    fn name(key: &UserKey, path: &Path, sha256: &str) -> String {
+        let path = path.to_string_lossy();
+        let mac = key.mac_hex(TRUST_PURPOSE, &[path.as_bytes(), sha256.as_bytes()]);
+        format!("{}.json", &mac[..40])
+    }
+
+    /// Has the user trusted this text at this path?
+    pub fn is_trusted(&self, path: &Path, text: &str) -> bool {
+        let Ok(key) = &self.key else { return false };
+        let name = Store::name(key, &identity(path), &content_hash(text));
+        fs::symlink_metadata(trust_dir(&self.state_home).join(name))
+            .is_ok_and(|m| m.file_type().is_file())
+    }
+
+    /// Trust this text at this path (the key is created if there is none).
+    pub fn trust(&mut self, path: &Path, text: &str, by: &str) -> Result<PathBuf, String> {
+        if matches!(self.key, Err(KeyError::Missing(_))) {
+            self.key = UserKey::load_or_create(&self.state_home);
+        }
+        let key = self.key.as_ref().map_err(|e| e.to_string())?;
+        let id = identity(path);
+        let sha = content_hash(text);
+        let dir = trust_dir(&self.state_home);
+        fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(&dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        let file = dir.join(Store::name(key, &id, &sha));
+        let record = Record {
+            path: id.display().to_string(),
+            sha256: sha,
+            by: by.to_string(),
+            time_ms: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_millis() as i64)
+                .unwrap_or(0),
+        };
+        let text = serde_json::to_vec_pretty(&record).map_err(|e| e.to_string())?;
+        crate::os::files::write_atomic(&file, &text)
+            .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+        Ok(file)
+    }
+
+    /// Every trust record whose name verifies under the key, by path (records
+    /// that do not verify are left out: they were not made by `hookrules trust`
+    /// with this key).
+    pub fn list(&self) -> BTreeMap<String, Vec<Record>> {
+        let mut out: BTreeMap<String, Vec<Record>> = BTreeMap::new();
+        let Ok(key) = &self.key else { return out };
+        let Ok(entries) = fs::read_dir(trust_dir(&self.state_home)) else {
+            return out;
+        };
+        for e in entries.flatten() {
+            let Ok(text) = crate::os::files::read_capped(&e.path(), 1 << 16) else {
+                continue;
+            };
+            let Ok(r) = serde_json::from_str::<Record>(&text) else {
+                continue;
+            };
+            if Store::name(key, Path::new(&r.path), &r.sha256) == e.file_name().to_string_lossy() {
+                out.entry(r.path.clone()).or_default().push(r);
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trust_is_for_this_text_at_this_path_under_this_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join("state");
+        let p = dir.path().join("proj/.claude/hookrules/a.toml");
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(&p, "x").unwrap();
+        let mut store = Store::open(&state);
+        assert!(!store.is_trusted(&p, "x"), "no key, nothing trusted");
+        store.trust(&p, "x", "me").unwrap();
+        let store = Store::open(&state);
+        assert!(store.is_trusted(&p, "x"));
+        assert!(!store.is_trusted(&p, "x "), "another text");
+        let q = dir.path().join("proj/.claude/hookrules/b.toml");
+        fs::write(&q, "x").unwrap();
+        assert!(!store.is_trusted(&q, "x"), "the same text elsewhere");
+        assert_eq!(store.list().len(), 1);
+        // A record whose name was not made with the key is not a trust.
+        let forged = trust_dir(&state).join(format!("{}.json", "ab".repeat(20)));
+        fs::write(&forged, serde_json::to_vec(&store.list()).unwrap()).unwrap();
+        assert_eq!(store.list().len(), 1);
+        // Another key (the file was removed and made again): nothing is trusted.
+        fs::remove_file(state::key_path(&state)).unwrap();
+        UserKey::load_or_create(&state).unwrap();
+        assert!(!Store::open(&state).is_trusted(&p, "x"));
+    }
+}

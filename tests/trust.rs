@@ -1,0 +1,414 @@
+//! Nothing the agent or a repository writes can switch protection off or grant
+//! an exception (issue 26 items 2 and 4), through the real binary:
+//!
+//! - a committed project policy that disables `tag = "git"` leaves
+//!   `git reset --hard` denied until the user runs `hookrules trust`, under a
+//!   Claude Code and a Codex envelope (no `CLAUDE_PROJECT_DIR`), allowed after
+//!   it, and denied again once the file changes; plain `check` names the file,
+//!   the line and the rules; SessionStart tells the user once;
+//! - an allowance the agent forges (the right call id, any content) is ignored,
+//!   logged as a forgery (`report`, `doctor`), and the user's own
+//!   `hookrules allow CODE`, run from another folder, still works;
+//! - a repository policy that moves the log folder into the repository, with a
+//!   committed grant there, changes nothing.
+//!
+//! `hookrules trust` and `hookrules allow` need a terminal: they are run under
+//! `script(1)`, which gives them one.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+fn bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_hookrules"))
+}
+
+struct Sandbox {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+    proj: PathBuf,
+}
+
+impl Sandbox {
+    fn new(files: &[(&str, &str)]) -> Sandbox {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().to_path_buf();
+        let proj = root.join("proj");
+        std::fs::create_dir_all(proj.join(".git")).unwrap();
+        std::fs::create_dir_all(root.join("home")).unwrap();
+        std::fs::create_dir_all(root.join("elsewhere")).unwrap();
+        let s = Sandbox {
+            _dir: dir,
+            root,
+            proj,
+        };
+        for (rel, text) in files {
+            s.write(rel, text);
+        }
+        s
+    }
+
+    fn write(&self, rel: &str, text: &str) {
+        let p = self.proj.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+
+    fn state(&self) -> PathBuf {
+        self.root.join("state/hookrules")
+    }
+
+    fn command(&self, cwd: &Path) -> Command {
+        let mut c = Command::new(bin());
+        c.env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("HOME", self.root.join("home"))
+            .env("USER", "dev")
+            .env("XDG_CONFIG_HOME", self.root.join("xdg"))
+            .env("XDG_STATE_HOME", self.root.join("state"))
+            .env("HOOKRULES_CACHE_DIR", self.root.join("cache"))
+            .current_dir(cwd)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        c
+    }
+
+    /// `hookrules run` with an event on stdin; `claude`: with
+    /// `CLAUDE_PROJECT_DIR`, else as Codex runs it (in the project, no such
+    /// variable).
+    fn run(&self, event: serde_json::Value, claude: bool) -> String {
+        let mut c = self.command(&self.proj);
+        c.arg("run");
+        if claude {
+            c.env("CLAUDE_PROJECT_DIR", &self.proj);
+        }
+        let mut child = c.spawn().unwrap();
+        use std::io::Write;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(event.to_string().as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn bash(&self, command: &str, claude: bool) -> String {
+        let mut ev = serde_json::json!({
+            "hook_event_name": "PreToolUse", "tool_name": "Bash",
+            "tool_input": {"command": command}, "session_id": "s",
+            "cwd": self.proj,
+        });
+        if !claude {
+            for (k, v) in [
+                ("turn_id", "t1"),
+                ("model", "gpt-5-codex"),
+                ("permission_mode", "default"),
+                ("tool_use_id", "call_1"),
+            ] {
+                ev[k] = v.into();
+            }
+            ev["transcript_path"] = serde_json::Value::Null;
+        }
+        self.run(ev, claude)
+    }
+
+    fn session_start(&self) -> String {
+        self.run(
+            serde_json::json!({"hook_event_name": "SessionStart", "source": "startup",
+                "session_id": "s", "cwd": self.proj}),
+            true,
+        )
+    }
+
+    /// A command in a plain pipe (no terminal): (exit, stdout, stderr).
+    fn cli(&self, args: &[&str], cwd: &Path) -> (i32, String, String) {
+        let out = self.command(cwd).args(args).output().unwrap();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+
+    /// A command in a terminal, as the user types it: (exit, what it printed).
+    fn in_terminal(&self, args: &str, cwd: &Path) -> (i32, String) {
+        let line = format!("{} {args}", bin().display());
+        let out = Command::new("script")
+            .args(["-qec", &line, "/dev/null"])
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("SHELL", "/bin/sh")
+            .env("HOME", self.root.join("home"))
+            .env("USER", "dev")
+            .env("XDG_CONFIG_HOME", self.root.join("xdg"))
+            .env("XDG_STATE_HOME", self.root.join("state"))
+            .env("HOOKRULES_CACHE_DIR", self.root.join("cache"))
+            .current_dir(cwd)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    }
+}
+
+fn denied(answer: &str) -> bool {
+    answer.contains(r#""permissionDecision":"deny""#)
+}
+
+/// Files just written are not cached (their time stamps could hide a second
+/// change): wait, so the next runs go through the cache too.
+fn age() {
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+}
+
+const GIT_OFF: &str = r#"# the team's tweaks
+[[override]]
+tag = "git"
+enabled = false
+
+[[rule]]
+id = "no-npm-publish"
+events = ["PreToolUse"]
+matcher = "Bash"
+when = { commands = "tool_input.command", command = { program = ["npm"], subcommand = ["publish"] } }
+decision = "deny"
+reason = "publishing happens in CI"
+"#;
+
+#[test]
+fn a_committed_policy_that_disables_git_waits_for_the_users_trust_of_that_exact_content() {
+    let s = Sandbox::new(&[(".claude/hookrules/team.toml", GIT_OFF)]);
+    let file = s.proj.join(".claude/hookrules/team.toml");
+    // Untrusted: the loosening is ignored under every envelope, cold and warm;
+    // the stricter rule of the same file applies.
+    for round in ["cold", "warm"] {
+        for claude in [true, false] {
+            let a = s.bash("git reset --hard", claude);
+            assert!(denied(&a), "{round}, claude={claude}: {a}");
+            assert!(
+                denied(&s.bash("npm publish", claude)),
+                "a stricter rule needs no trust"
+            );
+        }
+        age();
+    }
+    // Plain `check` lists the loosening: file, line, rules, trusted or not.
+    let (_, out, _) = s.cli(&["check"], &s.proj);
+    assert!(out.contains("team.toml"), "{out}");
+    assert!(out.contains(":2"), "the override's line: {out}");
+    assert!(out.contains("HR116"), "{out}");
+    assert!(out.contains("git-discard-work"), "{out}");
+    assert!(out.contains("not trusted"), "{out}");
+    // The session is told at its start (systemMessage: the user, not the model).
+    let start = s.session_start();
+    let v: serde_json::Value = serde_json::from_str(&start).unwrap();
+    let msg = v["systemMessage"].as_str().unwrap_or_default();
+    assert!(
+        msg.contains("team.toml")
+            && msg.contains("not trusted")
+            && msg.contains("git-discard-work"),
+        "{start}"
+    );
+
+    // Only the user trusts: not the agent (no terminal, or inside Claude Code).
+    let (code, _, err) = s.cli(&["trust"], &s.proj);
+    assert_eq!(code, 3, "{err}");
+    let (code, out) = s.in_terminal("trust", &s.proj.join(".claude"));
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("trusted") && out.contains("team.toml") && out.contains("git-discard-work"),
+        "{out}"
+    );
+    for round in ["cold", "warm"] {
+        for claude in [true, false] {
+            let a = s.bash("git reset --hard", claude);
+            assert!(!denied(&a), "trusted, {round}, claude={claude}: {a}");
+        }
+        age();
+    }
+    let (_, out, _) = s.cli(&["check"], &s.proj);
+    assert!(
+        out.contains("— trusted") && !out.contains("not trusted"),
+        "{out}"
+    );
+    assert!(!s.session_start().contains("not trusted"));
+
+    // Any change to the file: untrusted again.
+    std::fs::write(&file, format!("{GIT_OFF}\n# one more line\n")).unwrap();
+    for round in ["cold", "warm"] {
+        for claude in [true, false] {
+            assert!(
+                denied(&s.bash("git reset --hard", claude)),
+                "edited, {round}, claude={claude}"
+            );
+        }
+        age();
+    }
+    // The same text at another path is not trusted either.
+    std::fs::write(&file, GIT_OFF).unwrap();
+    assert!(
+        !denied(&s.bash("git reset --hard", true)),
+        "the trusted text again"
+    );
+    std::fs::rename(&file, s.proj.join(".claude/hookrules/other.toml")).unwrap();
+    assert!(denied(&s.bash("git reset --hard", true)), "moved");
+
+    // A trust record the agent writes (the store's folder, any name) is none.
+    let trust_dir = s.state().join("trust");
+    for e in std::fs::read_dir(&trust_dir).unwrap() {
+        let e = e.unwrap().path();
+        let text = std::fs::read_to_string(&e).unwrap();
+        std::fs::write(trust_dir.join(format!("{}.json", "ab".repeat(20))), text).unwrap();
+    }
+    assert!(
+        denied(&s.bash("git reset --hard", true)),
+        "a forged trust record"
+    );
+    let (_, out) = s.in_terminal("trust --list", &s.root.join("elsewhere"));
+    assert!(
+        out.contains("team.toml") && !out.contains("other.toml"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_local_file_is_repository_content_and_needs_trust_too() {
+    let s = Sandbox::new(&[(
+        ".claude/hookrules/me.local.toml",
+        "[[override]]\nrule = \"git-discard-work\"\ndecision = \"allow\"\n",
+    )]);
+    assert!(denied(&s.bash("git reset --hard", true)));
+    let (code, out) = s.in_terminal("trust", &s.proj);
+    assert_eq!(code, 0, "{out}");
+    assert!(s
+        .bash("git reset --hard", true)
+        .contains(r#""permissionDecision":"allow""#));
+}
+
+#[test]
+fn commands_of_an_untrusted_policy_do_not_run() {
+    let marker = "ran-by-untrusted-policy";
+    let policy = format!(
+        r#"
+[facts.probe]
+kind = "command"
+argv = ["sh", "-c", "touch {marker}; echo ok"]
+
+[[rule]]
+id = "gate"
+events = ["PreToolUse"]
+matcher = "Bash"
+when = {{ fact = "probe.ok", equals = false }}
+decision = "deny"
+
+[[rule]]
+id = "hello"
+events = ["PreToolUse"]
+matcher = "Bash"
+[[rule.effects]]
+kind = "run"
+argv = ["sh", "-c", "touch {marker}-effect"]
+"#
+    );
+    let s = Sandbox::new(&[(".claude/hookrules/gate.toml", &policy)]);
+    for claude in [true, false] {
+        let a = s.bash("ls", claude);
+        assert!(!denied(&a), "{a}");
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert!(!s.proj.join(marker).exists(), "the fact did not run");
+    assert!(
+        !s.proj.join(format!("{marker}-effect")).exists(),
+        "the effect did not run"
+    );
+    let (code, out) = s.in_terminal("trust", &s.proj);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("runs a command"), "{out}");
+    let _ = s.bash("ls", true);
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert!(s.proj.join(marker).exists(), "trusted: the fact ran");
+}
+
+/// The code `hookrules allow` needs, from a deny's message.
+fn code_of(answer: &str) -> String {
+    let at = answer
+        .find("hookrules allow ")
+        .unwrap_or_else(|| panic!("no code in {answer}"));
+    answer[at + 16..at + 25].to_string()
+}
+
+#[test]
+fn an_allowance_the_agent_writes_is_ignored_and_logged_as_a_forgery() {
+    let s = Sandbox::new(&[]);
+    let cmd = "git reset --hard";
+    let first = s.bash(cmd, true);
+    assert!(denied(&first), "{first}");
+    let code = code_of(&first);
+    assert!(first.contains("from any folder"), "{first}");
+    // The agent computes the call id (the design is public) and writes the grant
+    // with a shell one-liner: any content, a MAC of its own making.
+    let id = hookrules::log::allow::call_id(&s.proj, "Bash", &serde_json::json!({"command": cmd}));
+    let granted = s.state().join("allow/granted");
+    std::fs::create_dir_all(&granted).unwrap();
+    for (n, content) in [
+        serde_json::json!({"id": id, "by": "dev@host on /dev/pts/0", "summary": cmd,
+            "rules": ["git-discard-work"], "expires_ms": 4_000_000_000_000i64,
+            "mac": "0".repeat(64)}),
+        serde_json::json!({"id": id, "by": "dev", "summary": "", "rules": [],
+            "expires_ms": 4_000_000_000_000i64}),
+    ]
+    .iter()
+    .enumerate()
+    {
+        std::fs::write(granted.join(format!("{id}.json")), content.to_string()).unwrap();
+        let a = s.bash(cmd, true);
+        assert!(denied(&a), "forgery {n}: {a}");
+        assert!(a.contains("that you did not grant"), "forgery {n}: {a}");
+    }
+    // Logged: the decision log's allow note, `report`, `doctor`.
+    let (_, log, _) = s.cli(&["log", "--json"], &s.proj);
+    assert_eq!(log.matches(r#""action":"forged""#).count(), 2, "{log}");
+    let (_, report, _) = s.cli(&["report"], &s.proj);
+    assert!(report.contains("forgeries   2"), "{report}");
+    let (_, doctor, _) = s.cli(&["doctor"], &s.proj);
+    assert!(doctor.contains("allow-forged"), "{doctor}");
+    // The user's own allow, from another folder (the code names its project),
+    // still works: once.
+    let (exit, out) = s.in_terminal(&format!("allow {code}"), &s.root.join("elsewhere"));
+    assert_eq!(exit, 0, "{out}");
+    assert!(out.contains("allowed once"), "{out}");
+    assert!(!denied(&s.bash(cmd, true)), "the user's allowance");
+    assert!(denied(&s.bash(cmd, true)), "once");
+}
+
+#[test]
+fn a_repository_that_moves_the_log_and_ships_a_grant_changes_nothing() {
+    let cmd = "git reset --hard";
+    let s = Sandbox::new(&[(
+        ".claude/hookrules/state.toml",
+        "[log]\ndir = \"committed-state\"\n",
+    )]);
+    let id = hookrules::log::allow::call_id(&s.proj, "Bash", &serde_json::json!({"command": cmd}));
+    // The grant where the log folder now is (the old place of allowances), and a
+    // pending code, as a repository would commit them.
+    let grant = serde_json::json!({"id": id, "by": "maintainer", "summary": cmd,
+        "rules": ["git-discard-work"], "expires_ms": 4_000_000_000_000i64, "mac": "ab".repeat(32)});
+    s.write(
+        &format!("committed-state/allow/granted/{id}.json"),
+        &grant.to_string(),
+    );
+    for claude in [true, false] {
+        assert!(denied(&s.bash(cmd, claude)), "claude={claude}");
+    }
+    // The log does go there (it decides nothing); the grant is still there, unread.
+    assert!(s.proj.join("committed-state/decisions.jsonl").exists());
+    assert!(s
+        .proj
+        .join(format!("committed-state/allow/granted/{id}.json"))
+        .exists());
+}

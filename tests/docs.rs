@@ -362,3 +362,54 @@ fn markdown_links_stay_inside_the_repository_and_resolve() {
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// `docs/threat-model.md` states only guarantees a test proves: every row of its
+/// guarantee tables names at least one test (`path::name`), and every test it
+/// names exists: a `fn name(` in a Rust file, a `name = "…"` case in a
+/// reliability table.
+#[test]
+fn threat_model_guarantees_name_tests_that_exist() {
+    let doc = std::fs::read_to_string(root().join("docs/threat-model.md")).unwrap();
+    let refs = |cell: &str| -> Vec<(String, String)> {
+        cell.split('`')
+            .skip(1)
+            .step_by(2)
+            .filter_map(|r| r.split_once("::"))
+            .map(|(f, n)| (f.to_string(), n.to_string()))
+            .collect()
+    };
+    let mut problems = vec![];
+    let mut rows = 0;
+    for line in doc.lines() {
+        let cells: Vec<&str> = line.split(" | ").collect();
+        if !line.starts_with("| ") || cells.len() != 2 || line.starts_with("| guarantee") {
+            continue;
+        }
+        rows += 1;
+        let named = refs(cells[1]);
+        if named.is_empty() {
+            problems.push(format!("no test named: {line}"));
+        }
+        for (file, name) in named {
+            let text = std::fs::read_to_string(root().join(&file)).unwrap_or_default();
+            let found = if file.ends_with(".toml") {
+                text.contains(&format!("name = \"{name}\""))
+            } else {
+                text.contains(&format!("fn {name}("))
+            };
+            if !found {
+                problems.push(format!("{file}::{name} does not exist"));
+            }
+        }
+    }
+    assert!(
+        rows >= 15,
+        "the guarantee tables were not found ({rows} rows)"
+    );
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    assert!(
+        readme.contains("(docs/threat-model.md)"),
+        "the README links the threat model"
+    );
+}

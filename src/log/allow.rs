@@ -42,9 +42,9 @@ use super::settings;
 use super::store;
 use crate::contract::Event;
 use crate::decision::Decision;
+use crate::os::state::{self, UserKey};
 use crate::policy::log::LogTable;
 use crate::policy::syntax::DecisionKind;
-use crate::os::state::{self, UserKey};
 
 /// The purposes of the user's key here (see `os::state`).
 const PENDING_PURPOSE: &str = "hookrules allow pending v1";

@@ -382,8 +382,20 @@ fn an_allowance_the_agent_writes_is_ignored_and_logged_as_a_forgery() {
     let (exit, out) = s.in_terminal(&format!("allow {code}"), &s.root.join("elsewhere"));
     assert_eq!(exit, 0, "{out}");
     assert!(out.contains("allowed once"), "{out}");
+    // The grant as it was before its use (a copy the agent took, a restored
+    // snapshot of the state folder's allow/granted): it verifies, but it was
+    // used, so it does not count again.
+    let genuine = std::fs::read(granted.join(format!("{id}.json"))).unwrap();
     assert!(!denied(&s.bash(cmd, true)), "the user's allowance");
     assert!(denied(&s.bash(cmd, true)), "once");
+    std::fs::write(granted.join(format!("{id}.json")), &genuine).unwrap();
+    let replay = s.bash(cmd, true);
+    assert!(denied(&replay), "a used allowance put back: {replay}");
+    assert!(replay.contains("already used once"), "{replay}");
+    let (_, log, _) = s.cli(&["log", "--json"], &s.proj);
+    assert_eq!(log.matches(r#""action":"replayed""#).count(), 1, "{log}");
+    let (_, doctor, _) = s.cli(&["doctor"], &s.proj);
+    assert!(doctor.contains("allow-replayed"), "{doctor}");
 }
 
 #[test]

@@ -69,7 +69,8 @@ pub struct Report {
     pub allowed_once: usize,
     /// The policy sets that decided, by hash, in the order first seen.
     pub policy_sets: Vec<PolicySet>,
-    /// Forged allowances found and ignored (grants without the user's MAC).
+    /// Forged allowances found and ignored (grants without the user's MAC, or
+    /// used ones put back).
     pub forged_allowances: usize,
     /// Seed 001's metrics.
     pub metrics: Metrics,
@@ -206,7 +207,11 @@ pub fn build(records: &[Record], metrics_dir: Option<&Path>) -> Report {
     r.allowed_once = records.iter().filter(|x| x.kind == Kind::Allow).count();
     r.forged_allowances = records
         .iter()
-        .filter(|x| x.allow.as_ref().is_some_and(|a| a.action == "forged"))
+        .filter(|x| {
+            x.allow
+                .as_ref()
+                .is_some_and(|a| a.action == "forged" || a.action == "replayed")
+        })
         .count();
     if let (Some(first), Some(last)) = (records.first(), records.last()) {
         r.from = first.time.clone();

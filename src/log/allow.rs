@@ -11,7 +11,9 @@
 //!   usable code;
 //! - `granted/<call id>.json`: written by `hookrules allow`;
 //! - consumed by the first `run` that would deny the same call, by renaming it
-//!   to `used/` (one rename wins, so two hooks cannot both use one allowance).
+//!   away (one rename wins, so two hooks cannot both use one allowance), then
+//!   kept as `used/<its MAC>.json`: the same grant put back later (copied from
+//!   `used/`, restored from a snapshot) finds its name taken and is refused.
 //!
 //! **Only the user can grant.** Both records carry a MAC (HMAC-SHA256) under
 //! the user's key (`os::state::UserKey`), which only `hookrules` reads and the
@@ -302,10 +304,15 @@ pub enum Taken {
     /// A grant file without a valid MAC under the user's key: not made by
     /// `hookrules allow`. Moved to `forged/` (this path).
     Forged(PathBuf),
+    /// A genuine grant that was already used, put back (copied from `used/`,
+    /// restored from a snapshot or a backup). Moved to `forged/` (this path).
+    Replayed(PathBuf),
 }
 
 /// Use the allowance for a call, if the user granted one and it has not
-/// lapsed. Only one caller can use it. Costs one `stat` when there is none.
+/// lapsed. Only one caller can use it, and only once: a used grant is kept
+/// under its MAC's name (`used/<mac>.json`), so the same grant put back is
+/// refused. Costs one `stat` when there is none.
 pub fn take(state_home: &Path, id: &str, now_ms: i64) -> Taken {
     let granted = allow_dir(state_home)
         .join("granted")
@@ -313,14 +320,22 @@ pub fn take(state_home: &Path, id: &str, now_ms: i64) -> Taken {
     if fs::symlink_metadata(&granted).is_err() {
         return Taken::Nothing;
     }
+    // Claimed by renaming: one rename wins, so two hooks cannot both use it.
     let stamp = format!("{id}.{}.{now_ms}.json", std::process::id());
-    let Ok(used) = folder(state_home, "used").map(|d| d.join(&stamp)) else {
+    let Ok(claim) = folder(state_home, "claimed").map(|d| d.join(&stamp)) else {
         return Taken::Nothing;
     };
-    if fs::rename(&granted, &used).is_err() {
+    if fs::rename(&granted, &claim).is_err() {
         return Taken::Nothing;
     }
-    let g: Option<Granted> = read_json(&used);
+    let aside = |claim: &Path| {
+        let to = folder(state_home, "forged")
+            .map(|d| d.join(&stamp))
+            .unwrap_or_else(|_| claim.to_path_buf());
+        let _ = fs::rename(claim, &to);
+        to
+    };
+    let g: Option<Granted> = read_json(&claim);
     let key = UserKey::load(state_home).ok();
     let genuine = match (&g, &key) {
         (Some(g), Some(key)) => {
@@ -328,16 +343,28 @@ pub fn take(state_home: &Path, id: &str, now_ms: i64) -> Taken {
         }
         _ => false,
     };
-    if !genuine {
-        let forged = folder(state_home, "forged")
-            .map(|d| d.join(&stamp))
-            .unwrap_or_else(|_| used.clone());
-        let _ = fs::rename(&used, &forged);
-        return Taken::Forged(forged);
+    let Some(g) = g.filter(|_| genuine) else {
+        return Taken::Forged(aside(&claim));
+    };
+    // The MAC is a hex string of the user's key's making (verified above).
+    let spent = folder(state_home, "used").map(|d| d.join(format!("{}.json", g.mac)));
+    match spent.and_then(|spent| fs::hard_link(&claim, &spent)) {
+        Ok(()) => {
+            let _ = fs::remove_file(&claim);
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            return Taken::Replayed(aside(&claim));
+        }
+        // Cannot record the use, so it cannot be used (once is the promise).
+        Err(_) => {
+            let _ = fs::remove_file(&claim);
+            return Taken::Nothing;
+        }
     }
-    match g {
-        Some(g) if g.expires_ms >= now_ms => Taken::Used(g),
-        _ => Taken::Nothing,
+    if g.expires_ms >= now_ms {
+        Taken::Used(g)
+    } else {
+        Taken::Nothing
     }
 }
 
@@ -490,6 +517,27 @@ pub fn on_decision(
             ));
             forged = Some(AllowNote {
                 action: "forged".into(),
+                id: id.clone(),
+                by: None,
+                expires: None,
+            });
+        }
+        Taken::Replayed(path) => {
+            crate::os::state::record_integrity(
+                dir,
+                "allow-replayed",
+                &path,
+                &format!(
+                    "an allowance for {tool} in {} that was already used was put back and ignored (an allowance counts once); the deny stood",
+                    project.display()
+                ),
+            );
+            decision.messages.push(format!(
+                "hookrules: an allowance for this call was found that was already used once (put back from used/ or a snapshot; moved to {}). It was ignored and the deny stands; `hookrules doctor` lists such attempts.",
+                path.display()
+            ));
+            forged = Some(AllowNote {
+                action: "replayed".into(),
                 id: id.clone(),
                 by: None,
                 expires: None,
@@ -669,6 +717,15 @@ mod tests {
             Taken::Nothing,
             "an allowance is used once"
         );
+        // The used grant put back (a copy, a restored snapshot): refused.
+        let used = dir.path().join("allow/used");
+        let spent = fs::read_dir(&used).unwrap().next().unwrap().unwrap().path();
+        fs::copy(&spent, dir.path().join("allow/granted/abc.json")).unwrap();
+        assert!(
+            matches!(take(dir.path(), "abc", 6_000), Taken::Replayed(_)),
+            "a used allowance put back does not count again"
+        );
+        assert!(!dir.path().join("allow/granted/abc.json").exists());
     }
 
     #[test]

@@ -23,7 +23,8 @@ pub enum Kind {
 pub struct AllowNote {
     /// `issued` (a deny carried a code), `granted` (`hookrules allow`), `used` (the
     /// allowed call went through), `forged` (a grant without the user's MAC was
-    /// found for the call and ignored: the deny stood).
+    /// found for the call and ignored: the deny stood), `replayed` (a grant
+    /// already used once was put back, and ignored).
     pub action: String,
     /// The allowance's id (derived from the call, never the code itself).
     pub id: String,

@@ -10,7 +10,11 @@
 //!   logged as a forgery (`report`, `doctor`), and the user's own
 //!   `hookrules allow CODE`, run from another folder, still works;
 //! - a repository policy that moves the log folder into the repository, with a
-//!   committed grant there, changes nothing.
+//!   committed grant there, changes nothing;
+//! - a repository that sets hookrules' variables for the session (a settings
+//!   file's `env`, Gemini's `.env`) configures nothing: they are ignored, the
+//!   session is told, `doctor` names the file; `doctor` also names hooks
+//!   switched off (`disableAllHooks`) and committed personal files.
 //!
 //! `hookrules trust` and `hookrules allow` need a terminal: they are run under
 //! `script(1)`, which gives them one.
@@ -77,10 +81,19 @@ impl Sandbox {
     /// `CLAUDE_PROJECT_DIR`, else as Codex runs it (in the project, no such
     /// variable).
     fn run(&self, event: serde_json::Value, claude: bool) -> String {
+        self.run_with(event, claude, &[])
+    }
+
+    /// `run`, with variables set as the client sets them for its hooks (a
+    /// settings file's `env`, a loaded `.env`).
+    fn run_with(&self, event: serde_json::Value, claude: bool, vars: &[(&str, String)]) -> String {
         let mut c = self.command(&self.proj);
         c.arg("run");
         if claude {
             c.env("CLAUDE_PROJECT_DIR", &self.proj);
+        }
+        for (k, v) in vars {
+            c.env(k, v);
         }
         let mut child = c.spawn().unwrap();
         use std::io::Write;
@@ -95,6 +108,10 @@ impl Sandbox {
     }
 
     fn bash(&self, command: &str, claude: bool) -> String {
+        self.run(self.bash_event(command, claude), claude)
+    }
+
+    fn bash_event(&self, command: &str, claude: bool) -> serde_json::Value {
         let mut ev = serde_json::json!({
             "hook_event_name": "PreToolUse", "tool_name": "Bash",
             "tool_input": {"command": command}, "session_id": "s",
@@ -111,7 +128,7 @@ impl Sandbox {
             }
             ev["transcript_path"] = serde_json::Value::Null;
         }
-        self.run(ev, claude)
+        ev
     }
 
     fn session_start(&self) -> String {
@@ -423,4 +440,124 @@ fn a_repository_that_moves_the_log_and_ships_a_grant_changes_nothing() {
         .proj
         .join(format!("committed-state/allow/granted/{id}.json"))
         .exists());
+}
+
+#[test]
+fn a_repository_cannot_configure_its_guard_through_the_environment() {
+    let s = Sandbox::new(&[]);
+    let p = |rel: &str| s.proj.join(rel).display().to_string();
+    // What the repository ships: a policy set without the pack, an empty
+    // "user" folder, and the variables pointing at them.
+    s.write("lax/off.toml", "[policy]\nbuiltin = false\n");
+    s.write("lax-config/hookrules/none.toml", "# nothing\n");
+    let vars = [
+        ("HOOKRULES_POLICIES", p("lax/off.toml")),
+        ("XDG_CONFIG_HOME", p("lax-config")),
+        ("XDG_STATE_HOME", p("lax-state")),
+    ];
+    // The user's own policy, in the default config folder (once the
+    // repository's XDG_CONFIG_HOME is ignored, the default is what is left).
+    let user = s.root.join("home/.config/hookrules");
+    std::fs::create_dir_all(&user).unwrap();
+    std::fs::write(
+        user.join("mine.toml"),
+        GIT_OFF
+            .split("[[rule]]")
+            .nth(1)
+            .map(|r| format!("[[rule]]{r}"))
+            .unwrap(),
+    )
+    .unwrap();
+    let attempt = |claude: bool| {
+        for cmd in ["git reset --hard", "npm publish"] {
+            let a = s.run_with(s.bash_event(cmd, claude), claude, &vars);
+            assert!(denied(&a), "{cmd} (claude={claude}): {a}");
+        }
+    };
+    // Control: set by the user (no project file names them), they take effect:
+    // the pack is off and the user's folder is elsewhere.
+    for cmd in ["git reset --hard", "npm publish"] {
+        let a = s.run_with(s.bash_event(cmd, true), true, &vars);
+        assert!(
+            !denied(&a),
+            "the user's own variables are honoured: {cmd}: {a}"
+        );
+    }
+    // Claude Code: the project's settings set them for every hook.
+    let settings = serde_json::json!({"env": {
+        "HOOKRULES_POLICIES": p("lax/off.toml"),
+        "XDG_CONFIG_HOME": p("lax-config"),
+        "XDG_STATE_HOME": p("lax-state"),
+    }});
+    s.write(".claude/settings.local.json", &settings.to_string());
+    attempt(true);
+    let start = s.run_with(
+        serde_json::json!({"hook_event_name": "SessionStart", "source": "startup",
+            "session_id": "s", "cwd": s.proj}),
+        true,
+        &vars,
+    );
+    assert!(
+        start.contains("ignored HOOKRULES_POLICIES (set by")
+            && start.contains("XDG_CONFIG_HOME")
+            && start.contains("settings.local.json"),
+        "{start}"
+    );
+    let (_, doctor, _) = s.cli(&["doctor"], &s.proj);
+    assert!(
+        doctor.contains("sets HOOKRULES_POLICIES for the agent's sessions"),
+        "{doctor}"
+    );
+    // Gemini CLI loads the project's .gemini/.env (no CLAUDE_PROJECT_DIR).
+    std::fs::remove_file(s.proj.join(".claude/settings.local.json")).unwrap();
+    s.write(
+        ".gemini/.env",
+        &format!(
+            "HOOKRULES_POLICIES={}\nexport XDG_CONFIG_HOME={}\n",
+            p("lax/off.toml"),
+            p("lax-config")
+        ),
+    );
+    attempt(false);
+}
+
+#[test]
+fn doctor_names_hooks_switched_off_and_personal_files_committed() {
+    let s = Sandbox::new(&[]);
+    std::fs::remove_dir_all(s.proj.join(".git")).unwrap();
+    let git = |args: &[&str]| {
+        let st = Command::new("git")
+            .args(args)
+            .current_dir(&s.proj)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@t")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@t")
+            .stdout(Stdio::null())
+            .status()
+            .unwrap();
+        assert!(st.success(), "git {args:?}");
+    };
+    git(&["init", "-q"]);
+    s.write(".claude/hookrules/mine.local.toml", "# personal\n");
+    s.write(
+        ".claude/settings.local.json",
+        r#"{"disableAllHooks": true}"#,
+    );
+    git(&["add", "-f", ".claude/hookrules/mine.local.toml"]);
+    git(&["commit", "-qm", "x"]);
+    let (_, doctor, _) = s.cli(&["doctor"], &s.proj);
+    assert!(
+        doctor.contains("\"disableAllHooks\": true: Claude Code runs no hook in this project"),
+        "{doctor}"
+    );
+    assert!(
+        doctor.contains(".claude/hookrules/mine.local.toml is committed to git"),
+        "{doctor}"
+    );
+    assert!(
+        !doctor.contains("settings.local.json is committed"),
+        "not committed, not reported: {doctor}"
+    );
 }

@@ -59,6 +59,9 @@ pub enum Check {
     /// The user's key and the state it authenticates: forged allowances,
     /// trust records or cache files found (and refused).
     Integrity,
+    /// What the repository sets around hookrules: variables of hookrules'
+    /// (ignored), hooks switched off, personal files committed.
+    Repository,
 }
 
 impl Check {
@@ -79,6 +82,7 @@ impl Check {
             Check::Policies => "policies",
             Check::Protection => "protection",
             Check::Integrity => "integrity",
+            Check::Repository => "repository",
         }
     }
 }
@@ -391,7 +395,97 @@ pub fn diagnose(ctx: &Context, discovery: &Discovery) -> Vec<Finding> {
     builtin_protection(ctx, discovery, &mut out);
     loosenings(discovery, &mut out);
     integrity(ctx, &mut out);
+    repository(ctx, &mut out);
     out
+}
+
+/// What the project's files set around hookrules: its variables (ignored by
+/// `run`, see `os::repo_env`), `disableAllHooks` (no hook runs at all), and
+/// personal files committed to git (a `*.local.toml` is then the repository's,
+/// and needs trust like any project policy).
+fn repository(ctx: &Context, out: &mut Vec<Finding>) {
+    let project = ctx.project_dir();
+    let mut env = BTreeMap::from([(
+        "CLAUDE_PROJECT_DIR".to_string(),
+        project.display().to_string(),
+    )]);
+    for i in crate::os::repo_env::user_only(&mut env, None) {
+        push_at(
+            out,
+            Check::Repository,
+            &i.file,
+            Level::Warn,
+            format!(
+                "{} sets {} for the agent's sessions (and its hooks); hookrules ignores it there, because a repository must not configure its guard: set it in your own shell or ~/.claude/settings.json if you mean it",
+                i.file.display(),
+                i.name
+            ),
+        );
+    }
+    let mut settings = vec![
+        project.join(".claude/settings.json"),
+        project.join(".claude/settings.local.json"),
+    ];
+    settings.extend(ctx.user_settings().ok());
+    for f in settings {
+        let off = std::fs::read_to_string(&f)
+            .ok()
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+            .is_some_and(|v| v.get("disableAllHooks") == Some(&serde_json::Value::Bool(true)));
+        if off {
+            push_at(
+                out,
+                Check::Repository,
+                &f,
+                Level::Error,
+                format!(
+                    "{} sets \"disableAllHooks\": true: Claude Code runs no hook in this project, hookrules included, so nothing is guarded; remove it",
+                    f.display()
+                ),
+            );
+        }
+    }
+    for f in committed_personal_files(&project) {
+        push_at(
+            out,
+            Check::Repository,
+            &project.join(&f),
+            Level::Warn,
+            format!(
+                "{f} is committed to git, though it is a personal file: it comes with every clone, so hookrules treats it as the repository's (what it loosens or runs needs `hookrules trust`); `git rm --cached {f}` if it is yours"
+            ),
+        );
+    }
+}
+
+/// The personal files (`*.local.toml` policies, `.claude/settings.local.json`)
+/// that git tracks in `project`; none without git.
+fn committed_personal_files(project: &Path) -> Vec<String> {
+    let Ok(out) = std::process::Command::new("git")
+        .arg("-C")
+        .arg(project)
+        .args([
+            "ls-files",
+            "-z",
+            "--",
+            ".claude/settings.local.json",
+            ".claude/hookrules/*.local.toml",
+            "*/.claude/hookrules/*.local.toml",
+        ])
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+    else {
+        return vec![];
+    };
+    if !out.status.success() {
+        return vec![];
+    }
+    String::from_utf8_lossy(&out.stdout)
+        .split('\0')
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect()
 }
 
 /// What the project's policies loosen or run, and whether the user trusted it.

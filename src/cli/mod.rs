@@ -313,7 +313,11 @@ pub fn main() -> ExitCode {
         // a hundred of them, and `run` is one short process.
         crate::os::arena::start();
     }
-    let env = env_map();
+    let mut env = env_map();
+    // hookrules' own variables that a project file set are ignored.
+    let ignored_env =
+        crate::os::repo_env::user_only(&mut env, std::env::current_dir().ok().as_deref());
+    let env_notice = crate::os::repo_env::notice(&ignored_env);
     let no_builtin = cli.no_builtin;
     let discovery = |flags: Vec<PathBuf>, env: &BTreeMap<String, String>| Discovery {
         no_builtin,
@@ -354,6 +358,7 @@ pub fn main() -> ExitCode {
                         via_plugin: (via.as_deref() == Some("plugin"))
                             .then_some(wiring::settings_answer as _),
                         timeout_secs: timeout,
+                        notice: env_notice.as_deref(),
                     },
                 )
             }

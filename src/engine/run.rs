@@ -108,6 +108,10 @@ pub struct Invocation<'a> {
     pub via_plugin: Option<WiredFor>,
     /// `--timeout SECONDS`.
     pub timeout_secs: Option<f64>,
+    /// What the session is told once, at SessionStart (`systemMessage`):
+    /// variables of hookrules' that a project file set, and that were ignored
+    /// ([`crate::os::repo_env`]).
+    pub notice: Option<&'a str>,
 }
 
 /// The watchdog and the clock it runs on: it learns the event and the failure
@@ -391,6 +395,7 @@ pub fn process(discovery: &Discovery, env: &BTreeMap<String, String>, inv: Invoc
         &guard,
     );
     allow_once(&mut ran, env);
+    session_notice(&mut ran, inv.notice);
     // The process ends right after: freeing the event's rules one allocation at
     // a time would cost more than evaluating a harmless command (~0.3M
     // instructions for the built-in pack, callgrind); exit returns the memory.
@@ -458,6 +463,24 @@ fn allow_once(ran: &mut Ran, env: &BTreeMap<String, String>) {
     }
     ran.allow = step.note;
     ran.issued = step.issued;
+}
+
+/// At SessionStart, tell the user `notice` (the client shows `systemMessage`
+/// to the user; the model never sees it).
+fn session_notice(ran: &mut Ran, notice: Option<&str>) {
+    let (Some(notice), Some(event), Some(decision)) = (notice, &ran.event, &mut ran.decision)
+    else {
+        return;
+    };
+    if event.name != "SessionStart" {
+        return;
+    }
+    decision.messages.push(notice.to_string());
+    let mut a = answer::render(event, decision);
+    if !ran.answer.stderr.is_empty() {
+        a.stderr = std::mem::take(&mut ran.answer.stderr);
+    }
+    ran.answer = a;
 }
 
 /// After the answer is printed, within `deadline`: the allow-once code's

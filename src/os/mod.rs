@@ -6,4 +6,5 @@ pub mod clock;
 pub mod deadline;
 pub mod files;
 pub mod process;
+pub mod repo_env;
 pub mod state;

@@ -1,0 +1,262 @@
+//! hookrules' own environment is the user's, never a repository's.
+//!
+//! hookrules reads a few environment variables as configuration: every
+//! `HOOKRULES_*` (the policies to load, the clock, the deadline, the cache,
+//! the log) and the folders it derives its own from (`HOME`, `XDG_CONFIG_HOME`
+//! for the user's policies, `XDG_STATE_HOME` for the key, allowances and trust,
+//! `XDG_CACHE_HOME`, `XDG_DATA_HOME`). A repository can set them for every
+//! process of the session, hooks included, without running anything: Claude
+//! Code applies the `env` of `.claude/settings.json` and
+//! `.claude/settings.local.json`; Gemini CLI loads `.gemini/.env` or `.env`.
+//! Such a value could swap the policies, point the state folder at a key and
+//! grants the repository ships, drop the user's own policies, pin the clock
+//! or shrink the deadline.
+//!
+//! So a variable of ours that a project file sets is ignored, whatever its
+//! value: hookrules runs as if it were unset (`HOME`: the account's home from
+//! the password database), and says so (SessionStart, `doctor`). The user sets
+//! these in their own shell or `~/.claude/settings.json`. The project is
+//! `CLAUDE_PROJECT_DIR`, `GEMINI_PROJECT_DIR` and the current folder.
+//!
+//! Cost on `run`: the project files are read only when they exist, and a
+//! settings file is parsed only when its text names one of our variables.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The folder variables hookrules derives its own folders from.
+const FOLDERS: &[&str] = &[
+    "HOME",
+    "XDG_CONFIG_HOME",
+    "XDG_STATE_HOME",
+    "XDG_CACHE_HOME",
+    "XDG_DATA_HOME",
+];
+
+/// Is `name` one of hookrules' own variables?
+pub fn ours(name: &str) -> bool {
+    name.starts_with("HOOKRULES_") || FOLDERS.contains(&name)
+}
+
+/// A variable a project file set, ignored.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Ignored {
+    /// The variable.
+    pub name: String,
+    /// The project file that sets it.
+    pub file: PathBuf,
+}
+
+impl Ignored {
+    /// `HOOKRULES_POLICIES (set by /p/.claude/settings.json)`.
+    pub fn shown(&self) -> String {
+        format!("{} (set by {})", self.name, self.file.display())
+    }
+}
+
+/// The project files that set environment variables for the session, in the
+/// project folders `env` names (and `cwd`).
+fn project_files(env: &BTreeMap<String, String>, cwd: Option<&Path>) -> Vec<PathBuf> {
+    let mut roots: Vec<PathBuf> = ["CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR"]
+        .iter()
+        .filter_map(|k| env.get(*k).filter(|v| v.starts_with('/')))
+        .map(PathBuf::from)
+        .collect();
+    roots.extend(cwd.map(Path::to_path_buf));
+    roots.dedup();
+    let mut files = vec![];
+    for root in roots {
+        for rel in [
+            ".claude/settings.json",
+            ".claude/settings.local.json",
+            ".gemini/.env",
+            ".env",
+        ] {
+            let f = root.join(rel);
+            if !files.contains(&f) {
+                files.push(f);
+            }
+        }
+    }
+    files
+}
+
+/// The names of ours that `file` sets (a settings file's `env` object; a
+/// `.env` file's `NAME=` lines). An unreadable or malformed file sets nothing
+/// here; the client would not apply it either.
+fn set_by(file: &Path) -> Vec<String> {
+    let Ok(text) = std::fs::read_to_string(file) else {
+        return vec![];
+    };
+    // The common case costs one substring search: no name of ours in the text.
+    if !text.contains("HOOKRULES_") && !FOLDERS.iter().any(|f| text.contains(f)) {
+        return vec![];
+    }
+    let is_json = file.extension().is_some_and(|e| e == "json");
+    if is_json {
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) else {
+            return vec![];
+        };
+        return v
+            .get("env")
+            .and_then(|e| e.as_object())
+            .map(|o| o.keys().filter(|k| ours(k)).cloned().collect())
+            .unwrap_or_default();
+    }
+    text.lines()
+        .filter_map(|line| {
+            let line = line.trim_start();
+            let line = line.strip_prefix("export ").unwrap_or(line).trim_start();
+            let (name, _) = line.split_once('=')?;
+            let name = name.trim();
+            ours(name).then(|| name.to_string())
+        })
+        .collect()
+}
+
+/// The account's home folder, from the password database (not `HOME`).
+fn account_home() -> Option<String> {
+    // SAFETY: getpwuid_r with a buffer we own; the result points into it.
+    unsafe {
+        let mut pwd: libc::passwd = std::mem::zeroed();
+        let mut buf = vec![0 as libc::c_char; 4096];
+        let mut out: *mut libc::passwd = std::ptr::null_mut();
+        let rc = libc::getpwuid_r(
+            libc::getuid(),
+            &mut pwd,
+            buf.as_mut_ptr(),
+            buf.len(),
+            &mut out,
+        );
+        if rc != 0 || out.is_null() || pwd.pw_dir.is_null() {
+            return None;
+        }
+        let dir = std::ffi::CStr::from_ptr(pwd.pw_dir).to_str().ok()?;
+        (dir.starts_with('/')).then(|| dir.to_string())
+    }
+}
+
+/// Leave out of `env` every variable of ours that a project file sets (see
+/// the module docs); `HOME` becomes the account's home. Returns what was left
+/// out. `cwd`: the current folder.
+pub fn user_only(env: &mut BTreeMap<String, String>, cwd: Option<&Path>) -> Vec<Ignored> {
+    let mut ignored: Vec<Ignored> = vec![];
+    for file in project_files(env, cwd) {
+        for name in set_by(&file) {
+            if !ignored.iter().any(|i| i.name == name) {
+                ignored.push(Ignored {
+                    name,
+                    file: file.clone(),
+                });
+            }
+        }
+    }
+    for i in &ignored {
+        if i.name == "HOME" {
+            match account_home() {
+                Some(home) => env.insert("HOME".into(), home),
+                None => env.remove("HOME"),
+            };
+        } else {
+            env.remove(&i.name);
+        }
+    }
+    ignored
+}
+
+/// What the session is told about ignored variables (None: nothing ignored).
+pub fn notice(ignored: &[Ignored]) -> Option<String> {
+    if ignored.is_empty() {
+        return None;
+    }
+    let shown: Vec<String> = ignored.iter().map(Ignored::shown).collect();
+    Some(format!(
+        "hookrules: ignored {}: a project file cannot configure hookrules (its policies, state, clock or deadline); set it in your own shell or ~/.claude/settings.json if you mean it.",
+        shown.join(", ")
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ours_are_hookrules_variables_and_the_folders_ours_derive_from() {
+        for n in [
+            "HOOKRULES_POLICIES",
+            "HOOKRULES_NOW",
+            "HOOKRULES_DEADLINE_MS",
+            "HOME",
+            "XDG_STATE_HOME",
+            "XDG_CONFIG_HOME",
+        ] {
+            assert!(ours(n), "{n}");
+        }
+        for n in [
+            "PATH",
+            "HOOKRULES",
+            "XDG_RUNTIME_DIR",
+            "MY_HOOKRULES_X",
+            "LANG",
+        ] {
+            assert!(!ours(n), "{n}");
+        }
+    }
+
+    #[test]
+    fn a_variable_a_project_file_sets_is_left_out_and_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path();
+        std::fs::create_dir_all(p.join(".claude")).unwrap();
+        std::fs::create_dir_all(p.join(".gemini")).unwrap();
+        std::fs::write(
+            p.join(".claude/settings.json"),
+            r#"{"env": {"HOOKRULES_POLICIES": "x.toml", "FOO": "1"}, "note": "XDG_CACHE_HOME"}"#,
+        )
+        .unwrap();
+        std::fs::write(
+            p.join(".gemini/.env"),
+            "# comment\nexport XDG_STATE_HOME=/tmp/s\nBAR=2\n",
+        )
+        .unwrap();
+        std::fs::write(p.join(".env"), "HOME = /tmp/h\n").unwrap();
+        let mut env: BTreeMap<String, String> = [
+            ("HOOKRULES_POLICIES", "x.toml"),
+            ("XDG_STATE_HOME", "/tmp/s"),
+            ("XDG_CACHE_HOME", "/c"),
+            ("HOME", "/tmp/h"),
+            ("FOO", "1"),
+            ("CLAUDE_PROJECT_DIR", p.to_str().unwrap()),
+        ]
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        let ignored = user_only(&mut env, None);
+        let names: Vec<&str> = ignored.iter().map(|i| i.name.as_str()).collect();
+        assert_eq!(names, ["HOOKRULES_POLICIES", "XDG_STATE_HOME", "HOME"]);
+        assert!(!env.contains_key("HOOKRULES_POLICIES"));
+        assert!(!env.contains_key("XDG_STATE_HOME"));
+        assert_eq!(env["XDG_CACHE_HOME"], "/c", "named in text, not set: kept");
+        assert_eq!(env["FOO"], "1", "not ours");
+        assert_ne!(env.get("HOME").map(String::as_str), Some("/tmp/h"));
+        assert!(notice(&ignored)
+            .unwrap()
+            .contains("HOOKRULES_POLICIES (set by "));
+    }
+
+    #[test]
+    fn without_project_files_nothing_changes() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut env: BTreeMap<String, String> = [
+            ("HOOKRULES_POLICIES", "x.toml"),
+            ("HOME", "/home/u"),
+            ("CLAUDE_PROJECT_DIR", dir.path().to_str().unwrap()),
+        ]
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        let before = env.clone();
+        assert!(user_only(&mut env, Some(dir.path())).is_empty());
+        assert_eq!(env, before);
+    }
+}

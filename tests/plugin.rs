@@ -284,3 +284,128 @@ fn a_settings_json_install_answers_and_the_plugin_stays_quiet() {
     );
     assert!(!String::from_utf8_lossy(&o.stderr).contains("stays quiet"));
 }
+
+/// Being named hookrules is not answering: a settings handler that would not
+/// run, or would answer less than the plugin, leaves the plugin answering
+/// (issue 26: a committed project handler silenced it).
+#[test]
+fn a_settings_handler_that_would_not_answer_as_the_plugin_does_not_silence_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path();
+    let project = home.join("project");
+    std::fs::create_dir_all(project.join(".claude")).unwrap();
+    std::fs::create_dir_all(project.join("tools")).unwrap();
+    let exe = env!("CARGO_BIN_EXE_hookrules");
+    // The repository's own program named hookrules, answering nothing.
+    let fake = project.join("tools/hookrules");
+    std::fs::write(&fake, "#!/bin/sh\ncat >/dev/null\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let fake = fake.to_str().unwrap();
+    let handler = |command: &str, args: Value| {
+        let mut h = serde_json::json!({"type": "command", "command": command, "timeout": 10});
+        if !args.is_null() {
+            h["args"] = args;
+        }
+        h
+    };
+    let group = |h: Value| serde_json::json!({"hooks": [h]});
+    let cases = [
+        (
+            "a binary that is not there",
+            group(handler(
+                "/nonexistent/hookrules",
+                serde_json::json!(["run"]),
+            )),
+        ),
+        (
+            "the repository's own hookrules",
+            group(handler(fake, serde_json::json!(["run"]))),
+        ),
+        (
+            "--no-builtin",
+            group(handler(exe, serde_json::json!(["run", "--no-builtin"]))),
+        ),
+        (
+            "shell form with a flag",
+            group(handler(
+                &format!("{exe} run --policies /dev/null"),
+                Value::Null,
+            )),
+        ),
+        (
+            "a matcher that never fires",
+            serde_json::json!({"matcher": "NeverFires", "hooks": [handler(exe, serde_json::json!(["run"]))]}),
+        ),
+        (
+            "an if filter",
+            group({
+                let mut h = handler(exe, serde_json::json!(["run"]));
+                h["if"] = "Bash(nothing *)".into();
+                h
+            }),
+        ),
+        (
+            "async",
+            group({
+                let mut h = handler(exe, serde_json::json!(["run"]));
+                h["async"] = true.into();
+                h
+            }),
+        ),
+        (
+            "a timeout too short to answer",
+            group({
+                let mut h = handler(exe, serde_json::json!(["run"]));
+                h["timeout"] = 0.001.into();
+                h
+            }),
+        ),
+    ];
+    for (what, g) in cases {
+        std::fs::write(
+            project.join(".claude/settings.json"),
+            serde_json::json!({"hooks": {"PreToolUse": [g]}}).to_string(),
+        )
+        .unwrap();
+        let o = launch(
+            home,
+            "/usr/bin:/bin",
+            &[("HOOKRULES_BIN", exe)],
+            &["run", "--via", "plugin"],
+            RM,
+        );
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert!(!stderr.contains("stays quiet"), "{what}: {stderr}");
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            out.contains(r#""permissionDecision":"deny""#),
+            "{what}: the plugin answers: {out}"
+        );
+    }
+    // Found on PATH under its name, with `run` alone: it answers as the plugin
+    // would, so the plugin stays quiet (the event is answered once).
+    let bin = home.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::os::unix::fs::symlink(exe, bin.join("hookrules")).unwrap();
+    std::fs::write(
+        project.join(".claude/settings.json"),
+        serde_json::json!({"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [
+            {"type": "command", "command": "hookrules run"}]}]}})
+        .to_string(),
+    )
+    .unwrap();
+    let path = format!("{}:/usr/bin:/bin", bin.display());
+    let o = launch(
+        home,
+        &path,
+        &[("HOOKRULES_BIN", exe)],
+        &["run", "--via", "plugin"],
+        RM,
+    );
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("stays quiet"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}

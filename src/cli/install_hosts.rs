@@ -235,11 +235,12 @@ pub fn init(
         // .github/hooks/*.json (Copilot's too), and hookrules recognises its
         // envelope under either: one more file would answer its events twice.
         let copilot = file_for(Host::Copilot, ctx, false)?;
-        let already = crate::cli::wiring::settings_answer(&ctx.env, "PreToolUse").or_else(|| {
-            crate::cli::wiring::read(crate::cli::wiring::Place::Agent(Host::Copilot), &copilot)
-                .filter(|w| !w.handlers.is_empty())
-                .map(|w| w.path)
-        });
+        let already =
+            crate::cli::wiring::settings_registers(&ctx.env, "PreToolUse").or_else(|| {
+                crate::cli::wiring::read(crate::cli::wiring::Place::Agent(Host::Copilot), &copilot)
+                    .filter(|w| !w.handlers.is_empty())
+                    .map(|w| w.path)
+            });
         if let Some(p) = already {
             let _ = writeln!(out, "VS Code already runs hookrules through {} (VS Code reads that file, and hookrules recognises its events there); nothing to do.", p.display());
             return Ok(());

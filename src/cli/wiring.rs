@@ -77,8 +77,97 @@ pub fn settings_layers(ctx: &Context) -> Vec<(Place, PathBuf)> {
 }
 
 /// Does a Claude Code settings layer register `hookrules run` for this event?
-/// The first such file, for the note `run --via plugin` prints.
+/// The first such file (`init --host vscode` asks: VS Code reads it too).
+pub fn settings_registers(env: &BTreeMap<String, String>, event: &str) -> Option<PathBuf> {
+    settings_handler(env, event, |_, h| is_hookrules_handler(h, None))
+}
+
+/// Does a Claude Code settings layer already answer this event as the plugin
+/// would, so that `run --via plugin` may stay quiet (the event answered once)?
+/// Only a handler that certainly does: this very binary (its path, or its
+/// name found first on `PATH`), with `run` and nothing else (no
+/// `--no-builtin`, no `--policies`), for every tool (no matcher, `""` or
+/// `*`; no `if`), in the foreground every time (not `async`, not `once`),
+/// with at least the plugin's timeout. A handler that names hookrules but
+/// would not run, or would answer less (a missing binary, a repository's own
+/// script named hookrules, a flag, a matcher that never fires), leaves the
+/// plugin answering: being named is not answering.
 pub fn settings_answer(env: &BTreeMap<String, String>, event: &str) -> Option<PathBuf> {
+    let exe = std::env::current_exe()
+        .ok()
+        .and_then(|p| p.canonicalize().ok())?;
+    settings_handler(env, event, |group, h| {
+        answers_as_plugin(group, h, &exe, env)
+    })
+}
+
+/// The plugin's own timeout for every event (`plugin/hooks/hooks.json`).
+const PLUGIN_TIMEOUT_SECS: f64 = 10.0;
+
+fn answers_as_plugin(group: &Value, h: &Value, exe: &Path, env: &BTreeMap<String, String>) -> bool {
+    let every_tool = match group.get("matcher") {
+        None => true,
+        Some(Value::String(m)) => m.is_empty() || m == "*",
+        Some(_) => false,
+    };
+    let flag = |k: &str| h.get(k).and_then(Value::as_bool) == Some(true);
+    if !every_tool
+        || h.get("if").is_some()
+        || flag("async")
+        || flag("asyncRewake")
+        || flag("once")
+        || h.get("timeout")
+            .is_some_and(|t| t.as_f64().is_none_or(|t| t < PLUGIN_TIMEOUT_SECS))
+        || !is_hookrules_handler(h, None)
+    {
+        return false;
+    }
+    let Some(cmd) = h.get("command").and_then(Value::as_str) else {
+        return false;
+    };
+    let program = match h.get("args") {
+        Some(Value::Array(a)) => (a.len() == 1).then_some(cmd),
+        _ => {
+            let words: Vec<&str> = cmd.split_whitespace().collect();
+            (words.len() == 2 && words[1] == "run").then(|| words[0].trim_matches(['"', '\'']))
+        }
+    };
+    program.is_some_and(|p| runs_this_binary(p, exe, env))
+}
+
+/// Is `program`, as the client would start it, this very executable?
+fn runs_this_binary(program: &str, exe: &Path, env: &BTreeMap<String, String>) -> bool {
+    if program.contains(['$', '`', '~']) {
+        return false;
+    }
+    let found = if program.contains('/') {
+        Path::new(program)
+            .is_absolute()
+            .then(|| PathBuf::from(program))
+    } else {
+        env.get("PATH").and_then(|path| {
+            path.split(':')
+                .filter(|d| !d.is_empty())
+                .map(|d| Path::new(d).join(program))
+                .find(|p| {
+                    use std::os::unix::fs::PermissionsExt;
+                    p.metadata()
+                        .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+                })
+        })
+    };
+    found
+        .and_then(|p| p.canonicalize().ok())
+        .is_some_and(|p| p == exe)
+}
+
+/// The first settings layer with a handler for `event` that `pick` accepts
+/// (given its group and the handler).
+fn settings_handler(
+    env: &BTreeMap<String, String>,
+    event: &str,
+    pick: impl Fn(&Value, &Value) -> bool,
+) -> Option<PathBuf> {
     let ctx = Context {
         env: env.clone(),
         cwd: std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
@@ -90,9 +179,11 @@ pub fn settings_answer(env: &BTreeMap<String, String>, event: &str) -> Option<Pa
         let groups = v.get("hooks")?.get(event)?.as_array()?;
         groups
             .iter()
-            .filter_map(|g| g.get("hooks")?.as_array())
-            .flatten()
-            .any(|h| is_hookrules_handler(h, None))
+            .any(|g| {
+                g.get("hooks")
+                    .and_then(Value::as_array)
+                    .is_some_and(|hs| hs.iter().any(|h| pick(g, h)))
+            })
             .then_some(path)
     })
 }

@@ -561,3 +561,47 @@ fn doctor_names_hooks_switched_off_and_personal_files_committed() {
         "not committed, not reported: {doctor}"
     );
 }
+
+/// Codex and Cursor set no `CLAUDE_PROJECT_DIR`: the project is found from the
+/// session's folder. A dependency inside the repository that carries its own
+/// `.claude/hookrules/` is the repository's content, not the project: from
+/// inside it, the repository's policies still decide.
+#[test]
+fn a_folder_with_policies_inside_the_repository_does_not_become_the_project() {
+    let s = Sandbox::new(&[(
+        ".claude/hookrules/team.toml",
+        GIT_OFF
+            .split("[[rule]]")
+            .nth(1)
+            .map(|r| format!("[[rule]]{r}"))
+            .unwrap()
+            .as_str(),
+    )]);
+    let dep = s.proj.join("node_modules/left-pad");
+    std::fs::create_dir_all(dep.join(".claude/hookrules")).unwrap();
+    // The dependency's own policy: nothing of its would apply anyway
+    // (untrusted), but were it the project, the repository's would not either.
+    std::fs::write(dep.join(".claude/hookrules/lax.toml"), "# nothing to see\n").unwrap();
+    for cwd in [s.proj.clone(), dep.clone(), dep.join("lib")] {
+        std::fs::create_dir_all(&cwd).unwrap();
+        let mut ev = s.bash_event("npm publish", false);
+        ev["cwd"] = cwd.display().to_string().into();
+        let mut c = s.command(&cwd);
+        c.arg("run");
+        let mut child = c.spawn().unwrap();
+        use std::io::Write;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(ev.to_string().as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        let a = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            denied(&a),
+            "from {}: the repository's rule: {a}",
+            cwd.display()
+        );
+    }
+}

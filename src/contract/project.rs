@@ -44,18 +44,53 @@ pub fn resolve(env: &BTreeMap<String, String>, start: Option<&Path>) -> PathBuf 
 }
 
 /// The project a folder belongs to when `CLAUDE_PROJECT_DIR` is not set: the
-/// nearest folder, from `start` up, that holds `.claude/hookrules/`, else the
-/// repository root (the nearest folder holding `.git`), else `start`. The walk
-/// stops at the repository root and at the home folder, whose `.claude/` is the
-/// client's user configuration, not a project.
+/// repository root (the nearest folder, from `start` up, holding `.git`), else
+/// the outermost folder holding `.claude/hookrules/`, else `start`. The walk
+/// stops at the home folder, whose `.claude/` is the client's user
+/// configuration, not a project.
+///
+/// A `.claude/hookrules/` inside the project (a dependency under
+/// `node_modules/`, a vendored package, a sub-folder the agent made) is the
+/// project's content, never the project: were the nearest one the project, a
+/// session whose folder is inside such a dependency (Codex and Cursor set no
+/// `CLAUDE_PROJECT_DIR`) would leave the real project's policies, and the
+/// trust given to them, for the dependency's.
 pub fn root_from(start: &Path, home: Option<&Path>) -> PathBuf {
+    let mut with_policies = None;
     for dir in start.ancestors() {
         if home.is_some_and(|h| h == dir) {
             break;
         }
-        if dir.join(POLICY_DIR).is_dir() || dir.join(".git").exists() {
+        if dir.join(".git").exists() {
             return dir.to_path_buf();
         }
+        if dir.join(POLICY_DIR).is_dir() {
+            with_policies = Some(dir);
+        }
     }
-    start.to_path_buf()
+    with_policies.unwrap_or(start).to_path_buf()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_project_is_the_repository_not_a_folder_with_policies_inside_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let dep = root.join("repo/node_modules/dep");
+        std::fs::create_dir_all(dep.join(POLICY_DIR)).unwrap();
+        std::fs::create_dir_all(root.join("repo/.git")).unwrap();
+        std::fs::create_dir_all(root.join("repo/.claude/hookrules")).unwrap();
+        assert_eq!(root_from(&dep, None), root.join("repo"));
+        assert_eq!(root_from(&dep.join("lib"), None), root.join("repo"));
+        // Without git: the outermost folder with policies.
+        std::fs::remove_dir_all(root.join("repo/.git")).unwrap();
+        assert_eq!(root_from(&dep, None), root.join("repo"));
+        std::fs::remove_dir_all(root.join("repo/.claude")).unwrap();
+        assert_eq!(root_from(&dep, None), dep, "alone, it is its own project");
+        // Never the home folder.
+        assert_eq!(root_from(&dep, Some(&root.join("repo"))), dep);
+    }
 }

@@ -605,3 +605,31 @@ fn a_folder_with_policies_inside_the_repository_does_not_become_the_project() {
         );
     }
 }
+
+/// An exception a project policy adds to someone else's rule (`[[override]]`
+/// with `except`) takes cases away from that rule: a loosening, so it waits
+/// for the user's trust like any other (its own rule's `except` does not).
+#[test]
+fn an_exception_a_repository_adds_to_a_built_in_rule_waits_for_trust() {
+    let s = Sandbox::new(&[(
+        ".claude/hookrules/team.toml",
+        "[[override]]\nrule = \"git-discard-work\"\nexcept = { commands = [\"git reset --hard\"] }\n",
+    )]);
+    assert!(denied(&s.bash("git reset --hard", true)), "untrusted");
+    let (_, check, _) = s.cli(&["check"], &s.proj);
+    assert!(
+        check.contains("HR116")
+            && check.contains("adds an exception (`except`) to git-discard-work"),
+        "{check}"
+    );
+    let (code, out) = s.in_terminal("trust", &s.proj);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        !denied(&s.bash("git reset --hard", true)),
+        "trusted: the exception applies"
+    );
+    assert!(
+        denied(&s.bash("git reset --hard HEAD~3", true)),
+        "only that case"
+    );
+}

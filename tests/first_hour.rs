@@ -35,6 +35,26 @@ fn hookrules(cwd: &Path, home: &Path, args: &[&str]) -> Command {
     c
 }
 
+/// The user trusts the project's policies as they are (`hookrules trust`, in
+/// a terminal: script(1) gives it one). A project policy's exception for
+/// someone else's rule is a loosening, applied only once trusted.
+fn trust(p: &Project) {
+    let line = format!("{} trust", bin().display());
+    let out = Command::new("script")
+        .args(["-qec", &line, "/dev/null"])
+        .current_dir(&p.root)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("SHELL", "/bin/sh")
+        .env("HOME", &p.home)
+        .env("XDG_CONFIG_HOME", p.home.join(".config"))
+        .env("XDG_STATE_HOME", p.home.join(".local/state"))
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+}
+
 #[test]
 fn every_first_hour_fixture_folder_passes_through_hookrules_test() {
     let home = tempfile::tempdir().unwrap();
@@ -461,6 +481,7 @@ fn an_override_narrows_a_built_in_rule_and_a_bad_one_breaks_its_own_file() {
     let team =
         "[[override]]\nrule = \"delete-outside-project\"\nexcept = { paths = [\"/srv/builds/**\"] }\n";
     let p = Project::new(&[("team.toml", team)]);
+    trust(&p);
     let out = p.hookrules(&["check", "--rules"]).output().unwrap();
     let said = text(&out);
     assert!(out.status.success(), "{said}");
@@ -504,6 +525,9 @@ fn an_override_narrows_a_built_in_rule_and_a_bad_one_breaks_its_own_file() {
 
     let bad = team.replace("/srv/builds/**", "$TMPDIR/**");
     std::fs::write(p.root.join(".claude/hookrules/team.toml"), &bad).unwrap();
+    // The user trusts the edited file too (untrusted, the override would be
+    // left out whole, its bad entry with it).
+    trust(&p);
     let out = p.hookrules(&["check"]).output().unwrap();
     let said = text(&out);
     assert_eq!(out.status.code(), Some(1), "{said}");

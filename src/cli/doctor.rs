@@ -62,6 +62,8 @@ pub enum Check {
     /// What the repository sets around hookrules: variables of hookrules'
     /// (ignored), hooks switched off, personal files committed.
     Repository,
+    /// Tool calls that ran without a PreToolUse answer (the project's log).
+    Unguarded,
 }
 
 impl Check {
@@ -83,6 +85,7 @@ impl Check {
             Check::Protection => "protection",
             Check::Integrity => "integrity",
             Check::Repository => "repository",
+            Check::Unguarded => "unguarded",
         }
     }
 }
@@ -396,7 +399,49 @@ pub fn diagnose(ctx: &Context, discovery: &Discovery) -> Vec<Finding> {
     loosenings(discovery, &mut out);
     integrity(ctx, &mut out);
     repository(ctx, &mut out);
+    unguarded(ctx, &mut out);
     out
+}
+
+/// How far back `doctor` looks for unguarded tool calls.
+const UNGUARDED_DAYS: i64 = 7;
+
+/// Tool calls of the last days that ran without a PreToolUse answer, from the
+/// project's log (see `log::guarded`).
+fn unguarded(ctx: &Context, out: &mut Vec<Finding>) {
+    let Ok(located) = super::log::locate(&super::log::Where::default(), &ctx.env) else {
+        return;
+    };
+    let Ok((records, _)) = super::log::read(&located.path) else {
+        return;
+    };
+    let since = crate::os::clock::Now::from_env(&ctx.env).ms - UNGUARDED_DAYS * 86_400_000;
+    let recent: Vec<&crate::log::record::Record> = records
+        .iter()
+        .filter(|r| r.kind == crate::log::record::Kind::Unguarded && r.ms() >= since)
+        .collect();
+    let Some(last) = recent.last() else {
+        push(
+            out,
+            Check::Unguarded,
+            Level::Ok,
+            format!("no unguarded tool call in the last {UNGUARDED_DAYS} days (every PostToolUse logged had its PreToolUse answered)"),
+        );
+        return;
+    };
+    push(
+        out,
+        Check::Unguarded,
+        Level::Warn,
+        format!(
+            "{} tool call(s) in the last {UNGUARDED_DAYS} days ran with no PreToolUse answer from hookrules for their tool_use_id (the client skipped the hook, it timed out and failed open, or hookrules was not wired then); the latest: {} {} {} `{}`. `hookrules log --decision unguarded` lists them",
+            recent.len(),
+            last.time.get(..19).unwrap_or(&last.time).replace('T', " "),
+            last.event,
+            last.tool.as_deref().unwrap_or("-"),
+            crate::log::one_line(last.summary.as_deref().unwrap_or(""), 60),
+        ),
+    );
 }
 
 /// What the project's files set around hookrules: its variables (ignored by

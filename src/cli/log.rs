@@ -30,7 +30,8 @@ pub struct LogArgs {
     /// Only the last span of time: 90s, 30m, 2h, 7d, 1w.
     #[arg(long)]
     pub since: Option<String>,
-    /// Only this decision: deny, ask, allow, block, stop, none; or `audit` (audit hits).
+    /// Only this decision: deny, ask, allow, block, stop, none; or `audit` (audit hits),
+    /// `unguarded` (tool calls that ran without a PreToolUse answer).
     #[arg(long)]
     pub decision: Option<String>,
     /// Only lines where this rule (an id or a glob) decided or audited.
@@ -160,7 +161,16 @@ impl Filter {
             .map(|s| time::parse_span(s).map(|span| now_ms - span))
             .transpose()?;
         if let Some(d) = decision {
-            const OK: &[&str] = &["deny", "ask", "allow", "block", "stop", "none", "audit"];
+            const OK: &[&str] = &[
+                "deny",
+                "ask",
+                "allow",
+                "block",
+                "stop",
+                "none",
+                "audit",
+                "unguarded",
+            ];
             if !OK.contains(&d) {
                 return Err(format!("--decision {d}: expected one of {}", OK.join(", ")));
             }
@@ -188,7 +198,8 @@ impl Filter {
         let decision_ok = match self.decision.as_deref() {
             None => true,
             Some("audit") => !r.audit.is_empty(),
-            Some(d) => r.kind == Kind::Decision && r.decision_word() == d,
+            Some("unguarded") => r.kind == Kind::Unguarded,
+            Some(d) => r.kind.answered() && r.decision_word() == d,
         };
         if !decision_ok {
             return false;
@@ -237,7 +248,7 @@ impl Paint {
     /// The colour of a decision word.
     pub fn decision(self, word: &str, padded: &str) -> String {
         let code = match word {
-            "deny" | "block" | "stop" => "31;1",
+            "deny" | "block" | "stop" | "unguarded" => "31;1",
             "ask" => "33",
             "allow" => "32",
             "audit" | "would" => "35",
@@ -328,6 +339,7 @@ pub fn table(rows: &[&Record], paint: Paint) -> String {
         let (word, rule) = match r.kind {
             Kind::Allow => ("allowed", r.rules.join(",")),
             Kind::Decision => (r.decision_word(), r.rules.join(",")),
+            Kind::Unguarded => ("unguarded", r.rules.join(",")),
         };
         let word_cell = format!("{:<8}", word);
         s.push_str(&format!(

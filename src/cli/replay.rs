@@ -15,7 +15,7 @@ use crate::contract::Event;
 use crate::decision::{strictness, Decision};
 use crate::engine::{self, Set, World};
 use crate::eval::trace::NoTrace;
-use crate::log::record::{Kind, Record};
+use crate::log::record::Record;
 use crate::os::clock::Now;
 
 use super::log::{Filter, Paint, Where};
@@ -208,7 +208,7 @@ pub fn replay(
         policy_hash: set.provenance().hash.clone(),
         ..Replay::default()
     };
-    for r in records.iter().filter(|r| r.kind == Kind::Decision) {
+    for r in records.iter().filter(|r| r.kind.answered()) {
         let Some(d) = decide(&set, r, env) else {
             out.skipped += 1;
             continue;

@@ -72,6 +72,10 @@ pub struct Report {
     /// Forged allowances found and ignored (grants without the user's MAC, or
     /// used ones put back).
     pub forged_allowances: usize,
+    /// Tool calls that ran without a PreToolUse answer, per `host event`.
+    pub unguarded: Vec<(String, usize)>,
+    /// The latest of them (time, host, event, tool, summary), newest last.
+    pub unguarded_latest: Vec<[String; 5]>,
     /// Seed 001's metrics.
     pub metrics: Metrics,
 }
@@ -199,10 +203,7 @@ const FILE_TOOLS: &[&str] = &[
 /// Build the report from log records (oldest first) and a metrics folder.
 pub fn build(records: &[Record], metrics_dir: Option<&Path>) -> Report {
     let mut r = Report::default();
-    let decided: Vec<&Record> = records
-        .iter()
-        .filter(|x| x.kind == Kind::Decision)
-        .collect();
+    let decided: Vec<&Record> = records.iter().filter(|x| x.kind.answered()).collect();
     r.events = decided.len();
     r.allowed_once = records.iter().filter(|x| x.kind == Kind::Allow).count();
     r.forged_allowances = records
@@ -274,6 +275,31 @@ pub fn build(records: &[Record], metrics_dir: Option<&Path>) -> Report {
     r.latency.sort_by_key(|l| std::cmp::Reverse(l.n));
     r.over_time = over_time(&decided);
     r.policy_sets = policy_sets(decided.iter().copied());
+    let unguarded: Vec<&&Record> = decided
+        .iter()
+        .filter(|x| x.kind == Kind::Unguarded)
+        .collect();
+    let mut per: BTreeMap<String, usize> = BTreeMap::new();
+    for x in &unguarded {
+        let host = if x.host.is_empty() { "?" } else { &x.host };
+        *per.entry(format!("{host} {}", x.event)).or_default() += 1;
+    }
+    r.unguarded = top(per, 20);
+    r.unguarded_latest = unguarded
+        .iter()
+        .rev()
+        .take(5)
+        .rev()
+        .map(|x| {
+            [
+                x.time.clone(),
+                x.host.clone(),
+                x.event.clone(),
+                x.tool.clone().unwrap_or_default(),
+                x.summary.clone().unwrap_or_default(),
+            ]
+        })
+        .collect();
     if let Some(d) = metrics_dir {
         r.metrics = metrics(d);
     }
@@ -468,6 +494,28 @@ pub fn summary(r: &Report, paint: Paint) -> String {
         ));
         for p in &r.policy_sets {
             s.push_str(&policy_set_line(p));
+        }
+    }
+    if !r.unguarded.is_empty() {
+        let n: usize = r.unguarded.iter().map(|(_, n)| n).sum();
+        s.push_str(&format!(
+            "\n{}\n",
+            paint.paint(
+                "31;1",
+                &format!(
+                    "unguarded tool calls: {n} ran with no PreToolUse answer for their tool_use_id"
+                )
+            )
+        ));
+        for (what, c) in &r.unguarded {
+            s.push_str(&format!("  {c:>6}  {what}\n"));
+        }
+        for [time, _, event, tool, what] in &r.unguarded_latest {
+            s.push_str(&format!(
+                "          {}  {event} {tool}  {}\n",
+                time.get(..19).unwrap_or(time).replace('T', " "),
+                crate::log::one_line(what, 60)
+            ));
         }
     }
     list(&mut s, "rules that decided most", &r.rules, 10);

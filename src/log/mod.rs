@@ -11,9 +11,12 @@
 //! - [`redact`]: what of the event is kept (secrets out, long values cut);
 //! - [`store`]: the files, concurrent appends and rotation;
 //! - [`time`]: timestamps and spans;
-//! - [`allow`]: allow-once codes and allowances.
+//! - [`allow`]: allow-once codes and allowances;
+//! - [`guarded`]: which tool calls hookrules answered before they ran, and
+//!   which ran unguarded.
 
 pub mod allow;
+pub mod guarded;
 pub mod record;
 pub mod redact;
 pub mod settings;
@@ -56,10 +59,12 @@ pub struct Answered<'a> {
     pub allow: Option<AllowNote>,
 }
 
-/// Should this answer be logged?
-pub fn wanted(s: &Settings, a: &Answered) -> bool {
+/// Should this answer be logged? (`unguarded`: a tool call ran without a
+/// PreToolUse answer, always logged.)
+pub fn wanted(s: &Settings, a: &Answered, unguarded: bool) -> bool {
     s.enabled
-        && (s.events == LogEvents::All
+        && (unguarded
+            || s.events == LogEvents::All
             || a.decision.kind.is_some()
             || !a.decision.audit.is_empty()
             || !a.decision.errors.is_empty()
@@ -75,6 +80,7 @@ pub fn record(s: &Settings, a: &Answered) -> Record {
         v: 1,
         kind: Kind::Decision,
         time: time::format_ms(a.now_ms),
+        host: a.event.origin.host.name().to_string(),
         session: a.event.str("session_id").map(str::to_string),
         event: a.event.name.clone(),
         tool: a.event.str("tool_name").map(str::to_string),
@@ -140,13 +146,27 @@ pub fn after_answer(
 ) -> Vec<String> {
     let s = settings::resolve(a.tables, a.project, env);
     let mut warnings = s.problems.clone();
-    if !wanted(&s, a) {
+    if !s.enabled {
+        return warnings;
+    }
+    let seen = match settings::state_home(env) {
+        Some(home) => guarded::after_answer(&home, a.event).unwrap_or_else(|e| {
+            warnings.push(format!("unguarded-call index: {e}"));
+            guarded::Seen::NotJudged
+        }),
+        None => guarded::Seen::NotJudged,
+    };
+    let unguarded = seen == guarded::Seen::Unguarded;
+    if !wanted(&s, a, unguarded) {
         return warnings;
     }
     let Some(dir) = s.dir.clone() else {
         return warnings;
     };
-    let r = record(&s, a);
+    let mut r = record(&s, a);
+    if unguarded {
+        r.kind = Kind::Unguarded;
+    }
     if let Err(e) = append(&s, &dir, &r, deadline) {
         warnings.push(e);
     }

@@ -16,6 +16,17 @@ pub enum Kind {
     Decision,
     /// `hookrules allow CODE`: a person allowed a denied call once.
     Allow,
+    /// `hookrules run` answered a PostToolUse (or PostToolUseFailure) whose
+    /// `tool_use_id` no PreToolUse answer of hookrules had seen: the tool ran
+    /// unguarded (see `log::guarded`). Otherwise the same as a decision line.
+    Unguarded,
+}
+
+impl Kind {
+    /// Does the line record an answered event (a decision, or an unguarded call)?
+    pub fn answered(self) -> bool {
+        matches!(self, Kind::Decision | Kind::Unguarded)
+    }
 }
 
 /// An allow-once note on a line.
@@ -47,6 +58,10 @@ pub struct Record {
     pub kind: Kind,
     /// RFC 3339, UTC, milliseconds.
     pub time: String,
+    /// The agent that sent the event (`claude`, `codex`, ...; empty in lines of
+    /// earlier versions).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub host: String,
     /// `session_id`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session: Option<String>,

@@ -3,3 +3,4 @@
 
 mod provenance;
 mod sandbox;
+mod unguarded;

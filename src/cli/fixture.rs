@@ -66,7 +66,9 @@ A DIR holding policies/ and fixtures/ is tested against its own policies;
 otherwise fixtures (*.json, recursively) run against -p or the usual policy
 search. `hookrules test --new EVENT.json -o FIXTURE.json` writes a fixture that
 expects what the policies decide today. Rules that no fixture makes fire are
-listed (HR106); the built-in pack's only with --coverage all."##;
+listed (HR106); the built-in pack's only with --coverage all. A path that does
+not exist or holds no fixture is an error (exit 2): a run that tested nothing
+does not pass."##;
 
 /// A parsed fixture.
 #[derive(Debug, Clone, Deserialize)]

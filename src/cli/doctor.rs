@@ -64,6 +64,8 @@ pub enum Check {
     Repository,
     /// Tool calls that ran without a PreToolUse answer (the project's log).
     Unguarded,
+    /// Export to an OpenTelemetry collector: where, and the spool.
+    Export,
 }
 
 impl Check {
@@ -86,6 +88,7 @@ impl Check {
             Check::Integrity => "integrity",
             Check::Repository => "repository",
             Check::Unguarded => "unguarded",
+            Check::Export => "export",
         }
     }
 }
@@ -394,6 +397,7 @@ pub fn diagnose(ctx: &Context, discovery: &Discovery) -> Vec<Finding> {
             ),
         );
     }
+    export(ctx, discovery, &found, &mut out);
     compiled_set(ctx, discovery, &mut out);
     builtin_protection(ctx, discovery, &mut out);
     loosenings(discovery, &mut out);
@@ -401,6 +405,65 @@ pub fn diagnose(ctx: &Context, discovery: &Discovery) -> Vec<Finding> {
     repository(ctx, &mut out);
     unguarded(ctx, &mut out);
     out
+}
+
+/// Export: where decisions go, and what the spool holds (said when export is
+/// on, or when records still wait from when it was).
+fn export(
+    ctx: &Context,
+    discovery: &Discovery,
+    found: &crate::policy::discover::Found,
+    out: &mut Vec<Finding>,
+) {
+    use crate::log::export::{self, SPOOL_MAX_BYTES};
+    let project = discovery
+        .project_dir
+        .clone()
+        .unwrap_or_else(|| ctx.cwd.clone());
+    let tables = crate::log::settings::tables_from_sources(&found.sources);
+    let on = crate::log::settings::resolve(&tables, &project, &ctx.env).export;
+    let Some(dir) = export::spool_dir(&ctx.env) else {
+        return;
+    };
+    let st = export::status(&dir);
+    if !on && st.waiting == 0 {
+        return;
+    }
+    let target = crate::log::otlp::Target::from_env(&ctx.env);
+    let protocol = match target.protocol {
+        crate::log::otlp::Protocol::Json => "http/json",
+        crate::log::otlp::Protocol::Protobuf => "http/protobuf",
+    };
+    let mut text = format!(
+        "export {}: OTLP {protocol} to {}; {} decision(s) waiting in {} ({} KiB of {} MiB), {} sent, {} rejected, {} dropped (spool full)",
+        if on { "on" } else { "off" },
+        target.url,
+        st.waiting,
+        dir.display(),
+        st.bytes / 1024,
+        SPOOL_MAX_BYTES >> 20,
+        st.state.sent,
+        st.state.rejected,
+        st.dropped,
+    );
+    if let (true, Some(e)) = (
+        st.state.failing || st.state.rejected > 0,
+        &st.state.last_error,
+    ) {
+        text.push_str(&format!(
+            "; last failure {}: {e}",
+            crate::log::time::format_ms(st.state.last_error_ms)
+        ));
+    }
+    for p in &target.problems {
+        text.push_str(&format!("; {p}"));
+    }
+    let level = if st.dropped > 0 || (st.state.failing && st.waiting > 0) || !on {
+        Level::Warn
+    } else {
+        Level::Ok
+    };
+    push(out, Check::Export, level, text);
 }
 
 /// How far back `doctor` looks for unguarded tool calls.

@@ -7,6 +7,7 @@ pub mod codex_trust;
 pub mod docs;
 pub mod doctor;
 pub mod explain;
+pub mod export;
 pub mod fixture;
 pub mod init;
 pub mod install_hosts;
@@ -200,6 +201,9 @@ pub enum Command {
     Report(report::ReportArgs),
     /// Let a denied call through once, with the code the deny showed (your terminal only).
     Allow(allow::AllowArgs),
+    /// Deliver the decisions waiting in the export spool to the OpenTelemetry
+    /// collector now (`HOOKRULES_EXPORT=otlp`, `OTEL_EXPORTER_OTLP_*`).
+    Export,
     /// Print a shell completion script (`hookrules completions bash`), or install
     /// bash, zsh and fish completions into your folders (`--install`).
     Completions {
@@ -487,6 +491,7 @@ pub fn main() -> ExitCode {
             &mut stdout.lock(),
             &mut stderr.lock(),
         ),
+        Command::Export => export::run(&env, &mut stdout.lock(), &mut stderr.lock()),
         Command::Allow(args) => allow::run(
             &args,
             &env,

@@ -513,7 +513,13 @@ fn after_answer(
         // The lock is only waited for this long (and never past the deadline);
         // the line is written regardless.
         let wait = deadline.cap(Duration::from_millis(200), Duration::ZERO).0;
-        for w in crate::log::after_answer(&answered, env, Instant::now() + wait) {
+        // The export (when on) gets its budget, cut to leave the side effects
+        // their share of what is left.
+        let export = deadline
+            .cap(crate::log::export::BUDGET, deadline::reserve(&deadline))
+            .0;
+        let now = Instant::now();
+        for w in crate::log::after_answer(&answered, env, now + wait, now + export) {
             notes.push(format!("hookrules: decision log: {w}"));
         }
     }

@@ -13,10 +13,14 @@
 //! - [`time`]: timestamps and spans;
 //! - [`allow`]: allow-once codes and allowances;
 //! - [`guarded`]: which tool calls hookrules answered before they ran, and
-//!   which ran unguarded.
+//!   which ran unguarded;
+//! - [`export`], [`otlp`]: the same records sent to an OpenTelemetry collector,
+//!   through a bounded spool.
 
 pub mod allow;
+pub mod export;
 pub mod guarded;
+pub mod otlp;
 pub mod record;
 pub mod redact;
 pub mod settings;
@@ -137,16 +141,18 @@ pub fn append(s: &Settings, dir: &Path, r: &Record, deadline: Instant) -> Result
     })
 }
 
-/// After the answer is printed: log it if the settings say so. Returns warnings
-/// for stderr; never fails.
+/// After the answer is printed: log it, and export it, if the settings say so.
+/// `deadline` bounds the wait for the log's lock; `export_by` the export.
+/// Returns warnings for stderr; never fails.
 pub fn after_answer(
     a: &Answered,
     env: &BTreeMap<String, String>,
     deadline: Instant,
+    export_by: Instant,
 ) -> Vec<String> {
     let s = settings::resolve(a.tables, a.project, env);
     let mut warnings = s.problems.clone();
-    if !s.enabled {
+    if !s.enabled && !s.export {
         return warnings;
     }
     let seen = match settings::state_home(env) {
@@ -160,15 +166,17 @@ pub fn after_answer(
     if !wanted(&s, a, unguarded) {
         return warnings;
     }
-    let Some(dir) = s.dir.clone() else {
-        return warnings;
-    };
     let mut r = record(&s, a);
     if unguarded {
         r.kind = Kind::Unguarded;
     }
-    if let Err(e) = append(&s, &dir, &r, deadline) {
-        warnings.push(e);
+    if let (true, Some(dir)) = (s.enabled, s.dir.as_deref()) {
+        if let Err(e) = append(&s, dir, &r, deadline) {
+            warnings.push(e);
+        }
+    }
+    if s.export {
+        warnings.extend(export::after_answer(&r, env, a.now_ms, export_by));
     }
     warnings
 }

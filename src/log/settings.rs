@@ -47,6 +47,9 @@ pub struct Settings {
     pub allow_once: bool,
     /// Lifetime of codes and allowances.
     pub allow_minutes: u32,
+    /// Send logged decisions to an OpenTelemetry collector (`[log] export`,
+    /// `HOOKRULES_EXPORT=otlp`).
+    pub export: bool,
     /// Problems met while reading the settings (reported as warnings).
     pub problems: Vec<String>,
 }
@@ -97,10 +100,16 @@ pub fn resolve(
         max_value_chars: DEFAULT_MAX_VALUE_CHARS,
         allow_once: true,
         allow_minutes: DEFAULT_ALLOW_MINUTES,
+        export: false,
         problems: vec![],
     };
     for t in tables {
         apply(&mut s, t, project_dir, env);
+    }
+    // The variable only turns export on: a policy's `export = "off"` (the
+    // managed layer's has the last word) is how it is turned off.
+    if env.get("HOOKRULES_EXPORT").is_some_and(|v| v == "otlp") {
+        s.export = true;
     }
     match env.get("HOOKRULES_LOG").map(String::as_str) {
         Some("off") | Some("0") | Some("false") => s.enabled = false,
@@ -144,6 +153,9 @@ fn apply(s: &mut Settings, t: &LogTable, project_dir: &Path, env: &BTreeMap<Stri
     }
     if let Some(m) = t.allow_minutes {
         s.allow_minutes = m.clamp(1, 24 * 60);
+    }
+    if let Some(e) = t.export {
+        s.export = e == crate::policy::log::Export::Otlp;
     }
 }
 

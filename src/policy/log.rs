@@ -42,6 +42,19 @@ pub struct RawLog {
     /// How long an allow-once code, and then the allowance, stays valid, in minutes
     /// (default 15).
     pub allow_minutes: Option<Sp<u32>>,
+    /// `otlp`: send every logged decision to an OpenTelemetry collector, configured
+    /// by the standard `OTEL_EXPORTER_OTLP_*` variables; `off` (default).
+    pub export: Option<Sp<Export>>,
+}
+
+/// `[log] export`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Export {
+    /// No export.
+    Off,
+    /// OTLP over HTTP (protobuf or JSON).
+    Otlp,
 }
 
 /// Which events the log records.
@@ -79,6 +92,8 @@ pub struct LogTable {
     pub allow_once: Option<bool>,
     /// See [`RawLog`].
     pub allow_minutes: Option<u32>,
+    /// See [`RawLog`].
+    pub export: Option<Export>,
 }
 
 impl From<&RawLog> for LogTable {
@@ -94,6 +109,7 @@ impl From<&RawLog> for LogTable {
             max_value_chars: r.max_value_chars.as_ref().map(|m| m.value),
             allow_once: r.allow_once,
             allow_minutes: r.allow_minutes.as_ref().map(|m| m.value),
+            export: r.export.as_ref().map(|e| e.value),
         }
     }
 }

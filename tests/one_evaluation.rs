@@ -157,10 +157,20 @@ fn explain_test_and_replay_decide_what_run_decided() {
             let log = scratch.path().join("logs").join(checked.to_string());
             let logged = run(&session, &fx, &log);
             let ran = said(logged.decision.map(|k| k.as_str()), &logged.rules);
+            // The fixture's state folder (its key and the trust given to the
+            // policies under test) is kept: replay judges under the trust run
+            // had, else the project's policies are untrusted there.
+            let state = session.project.join("home/.local/state/hookrules");
+            let kept = scratch.path().join("state-kept");
+            let _ = std::fs::remove_dir_all(&kept);
+            std::fs::rename(&state, &kept).unwrap();
             std::fs::remove_dir_all(&session.project).unwrap();
             std::fs::create_dir(&session.project).unwrap();
             install(&user_project.join(".claude/hookrules"), &session.project);
             fx.prepare(&session.project).unwrap();
+            let _ = std::fs::remove_dir_all(&state);
+            std::fs::create_dir_all(state.parent().unwrap()).unwrap();
+            std::fs::rename(&kept, &state).unwrap();
 
             // replay the line run logged, from the fixture's environment (a
             // replay re-reads facts, so it runs where run ran).

@@ -2,7 +2,7 @@
 //! input and variables whose text a shell, git or a tool will run as code, and
 //! the language of that code.
 //!
-//! The places are data, `policies/code-places.toml`, which `build.rs` compiles
+//! The places are data, `policies/data/code-places.toml`, which `build.rs` compiles
 //! into sorted statics (included below): finding a command's places is a binary
 //! search on its program's name, and nothing is built per event. Covering one
 //! more tool is one row there. What this module decides is only *where* the code

@@ -224,18 +224,12 @@ impl Filter {
     }
 }
 
-/// Colours, when writing to a terminal.
+/// Colours, when writing to a terminal: `Paint(style::on())`, the one decision
+/// `main` made for this process ([`super::style::wanted`]).
 #[derive(Debug, Clone, Copy)]
 pub struct Paint(pub bool);
 
 impl Paint {
-    /// On a terminal and without `NO_COLOR`.
-    pub fn for_stdout(env: &BTreeMap<String, String>) -> Paint {
-        // SAFETY: isatty on a standard descriptor.
-        let tty = unsafe { libc::isatty(1) } == 1;
-        Paint(tty && !env.contains_key("NO_COLOR"))
-    }
-
     /// Wrap `text` in an ANSI colour.
     pub fn paint(self, code: &str, text: &str) -> String {
         if self.0 {

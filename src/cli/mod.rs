@@ -24,6 +24,7 @@ pub mod trust;
 pub mod wiring;
 
 use std::collections::BTreeMap;
+use std::io::IsTerminal;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -328,7 +329,6 @@ pub fn main() -> ExitCode {
         ..discovery(flags, env)
     };
     if !matches!(cli.command, Command::Run { .. }) {
-        use std::io::IsTerminal;
         style::enable(style::wanted(&env, std::io::stdout().is_terminal()));
     }
     let stdout = std::io::stdout();
@@ -463,21 +463,21 @@ pub fn main() -> ExitCode {
         Command::Log(args) => log::log(
             &args,
             &env,
-            log::Paint::for_stdout(&env),
+            log::Paint(style::on()),
             &mut stdout.lock(),
             &mut stderr.lock(),
         ),
         Command::Replay(args) => replay::run(
             &args,
             &env,
-            log::Paint::for_stdout(&env),
+            log::Paint(style::on()),
             &mut stdout.lock(),
             &mut stderr.lock(),
         ),
         Command::Report(args) => report::run(
             &args,
             &env,
-            log::Paint::for_stdout(&env),
+            log::Paint(style::on()),
             &mut stdout.lock(),
             &mut stderr.lock(),
         ),
@@ -495,16 +495,14 @@ pub fn main() -> ExitCode {
         Command::Allow(args) => allow::run(
             &args,
             &env,
-            // SAFETY: isatty on stdin.
-            unsafe { libc::isatty(0) } == 1,
+            std::io::stdin().is_terminal(),
             &mut stdout.lock(),
             &mut stderr.lock(),
         ),
         Command::Trust(args) => trust::run(
             &args,
             &env,
-            // SAFETY: isatty on stdin.
-            unsafe { libc::isatty(0) } == 1,
+            std::io::stdin().is_terminal(),
             &mut stdout.lock(),
             &mut stderr.lock(),
         ),

@@ -26,9 +26,8 @@
 //! back. `hookrules export` delivers the spool by hand (or from a timer).
 
 use std::collections::BTreeMap;
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
-use std::os::fd::AsRawFd;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -392,19 +391,9 @@ fn write_state(dir: &Path, s: &State) -> io::Result<()> {
     crate::os::files::write_atomic(&dir.join(STATE), &bytes)
 }
 
-/// Held while a lock file is locked.
-struct Locked(File);
-
-impl Drop for Locked {
-    fn drop(&mut self) {
-        // SAFETY: flock on a descriptor we own.
-        unsafe { libc::flock(self.0.as_raw_fd(), libc::LOCK_UN) };
-    }
-}
-
 /// Lock `path` (exclusive), waiting until `by` at the most (`wait = false`:
 /// not at all). `None`: someone else holds it.
-fn lock(path: &Path, by: Instant, wait: bool) -> io::Result<Option<Locked>> {
+fn lock(path: &Path, by: Instant, wait: bool) -> io::Result<Option<crate::os::files::Locked>> {
     let f = OpenOptions::new()
         .read(true)
         .write(true)
@@ -418,24 +407,7 @@ fn lock(path: &Path, by: Instant, wait: bool) -> io::Result<Option<Locked>> {
             path.display()
         )));
     }
-    let mut pause = Duration::from_micros(50);
-    loop {
-        // SAFETY: flock on a descriptor we own.
-        if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
-            return Ok(Some(Locked(f)));
-        }
-        let err = io::Error::last_os_error();
-        if err.raw_os_error() != Some(libc::EWOULDBLOCK) && err.kind() != io::ErrorKind::Interrupted
-        {
-            return Err(err);
-        }
-        let now = Instant::now();
-        if !wait || now >= by {
-            return Ok(None);
-        }
-        std::thread::sleep(pause.min(by - now));
-        pause = (pause * 2).min(Duration::from_millis(5));
-    }
+    crate::os::files::lock_until(f, if wait { by } else { Instant::now() })
 }
 
 #[cfg(test)]

@@ -132,10 +132,9 @@ impl Index {
     /// Under the session's lock, and only if the file is still too large (no
     /// other hook rotated it meanwhile): current -> previous.
     fn rotate(&self) -> io::Result<()> {
-        use std::os::fd::AsRawFd;
         let lock = open_append(&self.dir.join(format!("{}.lock", self.key)), true)?;
-        // SAFETY: flock on a descriptor we own; released when it closes.
-        if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+        // Released when `lock` closes.
+        if lock.try_lock().is_err() {
             // Another hook is rotating it.
             return Ok(());
         }

@@ -20,7 +20,7 @@ use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Write};
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// The current log file's name.
 pub const CURRENT: &str = "decisions.jsonl";
@@ -88,38 +88,8 @@ pub fn open_for_reading(path: &Path) -> io::Result<File> {
     })
 }
 
-/// Held while the lock file is locked.
-struct Locked(File);
-
-impl Drop for Locked {
-    fn drop(&mut self) {
-        use std::os::fd::AsRawFd;
-        // SAFETY: flock on a descriptor we own.
-        unsafe { libc::flock(self.0.as_raw_fd(), libc::LOCK_UN) };
-    }
-}
-
-fn lock(dir: &Path, deadline: Instant) -> io::Result<Option<Locked>> {
-    use std::os::fd::AsRawFd;
-    let f = open_regular(&dir.join(LOCK), false)?;
-    let mut pause = Duration::from_micros(50);
-    loop {
-        // SAFETY: flock on a descriptor we own.
-        if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
-            return Ok(Some(Locked(f)));
-        }
-        let err = io::Error::last_os_error();
-        if err.raw_os_error() != Some(libc::EWOULDBLOCK) && err.kind() != io::ErrorKind::Interrupted
-        {
-            return Err(err);
-        }
-        let now = Instant::now();
-        if now >= deadline {
-            return Ok(None);
-        }
-        std::thread::sleep(pause.min(deadline - now));
-        pause = (pause * 2).min(Duration::from_millis(5));
-    }
+fn lock(dir: &Path, deadline: Instant) -> io::Result<Option<crate::os::files::Locked>> {
+    crate::os::files::lock_until(open_regular(&dir.join(LOCK), false)?, deadline)
 }
 
 /// Append one line (a newline is added) to the log in `dir`, rotating when the
@@ -211,6 +181,7 @@ pub fn read_lines(dir: &Path) -> io::Result<Vec<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
 
     #[test]
     fn rotation_keeps_every_line_of_the_kept_generations_in_order() {

@@ -111,13 +111,16 @@ pub fn read_text(path: &Path) -> std::io::Result<String> {
 }
 
 /// Why a path was refused by [`confine`].
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ConfineError {
     /// It has a NUL byte.
+    #[error("path contains a NUL byte")]
     Nul,
     /// It is empty (or blank).
+    #[error("path is empty")]
     Empty,
     /// It resolves (lexically) outside the folder.
+    #[error("{} is outside {}", path.display(), within.display())]
     Outside {
         /// The path, resolved.
         path: PathBuf,
@@ -125,8 +128,10 @@ pub enum ConfineError {
         within: PathBuf,
     },
     /// A symlink whose target does not exist (so cannot be checked).
+    #[error("{} is a dangling symlink", .0.display())]
     Dangling(PathBuf),
     /// A symlink on the way leads outside the folder.
+    #[error("{} leads outside {} through a symlink", path.display(), within.display())]
     ThroughSymlink {
         /// The path, resolved lexically.
         path: PathBuf,
@@ -134,27 +139,6 @@ pub enum ConfineError {
         within: PathBuf,
     },
 }
-
-impl std::fmt::Display for ConfineError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ConfineError::Nul => write!(f, "path contains a NUL byte"),
-            ConfineError::Empty => write!(f, "path is empty"),
-            ConfineError::Outside { path, within } => {
-                write!(f, "{} is outside {}", path.display(), within.display())
-            }
-            ConfineError::Dangling(p) => write!(f, "{} is a dangling symlink", p.display()),
-            ConfineError::ThroughSymlink { path, within } => write!(
-                f,
-                "{} leads outside {} through a symlink",
-                path.display(),
-                within.display()
-            ),
-        }
-    }
-}
-
-impl std::error::Error for ConfineError {}
 
 /// Resolve `path` (relative to `base`) and make sure it stays inside `within`.
 ///
@@ -195,32 +179,14 @@ pub fn confine(path: &str, base: &Path, within: &Path) -> Result<PathBuf, Confin
 }
 
 /// Why [`confine_in`] refused a path: its folder, or the path in it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ConfineInError {
     /// The `within` folder is not in the project.
-    Folder(ConfineError),
+    #[error("{0}")]
+    Folder(#[source] ConfineError),
     /// The path is not in the folder.
-    Path(ConfineError),
-}
-
-impl std::fmt::Display for ConfineInError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ConfineInError::Folder(e) => write!(f, "{e}"),
-            ConfineInError::Path(e) => write!(
-                f,
-                "{e} (a path built from event data stays in its `within`, else in the literal folder before its first `{{{{`)"
-            ),
-        }
-    }
-}
-
-impl std::error::Error for ConfineInError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            ConfineInError::Folder(e) | ConfineInError::Path(e) => Some(e),
-        }
-    }
+    #[error("{0} (a path built from event data stays in its `within`, else in the literal folder before its first `{{{{`)")]
+    Path(#[source] ConfineError),
 }
 
 /// The folder a policy names (`within`, possibly built from event data), itself
@@ -383,4 +349,39 @@ pub fn read_capped(path: &Path, max: u64) -> std::io::Result<String> {
     let mut buf = Vec::new();
     f.take(max).read_to_end(&mut buf)?;
     Ok(String::from_utf8_lossy(&buf).into_owned())
+}
+
+/// An exclusive lock on an open file (`flock`), released when this is dropped
+/// (or the file closes).
+#[derive(Debug)]
+pub struct Locked(File);
+
+impl Drop for Locked {
+    fn drop(&mut self) {
+        // Closing the descriptor releases the lock too; unlocking first makes
+        // the release independent of other descriptors of the same file.
+        let _ = self.0.unlock();
+    }
+}
+
+/// Lock `file` exclusively, retrying with short pauses until `by` (never past
+/// it; `by` already passed: one try). `None`: someone else still holds it.
+pub fn lock_until(file: File, by: std::time::Instant) -> std::io::Result<Option<Locked>> {
+    use std::fs::TryLockError;
+    use std::time::{Duration, Instant};
+    let mut pause = Duration::from_micros(50);
+    loop {
+        match file.try_lock() {
+            Ok(()) => return Ok(Some(Locked(file))),
+            Err(TryLockError::WouldBlock) => {}
+            Err(TryLockError::Error(e)) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(TryLockError::Error(e)) => return Err(e),
+        }
+        let now = Instant::now();
+        if now >= by {
+            return Ok(None);
+        }
+        std::thread::sleep(pause.min(by - now));
+        pause = (pause * 2).min(Duration::from_millis(5));
+    }
 }

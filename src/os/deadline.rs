@@ -390,9 +390,21 @@ fn print_fallback() -> i32 {
 /// (doing nothing) when no watchdog is running: in-process callers, or after
 /// [`Watchdog::finish`].
 pub fn on_panic(reply: Option<&Reply>, note: &str) {
+    take_over(reply, &[note.as_bytes(), b"\n"]);
+}
+
+/// The watchdog's answer for a process that cannot go on (a panic, an
+/// allocation that failed), as at the deadline: while the answer is pending,
+/// `reply` (or, without one, the fallback answer) is printed; once it is being
+/// or has been printed, it stands. Then `note` goes to stderr, every child
+/// process ends and the process exits with the answer's status. Returns (doing
+/// nothing) when no watchdog is running. Allocates nothing, and does only what
+/// the signal handler does (atomics, `write(2)`, `kill(2)`, `_exit(2)`).
+fn take_over(reply: Option<&Reply>, note: &[&[u8]]) {
     let note = |exit: i32| -> ! {
-        let _ = write_all(2, note.as_bytes());
-        let _ = write_all(2, b"\n");
+        for part in note {
+            let _ = write_all(2, part);
+        }
         expire(exit)
     };
     loop {
@@ -437,31 +449,7 @@ pub fn on_panic(reply: Option<&Reply>, note: &str) {
 /// what the signal handler does (atomics, `write(2)`, `kill(2)`, `_exit(2)`).
 pub fn out_of_memory(size: usize) {
     let mut note = [0u8; 160];
-    let note = oom_note(&mut note, size);
-    loop {
-        match STATE.load(SeqCst) {
-            PENDING => {
-                if STATE
-                    .compare_exchange(PENDING, EXPIRED, SeqCst, SeqCst)
-                    .is_err()
-                {
-                    continue;
-                }
-                let exit = print_fallback();
-                let _ = write_all(2, note);
-                expire(exit);
-            }
-            now @ (WRITING | ANSWERED) => {
-                if STATE.compare_exchange(now, EXPIRED, SeqCst, SeqCst).is_ok() {
-                    let _ = write_all(2, note);
-                    expire(EXIT.load(SeqCst));
-                }
-            }
-            // The deadline's handler is ending the process.
-            EXPIRED => wait_for_the_end(),
-            _ => return,
-        }
-    }
+    take_over(None, &[oom_note(&mut note, size)]);
 }
 
 /// `hookrules: out of memory (N bytes could not be allocated) …`, written into

@@ -114,21 +114,9 @@ pub fn file_for(host: Host, ctx: &Context, user: bool) -> Result<PathBuf, String
     })
 }
 
-fn quote(word: &str) -> String {
-    if !word.is_empty()
-        && word
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c))
-    {
-        word.to_string()
-    } else {
-        format!("'{}'", word.replace('\'', r"'\''"))
-    }
-}
-
 /// The handler for one event, in the host's shape.
 fn handler(host: Host, exe: &str, event: &str, seconds: u64) -> Value {
-    let mut cmd = format!("{} run --host {}", quote(exe), host.name());
+    let mut cmd = format!("{} run --host {}", crate::shell::quote(exe), host.name());
     match host {
         Host::Copilot => {
             cmd.push_str(&format!(" --event {event}"));

@@ -13,6 +13,17 @@ pub mod powershell;
 pub mod reach;
 pub mod value;
 
+/// `text` as one shell word that re-parses to the same text: bare when it
+/// holds nothing the shell treats specially, quoted otherwise (the `shlex`
+/// crate's POSIX quoting). A NUL, which no shell word can hold, is kept inside
+/// single quotes as is.
+pub fn quote(text: &str) -> String {
+    match shlex::try_quote(text) {
+        Ok(q) => q.into_owned(),
+        Err(_) => format!("'{}'", text.replace('\'', "'\\''")),
+    }
+}
+
 use command::{ParseError, SimpleCommand};
 
 /// The shell a command string is written for.

@@ -3168,22 +3168,10 @@ fn xargs_unlimited(opts: &[String]) -> bool {
 /// known text quoted, else the value's shell spelling (`$HOME/x`).
 fn requote(f: &Field) -> String {
     match f.value.literal() {
-        Some(t) => shell_quote(&t),
+        Some(t) => crate::shell::quote(&t),
         None => match f.value.0.as_slice() {
             [one] => one.to_string(),
-            _ => shell_quote(&f.text),
+            _ => crate::shell::quote(&f.text),
         },
     }
-}
-
-fn shell_quote(s: &str) -> String {
-    if !s.is_empty()
-        && s.chars().all(|c| {
-            c.is_ascii_alphanumeric()
-                || matches!(c, '-' | '_' | '.' | '/' | '=' | ':' | ',' | '+' | '@' | '%')
-        })
-    {
-        return s.to_string();
-    }
-    format!("'{}'", s.replace('\'', "'\\''"))
 }

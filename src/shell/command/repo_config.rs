@@ -3,7 +3,7 @@
 //! git reads `.git/config` of the repository it runs in, and some of its keys
 //! are commands (`core.fsmonitor` runs at every `git status`, `core.pager`,
 //! `diff.external`, filters, aliases with `!`, …; the places are the git
-//! `config` rows of `policies/code-places.toml`). A repository handed to the
+//! `config` rows of `policies/data/code-places.toml`). A repository handed to the
 //! agent (an archive, a copy, a folder another tool prepared) can carry such a
 //! file, so the text it names is read here and judged as the commands it is,
 //! as if it were given with `git -c KEY=VALUE`: the code is on disk, not
@@ -111,11 +111,11 @@ fn repository_code(c: &SimpleCommand, dir: &Path) -> Vec<SimpleCommand> {
     let mut script = String::from("git");
     for (k, v) in &code {
         script.push_str(" -c ");
-        script.push_str(&quote(&format!("{k}={v}")));
+        script.push_str(&crate::shell::quote(&format!("{k}={v}")));
     }
     if let Some(alias) = code.iter().find_map(|(k, _)| k.strip_prefix("alias.")) {
         script.push(' ');
-        script.push_str(&quote(alias));
+        script.push_str(&crate::shell::quote(alias));
     }
     let label = format!("{} (repository configuration)", config.display());
     match super::parse(&script) {
@@ -143,11 +143,6 @@ fn repository_code(c: &SimpleCommand, dir: &Path) -> Vec<SimpleCommand> {
             Err(_) => Vec::new(),
         },
     }
-}
-
-/// `'text'` for sh.
-fn quote(s: &str) -> String {
-    format!("'{}'", s.replace('\'', "'\\''"))
 }
 
 /// The configuration file of the repository `dir` is in: the first `.git`

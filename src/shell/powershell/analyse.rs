@@ -1780,7 +1780,7 @@ impl Analyser {
                 }
                 _ => {
                     if let Some(t) = a.literal().filter(|t| t.starts_with('-') && t.len() > 1) {
-                        words.push(W::Raw(shell_quote(&t)));
+                        words.push(W::Raw(crate::shell::quote(&t)));
                     }
                 }
             }
@@ -1805,7 +1805,7 @@ impl Analyser {
     /// arguments as operands (as an unknown program's are).
     fn data_cmdlet_unknown(&mut self, name: &str, c: &Command, input: Option<&V>) -> R<V> {
         let args = self.plain_args(&c.args)?;
-        let mut words = vec![W::Raw(shell_quote(name))];
+        let mut words = vec![W::Raw(crate::shell::quote(name))];
         for a in &args {
             match &a.val {
                 Val::Block(b) => {
@@ -2201,7 +2201,7 @@ impl Analyser {
             _ => {}
         }
         // Any other program: its command line as written.
-        let mut words = vec![W::Raw(shell_quote(base))];
+        let mut words = vec![W::Raw(crate::shell::quote(base))];
         for a in &args {
             match &a.val {
                 Val::Block(b) => {
@@ -2678,7 +2678,7 @@ impl Analyser {
         let mut w = String::new();
         for (i, p) in s.0.iter().enumerate() {
             match p {
-                Piece::Text(t) => w.push_str(&shell_quote(t)),
+                Piece::Text(t) => w.push_str(&crate::shell::quote(t)),
                 Piece::Glob(g) => {
                     for ch in g.chars() {
                         if matches!(ch, '*' | '?' | '[' | ']' | '!')
@@ -2687,7 +2687,7 @@ impl Analyser {
                         {
                             w.push(ch);
                         } else {
-                            w.push_str(&shell_quote(&ch.to_string()));
+                            w.push_str(&crate::shell::quote(&ch.to_string()));
                         }
                     }
                 }
@@ -3074,20 +3074,6 @@ fn placeholder(t: &str) -> Option<usize> {
         .take_while(char::is_ascii_digit)
         .collect();
     digits.parse().ok()
-}
-
-/// A word in single quotes for the shell.
-pub(super) fn shell_quote(t: &str) -> String {
-    if !t.is_empty()
-        && t.chars().all(|c| {
-            c.is_ascii_alphanumeric()
-                || matches!(c, '-' | '_' | '.' | '/' | ',' | ':' | '=' | '+' | '@' | '%')
-        })
-        && !t.starts_with('~')
-    {
-        return t.to_string();
-    }
-    format!("'{}'", t.replace('\'', "'\\''"))
 }
 
 fn is_shell_word(t: &str) -> bool {

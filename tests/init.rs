@@ -761,9 +761,10 @@ fn the_diff_is_unified() {
         unified_diff(&old, &new, "x", "y"),
         "--- x\n+++ y\n@@ -1,6 +1,6 @@\n 1\n 2\n-3\n+three\n 4\n 5\n 6\n@@ -15,6 +15,5 @@\n 15\n 16\n 17\n-18\n 19\n 20\n"
     );
+    // A one-line range is written without its count, as GNU diff writes it.
     assert_eq!(
         unified_diff("", "x\n", "/dev/null", "y"),
-        "--- /dev/null\n+++ y\n@@ -0,0 +1,1 @@\n+x\n"
+        "--- /dev/null\n+++ y\n@@ -0,0 +1 @@\n+x\n"
     );
     assert_eq!(unified_diff(old.as_str(), old.as_str(), "x", "y"), "");
 }

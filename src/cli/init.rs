@@ -636,97 +636,17 @@ fn registers_hookrules(path: &Path) -> bool {
         .is_some_and(|h| h.values().any(|l| !hookrules_commands(l, None).is_empty()))
 }
 
-// ---------------------------------------------------------------------------
-// A small unified diff
-
-/// A unified diff of two texts by lines (three lines of context), or "" if equal.
+/// A unified diff of two texts by lines (three lines of context), or "" if
+/// they hold the same lines.
 pub fn unified_diff(old: &str, new: &str, old_name: &str, new_name: &str) -> String {
-    let a: Vec<&str> = old.lines().collect();
-    let b: Vec<&str> = new.lines().collect();
-    let ops = diff_ops(&a, &b);
-    let changes: Vec<usize> = (0..ops.len()).filter(|&i| ops[i].0 != ' ').collect();
-    if changes.is_empty() {
+    if old.lines().eq(new.lines()) {
         return String::new();
     }
-    const CONTEXT: usize = 3;
-    let mut hunks: Vec<(usize, usize)> = vec![];
-    for &c in &changes {
-        let (start, end) = (c.saturating_sub(CONTEXT), (c + CONTEXT + 1).min(ops.len()));
-        match hunks.last_mut() {
-            Some(last) if start <= last.1 => last.1 = end,
-            _ => hunks.push((start, end)),
-        }
-    }
-    let mut out = format!("--- {old_name}\n+++ {new_name}\n");
-    let count = |range: &[(char, &str)], side: char| {
-        range
-            .iter()
-            .filter(|(t, _)| *t == ' ' || *t == side)
-            .count()
-    };
-    for (start, end) in hunks {
-        let (ob, nb) = (count(&ops[..start], '-'), count(&ops[..start], '+'));
-        let (ol, nl) = (count(&ops[start..end], '-'), count(&ops[start..end], '+'));
-        out.push_str(&format!(
-            "@@ -{},{ol} +{},{nl} @@\n",
-            ob + usize::from(ol > 0),
-            nb + usize::from(nl > 0)
-        ));
-        for (t, line) in &ops[start..end] {
-            out.push(*t);
-            out.push_str(line);
-            out.push('\n');
-        }
-    }
-    out
-}
-
-/// Line operations (' ' keep, '-' delete, '+' insert) turning `a` into `b`: common
-/// prefix and suffix, then a longest common subsequence of the middle (all-delete,
-/// all-insert when the middle is too large for the table).
-fn diff_ops<'t>(a: &[&'t str], b: &[&'t str]) -> Vec<(char, &'t str)> {
-    let pre = a.iter().zip(b).take_while(|(x, y)| x == y).count();
-    let suf = a[pre..]
-        .iter()
-        .rev()
-        .zip(b[pre..].iter().rev())
-        .take_while(|(x, y)| x == y)
-        .count();
-    let (ma, mb) = (&a[pre..a.len() - suf], &b[pre..b.len() - suf]);
-    let mut ops: Vec<(char, &str)> = a[..pre].iter().map(|l| (' ', *l)).collect();
-    let (n, m) = (ma.len(), mb.len());
-    if (n + 1).saturating_mul(m + 1) > 4_000_000 {
-        ops.extend(ma.iter().map(|l| ('-', *l)));
-        ops.extend(mb.iter().map(|l| ('+', *l)));
-    } else {
-        let w = m + 1;
-        let mut lcs = vec![0u32; (n + 1) * w];
-        for i in (0..n).rev() {
-            for j in (0..m).rev() {
-                lcs[i * w + j] = if ma[i] == mb[j] {
-                    lcs[(i + 1) * w + j + 1] + 1
-                } else {
-                    lcs[(i + 1) * w + j].max(lcs[i * w + j + 1])
-                };
-            }
-        }
-        let (mut i, mut j) = (0, 0);
-        while i < n || j < m {
-            if i < n && j < m && ma[i] == mb[j] {
-                ops.push((' ', ma[i]));
-                i += 1;
-                j += 1;
-            } else if j == m || (i < n && lcs[(i + 1) * w + j] >= lcs[i * w + j + 1]) {
-                ops.push(('-', ma[i]));
-                i += 1;
-            } else {
-                ops.push(('+', mb[j]));
-                j += 1;
-            }
-        }
-    }
-    ops.extend(a[a.len() - suf..].iter().map(|l| (' ', *l)));
-    ops
+    similar::TextDiff::from_lines(old, new)
+        .unified_diff()
+        .context_radius(3)
+        .header(old_name, new_name)
+        .to_string()
 }
 
 fn diff_names(s: &Settings) -> (String, String) {

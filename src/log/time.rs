@@ -1,49 +1,29 @@
 //! Times in the log: RFC 3339 in UTC with milliseconds (`2026-11-24T08:45:11.123Z`),
-//! which sort as text, and spans such as `2h` for `--since`.
+//! which sort as text, and spans such as `2h` for `--since`. Dates are jiff's;
+//! spans stay hand-written: `--since` takes plain units (`7d` is 7 × 24 h, `1w`
+//! 7 days) where jiff's spans are calendar-aware and need a reference date.
 
-/// `2026-11-24T08:45:11.123Z`.
+use jiff::Timestamp;
+
+/// `2026-11-24T08:45:11.123Z` (jiff's RFC 3339, always three fractional
+/// digits). Times beyond jiff's range (years -9999..=9999) are clamped to it.
 pub fn format_ms(ms: i64) -> String {
-    let secs = ms.div_euclid(1000);
-    let milli = ms.rem_euclid(1000);
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    let (y, m, d) = civil_from_days(days);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{milli:03}Z",
-        rem / 3600,
-        (rem % 3600) / 60,
-        rem % 60
-    )
+    let t = Timestamp::from_millisecond(ms).unwrap_or(if ms < 0 {
+        Timestamp::MIN
+    } else {
+        Timestamp::MAX
+    });
+    format!("{t:.3}")
 }
 
-/// Parse what [`format_ms`] writes (also without milliseconds, and with a
-/// `+HH:MM` offset); `None` for anything else.
+/// Parse what [`format_ms`] writes (also without milliseconds, with a
+/// `+HH:MM` offset, or with no offset: UTC); `None` for anything else.
 pub fn parse_ms(s: &str) -> Option<i64> {
-    let b = s.as_bytes();
-    if b.len() < 19 || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' {
-        return None;
+    if let Ok(t) = s.parse::<Timestamp>() {
+        return Some(t.as_millisecond());
     }
-    let num = |r: std::ops::Range<usize>| s.get(r)?.parse::<i64>().ok();
-    let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
-    let (h, mi, se) = (num(11..13)?, num(14..16)?, num(17..19)?);
-    let mut rest = &s[19..];
-    let mut milli = 0;
-    if let Some(frac) = rest.strip_prefix('.') {
-        let digits: String = frac.chars().take_while(|c| c.is_ascii_digit()).collect();
-        rest = &frac[digits.len()..];
-        let padded = format!("{digits:0<3}");
-        milli = padded.get(0..3)?.parse::<i64>().ok()?;
-    }
-    let offset = match rest {
-        "Z" | "" => 0,
-        o if o.len() == 6 && (o.starts_with('+') || o.starts_with('-')) => {
-            let sign = if o.starts_with('-') { -1 } else { 1 };
-            sign * (o[1..3].parse::<i64>().ok()? * 3600 + o[4..6].parse::<i64>().ok()? * 60)
-        }
-        _ => return None,
-    };
-    let days = days_from_civil(y, mo, d);
-    Some(((days * 86_400 + h * 3600 + mi * 60 + se) - offset) * 1000 + milli)
+    let civil = s.parse::<jiff::civil::DateTime>().ok()?;
+    Some(jiff::tz::Offset::UTC.to_timestamp(civil).ok()?.as_millisecond())
 }
 
 /// A span such as `90s`, `30m`, `2h`, `7d`, `1w`, in milliseconds.
@@ -65,30 +45,6 @@ pub fn parse_span(s: &str) -> Result<i64, String> {
         _ => return Err(format!("`{s}`: unknown unit `{unit}` (s, m, h, d, w)")),
     };
     Ok(n.saturating_mul(per).saturating_mul(1000))
-}
-
-// Howard Hinnant's algorithms (proleptic Gregorian calendar).
-fn civil_from_days(z: i64) -> (i64, i64, i64) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (if m <= 2 { y + 1 } else { y }, m, d)
-}
-
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y.rem_euclid(400);
-    let mp = if m > 2 { m - 3 } else { m + 9 };
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
 }
 
 #[cfg(test)]

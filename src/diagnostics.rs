@@ -235,6 +235,8 @@ impl Diagnostic {
 }
 
 /// The message alone (miette's report adds the code and location itself).
+/// Hand-written rather than `thiserror`: the field `source` is the policy text
+/// (miette's source code), which `thiserror` would take for the error's cause.
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.message)

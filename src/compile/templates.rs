@@ -472,6 +472,8 @@ impl std::fmt::Display for TemplateErrorKind {
     }
 }
 
+// Hand-written rather than `thiserror`: the message depends on where the
+// template is (`Place`) as well as on what went wrong.
 impl std::fmt::Display for TemplateError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match &self.at {

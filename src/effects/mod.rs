@@ -89,6 +89,8 @@ pub enum EffectError {
     },
 }
 
+// Hand-written rather than `thiserror`: a timeout's message is built from
+// `RunError`'s, and several variants add the same "cut from" note.
 impl std::fmt::Display for EffectError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let cut = |f: &mut std::fmt::Formatter<'_>, cut_from: &Option<u64>| match cut_from {

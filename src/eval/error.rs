@@ -9,34 +9,42 @@ use crate::compile::templates::TemplateError;
 use super::facts::FactError;
 
 /// Why a condition or a rendering failed.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum EvalError {
     /// A fact could not be computed (a `command` fact's timeout is
     /// [`FactError::Timeout`]).
+    #[error("fact `{fact}`: {cause}")]
     Fact {
         /// The fact's name.
         fact: String,
         /// Why.
+        #[source]
         cause: FactError,
     },
     /// A fact whose templates name itself, directly or through other facts.
+    #[error("fact `{fact}` depends on itself")]
     FactCycle {
         /// The fact's name.
         fact: String,
     },
     /// A fact the policy does not define.
+    #[error("unknown fact `{fact}`")]
     UnknownFact {
         /// The name used.
         fact: String,
     },
     /// A template did not render.
-    Template(TemplateError),
+    #[error("{0}")]
+    Template(#[source] TemplateError),
     /// A pattern list did not compile.
-    Pattern(PatternError),
+    #[error("{0}")]
+    Pattern(#[source] PatternError),
     /// A JSONPath selector failed on the event.
-    JsonPath(jsonpath_rust::parser::errors::JsonPathError),
+    #[error("JSONPath: {0}")]
+    JsonPath(#[source] jsonpath_rust::parser::errors::JsonPathError),
     /// An argument template rendered to an option: event data must not be
     /// able to smuggle one into a command.
+    #[error("argument `{template}` rendered to `{rendered}`, which starts with `-`: refusing to pass event data as an option")]
     OptionArgument {
         /// The argument's template.
         template: String,
@@ -44,6 +52,7 @@ pub enum EvalError {
         rendered: String,
     },
     /// An argument rendered with a NUL byte.
+    #[error("argument contains a NUL byte")]
     NulArgument,
 }
 
@@ -68,36 +77,6 @@ impl EvalError {
                 ..
             }
         )
-    }
-}
-
-impl std::fmt::Display for EvalError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            EvalError::Fact { fact, cause } => write!(f, "fact `{fact}`: {cause}"),
-            EvalError::FactCycle { fact } => write!(f, "fact `{fact}` depends on itself"),
-            EvalError::UnknownFact { fact } => write!(f, "unknown fact `{fact}`"),
-            EvalError::Template(e) => write!(f, "{e}"),
-            EvalError::Pattern(e) => write!(f, "{e}"),
-            EvalError::JsonPath(e) => write!(f, "JSONPath: {e}"),
-            EvalError::OptionArgument { template, rendered } => write!(
-                f,
-                "argument `{template}` rendered to `{rendered}`, which starts with `-`: refusing to pass event data as an option"
-            ),
-            EvalError::NulArgument => f.write_str("argument contains a NUL byte"),
-        }
-    }
-}
-
-impl std::error::Error for EvalError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            EvalError::Fact { cause, .. } => Some(cause),
-            EvalError::Template(e) => Some(e),
-            EvalError::Pattern(e) => Some(e),
-            EvalError::JsonPath(e) => Some(e),
-            _ => None,
-        }
     }
 }
 

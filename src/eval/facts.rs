@@ -81,6 +81,8 @@ pub enum FactError {
     },
 }
 
+// Hand-written rather than `thiserror`: a timeout's message is built from
+// `RunError`'s, with the "cut from" note when the deadline shortened it.
 impl std::fmt::Display for FactError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {

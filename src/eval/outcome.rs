@@ -147,6 +147,8 @@ impl RuleFailure {
     }
 }
 
+// Hand-written rather than `thiserror`: the message depends on the inner
+// `RuleError` and its source is found through `eval_error`.
 impl std::fmt::Display for RuleFailure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let rule = &self.rule;

@@ -373,44 +373,26 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
 }
 
 /// Why a code given to `hookrules allow` cannot be used.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CodeError {
     /// It is not shaped like a code.
+    #[error("`{0}` is not a code (8 letters and digits, like K7QX-2MPD)")]
     NotACode(String),
     /// No pending code is stored under it (never issued, or already used).
+    #[error("no pending code `{0}` in this project")]
     Unknown(String),
     /// It was issued, but has lapsed (and is now removed).
+    #[error("code `{0}` has lapsed; the next deny of the call gives a new one")]
     Lapsed(String),
     /// A pending record is stored under it, but hookrules did not issue it (its
     /// MAC does not verify under the user's key): someone wrote it to have a
     /// call of their choosing allowed. Moved to `forged/`.
+    #[error("code `{0}` was not issued by hookrules (its record is not signed with your key): someone wrote it to have a call allowed; nothing was allowed, and the record was moved aside")]
     Forged(String),
     /// The user's key cannot be read, so no record can be checked.
+    #[error("{0}")]
     NoKey(String),
 }
-
-impl std::fmt::Display for CodeError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            CodeError::NotACode(code) => write!(
-                f,
-                "`{code}` is not a code (8 letters and digits, like K7QX-2MPD)"
-            ),
-            CodeError::Unknown(code) => write!(f, "no pending code `{code}` in this project"),
-            CodeError::Lapsed(code) => write!(
-                f,
-                "code `{code}` has lapsed; the next deny of the call gives a new one"
-            ),
-            CodeError::Forged(code) => write!(
-                f,
-                "code `{code}` was not issued by hookrules (its record is not signed with your key): someone wrote it to have a call allowed; nothing was allowed, and the record was moved aside"
-            ),
-            CodeError::NoKey(why) => write!(f, "{why}"),
-        }
-    }
-}
-
-impl std::error::Error for CodeError {}
 
 /// Look a code up; `Err` says why it cannot be used.
 pub fn pending(

@@ -62,14 +62,17 @@ pub fn key_path(state_home: &Path) -> PathBuf {
 }
 
 /// Why the key cannot be used.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum KeyError {
     /// There is no state folder (neither `XDG_STATE_HOME` nor `HOME`).
+    #[error("no state folder (set HOME or XDG_STATE_HOME) for hookrules' key")]
     NoStateHome,
     /// There is no key yet (only commands that grant create one).
+    #[error("there is no key yet at {}", .0.display())]
     Missing(PathBuf),
     /// The key file is there but cannot be trusted: not a regular file, not
     /// the user's, readable or writable by others, or not 32 bytes.
+    #[error("the key {} cannot be trusted ({why}); every allowance and trust it signed is void: remove it (`rm {}`) and a new key is made at the next `hookrules allow` or `hookrules trust`", path.display(), path.display())]
     Unsafe {
         /// The file.
         path: PathBuf,
@@ -77,6 +80,7 @@ pub enum KeyError {
         why: String,
     },
     /// Reading or creating it failed.
+    #[error("the key {}: {error}", path.display())]
     Io {
         /// The file.
         path: PathBuf,
@@ -84,27 +88,6 @@ pub enum KeyError {
         error: std::io::Error,
     },
 }
-
-impl std::fmt::Display for KeyError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            KeyError::NoStateHome => write!(
-                f,
-                "no state folder (set HOME or XDG_STATE_HOME) for hookrules' key"
-            ),
-            KeyError::Missing(p) => write!(f, "there is no key yet at {}", p.display()),
-            KeyError::Unsafe { path, why } => write!(
-                f,
-                "the key {} cannot be trusted ({why}); every allowance and trust it signed is void: remove it (`rm {}`) and a new key is made at the next `hookrules allow` or `hookrules trust`",
-                path.display(),
-                path.display()
-            ),
-            KeyError::Io { path, error } => write!(f, "the key {}: {error}", path.display()),
-        }
-    }
-}
-
-impl std::error::Error for KeyError {}
 
 /// The per-user secret key.
 #[derive(Clone)]

@@ -49,7 +49,6 @@ mod syntax;
 mod wrappers;
 
 use std::collections::HashSet;
-use std::fmt;
 
 use super::budget::{self, Over};
 use super::value::Value;
@@ -316,7 +315,8 @@ pub struct Redirect {
 }
 
 /// Why a script could not be parsed.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message} (at byte {offset})")]
 pub struct ParseError {
     /// Human-readable description.
     pub message: String,
@@ -344,14 +344,6 @@ pub enum ParseErrorKind {
     /// Anything else: the analysis cannot say what runs.
     Other,
 }
-
-impl fmt::Display for ParseError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} (at byte {})", self.message, self.offset)
-    }
-}
-
-impl std::error::Error for ParseError {}
 
 pub(crate) fn perr(message: impl Into<String>, offset: usize) -> ParseError {
     ParseError {

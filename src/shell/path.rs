@@ -13,22 +13,14 @@
 //! * An empty path normalises to `cwd`. A relative `cwd` is taken
 //!   relative to `/`.
 
-use std::fmt;
 
 /// Why a path could not be normalised.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
 pub struct PathError {
     /// Human-readable description.
     pub message: String,
 }
-
-impl fmt::Display for PathError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for PathError {}
 
 fn err(message: &str) -> PathError {
     PathError {

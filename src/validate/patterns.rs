@@ -121,57 +121,38 @@ pub type CompiledGlobs = Result<(GlobSet, Option<GlobSet>), PatternError>;
 /// Why a pattern list did not compile when it was first needed (`check`
 /// reports these before `run` meets them). It lives beside the slots that
 /// cache it; `compile::patterns`, which fills them, re-exports it.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum PatternError {
     /// The list's `RegexSet` did not build.
+    #[error("invalid regex in {sources:?}: {error}")]
     RegexList {
         /// The list's patterns as written.
         sources: Vec<String>,
         /// What the regex crate said.
+        #[source]
         error: regex::Error,
     },
     /// One regex (with named groups, compiled alone for its captures).
+    #[error("invalid regex {pattern:?}: {error}")]
     Regex {
         /// The pattern as written.
         pattern: String,
         /// What the regex crate said.
+        #[source]
         error: regex::Error,
     },
     /// One glob (an exclusion keeps its `!`).
+    #[error("invalid glob {pattern:?}: {error}")]
     Glob {
         /// The pattern as written.
         pattern: String,
         /// What globset said.
+        #[source]
         error: globset::Error,
     },
     /// The `GlobSet` of valid globs did not build.
-    GlobSet(globset::Error),
-}
-
-impl std::fmt::Display for PatternError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            PatternError::RegexList { sources, error } => {
-                write!(f, "invalid regex in {sources:?}: {error}")
-            }
-            PatternError::Regex { pattern, error } => {
-                write!(f, "invalid regex {pattern:?}: {error}")
-            }
-            PatternError::Glob { pattern, error } => write!(f, "invalid glob {pattern:?}: {error}"),
-            PatternError::GlobSet(error) => write!(f, "{error}"),
-        }
-    }
-}
-
-impl std::error::Error for PatternError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            PatternError::RegexList { error, .. } | PatternError::Regex { error, .. } => {
-                Some(error)
-            }
-            PatternError::Glob { error, .. } | PatternError::GlobSet(error) => Some(error),
-        }
-    }
+    #[error("{0}")]
+    GlobSet(#[source] globset::Error),
 }
 
 /// Glob patterns with `.gitignore`-style exclusions: a text matches when some

@@ -1,3 +1,4 @@
 fn main() -> std::process::ExitCode {
-    hookrules::cli::main()
+    // A parent's small `ulimit -s` must not turn a deep command into a crash.
+    hookrules::os::stack::with_enough(hookrules::cli::main)
 }

@@ -276,6 +276,10 @@ fn take_sigalrm() {
         libc::sigemptyset(&mut set);
         libc::sigaddset(&mut set, libc::SIGALRM);
         libc::pthread_sigmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
+        // A file-size limit (`ulimit -f`): a write past it fails (EFBIG)
+        // instead of killing the process (SIGXFSZ's default action), so the
+        // log's failure is reported and the exit status is the answer's.
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
     }
 }
 

@@ -7,4 +7,5 @@ pub mod deadline;
 pub mod files;
 pub mod process;
 pub mod repo_env;
+pub mod stack;
 pub mod state;

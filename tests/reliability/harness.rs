@@ -93,6 +93,11 @@ pub struct Case {
     /// Run under an address-space limit of this many MiB (`ulimit -v`,
     /// `RLIMIT_AS`), set in the child before it starts.
     address_space_mib: Option<u64>,
+    /// More resource limits, set in the child before it starts: `STACK`
+    /// (`ulimit -s`, bytes), `FSIZE` (`ulimit -f`, bytes), `NOFILE`
+    /// (`ulimit -n`, descriptors).
+    #[serde(default)]
+    rlimits: BTreeMap<String, u64>,
     /// Run once per value, with `$EACH` substituted.
     each: Option<Vec<String>>,
     /// What must hold afterwards.
@@ -186,6 +191,8 @@ pub struct Spawn<'a> {
     pub sigalrm: Option<&'a str>,
     /// Limit the child's address space (`RLIMIT_AS`), in MiB.
     pub address_space_mib: Option<u64>,
+    /// More limits (see [`Case`]): resource name and value.
+    pub rlimits: Option<&'a BTreeMap<String, u64>>,
 }
 
 /// What one run printed, and when.
@@ -356,6 +363,7 @@ impl Sandbox {
             keep_open,
             sigalrm,
             address_space_mib,
+            rlimits,
         } = how;
         let mut cmd = if as_nobody {
             let mut c = Command::new("setpriv");
@@ -407,9 +415,21 @@ impl Sandbox {
                 });
             }
         }
+        let mut limits: Vec<(libc::__rlimit_resource_t, u64)> = vec![];
         if let Some(mib) = address_space_mib {
+            limits.push((libc::RLIMIT_AS, mib << 20));
+        }
+        for (name, value) in rlimits.into_iter().flatten() {
+            let resource = match name.as_str() {
+                "STACK" => libc::RLIMIT_STACK,
+                "FSIZE" => libc::RLIMIT_FSIZE,
+                "NOFILE" => libc::RLIMIT_NOFILE,
+                other => panic!("unknown rlimit {other} (STACK, FSIZE, NOFILE)"),
+            };
+            limits.push((resource, *value));
+        }
+        for (resource, bytes) in limits {
             use std::os::unix::process::CommandExt;
-            let bytes = mib << 20;
             // SAFETY: setrlimit(2) is async-signal-safe and touches only the child.
             unsafe {
                 cmd.pre_exec(move || {
@@ -417,7 +437,7 @@ impl Sandbox {
                         rlim_cur: bytes,
                         rlim_max: bytes,
                     };
-                    if libc::setrlimit(libc::RLIMIT_AS, &limit) == 0 {
+                    if libc::setrlimit(resource, &limit) == 0 {
                         Ok(())
                     } else {
                         Err(std::io::Error::last_os_error())
@@ -784,6 +804,7 @@ fn run_case(defaults: &Defaults, case: &Case, each: Option<&str>) -> (Vec<String
         keep_open: case.stdin_open,
         sigalrm: case.sigalrm.as_deref(),
         address_space_mib: case.address_space_mib,
+        rlimits: Some(&case.rlimits),
     };
     let out = sb.spawn_with(&args, &env, stdin, how);
     let mut errs = vec![];

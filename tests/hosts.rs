@@ -292,7 +292,7 @@ fn answer(host: Host, event: &Value) -> (String, i32) {
     let bytes = serde_json::to_vec(event).unwrap();
     // Half the cases name the host (as an installed handler does), half leave it
     // to recognition from the envelope.
-    let named = bytes.len() % 2 == 0;
+    let named = bytes.len().is_multiple_of(2);
     let hint = Hint {
         host: named.then_some(host),
         event: None,

@@ -211,7 +211,7 @@ reason = "version {v}"
         std::thread::spawn(move || {
             let mut i = 0usize;
             while !stop.load(Ordering::Relaxed) {
-                std::fs::write(&tmp, if i % 2 == 0 { &b } else { &a }).unwrap();
+                std::fs::write(&tmp, if i.is_multiple_of(2) { &b } else { &a }).unwrap();
                 std::fs::rename(&tmp, &path).unwrap();
                 swaps.fetch_add(1, Ordering::Relaxed);
                 i += 1;

@@ -46,7 +46,7 @@ impl Need {
 
 /// `1.5 s`, `120 s`.
 pub fn seconds(ms: u64) -> String {
-    if ms % 1000 == 0 {
+    if ms.is_multiple_of(1000) {
         format!("{} s", ms / 1000)
     } else {
         format!("{:.1} s", ms as f64 / 1000.0)

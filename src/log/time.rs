@@ -23,7 +23,12 @@ pub fn parse_ms(s: &str) -> Option<i64> {
         return Some(t.as_millisecond());
     }
     let civil = s.parse::<jiff::civil::DateTime>().ok()?;
-    Some(jiff::tz::Offset::UTC.to_timestamp(civil).ok()?.as_millisecond())
+    Some(
+        jiff::tz::Offset::UTC
+            .to_timestamp(civil)
+            .ok()?
+            .as_millisecond(),
+    )
 }
 
 /// A span such as `90s`, `30m`, `2h`, `7d`, `1w`, in milliseconds.

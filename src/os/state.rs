@@ -441,7 +441,7 @@ pub fn hex(bytes: &[u8]) -> String {
 
 /// Bytes from hex (either case); None if it is not hex.
 pub fn unhex(s: &str) -> Option<Vec<u8>> {
-    if s.len() % 2 != 0 {
+    if !s.len().is_multiple_of(2) {
         return None;
     }
     (0..s.len())

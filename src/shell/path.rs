@@ -13,7 +13,6 @@
 //! * An empty path normalises to `cwd`. A relative `cwd` is taken
 //!   relative to `/`.
 
-
 /// Why a path could not be normalised.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]

@@ -11,6 +11,7 @@
 use serde_json::Value;
 
 use super::{ask_as_deny, Answer};
+use crate::contract::hosts::adapter::{Gives, Outcome};
 use crate::contract::hosts::Host;
 use crate::contract::Event;
 use crate::decision::Decision;
@@ -20,21 +21,20 @@ use crate::policy::syntax::DecisionKind;
 pub fn render(event: &Event, d: &Decision) -> Answer {
     let mut d = d.clone();
     let mut notes = vec![];
-    if event.name == "PreToolUse" {
-        match d.kind {
-            Some(DecisionKind::Ask) => {
-                d.kind = Some(DecisionKind::Deny);
-                d.reason = Some(ask_as_deny(Host::Codex, d.reason.as_deref().unwrap_or("")));
-            }
-            Some(DecisionKind::Stop) => d.kind = Some(DecisionKind::Deny),
-            Some(DecisionKind::Allow) if d.rewrite.is_empty() => {
-                d.kind = None;
-                notes.push("hookrules: Codex has no hook `allow` (only a rewrite); left to Codex's own approval".to_string());
-            }
-            _ => {}
+    let caps = Host::Codex.adapter().caps(&event.origin.event);
+    match d.kind.map(|k| (k, caps.gives(Outcome::from(k)))) {
+        Some((DecisionKind::Ask, Gives::AsDeny)) => {
+            d.kind = Some(DecisionKind::Deny);
+            d.reason = Some(ask_as_deny(Host::Codex, d.reason.as_deref().unwrap_or("")));
         }
+        Some((DecisionKind::Stop, Gives::AsDeny)) => d.kind = Some(DecisionKind::Deny),
+        Some((DecisionKind::Allow, Gives::No)) if d.rewrite.is_empty() && caps.rewrite => {
+            d.kind = None;
+            notes.push("hookrules: Codex has no hook `allow` (only a rewrite); left to Codex's own approval".to_string());
+        }
+        _ => {}
     }
-    if event.name == "PermissionRequest" && !d.rewrite.is_empty() {
+    if !caps.rewrite && event.name == "PermissionRequest" && !d.rewrite.is_empty() {
         d.rewrite.clear();
         notes.push("hookrules: Codex ignores a PermissionRequest rewrite; dropped".to_string());
     }

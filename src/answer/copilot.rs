@@ -7,6 +7,7 @@
 use serde_json::{json, Map, Value};
 
 use super::{ask_as_deny, Answer};
+use crate::contract::hosts::adapter::Gives;
 use crate::contract::hosts::Host;
 use crate::contract::Event;
 use crate::decision::Decision;
@@ -18,7 +19,8 @@ pub fn render(event: &Event, d: &Decision) -> Answer {
     let mut top = Map::new();
     let mut notes: Vec<String> = d.errors.iter().map(|e| format!("hookrules: {e}")).collect();
     let reason = d.reason.clone().unwrap_or_default();
-    let pre = host_event.eq_ignore_ascii_case("preToolUse");
+    // The one event whose output Copilot reads (a refusal there).
+    let pre = Host::Copilot.adapter().caps(host_event).deny == Gives::Yes;
     match d.kind {
         None | Some(DecisionKind::Allow) => {}
         Some(k) if pre => {

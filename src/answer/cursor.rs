@@ -9,6 +9,7 @@
 use serde_json::{json, Map, Value};
 
 use super::{ask_as_deny, updated_input, Answer};
+use crate::contract::hosts::adapter::Gives;
 use crate::contract::hosts::Host;
 use crate::contract::Event;
 use crate::decision::Decision;
@@ -27,16 +28,15 @@ pub fn render(event: &Event, d: &Decision) -> Answer {
             reason.clone()
         }
     };
-    let permission_event = matches!(
-        host_event,
-        "beforeShellExecution" | "beforeMCPExecution" | "beforeReadFile" | "preToolUse"
-    );
+    let caps = Host::Cursor.adapter().caps(host_event);
+    // An event that takes `permission`: the one whose allow is an answer.
+    let permission_event = caps.allow == Gives::Yes;
     match (d.kind, host_event) {
         (None, _) => {}
         (Some(k), _) if permission_event => {
             let (permission, text) = match k {
                 DecisionKind::Allow => ("allow", reason.clone()),
-                DecisionKind::Ask if host_event != "beforeReadFile" => {
+                DecisionKind::Ask if caps.ask == Gives::Yes => {
                     ("ask", reason_or("hookrules asks before this call."))
                 }
                 DecisionKind::Ask => ("deny", ask_as_deny(Host::Cursor, &reason)),
@@ -66,7 +66,7 @@ pub fn render(event: &Event, d: &Decision) -> Answer {
     }
     let runs = matches!(d.kind, None | Some(DecisionKind::Allow));
     if runs && !d.rewrite.is_empty() {
-        if host_event == "preToolUse" {
+        if caps.rewrite {
             top.insert("updated_input".into(), updated_input(event, d));
         } else {
             notes.push(format!(
@@ -81,7 +81,7 @@ pub fn render(event: &Event, d: &Decision) -> Answer {
         .filter(|s| !s.trim().is_empty())
         .collect();
     if !context.is_empty() {
-        if matches!(host_event, "sessionStart" | "postToolUse" | "subagentStart") {
+        if caps.context {
             top.insert("additional_context".into(), json!(context.join("\n\n")));
         } else {
             notes.push(format!(

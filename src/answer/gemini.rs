@@ -13,6 +13,7 @@
 use serde_json::{json, Map, Value};
 
 use super::{ask_as_deny, updated_input, Answer};
+use crate::contract::hosts::adapter::Gives;
 use crate::contract::hosts::Host;
 use crate::contract::Event;
 use crate::decision::Decision;
@@ -25,13 +26,11 @@ pub fn render(event: &Event, d: &Decision) -> Answer {
     let mut specific = Map::new();
     let mut notes: Vec<String> = d.errors.iter().map(|e| format!("hookrules: {e}")).collect();
     let reason = d.reason.clone().unwrap_or_default();
-    let can_block = matches!(
-        host_event,
-        "BeforeTool" | "AfterTool" | "BeforeAgent" | "AfterAgent" | "BeforeModel" | "AfterModel"
-    );
+    let caps = Host::Gemini.adapter().caps(host_event);
+    let can_block = caps.deny == Gives::Yes;
     match d.kind {
         None => {}
-        Some(DecisionKind::Allow) if host_event == "BeforeTool" => {
+        Some(DecisionKind::Allow) if caps.allow == Gives::Yes => {
             top.insert("decision".into(), json!("allow"));
         }
         Some(DecisionKind::Allow) => {}
@@ -55,7 +54,7 @@ pub fn render(event: &Event, d: &Decision) -> Answer {
     }
     let runs = matches!(d.kind, None | Some(DecisionKind::Allow));
     if runs && !d.rewrite.is_empty() {
-        if host_event == "BeforeTool" {
+        if caps.rewrite {
             specific.insert("tool_input".into(), updated_input(event, d));
         } else {
             notes.push(format!(
@@ -70,7 +69,7 @@ pub fn render(event: &Event, d: &Decision) -> Answer {
         .filter(|s| !s.trim().is_empty())
         .collect();
     if !context.is_empty() {
-        if matches!(host_event, "AfterTool" | "BeforeAgent" | "SessionStart") {
+        if caps.context {
             specific.insert("additionalContext".into(), json!(context.join("\n\n")));
         } else {
             notes.push(format!(

@@ -159,3 +159,122 @@ pub fn fail_open(message: &str) -> Answer {
         exit: 0,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::contract::hosts::adapter::{Caps, Gives, Outcome};
+
+    /// An event of `host` named `name` as the host would send it (only the name).
+    fn event_of(host: Host, name: &str) -> Event {
+        let value = match host {
+            Host::Copilot => json!({}),
+            _ => {
+                json!({ "hook_event_name": name, "tool_name": "Bash", "tool_input": {"command": "ls"} })
+            }
+        };
+        let hint = Hint {
+            host: Some(host),
+            event: Some(name),
+        };
+        Event::from_value_with(value, hint).expect("an event of the host's own table")
+    }
+
+    /// One outcome's column of a capability table.
+    type Pick = fn(&Caps) -> Gives;
+
+    /// What the rendered answer did with one outcome.
+    fn given(host: Host, name: &str, kind: DecisionKind) -> Gives {
+        let d = Decision {
+            kind: Some(kind),
+            reason: Some("R-E-A-S-O-N".into()),
+            ..Decision::default()
+        };
+        let event = event_of(host, name);
+        let out = render(&event, &d).stdout;
+        if out.trim().is_empty() && kind == DecisionKind::Ask && event.name == "PermissionRequest" {
+            // No answer is the ask: the client's own permission prompt decides.
+            Gives::Yes
+        } else if out.trim().is_empty() {
+            Gives::No
+        } else if (kind == DecisionKind::Ask && !out.contains("\"ask\""))
+            || (kind == DecisionKind::Stop && !out.contains("\"continue\":false"))
+        {
+            Gives::AsDeny
+        } else {
+            Gives::Yes
+        }
+    }
+
+    /// The capabilities the renderers actually honour, read back from their output.
+    fn observed(host: Host, name: &str) -> Caps {
+        let context = Decision {
+            context: vec!["C-O-N-T-E-X-T".into()],
+            ..Decision::default()
+        };
+        let rewrite = Decision {
+            kind: Some(DecisionKind::Allow),
+            rewrite: vec![("command".into(), "R-E-W-R-I-T-E".into())],
+            ..Decision::default()
+        };
+        let event = event_of(host, name);
+        Caps {
+            allow: given(host, name, DecisionKind::Allow),
+            ask: given(host, name, DecisionKind::Ask),
+            deny: given(host, name, DecisionKind::Deny),
+            stop: given(host, name, DecisionKind::Stop),
+            context: render(&event, &context).stdout.contains("C-O-N-T-E-X-T"),
+            rewrite: render(&event, &rewrite).stdout.contains("R-E-W-R-I-T-E"),
+        }
+    }
+
+    /// Every host's capability table (what `check` warns from) says what its
+    /// renderer does, for every event it lists and every outcome, context and
+    /// rewrite that Claude Code's contract accepts on the canonical event.
+    #[test]
+    fn each_hosts_capability_table_is_what_its_answers_do() {
+        let mut wrong = vec![];
+        for host in Host::ALL {
+            for e in host.adapter().event_list() {
+                let table = e.caps;
+                let seen = observed(host, e.name);
+                let contract = crate::contract::events::spec(e.canonical).map(Caps::canonical);
+                let accepted = |g: Pick| contract.is_none_or(|c| g(&c) != Gives::No);
+                let outcomes: [(Outcome, Pick); 4] = [
+                    (Outcome::Allow, |c| c.allow),
+                    (Outcome::Ask, |c| c.ask),
+                    (Outcome::Deny, |c| c.deny),
+                    (Outcome::Stop, |c| c.stop),
+                ];
+                for (outcome, g) in outcomes {
+                    if accepted(g) && g(&table) != g(&seen) {
+                        wrong.push(format!(
+                            "{} {}: {outcome:?} table {:?}, answer {:?}",
+                            host.name(),
+                            e.name,
+                            g(&table),
+                            g(&seen)
+                        ));
+                    }
+                }
+                if contract.is_none_or(|c| c.context) && table.context != seen.context {
+                    wrong.push(format!(
+                        "{} {}: context table {}",
+                        host.name(),
+                        e.name,
+                        table.context
+                    ));
+                }
+                if contract.is_none_or(|c| c.rewrite) && table.rewrite != seen.rewrite {
+                    wrong.push(format!(
+                        "{} {}: rewrite table {}",
+                        host.name(),
+                        e.name,
+                        table.rewrite
+                    ));
+                }
+            }
+        }
+        assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    }
+}

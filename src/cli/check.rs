@@ -185,6 +185,13 @@ fn collect_all(discovery: &Discovery) -> Report {
     // Per file: where a syntax or schema problem was repaired, so that later
     // findings caused by the repair are not reported as well.
     let mut repairs: Vec<(String, recover::Parsed)> = vec![];
+    // The other agents this project runs hookrules for: each rule's answers
+    // are judged against what they can give (HR118).
+    let hosts = discovery
+        .project_dir
+        .as_deref()
+        .map(crate::cli::wiring::wired_hosts)
+        .unwrap_or_default();
     for source in &found.sources {
         report.policies.push(source.display_name());
         let mut p = recover::parse_all(source);
@@ -243,6 +250,7 @@ fn collect_all(discovery: &Discovery) -> Report {
                 .into_iter()
                 .filter(|d| !disabled_on_purpose(d)),
         );
+        diags.extend(lints::per_host(&v.policy, &hosts));
         // Every template of every rule and fact, valid or not: all problems at once.
         let mut templates = Templates::new();
         for t in raw_templates(raw) {

@@ -25,63 +25,6 @@ use crate::cli::init::Context;
 use crate::contract::hosts::Host;
 use crate::os::files::write_atomic;
 
-/// Events registered per host, with the timeout (seconds) of each.
-fn events(host: Host) -> &'static [(&'static str, u64)] {
-    match host {
-        Host::Codex => &[
-            ("PreToolUse", 10),
-            ("PermissionRequest", 10),
-            ("PostToolUse", 10),
-            ("UserPromptSubmit", 10),
-            ("Stop", 60),
-            ("SessionStart", 30),
-            ("PreCompact", 30),
-            ("PostCompact", 30),
-            ("SubagentStart", 10),
-            ("SubagentStop", 60),
-        ],
-        Host::Gemini => &[
-            ("BeforeTool", 10),
-            ("AfterTool", 10),
-            ("BeforeAgent", 10),
-            ("AfterAgent", 60),
-            ("SessionStart", 30),
-            ("SessionEnd", 10),
-            ("PreCompress", 30),
-            ("Notification", 10),
-        ],
-        Host::Cursor => &[
-            ("preToolUse", 10),
-            ("beforeShellExecution", 10),
-            ("beforeMCPExecution", 10),
-            ("beforeReadFile", 10),
-            ("postToolUse", 10),
-            ("afterFileEdit", 10),
-            ("beforeSubmitPrompt", 10),
-            ("stop", 60),
-            ("sessionStart", 30),
-        ],
-        Host::Copilot => &[
-            ("preToolUse", 10),
-            ("postToolUse", 10),
-            ("userPromptSubmitted", 10),
-            ("sessionStart", 30),
-            ("sessionEnd", 10),
-        ],
-        Host::VsCode => &[
-            ("PreToolUse", 10),
-            ("PostToolUse", 10),
-            ("UserPromptSubmit", 10),
-            ("SessionStart", 30),
-            ("Stop", 60),
-            ("SubagentStart", 10),
-            ("SubagentStop", 60),
-            ("PreCompact", 30),
-        ],
-        Host::Claude => &[],
-    }
-}
-
 /// The hook file for a host.
 pub fn file_for(host: Host, ctx: &Context, user: bool) -> Result<PathBuf, String> {
     let project = ctx.project_dir();
@@ -256,14 +199,18 @@ pub fn init(
         ));
     };
     strip(hooks);
-    for (event, seconds) in events(host) {
-        let h = handler(host, &exe, event, *seconds);
+    let events = host.adapter().registered();
+    for event in &events {
+        let h = handler(host, &exe, event.name, event.timeout_secs());
         let entry = if grouped(host) {
             json!({"hooks": [h]})
         } else {
             h
         };
-        match hooks.entry(event.to_string()).or_insert_with(|| json!([])) {
+        match hooks
+            .entry(event.name.to_string())
+            .or_insert_with(|| json!([]))
+        {
             Value::Array(a) => a.push(entry),
             other => *other = json!([entry]),
         }
@@ -295,7 +242,7 @@ pub fn init(
         path.display(),
         exe,
         host.name(),
-        events(host).len(),
+        events.len(),
         match host.timeout_unit() {
             crate::contract::hosts::TimeUnit::Seconds => "seconds",
             crate::contract::hosts::TimeUnit::Milliseconds => "millisecond",

@@ -293,6 +293,27 @@ pub fn agent_files(ctx: &Context) -> Vec<(Host, PathBuf)> {
     v
 }
 
+/// The other agents whose hook files in this project run hookrules, in
+/// [`Host::ALL`] order: the hosts `check` judges each rule's answers for (HR118).
+pub fn wired_hosts(project: &Path) -> Vec<Host> {
+    let ctx = Context {
+        env: BTreeMap::new(),
+        cwd: project.to_path_buf(),
+        exe: None,
+    };
+    let wired: Vec<Host> = agent_files(&ctx)
+        .into_iter()
+        .filter(|(host, path)| {
+            read(Place::Agent(*host), path).is_some_and(|w| !w.handlers.is_empty())
+        })
+        .map(|(host, _)| host)
+        .collect();
+    Host::ALL
+        .into_iter()
+        .filter(|h| wired.contains(h))
+        .collect()
+}
+
 /// A timeout written in the wrong unit for the host: milliseconds where seconds
 /// are read (`5000` is 83 minutes) or seconds where milliseconds are (`10` ms).
 pub fn timeout_unit_problem(host: Host, timeout: f64) -> Option<String> {

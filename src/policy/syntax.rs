@@ -352,6 +352,19 @@ pub enum DecisionKind {
     Stop,
 }
 
+impl From<DecisionKind> for crate::contract::hosts::adapter::Outcome {
+    /// A policy's decision, as a host's capability table sees it (`block` is `deny`).
+    fn from(kind: DecisionKind) -> Self {
+        use crate::contract::hosts::adapter::Outcome as D;
+        match kind {
+            DecisionKind::Allow => D::Allow,
+            DecisionKind::Ask => D::Ask,
+            DecisionKind::Deny | DecisionKind::Block => D::Deny,
+            DecisionKind::Stop => D::Stop,
+        }
+    }
+}
+
 impl DecisionKind {
     /// The name as written in policies.
     pub fn as_str(self) -> &'static str {

@@ -8,6 +8,8 @@ use super::headings;
 use super::model::{Condition, EventScope, Matcher, Op, Policy, Rule, Selector};
 use super::Validated;
 use crate::contract::events;
+use crate::contract::hosts::adapter::{Caps, Gives, Outcome};
+use crate::contract::hosts::Host;
 use crate::diagnostics::{Code, Diagnostic};
 use crate::policy::syntax::{CombineMode, DecisionKind, RawPolicy};
 
@@ -204,5 +206,113 @@ fn shadowed(p: &Policy, out: &mut Vec<Diagnostic>) {
                 );
             }
         }
+    }
+}
+
+/// HR118: for each rule and each host in `hosts` (the agents the project has
+/// registered hookrules for) that the rule does not exclude by `host.name`, the
+/// answers Claude Code's contract takes on the rule's events but the host's
+/// events that map to them drop (the host's capability table, its adapter's).
+pub fn per_host(p: &Policy, hosts: &[Host]) -> Vec<Diagnostic> {
+    let mut out = vec![];
+    for rule in p.rules.iter().filter(|r| r.enabled) {
+        let EventScope::Named(names) = &rule.events else {
+            continue;
+        };
+        let named = named_hosts(rule.when.as_ref());
+        for &host in hosts {
+            if named.as_ref().is_some_and(|n| !n.contains(&host)) {
+                continue;
+            }
+            let lost = dropped(rule, names, host);
+            if lost.is_empty() {
+                continue;
+            }
+            let what: Vec<String> = lost
+                .iter()
+                .map(|(answer, on)| format!("{answer} on {}", on.join(", ")))
+                .collect();
+            out.push(
+                Diagnostic::new(
+                    Code::HostCannotDecide,
+                    format!(
+                        "{} cannot give rule `{}`'s {}",
+                        host.title(),
+                        rule.id,
+                        what.join("; ")
+                    ),
+                )
+                .help(format!(
+                    "{} drops that answer there and goes on without it; narrow the rule with `when = {{ field = \"host.name\", one_of = [...] }}`, or allow = [\"HR118\"] on it",
+                    host.title()
+                ))
+                .at(&p.source, rule.id_span.clone()),
+            );
+        }
+    }
+    out
+}
+
+/// The rule's answers the host drops, each with the host's events it drops them on.
+fn dropped(rule: &Rule, names: &[String], host: Host) -> Vec<(String, Vec<&'static str>)> {
+    let mut lost: Vec<(String, Vec<&'static str>)> = vec![];
+    let mut note =
+        |answer: String, on: &'static str| match lost.iter_mut().find(|(a, _)| *a == answer) {
+            Some((_, v)) => v.push(on),
+            None => lost.push((answer, vec![on])),
+        };
+    for e in host.adapter().registered() {
+        if !names.iter().any(|n| n == e.canonical) {
+            continue;
+        }
+        let Some(spec) = events::spec(e.canonical) else {
+            continue;
+        };
+        let contract = Caps::canonical(spec);
+        if let Some(kind) = rule.decision {
+            let outcome = Outcome::from(kind);
+            // An allow that rewrites is given with the rewrite (Codex reads no other).
+            let rewrites = outcome == Outcome::Allow && !rule.rewrite.is_empty() && e.caps.rewrite;
+            if contract.gives(outcome) != Gives::No
+                && e.caps.gives(outcome) == Gives::No
+                && !rewrites
+            {
+                note(format!("`{}`", kind.as_str()), e.name);
+            }
+        }
+        let context = rule.context.is_some() || !rule.include.is_empty();
+        if context && contract.context && !e.caps.context {
+            note("context".into(), e.name);
+        }
+        if !rule.rewrite.is_empty() && contract.rewrite && !e.caps.rewrite {
+            note("`rewrite`".into(), e.name);
+        }
+    }
+    lost
+}
+
+/// The hosts a rule's `when` confines it to (`host.name` equals or one of, at
+/// the top or under `all`), if it names any.
+fn named_hosts(c: Option<&Condition>) -> Option<Vec<Host>> {
+    match c? {
+        Condition::All(v) => v.iter().find_map(|c| named_hosts(Some(c))),
+        Condition::Ref(n) => named_hosts(Some(&n.condition)),
+        Condition::Test(t) if t.selector_text == "host.name" => {
+            let names: Vec<&serde_json::Value> = match &t.op {
+                Op::Equals(v) => vec![v],
+                Op::OneOf(v) => v.iter().collect(),
+                _ => return None,
+            };
+            Some(
+                names
+                    .into_iter()
+                    .filter_map(|v| {
+                        let name = v.as_str()?;
+                        Host::ALL.into_iter().find(|h| h.name() == name)
+                    })
+                    .collect(),
+            )
+        }
+        _ => None,
     }
 }

@@ -3,7 +3,20 @@
 
 use serde_json::{Map, Value};
 
-use super::{stamp, Host, Origin, Recognised, Unrecognised};
+use super::adapter::{Adapter, Events};
+use super::{stamp, Host, Origin, Recognised, TimeUnit, Unrecognised};
+
+/// Claude Code, as data: the canonical contract itself (`init` without
+/// `--host` installs it, so no event is registered here).
+pub const ADAPTER: Adapter = Adapter {
+    name: "claude",
+    title: "Claude Code",
+    aliases: &["claude-code", "claudecode"],
+    timeout_unit: TimeUnit::Seconds,
+    events: Events::Canonical { registered: &[] },
+    normalise: |obj, _| normalise(obj),
+    renames: |_| &[],
+};
 
 /// Claude Code's envelope is the canonical event.
 pub fn normalise(mut obj: Map<String, Value>) -> Result<Recognised, Unrecognised> {

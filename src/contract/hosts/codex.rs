@@ -9,21 +9,99 @@
 
 use serde_json::{Map, Value};
 
-use super::{stamp, Host, Origin, Recognised, Unrecognised};
+use super::adapter::{ev, Adapter, Caps, Events, Gives, HostEvent};
+use super::{stamp, Host, Origin, Recognised, TimeUnit, Unrecognised};
 
-/// Codex's hook events (its `HookEventName`).
-pub const EVENTS: &[&str] = &[
-    "SessionStart",
-    "UserPromptSubmit",
-    "PreToolUse",
-    "PermissionRequest",
-    "PostToolUse",
-    "Stop",
-    "StopFailure",
-    "PreCompact",
-    "PostCompact",
-    "SubagentStart",
-    "SubagentStop",
+/// Codex CLI, as data.
+pub const ADAPTER: Adapter = Adapter {
+    name: "codex",
+    title: "Codex CLI",
+    aliases: &["codex-cli"],
+    timeout_unit: TimeUnit::Seconds,
+    events: Events::Own(EVENTS),
+    normalise: |obj, _| normalise(obj),
+    renames: |_| &[],
+};
+
+/// A top-level `decision: "block"` event, as in Claude Code.
+const BLOCKS: Caps = Caps {
+    allow: Gives::No,
+    ask: Gives::No,
+    deny: Gives::Yes,
+    stop: Gives::Yes,
+    context: true,
+    rewrite: false,
+};
+
+/// An event that cannot be blocked, as in Claude Code: `continue: false` only.
+const OBSERVES: Caps = Caps {
+    stop: Gives::Yes,
+    ..Caps::NOTHING
+};
+
+/// Codex's events (its `HookEventName`, in the order `init --host codex`
+/// registers them) and what an answer can do on each: Claude Code's contract,
+/// less what `codex-rs/hooks/src/engine/output_parser.rs` refuses (see `answer::codex`).
+const EVENTS: &[HostEvent] = &[
+    ev(
+        "PreToolUse",
+        "PreToolUse",
+        Caps {
+            allow: Gives::No,
+            ask: Gives::AsDeny,
+            deny: Gives::Yes,
+            stop: Gives::AsDeny,
+            context: true,
+            rewrite: true,
+        },
+        true,
+    ),
+    ev(
+        "PermissionRequest",
+        "PermissionRequest",
+        Caps {
+            allow: Gives::Yes,
+            ask: Gives::Yes,
+            deny: Gives::Yes,
+            stop: Gives::Yes,
+            context: false,
+            rewrite: false,
+        },
+        true,
+    ),
+    ev("PostToolUse", "PostToolUse", BLOCKS, true),
+    ev("UserPromptSubmit", "UserPromptSubmit", BLOCKS, true),
+    ev("Stop", "Stop", BLOCKS, true),
+    ev(
+        "SessionStart",
+        "SessionStart",
+        Caps {
+            context: true,
+            ..OBSERVES
+        },
+        true,
+    ),
+    ev(
+        "PreCompact",
+        "PreCompact",
+        Caps {
+            context: false,
+            ..BLOCKS
+        },
+        true,
+    ),
+    ev("PostCompact", "PostCompact", OBSERVES, true),
+    ev(
+        "SubagentStart",
+        "SubagentStart",
+        Caps {
+            context: true,
+            ..OBSERVES
+        },
+        true,
+    ),
+    ev("SubagentStop", "SubagentStop", BLOCKS, true),
+    ev("StopFailure", "StopFailure", Caps::NOTHING, false),
 ];
 
 /// Codex sends `turn_id` on every turn-scoped event and `model` beside it;
@@ -32,7 +110,7 @@ pub fn looks_like(obj: &Map<String, Value>) -> bool {
     let Some(name) = super::str_of(obj, "hook_event_name") else {
         return false;
     };
-    EVENTS.contains(&name)
+    EVENTS.iter().any(|e| e.name == name)
         && obj.get("turn_id").is_some_and(Value::is_string)
         && (obj.get("model").is_some_and(Value::is_string)
             || obj.get("transcript_path").is_some_and(Value::is_null))

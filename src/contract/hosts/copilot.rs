@@ -7,18 +7,49 @@
 
 use serde_json::{Map, Value};
 
-use super::{rename_keys, stamp, Host, Origin, Recognised, Unrecognised};
+use super::adapter::{ev, Adapter, Caps, Events, Gives, HostEvent};
+use super::{rename_keys, stamp, Host, Origin, Recognised, TimeUnit, Unrecognised};
 
-/// Copilot's event names and their canonical names.
-pub const EVENTS: &[(&str, &str)] = &[
-    ("preToolUse", "PreToolUse"),
-    ("postToolUse", "PostToolUse"),
-    ("userPromptSubmitted", "UserPromptSubmit"),
-    ("sessionStart", "SessionStart"),
-    ("sessionEnd", "SessionEnd"),
-    ("errorOccurred", "errorOccurred"),
-    ("agentStop", "Stop"),
-    ("subagentStop", "SubagentStop"),
+/// Copilot CLI, as data.
+pub const ADAPTER: Adapter = Adapter {
+    name: "copilot",
+    title: "Copilot CLI",
+    aliases: &["copilot-cli", "github-copilot"],
+    timeout_unit: TimeUnit::Seconds,
+    events: Events::Own(EVENTS),
+    normalise,
+    renames,
+};
+
+/// Copilot's events (in the order `init --host copilot` registers them), their
+/// canonical names, and what an answer can do on each: only `preToolUse`'s
+/// output is read, and there only `deny` is acted on.
+const EVENTS: &[HostEvent] = &[
+    ev(
+        "preToolUse",
+        "PreToolUse",
+        Caps {
+            allow: Gives::No,
+            ask: Gives::AsDeny,
+            deny: Gives::Yes,
+            stop: Gives::AsDeny,
+            context: false,
+            rewrite: false,
+        },
+        true,
+    ),
+    ev("postToolUse", "PostToolUse", Caps::NOTHING, true),
+    ev(
+        "userPromptSubmitted",
+        "UserPromptSubmit",
+        Caps::NOTHING,
+        true,
+    ),
+    ev("sessionStart", "SessionStart", Caps::NOTHING, true),
+    ev("sessionEnd", "SessionEnd", Caps::NOTHING, true),
+    ev("errorOccurred", "errorOccurred", Caps::NOTHING, false),
+    ev("agentStop", "Stop", Caps::NOTHING, false),
+    ev("subagentStop", "SubagentStop", Caps::NOTHING, false),
 ];
 
 /// Copilot's tools, their canonical names, and the argument keys to rename.
@@ -105,8 +136,8 @@ pub fn normalise(
     };
     let canonical = EVENTS
         .iter()
-        .find(|(c, _)| c.eq_ignore_ascii_case(&event))
-        .map(|(_, k)| *k)
+        .find(|e| e.name.eq_ignore_ascii_case(&event))
+        .map(|e| e.canonical)
         .ok_or_else(|| {
             Unrecognised::NotFromHost(
                 Host::Copilot,

@@ -6,30 +6,114 @@
 
 use serde_json::{Map, Value};
 
-use super::{rename_keys, stamp, Host, Origin, Recognised, Unrecognised};
+use super::adapter::{ev, Adapter, Caps, Events, Gives, HostEvent};
+use super::{rename_keys, stamp, Host, Origin, Recognised, TimeUnit, Unrecognised};
 
-/// Cursor's event names and their canonical names.
-pub const EVENTS: &[(&str, &str)] = &[
-    ("beforeShellExecution", "PreToolUse"),
-    ("beforeMCPExecution", "PreToolUse"),
-    ("beforeReadFile", "PreToolUse"),
-    ("preToolUse", "PreToolUse"),
-    ("afterShellExecution", "PostToolUse"),
-    ("afterMCPExecution", "PostToolUse"),
-    ("afterFileEdit", "PostToolUse"),
-    ("postToolUse", "PostToolUse"),
-    ("postToolUseFailure", "PostToolUseFailure"),
-    ("beforeSubmitPrompt", "UserPromptSubmit"),
-    ("stop", "Stop"),
-    ("sessionStart", "SessionStart"),
-    ("sessionEnd", "SessionEnd"),
-    ("subagentStart", "SubagentStart"),
-    ("subagentStop", "SubagentStop"),
-    ("preCompact", "PreCompact"),
-    ("afterAgentResponse", "afterAgentResponse"),
-    ("afterAgentThought", "afterAgentThought"),
-    ("beforeTabFileRead", "beforeTabFileRead"),
-    ("afterTabFileEdit", "afterTabFileEdit"),
+/// Cursor, as data.
+pub const ADAPTER: Adapter = Adapter {
+    name: "cursor",
+    title: "Cursor",
+    aliases: &[],
+    timeout_unit: TimeUnit::Seconds,
+    events: Events::Own(EVENTS),
+    normalise: |obj, _| normalise(obj),
+    renames: |_| INPUT_KEYS,
+};
+
+/// A permission event: `permission` allow / ask / deny with `user_message` and
+/// `agent_message` (a stop is a deny).
+const PERMISSION: Caps = Caps {
+    allow: Gives::Yes,
+    ask: Gives::Yes,
+    deny: Gives::Yes,
+    stop: Gives::AsDeny,
+    context: false,
+    rewrite: false,
+};
+
+/// Only `additional_context`.
+const CONTEXT: Caps = Caps {
+    context: true,
+    ..Caps::NOTHING
+};
+
+/// `stop` / `subagentStop`: a block is a `followup_message` that sends the agent on.
+const FOLLOW_UP: Caps = Caps {
+    deny: Gives::Yes,
+    ..Caps::NOTHING
+};
+
+/// Cursor's events (in the order `init --host cursor` registers them), their
+/// canonical names, and what an answer can do on each (cursor.com/docs/agent/hooks).
+const EVENTS: &[HostEvent] = &[
+    ev(
+        "preToolUse",
+        "PreToolUse",
+        Caps {
+            rewrite: true,
+            ..PERMISSION
+        },
+        true,
+    ),
+    ev("beforeShellExecution", "PreToolUse", PERMISSION, true),
+    ev("beforeMCPExecution", "PreToolUse", PERMISSION, true),
+    ev(
+        "beforeReadFile",
+        "PreToolUse",
+        Caps {
+            ask: Gives::AsDeny,
+            ..PERMISSION
+        },
+        true,
+    ),
+    ev("postToolUse", "PostToolUse", CONTEXT, true),
+    ev("afterFileEdit", "PostToolUse", Caps::NOTHING, true),
+    ev(
+        "beforeSubmitPrompt",
+        "UserPromptSubmit",
+        Caps {
+            allow: Gives::No,
+            ask: Gives::AsDeny,
+            deny: Gives::Yes,
+            stop: Gives::Yes,
+            context: false,
+            rewrite: false,
+        },
+        true,
+    ),
+    ev("stop", "Stop", FOLLOW_UP, true),
+    ev("sessionStart", "SessionStart", CONTEXT, true),
+    ev("afterShellExecution", "PostToolUse", Caps::NOTHING, false),
+    ev("afterMCPExecution", "PostToolUse", Caps::NOTHING, false),
+    ev(
+        "postToolUseFailure",
+        "PostToolUseFailure",
+        Caps::NOTHING,
+        false,
+    ),
+    ev("sessionEnd", "SessionEnd", Caps::NOTHING, false),
+    ev("subagentStart", "SubagentStart", CONTEXT, false),
+    ev("subagentStop", "SubagentStop", FOLLOW_UP, false),
+    ev("preCompact", "PreCompact", Caps::NOTHING, false),
+    ev(
+        "afterAgentResponse",
+        "afterAgentResponse",
+        Caps::NOTHING,
+        false,
+    ),
+    ev(
+        "afterAgentThought",
+        "afterAgentThought",
+        Caps::NOTHING,
+        false,
+    ),
+    ev(
+        "beforeTabFileRead",
+        "beforeTabFileRead",
+        Caps::NOTHING,
+        false,
+    ),
+    ev("afterTabFileEdit", "afterTabFileEdit", Caps::NOTHING, false),
 ];
 
 /// Cursor's `preToolUse` tool names and their canonical names.
@@ -58,7 +142,7 @@ const INPUT_KEYS: &[(&str, &str)] = &[
 
 /// Is this one of Cursor's event names?
 pub fn is_event(name: &str) -> bool {
-    EVENTS.iter().any(|(c, _)| *c == name)
+    EVENTS.iter().any(|e| e.name == name)
 }
 
 /// Cursor's envelope to the canonical event.
@@ -66,7 +150,7 @@ pub fn normalise(mut obj: Map<String, Value>) -> Result<Recognised, Unrecognised
     let event = super::str_of(&obj, "hook_event_name")
         .ok_or(Unrecognised::NoEventName)?
         .to_string();
-    let Some((_, canonical)) = EVENTS.iter().find(|(c, _)| *c == event) else {
+    let Some(canonical) = EVENTS.iter().find(|e| e.name == event).map(|e| e.canonical) else {
         return Err(Unrecognised::NotFromHost(
             Host::Cursor,
             format!("`{event}` is not one of Cursor's hook events"),
@@ -74,7 +158,7 @@ pub fn normalise(mut obj: Map<String, Value>) -> Result<Recognised, Unrecognised
     };
     let raw_tool = obj.get("tool_name").cloned();
     let raw_input = obj.get("tool_input").cloned();
-    obj.insert("hook_event_name".into(), Value::String((*canonical).into()));
+    obj.insert("hook_event_name".into(), Value::String(canonical.into()));
     if !obj.contains_key("cwd") {
         if let Some(root) = obj
             .get("workspace_roots")
@@ -168,11 +252,6 @@ pub fn normalise(mut obj: Map<String, Value>) -> Result<Recognised, Unrecognised
         },
         rewritten: true,
     })
-}
-
-/// The input keys renamed (agent name, canonical name).
-pub fn renames() -> &'static [(&'static str, &'static str)] {
-    INPUT_KEYS
 }
 
 #[cfg(test)]

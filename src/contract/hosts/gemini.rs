@@ -7,21 +7,83 @@
 
 use serde_json::{Map, Value};
 
-use super::{rename_keys, stamp, Host, Origin, Recognised, Unrecognised};
+use super::adapter::{ev, Adapter, Caps, Events, Gives, HostEvent};
+use super::{rename_keys, stamp, Host, Origin, Recognised, TimeUnit, Unrecognised};
 
-/// Gemini's event names and their canonical names.
-pub const EVENTS: &[(&str, &str)] = &[
-    ("BeforeTool", "PreToolUse"),
-    ("AfterTool", "PostToolUse"),
-    ("BeforeAgent", "UserPromptSubmit"),
-    ("AfterAgent", "Stop"),
-    ("SessionStart", "SessionStart"),
-    ("SessionEnd", "SessionEnd"),
-    ("Notification", "Notification"),
-    ("PreCompress", "PreCompact"),
-    ("BeforeModel", "BeforeModel"),
-    ("AfterModel", "AfterModel"),
-    ("BeforeToolSelection", "BeforeToolSelection"),
+/// Gemini CLI, as data.
+pub const ADAPTER: Adapter = Adapter {
+    name: "gemini",
+    title: "Gemini CLI",
+    aliases: &["gemini-cli"],
+    timeout_unit: TimeUnit::Milliseconds,
+    events: Events::Own(EVENTS),
+    normalise: |obj, _| normalise(obj),
+    renames,
+};
+
+/// A blocking event: a top-level `decision: "deny"` with `reason` (an `ask` is
+/// denied: Gemini has no ask), `continue: false` for a stop.
+const BLOCKS: Caps = Caps {
+    allow: Gives::No,
+    ask: Gives::AsDeny,
+    deny: Gives::Yes,
+    stop: Gives::Yes,
+    context: false,
+    rewrite: false,
+};
+
+/// Gemini's events (in the order `init --host gemini` registers them) and their
+/// canonical names: what an answer can do on each (docs/hooks/reference.md).
+const EVENTS: &[HostEvent] = &[
+    ev(
+        "BeforeTool",
+        "PreToolUse",
+        Caps {
+            allow: Gives::Yes,
+            rewrite: true,
+            ..BLOCKS
+        },
+        true,
+    ),
+    ev(
+        "AfterTool",
+        "PostToolUse",
+        Caps {
+            context: true,
+            ..BLOCKS
+        },
+        true,
+    ),
+    ev(
+        "BeforeAgent",
+        "UserPromptSubmit",
+        Caps {
+            context: true,
+            ..BLOCKS
+        },
+        true,
+    ),
+    ev("AfterAgent", "Stop", BLOCKS, true),
+    ev(
+        "SessionStart",
+        "SessionStart",
+        Caps {
+            context: true,
+            ..Caps::NOTHING
+        },
+        true,
+    ),
+    ev("SessionEnd", "SessionEnd", Caps::NOTHING, true),
+    ev("PreCompress", "PreCompact", Caps::NOTHING, true),
+    ev("Notification", "Notification", Caps::NOTHING, true),
+    ev("BeforeModel", "BeforeModel", BLOCKS, false),
+    ev("AfterModel", "AfterModel", BLOCKS, false),
+    ev(
+        "BeforeToolSelection",
+        "BeforeToolSelection",
+        Caps::NOTHING,
+        false,
+    ),
 ];
 
 /// Gemini's tools, their canonical names, and the input keys to rename.
@@ -46,7 +108,7 @@ const TOOLS: super::ToolTable = &[
 
 /// Is this one of Gemini's event names?
 pub fn is_event(name: &str) -> bool {
-    EVENTS.iter().any(|(g, _)| *g == name)
+    EVENTS.iter().any(|e| e.name == name)
 }
 
 /// Gemini-only event names, or a shared name with Gemini's ISO `timestamp` and
@@ -55,7 +117,9 @@ pub fn looks_like(obj: &Map<String, Value>) -> bool {
     let Some(name) = super::str_of(obj, "hook_event_name") else {
         return false;
     };
-    let own = EVENTS.iter().any(|(g, c)| *g == name && g != c);
+    let own = EVENTS
+        .iter()
+        .any(|e| e.name == name && e.name != e.canonical);
     own || (obj.get("timestamp").is_some_and(Value::is_string)
         && obj.contains_key("session_id")
         && !obj.contains_key("sessionId"))
@@ -68,8 +132,8 @@ pub fn normalise(mut obj: Map<String, Value>) -> Result<Recognised, Unrecognised
         .to_string();
     let canonical = EVENTS
         .iter()
-        .find(|(g, _)| *g == event)
-        .map(|(_, c)| *c)
+        .find(|e| e.name == event)
+        .map(|e| e.canonical)
         .unwrap_or(event.as_str())
         .to_string();
     obj.insert("hook_event_name".into(), Value::String(canonical.clone()));

@@ -25,6 +25,7 @@
 //! shaped for the same host (`answer/`, one file per host). An envelope that no
 //! host sends is refused with a message that says so, never silently allowed.
 
+pub mod adapter;
 pub mod call;
 pub mod claude;
 pub mod codex;
@@ -34,6 +35,8 @@ pub mod gemini;
 pub mod vscode;
 
 use serde_json::{Map, Value};
+
+use adapter::Adapter;
 
 /// An agent whose hooks hookrules can answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -63,49 +66,41 @@ impl Host {
         Host::VsCode,
     ];
 
+    /// Everything hookrules knows about the host, as data: the registry (one
+    /// line per host; the rest of a host lives in its own file).
+    pub fn adapter(self) -> &'static Adapter {
+        match self {
+            Host::Claude => &claude::ADAPTER,
+            Host::Codex => &codex::ADAPTER,
+            Host::Gemini => &gemini::ADAPTER,
+            Host::Cursor => &cursor::ADAPTER,
+            Host::Copilot => &copilot::ADAPTER,
+            Host::VsCode => &vscode::ADAPTER,
+        }
+    }
+
     /// The name used on the command line and in `host.name`.
     pub fn name(self) -> &'static str {
-        match self {
-            Host::Claude => "claude",
-            Host::Codex => "codex",
-            Host::Gemini => "gemini",
-            Host::Cursor => "cursor",
-            Host::Copilot => "copilot",
-            Host::VsCode => "vscode",
-        }
+        self.adapter().name
     }
 
     /// The product name, for messages.
     pub fn title(self) -> &'static str {
-        match self {
-            Host::Claude => "Claude Code",
-            Host::Codex => "Codex CLI",
-            Host::Gemini => "Gemini CLI",
-            Host::Cursor => "Cursor",
-            Host::Copilot => "Copilot CLI",
-            Host::VsCode => "VS Code",
-        }
+        self.adapter().title
     }
 
-    /// Parse a `--host` value (also accepts a few common spellings).
+    /// Parse a `--host` value (its name or one of its aliases, in any case).
     pub fn parse(s: &str) -> Option<Host> {
-        Some(match s.to_ascii_lowercase().as_str() {
-            "claude" | "claude-code" | "claudecode" => Host::Claude,
-            "codex" | "codex-cli" => Host::Codex,
-            "gemini" | "gemini-cli" => Host::Gemini,
-            "cursor" => Host::Cursor,
-            "copilot" | "copilot-cli" | "github-copilot" => Host::Copilot,
-            "vscode" | "vs-code" | "code" => Host::VsCode,
-            _ => return None,
+        let s = s.to_ascii_lowercase();
+        Host::ALL.into_iter().find(|h| {
+            let a = h.adapter();
+            a.name == s || a.aliases.contains(&s.as_str())
         })
     }
 
     /// The unit the host's config writes hook timeouts in.
     pub fn timeout_unit(self) -> TimeUnit {
-        match self {
-            Host::Gemini => TimeUnit::Milliseconds,
-            _ => TimeUnit::Seconds,
-        }
+        self.adapter().timeout_unit
     }
 }
 
@@ -265,14 +260,7 @@ pub fn recognise(value: Value, hint: Hint<'_>) -> Result<Recognised, Unrecognise
         Some(h) => h,
         None => sniff(&obj).ok_or(Unrecognised::NoEventName)?,
     };
-    match host {
-        Host::Claude => claude::normalise(obj),
-        Host::Codex => codex::normalise(obj),
-        Host::Gemini => gemini::normalise(obj),
-        Host::Cursor => cursor::normalise(obj),
-        Host::Copilot => copilot::normalise(obj, hint.event),
-        Host::VsCode => vscode::normalise(obj),
-    }
+    (host.adapter().normalise)(obj, hint.event)
 }
 
 /// Which agent sent this object, judged from its shape alone.
@@ -334,14 +322,7 @@ pub fn host_input_key(
     raw_input: &Map<String, Value>,
     key: &str,
 ) -> String {
-    let renames: &[(&str, &str)] = match host {
-        Host::Claude | Host::Codex => &[],
-        Host::Gemini => gemini::renames(host_tool),
-        Host::Cursor => cursor::renames(),
-        Host::Copilot => copilot::renames(host_tool),
-        Host::VsCode => vscode::renames(),
-    };
-    renames
+    (host.adapter().renames)(host_tool)
         .iter()
         .find(|(from, to)| *to == key && raw_input.contains_key(*from))
         .map(|(from, _)| (*from).to_string())

@@ -9,7 +9,30 @@
 
 use serde_json::{Map, Value};
 
-use super::{rename_keys, stamp, Host, Origin, Recognised, Unrecognised};
+use super::adapter::{Adapter, Events};
+use super::{rename_keys, stamp, Host, Origin, Recognised, TimeUnit, Unrecognised};
+
+/// VS Code, as data: Claude Code's events and answers.
+pub const ADAPTER: Adapter = Adapter {
+    name: "vscode",
+    title: "VS Code",
+    aliases: &["vs-code", "code"],
+    timeout_unit: TimeUnit::Seconds,
+    events: Events::Canonical {
+        registered: &[
+            "PreToolUse",
+            "PostToolUse",
+            "UserPromptSubmit",
+            "SessionStart",
+            "Stop",
+            "SubagentStart",
+            "SubagentStop",
+            "PreCompact",
+        ],
+    },
+    normalise: |obj, _| normalise(obj),
+    renames: |_| INPUT_KEYS,
+};
 
 /// VS Code's tools and their canonical names.
 const TOOLS: &[(&str, &str)] = &[
@@ -106,11 +129,6 @@ pub fn normalise(mut obj: Map<String, Value>) -> Result<Recognised, Unrecognised
         },
         rewritten: true,
     })
-}
-
-/// The input keys renamed (agent name, canonical name).
-pub fn renames() -> &'static [(&'static str, &'static str)] {
-    INPUT_KEYS
 }
 
 #[cfg(test)]

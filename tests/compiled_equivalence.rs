@@ -4,13 +4,18 @@
 //! decision and every byte of output is the same. Checked on every fourth
 //! command of the corpus, every reference sample and every seed fixture event,
 //! against the built-in pack and the seed policies.
+//!
+//! Each policy set is loaded once in each of those ways, and every event is
+//! answered by each loaded set (`in_process_with`): what differs between them
+//! is where the rules are read from, which the loaded set holds.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use hookrules::compile::artifact::{self, SetOrigin};
 use hookrules::contract::hosts::Hint;
-use hookrules::engine::run::in_process;
+use hookrules::engine::run::in_process_with;
+use hookrules::engine::Set;
 use hookrules::os::clock::Now;
 use hookrules::policy::discover::Discovery;
 use serde_json::Value;
@@ -119,19 +124,15 @@ fn env_for(project: &Path, from: From) -> BTreeMap<String, String> {
     env
 }
 
-/// One run in a fresh, empty project at `project` (effects write there, and the
-/// runs compared must start from the same state).
-fn answer(
-    d: &Discovery,
-    ev: &Value,
-    from: From,
-    project: &Path,
-) -> (String, String, Option<String>) {
+/// One answer in a fresh, empty project at `project` (effects write there, and
+/// the answers compared must start from the same state), from a set loaded
+/// once for every event.
+fn answer(set: &Set, ev: &Value, from: From, project: &Path) -> (String, String, Option<String>) {
     let _ = std::fs::remove_dir_all(project);
     std::fs::create_dir_all(project).unwrap();
     let env = env_for(project, from);
-    let (a, d) = in_process(
-        d,
+    let (a, d) = in_process_with(
+        set,
         &mut ev.to_string().as_bytes(),
         &env,
         Now::at(1_763_700_000),
@@ -142,6 +143,16 @@ fn answer(
         a.stderr,
         d.and_then(|d| d.kind).map(|k| k.as_str().to_string()),
     )
+}
+
+/// The set `run` loads with `from` in a fresh, empty project, and where it came
+/// from.
+fn load(d: &Discovery, from: From, project: &Path) -> (Set, SetOrigin) {
+    let _ = std::fs::remove_dir_all(project);
+    std::fs::create_dir_all(project).unwrap();
+    let set = Set::load(d, &env_for(project, from));
+    let origin = set.loaded().origin();
+    (set, origin)
 }
 
 #[test]
@@ -174,11 +185,30 @@ fn the_compiled_artifact_changes_no_answer() {
     let mut differences = vec![];
     for (n, d) in policy_sets.iter().enumerate() {
         let builtin_alone = n == 0;
+        // Each set is loaded once per way `run` can take it, then answers every
+        // event: built from the policies (no cache), built while writing the
+        // cache (cold: an empty cache), read from that cache (warm), and for
+        // the built-in pack alone the pack embedded in the binary.
+        let (off, o) = load(d, From::Policies, &project);
+        assert_eq!(o, SetOrigin::Built, "{:?}", d.flags);
+        let _ = std::fs::remove_dir_all(cache.path());
+        let (cold, o) = load(d, From::Cache(cache.path()), &project);
+        assert_eq!(o, SetOrigin::Built, "{:?}: the cache was empty", d.flags);
+        let (warm, o) = load(d, From::Cache(cache.path()), &project);
+        assert!(
+            matches!(o, SetOrigin::Cache(_)),
+            "{:?}: the set is read from the cache its cold load wrote ({o:?})",
+            d.flags
+        );
+        let embedded = builtin_alone.then(|| {
+            let (set, o) = load(d, From::Embedded, &project);
+            assert_eq!(o, SetOrigin::Embedded);
+            set
+        });
         // The corpus commands against the built-in pack and one seed set; every
         // sample and fixture against every set.
         let corpus = builtin_alone || d.flags[0].ends_with("001-enforcement-hooks/policies");
-        // The corpus commands of the built-in pack: every eighth (the CI budget;
-        // its answers from the TOML are compiled anew for each).
+        // The corpus commands of the built-in pack: every eighth.
         for (i, (name, ev, _)) in events
             .iter()
             .enumerate()
@@ -186,17 +216,18 @@ fn the_compiled_artifact_changes_no_answer() {
             .map(|(_, e)| e)
             .enumerate()
         {
-            let off = answer(d, ev, From::Policies, &project);
-            // Cold: every 16th event starts from an empty cache.
-            if i % 16 == 0 {
-                let _ = std::fs::remove_dir_all(cache.path());
-            }
-            let first = answer(d, ev, From::Cache(cache.path()), &project);
-            let warm = answer(d, ev, From::Cache(cache.path()), &project);
-            let embedded = if builtin_alone {
-                answer(d, ev, From::Embedded, &project)
+            let cache_dir = From::Cache(cache.path());
+            let off = answer(&off, ev, From::Policies, &project);
+            // Every 16th event also from the set built while writing the cache.
+            let first = if i % 16 == 0 {
+                answer(&cold, ev, cache_dir, &project)
             } else {
                 off.clone()
+            };
+            let warm = answer(&warm, ev, cache_dir, &project);
+            let embedded = match &embedded {
+                Some(set) => answer(set, ev, From::Embedded, &project),
+                None => off.clone(),
             };
             if off != first || off != warm || off != embedded {
                 differences.push(format!(

@@ -19,7 +19,8 @@
 //! ([`deadline::on_panic`]); after the answer, the answer stands.
 //!
 //! Two entry points: [`process`] (the binary) and [`in_process`] (tests,
-//! benches, the fuzzer: no watchdog, no allow-once, no log).
+//! benches, the fuzzer: no watchdog, no allow-once, no log; [`in_process_with`]
+//! judges many events against one loaded set).
 
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -342,13 +343,26 @@ pub fn in_process(
     now: Now,
     hint: Hint<'_>,
 ) -> (Answer, Option<Decision>) {
+    inject("load", env);
+    in_process_with(&Set::load(discovery, env), stdin, env, now, hint)
+}
+
+/// [`in_process`] with a set already loaded ([`Set::load`]): many events
+/// judged against one set without loading it again for each (tests, benches).
+pub fn in_process_with(
+    set: &Set,
+    stdin: &mut dyn Read,
+    env: &BTreeMap<String, String>,
+    now: Now,
+    hint: Hint<'_>,
+) -> (Answer, Option<Decision>) {
     let inv = Invocation {
         hint,
         ..Invocation::default()
     };
-    let ran = decide(discovery, stdin, env, now, &inv, &Guard::unlimited());
-    let (mut answer, decision) = (ran.answer, ran.decision);
-    let notes = ran.after.run(Deadline::none());
+    let (mut answer, decision, _, after) =
+        decide_input(set, stdin, env, now, &inv, &Guard::unlimited());
+    let notes = after.run(Deadline::none());
     if !notes.is_empty() {
         if !answer.stderr.is_empty() {
             answer.stderr.push('\n');

@@ -22,6 +22,7 @@ use std::path::PathBuf;
 use serde_json::{json, Map, Value};
 
 use crate::cli::init::Context;
+use crate::contract::hosts::adapter::HandlerShape;
 use crate::contract::hosts::Host;
 use crate::os::files::write_atomic;
 
@@ -58,18 +59,18 @@ pub fn file_for(host: Host, ctx: &Context, user: bool) -> Result<PathBuf, String
 }
 
 /// The handler for one event, in the host's shape.
-fn handler(host: Host, exe: &str, event: &str, seconds: u64) -> Value {
+fn handler(host: Host, shape: HandlerShape, exe: &str, event: &str, seconds: u64) -> Value {
     let mut cmd = format!("{} run --host {}", crate::shell::quote(exe), host.name());
-    match host {
-        Host::Copilot => {
+    match shape {
+        HandlerShape::PerShell => {
             cmd.push_str(&format!(" --event {event}"));
             json!({"type": "command", "bash": cmd, "powershell": cmd, "timeoutSec": seconds})
         }
-        Host::Gemini => {
+        HandlerShape::Named => {
             json!({"type": "command", "name": "hookrules", "command": cmd, "timeout": seconds * 1000})
         }
-        Host::Cursor => json!({"command": cmd, "timeout": seconds}),
-        _ => json!({"type": "command", "command": cmd, "timeout": seconds}),
+        HandlerShape::Bare => json!({"command": cmd, "timeout": seconds}),
+        HandlerShape::Command => json!({"type": "command", "command": cmd, "timeout": seconds}),
     }
 }
 
@@ -89,11 +90,6 @@ fn is_ours(entry: &Value) -> bool {
         Some(inner) => inner.iter().any(runs),
         None => runs(entry),
     }
-}
-
-/// Grouped hosts (`{matcher?, hooks: [...]}` per entry) versus flat ones.
-fn grouped(host: Host) -> bool {
-    matches!(host, Host::Codex | Host::Gemini)
 }
 
 fn load(path: &std::path::Path) -> Result<(Map<String, Value>, Option<String>), String> {
@@ -178,6 +174,10 @@ pub fn init(
         }
     }
     let path = file_for(host, ctx, user)?;
+    let spec = host
+        .adapter()
+        .install
+        .ok_or("Claude Code is `hookrules init` without --host")?;
     let exe = match command {
         Some(c) => c.to_string(),
         None => ctx
@@ -188,7 +188,7 @@ pub fn init(
             .ok_or("cannot tell where this binary is; pass --command PATH")?,
     };
     let (mut root, old) = load(&path)?;
-    if matches!(host, Host::Cursor | Host::Copilot) {
+    if spec.versioned {
         root.entry("version").or_insert(json!(1));
     }
     let hooks = root.entry("hooks").or_insert_with(|| json!({}));
@@ -201,8 +201,8 @@ pub fn init(
     strip(hooks);
     let events = host.adapter().registered();
     for event in &events {
-        let h = handler(host, &exe, event.name, event.timeout_secs());
-        let entry = if grouped(host) {
+        let h = handler(host, spec.handler, &exe, event.name, event.timeout_secs());
+        let entry = if spec.grouped {
             json!({"hooks": [h]})
         } else {
             h
@@ -253,32 +253,8 @@ pub fn init(
             let _ = writeln!(out, "warning: --command: {problem}");
         }
     }
-    let codex_note;
-    let note = match host {
-        Host::Codex => {
-            // Codex (0.169) runs a hook only once its hash is trusted in the user's
-            // config.toml, and reads a project's .codex/ only in a trusted project;
-            // it skips the rest without a word, `codex exec` included.
-            codex_note = format!(
-                "Codex skips a hook until you trust it, silently: start `codex`, open /hooks and trust hookrules' hooks (again after the command in them changes).{}",
-                if user {
-                    ""
-                } else {
-                    " It reads .codex/ only in a project you trust (its trust prompt, or `trust_level = \"trusted\"` for the project in ~/.codex/config.toml)."
-                }
-            );
-            codex_note.as_str()
-        }
-        Host::Gemini => "Restart Gemini CLI; `/hooks` lists what it loaded.",
-        Host::Cursor => "Restart Cursor; the Hooks tab of its settings shows what it loaded.",
-        Host::Copilot => {
-            "Copilot CLI reads .github/hooks/ at start; commit the file for the coding agent."
-        }
-        Host::VsCode => {
-            "VS Code reads .github/hooks/ (agent hooks must be enabled in its settings)."
-        }
-        Host::Claude => "",
-    };
+    let project_note = if user { "" } else { spec.project_note };
+    let note = format!("{}{project_note}", spec.note);
     let _ = writeln!(out, "{note} Then run `hookrules doctor`.");
     Ok(())
 }

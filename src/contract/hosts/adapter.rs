@@ -30,6 +30,38 @@ pub struct Adapter {
     /// The input keys renamed for one of its tools (its name, the canonical name),
     /// so a rewrite is sent back in the names it reads.
     pub renames: fn(&str) -> &'static [(&'static str, &'static str)],
+    /// How `init --host` writes its handlers (None: `init` without `--host`).
+    pub install: Option<Install>,
+}
+
+/// How `init --host NAME` writes hookrules into the host's hook file (where the
+/// file is: `cli::install_hosts::file_for`).
+#[derive(Debug, Clone, Copy)]
+pub struct Install {
+    /// The shape of one handler.
+    pub handler: HandlerShape,
+    /// Each event's list holds groups (`{matcher?, hooks: [handler]}`), not handlers.
+    pub grouped: bool,
+    /// The file starts with `"version": 1`.
+    pub versioned: bool,
+    /// What to do after installing (restart, trust, commit).
+    pub note: &'static str,
+    /// Added to the note for a project file (not `--user`).
+    pub project_note: &'static str,
+}
+
+/// The shape of one handler in a host's hook file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HandlerShape {
+    /// `{"type": "command", "command", "timeout"}` (seconds): Claude Code's, Codex's, VS Code's.
+    Command,
+    /// `{"command", "timeout"}` (seconds): Cursor's.
+    Bare,
+    /// `{"type": "command", "name", "command", "timeout"}` (milliseconds): Gemini CLI's.
+    Named,
+    /// `{"type": "command", "bash", "powershell", "timeoutSec"}`, the event named on the
+    /// command line (`--event NAME`: the host sends none): Copilot CLI's.
+    PerShell,
 }
 
 /// A host's envelope (and the event name `--event` gave, for hosts that send

@@ -16,6 +16,7 @@ pub const ADAPTER: Adapter = Adapter {
     events: Events::Canonical { registered: &[] },
     normalise: |obj, _| normalise(obj),
     renames: |_| &[],
+    install: None,
 };
 
 /// Claude Code's envelope is the canonical event.

@@ -9,7 +9,7 @@
 
 use serde_json::{Map, Value};
 
-use super::adapter::{ev, Adapter, Caps, Events, Gives, HostEvent};
+use super::adapter::{ev, Adapter, Caps, Events, Gives, HandlerShape, HostEvent, Install};
 use super::{stamp, Host, Origin, Recognised, TimeUnit, Unrecognised};
 
 /// Codex CLI, as data.
@@ -21,6 +21,16 @@ pub const ADAPTER: Adapter = Adapter {
     events: Events::Own(EVENTS),
     normalise: |obj, _| normalise(obj),
     renames: |_| &[],
+    // Codex (0.169) runs a hook only once its hash is trusted in the user's
+    // config.toml, and reads a project's .codex/ only in a trusted project; it
+    // skips the rest without a word, `codex exec` included.
+    install: Some(Install {
+        handler: HandlerShape::Command,
+        grouped: true,
+        versioned: false,
+        note: "Codex skips a hook until you trust it, silently: start `codex`, open /hooks and trust hookrules' hooks (again after the command in them changes).",
+        project_note: " It reads .codex/ only in a project you trust (its trust prompt, or `trust_level = \"trusted\"` for the project in ~/.codex/config.toml).",
+    }),
 };
 
 /// A top-level `decision: "block"` event, as in Claude Code.

@@ -7,7 +7,7 @@
 
 use serde_json::{Map, Value};
 
-use super::adapter::{ev, Adapter, Caps, Events, Gives, HostEvent};
+use super::adapter::{ev, Adapter, Caps, Events, Gives, HandlerShape, HostEvent, Install};
 use super::{rename_keys, stamp, Host, Origin, Recognised, TimeUnit, Unrecognised};
 
 /// Copilot CLI, as data.
@@ -19,6 +19,13 @@ pub const ADAPTER: Adapter = Adapter {
     events: Events::Own(EVENTS),
     normalise,
     renames,
+    install: Some(Install {
+        handler: HandlerShape::PerShell,
+        grouped: false,
+        versioned: true,
+        note: "Copilot CLI reads .github/hooks/ at start; commit the file for the coding agent.",
+        project_note: "",
+    }),
 };
 
 /// Copilot's events (in the order `init --host copilot` registers them), their

@@ -6,7 +6,7 @@
 
 use serde_json::{Map, Value};
 
-use super::adapter::{ev, Adapter, Caps, Events, Gives, HostEvent};
+use super::adapter::{ev, Adapter, Caps, Events, Gives, HandlerShape, HostEvent, Install};
 use super::{rename_keys, stamp, Host, Origin, Recognised, TimeUnit, Unrecognised};
 
 /// Cursor, as data.
@@ -18,6 +18,13 @@ pub const ADAPTER: Adapter = Adapter {
     events: Events::Own(EVENTS),
     normalise: |obj, _| normalise(obj),
     renames: |_| INPUT_KEYS,
+    install: Some(Install {
+        handler: HandlerShape::Bare,
+        grouped: false,
+        versioned: true,
+        note: "Restart Cursor; the Hooks tab of its settings shows what it loaded.",
+        project_note: "",
+    }),
 };
 
 /// A permission event: `permission` allow / ask / deny with `user_message` and

@@ -7,7 +7,7 @@
 
 use serde_json::{Map, Value};
 
-use super::adapter::{ev, Adapter, Caps, Events, Gives, HostEvent};
+use super::adapter::{ev, Adapter, Caps, Events, Gives, HandlerShape, HostEvent, Install};
 use super::{rename_keys, stamp, Host, Origin, Recognised, TimeUnit, Unrecognised};
 
 /// Gemini CLI, as data.
@@ -19,6 +19,13 @@ pub const ADAPTER: Adapter = Adapter {
     events: Events::Own(EVENTS),
     normalise: |obj, _| normalise(obj),
     renames,
+    install: Some(Install {
+        handler: HandlerShape::Named,
+        grouped: true,
+        versioned: false,
+        note: "Restart Gemini CLI; `/hooks` lists what it loaded.",
+        project_note: "",
+    }),
 };
 
 /// A blocking event: a top-level `decision: "deny"` with `reason` (an `ask` is

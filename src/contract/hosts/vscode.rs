@@ -9,7 +9,7 @@
 
 use serde_json::{Map, Value};
 
-use super::adapter::{Adapter, Events};
+use super::adapter::{Adapter, Events, HandlerShape, Install};
 use super::{rename_keys, stamp, Host, Origin, Recognised, TimeUnit, Unrecognised};
 
 /// VS Code, as data: Claude Code's events and answers.
@@ -32,6 +32,13 @@ pub const ADAPTER: Adapter = Adapter {
     },
     normalise: |obj, _| normalise(obj),
     renames: |_| INPUT_KEYS,
+    install: Some(Install {
+        handler: HandlerShape::Command,
+        grouped: false,
+        versioned: false,
+        note: "VS Code reads .github/hooks/ (agent hooks must be enabled in its settings).",
+        project_note: "",
+    }),
 };
 
 /// VS Code's tools and their canonical names.

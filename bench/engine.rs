@@ -131,6 +131,7 @@ fn main() {
             no_builtin: !case.policies.is_empty(),
             // No state folder: nothing of the project layer is trusted.
             state_home: None,
+            ..Discovery::default()
         };
         let once = || {
             let now = Now::current();

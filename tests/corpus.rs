@@ -390,6 +390,7 @@ fn discovery(pack: Option<&str>) -> Discovery {
         user_dir: None,
         no_builtin: false,
         state_home: None,
+        ..Discovery::default()
     }
 }
 

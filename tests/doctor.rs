@@ -70,6 +70,7 @@ fn findings(s: &Scratch) -> Vec<Finding> {
         user_dir: Some(s.home.join(".config/hookrules")),
         no_builtin: false,
         state_home: None,
+        ..Discovery::default()
     };
     diagnose(&s.ctx, &d)
 }

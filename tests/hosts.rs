@@ -285,6 +285,7 @@ fn answer(host: Host, event: &Value) -> (String, i32) {
         user_dir: None,
         no_builtin: false,
         state_home: None,
+        ..Discovery::default()
     };
     let mut env = BTreeMap::new();
     env.insert("HOME".to_string(), HOME.to_string());
@@ -420,6 +421,7 @@ fn an_envelope_no_agent_sends_is_refused_loudly() {
         user_dir: None,
         no_builtin: false,
         state_home: None,
+        ..Discovery::default()
     };
     let env = BTreeMap::new();
     let stdin = br#"{"tool":"shell","args":{"command":"rm -rf /"}}"#;

@@ -19,6 +19,7 @@ fn decide(event: Value) -> (String, String) {
         // This policy alone, without the built-in pack.
         no_builtin: true,
         state_home: None,
+        ..Discovery::default()
     };
     let mut env = BTreeMap::new();
     env.insert("HOME".to_string(), "/home/dev".to_string());

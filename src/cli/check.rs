@@ -202,7 +202,18 @@ fn collect_all(discovery: &Discovery) -> Report {
         }
         repairs.push((source.display_name(), p));
     }
-    let layered = layering::apply(parsed, &found.trusted);
+    let layered = layering::apply(parsed, &found.trusted, &found.managed.pinned_builtin);
+    // Refused managed files that are not required (required ones are already
+    // among the errors: they fail every run closed).
+    for r in found.managed.refused.iter().filter(|r| !r.required) {
+        report.diagnostics.push(
+            Diagnostic::new(
+                Code::Unreadable,
+                format!("managed policy {} is not loaded: {}", r.path.display(), r.why),
+            )
+            .help("the managed folder and its files must be root's and writable by nobody else (`chown root:root`, `chmod go-w`)"),
+        );
+    }
     if found.builtin_off_by_flag {
         report.diagnostics.push(
             Diagnostic::new(

@@ -66,6 +66,8 @@ pub enum Check {
     Unguarded,
     /// Export to an OpenTelemetry collector: where, and the spool.
     Export,
+    /// The managed layer (`/etc/hookrules`): loaded, refused, required, pinned.
+    Managed,
 }
 
 impl Check {
@@ -89,6 +91,7 @@ impl Check {
             Check::Repository => "repository",
             Check::Unguarded => "unguarded",
             Check::Export => "export",
+            Check::Managed => "managed",
         }
     }
 }
@@ -398,6 +401,7 @@ pub fn diagnose(ctx: &Context, discovery: &Discovery) -> Vec<Finding> {
         );
     }
     export(ctx, discovery, &found, &mut out);
+    managed(&found, &mut out);
     compiled_set(ctx, discovery, &mut out);
     builtin_protection(ctx, discovery, &mut out);
     loosenings(discovery, &mut out);
@@ -464,6 +468,84 @@ fn export(
         Level::Ok
     };
     push(out, Check::Export, level, text);
+}
+
+/// The managed layer: what it loaded and pins, what it refused and why, the
+/// required bundles that are missing, and every attempt below it to change a
+/// pinned rule (said only when there is a managed layer).
+fn managed(found: &crate::policy::discover::Found, out: &mut Vec<Finding>) {
+    let m = &found.managed;
+    if let Some(dir) = &m.dir {
+        let names: Vec<String> = m
+            .loaded
+            .iter()
+            .map(|(p, n)| {
+                format!(
+                    "{n} ({})",
+                    p.file_name().unwrap_or_default().to_string_lossy()
+                )
+            })
+            .collect();
+        let pins = if m.pinned_builtin.is_empty() {
+            String::new()
+        } else {
+            format!("; pins the built-in parts {}", m.pinned_builtin.join(", "))
+        };
+        push_at(
+            out,
+            Check::Managed,
+            dir,
+            Level::Ok,
+            format!(
+                "managed layer {}: {}{pins}",
+                dir.display(),
+                if names.is_empty() {
+                    "no policy loaded".to_string()
+                } else {
+                    names.join(", ")
+                }
+            ),
+        );
+    }
+    for r in &m.refused {
+        push_at(
+            out,
+            Check::Managed,
+            &r.path,
+            Level::Error,
+            format!(
+                "managed policy {} is refused: {}{}",
+                r.path.display(),
+                r.why,
+                if r.required {
+                    " (required: every call fails closed)"
+                } else {
+                    " (its rules are not in force)"
+                }
+            ),
+        );
+    }
+    for name in &m.missing {
+        push(
+            out,
+            Check::Managed,
+            Level::Error,
+            format!("the required managed policy `{name}` is missing: every call fails closed"),
+        );
+    }
+    if m.dir.is_some() {
+        let set = crate::compile::set::CompiledSet::build(found);
+        for (id, notes) in &set.notes {
+            for n in notes.iter().filter(|n| n.starts_with("kept:")) {
+                push(
+                    out,
+                    Check::Managed,
+                    Level::Warn,
+                    format!("pinned rule {id} kept: {}", n.trim_start_matches("kept: ")),
+                );
+            }
+        }
+    }
 }
 
 /// How far back `doctor` looks for unguarded tool calls.

@@ -272,6 +272,8 @@ pub fn discovery(flags: Vec<PathBuf>, env: &BTreeMap<String, String>) -> Discove
             .map(|d| d.join("hookrules")),
         no_builtin: false,
         state_home: crate::os::state::state_home(env),
+        managed_dir: crate::policy::managed::default_dir(env),
+        managed_required: crate::policy::managed::required_from_env(env),
     }
 }
 

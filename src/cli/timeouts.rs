@@ -62,7 +62,11 @@ pub fn needs(found: &Found) -> BTreeMap<String, Need> {
         }
     }
     // What the policies run once trusted: the registration must fit it then.
-    let layered = layering::apply(parsed, &crate::policy::discover::Trusted::assume_all());
+    let layered = layering::apply(
+        parsed,
+        &crate::policy::discover::Trusted::assume_all(),
+        &found.managed.pinned_builtin,
+    );
     let mut out: BTreeMap<String, Need> = BTreeMap::new();
     for (source, raw) in &layered.policies {
         let v = crate::validate::validate_with(source, raw, &|_| true, false);

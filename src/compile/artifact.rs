@@ -389,7 +389,7 @@ pub fn cache_dir(env: &BTreeMap<String, String>) -> Option<PathBuf> {
 fn search_key(discovery: &Discovery) -> String {
     let cwd = std::env::current_dir().unwrap_or_default();
     format!(
-        "{:?}|{:?}|{:?}|{:?}|{}|{}|{:?}",
+        "{:?}|{:?}|{:?}|{:?}|{}|{}|{:?}|{:?}|{:?}",
         discovery.flags,
         discovery.env,
         discovery.project_dir,
@@ -397,6 +397,8 @@ fn search_key(discovery: &Discovery) -> String {
         discovery.no_builtin,
         cwd.display(),
         discovery.state_home,
+        discovery.managed_dir,
+        discovery.managed_required
     )
 }
 
@@ -511,22 +513,30 @@ fn build_stamped(discovery: &Discovery) -> (CompiledSet, Option<Vec<Stamp>>) {
 
 /// The folders and files a policy search looks at.
 fn searched(d: &Discovery) -> Vec<PathBuf> {
+    // The managed folder and every folder above it: a change of owner or mode
+    // changes a ctime, so the set is built again and the ownership checked again.
+    let mut v: Vec<PathBuf> = d
+        .managed_dir
+        .iter()
+        .flat_map(|m| m.ancestors().map(Path::to_path_buf))
+        .collect();
     if !d.flags.is_empty() {
-        return d
-            .flags
-            .iter()
-            .filter(|p| !p.to_string_lossy().starts_with("builtin:"))
-            .cloned()
-            .collect();
+        v.extend(
+            d.flags
+                .iter()
+                .filter(|p| !p.to_string_lossy().starts_with("builtin:"))
+                .cloned(),
+        );
+        return v;
     }
     if let Some(env) = d.env.as_deref().filter(|s| !s.trim().is_empty()) {
-        return env
-            .split(':')
-            .filter(|s| !s.is_empty() && !s.starts_with("builtin:"))
-            .map(PathBuf::from)
-            .collect();
+        v.extend(
+            env.split(':')
+                .filter(|s| !s.is_empty() && !s.starts_with("builtin:"))
+                .map(PathBuf::from),
+        );
+        return v;
     }
-    let mut v = vec![];
     v.extend(d.user_dir.clone());
     if let Some(p) = &d.project_dir {
         v.push(p.join(PROJECT_POLICY_DIR));

@@ -16,7 +16,7 @@ use crate::policy::discover::Found;
 use crate::policy::log::LogTable;
 use crate::policy::syntax::{CombineMode, FailureMode, RawPolicy, UnparsableCommand};
 use crate::policy::{layering, parse};
-use crate::source::{Origin, PolicySource};
+use crate::source::{Layer, Origin, PolicySource};
 use crate::validate::model::{EventScope, Policy, Rule};
 use crate::validate::{self, sniff_failure_mode};
 
@@ -91,12 +91,19 @@ impl CompiledSet {
             }
         }
         set.provenance = provenance_of(found, &parsed);
-        let layered = layering::apply(parsed, &found.trusted);
+        let layered = layering::apply(parsed, &found.trusted, &found.managed.pinned_builtin);
+        // The managed layer's `[log]` tables come last, so theirs is the last word.
+        let mut managed_log = vec![];
         for (source, raw) in &layered.policies {
             set.add_policy(source, raw);
-            set.log
-                .extend(raw.log.as_ref().map(|l| LogTable::from(&l.value)));
+            let table = raw.log.as_ref().map(|l| LogTable::from(&l.value));
+            if source.layer == Layer::Managed {
+                managed_log.extend(table);
+            } else {
+                set.log.extend(table);
+            }
         }
+        set.log.extend(managed_log);
         set.notes = layered.notes;
         set.loosenings = layered.loosenings;
         set.index();

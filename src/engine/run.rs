@@ -457,6 +457,14 @@ fn allow_once(ran: &mut Ran, env: &BTreeMap<String, String>) {
     if event.origin.host != Host::Claude {
         return;
     }
+    // A deny of the managed layer (its rules, or its failing closed) is the
+    // administrator's: nobody below lifts it, not even once. (Pinned parts of
+    // the pack follow `[log] allow_once`, which a managed policy sets last.)
+    let managed = crate::policy::managed::is_managed_policy;
+    let provenance = ran.set.provenance();
+    if decision.policies.iter().any(|p| managed(p, provenance)) {
+        return;
+    }
     let step = crate::log::allow::on_decision(
         ran.set.log_tables(),
         event,

@@ -74,8 +74,12 @@ fn mentions_log(text: &str) -> bool {
 /// read the log; `run` has them in its compiled set). A table that does not
 /// read is left out (`check` reports it).
 pub fn tables_from_sources(sources: &[Arc<PolicySource>]) -> Vec<LogTable> {
+    // The managed layer's tables last, as in the compiled set: theirs is the last word.
+    let managed = |s: &&Arc<PolicySource>| s.layer == crate::source::Layer::Managed;
     sources
         .iter()
+        .filter(|s| !managed(s))
+        .chain(sources.iter().filter(managed))
         .filter(|s| mentions_log(s.full_text()))
         .filter_map(|s| toml::from_str::<OnlyLog>(s.full_text()).ok()?.log)
         .map(|raw| LogTable::from(&raw))

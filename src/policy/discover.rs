@@ -7,6 +7,11 @@
 //!    - project: `$CLAUDE_PROJECT_DIR/.claude/hookrules/*.toml` (committed),
 //!    - local: `$CLAUDE_PROJECT_DIR/.claude/hookrules/*.local.toml` (not committed).
 //!
+//! Above whichever of these applies sits the **managed layer**, the machine's
+//! administrator's (see [`super::managed`]): `/etc/hookrules/*.toml`, loaded
+//! right after the pack in every case (flags and `HOOKRULES_POLICIES` too), and
+//! only what root owns and nobody else can write.
+//!
 //! Under whichever of these applies lies the built-in pack, compiled into the
 //! binary and loaded first. Policies add to it; none replaces it by merely
 //! existing (an empty file, one personal rule, a `-p` in settings.json or a
@@ -89,6 +94,10 @@ pub struct Discovery {
     /// The user's state folder (`os::state::state_home`), where trusted
     /// project policies are recorded; None: no project policy is trusted.
     pub state_home: Option<PathBuf>,
+    /// The managed folder (`/etc/hookrules`); None: no managed layer.
+    pub managed_dir: Option<PathBuf>,
+    /// Managed bundles that must load, by name (`HOOKRULES_MANAGED_REQUIRED`).
+    pub managed_required: Vec<String>,
 }
 
 /// Which project-layer files the user has trusted, exactly as they are now
@@ -157,6 +166,8 @@ pub struct Found {
     pub builtin_off_by_flag: bool,
     /// The project-layer files the user trusted.
     pub trusted: Trusted,
+    /// What the managed layer loaded, refused and pinned.
+    pub managed: super::managed::Report,
     /// Files already read (see `file_key`).
     seen: std::collections::HashSet<PathBuf>,
 }
@@ -164,8 +175,30 @@ pub struct Found {
 impl Discovery {
     /// Find the policy files, following the documented order.
     pub fn find(&self) -> Found {
+        let managed = super::managed::read(self);
+        if managed.is_empty() {
+            return self.find_below(vec![]);
+        }
+        let mut found = self.find_below(managed.sources);
+        found.errors.extend(managed.errors);
+        super::managed::pin_pack(&mut found, &managed.report.pinned_builtin);
+        found.managed = managed.report;
+        found
+    }
+
+    /// [`Self::find`] under the managed layer: `managed` are its sources, loaded
+    /// right after the built-in pack (or first, when the pack is off).
+    fn find_below(&self, managed: Vec<Arc<PolicySource>>) -> Found {
+        let with_managed = |mut found: Found| {
+            if !managed.is_empty() {
+                let below = std::mem::take(&mut found.sources);
+                found.sources = managed.clone();
+                found.sources.extend(below);
+            }
+            found
+        };
         if !self.flags.is_empty() {
-            return self.under_builtin(read_paths(&self.flags, Selection::Flag));
+            return self.under_builtin(with_managed(read_paths(&self.flags, Selection::Flag)));
         }
         if let Some(env) = self.env.as_deref().filter(|s| !s.trim().is_empty()) {
             let paths: Vec<PathBuf> = env
@@ -173,7 +206,7 @@ impl Discovery {
                 .filter(|s| !s.is_empty())
                 .map(PathBuf::from)
                 .collect();
-            return self.under_builtin(read_paths(&paths, Selection::Env));
+            return self.under_builtin(with_managed(read_paths(&paths, Selection::Env)));
         }
         let mut found = Found {
             selection: Some(Selection::Layers),
@@ -195,11 +228,15 @@ impl Discovery {
                 });
             }
         }
-        if found.sources.is_empty() && found.errors.is_empty() && !self.no_builtin {
+        if found.sources.is_empty()
+            && found.errors.is_empty()
+            && managed.is_empty()
+            && !self.no_builtin
+        {
             return builtin();
         }
         found.trusted = Trusted::check(&found.sources, self.state_home.as_deref());
-        self.under_builtin(found)
+        self.under_builtin(with_managed(found))
     }
 
     /// Does [`Self::find`] find the built-in pack and nothing else? Answered
@@ -211,7 +248,10 @@ impl Discovery {
     /// `find` then says the same the slower way. `tests/embedded.rs` checks
     /// that both agree.
     pub fn builtin_alone(&self) -> bool {
-        if self.no_builtin {
+        if self.no_builtin || !self.managed_required.is_empty() {
+            return false;
+        }
+        if self.managed_dir.as_ref().is_some_and(|d| d.exists()) {
             return false;
         }
         if !self.flags.is_empty() {
@@ -288,7 +328,7 @@ fn is_local(p: &Path) -> bool {
 
 /// Read a layer folder, listed once: its files in layer order (`layer_of` says
 /// which layer each belongs to), then by name.
-fn read_folder(dir: &Path, found: &mut Found, layer_of: impl Fn(&Path) -> Layer) {
+pub(super) fn read_folder(dir: &Path, found: &mut Found, layer_of: impl Fn(&Path) -> Layer) {
     match toml_files_in(dir) {
         Ok(files) => {
             let mut files: Vec<(Layer, PathBuf)> =
@@ -308,6 +348,7 @@ fn read_folder(dir: &Path, found: &mut Found, layer_of: impl Fn(&Path) -> Layer)
 /// The built-in pack alone.
 pub fn builtin() -> Found {
     Found {
+        managed: Default::default(),
         sources: BUILTIN
             .iter()
             .map(|(name, text)| PolicySource::new(Origin::Builtin(name), *text))

@@ -16,6 +16,14 @@
 //! ([`super::trust`]), they are left out, and the file gets a SessionStart rule
 //! that tells the user once per session which file was ignored and what it
 //! would have changed.
+//!
+//! Pinned rules (the managed layer's, and the pack parts it names in
+//! `[managed] builtin`; see [`super::managed`]) are loosened by nothing below
+//! the managed layer, trusted or not: a same-id rule from another layer is left
+//! out instead of replacing them, and an override from another layer applies to
+//! them only what [`loosening::override_loosens`] does not call a loosening (a
+//! stricter decision, `enforce`, a tag). What trust and the pins refuse is one
+//! definition. Each refusal leaves a `kept:` note.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -24,7 +32,7 @@ use super::discover::Trusted;
 use super::loosening::{self, Loosening};
 use super::syntax::{Granted, RawExcept, RawPolicy, RawRule, Sp};
 use crate::diagnostics::{Code, Diagnostic};
-use crate::source::PolicySource;
+use crate::source::{Layer, PolicySource};
 
 /// Policies after layering, with what happened to their rules.
 #[derive(Debug, Default)]
@@ -41,11 +49,21 @@ pub struct Layered {
 }
 
 /// Apply replacements and overrides; leave out what project-layer files that
-/// `trusted` does not cover loosen or run.
-pub fn apply(mut policies: Vec<(Arc<PolicySource>, RawPolicy)>, trusted: &Trusted) -> Layered {
+/// `trusted` does not cover loosen or run, and what any layer below the
+/// managed one would loosen of a pinned rule (`pinned_builtin`: the pack parts
+/// the managed layer pins, `Found::managed`).
+pub fn apply(
+    mut policies: Vec<(Arc<PolicySource>, RawPolicy)>,
+    trusted: &Trusted,
+    pinned_builtin: &[&str],
+) -> Layered {
     let mut loosenings = vec![];
     let mut notes: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut diagnostics = vec![];
+    let pinned: Vec<bool> = policies
+        .iter()
+        .map(|(s, _)| super::managed::pinned(s, pinned_builtin))
+        .collect();
     // Live rule ids -> the file defining them; removals wait until they matter
     // (before a file's overrides, and at the end), keeping this linear.
     let mut live: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
@@ -63,7 +81,17 @@ pub fn apply(mut policies: Vec<(Arc<PolicySource>, RawPolicy)>, trusted: &Truste
                 l.trusted = covered;
             }
             for l in &found {
-                diagnostics.push(loosening_diagnostic(src, l));
+                let kept: Vec<&str> = l
+                    .rules
+                    .iter()
+                    .filter(|id| {
+                        head.iter().zip(&pinned).any(|((_, p), pin)| {
+                            *pin && p.rules.iter().any(|r| &r.value.id.value == *id)
+                        })
+                    })
+                    .map(String::as_str)
+                    .collect();
+                diagnostics.push(loosening_diagnostic(src, l, &kept));
             }
             if !covered && !found.is_empty() {
                 loosening::restrict(raw, &found);
@@ -71,11 +99,27 @@ pub fn apply(mut policies: Vec<(Arc<PolicySource>, RawPolicy)>, trusted: &Truste
             }
             loosenings.extend(found);
         }
-        // 1. Replacement by id.
+        // 1. Replacement by id (a loosening: a pinned rule is not replaced
+        // from below; the same-id rule is left out).
+        let managed_here = policies[i].0.layer == Layer::Managed;
         for r in &policies[i].1.rules {
             let id = &r.value.id.value;
-            if let Some(j) = live.insert(id.clone(), i) {
-                if j < i {
+            match live.get(id).copied() {
+                Some(j) if j < i && pinned[j] && !managed_here => {
+                    pending[i].insert(id.clone());
+                    let src = &policies[i].0;
+                    let what = loosening::What::Replaces {
+                        layer: policies[j].0.layer,
+                    };
+                    notes.entry(id.clone()).or_default().push(format!(
+                        "kept: the rule of the same id in {} ({}) is left out: it {}, and this rule is pinned by the managed layer",
+                        src.display_name(),
+                        src.layer.name(),
+                        what.describe()
+                    ));
+                }
+                Some(j) if j < i => {
+                    live.insert(id.clone(), i);
                     pending[j].insert(id.clone());
                     let esrc = &policies[j].0;
                     notes.entry(id.clone()).or_default().push(format!(
@@ -83,6 +127,9 @@ pub fn apply(mut policies: Vec<(Arc<PolicySource>, RawPolicy)>, trusted: &Truste
                         esrc.display_name(),
                         esrc.layer.name()
                     ));
+                }
+                _ => {
+                    live.insert(id.clone(), i);
                 }
             }
         }
@@ -98,16 +145,34 @@ pub fn apply(mut policies: Vec<(Arc<PolicySource>, RawPolicy)>, trusted: &Truste
             let ov = &o.value;
             let selector = loosening::Selector::of(ov);
             let mut matched = 0;
-            for (_, earlier) in head.iter_mut() {
-                for rule in earlier.rules.iter_mut() {
-                    let selected = selector.selects(&rule.value);
-                    let r = &mut rule.value;
-                    if !selected {
+            for (j, (_, earlier)) in head.iter_mut().enumerate() {
+                let guarded = pinned[j] && !managed_here;
+                for k in 0..earlier.rules.len() {
+                    if !selector.selects(&earlier.rules[k].value) {
                         continue;
                     }
                     matched += 1;
+                    // What this override would loosen of a pinned rule stays out.
+                    let refused = if guarded {
+                        loosening::override_loosens(ov, &earlier.rules[k].value, earlier)
+                    } else {
+                        vec![]
+                    };
+                    let r = &mut earlier.rules[k].value;
+                    if !refused.is_empty() {
+                        let said: Vec<String> = refused.iter().map(|w| w.describe()).collect();
+                        notes.entry(r.id.value.clone()).or_default().push(format!(
+                            "kept: an override in {here} {} it, left out as this rule is pinned by the managed layer",
+                            said.join("; ")
+                        ));
+                    }
+                    let refuses = |f: fn(&loosening::What) -> bool| refused.iter().any(f);
                     let mut what = vec![];
-                    if let Some(e) = ov.enabled {
+                    if let Some(e) = ov.enabled.filter(|_| {
+                        !refuses(|w| {
+                            matches!(w, loosening::What::Disables | loosening::What::Enables)
+                        })
+                    }) {
                         r.enabled = Some(e);
                         what.push(if e {
                             "enabled".to_string()
@@ -115,14 +180,22 @@ pub fn apply(mut policies: Vec<(Arc<PolicySource>, RawPolicy)>, trusted: &Truste
                             "disabled".to_string()
                         });
                     }
-                    if let Some(p) = &ov.priority {
+                    if let Some(p) = ov
+                        .priority
+                        .as_ref()
+                        .filter(|_| !refuses(|w| matches!(w, loosening::What::Reorders)))
+                    {
                         r.priority = Some(Sp {
                             span: r.id.span.clone(),
                             value: p.value,
                         });
                         what.push(format!("priority {}", p.value));
                     }
-                    if let Some(d) = &ov.decision {
+                    if let Some(d) = ov
+                        .decision
+                        .as_ref()
+                        .filter(|_| !refuses(|w| matches!(w, loosening::What::Downgrades { .. })))
+                    {
                         let span = r
                             .decision
                             .as_ref()
@@ -134,11 +207,19 @@ pub fn apply(mut policies: Vec<(Arc<PolicySource>, RawPolicy)>, trusted: &Truste
                         });
                         what.push(format!("decision {}", d.value.as_str()));
                     }
-                    if let Some(m) = &ov.mode {
+                    if let Some(m) = ov
+                        .mode
+                        .as_ref()
+                        .filter(|_| !refuses(|w| matches!(w, loosening::What::Audits)))
+                    {
                         r.mode = Some(m.clone());
                         what.push(format!("mode {}", m.value.as_str()));
                     }
-                    if let Some(e) = &ov.except {
+                    if let Some(e) = ov
+                        .except
+                        .as_ref()
+                        .filter(|_| !refuses(|w| matches!(w, loosening::What::Excepts)))
+                    {
                         r.granted.push(Granted {
                             source: src.clone(),
                             except: e.clone(),
@@ -151,10 +232,12 @@ pub fn apply(mut policies: Vec<(Arc<PolicySource>, RawPolicy)>, trusted: &Truste
                         }
                         what.push(format!("tag {t}"));
                     }
-                    notes
-                        .entry(r.id.value.clone())
-                        .or_default()
-                        .push(format!("{} by an override in {here}", what.join(", ")));
+                    if !what.is_empty() || refused.is_empty() {
+                        notes
+                            .entry(r.id.value.clone())
+                            .or_default()
+                            .push(format!("{} by an override in {here}", what.join(", ")));
+                    }
                 }
             }
             if matched == 0 {
@@ -173,6 +256,16 @@ pub fn apply(mut policies: Vec<(Arc<PolicySource>, RawPolicy)>, trusted: &Truste
     }
     let n = policies.len();
     remove_pending(&mut policies[..n], &mut pending);
+    for ((src, raw), _) in policies.iter().zip(&pinned).filter(|(_, p)| **p) {
+        if src.layer == Layer::Builtin {
+            for r in &raw.rules {
+                notes
+                    .entry(r.value.id.value.clone())
+                    .or_default()
+                    .push("pinned by the managed layer (`[managed] builtin`)".into());
+            }
+        }
+    }
     Layered {
         policies,
         notes,
@@ -196,15 +289,25 @@ pub fn describe_except(e: &RawExcept) -> String {
 }
 
 /// `check`'s line for a loosening: where, what, which rules, trusted or not.
-fn loosening_diagnostic(src: &Arc<PolicySource>, l: &Loosening) -> Diagnostic {
+/// `pinned`: the rules among them the managed layer keeps as they are,
+/// trusted or not.
+fn loosening_diagnostic(src: &Arc<PolicySource>, l: &Loosening, pinned: &[&str]) -> Diagnostic {
     let standing = if l.trusted {
         "trusted (you ran `hookrules trust` on this exact content)"
     } else {
         "not trusted, so ignored until you review the file and run `hookrules trust`"
     };
+    let kept = if pinned.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; the managed layer pins {}: they stay as they are",
+            pinned.join(", ")
+        )
+    };
     Diagnostic::new(
         Code::Loosening,
-        format!("{} — {standing}", l.what.sentence(&l.rules)),
+        format!("{} — {standing}{kept}", l.what.sentence(&l.rules)),
     )
     .at(src, l.span.clone())
     .help(if l.trusted {

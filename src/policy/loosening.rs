@@ -368,42 +368,11 @@ pub fn classify(
         let sel = Selector::of(ov);
         let mut found: Vec<(What, String)> = vec![];
         for (_, p) in earlier {
-            let first_match =
-                p.policy.combine.as_ref().map(|c| c.value) == Some(CombineMode::FirstMatch);
-            let earlier_tainted = commands_of(p);
             for r in &p.rules {
-                let rule = &r.value;
-                if !sel.selects(rule) {
-                    continue;
-                }
-                let id = rule.id.value.clone();
-                let enabled = rule.enabled != Some(false);
-                if ov.enabled == Some(false) && enabled {
-                    found.push((What::Disables, id.clone()));
-                }
-                if ov.enabled == Some(true)
-                    && !enabled
-                    && !rule_needs(rule, &earlier_tainted).is_empty()
-                {
-                    found.push((What::Enables, id.clone()));
-                }
-                if let Some(d) = &ov.decision {
-                    let from = rule.decision.as_ref().map(|d| d.value);
-                    if d.value == DecisionKind::Allow || rank(Some(d.value)) < rank(from) {
-                        found.push((What::Downgrades { from, to: d.value }, id.clone()));
+                if sel.selects(&r.value) {
+                    for w in override_loosens(ov, &r.value, p) {
+                        found.push((w, r.value.id.value.clone()));
                     }
-                }
-                if ov.mode.as_ref().map(|m| m.value) == Some(RuleMode::Audit)
-                    && rule.mode.as_ref().map(|m| m.value) != Some(RuleMode::Audit)
-                {
-                    found.push((What::Audits, id.clone()));
-                }
-                if ov.priority.is_some() && first_match {
-                    found.push((What::Reorders, id.clone()));
-                }
-                // An exception takes cases away from a rule someone else wrote.
-                if ov.except.is_some() {
-                    found.push((What::Excepts, id.clone()));
                 }
             }
         }
@@ -422,6 +391,42 @@ pub fn classify(
                 .collect();
             out.push(at(&o.span, w, rules, Item::Override(i)));
         }
+    }
+    out
+}
+
+/// How an `[[override]]` loosens one rule it selects, `rule` of `policy`
+/// (empty: it only adds: a stricter decision, `enforce`, a tag, a priority
+/// outside first-match). Trust ([`classify`]) and the managed layer's pins
+/// (`super::layering`) both ask this, so one definition decides both.
+pub fn override_loosens(ov: &RawOverride, rule: &RawRule, policy: &RawPolicy) -> Vec<What> {
+    let mut out = vec![];
+    let enabled = rule.enabled != Some(false);
+    if ov.enabled == Some(false) && enabled {
+        out.push(What::Disables);
+    }
+    if ov.enabled == Some(true) && !enabled && !rule_needs(rule, &commands_of(policy)).is_empty() {
+        out.push(What::Enables);
+    }
+    if let Some(d) = &ov.decision {
+        let from = rule.decision.as_ref().map(|d| d.value);
+        if d.value == DecisionKind::Allow || rank(Some(d.value)) < rank(from) {
+            out.push(What::Downgrades { from, to: d.value });
+        }
+    }
+    if ov.mode.as_ref().map(|m| m.value) == Some(RuleMode::Audit)
+        && rule.mode.as_ref().map(|m| m.value) != Some(RuleMode::Audit)
+    {
+        out.push(What::Audits);
+    }
+    let first_match =
+        policy.policy.combine.as_ref().map(|c| c.value) == Some(CombineMode::FirstMatch);
+    if ov.priority.is_some() && first_match {
+        out.push(What::Reorders);
+    }
+    // An exception takes cases away from a rule someone else wrote.
+    if ov.except.is_some() {
+        out.push(What::Excepts);
     }
     out
 }

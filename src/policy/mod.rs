@@ -4,6 +4,7 @@ pub mod discover;
 pub mod layering;
 pub mod log;
 pub mod loosening;
+pub mod managed;
 pub mod parse;
 pub mod recover;
 pub mod syntax;

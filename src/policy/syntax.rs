@@ -86,6 +86,34 @@ pub struct RawPolicy {
     /// `[log]`: the decision log (where, what, how much, which fields are secret)
     /// and allow-once codes. Later layers change single fields of earlier ones.
     pub log: Option<Sp<super::log::RawLog>>,
+    /// `[managed]`: what a policy of the managed folder (`/etc/hookrules/`)
+    /// requires. Anywhere else it has no effect.
+    pub managed: Option<Sp<RawManaged>>,
+}
+
+/// `[managed]`: a managed policy's demands on every run of the machine.
+#[derive(Debug, Clone, Deserialize, JsonSchema, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RawManaged {
+    /// `true`: this policy must load. If it is not root-owned, not readable, or
+    /// does not parse, every run fails closed instead of running without it.
+    pub required: Option<bool>,
+    /// The parts of the built-in pack that nothing below the managed layer may
+    /// turn off or change: `true` for the whole pack, or a list of part names
+    /// (`["destructive", "secrets"]`). They stay loaded under `builtin = false`
+    /// and `--no-builtin`, and overrides or same-id rules below leave them as
+    /// they are.
+    pub builtin: Option<PinBuiltin>,
+}
+
+/// `[managed] builtin`: the whole pack, or parts of it by name.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum PinBuiltin {
+    /// `true`: every part; `false`: none.
+    All(bool),
+    /// These parts.
+    Parts(Vec<String>),
 }
 
 /// `[[override]]`: change rules loaded before this file. Select them by `rule` (an

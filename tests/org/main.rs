@@ -2,6 +2,7 @@
 //! decision, unguarded tool use, export over OpenTelemetry, the managed layer.
 
 mod export;
+mod managed;
 mod provenance;
 mod sandbox;
 mod unguarded;

@@ -65,7 +65,9 @@ impl Sandbox {
             .env("XDG_STATE_HOME", self.root.join("state"))
             .env("XDG_CONFIG_HOME", self.root.join("config"))
             .env("XDG_CACHE_HOME", self.root.join("cache"))
-            .env("CLAUDE_PROJECT_DIR", self.project());
+            .env("CLAUDE_PROJECT_DIR", self.project())
+            // The managed folder (debug builds only): absent unless a test installs it.
+            .env("HOOKRULES_MANAGED_DIR", self.root.join("etc/hookrules"));
         for (k, v) in &self.env {
             c.env(k, v);
         }
@@ -107,6 +109,32 @@ impl Sandbox {
     /// Another `hookrules` command.
     pub fn hr(&self, args: &[&str]) -> Output {
         self.cmd(args).stdin(Stdio::null()).output().unwrap()
+    }
+
+    /// The user trusts the project's policies as they are now (`hookrules
+    /// trust` in a terminal: script(1) gives it one).
+    pub fn trust(&self) {
+        let line = format!("{BIN} trust");
+        let mut c = self.cmd(&[]);
+        let out = Command::new("script")
+            .args(["-qec", &line, "/dev/null"])
+            .current_dir(self.project())
+            .env_clear()
+            .envs(c.get_envs().filter_map(|(k, v)| Some((k, v?))))
+            .env("SHELL", "/bin/sh")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "hookrules trust: {out:?}");
+    }
+
+    /// Another `hookrules` command, with extra environment.
+    pub fn hr_with(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
+        let mut c = self.cmd(args);
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        c.stdin(Stdio::null()).output().unwrap()
     }
 
     /// The log folder (the only project folder under the state home).

@@ -111,6 +111,21 @@ mkdir -p "$INIT"
 export HOOKRULES_CACHE_DIR=$PROJ/cache
 sleep 3
 
+# Export with the collector down (group E): a port nothing listens on (refused at
+# once), and a listener that never accepts (the request waits for its time limit).
+DOWN_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+SILENT_PORT_FILE=$PROJ/silent-port
+python3 -c '
+import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1024)
+open(sys.argv[1], "w").write(str(s.getsockname()[1]))
+time.sleep(3600)
+' "$SILENT_PORT_FILE" &
+SILENT_PID=$!
+trap 'kill $SILENT_PID 2>/dev/null; rm -rf "$PROJ"' EXIT
+while [ ! -s "$SILENT_PORT_FILE" ]; do sleep 0.1; done
+SILENT_PORT=$(cat "$SILENT_PORT_FILE")
+
 # ---------------------------------------------------------------- cases
 # Cases: group | id | label | command | input. A group is one hyperfine invocation
 # (one shell calibration, so the sub-millisecond cases share one offset); every
@@ -145,6 +160,8 @@ CASES=(
 "E|log-on-rm|decision log on (default): PreToolUse Bash, rm -rf /|$(q "$HR") run|$EV/PreToolUse-Bash-rm-rf-root.json"
 "E|log-off-bash|decision log off (HOOKRULES_LOG=off): PreToolUse Bash, harmless|HOOKRULES_LOG=off $(q "$HR") run|$EV/PreToolUse-Bash.json"
 "E|log-all-bash|decision log of every event (events = all): PreToolUse Bash, harmless|$(q "$HR") run -p $(q "$OUT/log-all")|$EV/PreToolUse-Bash.json"
+"E|export-refused-rm|export on, collector down (connection refused): PreToolUse Bash, rm -rf /|XDG_STATE_HOME=$(q "$PROJ/state-refused") HOOKRULES_EXPORT=otlp OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:$DOWN_PORT $(q "$HR") run|$EV/PreToolUse-Bash-rm-rf-root.json"
+"E|export-silent-rm|export on, collector never answers (accepts nothing): PreToolUse Bash, rm -rf /|XDG_STATE_HOME=$(q "$PROJ/state-silent") HOOKRULES_EXPORT=otlp OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:$SILENT_PORT $(q "$HR") run|$EV/PreToolUse-Bash-rm-rf-root.json"
 "D|bashjq|bash + jq hook: PreToolUse Bash, harmless|$HOOK|$EV/PreToolUse-Bash.json"
 "D|bashjq-rm|bash + jq hook: PreToolUse Bash, rm -rf /|$HOOK|$EV/PreToolUse-Bash-rm-rf-root.json"
 )

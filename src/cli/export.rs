@@ -33,8 +33,8 @@ pub fn run(env: &BTreeMap<String, String>, out: &mut dyn Write, err: &mut dyn Wr
         d.sent,
         target.url,
         d.rejected,
-        d.left,
+        export::status(&dir).waiting,
         d.note.map(|n| format!(" ({n})")).unwrap_or_default()
     );
-    i32::from(d.left > 0)
+    i32::from(d.more)
 }

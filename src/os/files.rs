@@ -2,7 +2,8 @@
 //! settings, facts, includes, transcripts, effects and logs.
 //!
 //! - **Files are opened as what they claim to be.** [`open_regular`] (and
-//!   [`read_regular`], [`read_capped`], [`append_line`], [`write_atomic`], built
+//!   [`read_regular`], [`read_capped`], [`append_line`], [`write_atomic`]
+//!   ([`write_atomic_unsynced`]), built
 //!   on it) only ever reads or appends a regular file. A FIFO, a device, a socket
 //!   or a folder is refused with an error that says what it is, without blocking:
 //!   the type is checked before opening, the open itself is non-blocking (a FIFO
@@ -266,6 +267,18 @@ fn resolve_existing_prefix(p: &Path) -> PathBuf {
 /// Readers see the old content or the new, never a half-written file. Something
 /// other than a regular file (or a symlink) at `path` is refused, not replaced.
 pub fn write_atomic(path: &Path, content: &[u8]) -> std::io::Result<()> {
+    write_via_temp(path, content, true)
+}
+
+/// [`write_atomic`] without the fsync, for state that is only advice (counts,
+/// the last error): readers still see the old content or the new, but after a
+/// power loss the file may be the old one or empty. An fsync costs
+/// milliseconds to tens of them on a busy disk, and the process waits for it.
+pub fn write_atomic_unsynced(path: &Path, content: &[u8]) -> std::io::Result<()> {
+    write_via_temp(path, content, false)
+}
+
+fn write_via_temp(path: &Path, content: &[u8], durable: bool) -> std::io::Result<()> {
     if let Ok(m) = fs::symlink_metadata(path) {
         let ft = m.file_type();
         if !ft.is_file() && !ft.is_symlink() {
@@ -289,7 +302,9 @@ pub fn write_atomic(path: &Path, content: &[u8]) -> std::io::Result<()> {
     let result = (|| {
         let mut f = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
         f.write_all(content)?;
-        f.sync_all()?;
+        if durable {
+            f.sync_all()?;
+        }
         fs::rename(&tmp, path)
     })();
     if result.is_err() {

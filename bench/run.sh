@@ -18,7 +18,8 @@
 #
 # Environment knobs: RUNS_SCALE (multiply every run count, e.g. 0.2 for a quick
 # look, 2 for a steadier one); ROUNDS (default 3); BENCH_GROUPS (the groups to time,
-# default "A B C D E"; E compares the decision log on and off);
+# default "A B C D E"; E compares the decision log on and off, and export with the
+# collector down); BENCH_MUSL=0 skips building and timing the static release build;
 # CARGO_TARGET_DIR is honoured.
 set -euo pipefail
 
@@ -60,7 +61,7 @@ FLOOR=$ROOT/bench/floor/target/release/hookrules-bench-floor
 # when the musl target is installed or can be (rustup).
 MUSL=$(uname -m)-unknown-linux-musl
 HRS=""
-if [ "$(uname -s)" = Linux ] && command -v rustup >/dev/null 2>&1; then
+if [ "${BENCH_MUSL:-1}" != 0 ] && [ "$(uname -s)" = Linux ] && command -v rustup >/dev/null 2>&1; then
     if rustup target list --installed 2>/dev/null | grep -qx "$MUSL" || rustup target add "$MUSL" >/dev/null 2>&1; then
         log "building the release build ($MUSL, dist/build.sh)"
         if CARGO_TARGET_DIR=$TARGET dist/build.sh "$MUSL" --quiet --bin hookrules; then
@@ -68,7 +69,7 @@ if [ "$(uname -s)" = Linux ] && command -v rustup >/dev/null 2>&1; then
         fi
     fi
 fi
-[ -n "$HRS" ] || log "the release build is not measured: rustup target add $MUSL failed"
+[ -n "$HRS" ] || log "the release build is not measured (BENCH_MUSL=0, or rustup target add $MUSL failed)"
 
 # ---------------------------------------------------------------- inputs
 mkdir -p "$OUT"
@@ -160,8 +161,8 @@ CASES=(
 "E|log-on-rm|decision log on (default): PreToolUse Bash, rm -rf /|$(q "$HR") run|$EV/PreToolUse-Bash-rm-rf-root.json"
 "E|log-off-bash|decision log off (HOOKRULES_LOG=off): PreToolUse Bash, harmless|HOOKRULES_LOG=off $(q "$HR") run|$EV/PreToolUse-Bash.json"
 "E|log-all-bash|decision log of every event (events = all): PreToolUse Bash, harmless|$(q "$HR") run -p $(q "$OUT/log-all")|$EV/PreToolUse-Bash.json"
-"E|export-refused-rm|export on, collector down (connection refused): PreToolUse Bash, rm -rf /|XDG_STATE_HOME=$(q "$PROJ/state-refused") HOOKRULES_EXPORT=otlp OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:$DOWN_PORT $(q "$HR") run|$EV/PreToolUse-Bash-rm-rf-root.json"
-"E|export-silent-rm|export on, collector never answers (accepts nothing): PreToolUse Bash, rm -rf /|XDG_STATE_HOME=$(q "$PROJ/state-silent") HOOKRULES_EXPORT=otlp OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:$SILENT_PORT $(q "$HR") run|$EV/PreToolUse-Bash-rm-rf-root.json"
+"E|export-refused-rm|export on, collector down (connection refused): PreToolUse Bash, rm -rf /|XDG_STATE_HOME=$(q "$PROJ/state-refused") HOOKRULES_CACHE_DIR=$(q "$PROJ/cache-refused") HOOKRULES_EXPORT=otlp OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:$DOWN_PORT $(q "$HR") run|$EV/PreToolUse-Bash-rm-rf-root.json"
+"E|export-silent-rm|export on, collector never answers (accepts nothing): PreToolUse Bash, rm -rf /|XDG_STATE_HOME=$(q "$PROJ/state-silent") HOOKRULES_CACHE_DIR=$(q "$PROJ/cache-silent") HOOKRULES_EXPORT=otlp OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:$SILENT_PORT $(q "$HR") run|$EV/PreToolUse-Bash-rm-rf-root.json"
 "D|bashjq|bash + jq hook: PreToolUse Bash, harmless|$HOOK|$EV/PreToolUse-Bash.json"
 "D|bashjq-rm|bash + jq hook: PreToolUse Bash, rm -rf /|$HOOK|$EV/PreToolUse-Bash-rm-rf-root.json"
 )

@@ -176,6 +176,15 @@ fn read_dir(dir: &Path, d: &Discovery, out: &mut Read) {
     let mut found = Found::default();
     discover::read_folder(dir, &mut found, |_| Layer::Managed);
     let required_by_env = |name: &str| d.managed_required.iter().any(|n| n == name);
+    // A folder anyone could write is said even while it holds nothing: a file
+    // dropped there would be refused, and the administrator should know why.
+    if let (Err(e), true) = (&folder, found.sources.is_empty() && found.errors.is_empty()) {
+        out.report.refused.push(Refused {
+            path: dir.to_path_buf(),
+            why: e.to_string(),
+            required: false,
+        });
+    }
     for source in found.sources {
         let h = head(&source.text);
         let name = bundle_name(&source, &h);

@@ -228,14 +228,15 @@ fn a_managed_rule_and_its_pinned_pack_part_survive_every_loosening_from_below() 
                 l.what,
                 stdout(&out)
             );
+            if cmd == CURL {
+                assert!(
+                    reason(&out).contains("acme: no curl"),
+                    "{}: {}",
+                    l.what,
+                    stdout(&out)
+                );
+            }
         }
-        let out = run_loosened(l, true, CURL);
-        assert!(
-            reason(&out).contains("acme: no curl"),
-            "{}: {}",
-            l.what,
-            stdout(&out)
-        );
     }
     // builtin = false comes back for the pinned part only: the pack's other
     // parts (secrets) are off, as the project asked.
@@ -448,6 +449,18 @@ fn a_managed_policy_loads_only_while_root_owns_it_and_nobody_else_can_write() {
     chown(&sb.root.join("home"), 0);
     chown(&user_file, 0);
     assert_eq!(decision(&sb.run(&bash("wget https://example.com"))), "deny");
+    // An empty managed folder anyone can write is reported too.
+    let dir = managed_dir(&sb);
+    for f in std::fs::read_dir(&dir).unwrap() {
+        std::fs::remove_file(f.unwrap().path()).unwrap();
+    }
+    chmod(&dir, 0o777);
+    let doctor = stdout(&sb.hr(&["doctor"]));
+    assert!(
+        doctor.contains(&format!("managed policy {} is refused", dir.display()))
+            && doctor.contains("writable"),
+        "{doctor}"
+    );
 }
 
 #[test]

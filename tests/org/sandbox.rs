@@ -115,7 +115,7 @@ impl Sandbox {
     /// trust` in a terminal: script(1) gives it one).
     pub fn trust(&self) {
         let line = format!("{BIN} trust");
-        let mut c = self.cmd(&[]);
+        let c = self.cmd(&[]);
         let out = Command::new("script")
             .args(["-qec", &line, "/dev/null"])
             .current_dir(self.project())

@@ -115,6 +115,37 @@ fn outcome(set: &CompiledSet, event: &Event, ctx: &Ctx, prefilter: bool) -> Stri
     format!("{:?}\n{:?}", o.contributions, o.errors)
 }
 
+/// Check one command: the prefiltered rules decide what all of them decide.
+/// Returns how many rules the prefilter left out.
+fn left_out_for(set: &CompiledSet, env: &BTreeMap<String, String>, cwd: &str, cmd: &str) -> usize {
+    let json = serde_json::json!({
+        "hook_event_name": "PreToolUse", "tool_name": "Bash",
+        "tool_input": {"command": cmd}, "session_id": "s", "cwd": cwd,
+    });
+    let event = Event::parse(json.to_string().as_bytes()).unwrap();
+    let ctx = Ctx::from_env(&event, env.clone(), Now::at(1_763_700_000));
+    let all = outcome(set, &event, &ctx, false);
+    let some = outcome(set, &event, &ctx, true);
+    assert_eq!(some, all, "{cmd:?} in {cwd}");
+    let query = Query {
+        prefilter: true,
+        explain: false,
+    };
+    let kept: usize = set
+        .for_event_with(&event, query, Some(&ctx))
+        .buckets
+        .iter()
+        .map(|b| b.rules.len())
+        .sum();
+    let whole: usize = set
+        .for_event(&event, Query::default())
+        .buckets
+        .iter()
+        .map(|b| b.rules.len())
+        .sum();
+    whole - kept
+}
+
 #[test]
 fn the_prefilter_leaves_out_only_rules_that_cannot_match() {
     let set = CompiledSet::build(&hookrules::policy::discover::builtin());
@@ -134,37 +165,26 @@ fn the_prefilter_leaves_out_only_rules_that_cannot_match() {
     for cwd in ["/home/dev/proj", "/home/dev", "/"] {
         cases.extend(INDIRECT.iter().map(|c| (cwd, *c)));
     }
-    let mut left_out = 0;
-    {
-        for &(cwd, cmd) in &cases {
-            let json = serde_json::json!({
-                "hook_event_name": "PreToolUse", "tool_name": "Bash",
-                "tool_input": {"command": cmd}, "session_id": "s", "cwd": cwd,
-            });
-            let event = Event::parse(json.to_string().as_bytes()).unwrap();
-            let ctx = Ctx::from_env(&event, env.clone(), Now::at(1_763_700_000));
-            let all = outcome(&set, &event, &ctx, false);
-            let some = outcome(&set, &event, &ctx, true);
-            assert_eq!(some, all, "{cmd:?} in {cwd}");
-            let query = Query {
-                prefilter: true,
-                explain: false,
-            };
-            let kept: usize = set
-                .for_event_with(&event, query, Some(&ctx))
-                .buckets
-                .iter()
-                .map(|b| b.rules.len())
-                .sum();
-            let whole: usize = set
-                .for_event(&event, Query::default())
-                .buckets
-                .iter()
-                .map(|b| b.rules.len())
-                .sum();
-            left_out += whole - kept;
-        }
-    }
+    // The cases are split over the cores (one test, one binary: else one core
+    // does all the work); each thread counts what it left out.
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let chunk = cases.len().div_ceil(threads);
+    let left_out: usize = std::thread::scope(|scope| {
+        let workers: Vec<_> = cases
+            .chunks(chunk)
+            .map(|part| {
+                let (set, env) = (&set, &env);
+                scope.spawn(move || {
+                    let mut left_out = 0;
+                    for &(cwd, cmd) in part {
+                        left_out += left_out_for(set, env, cwd, cmd);
+                    }
+                    left_out
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().unwrap()).sum()
+    });
     // The prefilter does leave rules out (else this test proves nothing).
     assert!(left_out > cases.len(), "{left_out} rules left out");
 }

@@ -113,10 +113,7 @@ pub fn hook_hash(event: &str, matcher: Option<&str>, handler: &Value) -> Result<
 
 /// The user's Codex config (`$CODEX_HOME/config.toml`, else `~/.codex/config.toml`).
 pub fn config_path(env: &std::collections::BTreeMap<String, String>) -> Option<PathBuf> {
-    match env.get("CODEX_HOME").filter(|s| !s.is_empty()) {
-        Some(c) => Some(PathBuf::from(c).join("config.toml")),
-        None => Some(PathBuf::from(env.get("HOME")?).join(".codex/config.toml")),
-    }
+    crate::contract::places::codex_config(env)
 }
 
 /// Read a Codex config; `Ok(None)` when there is none.

@@ -156,11 +156,8 @@ impl Context {
 
     /// The user settings file: `$CLAUDE_CONFIG_DIR/settings.json`, else `~/.claude/settings.json`.
     pub fn user_settings(&self) -> Result<PathBuf, Failure> {
-        if let Some(d) = self.var("CLAUDE_CONFIG_DIR") {
-            return Ok(lexical_normalize(&self.cwd.join(d)).join("settings.json"));
-        }
-        match self.var("HOME") {
-            Some(h) => Ok(PathBuf::from(h).join(".claude").join("settings.json")),
+        match crate::contract::places::claude_user_dir(&self.env, &self.cwd) {
+            Some(d) => Ok(lexical_normalize(&d).join("settings.json")),
             None => Err(Failure(
                 "HOME is not set, so the user settings cannot be found".into(),
             )),

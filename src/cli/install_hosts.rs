@@ -26,36 +26,10 @@ use crate::contract::hosts::adapter::HandlerShape;
 use crate::contract::hosts::Host;
 use crate::os::files::write_atomic;
 
-/// The hook file for a host.
+/// The hook file for a host (`contract::places::hook_file`: the one table of
+/// where each host reads hooks, which the built-in pack also guards).
 pub fn file_for(host: Host, ctx: &Context, user: bool) -> Result<PathBuf, String> {
-    let project = ctx.project_dir();
-    let home = || {
-        ctx.env
-            .get("HOME")
-            .filter(|h| !h.is_empty())
-            .map(PathBuf::from)
-            .ok_or_else(|| "HOME is not set".to_string())
-    };
-    Ok(match (host, user) {
-        (Host::Codex, false) => project.join(".codex/hooks.json"),
-        (Host::Codex, true) => match ctx.env.get("CODEX_HOME").filter(|s| !s.is_empty()) {
-            Some(c) => PathBuf::from(c).join("hooks.json"),
-            None => home()?.join(".codex/hooks.json"),
-        },
-        (Host::Gemini, false) => project.join(".gemini/settings.json"),
-        (Host::Gemini, true) => home()?.join(".gemini/settings.json"),
-        (Host::Cursor, false) => project.join(".cursor/hooks.json"),
-        (Host::Cursor, true) => home()?.join(".cursor/hooks.json"),
-        (Host::Copilot, false) => project.join(".github/hooks/hookrules.json"),
-        (Host::VsCode, false) => project.join(".github/hooks/hookrules-vscode.json"),
-        (Host::Copilot | Host::VsCode, true) => {
-            return Err(format!(
-                "{} reads hooks from the repository (.github/hooks/); run without --user",
-                host.title()
-            ))
-        }
-        (Host::Claude, _) => return Err("Claude Code is `hookrules init` without --host".into()),
-    })
+    crate::contract::places::hook_file(host, &ctx.env, &ctx.project_dir(), user)
 }
 
 /// The handler for one event, in the host's shape.

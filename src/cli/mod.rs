@@ -264,12 +264,7 @@ pub fn discovery(flags: Vec<PathBuf>, env: &BTreeMap<String, String>) -> Discove
         flags,
         env: env.get("HOOKRULES_POLICIES").cloned(),
         project_dir: Some(project_for_display(env)),
-        user_dir: env
-            .get("XDG_CONFIG_HOME")
-            .filter(|s| !s.is_empty())
-            .map(PathBuf::from)
-            .or_else(|| env.get("HOME").map(|h| PathBuf::from(h).join(".config")))
-            .map(|d| d.join("hookrules")),
+        user_dir: crate::contract::places::user_policies(env),
         no_builtin: false,
         state_home: crate::os::state::state_home(env),
         managed_dir: crate::policy::managed::default_dir(env),

@@ -260,28 +260,18 @@ pub fn hookrules_program(h: &Value) -> Option<String> {
 
 /// The hook files of the other agents, for a project and a home folder.
 pub fn agent_files(ctx: &Context) -> Vec<(Host, PathBuf)> {
+    use crate::contract::places;
     let project = ctx.project_dir();
-    let home = ctx.env.get("HOME").map(PathBuf::from);
-    let codex_home = ctx
-        .env
-        .get("CODEX_HOME")
-        .map(PathBuf::from)
-        .or_else(|| home.as_ref().map(|h| h.join(".codex")));
-    let mut v = vec![
-        (Host::Codex, project.join(".codex/hooks.json")),
-        (Host::Gemini, project.join(".gemini/settings.json")),
-        (Host::Cursor, project.join(".cursor/hooks.json")),
-        (Host::Copilot, project.join(".github/hooks/hookrules.json")),
-    ];
-    if let Some(c) = codex_home {
-        v.push((Host::Codex, c.join("hooks.json")));
-    }
-    if let Some(h) = &home {
-        v.push((Host::Gemini, h.join(".gemini/settings.json")));
-        v.push((Host::Cursor, h.join(".cursor/hooks.json")));
+    let mut v = vec![];
+    for user in [false, true] {
+        for host in [Host::Codex, Host::Gemini, Host::Cursor, Host::Copilot] {
+            if let Ok(f) = places::hook_file(host, &ctx.env, &project, user) {
+                v.push((host, f));
+            }
+        }
     }
     // VS Code reads .github/hooks/*.json (and Claude Code's settings, listed above).
-    if let Ok(rd) = std::fs::read_dir(project.join(".github/hooks")) {
+    if let Ok(rd) = std::fs::read_dir(places::repository_hooks(&project)) {
         let mut extra: Vec<PathBuf> = rd
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.extension().is_some_and(|x| x == "json"))

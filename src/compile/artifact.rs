@@ -374,15 +374,7 @@ pub fn cache_dir(env: &BTreeMap<String, String>) -> Option<PathBuf> {
     {
         return None;
     }
-    if let Some(d) = env.get("HOOKRULES_CACHE_DIR").filter(|s| !s.is_empty()) {
-        return Some(PathBuf::from(d));
-    }
-    let base = env
-        .get("XDG_CACHE_HOME")
-        .filter(|s| !s.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| env.get("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
-    Some(base.join("hookrules"))
+    crate::contract::places::cache_home(env)
 }
 
 /// What identifies a policy search (the artifact records it and must match).

@@ -10,6 +10,7 @@ pub mod event;
 pub mod events;
 pub mod fields;
 pub mod hosts;
+pub mod places;
 pub mod project;
 
 pub use event::Event;

@@ -13,7 +13,7 @@ pub mod trace;
 mod values;
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -82,6 +82,7 @@ impl Ctx {
                 .filter(|u| !u.is_empty())
                 .cloned(),
             links: shell::links::Resolver::default(),
+            guards: guards(&env_vars, &cwd, &project_dir),
         };
         Ctx {
             project_dir,
@@ -94,6 +95,40 @@ impl Ctx {
             reach,
         }
     }
+}
+
+/// The places that decide what the agent may do (`contract::places::guarded`),
+/// listed when a path is first classified.
+fn guards(env: &BTreeMap<String, String>, cwd: &Path, project: &Path) -> shell::reach::Guards {
+    use crate::contract::places;
+    let env: BTreeMap<String, String> = places::ENV_VARS
+        .iter()
+        .filter_map(|k| env.get(*k).map(|v| ((*k).to_string(), v.clone())))
+        .collect();
+    let (cwd, project) = (cwd.to_path_buf(), project.to_path_buf());
+    shell::reach::Guards::new(move || {
+        let exe = std::env::current_exe().ok();
+        places::guarded(&env, &cwd, &project, exe.as_deref())
+            .into_iter()
+            .filter_map(|g| {
+                let path = shell::path::normalize(g.path.to_str()?, "/", None).ok()?;
+                Some(shell::reach::Guard {
+                    path,
+                    folder: g.folder,
+                    class: match g.guard {
+                        places::Guard::Config | places::Guard::Regenerable => {
+                            shell::reach::Class::GuardConfig
+                        }
+                        places::Guard::State => shell::reach::Class::GuardState,
+                        places::Guard::Key => shell::reach::Class::GuardKey,
+                    },
+                    regenerable: g.guard == places::Guard::Regenerable,
+                    what: g.what,
+                    anywhere: g.anywhere.and_then(|a| a.to_str().map(str::to_string)),
+                })
+            })
+            .collect()
+    })
 }
 
 /// Inside `command.when`: the command and its object, which the condition's

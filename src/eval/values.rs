@@ -10,7 +10,8 @@ use crate::compile::patterns::{self, PatternError};
 use crate::policy::syntax::{Normalization, Quantifier};
 use crate::shell::command::options::{self, Found, Slot};
 use crate::shell::command::{
-    acts_on_name, is_link_text, outputs, program_is, Outputs, RedirectOp, SimpleCommand,
+    acts_on_name, is_link_text, outputs, program_is, writes, Listing, Outputs, RedirectOp,
+    SimpleCommand,
 };
 use crate::shell::links::MadeLink;
 use crate::shell::reach::{self, Classes, Target};
@@ -114,7 +115,7 @@ pub fn apply(
                 for p in paths {
                     let ok = ct.passes(p.classes);
                     if ok {
-                        capture_target(captures, p, ct);
+                        capture_target(captures, p, ct, &ctx.reach);
                     }
                     results.push(ok);
                 }
@@ -382,15 +383,59 @@ fn shell_targets(
     reach::targets_for(v, &c.cwd, &ctx.reach, how)
 }
 
+/// Where the names a patch or archive lists land (`git apply fix.patch`,
+/// `tar -xf a.tar -C d`), read from the file on disk; `None` when the file is
+/// not one known place or its names cannot be read (`shell::contents`).
+fn listed_targets(
+    l: &Listing,
+    c: &SimpleCommand,
+    ctx: &Ctx,
+    ps: &PathSelector,
+) -> Option<Vec<Target>> {
+    let files = shell_targets(&l.file, c, ctx, true, false);
+    let [file] = files.as_slice() else {
+        return None;
+    };
+    if file.pattern.is_some() || file.classes.has(reach::Class::Unknown) {
+        return None;
+    }
+    let names = crate::shell::contents::names(std::path::Path::new(&file.path), l.kind)?;
+    let mut out = Vec::new();
+    for name in names {
+        out.extend(shell_targets(
+            &l.member(&name),
+            c,
+            ctx,
+            ps.resolve_symlinks,
+            false,
+        ));
+    }
+    Some(out)
+}
+
 /// Record which target made a class test pass (`captures.target`,
 /// `captures.target_class`), unless an earlier test did.
-fn capture_target(captures: &mut BTreeMap<String, String>, t: &Target, ct: &ClassTest) {
+fn capture_target(
+    captures: &mut BTreeMap<String, String>,
+    t: &Target,
+    ct: &ClassTest,
+    env: &reach::Env,
+) {
     if captures.contains_key("target") {
         return;
     }
     captures.insert("target".into(), t.path.clone());
     if let Some(s) = &t.spelled {
         captures.insert("target_spelled".into(), s.path.clone());
+    }
+    if t.classes.meets(reach::GUARDS) {
+        let what = t.forms().find_map(|f| {
+            let text = f.pattern.as_deref().unwrap_or(&f.path);
+            reach::guarded_by(text, env)
+        });
+        if let Some(g) = what {
+            captures.insert("target_guard".into(), g.what.clone());
+        }
     }
     if let Some(name) = ct.which(t.classes) {
         captures
@@ -446,6 +491,30 @@ pub fn path_views(abs: &str, ctx: &Ctx) -> Vec<String> {
 pub fn paths_from_commands(cmds: &[SimpleCommand], ps: &PathSelector, ctx: &Ctx) -> Vec<Target> {
     let mut out = vec![];
     for c in cmds {
+        if ps.writes {
+            let skipped = ps.skip_programs.iter().any(|p| program_is(&c.program, p));
+            for w in writes(c) {
+                let redirect = c.redirects.iter().any(|r| r.value == w.value);
+                if skipped && !redirect {
+                    continue;
+                }
+                if let Some(listed) = w
+                    .listed
+                    .as_ref()
+                    .and_then(|l| listed_targets(l, c, ctx, ps))
+                {
+                    out.extend(listed);
+                    continue;
+                }
+                for t in shell_targets(&w.value, c, ctx, ps.resolve_symlinks, w.by_name) {
+                    if w.below {
+                        out.extend(reach::below(&t, &ctx.reach));
+                    }
+                    out.push(t);
+                }
+            }
+            continue;
+        }
         for r in &c.redirects {
             let reads = matches!(r.op, RedirectOp::Read | RedirectOp::ReadWrite);
             let writes = r.op != RedirectOp::Read;
@@ -674,7 +743,7 @@ fn command_matches(
             }
         }
         match found {
-            Some(t) => capture_target(captures, &t, cls),
+            Some(t) => capture_target(captures, &t, cls, &ctx.reach),
             None => return Ok(Some("target_class")),
         }
     }

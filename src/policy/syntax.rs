@@ -456,6 +456,12 @@ pub struct RawCondition {
     /// paths a command only writes (output redirections, `cp`'s destination,
     /// `tee`'s files, `sort -o`, `curl -o`, `dd of=`) are left out.
     pub reads_only: Option<bool>,
+    /// With `paths` and `from_command`: only the paths the command writes,
+    /// whoever writes them: redirections of any program, output options and
+    /// destinations, operands of programs that change or remove them (with
+    /// everything below when they recurse), and the unknown names below a
+    /// folder an archive, a download or a clone fills (`DIR/…`).
+    pub writes: Option<bool>,
     /// With `paths`: follow symbolic links, on disk and those the command
     /// makes, so a class judges where the path lands (default `true`; `false`:
     /// the path as spelled).

@@ -47,6 +47,7 @@ mod repo_config;
 mod state;
 mod syntax;
 mod wrappers;
+mod writes;
 
 use std::collections::HashSet;
 
@@ -58,6 +59,7 @@ pub use outputs::{outputs, Outputs};
 pub use repo_config::add_repository_code;
 pub use syntax::MAX_DEPTH;
 pub use wrappers::MAX_WRAPPERS;
+pub use writes::{writes, Listing, Write};
 
 /// Parse `script` and return every simple command it would run, in
 /// source/execution order (command substitutions before the command that

@@ -180,6 +180,13 @@ impl Resolver {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// Is the last component of this absolute, normalised path a link (on
+    /// disk; one cached lookup)?
+    #[must_use]
+    pub fn is_link(&self, path: &str) -> bool {
+        matches!(self.lock().lookup(path), Node::Link(_))
+    }
+
     /// How many `lstat`/`readlink` calls this event made so far.
     #[must_use]
     pub fn lookups(&self) -> usize {

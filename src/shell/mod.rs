@@ -6,6 +6,7 @@
 
 pub mod budget;
 pub mod command;
+pub mod contents;
 pub mod glob;
 pub mod links;
 pub mod path;

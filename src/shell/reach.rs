@@ -23,6 +23,8 @@
 //!   what it points to). A path that went through a link keeps its spelling
 //!   ([`Target::spelled`]) for the lists that name files.
 
+use std::sync::{Arc, OnceLock};
+
 use crate::shell::links::{self, Made, Resolver};
 use crate::shell::path::{is_within, normalize};
 use crate::shell::value::{Piece, Sym, Value};
@@ -66,6 +68,15 @@ pub enum Class {
     /// Depends on a value nobody can know before the command runs (`$DIR/*`,
     /// `$(…)`, `$1`, operands `xargs` adds).
     Unknown,
+    /// What decides what the agent may do: hookrules' policies and cache, the
+    /// hook registrations of every host (Claude Code's settings, Codex's,
+    /// Gemini's, Cursor's, the repository's `.github/hooks/`), the plugin's
+    /// data, the hookrules binary ([`Guards`]).
+    GuardConfig,
+    /// hookrules' state: decision log, allowances, trust records.
+    GuardState,
+    /// hookrules' per-user key (a secret).
+    GuardKey,
 }
 
 impl Class {
@@ -87,6 +98,9 @@ impl Class {
         (Class::Elsewhere, "elsewhere"),
         (Class::OutsideProject, "outside_project"),
         (Class::Unknown, "unknown"),
+        (Class::GuardKey, "guard_key"),
+        (Class::GuardState, "guard_state"),
+        (Class::GuardConfig, "guard_config"),
     ];
 
     /// The name used in policies.
@@ -104,8 +118,8 @@ impl Class {
         Class::ALL.iter().find(|(_, n)| *n == name).map(|(c, _)| *c)
     }
 
-    fn bit(self) -> u16 {
-        1 << (self as u16)
+    fn bit(self) -> u32 {
+        1 << (self as u32)
     }
 }
 
@@ -113,7 +127,7 @@ impl Class {
 #[derive(
     Debug, Clone, Copy, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
 )]
-pub struct Classes(u16);
+pub struct Classes(u32);
 
 impl Classes {
     /// Is `c` in the set?
@@ -179,6 +193,69 @@ pub struct Env {
     pub user: Option<String>,
     /// Follows links, with the event's cache of what the disk holds.
     pub links: Resolver,
+    /// What decides what the agent may do, and where it is.
+    pub guards: Guards,
+}
+
+/// A file or folder whose change changes what the agent may do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Guard {
+    /// Where it is (absolute, normalised).
+    pub path: String,
+    /// A folder: everything in it is guarded too.
+    pub folder: bool,
+    /// [`Class::GuardConfig`], [`Class::GuardState`] or [`Class::GuardKey`].
+    pub class: Class,
+    /// hookrules makes it again when it is gone (the cache): only a write
+    /// into it counts, not clearing a folder above it.
+    pub regenerable: bool,
+    /// What it is, for reasons.
+    pub what: String,
+    /// A project-level place, guarded at the same place under any folder too
+    /// (`.codex/hooks.json`).
+    pub anywhere: Option<String>,
+}
+
+/// The guarded places of an event, made when a path is first classified.
+#[derive(Clone, Default)]
+pub struct Guards {
+    list: Arc<OnceLock<Vec<Guard>>>,
+    make: Option<Arc<dyn Fn() -> Vec<Guard> + Send + Sync>>,
+}
+
+impl std::fmt::Debug for Guards {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Guards")
+            .field("list", &self.list.get())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Guards {
+    /// Guards that `make` lists when first needed.
+    pub fn new(make: impl Fn() -> Vec<Guard> + Send + Sync + 'static) -> Guards {
+        Guards {
+            list: Arc::new(OnceLock::new()),
+            make: Some(Arc::new(make)),
+        }
+    }
+
+    /// These guards.
+    #[must_use]
+    pub fn of(list: Vec<Guard>) -> Guards {
+        let cell = OnceLock::new();
+        let _ = cell.set(list);
+        Guards {
+            list: Arc::new(cell),
+            make: None,
+        }
+    }
+
+    /// The guarded places.
+    pub fn list(&self) -> &[Guard] {
+        self.list
+            .get_or_init(|| self.make.as_ref().map(|m| m()).unwrap_or_default())
+    }
 }
 
 /// How a command uses a path, for following its links.
@@ -359,6 +436,20 @@ fn known_text(s: &Sym, env: &Env) -> Option<String> {
     Some(text)
 }
 
+/// Everything below a target that a recursive removal, move or change
+/// reaches (`rm -rf d` changes `d/…`), unless the target is a link the command
+/// acts on by name (`rm -rf link` removes only the link), a pattern or unknown.
+#[must_use]
+pub fn below(t: &Target, env: &Env) -> Option<Target> {
+    if t.pattern.is_some() || t.classes.has(Class::Unknown) || !t.path.starts_with('/') {
+        return None;
+    }
+    if env.links.is_link(&t.path) {
+        return None;
+    }
+    Some(located(&join(&t.path, SOMETHING), false, false, env))
+}
+
 /// Every class any alternative may have.
 #[must_use]
 pub fn classes_of(value: &Value, cwd: &Value, env: &Env) -> Classes {
@@ -472,6 +563,9 @@ fn target(s: &Sym, env: &Env, how: Use<'_>, made: &[Made]) -> Target {
         // the project included.
         t.classes = Classes::of(&[Class::Unknown]);
     }
+    // The file a client reads by its name is changed through the name too:
+    // a guarded name that links elsewhere stays guarded.
+    t.classes = t.classes.union(Classes(spelled.classes.0 & GUARDS.0));
     if t.path != spelled.path {
         t.spelled = Some(Box::new(spelled));
     }
@@ -791,11 +885,108 @@ fn is_system(comps: &[&str], env: &Env) -> bool {
     })
 }
 
+/// The guard classes.
+pub const GUARDS: Classes = Classes(
+    1 << Class::GuardConfig as u32 | 1 << Class::GuardState as u32 | 1 << Class::GuardKey as u32,
+);
+
+/// The guarded place a normalised path lies in (or, ending in `SOMETHING`,
+/// may reach below its folder), first found; for reasons.
+#[must_use]
+pub fn guarded_by<'e>(path: &str, env: &'e Env) -> Option<&'e Guard> {
+    let lower = path.to_ascii_lowercase();
+    env.guards
+        .list()
+        .iter()
+        .find(|g| guard_reaches(&lower, g, env).is_some())
+}
+
+/// How a path reaches a guarded place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reach {
+    /// It is the place, or lies in it.
+    In,
+    /// Unknown names below a folder that holds the place (`tar -x -C ~`,
+    /// `find ~ -name x -delete`): the write may land there.
+    Maybe,
+}
+
+/// The class a path reaching `g` gets: the place's own when the write lands
+/// in it; for names nobody knows below a folder that holds hookrules' state,
+/// [`Class::GuardConfig`] (the user is asked: `find ~ -name '*.log' -delete`
+/// is everyday work that may reach the state, not a write into it).
+fn guard_class(g: &Guard, reach: Reach) -> Class {
+    match (g.class, reach) {
+        (Class::GuardState, Reach::Maybe) => Class::GuardConfig,
+        (class, _) => class,
+    }
+}
+
+/// Does the path (lowercase, normalised) change guarded place `g`? It is `g`,
+/// in it (a folder), or the same place under another folder (`anywhere`). A
+/// path ending in `SOMETHING` (unknown names below a folder `F`: an archive
+/// extracted, a tree removed) reaches `g` when `F` is in `g`, or maybe when
+/// `g` lies below `F`, except when `F` is the project folder itself: unknown
+/// names written into the project root (a release tarball unpacked, a patch
+/// applied, a repository cloned there) are not taken for its `.claude` files,
+/// which would make everyday work ask; a folder that holds them (`.claude`,
+/// `.codex`, `.github`) is.
+fn guard_reaches(lower: &str, g: &Guard, env: &Env) -> Option<Reach> {
+    let gl = g.path.to_ascii_lowercase();
+    let inside = |p: &str, dir: &str| is_within(p, dir);
+    let anywhere = |folder_only: bool, p: &str| {
+        g.anywhere.as_ref().is_some_and(|rel| {
+            let rel = rel.to_ascii_lowercase();
+            (!folder_only && p.ends_with(&format!("/{rel}")))
+                || g.folder && p.contains(&format!("/{rel}/"))
+        })
+    };
+    if let Some(folder) = lower
+        .strip_suffix(SOMETHING)
+        .and_then(|f| f.strip_suffix('/'))
+    {
+        let folder = if folder.is_empty() { "/" } else { folder };
+        if g.folder && inside(folder, &gl) {
+            return Some(Reach::In);
+        }
+        if anywhere(true, &format!("{folder}/")) {
+            return Some(Reach::In);
+        }
+        // The key is one file: only unknown names in its own folder reach
+        // it (`cat state/*`), not any name under home (`cat ~/$X`).
+        let deep = g.class != Class::GuardKey
+            || gl
+                .rsplit_once('/')
+                .is_some_and(|(parent, _)| parent == folder);
+        let project = env.project.trim_end_matches('/').to_ascii_lowercase();
+        if deep && !g.regenerable && folder != gl && inside(&gl, folder) && folder != project {
+            return Some(if g.class == Class::GuardKey {
+                Reach::In
+            } else {
+                Reach::Maybe
+            });
+        }
+        return None;
+    }
+    if lower == gl || g.folder && inside(lower, &gl) || anywhere(false, lower) {
+        return Some(Reach::In);
+    }
+    None
+}
+
 /// The classes of a normalised absolute path (`SOMETHING` stands for a name
 /// that is none of the named folders).
 #[must_use]
 pub fn classify(path: &str, env: &Env) -> Classes {
     let mut c = Classes::default();
+    if !env.guards.list().is_empty() {
+        let lower = path.to_ascii_lowercase();
+        for g in env.guards.list() {
+            if let Some(reach) = guard_reaches(&lower, g, env) {
+                c.add(guard_class(g, reach));
+            }
+        }
+    }
     let comps: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
     if comps.is_empty() {
         c.add(Class::Root);

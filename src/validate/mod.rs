@@ -763,6 +763,7 @@ impl Validator<'_> {
                 skip_options,
                 written_through,
                 reads_only: raw.reads_only.unwrap_or(false),
+                writes: raw.writes.unwrap_or(false),
                 resolve_symlinks: raw.resolve_symlinks.unwrap_or(true),
             }));
         }

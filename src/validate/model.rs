@@ -348,6 +348,9 @@ pub struct PathSelector {
     /// Leave out paths that are only written.
     #[serde(default)]
     pub reads_only: bool,
+    /// Only the paths the command writes (`shell::command::writes`).
+    #[serde(default)]
+    pub writes: bool,
     /// Follow symbolic links (default); `false`: paths as spelled.
     pub resolve_symlinks: bool,
 }

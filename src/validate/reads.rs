@@ -927,9 +927,10 @@ impl Reader<'_> {
     }
 
     /// A location class test captures `target` and `target_class` (and
-    /// `target_spelled`, empty unless a link moved the target).
+    /// `target_spelled`, empty unless a link moved the target; `target_guard`,
+    /// what a guarded place is, empty for others).
     fn class_captures(&mut self, captured: bool) {
-        for name in ["target", "target_class", "target_spelled"] {
+        for name in ["target", "target_class", "target_spelled", "target_guard"] {
             if captured {
                 self.captured.insert(name.to_string());
             } else {

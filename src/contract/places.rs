@@ -1,0 +1,356 @@
+//! Where the files live that decide what an agent may do: hookrules' own
+//! (policies, state, cache, the plugin's data, the binary) and each host's
+//! hook registrations, at project and user level. `init` writes there,
+//! `doctor` and `run --via plugin` read there, and [`guarded`] lists them all
+//! for the built-in pack, which asks before the agent changes any of them
+//! (`shell::reach`'s `guard_*` classes), whoever writes.
+//!
+//! Paths only: nothing here touches the disk.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use super::hosts::Host;
+
+type Env = BTreeMap<String, String>;
+
+/// The environment variables that move these places.
+pub const ENV_VARS: &[&str] = &[
+    "HOME",
+    "XDG_STATE_HOME",
+    "XDG_CONFIG_HOME",
+    "XDG_CACHE_HOME",
+    "HOOKRULES_CACHE_DIR",
+    "CLAUDE_CONFIG_DIR",
+    "CLAUDE_PLUGIN_DATA",
+    "CODEX_HOME",
+];
+
+fn var<'e>(env: &'e Env, name: &str) -> Option<&'e str> {
+    env.get(name).map(String::as_str).filter(|s| !s.is_empty())
+}
+
+fn home(env: &Env) -> Option<PathBuf> {
+    var(env, "HOME").map(PathBuf::from)
+}
+
+/// The project's policies: `.claude/hookrules/`.
+#[must_use]
+pub fn project_policies(project: &Path) -> PathBuf {
+    project.join(".claude/hookrules")
+}
+
+/// The user's policies: `$XDG_CONFIG_HOME/hookrules`, else `~/.config/hookrules`.
+#[must_use]
+pub fn user_policies(env: &Env) -> Option<PathBuf> {
+    var(env, "XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .or_else(|| home(env).map(|h| h.join(".config")))
+        .map(|d| d.join("hookrules"))
+}
+
+/// hookrules' state (decision log, allowances, trust, the per-user key):
+/// `$XDG_STATE_HOME/hookrules` (an absolute `XDG_STATE_HOME` only), else
+/// `~/.local/state/hookrules`.
+#[must_use]
+pub fn state_home(env: &Env) -> Option<PathBuf> {
+    var(env, "XDG_STATE_HOME")
+        .filter(|s| s.starts_with('/'))
+        .map(PathBuf::from)
+        .or_else(|| home(env).map(|h| h.join(".local/state")))
+        .map(|d| d.join("hookrules"))
+}
+
+/// The compiled-set cache: `HOOKRULES_CACHE_DIR`, else
+/// `$XDG_CACHE_HOME/hookrules`, else `~/.cache/hookrules` (whether or not
+/// `HOOKRULES_CACHE=off` turns it off).
+#[must_use]
+pub fn cache_home(env: &Env) -> Option<PathBuf> {
+    if let Some(d) = var(env, "HOOKRULES_CACHE_DIR") {
+        return Some(PathBuf::from(d));
+    }
+    var(env, "XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| home(env).map(|h| h.join(".cache")))
+        .map(|d| d.join("hookrules"))
+}
+
+/// Claude Code's user folder: `$CLAUDE_CONFIG_DIR` (relative to `cwd`), else `~/.claude`.
+#[must_use]
+pub fn claude_user_dir(env: &Env, cwd: &Path) -> Option<PathBuf> {
+    match var(env, "CLAUDE_CONFIG_DIR") {
+        Some(d) => Some(cwd.join(d)),
+        None => home(env).map(|h| h.join(".claude")),
+    }
+}
+
+/// Claude Code's settings files that register hooks: the user's (`settings.json`,
+/// `settings.local.json` in [`claude_user_dir`]) when `user`, else the project's
+/// (`.claude/settings.json`, `.claude/settings.local.json`).
+#[must_use]
+pub fn claude_settings(env: &Env, cwd: &Path, project: &Path, user: bool) -> Vec<PathBuf> {
+    let dir = if user {
+        claude_user_dir(env, cwd)
+    } else {
+        Some(project.join(".claude"))
+    };
+    dir.map(|d| vec![d.join("settings.json"), d.join("settings.local.json")])
+        .unwrap_or_default()
+}
+
+/// The hookrules plugin's data folder, where its launcher remembers the binary
+/// it runs: `$CLAUDE_PLUGIN_DATA`, else `~/.cache/hookrules-plugin` (the
+/// default of `plugin/bin/hookrules-launch`).
+#[must_use]
+pub fn plugin_data(env: &Env) -> Option<PathBuf> {
+    var(env, "CLAUDE_PLUGIN_DATA")
+        .map(PathBuf::from)
+        .or_else(|| home(env).map(|h| h.join(".cache/hookrules-plugin")))
+}
+
+/// Codex's folder: `$CODEX_HOME`, else `~/.codex`.
+#[must_use]
+pub fn codex_home(env: &Env) -> Option<PathBuf> {
+    var(env, "CODEX_HOME")
+        .map(PathBuf::from)
+        .or_else(|| home(env).map(|h| h.join(".codex")))
+}
+
+/// The file `init --host HOST` writes (`--user`: the user's). Claude Code's
+/// are [`claude_settings`].
+///
+/// # Errors
+/// A host without that file (Copilot and VS Code read hooks only from the
+/// repository), or a user file without `HOME`.
+pub fn hook_file(host: Host, env: &Env, project: &Path, user: bool) -> Result<PathBuf, String> {
+    let home = || home(env).ok_or_else(|| "HOME is not set".to_string());
+    Ok(match (host, user) {
+        (Host::Codex, false) => project.join(".codex/hooks.json"),
+        (Host::Codex, true) => codex_home(env)
+            .ok_or_else(|| "HOME is not set".to_string())?
+            .join("hooks.json"),
+        (Host::Gemini, false) => project.join(".gemini/settings.json"),
+        (Host::Gemini, true) => home()?.join(".gemini/settings.json"),
+        (Host::Cursor, false) => project.join(".cursor/hooks.json"),
+        (Host::Cursor, true) => home()?.join(".cursor/hooks.json"),
+        (Host::Copilot, false) => project.join(".github/hooks/hookrules.json"),
+        (Host::VsCode, false) => project.join(".github/hooks/hookrules-vscode.json"),
+        (Host::Copilot | Host::VsCode, true) => {
+            return Err(format!(
+                "{} reads hooks from the repository (.github/hooks/); run without --user",
+                host.title()
+            ))
+        }
+        (Host::Claude, _) => return Err("Claude Code is `hookrules init` without --host".into()),
+    })
+}
+
+/// The folder whose every `*.json` VS Code (and Copilot) read hooks from.
+#[must_use]
+pub fn repository_hooks(project: &Path) -> PathBuf {
+    project.join(".github/hooks")
+}
+
+/// Codex's config, which holds its trust of project hooks: `$CODEX_HOME/config.toml`.
+#[must_use]
+pub fn codex_config(env: &Env) -> Option<PathBuf> {
+    codex_home(env).map(|c| c.join("config.toml"))
+}
+
+/// Where the hookrules binary is: the one running (`exe`), and where
+/// `install.sh` (`~/.local/bin`) and `cargo install` (`~/.cargo/bin`) put it,
+/// which the plugin launcher also looks in.
+#[must_use]
+pub fn binaries(env: &Env, exe: Option<&Path>) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = exe.map(Path::to_path_buf).into_iter().collect();
+    if let Some(h) = home(env) {
+        out.push(h.join(".local/bin/hookrules"));
+        out.push(h.join(".cargo/bin/hookrules"));
+    }
+    out
+}
+
+/// What a guarded place is, for the built-in pack: which class it gives and
+/// the words its reasons use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Guard {
+    /// Policies, hook registrations, the binary: a change asks the user.
+    Config,
+    /// What hookrules makes again when it is gone (the compiled-set cache,
+    /// the plugin launcher's remembered binary path): a write into it asks,
+    /// clearing a folder above it (`rm -rf ~/.cache/*`) does not.
+    Regenerable,
+    /// hookrules' state (decision log, allowances, trust records).
+    State,
+    /// The per-user key in the state folder, which authenticates allowances,
+    /// trust and the cache: a secret.
+    Key,
+}
+
+/// A file or folder whose change changes what the agent may do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Guarded {
+    /// Where it is (absolute, as the environment names it).
+    pub path: PathBuf,
+    /// A folder: everything in it is guarded too.
+    pub folder: bool,
+    /// Its kind.
+    pub guard: Guard,
+    /// What it is, for reasons ("Codex's hook file").
+    pub what: String,
+    /// A project-level file, also guarded at the same place under any folder
+    /// (another host may take a nested folder for the project): the part
+    /// after the project (`.codex/hooks.json`).
+    pub anywhere: Option<PathBuf>,
+}
+
+/// Every file and folder that decides what the agent may do, for a project,
+/// the environment hookrules runs in, and the binary that runs (`exe`).
+#[must_use]
+pub fn guarded(env: &Env, cwd: &Path, project: &Path, exe: Option<&Path>) -> Vec<Guarded> {
+    let mut out: Vec<Guarded> = Vec::new();
+    let mut add = |path: Option<PathBuf>, folder: bool, guard: Guard, what: &str| {
+        if let Some(path) = path.filter(|p| p.is_absolute()) {
+            let anywhere = path.strip_prefix(project).ok().map(Path::to_path_buf);
+            out.push(Guarded {
+                path,
+                folder,
+                guard,
+                what: what.to_string(),
+                anywhere,
+            });
+        }
+    };
+    let state = state_home(env);
+    add(
+        state.as_ref().map(|s| s.join("key")),
+        false,
+        Guard::Key,
+        "hookrules' per-user key",
+    );
+    add(
+        state,
+        true,
+        Guard::State,
+        "hookrules' state (decision log, allowances, trust records)",
+    );
+    add(
+        Some(project_policies(project)),
+        true,
+        Guard::Config,
+        "the project's hookrules policies",
+    );
+    add(
+        user_policies(env),
+        true,
+        Guard::Config,
+        "the user's hookrules policies",
+    );
+    add(
+        cache_home(env),
+        true,
+        Guard::Regenerable,
+        "hookrules' compiled-policy cache",
+    );
+    add(
+        plugin_data(env),
+        true,
+        Guard::Regenerable,
+        "the hookrules plugin's data (the binary it runs)",
+    );
+    for bin in binaries(env, exe) {
+        add(Some(bin), false, Guard::Config, "the hookrules binary");
+    }
+    for s in claude_settings(env, cwd, project, false) {
+        add(
+            Some(s),
+            false,
+            Guard::Config,
+            "Claude Code's project settings (they register the hooks)",
+        );
+    }
+    for s in claude_settings(env, cwd, project, true) {
+        add(
+            Some(s),
+            false,
+            Guard::Config,
+            "Claude Code's user settings (they register the hooks)",
+        );
+    }
+    add(
+        claude_user_dir(env, cwd).map(|d| d.join("plugins")),
+        true,
+        Guard::Config,
+        "Claude Code's plugins (the hooks they register)",
+    );
+    for host in Host::ALL {
+        for user in [false, true] {
+            if let Ok(f) = hook_file(host, env, project, user) {
+                let what = format!("{}'s hook file", host.title());
+                add(Some(f), false, Guard::Config, &what);
+            }
+        }
+    }
+    add(
+        Some(repository_hooks(project)),
+        true,
+        Guard::Config,
+        "the repository's hook files (Copilot, VS Code)",
+    );
+    add(
+        codex_config(env),
+        false,
+        Guard::Config,
+        "Codex's config (it trusts the project's hooks)",
+    );
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_plugin_launcher_and_places_agree_on_the_data_folder() {
+        let launcher = include_str!("../../plugin/bin/hookrules-launch");
+        assert!(
+            launcher.contains(r#"data="${CLAUDE_PLUGIN_DATA:-${HOME:-/tmp}/.cache/hookrules-plugin}""#),
+            "plugin/bin/hookrules-launch changed where it keeps its data: update places::plugin_data"
+        );
+    }
+
+    #[test]
+    fn every_host_file_init_writes_is_guarded() {
+        let mut env = Env::new();
+        env.insert("HOME".into(), "/home/u".into());
+        let project = Path::new("/home/u/p");
+        let g = guarded(&env, project, project, Some(Path::new("/opt/hr/hookrules")));
+        let has = |p: &str| g.iter().any(|x| x.path == Path::new(p));
+        for host in Host::ALL {
+            for user in [false, true] {
+                if let Ok(f) = hook_file(host, &env, project, user) {
+                    assert!(g.iter().any(|x| x.path == f), "{f:?}");
+                }
+            }
+        }
+        for p in [
+            "/home/u/.local/state/hookrules",
+            "/home/u/.local/state/hookrules/key",
+            "/home/u/.cache/hookrules",
+            "/home/u/.config/hookrules",
+            "/home/u/p/.claude/hookrules",
+            "/home/u/p/.claude/settings.json",
+            "/home/u/p/.claude/settings.local.json",
+            "/home/u/.claude/settings.json",
+            "/home/u/.codex/hooks.json",
+            "/home/u/.codex/config.toml",
+            "/home/u/p/.github/hooks",
+            "/opt/hr/hookrules",
+            "/home/u/.cache/hookrules-plugin",
+            "/home/u/.local/bin/hookrules",
+            "/home/u/.cargo/bin/hookrules",
+        ] {
+            assert!(has(p), "{p} is not guarded: {g:#?}");
+        }
+    }
+}

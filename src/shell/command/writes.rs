@@ -1,0 +1,588 @@
+//! What a command writes, whoever writes it: the one answer to "which paths
+//! does this change" that rules about protected places ask (`paths = …,
+//! writes = true`), so a file is judged by where the write lands, not by which
+//! program writes it.
+//!
+//! A write is any of:
+//! * an output redirection, of any program (`awk … > f`, `printf … >> f`; the
+//!   writes of interpreters' inline code are such redirections);
+//! * what [`outputs`] finds: output options (`sort -o`, `curl -o`, `wget -O`,
+//!   `dd of=`) and destinations (`cp`, `mv`, `install`, `ln`, `rsync`, `scp`,
+//!   `tee`), and what lands inside a destination folder (`cp x DIR/` writes
+//!   `DIR/x`; a recursive copy, anything below `DIR`);
+//! * every operand of a program that changes its operands (`touch`,
+//!   `truncate`, `chmod`, `sed -i`, `patch`, editors, …), and what is below
+//!   them when it recurses (`chmod -R`);
+//! * what a program removes, with everything below it when it recurses (`rm
+//!   -r`, `mv`'s sources, `find … -delete`, `git rm -r`, `git clean`);
+//! * unknown names below a folder a program fills (`tar -x -C DIR`, `unzip -d
+//!   DIR`, `7z x -oDIR`, `cpio -i`, `wget -P DIR`, `curl -O --output-dir DIR`,
+//!   `git clone URL DIR`, `git apply`, `patch -p1`): `DIR/…`, the working
+//!   folder when none is named. Named archive members are written by name
+//!   (`tar -xf a.tgz .claude/settings.json`). When the command names the
+//!   patch or archive that lists them, the write carries it ([`Listing`]), so
+//!   the names can be read from disk (`shell::contents`) and judged one by
+//!   one.
+
+use super::links::acts_on_name;
+use super::outputs::outputs;
+use super::{program_is, SimpleCommand};
+pub use crate::shell::contents::Kind;
+use crate::shell::value::{Piece, Sym, Value};
+
+/// One path a command writes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Write {
+    /// The path.
+    pub value: Value,
+    /// The command acts on the name (a link there is replaced or removed,
+    /// not followed).
+    pub by_name: bool,
+    /// Everything below the path changes too (a recursive removal, move or
+    /// change).
+    pub below: bool,
+    /// The file that lists the names written below a folder (a patch, an
+    /// archive); `value` is then the unknown names below that folder, what
+    /// counts when the list cannot be read.
+    pub listed: Option<Listing>,
+}
+
+/// A patch or archive that names what a command writes below a folder.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Listing {
+    /// The patch or archive, as the command names it.
+    pub file: Value,
+    /// What kind of list it is.
+    pub kind: Kind,
+    /// The folder the names are relative to.
+    pub into: Value,
+}
+
+impl Listing {
+    /// Where a listed name lands (`into/name`; a leading `/` is dropped, as
+    /// tar and unzip do).
+    #[must_use]
+    pub fn member(&self, name: &str) -> Value {
+        join(&self.into, name.trim_start_matches('/'))
+    }
+}
+
+/// Programs that change every operand they are given.
+const CHANGERS: &[&str] = &[
+    "truncate", "touch", "chmod", "chown", "chgrp", "setfacl", "chattr", "mkfifo", "mknod",
+    "shred", "dos2unix", "unix2dos", "mkdir", "patch", "vim", "vi", "nvim", "nano", "emacs", "ed",
+    "ex", "sudoedit", "visudo", "sponge", "tee",
+];
+
+/// Programs that remove what they are given.
+const REMOVERS: &[&str] = &[
+    "rm",
+    "unlink",
+    "rmdir",
+    "srm",
+    "trash",
+    "trash-put",
+    "shred",
+];
+
+/// Programs that edit their operands in place with `-i`.
+const IN_PLACE: &[&str] = &["sed", "gsed", "perl", "ruby", "yq"];
+
+/// Every path `c` writes.
+#[must_use]
+pub fn writes(c: &SimpleCommand) -> Vec<Write> {
+    let mut out: Vec<Write> = Vec::new();
+    let mut listed: Vec<Write> = Vec::new();
+    let mut push = |value: Value, by_name: bool, below: bool| {
+        let w = Write {
+            value,
+            by_name,
+            below,
+            listed: None,
+        };
+        if !out.contains(&w) {
+            out.push(w);
+        }
+    };
+    for r in &c.redirects {
+        if r.op != super::RedirectOp::Read && !r.target.is_empty() {
+            push(r.value.clone(), false, false);
+        }
+    }
+    let p = c.program.as_str();
+    let is = |names: &[&str]| names.iter().any(|n| program_is(p, n));
+    let flag = |f: &str| c.flags.iter().any(|x| x == f);
+    if dry_run(c) {
+        return out;
+    }
+    let recursive = flag("-r") || flag("-R") || flag("--recursive");
+    let operand = |i: usize| c.operand_values.get(i).cloned().unwrap_or_default();
+    let n = c.operands.len();
+
+    // Output options and destinations.
+    let o = outputs(c);
+    let output_dir = option_value(c, &[], &["--output-dir"]);
+    for g in &o.glued {
+        push(in_dir(output_dir.as_ref(), g), false, false);
+    }
+    for (i, written) in o.operand.iter().enumerate() {
+        if !written {
+            continue;
+        }
+        let dst = in_dir(output_dir.as_ref(), &operand(i));
+        if is(&["cp", "mv", "install", "rsync", "scp", "ln"]) {
+            // What lands inside it when it is a folder.
+            for s in (0..n).filter(|j| *j != i && !o.operand[*j]) {
+                let src = operand(s);
+                let whole = recursive
+                    || flag("-a")
+                    || flag("--archive")
+                    || is(&["mv"])
+                    || src.literal().is_some_and(|t| t.ends_with('/'));
+                match basename(&src) {
+                    Some(b) if !whole => push(join(&dst, &b), false, false),
+                    _ => push(below(&dst), false, false),
+                }
+            }
+        }
+        push(dst, acts_on_name(c, i), false);
+    }
+
+    // Programs that change or remove their operands.
+    let sed_like = is(IN_PLACE) && (flag("-i") || flag("--in-place") || flag("--inplace"));
+    let awk_in_place =
+        is(&["awk", "gawk"]) && c.args.windows(2).any(|w| w[0] == "-i" && w[1] == "inplace");
+    if is(REMOVERS) || is(CHANGERS) || sed_like || awk_in_place {
+        let removes = is(REMOVERS);
+        let deep = recursive && !is(&["rmdir"]);
+        for (i, v) in c.target_operands() {
+            if o.operand.get(i).copied().unwrap_or(false) {
+                continue;
+            }
+            push(v.clone(), removes || acts_on_name(c, i), deep);
+        }
+    }
+    if is(&["mv"]) {
+        for i in (0..n).filter(|i| !o.operand[*i]) {
+            push(operand(i), true, true);
+        }
+    }
+    if is(&["link"]) && n == 2 {
+        push(operand(1), true, false);
+    }
+    if is(&["find"]) && flag("-delete") {
+        for i in 0..n {
+            push(operand(i), acts_on_name(c, i), true);
+        }
+    }
+
+    // Unknown names below a folder.
+    for dir in filled_folders(c) {
+        match dir {
+            Filled::Below(d) => push(below(&d), false, false),
+            Filled::Named(v) => push(v, false, false),
+            Filled::Listed(l) => listed.push(Write {
+                value: below(&l.into),
+                by_name: false,
+                below: false,
+                listed: Some(l),
+            }),
+        }
+    }
+    git_writes(c, &mut push, &mut listed);
+    out.extend(listed);
+    out
+}
+
+/// A run that only shows what it would do (`rsync -n`, `git clean -n`,
+/// `patch --dry-run`, `git apply --check`): its redirections still write.
+fn dry_run(c: &SimpleCommand) -> bool {
+    let p = c.program.as_str();
+    let flag = |f: &str| c.flags.iter().any(|x| x == f);
+    if program_is(p, "rsync") {
+        return flag("-n") || flag("--dry-run");
+    }
+    if program_is(p, "patch") {
+        return flag("--dry-run");
+    }
+    if program_is(p, "git") {
+        let sub = c.operands.first().map(String::as_str);
+        return match sub {
+            Some("clean" | "rm" | "mv") => flag("-n") || flag("--dry-run"),
+            Some("apply") => {
+                (flag("--check") || flag("--stat") || flag("--numstat") || flag("--summary"))
+                    && !flag("--apply")
+            }
+            _ => false,
+        };
+    }
+    false
+}
+
+/// A folder a program fills with names the analysis does not know, or a
+/// path it writes by name there.
+enum Filled {
+    Below(Value),
+    Named(Value),
+    Listed(Listing),
+}
+
+fn filled_folders(c: &SimpleCommand) -> Vec<Filled> {
+    let p = c.program.as_str();
+    let is = |names: &[&str]| names.iter().any(|n| program_is(p, n));
+    let flag = |f: &str| c.flags.iter().any(|x| x == f);
+    let here = || Value::text(".");
+    if is(&["tar", "gtar", "bsdtar"]) {
+        return tar(c);
+    }
+    if is(&["unzip"]) {
+        if ["-l", "-t", "-v", "-p", "-Z", "-z"].iter().any(|f| flag(f)) {
+            return Vec::new();
+        }
+        let dir = option_value(c, &["-d"], &[]).unwrap_or_else(here);
+        let archive = c.operand_values.first().cloned();
+        // Named members (`unzip a.zip .claude/settings.json`) are in the list.
+        return vec![match archive {
+            Some(file) => Filled::Listed(Listing {
+                file,
+                kind: Kind::Archive,
+                into: dir,
+            }),
+            None => Filled::Below(dir),
+        }];
+    }
+    if is(&["7z", "7za", "7zr", "7zz"]) {
+        let extracts = c.operands.first().is_some_and(|s| s == "x" || s == "e");
+        if !extracts {
+            return Vec::new();
+        }
+        let dir = glued(c, "-o").unwrap_or_else(here);
+        return vec![Filled::Below(dir)];
+    }
+    if is(&["cpio"]) {
+        let extracts = flag("-i")
+            || flag("--extract")
+            || c.args
+                .iter()
+                .any(|a| a.starts_with('-') && !a.starts_with("--") && a.contains('i'));
+        return if extracts {
+            vec![Filled::Below(here())]
+        } else {
+            Vec::new()
+        };
+    }
+    if is(&["wget"]) {
+        if flag("-O") || flag("--output-document") || flag("--spider") {
+            return Vec::new();
+        }
+        let dir = option_value(c, &["-P"], &["--directory-prefix"]).unwrap_or_else(here);
+        return vec![Filled::Below(dir)];
+    }
+    if is(&["curl"]) {
+        let remote = flag("-O") || flag("--remote-name") || flag("--remote-name-all") || flag("-J");
+        if !remote {
+            return Vec::new();
+        }
+        let dir = option_value(c, &[], &["--output-dir"]).unwrap_or_else(here);
+        return vec![Filled::Below(dir)];
+    }
+    let named_input = option_value(c, &["-i"], &["--input"]);
+    if is(&["patch"]) && (named_input.is_some() || !c.operands.iter().any(|o| !o.starts_with('-')))
+    {
+        let dir = option_value(c, &["-d"], &["--directory"]).unwrap_or_else(here);
+        let input = named_input.or_else(|| {
+            c.redirects
+                .iter()
+                .find(|r| r.op == super::RedirectOp::Read && r.fd.is_none_or(|fd| fd == 0))
+                .map(|r| r.value.clone())
+        });
+        return vec![match input {
+            Some(file) => Filled::Listed(Listing {
+                file,
+                kind: Kind::Patch,
+                into: dir,
+            }),
+            None => Filled::Below(dir),
+        }];
+    }
+    Vec::new()
+}
+
+/// `tar -x`: the named members under the folder it extracts into (`-C`,
+/// `--directory`, else the working folder), or anything below it.
+fn tar(c: &SimpleCommand) -> Vec<Filled> {
+    // Options taking a value (short ones also at the end of a cluster).
+    const SHORT_VALUE: &[char] = &[
+        'f', 'C', 'T', 'X', 'b', 'H', 'K', 'N', 'V', 'g', 'I', 'F', 'L',
+    ];
+    let mut extract = false;
+    let mut to_stdout = false;
+    let mut dir: Option<Value> = None;
+    let mut file: Option<Value> = None;
+    let mut members: Vec<Value> = Vec::new();
+    let mut i = 0;
+    let value = |i: usize| c.values.get(i).cloned().unwrap_or_default();
+    while let Some(a) = c.args.get(i) {
+        if let Some(long) = a.strip_prefix("--") {
+            let (name, glued) = match long.split_once('=') {
+                Some((n, v)) => (n, Some(v)),
+                None => (long, None),
+            };
+            match name {
+                "extract" | "get" => extract = true,
+                "to-stdout" | "to-command" => to_stdout = true,
+                "directory" => {
+                    dir = Some(match glued {
+                        Some(v) => Value::text(v),
+                        None => {
+                            i += 1;
+                            value(i)
+                        }
+                    });
+                }
+                "file" => {
+                    file = Some(match glued {
+                        Some(v) => Value::text(v),
+                        None => {
+                            i += 1;
+                            value(i)
+                        }
+                    });
+                }
+                "files-from"
+                | "exclude-from"
+                | "use-compress-program"
+                | "newer"
+                | "after-date"
+                | "label"
+                | "owner"
+                | "group"
+                | "mode"
+                | "format"
+                    if glued.is_none() =>
+                {
+                    i += 1;
+                }
+                _ => {}
+            }
+        } else if a.starts_with('-') && a.len() > 1 || i == 0 && !a.starts_with('-') {
+            // A cluster (`-xzf`, or the old style `xzf` as the first word).
+            let letters: Vec<char> = a.trim_start_matches('-').chars().collect();
+            let mut takes = 0;
+            for (k, ch) in letters.iter().enumerate() {
+                match ch {
+                    'x' => extract = true,
+                    'O' => to_stdout = true,
+                    'C' if k + 1 == letters.len() || i == 0 => {
+                        takes += 1;
+                        dir = Some(value(i + takes));
+                    }
+                    'f' if k + 1 == letters.len() || i == 0 => {
+                        takes += 1;
+                        file = Some(value(i + takes));
+                    }
+                    c if SHORT_VALUE.contains(c) => {
+                        if k + 1 < letters.len() && a.starts_with('-') {
+                            break;
+                        }
+                        takes += 1;
+                    }
+                    _ => {}
+                }
+            }
+            i += takes;
+        } else {
+            members.push(value(i));
+        }
+        i += 1;
+    }
+    if !extract || to_stdout {
+        return Vec::new();
+    }
+    let dir = dir.unwrap_or_else(|| Value::text("."));
+    if members.is_empty() {
+        return vec![match file {
+            Some(file) if file.literal().is_none_or(|f| f != "-") => Filled::Listed(Listing {
+                file,
+                kind: Kind::Archive,
+                into: dir,
+            }),
+            _ => Filled::Below(dir),
+        }];
+    }
+    members
+        .iter()
+        .map(|m| match m.literal() {
+            Some(t) if !t.contains(['*', '?', '[']) => Filled::Named(join(&dir, &t)),
+            _ => Filled::Below(dir.clone()),
+        })
+        .collect()
+}
+
+/// git's subcommands that change the working tree's files: `rm`, `mv`,
+/// `restore`, `checkout -- PATH…`, `clean`, `clone URL DIR`, `apply`.
+fn git_writes(
+    c: &SimpleCommand,
+    push: &mut impl FnMut(Value, bool, bool),
+    listed: &mut Vec<Write>,
+) {
+    if !program_is(&c.program, "git") {
+        return;
+    }
+    // The subcommand: the first operand not right after an option taking a
+    // value (`-C dir`, `-c k=v`).
+    let mut sub: Option<(usize, &str)> = None;
+    let mut skip = false;
+    let mut operand_at = 0;
+    for a in &c.args {
+        if skip {
+            skip = false;
+            operand_at += 1;
+            continue;
+        }
+        if a == "-C" || a == "-c" || a == "--git-dir" || a == "--work-tree" {
+            skip = true;
+            continue;
+        }
+        if a.starts_with('-') {
+            continue;
+        }
+        sub = Some((operand_at, a.as_str()));
+        break;
+    }
+    let Some((at, sub)) = sub else {
+        return;
+    };
+    let rest: Vec<Value> = c.operand_values.iter().skip(at + 1).cloned().collect();
+    let recursive = c.flags.iter().any(|f| f == "-r");
+    match sub {
+        "rm" | "mv" => {
+            for v in rest {
+                push(v, true, sub == "mv" || recursive);
+            }
+        }
+        "restore" => {
+            for v in rest {
+                push(v, false, true);
+            }
+        }
+        "checkout" => {
+            if let Some(dd) = c.args.iter().position(|a| a == "--") {
+                for v in c.values.iter().skip(dd + 1) {
+                    push(v.clone(), false, true);
+                }
+            }
+        }
+        "clean" => {
+            if rest.is_empty() {
+                push(below(&Value::text(".")), false, false);
+            }
+            for v in rest {
+                push(below(&v), false, false);
+            }
+        }
+        "clone" => match rest.as_slice() {
+            [_, dir, ..] => push(below(dir), false, false),
+            _ => push(below(&Value::text(".")), false, false),
+        },
+        "apply" | "am" => {
+            let into = option_value(c, &[], &["--directory"]).unwrap_or_else(|| Value::text("."));
+            let files: Vec<Value> = c
+                .args
+                .iter()
+                .zip(&c.values)
+                .skip_while(|(a, _)| a.as_str() != sub)
+                .skip(1)
+                .filter(|(a, _)| !a.starts_with('-'))
+                .map(|(_, v)| v.clone())
+                .collect();
+            if files.is_empty() {
+                push(below(&into), false, false);
+            }
+            for file in files {
+                listed.push(Write {
+                    value: below(&into),
+                    by_name: false,
+                    below: false,
+                    listed: Some(Listing {
+                        file,
+                        kind: Kind::Patch,
+                        into: into.clone(),
+                    }),
+                });
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The value of an option (`-P DIR`, `-PDIR`, `--directory-prefix=DIR`,
+/// `--directory-prefix DIR`), the last one given.
+fn option_value(c: &SimpleCommand, short: &[&str], long: &[&str]) -> Option<Value> {
+    let mut found = None;
+    let mut i = 0;
+    while let Some(a) = c.args.get(i) {
+        if short.contains(&a.as_str()) || long.contains(&a.as_str()) {
+            found = c.values.get(i + 1).cloned();
+            i += 1;
+        } else if let Some((name, v)) = a.split_once('=').filter(|(n, _)| long.contains(n)) {
+            let _ = name;
+            found = Some(Value::text(v));
+        } else if let Some(s) = short
+            .iter()
+            .find(|s| a.len() > s.len() && a.starts_with(**s))
+        {
+            found = Some(Value::text(&a[s.len()..]));
+        }
+        i += 1;
+    }
+    found
+}
+
+/// The value glued to a short option (`-oDIR`).
+fn glued(c: &SimpleCommand, option: &str) -> Option<Value> {
+    c.args
+        .iter()
+        .rev()
+        .find_map(|a| a.strip_prefix(option).filter(|v| !v.is_empty()))
+        .map(Value::text)
+}
+
+/// A relative output under `--output-dir DIR` (curl).
+fn in_dir(dir: Option<&Value>, v: &Value) -> Value {
+    match dir {
+        Some(d) if v.literal().is_some_and(|t| !t.starts_with('/')) => {
+            join(d, &v.literal().unwrap_or_default())
+        }
+        _ => v.clone(),
+    }
+}
+
+/// The last name of a literal path (`a/b/` is `b`).
+fn basename(v: &Value) -> Option<String> {
+    let t = v.literal()?;
+    let name = t.trim_end_matches('/').rsplit('/').next()?;
+    (!name.is_empty() && name != "." && name != "..").then(|| name.to_string())
+}
+
+/// `dir/name`, for every alternative of `dir`.
+fn join(dir: &Value, name: &str) -> Value {
+    let mut out = Value::default();
+    for s in &dir.0 {
+        let mut s = s.clone();
+        s.push(Piece::Text(format!("/{name}")));
+        out.add(s);
+    }
+    out
+}
+
+/// Some path below `dir`, for every alternative of `dir`.
+fn below(dir: &Value) -> Value {
+    let mut out = Value::default();
+    for s in &dir.0 {
+        let mut s: Sym = s.clone();
+        s.push(Piece::Below);
+        out.add(s);
+    }
+    out
+}

@@ -1,0 +1,511 @@
+//! Self-protection by where a write lands, whoever writes (issue 26 item 5):
+//! the real `hookrules run` process with the built-in pack, in a temp home
+//! with real folders and links, each host's own envelope, and hookrules'
+//! places moved by the environment (`XDG_STATE_HOME`, `XDG_CONFIG_HOME`,
+//! `HOOKRULES_CACHE_DIR`, `CLAUDE_PLUGIN_DATA`, `CODEX_HOME`) to folders a
+//! fixed pattern would not know.
+//!
+//! The sandbox: `home/` is `$HOME`, `home/proj/` the project, the state in
+//! `xstate/hookrules`, the user's policies in `xconfig/hookrules`, the cache in
+//! `xcache`, the plugin's data in `plugdata`, Codex's folder in `xcodex`. The
+//! project ships `cfg -> .claude` and `st -> ../../xstate/hookrules` (links a
+//! repository can commit).
+
+use std::io::Write;
+use std::os::unix::fs::symlink;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde_json::{json, Value};
+
+const BIN: &str = env!("CARGO_BIN_EXE_hookrules");
+
+struct Sandbox {
+    _tmp: tempfile::TempDir,
+    root: PathBuf,
+}
+
+impl Sandbox {
+    fn new() -> Sandbox {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().canonicalize().unwrap();
+        for d in [
+            "home/proj/.claude/hookrules",
+            "home/proj/.codex",
+            "home/proj/.github/hooks",
+            "home/proj/src",
+            "home/.claude",
+            "xstate/hookrules/allow",
+            "xconfig/hookrules",
+            "xcache",
+            "plugdata",
+            "xcodex",
+        ] {
+            std::fs::create_dir_all(root.join(d)).unwrap();
+        }
+        for (f, text) in [
+            ("home/proj/.claude/settings.json", "{\"hooks\":{}}"),
+            ("home/proj/.codex/hooks.json", "{}"),
+            ("home/proj/src/main.rs", "fn main() {}"),
+            ("home/.claude/settings.json", "{}"),
+            ("xcodex/hooks.json", "{}"),
+            ("plugdata/hookrules-0.1.0.path", "/usr/local/bin/hookrules"),
+        ] {
+            std::fs::write(root.join(f), text).unwrap();
+        }
+        let p = root.join("home/proj");
+        symlink(".claude", p.join("cfg")).unwrap();
+        symlink("../../xstate/hookrules", p.join("st")).unwrap();
+        Sandbox { _tmp: tmp, root }
+    }
+
+    fn project(&self) -> PathBuf {
+        self.root.join("home/proj")
+    }
+
+    fn at(&self, rel: &str) -> String {
+        self.root.join(rel).to_string_lossy().into_owned()
+    }
+
+    /// `hookrules run` on one event: the verdict read from the host's own
+    /// answer (`deny`, `ask`, `allow`; a deny that says hookrules would have
+    /// asked, on a host that cannot ask, is `ask`) and the answer's text.
+    fn run(&self, event: &Value) -> (String, String) {
+        let mut child = Command::new(BIN)
+            .arg("run")
+            .current_dir(self.project())
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("HOME", self.root.join("home"))
+            .env("USER", "dev")
+            .env("XDG_STATE_HOME", self.root.join("xstate"))
+            .env("XDG_CONFIG_HOME", self.root.join("xconfig"))
+            .env("HOOKRULES_CACHE_DIR", self.root.join("xcache"))
+            .env("CLAUDE_PLUGIN_DATA", self.root.join("plugdata"))
+            .env("CODEX_HOME", self.root.join("xcodex"))
+            .env("CLAUDE_PROJECT_DIR", self.project())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(event.to_string().as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+        let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        assert_eq!(out.status.code(), Some(0), "{event}: {stdout} {stderr}");
+        (verdict(&stdout), stdout)
+    }
+
+    fn bash(&self, command: &str) -> Value {
+        json!({
+            "hook_event_name": "PreToolUse", "tool_name": "Bash", "session_id": "s",
+            "cwd": self.project(), "tool_input": { "command": command },
+        })
+    }
+}
+
+/// The verdict in any host's answer.
+fn verdict(stdout: &str) -> String {
+    let Ok(v) = serde_json::from_str::<Value>(stdout) else {
+        return "allow".into();
+    };
+    let decision = [
+        "/hookSpecificOutput/permissionDecision",
+        "/decision",
+        "/permission",
+        "/permissionDecision",
+    ]
+    .iter()
+    .find_map(|p| v.pointer(p).and_then(Value::as_str))
+    .unwrap_or("allow");
+    let reason = [
+        "/hookSpecificOutput/permissionDecisionReason",
+        "/reason",
+        "/agent_message",
+        "/permissionDecisionReason",
+    ]
+    .iter()
+    .find_map(|p| v.pointer(p).and_then(Value::as_str))
+    .unwrap_or("");
+    if decision == "deny" && reason.contains("hookrules would ask before this call") {
+        "ask".into()
+    } else {
+        decision.to_string()
+    }
+}
+
+fn check(sb: &Sandbox, cases: &[(Value, &str, &str)]) {
+    let mut wrong = vec![];
+    for (event, want, why) in cases {
+        let (got, text) = sb.run(event);
+        if got != *want {
+            wrong.push(format!(
+                "{event}\n  want {want}, got {got} ({why})\n  {text}"
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+fn codex_patch(sb: &Sandbox, patch: &str) -> Value {
+    json!({"hook_event_name":"PreToolUse","tool_name":"apply_patch","tool_input":{"command":patch},
+        "cwd":sb.project(),"session_id":"s","turn_id":"t1","model":"gpt-5-codex",
+        "permission_mode":"default","tool_use_id":"call_1","transcript_path":null})
+}
+
+fn codex_bash(sb: &Sandbox, command: &str) -> Value {
+    json!({"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":command},
+        "cwd":sb.project(),"session_id":"s","turn_id":"t1","model":"gpt-5-codex",
+        "permission_mode":"default","tool_use_id":"call_1","transcript_path":null})
+}
+
+fn gemini(sb: &Sandbox, tool: &str, path: &str) -> Value {
+    json!({"hook_event_name":"BeforeTool","tool_name":tool,
+        "tool_input":{"file_path":path,"content":"{}","old_string":"a","new_string":"b"},
+        "cwd":sb.project(),"session_id":"s","timestamp":"2026-11-28T08:00:00.000Z"})
+}
+
+fn cursor(sb: &Sandbox, tool: &str, path: &str) -> Value {
+    json!({"hook_event_name":"preToolUse","tool_name":tool,"tool_input":{"path":path,"contents":"{}"},
+        "conversation_id":"c","generation_id":"g","workspace_roots":[sb.project()]})
+}
+
+fn copilot(sb: &Sandbox, tool: &str, args: &Value) -> Value {
+    json!({"timestamp":1_764_000_000_000u64,"cwd":sb.project(),"toolName":tool,"toolArgs":args.to_string()})
+}
+
+fn vscode(sb: &Sandbox, path: &str) -> Value {
+    json!({"hook_event_name":"PreToolUse","tool_name":"create_file",
+        "tool_input":{"filePath":path,"content":"{}"},"tool_use_id":"t","sessionId":"s",
+        "timestamp":"2026-11-28T08:00:00.000Z","cwd":sb.project()})
+}
+
+fn claude(sb: &Sandbox, tool: &str, input: &Value) -> Value {
+    json!({"hook_event_name":"PreToolUse","tool_name":tool,"tool_input":input,
+        "cwd":sb.project(),"session_id":"s"})
+}
+
+#[test]
+fn every_host_asks_before_its_own_or_another_hosts_hook_file_is_written() {
+    let sb = Sandbox::new();
+    let p = |rel: &str| sb.project().join(rel).to_string_lossy().into_owned();
+    let cases = vec![
+        (
+            codex_patch(&sb, "*** Begin Patch\n*** Add File: .codex/hooks.json\n+{}\n*** End Patch\n"),
+            "ask",
+            "Codex's apply_patch over its own project hooks",
+        ),
+        (
+            codex_patch(&sb, "*** Begin Patch\n*** Delete File: .codex/hooks.json\n*** End Patch\n"),
+            "ask",
+            "Codex's apply_patch deleting them",
+        ),
+        (
+            codex_patch(&sb, "*** Begin Patch\n*** Update File: src/main.rs\n@@\n-fn main() {}\n+fn main() { }\n*** Move to: .claude/settings.json\n*** End Patch\n"),
+            "ask",
+            "a patch that moves a file over Claude Code's settings",
+        ),
+        (codex_bash(&sb, "rm .codex/hooks.json"), "ask", "Codex's shell removing its hooks"),
+        (
+            codex_bash(&sb, &format!("echo '{{}}' > {}", sb.at("xcodex/hooks.json"))),
+            "ask",
+            "Codex's user hooks, in CODEX_HOME",
+        ),
+        (
+            codex_bash(&sb, &format!("sed -i s/x/y/ {}", sb.at("xcodex/config.toml"))),
+            "ask",
+            "Codex's config, which trusts project hooks",
+        ),
+        (gemini(&sb, "write_file", &p(".gemini/settings.json")), "ask", "Gemini's write_file"),
+        (gemini(&sb, "replace", &p(".gemini/settings.json")), "ask", "Gemini's replace"),
+        (
+            gemini(&sb, "write_file", &sb.at("home/.gemini/settings.json")),
+            "ask",
+            "Gemini's user settings",
+        ),
+        (cursor(&sb, "Write", &p(".cursor/hooks.json")), "ask", "Cursor's Write"),
+        (
+            cursor(&sb, "Write", &sb.at("home/.cursor/hooks.json")),
+            "ask",
+            "Cursor's user hooks",
+        ),
+        (
+            copilot(&sb, "create", &json!({"path": p(".github/hooks/evil.json"), "file_text": "{}"})),
+            "ask",
+            "Copilot's create in .github/hooks",
+        ),
+        (
+            copilot(&sb, "edit", &json!({"path": p(".github/hooks/hookrules.json"), "old_str": "a", "new_str": "b"})),
+            "ask",
+            "Copilot's edit of its hooks",
+        ),
+        (vscode(&sb, &p(".github/hooks/other.json")), "ask", "VS Code reads every .json there"),
+        (
+            claude(&sb, "Write", &json!({"file_path": sb.at("home/.claude/settings.local.json"), "content": "{}"})),
+            "ask",
+            "Claude Code's user local settings",
+        ),
+        (
+            claude(&sb, "Edit", &json!({"file_path": p(".CLAUDE/Settings.json"), "old_string": "a", "new_string": "b"})),
+            "ask",
+            "letter case: the same file on macOS and Windows volumes",
+        ),
+        // Harmless look-alikes.
+        (
+            gemini(&sb, "write_file", &p(".gemini/styleguide.md")),
+            "allow",
+            "another Gemini file",
+        ),
+        (cursor(&sb, "Write", &p(".cursor/rules/a.mdc")), "allow", "Cursor rules"),
+        (
+            copilot(&sb, "create", &json!({"path": p(".github/workflows/ci.yml"), "file_text": "x"})),
+            "allow",
+            "a workflow",
+        ),
+        (
+            codex_patch(&sb, "*** Begin Patch\n*** Add File: src/lib.rs\n+pub fn f() {}\n*** End Patch\n"),
+            "allow",
+            "an ordinary source file",
+        ),
+        (codex_bash(&sb, "cat .codex/hooks.json"), "allow", "reads"),
+    ];
+    check(&sb, &cases);
+}
+
+#[test]
+fn an_mcp_servers_file_tools_are_judged_by_where_they_write() {
+    let sb = Sandbox::new();
+    let p = |rel: &str| sb.project().join(rel).to_string_lossy().into_owned();
+    let mcp = |tool: &str, input: Value| claude(&sb, tool, &input);
+    let cases = vec![
+        (
+            mcp(
+                "mcp__filesystem__write_file",
+                json!({"path": p(".claude/hookrules/off.toml"), "content": "x"}),
+            ),
+            "ask",
+            "the reference filesystem server's write_file",
+        ),
+        (
+            mcp(
+                "mcp__fs__edit_file",
+                json!({"path": p(".codex/hooks.json"), "edits": []}),
+            ),
+            "ask",
+            "edit_file",
+        ),
+        (
+            mcp(
+                "mcp__filesystem__move_file",
+                json!({"source": "/tmp/x.json", "destination": p(".claude/settings.json")}),
+            ),
+            "ask",
+            "move_file over the settings",
+        ),
+        (
+            mcp(
+                "mcp__filesystem__write_file",
+                json!({"path": p("cfg/settings.local.json"), "content": "{}"}),
+            ),
+            "ask",
+            "through the committed link cfg -> .claude",
+        ),
+        (
+            mcp(
+                "mcp__filesystem__write_file",
+                json!({"path": sb.at("xstate/hookrules/allow/x.json"), "content": "{}"}),
+            ),
+            "deny",
+            "an allowance, in the state folder XDG_STATE_HOME moved",
+        ),
+        (
+            mcp(
+                "mcp__filesystem__read_file",
+                json!({"path": p(".claude/settings.json")}),
+            ),
+            "allow",
+            "reads",
+        ),
+        (
+            mcp(
+                "mcp__filesystem__write_file",
+                json!({"path": p("src/settings.json"), "content": "{}"}),
+            ),
+            "allow",
+            "the app's settings",
+        ),
+    ];
+    check(&sb, &cases);
+}
+
+#[test]
+fn writes_land_where_links_and_the_environment_put_them() {
+    let sb = Sandbox::new();
+    let exe = Path::new(BIN).canonicalize().unwrap();
+    let exe = exe.to_string_lossy();
+    let cmds: Vec<(String, &str, &str)> = vec![
+        ("echo '{}' > cfg/settings.json".into(), "ask", "cfg -> .claude, committed"),
+        ("cp /tmp/x.toml cfg/hookrules/".into(), "ask", "into the policies through the link"),
+        ("echo '{}' > st/allow/grant.json".into(), "deny", "st -> the state folder"),
+        ("rm -rf st/".into(), "deny", "empties the state through the link"),
+        (
+            format!("echo x > {}", sb.at("xstate/hookrules/trust/forged.json")),
+            "deny",
+            "a trust record where XDG_STATE_HOME puts the state",
+        ),
+        (
+            format!("cp evil.toml {}", sb.at("xconfig/hookrules/")),
+            "ask",
+            "the user's policies where XDG_CONFIG_HOME puts them",
+        ),
+        (
+            format!("rm -rf {}", sb.at("xcache")),
+            "ask",
+            "the compiled-set cache, HOOKRULES_CACHE_DIR",
+        ),
+        (
+            format!("echo /bin/true > {}", sb.at("plugdata/hookrules-0.1.0.path")),
+            "ask",
+            "the plugin launcher's remembered binary, in CLAUDE_PLUGIN_DATA",
+        ),
+        (format!("chmod a-x {exe}"), "ask", "the hookrules binary itself"),
+        (format!("cp /bin/true {exe}"), "ask", "replaced by another program"),
+        ("ln -s .claude c2 && tee c2/settings.json < /dev/null".into(), "ask", "a link made a moment before"),
+        (
+            "python3 -c \"import json; print(json.dumps(json.load(open('.claude/settings.json'))))\"".into(),
+            "allow",
+            "json.dumps prints; nothing is written",
+        ),
+        ("cat cfg/settings.json".into(), "allow", "reads through the link"),
+        (format!("ls -la {}", sb.at("xstate/hookrules")), "allow", "lists the state"),
+        (format!("{exe} --version > /tmp/v.txt"), "allow", "runs the binary"),
+        ("echo x > src/notes.txt".into(), "allow", "an ordinary file"),
+    ];
+    let cases: Vec<(Value, &str, &str)> = cmds
+        .iter()
+        .map(|(c, want, why)| (sb.bash(c), *want, *why))
+        .collect();
+    check(&sb, &cases);
+}
+
+#[test]
+fn the_reason_names_what_is_protected_and_the_spelling_used() {
+    let sb = Sandbox::new();
+    let (got, text) = sb.run(&sb.bash("echo '{}' > cfg/settings.json"));
+    assert_eq!(got, "ask", "{text}");
+    assert!(
+        text.contains("Claude Code's project settings"),
+        "the reason names what the file is: {text}"
+    );
+    assert!(
+        text.contains("cfg/settings.json"),
+        "and the path as written: {text}"
+    );
+    let (got, text) = sb.run(&codex_bash(&sb, "rm .codex/hooks.json"));
+    assert_eq!(got, "ask", "{text}");
+    assert!(text.contains("Codex CLI's hook file"), "{text}");
+}
+
+/// A patch or an archive is judged by the files it names, read from disk
+/// before the command runs: the command line names only the patch or the
+/// archive.
+#[test]
+fn patches_and_archives_are_judged_by_the_files_they_hold() {
+    let sb = Sandbox::new();
+    let p = sb.project();
+    let write = |rel: &str, text: &str| std::fs::write(p.join(rel), text).unwrap();
+    write(
+        "off.patch",
+        "diff --git a/.claude/hookrules/off.toml b/.claude/hookrules/off.toml\nnew file mode 100644\n--- /dev/null\n+++ b/.claude/hookrules/off.toml\n@@ -0,0 +1 @@\n+builtin = false\n",
+    );
+    write(
+        "fix.patch",
+        "--- a/src/main.rs\n+++ b/src/main.rs\n@@ -1 +1 @@\n-fn main() {}\n+fn main() { }\n",
+    );
+    write(
+        "hooks.diff",
+        "--- .codex/hooks.json\n+++ .codex/hooks.json\n@@ -1 +1 @@\n-{}\n+{\"hooks\":{}}\n",
+    );
+    // Archives made by the real tools, from a staging folder.
+    let stage = sb.root.join("stage");
+    std::fs::create_dir_all(stage.join(".claude/hookrules")).unwrap();
+    std::fs::create_dir_all(stage.join("assets")).unwrap();
+    std::fs::write(stage.join(".claude/hookrules/off.toml"), "x").unwrap();
+    std::fs::write(stage.join("assets/logo.svg"), "x").unwrap();
+    let tar = |name: &str, what: &str| {
+        let ok = Command::new("tar")
+            .arg("-cf")
+            .arg(p.join(name))
+            .arg(what)
+            .current_dir(&stage)
+            .status()
+            .unwrap();
+        assert!(ok.success());
+    };
+    tar("cfg.tar", ".claude");
+    tar("assets.tar", "assets");
+    let ok = Command::new("tar")
+        .arg("-czf")
+        .arg(p.join("cfg.tgz"))
+        .arg(".claude")
+        .current_dir(&stage)
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    let zip = |name: &str, what: &str| {
+        Command::new("python3")
+            .args([
+                "-c",
+                "import sys,zipfile,os\nz=zipfile.ZipFile(sys.argv[1],'w')\nfor r,_,fs in os.walk(sys.argv[2]):\n  [z.write(os.path.join(r,f)) for f in fs]\nz.close()",
+            ])
+            .arg(p.join(name))
+            .arg(what)
+            .current_dir(&stage)
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    let zips = zip("cfg.zip", ".claude") && zip("assets.zip", "assets");
+    let mut cmds: Vec<(&str, &str, &str)> = vec![
+        ("git apply off.patch", "ask", "the patch adds a project policy"),
+        ("git apply --index -v off.patch", "ask", "with options"),
+        ("patch -p1 < off.patch", "ask", "patch reads it from stdin"),
+        ("patch -p0 -i hooks.diff", "ask", "Codex's hooks, named without a/ b/"),
+        ("git apply fix.patch", "allow", "a source fix"),
+        ("patch -p1 < fix.patch", "allow", "a source fix"),
+        ("git apply --check off.patch", "allow", "only checks"),
+        ("tar -xf cfg.tar", "ask", "the archive holds .claude/hookrules/off.toml"),
+        ("tar xf cfg.tar -C .", "ask", "old-style options"),
+        (
+            "mkdir -p x && tar -xf cfg.tar -C x",
+            "ask",
+            "x/.claude/hookrules: a nested folder is the project for a host without CLAUDE_PROJECT_DIR",
+        ),
+        ("mkdir -p x && tar -xf assets.tar -C x", "allow", "assets into x"),
+        ("tar -xf assets.tar", "allow", "assets only"),
+        ("tar -xzf cfg.tgz", "ask", "gzip-compressed: read too"),
+        ("tar --extract --file=cfg.tgz --gzip", "ask", "long options"),
+        ("tar -tf cfg.tar", "allow", "lists"),
+    ];
+    if zips {
+        cmds.extend([
+            (
+                "unzip -o cfg.zip",
+                "ask",
+                "the zip holds .claude/hookrules/off.toml",
+            ),
+            ("unzip -o assets.zip", "allow", "assets only"),
+        ]);
+    }
+    let cases: Vec<(Value, &str, &str)> = cmds
+        .iter()
+        .map(|(c, want, why)| (sb.bash(c), *want, *why))
+        .collect();
+    check(&sb, &cases);
+}

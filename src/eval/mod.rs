@@ -111,9 +111,14 @@ fn guards(env: &BTreeMap<String, String>, cwd: &Path, project: &Path) -> shell::
         places::guarded(&env, &cwd, &project, exe.as_deref())
             .into_iter()
             .filter_map(|g| {
-                let path = shell::path::normalize(g.path.to_str()?, "/", None).ok()?;
+                let path = g.path.to_str()?;
+                let path = if shell::path::is_normal(path) {
+                    path.to_string()
+                } else {
+                    shell::path::normalize(path, "/", None).ok()?
+                };
                 Some(shell::reach::Guard {
-                    path,
+                    path: path.to_ascii_lowercase(),
                     folder: g.folder,
                     class: match g.guard {
                         places::Guard::Config | places::Guard::Regenerable => {
@@ -124,7 +129,9 @@ fn guards(env: &BTreeMap<String, String>, cwd: &Path, project: &Path) -> shell::
                     },
                     regenerable: g.guard == places::Guard::Regenerable,
                     what: g.what,
-                    anywhere: g.anywhere.and_then(|a| a.to_str().map(str::to_string)),
+                    anywhere: g
+                        .anywhere
+                        .and_then(|a| Some(format!("/{}", a.to_str()?.to_ascii_lowercase()))),
                 })
             })
             .collect()

@@ -71,6 +71,19 @@ pub fn normalize(path: &str, cwd: &str, home: Option<&str>) -> Result<String, Pa
     Ok(format!("/{}", stack.join("/")))
 }
 
+/// Is `path` already what [`normalize`] makes of it: absolute, no empty, `.`
+/// or `..` component, no trailing `/` (`/` itself aside), no NUL? A cheap
+/// check that spares the work for paths that need none.
+#[must_use]
+pub fn is_normal(path: &str) -> bool {
+    path == "/"
+        || path.starts_with('/')
+            && !path.contains('\0')
+            && path[1..]
+                .split('/')
+                .all(|c| !c.is_empty() && c != "." && c != "..")
+}
+
 /// True when `path` (already normalised) is `dir` or inside it, comparing
 /// whole components (`/etc2` is not in `/etc`). An empty `dir` contains
 /// nothing; `/` contains every absolute path.
@@ -106,6 +119,22 @@ fn push_components<'a>(stack: &mut Vec<&'a str>, p: &'a str) {
                 stack.pop();
             }
             c => stack.push(c),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_normal_path_is_what_normalize_makes_of_it() {
+        for p in [
+            "/", "/a", "/a/b.c", "/a/~", "/a/.b", "//a", "/a/", "/a/./b", "/a/../b", "/a/..", "/.",
+            "a/b", "~/a", "$HOME/a", "",
+        ] {
+            let same = normalize(p, "/cwd", Some("/home/u")).is_ok_and(|n| n == p);
+            assert_eq!(is_normal(p), same, "{p:?}");
         }
     }
 }

@@ -200,7 +200,8 @@ pub struct Env {
 /// A file or folder whose change changes what the agent may do.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Guard {
-    /// Where it is (absolute, normalised).
+    /// Where it is (absolute, normalised, in lowercase: places are compared
+    /// ignoring letter case, as macOS and Windows volumes do).
     pub path: String,
     /// A folder: everything in it is guarded too.
     pub folder: bool,
@@ -211,8 +212,9 @@ pub struct Guard {
     pub regenerable: bool,
     /// What it is, for reasons.
     pub what: String,
-    /// A project-level place, guarded at the same place under any folder too
-    /// (`.codex/hooks.json`).
+    /// A project-level place, guarded at the same place under any folder too:
+    /// its part below the project, with a leading `/`, in lowercase
+    /// (`/.codex/hooks.json`).
     pub anywhere: Option<String>,
 }
 
@@ -932,13 +934,14 @@ fn guard_class(g: &Guard, reach: Reach) -> Class {
 /// which would make everyday work ask; a folder that holds them (`.claude`,
 /// `.codex`, `.github`) is.
 fn guard_reaches(lower: &str, g: &Guard, env: &Env) -> Option<Reach> {
-    let gl = g.path.to_ascii_lowercase();
-    let inside = |p: &str, dir: &str| is_within(p, dir);
+    let gl = g.path.as_str();
+    // `rel` (`/.codex/hooks.json`) ends `p`, or a folder `rel` holds `p`.
     let anywhere = |folder_only: bool, p: &str| {
-        g.anywhere.as_ref().is_some_and(|rel| {
-            let rel = rel.to_ascii_lowercase();
-            (!folder_only && p.ends_with(&format!("/{rel}")))
-                || g.folder && p.contains(&format!("/{rel}/"))
+        g.anywhere.as_deref().is_some_and(|rel| {
+            (!folder_only && p.ends_with(rel))
+                || g.folder
+                    && p.match_indices(rel)
+                        .any(|(i, _)| p[i + rel.len()..].starts_with('/'))
         })
     };
     if let Some(folder) = lower
@@ -946,10 +949,11 @@ fn guard_reaches(lower: &str, g: &Guard, env: &Env) -> Option<Reach> {
         .and_then(|f| f.strip_suffix('/'))
     {
         let folder = if folder.is_empty() { "/" } else { folder };
-        if g.folder && inside(folder, &gl) {
+        if g.folder && is_within(folder, gl) {
             return Some(Reach::In);
         }
-        if anywhere(true, &format!("{folder}/")) {
+        // Unknown names below `folder`: `folder` itself may be the place.
+        if anywhere(true, lower) {
             return Some(Reach::In);
         }
         // The key is one file: only unknown names in its own folder reach
@@ -958,8 +962,13 @@ fn guard_reaches(lower: &str, g: &Guard, env: &Env) -> Option<Reach> {
             || gl
                 .rsplit_once('/')
                 .is_some_and(|(parent, _)| parent == folder);
-        let project = env.project.trim_end_matches('/').to_ascii_lowercase();
-        if deep && !g.regenerable && folder != gl && inside(&gl, folder) && folder != project {
+        let project = env.project.trim_end_matches('/');
+        if deep
+            && !g.regenerable
+            && folder != gl
+            && is_within(gl, folder)
+            && !folder.eq_ignore_ascii_case(project)
+        {
             return Some(if g.class == Class::GuardKey {
                 Reach::In
             } else {
@@ -968,7 +977,7 @@ fn guard_reaches(lower: &str, g: &Guard, env: &Env) -> Option<Reach> {
         }
         return None;
     }
-    if lower == gl || g.folder && inside(lower, &gl) || anywhere(false, lower) {
+    if lower == gl || g.folder && is_within(lower, gl) || anywhere(false, lower) {
         return Some(Reach::In);
     }
     None

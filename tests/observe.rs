@@ -638,7 +638,7 @@ events = "all"
         "{text}"
     );
     assert!(
-        text.contains("deny  -> ask   delete-root-or-system -> delete-root-or-system,delete-outside-project  rm -rf /"),
+        text.contains("deny  -> ask   delete-root-or-system -> delete-root-or-system,self-config-shell,delete-outside-project  rm -rf /"),
         "{text}"
     );
     assert_eq!(

@@ -206,58 +206,77 @@ pub struct Guarded {
 
 /// Every file and folder that decides what the agent may do, for a project,
 /// the environment hookrules runs in, and the binary that runs (`exe`).
+///
+/// Places the environment moves (`XDG_STATE_HOME`, `HOOKRULES_CACHE_DIR`,
+/// `CODEX_HOME`, …) are guarded where it puts them and where they are without
+/// it (under `HOME`): a repository can set variables for hooks alone (the
+/// `env` of its settings), and the agent's shell need not share them.
 #[must_use]
 pub fn guarded(env: &Env, cwd: &Path, project: &Path, exe: Option<&Path>) -> Vec<Guarded> {
     let mut out: Vec<Guarded> = Vec::new();
+    let plain: Env = env
+        .iter()
+        .filter(|(k, _)| k.as_str() == "HOME")
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    let envs = [env, &plain];
     let mut add = |path: Option<PathBuf>, folder: bool, guard: Guard, what: &str| {
-        if let Some(path) = path.filter(|p| p.is_absolute()) {
-            let anywhere = path.strip_prefix(project).ok().map(Path::to_path_buf);
-            out.push(Guarded {
-                path,
-                folder,
-                guard,
-                what: what.to_string(),
-                anywhere,
-            });
+        let Some(path) = path.filter(|p| p.is_absolute()) else {
+            return;
+        };
+        if out.iter().any(|g| g.path == path && g.guard == guard) {
+            return;
         }
+        let anywhere = path.strip_prefix(project).ok().map(Path::to_path_buf);
+        out.push(Guarded {
+            path,
+            folder,
+            guard,
+            what: what.to_string(),
+            anywhere,
+        });
     };
-    let state = state_home(env);
-    add(
-        state.as_ref().map(|s| s.join("key")),
-        false,
-        Guard::Key,
-        "hookrules' per-user key",
-    );
-    add(
-        state,
-        true,
-        Guard::State,
-        "hookrules' state (decision log, allowances, trust records)",
-    );
+    for env in envs {
+        let state = state_home(env);
+        add(
+            state.as_ref().map(|s| s.join("key")),
+            false,
+            Guard::Key,
+            "hookrules' per-user key",
+        );
+        add(
+            state,
+            true,
+            Guard::State,
+            "hookrules' state (decision log, allowances, trust records)",
+        );
+    }
     add(
         Some(project_policies(project)),
         true,
         Guard::Config,
         "the project's hookrules policies",
     );
-    add(
-        user_policies(env),
-        true,
-        Guard::Config,
-        "the user's hookrules policies",
-    );
-    add(
-        cache_home(env),
-        true,
-        Guard::Regenerable,
-        "hookrules' compiled-policy cache",
-    );
-    add(
-        plugin_data(env),
-        true,
-        Guard::Regenerable,
-        "the hookrules plugin's data (the binary it runs)",
-    );
+    for env in envs {
+        add(
+            user_policies(env),
+            true,
+            Guard::Config,
+            "the user's hookrules policies",
+        );
+        add(
+            cache_home(env),
+            true,
+            Guard::Regenerable,
+            "hookrules' compiled-policy cache",
+        );
+        add(
+            plugin_data(env),
+            true,
+            Guard::Regenerable,
+            "the hookrules plugin's data (the binary it runs)",
+        );
+    }
     for bin in binaries(env, exe) {
         add(Some(bin), false, Guard::Config, "the hookrules binary");
     }
@@ -269,25 +288,29 @@ pub fn guarded(env: &Env, cwd: &Path, project: &Path, exe: Option<&Path>) -> Vec
             "Claude Code's project settings (they register the hooks)",
         );
     }
-    for s in claude_settings(env, cwd, project, true) {
+    for env in envs {
+        for s in claude_settings(env, cwd, project, true) {
+            add(
+                Some(s),
+                false,
+                Guard::Config,
+                "Claude Code's user settings (they register the hooks)",
+            );
+        }
         add(
-            Some(s),
-            false,
+            claude_user_dir(env, cwd).map(|d| d.join("plugins")),
+            true,
             Guard::Config,
-            "Claude Code's user settings (they register the hooks)",
+            "Claude Code's plugins (the hooks they register)",
         );
     }
-    add(
-        claude_user_dir(env, cwd).map(|d| d.join("plugins")),
-        true,
-        Guard::Config,
-        "Claude Code's plugins (the hooks they register)",
-    );
     for host in Host::ALL {
         for user in [false, true] {
-            if let Ok(f) = hook_file(host, env, project, user) {
-                let what = format!("{}'s hook file", host.title());
-                add(Some(f), false, Guard::Config, &what);
+            for env in envs {
+                if let Ok(f) = hook_file(host, env, project, user) {
+                    let what = format!("{}'s hook file", host.title());
+                    add(Some(f), false, Guard::Config, &what);
+                }
             }
         }
     }
@@ -297,12 +320,14 @@ pub fn guarded(env: &Env, cwd: &Path, project: &Path, exe: Option<&Path>) -> Vec
         Guard::Config,
         "the repository's hook files (Copilot, VS Code)",
     );
-    add(
-        codex_config(env),
-        false,
-        Guard::Config,
-        "Codex's config (it trusts the project's hooks)",
-    );
+    for env in envs {
+        add(
+            codex_config(env),
+            false,
+            Guard::Config,
+            "Codex's config (it trusts the project's hooks)",
+        );
+    }
     out
 }
 
@@ -317,6 +342,32 @@ mod tests {
             launcher.contains(r#"data="${CLAUDE_PLUGIN_DATA:-${HOME:-/tmp}/.cache/hookrules-plugin}""#),
             "plugin/bin/hookrules-launch changed where it keeps its data: update places::plugin_data"
         );
+    }
+
+    #[test]
+    fn places_the_environment_moves_are_guarded_there_and_where_they_are_without_it() {
+        let mut env = Env::new();
+        env.insert("HOME".into(), "/home/u".into());
+        env.insert("XDG_STATE_HOME".into(), "/x/state".into());
+        env.insert("CODEX_HOME".into(), "/x/codex".into());
+        let project = Path::new("/home/u/p");
+        let g = guarded(&env, project, project, None);
+        let has =
+            |p: &str, guard: Guard| g.iter().any(|x| x.path == Path::new(p) && x.guard == guard);
+        assert!(has("/x/state/hookrules", Guard::State));
+        assert!(has("/home/u/.local/state/hookrules", Guard::State));
+        assert!(has("/x/state/hookrules/key", Guard::Key));
+        assert!(has("/home/u/.local/state/hookrules/key", Guard::Key));
+        assert!(has("/x/codex/hooks.json", Guard::Config));
+        assert!(has("/home/u/.codex/hooks.json", Guard::Config));
+        for (i, a) in g.iter().enumerate() {
+            assert!(
+                !g[..i]
+                    .iter()
+                    .any(|b| b.path == a.path && b.guard == a.guard),
+                "listed twice: {a:?}"
+            );
+        }
     }
 
     #[test]

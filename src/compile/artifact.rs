@@ -50,11 +50,13 @@
 //! Layout: `MAGIC`, header length (u32), header hash (u128), header (postcard),
 //! then records, each a hash (u128) and a postcard body: one per event entry of
 //! the reach table (which holds the spans of its groups of rules, one record
-//! each), one per rule, one per pattern list, one per policy's facts, and the
-//! layering notes. A rule's record starts with the numbers of the
-//! pattern lists it uses (its lists are numbers into the list records, see
-//! `validate::patterns::stored`); a list's record holds its patterns and their
-//! required literals (`patterns::StoredList`), read once per process.
+//! each), one per rule, one per pattern list or named condition, one per
+//! policy's facts, and the layering notes. A rule's record starts with the
+//! numbers of the pattern lists and named conditions it uses (its lists and
+//! `ref`s are numbers into the list records, see `validate::patterns::stored`);
+//! a list's record holds its patterns and their required literals
+//! (`patterns::StoredList`), a named condition's the numbers it uses and its
+//! body; each is read once per process.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -78,10 +80,10 @@ use crate::policy::discover::{Discovery, PROJECT_POLICY_DIR};
 use crate::policy::log::LogTable;
 use crate::policy::syntax::{CombineMode, FailureMode, UnparsableCommand};
 use crate::source::{Layer, Origin, PolicySource};
-use crate::validate::model::{Fact, Policy};
+use crate::validate::model::{Fact, NamedCondition, Policy};
 use crate::validate::patterns::stored::{self, List, Numbering};
 
-const MAGIC: &[u8; 8] = b"HRSET004";
+const MAGIC: &[u8; 8] = b"HRSET005";
 /// The purpose the user's key is used for here (see `os::state`).
 const CACHE_PURPOSE: &str = "hookrules cache v1";
 /// Files whose time stamps are this close to the build are not cached (ns).
@@ -270,6 +272,19 @@ impl Bytes {
             }
         }
     }
+}
+
+/// A record of the list table: a pattern list, or a named condition, whose
+/// body follows in the record (read after the entries it uses).
+#[derive(Debug, Serialize, Deserialize)]
+enum Entry {
+    /// A pattern list.
+    List(StoredList),
+    /// A named condition, and the numbers of the entries its body uses.
+    Condition {
+        /// Sorted, distinct.
+        used: Vec<u32>,
+    },
 }
 
 /// How tags are made and checked: the public hash (the embedded pack), or the
@@ -627,9 +642,25 @@ fn encode(
         record.extend_from_slice(&rule);
         rules.push(put(record));
     }
+    // The table: lists and named conditions, numbered as the rules met them;
+    // a condition's body may number more of them, so the table grows as it
+    // is written.
     let mut lists: Vec<Span> = vec![];
-    for list in &numbering.lists {
-        lists.push(put(ser(&StoredList::of(list))?));
+    let mut n = 0;
+    while let Some(list) = numbering.lists.get(n).cloned() {
+        let record = match &list {
+            List::Condition(c) => {
+                let body = stored::numbering(&mut numbering, || ser(&**c))?;
+                let mut record = ser(&Entry::Condition {
+                    used: numbering.take_used(),
+                })?;
+                record.extend_from_slice(&body);
+                record
+            }
+            List::Regexes(_) | List::Globs(_) => ser(&Entry::List(StoredList::of(&list)?))?,
+        };
+        lists.push(put(record));
+        n += 1;
     }
     // An entry: the spans of its groups of rules, each a record.
     let mut entry = |e: &EventEntry| -> Option<Span> {
@@ -844,20 +875,47 @@ impl Artifact {
         events && policies && notes && rules
     }
 
-    /// A rule: its lists (each read once), then the rule with them.
+    /// A rule: its lists and named conditions (each read once), then the rule
+    /// with them.
     fn rule(&self, id: RuleId) -> Option<SetRule> {
         let (at, len) = *self.header.rules.get(id as usize)?;
         let bytes = self.record(at, len)?;
         let (used, rest): (Vec<u32>, &[u8]) = postcard::take_from_bytes(&bytes).ok()?;
         let mut lists = self.lists.lock().unwrap_or_else(|e| e.into_inner());
         for n in used {
-            let n = n as usize;
-            if lists.get(n)?.is_none() {
-                let list: StoredList = self.read(*self.header.lists.get(n)?)?;
-                lists[n] = Some(list.into_list());
-            }
+            self.entry(&mut lists, n, 0)?;
         }
         stored::resolving(&mut lists, || postcard::from_bytes(rest).ok())
+    }
+
+    /// Read entry `n` of the list table into `lists` (with the entries a
+    /// named condition uses first), unless it is there.
+    fn entry(&self, lists: &mut Vec<Option<List>>, n: u32, depth: usize) -> Option<()> {
+        let n = n as usize;
+        if lists.get(n)?.is_some() {
+            return Some(());
+        }
+        // Conditions refer to each other without cycles (validation), so no
+        // chain is longer than the table.
+        if depth > lists.len() {
+            return None;
+        }
+        let (at, len) = *self.header.lists.get(n)?;
+        let bytes = self.record(at, len)?;
+        let (entry, rest): (Entry, &[u8]) = postcard::take_from_bytes(&bytes).ok()?;
+        let list = match entry {
+            Entry::List(list) => list.into_list(),
+            Entry::Condition { used } => {
+                for u in used {
+                    self.entry(lists, u, depth + 1)?;
+                }
+                let c: NamedCondition =
+                    stored::resolving(lists, || postcard::from_bytes(rest).ok())?;
+                List::Condition(Arc::new(c))
+            }
+        };
+        lists[n] = Some(list);
+        Some(())
     }
 
     fn read<T: serde::de::DeserializeOwned>(&self, span: Span) -> Option<T> {

@@ -47,9 +47,10 @@ pub enum StoredList {
 }
 
 impl StoredList {
-    /// A list with everything it stores derived.
-    pub fn of(list: &List) -> StoredList {
-        match list {
+    /// A list with everything it stores derived (`None` for a named
+    /// condition: the artifact stores its body, see `compile::artifact`).
+    pub fn of(list: &List) -> Option<StoredList> {
+        Some(match list {
             List::Regexes(r) => StoredList::Regexes {
                 sources: r.sources.clone(),
                 needles: regex_needles(r).to_vec(),
@@ -61,7 +62,8 @@ impl StoredList {
                 required: glob_required(g).cloned(),
                 valid: globs_valid(g),
             },
-        }
+            List::Condition(_) => return None,
+        })
     }
 
     /// The list, with what was derived already in its slot (no set is built).
@@ -525,7 +527,8 @@ mod tests {
         for (sources, ci) in lists {
             let g = Arc::new(Globs::new(sources, ci));
             // As an artifact stores and reads it back: its literals are not derived again.
-            let bytes = postcard::to_allocvec(&StoredList::of(&List::Globs(g.clone()))).unwrap();
+            let bytes =
+                postcard::to_allocvec(&StoredList::of(&List::Globs(g.clone())).unwrap()).unwrap();
             let List::Globs(read) = postcard::from_bytes::<StoredList>(&bytes)
                 .unwrap()
                 .into_list()

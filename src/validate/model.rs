@@ -179,8 +179,8 @@ pub enum Condition {
     Any(Vec<Condition>),
     /// Does not hold.
     Not(Box<Condition>),
-    /// A named condition.
-    Ref(Arc<NamedCondition>),
+    /// A named condition (stored once, by number: see `patterns::stored`).
+    Ref(#[serde(with = "super::patterns::stored::named")] Arc<NamedCondition>),
     /// A test of selected values.
     Test(Arc<Test>),
 }

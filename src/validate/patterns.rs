@@ -299,15 +299,19 @@ impl Serialize for JsonQuery {
     }
 }
 
-/// Pattern lists stored once and referred to by number.
+/// Pattern lists and named conditions stored once and referred to by number.
 ///
 /// The rules of a compiled artifact use the same few lists many times (the
 /// secret-file list, 120 globs, in seven places of two rules), and what a list
 /// needs before any set is built (its required literals) depends only on its
 /// patterns. So a rule stores each list as a number into a table the artifact
 /// keeps beside its rules, with each list once (and, in stage 3, its literals).
-/// A model holding pattern lists serializes only inside [`numbering`] and
-/// deserializes only inside [`resolving`]; anywhere else it is an error.
+/// Named conditions go into the same table: a rule that refers to one in each
+/// of its branches (`secret-printing-command`, 119 times) would otherwise hold
+/// its body 119 times, and `run` would decode it 119 times.
+/// A model holding pattern lists or references serializes only inside
+/// [`numbering`] and deserializes only inside [`resolving`]; anywhere else it
+/// is an error.
 pub mod stored {
     use std::cell::RefCell;
     use std::collections::HashMap;
@@ -316,22 +320,30 @@ pub mod stored {
     use serde::{de, ser, Deserialize, Deserializer, Serialize, Serializer};
 
     use super::{Globs, Regexes};
+    use crate::validate::model::NamedCondition;
 
-    /// One pattern list of a table.
+    /// One entry of a table: a pattern list, or a named condition.
     #[derive(Debug, Clone)]
     pub enum List {
         /// A regex list.
         Regexes(Arc<Regexes>),
         /// A glob list.
         Globs(Arc<Globs>),
+        /// A named condition (`[conditions]`): every `ref` to it is its number,
+        /// so a rule that refers to it a hundred times stores (and a reader
+        /// decodes) its body once, as validation shares it in memory.
+        Condition(Arc<NamedCondition>),
     }
 
     impl List {
-        /// The slot's address: equal lists share a slot, so this names the list.
+        /// The slot's address: equal lists share a slot, so this names the
+        /// list; a named condition is named by its own address (validation
+        /// makes one per name and policy).
         fn key(&self) -> usize {
             match self {
                 List::Regexes(r) => Arc::as_ptr(&r.slot) as *const u8 as usize,
                 List::Globs(g) => Arc::as_ptr(&g.slot) as *const u8 as usize,
+                List::Condition(c) => Arc::as_ptr(c) as *const u8 as usize,
             }
         }
     }
@@ -431,7 +443,7 @@ pub mod stored {
         pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Arc<Regexes>, D::Error> {
             match read(d)? {
                 List::Regexes(r) => Ok(r),
-                List::Globs(_) => Err(de::Error::custom("a glob list where regexes belong")),
+                _ => Err(de::Error::custom("another entry where regexes belong")),
             }
         }
     }
@@ -447,7 +459,27 @@ pub mod stored {
         pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Arc<Globs>, D::Error> {
             match read(d)? {
                 List::Globs(g) => Ok(g),
-                List::Regexes(_) => Err(de::Error::custom("a regex list where globs belong")),
+                _ => Err(de::Error::custom("another entry where globs belong")),
+            }
+        }
+    }
+
+    /// `#[serde(with)]` for `Arc<NamedCondition>` (a `ref`).
+    pub mod named {
+        use super::*;
+        /// Write the condition's number.
+        pub fn serialize<S: Serializer>(c: &Arc<NamedCondition>, s: S) -> Result<S::Ok, S::Error> {
+            write(List::Condition(c.clone()), s)
+        }
+        /// Read a number; the condition it names.
+        pub fn deserialize<'de, D: Deserializer<'de>>(
+            d: D,
+        ) -> Result<Arc<NamedCondition>, D::Error> {
+            match read(d)? {
+                List::Condition(c) => Ok(c),
+                _ => Err(de::Error::custom(
+                    "a pattern list where a condition belongs",
+                )),
             }
         }
     }

@@ -19,7 +19,7 @@ use super::literals;
 use crate::contract::events::tool_aliases;
 use crate::contract::Event;
 use crate::policy::syntax::{Normalization, Quantifier};
-use crate::shell::command::{program_is, SimpleCommand};
+use crate::shell::command::{program_is, subcommand_matches, Code, SimpleCommand};
 use crate::shell::Dialect;
 use crate::validate::model::{
     texts, Condition, EventScope, FieldPath, Matcher, Op, PathSelector, RegexMode, Rule, Selector,
@@ -85,12 +85,28 @@ pub enum Atom {
         literal: String,
     },
     /// The shell command in this field runs this program (a trailing `*` is a
-    /// prefix, as in `program` lists).
+    /// prefix, as in `program` lists) with this subcommand (as a `command`
+    /// test's `subcommand` finds it; empty: any).
     Program {
         /// The field holding the command.
         field: FieldPath,
         /// Program name.
         name: String,
+        /// Its leading operands (`["token", "create"]`).
+        subcommand: Vec<String>,
+    },
+    /// The shell command in this field runs a program whose name is an
+    /// unknown expansion (`$CMD -rf /`).
+    UnknownProgram {
+        /// The field holding the command.
+        field: FieldPath,
+    },
+    /// The shell command in this field runs code that comes from here.
+    Code {
+        /// The field holding the command.
+        field: FieldPath,
+        /// Where the code comes from.
+        code: Code,
     },
     /// A text of a path this `paths = …, from_command = true` selector picks
     /// (as the test sees it: see [`CommandPaths`]) contains this literal,
@@ -107,7 +123,7 @@ impl Atom {
     fn weight(&self) -> usize {
         match self {
             Atom::Text { literal, .. } | Atom::Path { literal, .. } => literal.len(),
-            Atom::Program { .. } => 8,
+            Atom::Program { .. } | Atom::UnknownProgram { .. } | Atom::Code { .. } => 8,
         }
     }
 }
@@ -187,6 +203,17 @@ const MAX_ATOMS: usize = 4 * literals::MAX_ALTERNATIVES;
 fn finish(mut atoms: Vec<Atom>) -> Need {
     atoms.sort();
     atoms.dedup();
+    if atoms.len() > MAX_ATOMS {
+        // Too many: the programs alone, whatever their subcommands, are
+        // fewer and still required.
+        for a in &mut atoms {
+            if let Atom::Program { subcommand, .. } = a {
+                subcommand.clear();
+            }
+        }
+        atoms.sort();
+        atoms.dedup();
+    }
     if atoms.is_empty() || atoms.len() > MAX_ATOMS {
         return Need::Always;
     }
@@ -219,6 +246,19 @@ fn test(t: &Test) -> Need {
                         .map(|name| Atom::Program {
                             field: p.clone(),
                             name: name.clone(),
+                            subcommand: ct.subcommand.clone(),
+                        })
+                        .collect(),
+                ),
+                Op::Command(ct) if ct.program_unknown == Some(true) => {
+                    finish(vec![Atom::UnknownProgram { field: p.clone() }])
+                }
+                Op::Command(ct) if !ct.code.is_empty() => finish(
+                    ct.code
+                        .iter()
+                        .map(|&code| Atom::Code {
+                            field: p.clone(),
+                            code,
                         })
                         .collect(),
                 ),
@@ -372,17 +412,59 @@ pub struct PathLiterals {
     pub all: Vec<RuleId>,
 }
 
-/// Programs a field's command must run, with the rules that want each.
-#[derive(Debug, Default, Serialize, Deserialize)]
+/// Programs a field's command must run, with the rules that want each (and
+/// the subcommand each wants, a number into `subcommands`).
+#[derive(Debug, Serialize, Deserialize)]
 pub struct FieldPrograms {
     /// The field.
     pub field: FieldPath,
     /// Exact names, lowercase.
-    pub exact: BTreeMap<String, Vec<RuleId>>,
+    pub exact: BTreeMap<String, Vec<(RuleId, u32)>>,
     /// `prefix*` names.
-    pub prefixes: Vec<(String, Vec<RuleId>)>,
+    pub prefixes: Vec<(String, Vec<(RuleId, u32)>)>,
+    /// The subcommands wanted, each once; the first is none (any).
+    pub subcommands: Vec<Vec<String>>,
+    /// Rules wanting a program whose name is an unknown expansion.
+    pub unknown: Vec<RuleId>,
+    /// Rules wanting code from one of these places.
+    pub code: Vec<(Code, Vec<RuleId>)>,
     /// Every rule with a program atom here (when the command does not parse).
     pub all: Vec<RuleId>,
+}
+
+impl FieldPrograms {
+    fn new(field: FieldPath) -> FieldPrograms {
+        FieldPrograms {
+            field,
+            exact: BTreeMap::new(),
+            prefixes: vec![],
+            subcommands: vec![vec![]],
+            unknown: vec![],
+            code: vec![],
+            all: vec![],
+        }
+    }
+
+    /// The number of a subcommand (added if new).
+    fn subcommand(&mut self, words: &[String]) -> u32 {
+        let n = match self.subcommands.iter().position(|s| s == words) {
+            Some(n) => n,
+            None => {
+                self.subcommands.push(words.to_vec());
+                self.subcommands.len() - 1
+            }
+        };
+        n as u32
+    }
+
+    /// Does this command run with the subcommand numbered `n`?
+    fn runs(&self, c: &SimpleCommand, n: u32) -> bool {
+        n == 0
+            || self
+                .subcommands
+                .get(n as usize)
+                .is_none_or(|sub| subcommand_matches(c, sub))
+    }
 }
 
 /// Literals a field's text must contain, with the rules that want each.
@@ -399,6 +481,27 @@ pub struct FieldLiterals {
 /// Above this many bytes of field text, literals are not searched (every rule
 /// with a literal there is a candidate).
 const MAX_SEARCH: usize = 1 << 20;
+
+/// Does `hay` contain `needle`? A bucket looks for a few hundred literals in
+/// the texts of one event, most of them short (a command line): there a
+/// literal longer than the text cannot occur, and comparing in place costs
+/// less than preparing a searcher for each literal (`memmem`, used for long
+/// texts).
+fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    if needle.len() > hay.len() {
+        return false;
+    }
+    if hay.len() > 256 {
+        return memchr::memmem::find(hay, needle).is_some();
+    }
+    match needle.split_first() {
+        None => true,
+        Some((&first, rest)) => hay[..=hay.len() - needle.len()]
+            .iter()
+            .enumerate()
+            .any(|(i, &b)| b == first && hay[i + 1..i + needle.len()] == *rest),
+    }
+}
 
 /// What `Table::build` needs to know of each rule.
 pub struct RuleInfo<'r> {
@@ -661,18 +764,20 @@ impl Prefilter {
                 Need::AnyOf(atoms) => {
                     for a in atoms {
                         match a {
-                            Atom::Program { field, name } => {
-                                let fp = programs.entry(field.clone()).or_insert_with(|| {
-                                    FieldPrograms {
-                                        field: field.clone(),
-                                        ..Default::default()
-                                    }
-                                });
+                            Atom::Program {
+                                field,
+                                name,
+                                subcommand,
+                            } => {
+                                let fp = programs
+                                    .entry(field.clone())
+                                    .or_insert_with(|| FieldPrograms::new(field.clone()));
+                                let wanted = (id, fp.subcommand(subcommand));
                                 match name.strip_suffix('*') {
                                     Some(_) => {
                                         match fp.prefixes.iter_mut().find(|(n, _)| n == name) {
-                                            Some((_, v)) => v.push(id),
-                                            None => fp.prefixes.push((name.clone(), vec![id])),
+                                            Some((_, v)) => v.push(wanted),
+                                            None => fp.prefixes.push((name.clone(), vec![wanted])),
                                         }
                                     }
                                     // Program names compare ASCII-case-insensitively
@@ -681,7 +786,24 @@ impl Prefilter {
                                         .exact
                                         .entry(name.to_ascii_lowercase())
                                         .or_default()
-                                        .push(id),
+                                        .push(wanted),
+                                }
+                                fp.all.push(id);
+                            }
+                            Atom::UnknownProgram { field } => {
+                                let fp = programs
+                                    .entry(field.clone())
+                                    .or_insert_with(|| FieldPrograms::new(field.clone()));
+                                fp.unknown.push(id);
+                                fp.all.push(id);
+                            }
+                            Atom::Code { field, code } => {
+                                let fp = programs
+                                    .entry(field.clone())
+                                    .or_insert_with(|| FieldPrograms::new(field.clone()));
+                                match fp.code.iter_mut().find(|(c, _)| c == code) {
+                                    Some((_, v)) => v.push(id),
+                                    None => fp.code.push((*code, vec![id])),
                                 }
                                 fp.all.push(id);
                             }
@@ -706,6 +828,7 @@ impl Prefilter {
             fp.all.sort_unstable();
             fp.all.dedup();
             for v in fp.exact.values_mut() {
+                v.sort_unstable();
                 v.dedup();
             }
             p.programs.push(fp);
@@ -764,11 +887,20 @@ impl Prefilter {
             ) {
                 Ok(cmds) => {
                     for c in cmds.iter() {
+                        let runs = |&(id, sub): &(RuleId, u32)| fp.runs(c, sub).then_some(id);
                         if let Some(ids) = fp.exact.get(&c.program.to_ascii_lowercase()) {
-                            out.extend_from_slice(ids);
+                            out.extend(ids.iter().filter_map(runs));
                         }
                         for (prefix, ids) in &fp.prefixes {
                             if program_is(&c.program, prefix) {
+                                out.extend(ids.iter().filter_map(runs));
+                            }
+                        }
+                        if c.program_unknown {
+                            out.extend_from_slice(&fp.unknown);
+                        }
+                        for (code, ids) in &fp.code {
+                            if c.code == Some(*code) {
                                 out.extend_from_slice(ids);
                             }
                         }
@@ -796,7 +928,7 @@ impl Prefilter {
             }
             hay.make_ascii_lowercase();
             for (literal, ids) in &fl.literals {
-                if memchr::memmem::find(&hay, literal.as_bytes()).is_some() {
+                if contains(&hay, literal.as_bytes()) {
                     out.extend_from_slice(ids);
                 }
             }
@@ -834,7 +966,7 @@ impl Prefilter {
                 hay.push(0);
             }
             for (literal, ids) in &pl.literals {
-                if memchr::memmem::find(&hay, literal.as_bytes()).is_some() {
+                if contains(&hay, literal.as_bytes()) {
                     out.extend_from_slice(ids);
                 }
             }
@@ -842,5 +974,45 @@ impl Prefilter {
         out.sort_unstable();
         out.dedup();
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::contains;
+
+    #[test]
+    fn contains_agrees_with_memmem() {
+        let long = "x".repeat(300) + "npm\0token";
+        let hays = [
+            "",
+            "a",
+            "npm test",
+            "git status\0",
+            "abcabd",
+            "aab",
+            long.as_str(),
+        ];
+        let needles = [
+            "",
+            "a",
+            "ab",
+            "abd",
+            "npm",
+            "npm test -",
+            "status\0",
+            "token",
+            "aab",
+            "x",
+        ];
+        for hay in hays {
+            for needle in needles {
+                assert_eq!(
+                    contains(hay.as_bytes(), needle.as_bytes()),
+                    memchr::memmem::find(hay.as_bytes(), needle.as_bytes()).is_some(),
+                    "{hay:?} {needle:?}"
+                );
+            }
+        }
     }
 }

@@ -182,6 +182,7 @@ pub fn evaluate<T: Tracer>(
         facts: HashMap::new(),
         fact_stack: vec![],
         shell: compiled.shells.clone(),
+        dialect: crate::contract::hosts::dialect(&event.value),
         unparsable: None,
         base: None,
         event_value: None,
@@ -201,6 +202,9 @@ struct Evaluator<'a, T: Tracer> {
     facts: HashMap<(usize, String), Result<Value, EvalError>>,
     fact_stack: Vec<String>,
     shell: HashMap<String, Result<Arc<Vec<shell::command::SimpleCommand>>, String>>,
+    /// The shell the event's commands are written for (one answer per event,
+    /// asked by every command test).
+    dialect: shell::Dialect,
     /// Set when a structured command test met a command that does not parse.
     unparsable: Option<String>,
     /// The template context without captures/rule, built on first render.
@@ -721,9 +725,8 @@ impl<T: Tracer> Evaluator<'_, T> {
         &mut self,
         text: &str,
     ) -> Result<Arc<Vec<shell::command::SimpleCommand>>, String> {
-        let dialect = crate::contract::hosts::dialect(&self.event.value);
         let cwd = crate::compile::reach::event_cwd(self.event);
-        crate::compile::reach::parse_shell(&mut self.shell, text, dialect, cwd)
+        crate::compile::reach::parse_shell(&mut self.shell, text, self.dialect, cwd)
     }
 
     fn fact(&mut self, pidx: usize, name: &str) -> Result<Value, EvalError> {

@@ -625,55 +625,6 @@ impl crate::compile::reach::CommandPaths for Ctx {
     }
 }
 
-/// Where the subcommand starts: the first operand not directly after a short flag
-/// (so `git -C dir push` finds `push`, and `git commit -m push` does not), or a
-/// later one when every operand before it directly follows a long option, which
-/// may be that option's value (`aws --profile prod secretsmanager
-/// get-secret-value`, `kubectl --namespace prod get secret`).
-fn subcommand_matches(c: &SimpleCommand, sub: &[String]) -> bool {
-    if sub.is_empty() {
-        return true;
-    }
-    let mut prev_short_flag = false;
-    let mut prev_long_flag = false;
-    // Leading operands, each with "directly after a long option without `=`".
-    let mut words: Vec<(&str, bool)> = vec![];
-    let mut after_dashdash = false;
-    for a in &c.args {
-        if !after_dashdash && a == "--" {
-            after_dashdash = true;
-            continue;
-        }
-        let is_flag = !after_dashdash && a.starts_with('-') && a.len() > 1;
-        if is_flag {
-            prev_short_flag = !a.starts_with("--") && a.len() == 2;
-            prev_long_flag = a.starts_with("--") && !a.contains('=');
-            if words.iter().any(|(_, value)| !value) {
-                break;
-            }
-            continue;
-        }
-        if prev_short_flag && words.is_empty() {
-            prev_short_flag = false;
-            continue;
-        }
-        words.push((a.as_str(), prev_long_flag));
-        prev_long_flag = false;
-        prev_short_flag = false;
-        if words.iter().filter(|(_, value)| !value).count() >= sub.len() {
-            break;
-        }
-    }
-    (0..words.len()).any(|start| {
-        words[..start].iter().all(|(_, value)| *value)
-            && words.len() >= start + sub.len()
-            && words[start..start + sub.len()]
-                .iter()
-                .zip(sub)
-                .all(|((a, _), b)| a == b)
-    })
-}
-
 /// Does a simple command pass a command test? `Ok(None)`: it does;
 /// `Ok(Some(part))`: the first part of the test it fails (`program`,
 /// `flags_all`, ...), which `explain` shows for commands that came close.
@@ -693,7 +644,7 @@ fn command_matches(
     if !ct.code.is_empty() && !c.code.is_some_and(|k| ct.code.contains(&k)) {
         return Ok(Some("code"));
     }
-    if !subcommand_matches(c, &ct.subcommand) {
+    if !crate::shell::command::subcommand_matches(c, &ct.subcommand) {
         return Ok(Some("subcommand"));
     }
     let has = |f: &String| c.flags.iter().any(|x| x == f);

@@ -173,7 +173,9 @@ pub struct SimpleCommand {
 }
 
 /// Where the code a shell, an interpreter, `eval` or `source` runs comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub enum Code {
     /// Literal text in the command (`bash -c '…'`, a here-document, `echo … |
     /// sh`): its commands are reported, with this command in their `via`.
@@ -384,6 +386,56 @@ pub fn program_is(program: &str, item: &str) -> bool {
             .is_some_and(|p| p.eq_ignore_ascii_case(prefix)),
         None => program.eq_ignore_ascii_case(item),
     }
+}
+
+/// Where the subcommand starts: the first operand not directly after a short flag
+/// (so `git -C dir push` finds `push`, and `git commit -m push` does not), or a
+/// later one when every operand before it directly follows a long option, which
+/// may be that option's value (`aws --profile prod secretsmanager
+/// get-secret-value`, `kubectl --namespace prod get secret`). The answer of a
+/// `command` test's `subcommand`, and of the prefilter's (`compile::reach`).
+pub fn subcommand_matches(c: &SimpleCommand, sub: &[String]) -> bool {
+    if sub.is_empty() {
+        return true;
+    }
+    let mut prev_short_flag = false;
+    let mut prev_long_flag = false;
+    // Leading operands, each with "directly after a long option without `=`".
+    let mut words: Vec<(&str, bool)> = vec![];
+    let mut after_dashdash = false;
+    for a in &c.args {
+        if !after_dashdash && a == "--" {
+            after_dashdash = true;
+            continue;
+        }
+        let is_flag = !after_dashdash && a.starts_with('-') && a.len() > 1;
+        if is_flag {
+            prev_short_flag = !a.starts_with("--") && a.len() == 2;
+            prev_long_flag = a.starts_with("--") && !a.contains('=');
+            if words.iter().any(|(_, value)| !value) {
+                break;
+            }
+            continue;
+        }
+        if prev_short_flag && words.is_empty() {
+            prev_short_flag = false;
+            continue;
+        }
+        words.push((a.as_str(), prev_long_flag));
+        prev_long_flag = false;
+        prev_short_flag = false;
+        if words.iter().filter(|(_, value)| !value).count() >= sub.len() {
+            break;
+        }
+    }
+    (0..words.len()).any(|start| {
+        words[..start].iter().all(|(_, value)| *value)
+            && words.len() >= start + sub.len()
+            && words[start..start + sub.len()]
+                .iter()
+                .zip(sub)
+                .all(|((a, _), b)| a == b)
+    })
 }
 
 /// Last `/`-separated component of `path`.

@@ -61,9 +61,11 @@ struct Case {
     /// `C:\Users\dev` (USERPROFILE, as Windows sets it).
     #[serde(default)]
     windows: bool,
-    /// Send the command through this agent's envelope instead of Claude
-    /// Code's: `codex` (its `Bash` tool, whose shell is not said), `copilot`
-    /// (its `powershell` tool with a `powershell` case, else `bash`).
+    /// Send the call through this agent's envelope instead of Claude Code's:
+    /// `codex` (its `Bash` tool, whose shell is not said), `copilot` (its
+    /// `powershell` tool with a `powershell` case, else `bash`; `view`,
+    /// `create`, `edit` for Read, Write, Edit), `vscode` (`run_in_terminal`,
+    /// `read_file`, `create_file`, `replace_string_in_file`).
     host: Option<String>,
     /// A file tool (exclusive with `command`).
     tool: Option<Tool>,
@@ -318,9 +320,58 @@ fn prepare(c: &Case) -> Result<(String, bool, Value), String> {
                 "toolArgs": input.to_string(),
             })
         }
+        Some("copilot") => {
+            // Copilot CLI's file tools: `view`, `create`, `edit` with `path`.
+            shown.push_str("  (Copilot CLI)");
+            let (tool, args) = match c.tool {
+                Some(Tool::Read) => ("view", json!({ "path": input["file_path"] })),
+                Some(Tool::Write) => (
+                    "create",
+                    json!({ "path": input["file_path"], "file_text": input["content"] }),
+                ),
+                Some(Tool::Edit) => (
+                    "edit",
+                    json!({ "path": input["file_path"], "old_str": input["old_string"],
+                            "new_str": input["new_string"] }),
+                ),
+                _ => return Err("copilot sends commands, Read, Write and Edit".into()),
+            };
+            json!({
+                "timestamp": 1_704_614_600_000u64,
+                "cwd": cwd,
+                "toolName": tool,
+                "toolArgs": args.to_string(),
+            })
+        }
+        Some("vscode") => {
+            // VS Code's agent tools, camelCase inputs.
+            shown.push_str("  (VS Code)");
+            let (tool, args) = match (c.tool, is_command) {
+                (_, true) => ("run_in_terminal", json!({ "command": input["command"] })),
+                (Some(Tool::Read), _) => ("read_file", json!({ "filePath": input["file_path"] })),
+                (Some(Tool::Write), _) => (
+                    "create_file",
+                    json!({ "filePath": input["file_path"], "content": input["content"] }),
+                ),
+                (Some(Tool::Edit), _) => (
+                    "replace_string_in_file",
+                    json!({ "filePath": input["file_path"], "oldString": input["old_string"],
+                            "newString": input["new_string"] }),
+                ),
+                _ => return Err("vscode sends commands, Read, Write and Edit".into()),
+            };
+            json!({
+                "hookEventName": "PreToolUse",
+                "tool_name": tool,
+                "tool_input": args,
+                "cwd": cwd,
+                "sessionId": "s",
+                "timestamp": "2026-01-01T00:00:00Z",
+            })
+        }
         Some(h) => {
             return Err(format!(
-                "host `{h}` is not one this corpus sends (codex with a command, copilot)"
+                "host `{h}` is not one this corpus sends (codex with a command, copilot, vscode)"
             ))
         }
     };

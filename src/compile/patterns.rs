@@ -233,6 +233,19 @@ fn globs_valid(g: &Globs) -> bool {
     })
 }
 
+/// The list as a path's place compares names: ignoring case on a Windows
+/// drive or share (`shell::place::ignores_case`: `C:\Users\dev\.GIT\hooks` is
+/// the project's `.git/hooks`), as written elsewhere. The case-folded twin
+/// is made, with a slot of its own, when a Windows path first meets the list.
+pub fn for_place<'g>(g: &'g Globs, path: &str) -> &'g Globs {
+    if g.case_insensitive || !crate::shell::place::ignores_case(path) {
+        return g;
+    }
+    g.slot
+        .folded
+        .get_or_init(|| Arc::new(Globs::unshared(g.sources.clone(), true)))
+}
+
 /// Compile now (for `check`).
 pub fn force_globs(g: &Globs) -> Result<(), PatternError> {
     glob_sets(g).map(|_| ())

@@ -13,7 +13,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::shell::powershell::posix_path;
+use crate::shell::place::posix as posix_path;
 
 /// A project's policy folder, relative to the project (`.claude/hookrules`).
 pub const POLICY_DIR: &str = ".claude/hookrules";

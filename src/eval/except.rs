@@ -34,7 +34,11 @@ pub fn exempt_path(ex: &Except, t: &Target, ctx: &Ctx) -> bool {
             format!("{}/\u{E000}/\u{E000}", &t.path[..slash])
         }
     };
-    patterns::globs_match(&ex.paths, &path_views(&path, ctx)).unwrap_or(false)
+    patterns::globs_match(
+        patterns::for_place(&ex.paths, &path),
+        &path_views(&path, ctx),
+    )
+    .unwrap_or(false)
 }
 
 /// Is this simple command one the exception lists, or one whose every path

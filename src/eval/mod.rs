@@ -61,7 +61,7 @@ impl Ctx {
         let process_cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
         // A Windows path (`C:\Users\dev\proj`, from an agent on Windows) in
         // the one spelling the shell analysis reads (`/c/Users/dev/proj`).
-        let posix = |p: &str| shell::powershell::posix_path(p).unwrap_or_else(|| p.to_string());
+        let posix = |p: &str| shell::place::posix(p).unwrap_or_else(|| p.to_string());
         // Both are made absolute: confinement checks compare absolute paths.
         let cwd = process_cwd.join(posix(event.str("cwd").unwrap_or("")));
         let project_dir = crate::contract::project::resolve(&env_vars, Some(&cwd));
@@ -75,7 +75,16 @@ impl Ctx {
             cwd: cwd.display().to_string(),
             home: home.clone(),
             project: project_dir.display().to_string(),
-            tmpdir: env_vars.get("TMPDIR").filter(|t| !t.is_empty()).cloned(),
+            // Windows names its temp folder in TEMP (or TMP), Git Bash in TMPDIR.
+            tmpdir: env_vars
+                .get("TMPDIR")
+                .filter(|t| !t.is_empty())
+                .cloned()
+                .or_else(|| {
+                    ["TEMP", "TMP"]
+                        .iter()
+                        .find_map(|k| env_vars.get(*k).and_then(|t| shell::place::posix(t)))
+                }),
             user: env_vars
                 .get("USER")
                 .or_else(|| env_vars.get("LOGNAME"))

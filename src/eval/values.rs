@@ -133,16 +133,12 @@ pub fn apply(
                                 .iter()
                                 .map(|v| normalize(v, &t.normalize))
                                 .collect();
+                            let globs = patterns::for_place(globs, &form.path);
                             let hit = match &form.pattern {
                                 Some(marked) => {
                                     patterns::globs_name(globs, &texts, &path_views(marked, ctx))?
                                 }
-                                None => text_test(
-                                    t,
-                                    &texts,
-                                    &Value::String(form.path.clone()),
-                                    captures,
-                                )?,
+                                None => patterns::globs_match(globs, &texts)?,
                             };
                             if hit {
                                 return Ok(true);
@@ -453,6 +449,7 @@ fn target_glob(
 ) -> Result<bool, PatternError> {
     for form in t.forms() {
         let texts = path_views(&form.path, ctx);
+        let globs = patterns::for_place(globs, &form.path);
         let hit = match &form.pattern {
             Some(marked) => patterns::globs_name(globs, &texts, &path_views(marked, ctx))?,
             None => patterns::globs_match(globs, &texts)?,
@@ -471,10 +468,10 @@ pub fn path_views(abs: &str, ctx: &Ctx) -> Vec<String> {
         if base.is_empty() || base == "/" {
             return;
         }
-        if abs == base {
-            v.push(name.to_string());
-        } else if let Some(rest) = abs.strip_prefix(base).and_then(|r| r.strip_prefix('/')) {
-            v.push(format!("{name}/{rest}"));
+        match crate::shell::place::below(abs, base) {
+            Some("") => v.push(name.to_string()),
+            Some(rest) => v.push(format!("{name}{rest}")),
+            None => {}
         }
     };
     if let Some(h) = ctx.home.as_deref() {

@@ -10,6 +10,7 @@ pub mod contents;
 pub mod glob;
 pub mod links;
 pub mod path;
+pub mod place;
 pub mod powershell;
 pub mod reach;
 pub mod value;

@@ -27,6 +27,7 @@ use std::sync::{Arc, OnceLock};
 
 use crate::shell::links::{self, Made, Resolver};
 use crate::shell::path::{is_within, normalize};
+use crate::shell::place;
 use crate::shell::value::{Piece, Sym, Value};
 
 /// A kind of place.
@@ -343,10 +344,81 @@ pub fn targets_for(value: &Value, cwd: &Value, env: &Env, how: Use<'_>) -> Vec<T
         Vec::new()
     };
     let mut out: Vec<Target> = Vec::new();
-    for full in absolute(value, cwd) {
+    let respelled = windows_spelled(value, env);
+    for full in absolute(respelled.as_ref().unwrap_or(value), cwd) {
         push(&mut out, target(&full, env, how, &made));
     }
     out
+}
+
+/// The folder a variable Windows defines names (`$USERPROFILE`,
+/// `${APPDATA}` as bash leaves them unknown).
+fn windows_var(p: &Piece) -> Option<Sym> {
+    let name = match p {
+        Piece::Env(n) if n != "USER" && n != "LOGNAME" => n.as_str(),
+        Piece::Unknown(w) => {
+            let n = w.strip_prefix('$')?;
+            n.strip_prefix('{')
+                .and_then(|n| n.strip_suffix('}'))
+                .unwrap_or(n)
+        }
+        _ => return None,
+    };
+    if !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+        return None;
+    }
+    place::windows_var(name)
+}
+
+/// `value` with its Windows spellings in the one spelling (`shell::place`):
+/// a word that starts with a drive, a share or `/cygdrive/` (`rm -rf
+/// 'C:\Users\dev'`, `C:/Windows` in Git Bash), and on a Windows machine a
+/// variable Windows defines (`$USERPROFILE`, `$APPDATA`, `$SYSTEMROOT`).
+/// `None`: nothing to respell (the common case costs no allocation).
+fn windows_spelled(value: &Value, env: &Env) -> Option<Value> {
+    let windows = env.windows();
+    let respell = |s: &Sym| -> Option<Sym> {
+        let first = match s.0.first() {
+            Some(Piece::Text(t)) => place::windows(t, windows),
+            _ => None,
+        };
+        let var = |p: &Piece| windows_var(p).is_some();
+        if first.is_none() && !(windows && s.0.iter().any(var)) {
+            return None;
+        }
+        let mut changed = false;
+        let mut out = Sym::default();
+        for (i, p) in s.0.iter().enumerate() {
+            match p {
+                Piece::Text(_) if i == 0 && first.is_some() => {
+                    changed = true;
+                    out.push(Piece::Text(first.clone().unwrap_or_default()));
+                }
+                p if windows => match windows_var(p) {
+                    Some(v) => {
+                        changed = true;
+                        out.extend(&v);
+                    }
+                    None => out.push(p.clone()),
+                },
+                p => out.push(p.clone()),
+            }
+        }
+        changed.then_some(out)
+    };
+    let mut any = false;
+    let alts: Vec<Sym> = value
+        .0
+        .iter()
+        .map(|s| match respell(s) {
+            Some(r) => {
+                any = true;
+                r
+            }
+            None => s.clone(),
+        })
+        .collect();
+    any.then_some(Value(alts))
 }
 
 /// Each alternative of `value` made absolute against `cwd`.
@@ -426,7 +498,7 @@ fn known_text(s: &Sym, env: &Env) -> Option<String> {
             Piece::HomeOf(u) => text.push_str(&home_of(u, env)),
             Piece::Start => text.push_str(&env.cwd),
             Piece::Project => text.push_str(&env.project),
-            Piece::TempRoot => text.push_str(env.tmpdir.as_deref().unwrap_or("/tmp")),
+            Piece::TempRoot => text.push_str(&env.temp_root()),
             Piece::Env(n) if n == "USER" || n == "LOGNAME" => text.push_str(env.user.as_deref()?),
             Piece::Glob(_)
             | Piece::Env(_)
@@ -511,7 +583,7 @@ fn target(s: &Sym, env: &Env, how: Use<'_>, made: &[Made]) -> Target {
             Piece::HomeOf(u) => Some(home_of(u, env)),
             Piece::Start => Some(env.cwd.clone()),
             Piece::Project => Some(env.project.clone()),
-            Piece::TempRoot => Some(env.tmpdir.clone().unwrap_or_else(|| "/tmp".into())),
+            Piece::TempRoot => Some(env.temp_root()),
             Piece::Env(n) if n == "USER" || n == "LOGNAME" => env.user.clone(),
             Piece::Env(_) | Piece::Unknown(_) | Piece::Contained(_) => None,
             Piece::Below => {
@@ -619,6 +691,28 @@ fn located(text: &str, unknown: bool, unknown_at_end: bool, env: &Env) -> Target
 }
 
 impl Env {
+    /// Is the machine Windows? Its folders say so: the event's `cwd` (or the
+    /// home folder) is on a drive or a share (`C:\Users\dev\proj` is
+    /// `/c/Users/dev/proj`). A Windows drive seen from WSL (`/mnt/c/…`) is
+    /// not: the shell there is Linux's.
+    #[must_use]
+    pub fn windows(&self) -> bool {
+        let drive = |p: &str| place::ignores_case(p) && !p.starts_with("/mnt/");
+        drive(&self.cwd) || self.home.as_deref().is_some_and(drive)
+    }
+
+    /// The temp folder `$TMPDIR` (`%TEMP%`) names: as set, else `/tmp`, or
+    /// on Windows the user's (`~/AppData/Local/Temp`).
+    fn temp_root(&self) -> String {
+        if let Some(t) = &self.tmpdir {
+            return t.clone();
+        }
+        match self.home.as_deref().filter(|_| self.windows()) {
+            Some(h) => format!("{}/AppData/Local/Temp", h.trim_end_matches('/')),
+            None => "/tmp".into(),
+        }
+    }
+
     /// A path the walk reached, spelled from the places the event names
     /// (project, working folder, home, temp root) when it lies in where one
     /// of them really is: a project reached through a link (macOS's `/tmp`
@@ -809,6 +903,10 @@ fn temp_roots(env: &Env) -> Vec<String> {
                 v.push(n);
             }
         }
+    }
+    // Windows's temp folder for the user (`%TEMP%`), whatever TMPDIR says.
+    if let Some(h) = env.home.as_deref().filter(|_| env.windows()) {
+        v.push(format!("{}/AppData/Local/Temp", h.trim_end_matches('/')));
     }
     v
 }
@@ -1004,18 +1102,23 @@ pub fn classify(path: &str, env: &Env) -> Classes {
     let project = env.project.trim_end_matches('/');
     let pcomps: Vec<&str> = project.split('/').filter(|s| !s.is_empty()).collect();
     let project_counts = !pcomps.is_empty() && !is_system(&pcomps, env);
-    if project_counts && is_within(path, project) {
+    let in_project = if project_counts {
+        place::below(path, project)
+    } else {
+        None
+    };
+    if let Some(rest) = in_project {
         c.add(Class::Project);
-        if path == project {
+        if rest.is_empty() {
             c.add(Class::ProjectRoot);
         }
-        if is_within(path, &format!("{project}/.git")) {
+        if place::within(path, &format!("{project}/.git")) {
             c.add(Class::ProjectGit);
         }
     } else {
         c.add(Class::OutsideProject);
     }
-    if path != project && within_ci(project, path) {
+    if !place::same(path, project) && within_ci(project, path) {
         c.add(Class::ContainsProject);
     }
     // Home folders.
@@ -1040,7 +1143,7 @@ pub fn classify(path: &str, env: &Env) -> Classes {
     for t in &roots {
         if eq_ci(path, t) {
             c.add(Class::TempRoot);
-        } else if is_within(path, t) {
+        } else if place::within(path, t) {
             c.add(Class::Temp);
             in_temp = true;
         }
@@ -1095,7 +1198,31 @@ pub fn classify_path(path: &str, env: &Env) -> Target {
 /// event's `cwd`), used as `how` says.
 #[must_use]
 pub fn tool_target(path: &str, env: &Env, how: Use<'_>) -> Target {
-    let s = match normalize(path, &env.cwd, env.home.as_deref()) {
+    // A Windows spelling in the one spelling (`C:\Users\dev\.ssh` is
+    // `/c/Users/dev/.ssh`, `%USERPROFILE%\x` is `~/x`).
+    let (path, var) = place::tool_path(path, env.windows());
+    let path = path.as_ref();
+    let s = match var {
+        Some(s) => s,
+        None => tool_sym(path, env),
+    };
+    let made = if how.resolve && !how.made.is_empty() {
+        made_links(how.made, env)
+    } else {
+        Vec::new()
+    };
+    let mut t = target(&s, env, how, &made);
+    // A tool's path is a name, not a pattern.
+    t.pattern = None;
+    if let Some(sp) = t.spelled.as_deref_mut() {
+        sp.pattern = None;
+    }
+    t
+}
+
+/// A path a tool names (no Windows spelling left) as a symbolic absolute path.
+fn tool_sym(path: &str, env: &Env) -> Sym {
+    match normalize(path, &env.cwd, env.home.as_deref()) {
         Ok(p) if p.starts_with('/') => Sym::text(&p),
         // `~user/…` (no user database) or an unusable path.
         _ => {
@@ -1110,17 +1237,5 @@ pub fn tool_target(path: &str, env: &Env, how: Use<'_>) -> Target {
                 Sym::unknown(path)
             }
         }
-    };
-    let made = if how.resolve && !how.made.is_empty() {
-        made_links(how.made, env)
-    } else {
-        Vec::new()
-    };
-    let mut t = target(&s, env, how, &made);
-    // A tool's path is a name, not a pattern.
-    t.pattern = None;
-    if let Some(sp) = t.spelled.as_deref_mut() {
-        sp.pattern = None;
     }
-    t
 }

@@ -112,6 +112,9 @@ pub struct GlobSlot {
     /// The included patterns as `shell::glob` compares them with a shell
     /// pattern (`None`: an exclusion, or one left to plain matching).
     pub names: OnceLock<Vec<Option<crate::shell::glob::ListPattern>>>,
+    /// The same patterns matched ignoring case, for a place on a Windows
+    /// drive (`compile::patterns::for_place`), made when first needed.
+    pub folded: OnceLock<Arc<Globs>>,
 }
 
 /// Included and excluded (`!pattern`) sets of a glob list (or of some of its

@@ -185,7 +185,7 @@ pub fn dialect(event: &Value) -> crate::shell::Dialect {
     let windows = event
         .get("cwd")
         .and_then(Value::as_str)
-        .is_some_and(crate::shell::powershell::is_windows_path);
+        .is_some_and(crate::shell::place::is_windows_path);
     match host {
         Some("codex" | "gemini" | "cursor" | "vscode") if windows => Dialect::Either,
         _ => Dialect::Bash,

@@ -76,33 +76,6 @@ fn start() -> Value {
     Value::one(Sym::piece(Piece::Start))
 }
 
-/// Is this a Windows path (`C:\x`, `C:/x`, `\\server\share`)?
-#[must_use]
-pub fn is_windows_path(p: &str) -> bool {
-    let b = p.as_bytes();
-    (b.len() >= 2
-        && b[0].is_ascii_alphabetic()
-        && b[1] == b':'
-        && (b.len() == 2 || b[2] == b'\\' || b[2] == b'/'))
-        || p.starts_with("\\\\")
-}
-
-/// The one spelling of a Windows path (`C:\Users\dev` is `/c/Users/dev`), or
-/// `None` for a path that is not one (see `paths`).
-#[must_use]
-pub fn posix_path(p: &str) -> Option<String> {
-    if !is_windows_path(p) {
-        return None;
-    }
-    paths::absolute(p).map(|s| {
-        if s.len() > 1 {
-            s.trim_end_matches('/').to_string()
-        } else {
-            s
-        }
-    })
-}
-
 /// Is this program a Windows shell whose code this module reads?
 #[must_use]
 pub fn is_windows_shell(prog: &str) -> bool {

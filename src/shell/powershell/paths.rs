@@ -1,116 +1,30 @@
-//! Windows paths in the one spelling the rest of the analysis reads.
-//!
-//! A drive path becomes its MSYS/Git Bash spelling (`C:\Users\dev` is
-//! `/c/Users/dev`, the form Git Bash itself gives it), so the location classes
-//! and the pack's lists judge it where it lies: `/c` is a drive root,
-//! `/c/Windows` and `/c/Program Files` system folders, `/c/Users/NAME` a home
-//! folder (see `shell::reach`). Separators are `/` (PowerShell takes both on
-//! every platform). Windows compares names without regard to case, so the
-//! folders that decide a class (`Windows`, `Program Files`, `Users`,
-//! `AppData`, …) are spelled the one way the lists spell them, and the drive
-//! letter is lowercase.
-//!
-//! Other spellings: `\\?\C:\x` and `\\.\C:\x` are `C:\x`; the device namespace
-//! `\\.\NAME` is `/dev/NAME` (`\\.\PhysicalDrive0`, `\\.\C:` a volume); a UNC
-//! path `\\server\share\x` is `/unc/server/share/x` (a place on another
-//! machine: outside the project, in no other class); registry drives
-//! (`HKCU:\…`, `HKLM:\…`, `Registry::HKEY_…`) are `/registry/hkcu/…`, all
-//! lowercase, since the registry ignores case.
+//! Windows paths in the one spelling the rest of the analysis reads: drives,
+//! shares, devices and the folders Windows's variables name are
+//! `shell::place`'s (the one path model of the file tools, both shells and
+//! the event's folders); this module adds what only PowerShell spells: the
+//! registry drives (`HKCU:\…`, `HKLM:\…`, `Registry::HKEY_…`, all
+//! `/registry/hkcu/…`, lowercase, since the registry ignores case), provider
+//! prefixes (`FileSystem::C:\x`), `~` in any path, and `\` as a separator
+//! (PowerShell takes both on every platform).
 
+use crate::shell::place::{self, canonical};
 use crate::shell::value::{Piece, Sym};
-
-/// Folder names whose spelling decides a location class or a list entry.
-const KNOWN: &[&str] = &[
-    "Windows",
-    "System32",
-    "SysWOW64",
-    "Program Files",
-    "Program Files (x86)",
-    "ProgramData",
-    "Users",
-    "AppData",
-    "Roaming",
-    "Local",
-    "LocalLow",
-    "Microsoft",
-    "Start Menu",
-    "Programs",
-    "Startup",
-    "StartUp",
-    "Documents",
-    "PowerShell",
-    "WindowsPowerShell",
-    "Desktop",
-    "Downloads",
-    "Temp",
-    "PhysicalDrive",
-    "Public",
-    "Default",
-];
-
-/// `C:` at the start of a text: the lowercase drive letter and the rest.
-fn drive(t: &str) -> Option<(char, &str)> {
-    let mut cs = t.chars();
-    let d = cs.next().filter(char::is_ascii_alphabetic)?;
-    if cs.next() != Some(':') {
-        return None;
-    }
-    let rest = &t[2..];
-    (rest.is_empty() || rest.starts_with(['\\', '/'])).then(|| (d.to_ascii_lowercase(), rest))
-}
 
 /// The canonical spelling of a Windows path text, when it is one; `None` for
 /// text that is not a Windows-only spelling (relative paths keep their text,
-/// with `\` as `/`, through [`separators`]).
+/// with `\` as `/`, through [`separators`]). Drives, shares and devices are
+/// `shell::place`'s; the registry and provider prefixes PowerShell's.
 pub(super) fn absolute(t: &str) -> Option<String> {
-    let t2 = t.replace('\\', "/");
-    let lower = t2.to_ascii_lowercase();
-    // `\\?\` and `\\.\` prefixes.
-    for pre in ["//?/unc/", "//./unc/"] {
-        if lower.starts_with(pre) {
-            return Some(canonical(&format!("/unc/{}", &t2[pre.len()..])));
-        }
-    }
-    for pre in ["//?/", "//./", "/??/"] {
-        if let Some(rest) = lower.starts_with(pre).then(|| &t2[pre.len()..]) {
-            if let Some((d, tail)) = drive(rest) {
-                if pre == "//./" && tail.is_empty() {
-                    // `\\.\C:`: the volume itself, a device.
-                    return Some(format!("/dev/{}:", d.to_ascii_uppercase()));
-                }
-                return Some(canonical(&format!("/{d}{tail}")));
-            }
-            return Some(device(rest));
-        }
-    }
-    if let Some(rest) = t2.strip_prefix("//") {
-        if !rest.is_empty() && !rest.starts_with('/') {
-            return Some(canonical(&format!("/unc/{rest}")));
-        }
-    }
-    if let Some(rest) = registry(&t2) {
+    if let Some(rest) = registry(t) {
         return Some(rest);
     }
     // `FileSystem::C:\x`, `Microsoft.PowerShell.Core\FileSystem::C:\x`.
+    let lower = t.to_ascii_lowercase();
     if let Some(at) = lower.find("filesystem::") {
-        return absolute(&t2[at + "filesystem::".len()..])
-            .or_else(|| Some(t2[at + 12..].to_string()));
+        let rest = &t[at + "filesystem::".len()..];
+        return absolute(rest).or_else(|| Some(rest.replace('\\', "/")));
     }
-    let (d, rest) = drive(&t2)?;
-    Some(canonical(&format!("/{d}{rest}")))
-}
-
-/// A device name after `\\.\`: `PhysicalDriveN` keeps its name, with the
-/// canonical spelling.
-fn device(name: &str) -> String {
-    let lower = name.to_ascii_lowercase();
-    if let Some(n) = lower.strip_prefix("physicaldrive") {
-        return format!("/dev/PhysicalDrive{n}");
-    }
-    if let Some(n) = lower.strip_prefix("harddisk") {
-        return format!("/dev/Harddisk{n}");
-    }
-    format!("/dev/{name}")
+    place::windows(t, true)
 }
 
 /// Registry paths (`HKCU:\Software\…`, `Registry::HKEY_CURRENT_USER\…`,
@@ -153,19 +67,6 @@ pub(super) fn registry(t: &str) -> Option<String> {
     None
 }
 
-/// Well-known folder names spelled the one way.
-fn canonical(path: &str) -> String {
-    path.split('/')
-        .map(|c| {
-            KNOWN
-                .iter()
-                .find(|k| k.eq_ignore_ascii_case(c))
-                .map_or_else(|| c.to_string(), |k| (*k).to_string())
-        })
-        .collect::<Vec<_>>()
-        .join("/")
-}
-
 /// `\` as `/`, and well-known names in their spelling, for a relative path.
 pub(super) fn separators(t: &str) -> String {
     canonical(&t.replace('\\', "/"))
@@ -201,31 +102,9 @@ pub(super) fn path_sym(s: &Sym) -> Sym {
 }
 
 /// What an environment variable is, when the analysis knows it
-/// (`$env:NAME` in PowerShell, `%NAME%` in cmd): the home folder and the
-/// folders in it, the temp folder, the system's folders.
+/// (`$env:NAME` in PowerShell, `%NAME%` in cmd): see [`place::windows_var`].
 pub(super) fn env_var(name: &str) -> Option<Sym> {
-    let n = name.to_ascii_lowercase();
-    let home = |tail: &str| {
-        let mut s = Sym::piece(Piece::Home);
-        s.push(Piece::Text(tail.to_string()));
-        s
-    };
-    Some(match n.as_str() {
-        "home" | "userprofile" => Sym::piece(Piece::Home),
-        "appdata" => home("/AppData/Roaming"),
-        "localappdata" => home("/AppData/Local"),
-        "onedrive" => home("/OneDrive"),
-        "temp" | "tmp" | "tmpdir" => Sym::piece(Piece::TempRoot),
-        "systemroot" | "windir" => Sym::text("/c/Windows"),
-        "systemdrive" | "homedrive" => Sym::text("/c"),
-        "programfiles" | "programw6432" => Sym::text("/c/Program Files"),
-        "programfiles(x86)" => Sym::text("/c/Program Files (x86)"),
-        "programdata" | "allusersprofile" => Sym::text("/c/ProgramData"),
-        "public" => Sym::text("/c/Users/Public"),
-        "username" | "user" => Sym::piece(Piece::Env("USER".into())),
-        "claude_project_dir" => Sym::piece(Piece::Project),
-        _ => return None,
-    })
+    place::windows_var(name)
 }
 
 #[cfg(test)]

@@ -164,11 +164,25 @@ fn device(name: &str) -> String {
     format!("/dev/{name}")
 }
 
+/// The short (8.3) names Windows gives the system's folders at a drive's
+/// root, as every installation has them (`C:\PROGRA~1` is `C:\Program Files`).
+const SHORT: &[(&str, &str)] = &[
+    ("PROGRA~1", "Program Files"),
+    ("PROGRA~2", "Program Files (x86)"),
+    ("PROGRA~3", "ProgramData"),
+];
+
 /// Well-known folder names spelled the one way.
 #[must_use]
 pub fn canonical(path: &str) -> String {
     path.split('/')
-        .map(|c| {
+        .enumerate()
+        .map(|(i, c)| {
+            if i == 2 && path.starts_with('/') {
+                if let Some((_, long)) = SHORT.iter().find(|(s, _)| s.eq_ignore_ascii_case(c)) {
+                    return *long;
+                }
+            }
             KNOWN
                 .iter()
                 .find(|k| k.eq_ignore_ascii_case(c))
@@ -230,6 +244,37 @@ pub fn within(path: &str, dir: &str) -> bool {
 #[must_use]
 pub fn same(a: &str, b: &str) -> bool {
     below(a, b) == Some("")
+}
+
+/// The file Windows opens for a path on a Windows drive or share
+/// ([`ignores_case`]): a name's stream belongs to the file before the colon
+/// (`.env::$DATA` is `.env`'s content, `hook:x` a stream of `hook`: NTFS
+/// reads the stream syntax whatever the caller), and a name's trailing dots
+/// and spaces are dropped (Win32 path normalisation: `.env.` and `.env ` open
+/// `.env`). Other paths are returned as they are.
+#[must_use]
+pub fn opened(path: &str) -> Cow<'_, str> {
+    let odd = |c: &str| c.contains(':') || (c != "." && c != ".." && c.ends_with(['.', ' ']));
+    if !ignores_case(path) || !path.split('/').skip(2).any(odd) {
+        return Cow::Borrowed(path);
+    }
+    let names: Vec<&str> = path
+        .split('/')
+        .enumerate()
+        .map(|(i, c)| {
+            if i < 2 || c == "." || c == ".." {
+                return c;
+            }
+            let c = c.split(':').next().unwrap_or(c);
+            let t = c.trim_end_matches(['.', ' ']);
+            if t.is_empty() {
+                c
+            } else {
+                t
+            }
+        })
+        .collect();
+    Cow::Owned(names.join("/"))
 }
 
 /// The folder an environment variable names on Windows, when Windows
@@ -336,6 +381,8 @@ mod tests {
             (r"c:/WINDOWS", "/c/Windows"),
             (r"C:\Program Files\x", "/c/Program Files/x"),
             (r"D:\data", "/d/data"),
+            (r"C:\PROGRA~1\Git", "/c/Program Files/Git"),
+            (r"c:\progra~2", "/c/Program Files (x86)"),
             (r"\\?\C:\Users\dev", "/c/Users/dev"),
             (r"\??\C:\Users\dev", "/c/Users/dev"),
             (r"\\.\PhysicalDrive0", "/dev/PhysicalDrive0"),
@@ -385,6 +432,24 @@ mod tests {
         assert_eq!(below("/c/Users/d", "/c/Users/dev"), None);
         assert!(same("/C/users/dev", "/c/Users/dev"));
         assert!(!within("/x", ""));
+    }
+
+    #[test]
+    fn windows_opens_the_file_before_a_stream_and_without_trailing_dots() {
+        assert_eq!(opened("/c/p/.env::$DATA"), "/c/p/.env");
+        assert_eq!(
+            opened("/c/p/.git/hooks/pre-commit:x"),
+            "/c/p/.git/hooks/pre-commit"
+        );
+        assert_eq!(opened("/c/p/.env. . "), "/c/p/.env");
+        assert_eq!(opened("/c/p/../x/./y"), "/c/p/../x/./y");
+        assert_eq!(opened("/unc/srv/share/id_rsa."), "/unc/srv/share/id_rsa");
+        assert_eq!(
+            opened("/home/dev/.env."),
+            "/home/dev/.env.",
+            "a Linux name keeps its dot"
+        );
+        assert_eq!(opened("/c/p/..."), "/c/p/...");
     }
 
     #[test]

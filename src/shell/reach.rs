@@ -608,6 +608,10 @@ fn target(s: &Sym, env: &Env, how: Use<'_>, made: &[Made]) -> Target {
         // Nothing known about where it starts.
         return Target::plain(format!("{s}"), Classes::of(&[Class::Unknown]));
     }
+    // On a Windows drive, the file Windows opens (`.env::$DATA`, `.env.`).
+    if let std::borrow::Cow::Owned(o) = place::opened(&text) {
+        text = o;
+    }
     let spelled = located(&text, unknown, unknown_at_end, env);
     if !how.resolve {
         return spelled;

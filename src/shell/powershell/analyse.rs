@@ -695,6 +695,23 @@ impl Analyser {
             },
             "fullname" | "path" | "providerpath" | "fullpath" | "content" | "tostring" | "trim"
             | "value" | "source" | "definition" => t,
+            // `$PROFILE`'s four profiles (about_Profiles) and PSReadLine's
+            // history file (`(Get-PSReadLineOption).HistorySavePath`): the
+            // names are theirs alone.
+            "currentusercurrenthost" | "currentuserallhosts" | "historysavepath" => {
+                let tail = match lname.as_str() {
+                    "currentusercurrenthost" => "/Documents/PowerShell/Microsoft.PowerShell_profile.ps1",
+                    "currentuserallhosts" => "/Documents/PowerShell/profile.ps1",
+                    _ => "/AppData/Roaming/Microsoft/Windows/PowerShell/PSReadLine/ConsoleHost_history.txt",
+                };
+                let mut s = Sym::piece(Piece::Home);
+                s.push(Piece::Text(tail.into()));
+                V::one(Value::one(s))
+            }
+            "alluserscurrenthost" => {
+                V::text("/c/Program Files/PowerShell/7/Microsoft.PowerShell_profile.ps1")
+            }
+            "allusersallhosts" => V::text("/c/Program Files/PowerShell/7/profile.ps1"),
             _ => {
                 let from = match t.from {
                     From::Download(u) => From::Download(u),

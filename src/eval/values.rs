@@ -512,7 +512,13 @@ pub fn paths_from_commands(cmds: &[SimpleCommand], ps: &PathSelector, ctx: &Ctx)
             }
             continue;
         }
+        // What the program reads on standard input, when a table says it uses
+        // it (`kubeseal < secret.yaml` seals it).
+        let stdin_used = uses_stdin(c, &ps.skip_options);
         for r in &c.redirects {
+            if stdin_used && r.op == RedirectOp::Read && r.fd.is_none_or(|fd| fd == 0) {
+                continue;
+            }
             let reads = matches!(r.op, RedirectOp::Read | RedirectOp::ReadWrite);
             let writes = r.op != RedirectOp::Read;
             let wanted = if ps.reads_only {
@@ -564,7 +570,11 @@ pub fn paths_from_commands(cmds: &[SimpleCommand], ps: &PathSelector, ctx: &Ctx)
             };
             if counts && !o.is_empty() && !is_link_text(c, i) {
                 let by_name = acts_on_name(c, i);
-                out.extend(shell_targets(v, c, ctx, ps.resolve_symlinks, by_name));
+                let targets = shell_targets(v, c, ctx, ps.resolve_symlinks, by_name);
+                if ps.reads_only && targets.iter().all(|t| names_no_local_file(o, t)) {
+                    continue;
+                }
+                out.extend(targets);
             }
         }
         if operands_count && c.operands_from_input {
@@ -582,7 +592,7 @@ pub fn paths_from_commands(cmds: &[SimpleCommand], ps: &PathSelector, ctx: &Ctx)
 fn places(c: &SimpleCommand, table: &[ProgramOptions]) -> Found {
     let slots: Vec<Slot<'_>> = table
         .iter()
-        .filter(|p| p.applies_to(&c.program))
+        .filter(|p| entry_applies(p, c))
         .flat_map(|p| p.options.iter().filter_map(|o| Slot::parse(o)))
         .collect();
     if slots.is_empty() {
@@ -592,6 +602,68 @@ fn places(c: &SimpleCommand, table: &[ProgramOptions]) -> Found {
         };
     }
     options::find(c, &slots)
+}
+
+/// Does a table entry hold for `c`: its program, its subcommand (one of the
+/// alternatives), the options it must have and must lack?
+fn entry_applies(p: &ProgramOptions, c: &SimpleCommand) -> bool {
+    p.applies_to(&c.program)
+        && (p.subcommand.is_empty()
+            || p.subcommands()
+                .iter()
+                .any(|s| crate::shell::command::subcommand_matches(c, s)))
+        && p.with.iter().all(|o| has_option(c, o))
+        && !p.without.iter().any(|o| has_option(c, o))
+}
+
+/// Is `option` among the command's arguments before `--`: as a whole word,
+/// with a glued value (`--field=x`), or, for a one-letter option, inside a
+/// cluster of flags (`-ec` has `-c`)?
+fn has_option(c: &SimpleCommand, option: &str) -> bool {
+    let short = option.len() == 2 && !option.starts_with("--");
+    c.args.iter().take_while(|a| *a != "--").any(|a| {
+        a == option
+            || a.strip_prefix(option)
+                .is_some_and(|rest| rest.starts_with('='))
+            || (short && a.len() > 2 && !a.starts_with("--") && {
+                let letters = &a[1..];
+                letters.chars().all(|ch| ch.is_ascii_alphanumeric())
+                    && option.chars().nth(1).is_some_and(|l| letters.contains(l))
+            })
+    })
+}
+
+/// Does a table give `c` standard input as a place it uses (`"kubeseal <"`)?
+fn uses_stdin(c: &SimpleCommand, table: &[ProgramOptions]) -> bool {
+    table
+        .iter()
+        .any(|p| p.options.iter().any(|o| o == "<") && entry_applies(p, c))
+}
+
+/// An operand that is a URL (`https://host/x.key`, `oci://…`), where the
+/// folder its scheme would name (`https:`) does not exist: no program can open
+/// it as a file, so it reads nothing from the disk. A `file:` URL, and a URL
+/// whose path climbs (`..`), are judged as paths.
+fn names_no_local_file(operand: &str, t: &Target) -> bool {
+    let Some((scheme, rest)) = operand.split_once("://") else {
+        return false;
+    };
+    let is_scheme = scheme.len() > 1
+        && scheme.starts_with(|ch: char| ch.is_ascii_alphabetic())
+        && scheme
+            .chars()
+            .all(|ch| ch.is_ascii_alphanumeric() || matches!(ch, '+' | '-' | '.'));
+    if !is_scheme || scheme.eq_ignore_ascii_case("file") {
+        return false;
+    }
+    if rest.is_empty() || rest.split('/').any(|part| part == ".." || part == ".") {
+        return false;
+    }
+    let folder = format!("/{scheme}:");
+    match t.path.find(&format!("{folder}/")) {
+        Some(at) => !std::path::Path::new(&t.path[..at + folder.len()]).exists(),
+        None => false,
+    }
 }
 
 /// The prefilter sees the paths a command names as the tests do: every form

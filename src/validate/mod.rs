@@ -971,7 +971,7 @@ impl Validator<'_> {
                         Code::InvalidCondition,
                         span,
                         format!(
-                            "`{entry}`: `{bad}` is not a place in a command line: write the program, then options (`-i`, `--output`), word prefixes (`of=`) or operand positions (`@2`, `@-1`)"
+                            "`{entry}`: `{bad}` is not a place in a command line: write the program (`openssl:x509` with its subcommand), then conditions (`+-pubout`, `!-text`) and options (`-i`, `--output`), word prefixes (`of=`), operand positions (`@2`, `@-1`, `@*`) or standard input (`<`)"
                         ),
                     );
                 }

@@ -358,37 +358,101 @@ pub struct PathSelector {
 /// A line of a policy's table of options: a program and places in its
 /// command line (`"scp -i -o"`, `"* --output of="`, `"ddrescue @2"`), for
 /// `skip_options` and `written_through`.
+///
+/// The program may name its subcommand (`openssl:x509`, `step:certificate:create`,
+/// `openssl:rsa|pkey|ec`: one of them) and the line may hold only when the
+/// command has (`+-pubout`) or lacks (`!-text`) an option: an operand's role
+/// often depends on what the program is asked to do (`openssl rsa -in KEY
+/// -pubout` prints the public half, `openssl rsa -in KEY` the key itself).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct ProgramOptions {
     /// The program, as `program` names it (`*`: any program; `python3.*`: a prefix).
     pub program: String,
+    /// Its subcommand, word by word, each word one of its `|`-separated
+    /// alternatives (empty: any).
+    #[serde(default)]
+    pub subcommand: Vec<Vec<String>>,
+    /// Options the command must have (each of them), as written (`-pubout`,
+    /// `--encrypt`; a one-letter option also inside a cluster, `-ec`).
+    #[serde(default)]
+    pub with: Vec<String>,
+    /// Options the command must not have.
+    #[serde(default)]
+    pub without: Vec<String>,
     /// Its places, each a [`Slot`](crate::shell::command::options::Slot): an
     /// option as written (`-i`, `--key`, `-key`, a keyword), a word prefix
-    /// (`of=`), an operand by position (`@2`, `@-1`).
+    /// (`of=`), an operand by position (`@2`, `@-1`), every operand (`@*`),
+    /// standard input (`<`).
     pub options: Vec<String>,
 }
 
 impl ProgramOptions {
-    /// Read an entry: a program, then one or more places, separated by spaces.
-    /// `Err`: the token that is not a place (or the entry, when it names none).
+    /// Read an entry: a program (with its subcommand after `:`), then
+    /// conditions (`+OPTION`, `!OPTION`) and one or more places, separated by
+    /// spaces. `Err`: the token that is not a place (or the entry, when it
+    /// names none).
     pub fn parse(entry: &str) -> Result<ProgramOptions, String> {
         use crate::shell::command::options::Slot;
         let mut words = entry.split_whitespace();
-        let program = words.next().ok_or_else(|| entry.to_string())?.to_string();
-        let options: Vec<String> = words.map(str::to_string).collect();
+        let head = words.next().ok_or_else(|| entry.to_string())?;
+        let mut parts = head.split(':');
+        let program = parts.next().unwrap_or_default().to_string();
+        let subcommand: Vec<Vec<String>> = parts
+            .map(|w| w.split('|').map(str::to_string).collect())
+            .collect();
+        if program.is_empty() || subcommand.iter().flatten().any(String::is_empty) {
+            return Err(head.to_string());
+        }
+        let (mut with, mut without, mut options) = (vec![], vec![], vec![]);
+        for w in words {
+            if let Some(o) = w.strip_prefix('+').filter(|o| o.starts_with('-')) {
+                with.push(o.to_string());
+            } else if let Some(o) = w.strip_prefix('!').filter(|o| o.starts_with('-')) {
+                without.push(o.to_string());
+            } else {
+                options.push(w.to_string());
+            }
+        }
         if options.is_empty() {
             return Err(entry.to_string());
         }
         if let Some(bad) = options.iter().find(|o| Slot::parse(o).is_none()) {
             return Err(bad.clone());
         }
-        Ok(ProgramOptions { program, options })
+        Ok(ProgramOptions {
+            program,
+            subcommand,
+            with,
+            without,
+            options,
+        })
     }
 
-    /// Does this entry apply to `program`?
+    /// Does this entry apply to `program`, whatever its arguments?
     #[must_use]
     pub fn applies_to(&self, program: &str) -> bool {
         self.program == "*" || crate::shell::command::program_is(program, &self.program)
+    }
+
+    /// The subcommands this entry names, each spelled out word by word
+    /// (`openssl:rsa|pkey` gives `[rsa]` and `[pkey]`); one empty one when it
+    /// names none.
+    #[must_use]
+    pub fn subcommands(&self) -> Vec<Vec<String>> {
+        let mut all: Vec<Vec<String>> = vec![vec![]];
+        for level in &self.subcommand {
+            all = all
+                .iter()
+                .flat_map(|pre| {
+                    level.iter().map(move |w| {
+                        let mut p = pre.clone();
+                        p.push(w.clone());
+                        p
+                    })
+                })
+                .collect();
+        }
+        all
     }
 }
 
@@ -624,5 +688,38 @@ mod regex_text {
         Option::<String>::deserialize(d)?
             .map(|s| Regex::new(&s).map_err(serde::de::Error::custom))
             .transpose()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ProgramOptions;
+
+    #[test]
+    fn table_lines_name_subcommands_conditions_and_places() {
+        let p = ProgramOptions::parse("openssl:rsa|pkey +-pubout !-text -in").unwrap();
+        assert_eq!(p.program, "openssl");
+        assert_eq!(p.subcommands(), [vec!["rsa"], vec!["pkey"]]);
+        assert_eq!(
+            (p.with.as_slice(), p.without.as_slice()),
+            (&["-pubout".to_string()][..], &["-text".to_string()][..])
+        );
+        assert_eq!(p.options, ["-in"]);
+        let p = ProgramOptions::parse("step:certificate:create @*").unwrap();
+        assert_eq!(p.subcommands(), [vec!["certificate", "create"]]);
+        assert_eq!(
+            ProgramOptions::parse("scp -i").unwrap().subcommands(),
+            [Vec::<String>::new()]
+        );
+        // A line must name a place; an empty subcommand word is an error.
+        assert_eq!(
+            ProgramOptions::parse("gpg +--import").unwrap_err(),
+            "gpg +--import"
+        );
+        assert_eq!(
+            ProgramOptions::parse("openssl:|x509 -in").unwrap_err(),
+            "openssl:|x509"
+        );
+        assert_eq!(ProgramOptions::parse("ddrescue @0").unwrap_err(), "@0");
     }
 }

@@ -22,13 +22,22 @@ pub enum Slot<'a> {
     /// An operand by position: 1 is the first, -1 the last. Operands that
     /// are numbers or sizes (`512`, `4M`: an option's value) are not counted.
     Operand(i64),
+    /// Every operand (`@*`).
+    Operands,
+    /// What the program reads on standard input (`<`).
+    Stdin,
 }
 
 impl<'a> Slot<'a> {
-    /// Read one token (`-i`, `of=`, `@2`, `@-1`); `None` for `@` without a
-    /// non-zero number.
+    /// Read one token (`-i`, `of=`, `@2`, `@-1`, `@*`, `<`); `None` for `@`
+    /// without a non-zero number.
     #[must_use]
     pub fn parse(token: &'a str) -> Option<Slot<'a>> {
+        match token {
+            "@*" => return Some(Slot::Operands),
+            "<" => return Some(Slot::Stdin),
+            _ => {}
+        }
         if let Some(n) = token.strip_prefix('@') {
             return n.parse::<i64>().ok().filter(|n| *n != 0).map(Slot::Operand);
         }
@@ -106,6 +115,9 @@ pub fn find(c: &SimpleCommand, slots: &[Slot<'_>]) -> Found {
         .filter(|(_, o)| !is_number_or_size(o))
         .map(|(i, _)| i)
         .collect();
+    if slots.contains(&Slot::Operands) {
+        found.operand.iter_mut().for_each(|o| *o = true);
+    }
     for s in slots {
         if let Slot::Operand(n) = *s {
             let at = if n > 0 {
@@ -261,5 +273,17 @@ mod tests {
         assert!(places("cp", "@-1").is_empty());
         assert!(Slot::parse("@0").is_none());
         assert_eq!(Slot::parse("@-2"), Some(Slot::Operand(-2)));
+    }
+
+    #[test]
+    fn every_operand_and_standard_input() {
+        assert_eq!(
+            places("step certificate create CA ca.crt ca.key", "@*"),
+            ["certificate", "create", "CA", "ca.crt", "ca.key"]
+        );
+        assert_eq!(Slot::parse("@*"), Some(Slot::Operands));
+        assert_eq!(Slot::parse("<"), Some(Slot::Stdin));
+        // Standard input is not an argument: the caller looks at redirections.
+        assert!(places("kubeseal --format yaml", "<").is_empty());
     }
 }

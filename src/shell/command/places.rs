@@ -275,6 +275,24 @@ fn operands_from(syntax: &Syntax, args: &[String], from: usize) -> Option<usize>
     None
 }
 
+/// Where the `n`th operand (1: the first) from argument `from` on is: the
+/// options between operands and a `--` are not operands (`aws-vault exec prod
+/// -- rm -rf /` runs `rm`, its second operand). After `--` every word is one.
+fn nth_operand(syntax: &Syntax, args: &[String], from: usize, n: usize) -> Option<usize> {
+    let mut at = operands_from(syntax, args, from)?;
+    let mut after_dashdash = at > 0 && args.get(at - 1).is_some_and(|a| a == "--");
+    for _ in 1..n {
+        at = if after_dashdash {
+            at + 1
+        } else {
+            let next = operands_from(syntax, args, at + 1)?;
+            after_dashdash = args.get(next - 1).is_some_and(|a| a == "--");
+            next
+        };
+    }
+    (at < args.len()).then_some(at)
+}
+
 /// The value of option spelling `name` in argument `i`: the argument holding
 /// it and the byte where it starts.
 fn option_value(syntax: &Syntax, args: &[String], i: usize, name: &str) -> Option<(usize, usize)> {
@@ -425,13 +443,9 @@ pub(crate) fn find(prog: &str, args: &[String]) -> Vec<Found> {
                 if screen_x {
                     continue;
                 }
-                let Some(first) = operands_from(syntax, args, scope.start) else {
+                let Some(at) = nth_operand(syntax, args, scope.start, *n) else {
                     continue;
                 };
-                let at = first + n - 1;
-                if at >= args.len() {
-                    continue;
-                }
                 let source = match (p.lang, rest) {
                     (Lang::Argv | Lang::ShEach, _) | (_, true) => Source::Args(at..args.len()),
                     _ => Source::Arg { arg: at, skip: 0 },

@@ -41,7 +41,10 @@ fn every_deny_and_ask_reason_names_the_rule_the_target_and_a_way_forward() {
                 ));
             }
             let tool = rule.get("matcher").and_then(|m| m.as_str()).unwrap_or("");
+            // The command or path as written, or the path where the write
+            // lands (`captures.target`, from a location-class test).
             let points = reason.contains("{{ event.tool_input.")
+                || reason.contains("{{ captures.target")
                 // The fork bomb is its own target: saying what it is, is where it points;
                 // self-protection names the files it protects.
                 || ["fork-bomb", "self-config-shell"].contains(&id);

@@ -157,12 +157,19 @@ pub fn codex_config(env: &Env) -> Option<PathBuf> {
     codex_home(env).map(|c| c.join("config.toml"))
 }
 
-/// Where the hookrules binary is: the one running (`exe`), and where
-/// `install.sh` (`~/.local/bin`) and `cargo install` (`~/.cargo/bin`) put it,
-/// which the plugin launcher also looks in.
+/// Where the hookrules binary is: the one running (`exe`), when it is the
+/// hookrules binary (named `hookrules`, as every installer names it; a test
+/// harness or another program linking the library is not the guard, and its
+/// folder, say `/tmp/…/target`, is nothing to protect), and where `install.sh`
+/// (`~/.local/bin`) and `cargo install` (`~/.cargo/bin`) put it, which the
+/// plugin launcher also looks in.
 #[must_use]
 pub fn binaries(env: &Env, exe: Option<&Path>) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = exe.map(Path::to_path_buf).into_iter().collect();
+    let mut out: Vec<PathBuf> = exe
+        .filter(|p| p.file_stem().is_some_and(|n| n == "hookrules"))
+        .map(Path::to_path_buf)
+        .into_iter()
+        .collect();
     if let Some(h) = home(env) {
         out.push(h.join(".local/bin/hookrules"));
         out.push(h.join(".cargo/bin/hookrules"));

@@ -320,7 +320,13 @@ fn builtin_false_turns_the_pack_off_visibly() {
 fn parts_of_the_pack_are_turned_off_by_id_or_tag_and_check_warns() {
     let tag_off = "[[override]]\ntag = \"destructive\"\nenabled = false\n";
     let p = project(&[("user:off.toml", tag_off)]);
-    assert_eq!(bash(&p, "rm -rf /").0, "none");
+    // The destructive rules are off; what is left is self-protection, since
+    // `rm -rf /` also removes hookrules' own policies (the user folder here).
+    let (decision, rules, _) = bash(&p, "rm -rf /");
+    assert_eq!(
+        (decision.as_str(), rules),
+        ("ask", vec!["self-config-shell".to_string()])
+    );
     assert_eq!(bash(&p, "cat .env").0, "deny", "other parts stay on");
     let report = check::collect(&discovery(&p));
     assert!(

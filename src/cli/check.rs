@@ -862,10 +862,21 @@ fn destructive_probe(found: &crate::policy::discover::Found) -> Vec<Diagnostic> 
             .iter()
             .filter_map(|f| f.eval_error())
             .any(crate::eval::EvalError::is_not_run);
-        let stopped = matches!(
-            decision.kind,
-            Some(DecisionKind::Deny | DecisionKind::Block | DecisionKind::Ask | DecisionKind::Stop)
-        );
+        // Self-protection stops the probes too (`rm -rf /` and `rm -rf ~`
+        // remove hookrules' own policies), but it is not protection against
+        // destructive commands: a decision only it made does not count.
+        let only_self_protection = !decision.policies.is_empty()
+            && decision.policies.iter().all(|p| p == "self-protection");
+        let stopped = !only_self_protection
+            && matches!(
+                decision.kind,
+                Some(
+                    DecisionKind::Deny
+                        | DecisionKind::Block
+                        | DecisionKind::Ask
+                        | DecisionKind::Stop
+                )
+            );
         if !stopped && !inconclusive {
             let_through.push(format!("`{command}`"));
         }

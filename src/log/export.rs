@@ -130,6 +130,9 @@ pub struct Delivered {
     pub more: bool,
     /// Why it stopped early, if it did (skipped, failed).
     pub note: Option<String>,
+    /// This attempt failed and the one before it did not: the start of an
+    /// outage (said once on stderr; the rest show in `doctor`).
+    pub first_failure: bool,
 }
 
 /// After the answer: spool the record, then deliver within `deadline`.
@@ -155,15 +158,13 @@ pub fn after_answer(
     }
     let until = (Instant::now() + BUDGET.min(target.timeout)).min(deadline);
     let d = deliver(&dir, &target, now_ms, until);
-    if let Some(n) = d.note.filter(|_| d.sent == 0 && d.more) {
-        // Only the first failure of a streak is worth a line on stderr; the
-        // rest show in doctor.
-        if read_state(&dir).failures <= 1 && !n.starts_with("skipped") {
-            warnings.push(format!(
-                "export: {n}; {} record(s) kept in the spool",
-                status(&dir).waiting
-            ));
-        }
+    if let Some(n) = d.note.filter(|_| d.first_failure && d.more) {
+        // Only the first failure of a streak is worth a line on stderr (and
+        // the count, which reads the spool); the rest show in doctor.
+        warnings.push(format!(
+            "export: {n}; {} record(s) kept in the spool",
+            status(&dir).waiting
+        ));
     }
     warnings
 }
@@ -275,6 +276,7 @@ pub fn deliver(dir: &Path, target: &Target, now_ms: i64, until: Instant) -> Deli
                         .min(PAUSE_MAX);
                     state.pause_until_ms = now_ms + pause.as_millis() as i64;
                 }
+                out.first_failure = !state.failing;
                 state.failing = true;
                 state.last_error = Some(why.clone());
                 state.last_error_ms = now_ms;
@@ -477,6 +479,31 @@ mod tests {
         assert_eq!(st.waiting, kept);
         assert_eq!(st.dropped as usize, 10_000 - kept);
         assert_eq!(kept, 10_000, "none dropped");
+    }
+
+    #[test]
+    fn only_the_first_failure_of_an_outage_is_said() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        let by = Instant::now() + Duration::from_secs(5);
+        // A port nothing listens on: refused at once.
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let env: BTreeMap<String, String> = [(
+            "OTEL_EXPORTER_OTLP_ENDPOINT".to_string(),
+            format!("http://127.0.0.1:{port}"),
+        )]
+        .into();
+        let target = Target::from_env(&env);
+        spool(dir, &record(0), by).unwrap();
+        let first = deliver(dir, &target, 1_000, by);
+        let second = deliver(dir, &target, 2_000, by);
+        assert!(first.first_failure && first.more, "{first:?}");
+        assert!(!second.first_failure && second.more, "{second:?}");
+        assert_eq!(status(dir).waiting, 1);
     }
 
     #[test]

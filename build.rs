@@ -21,7 +21,6 @@ fn git(args: &[&str]) -> Option<String> {
 
 fn main() {
     link_mode();
-    embedded_inputs();
     code_places::generate();
     println!("cargo:rerun-if-env-changed=HOOKRULES_GIT_COMMIT");
     println!("cargo:rerun-if-env-changed=HOOKRULES_BUILD_SOURCE");
@@ -69,72 +68,4 @@ fn link_mode() {
         println!("cargo:rustc-link-arg-bins=-no-pie");
     }
     println!("cargo:rerun-if-env-changed=HOOKRULES_PIE");
-}
-
-/// The files the pre-compiled built-in pack (`policies/builtin.hrset`, embedded
-/// in the binary by `compile::artifact`) is generated from: the built-in
-/// policies, the stages that parse, validate and compile them and define the
-/// artifact's format, the shared types they store, and the dependencies' lock.
-/// A new file in one of these folders counts by itself.
-const EMBED_INPUTS: &[&str] = &[
-    "policies",
-    "src/policy",
-    "src/validate",
-    "src/compile",
-    "src/source.rs",
-    "src/diagnostics.rs",
-    "src/contract/events.rs",
-    "src/contract/fields.rs",
-    "src/shell/command.rs",
-    "src/shell/glob.rs",
-    "src/shell/reach.rs",
-    "src/os/clock.rs",
-    "Cargo.lock",
-];
-
-/// `HOOKRULES_EMBED_INPUTS`: a hash of the names and contents of
-/// [`EMBED_INPUTS`] (`.toml` and `.rs` files in its folders). The embedded pack
-/// records the hash of the build that generated it; a binary whose hash differs
-/// (a policy or the format changed, and nobody ran `HOOKRULES_BLESS=1 cargo test
-/// --test embedded`) never uses it and compiles the pack from the policies.
-fn embedded_inputs() {
-    let root = std::path::PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default());
-    let mut files = vec![];
-    for input in EMBED_INPUTS {
-        println!("cargo:rerun-if-changed={input}");
-        collect(&root.join(input), &mut files);
-    }
-    files.sort();
-    // FNV-1a, 128 bits: names and contents, each preceded by its length.
-    let mut h: u128 = 0x6c62272e07bb014262b821756295c58d;
-    let mut eat = |bytes: &[u8]| {
-        for &b in (bytes.len() as u64).to_le_bytes().iter().chain(bytes) {
-            h ^= u128::from(b);
-            h = h.wrapping_mul(0x0000000001000000000000000000013B);
-        }
-    };
-    for f in &files {
-        let name = f.strip_prefix(&root).unwrap_or(f);
-        eat(name.to_string_lossy().as_bytes());
-        eat(&std::fs::read(f).unwrap_or_default());
-    }
-    println!("cargo:rustc-env=HOOKRULES_EMBED_INPUTS={h:032x}");
-}
-
-fn collect(path: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
-    if path.is_dir() {
-        for e in std::fs::read_dir(path).into_iter().flatten().flatten() {
-            let p = e.path();
-            // The table of places that take code is read by the shell analysis,
-            // not compiled into the set.
-            if p.ends_with(code_places::TABLE) {
-                continue;
-            }
-            if p.is_dir() || p.extension().is_some_and(|x| x == "rs" || x == "toml") {
-                collect(&p, out);
-            }
-        }
-    } else if path.is_file() {
-        out.push(path.to_path_buf());
-    }
 }

@@ -293,18 +293,133 @@ fn a_committed_policy_that_disables_git_waits_for_the_users_trust_of_that_exact_
     );
 }
 
+/// Run git in the sandbox's project, as the user would (no global config).
+fn git_in(dir: &Path, args: &[&str]) {
+    let st = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@t")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@t")
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(st.success(), "git {args:?}");
+}
+
+const ASK_GIT: &str = "[[override]]\nrule = \"git-discard-work\"\ndecision = \"ask\"\n";
+
+fn asks(answer: &str) -> bool {
+    answer.contains(r#""permissionDecision":"ask""#)
+}
+
+/// A `*.local.toml` that git neither tracks nor would add (the `.gitignore`
+/// `init` writes) is the user's own: it loosens without `hookrules trust`.
+/// The same file committed (or tracked despite the ignore rule, or not
+/// ignored, or without git at all) is the repository's and needs trust.
 #[test]
-fn a_local_file_is_repository_content_and_needs_trust_too() {
-    let s = Sandbox::new(&[(
-        ".claude/hookrules/me.local.toml",
-        "[[override]]\nrule = \"git-discard-work\"\ndecision = \"allow\"\n",
-    )]);
-    assert!(denied(&s.bash("git reset --hard", true)));
+fn a_local_file_git_ignores_and_does_not_track_is_the_users_own() {
+    // No git work tree (the sandbox's `.git` is an empty folder): git cannot
+    // say whose it is, so it needs trust.
+    let s = Sandbox::new(&[(".claude/hookrules/me.local.toml", ASK_GIT)]);
+    assert!(denied(&s.bash("git reset --hard", true)), "no git");
     let (code, out) = s.in_terminal("trust", &s.proj);
     assert_eq!(code, 0, "{out}");
-    assert!(s
-        .bash("git reset --hard", true)
-        .contains(r#""permissionDecision":"allow""#));
+    assert!(asks(&s.bash("git reset --hard", true)), "trusted");
+
+    // A real work tree that ignores *.local.toml.
+    let s = Sandbox::new(&[]);
+    std::fs::remove_dir_all(s.proj.join(".git")).unwrap();
+    git_in(&s.proj, &["init", "-q"]);
+    s.write(".gitignore", "*.local.toml\n");
+    s.write(".claude/hookrules/team.toml", "# the team's\n");
+    git_in(&s.proj, &["add", "."]);
+    git_in(&s.proj, &["commit", "-qm", "start"]);
+    s.write(".claude/hookrules/me.local.toml", ASK_GIT);
+    for round in ["cold", "warm"] {
+        for claude in [true, false] {
+            let a = s.bash("git reset --hard", claude);
+            // Codex cannot ask: it denies, saying hookrules would ask.
+            let own = if claude {
+                asks(&a)
+            } else {
+                a.contains("hookrules would ask")
+            };
+            assert!(own, "own, {round}, claude={claude}: {a}");
+        }
+        age();
+    }
+    let (_, out, _) = s.cli(&["check"], &s.proj);
+    assert!(
+        out.contains("me.local.toml") && out.contains("in force: your own"),
+        "{out}"
+    );
+    assert!(!s.session_start().contains("not trusted"));
+
+    // Tracked despite the ignore rule: the repository's, through the warm cache too.
+    git_in(&s.proj, &["add", "-f", ".claude/hookrules/me.local.toml"]);
+    for round in ["cold", "warm"] {
+        let a = s.bash("git reset --hard", true);
+        assert!(denied(&a), "tracked, {round}: {a}");
+        age();
+    }
+    git_in(&s.proj, &["commit", "-qm", "oops"]);
+    let a = s.bash("git reset --hard", false);
+    assert!(denied(&a) && !a.contains("would ask"), "committed: {a}");
+    // Taken out of the index again: the user's own again.
+    git_in(
+        &s.proj,
+        &["rm", "-q", "--cached", ".claude/hookrules/me.local.toml"],
+    );
+    assert!(asks(&s.bash("git reset --hard", true)), "untracked again");
+    age();
+
+    // Untracked but not ignored (the ignore rule removed): not the user's act.
+    s.write(".gitignore", "target/\n");
+    let a = s.bash("git reset --hard", true);
+    assert!(denied(&a), "not ignored: {a}");
+
+    // A clone of a repository that committed one: the repository's.
+    s.write(".gitignore", "*.local.toml\n");
+    git_in(
+        &s.proj,
+        &["add", "-f", ".gitignore", ".claude/hookrules/me.local.toml"],
+    );
+    git_in(&s.proj, &["commit", "-qm", "ship it", "--allow-empty"]);
+    let clone = s.root.join("clone");
+    git_in(
+        &s.root,
+        &[
+            "clone",
+            "-q",
+            s.proj.to_str().unwrap(),
+            clone.to_str().unwrap(),
+        ],
+    );
+    let mut ev = s.bash_event("git reset --hard", true);
+    ev["cwd"] = clone.to_str().unwrap().into();
+    let a = s.run_with(
+        ev,
+        true,
+        &[("CLAUDE_PROJECT_DIR", clone.display().to_string())],
+    );
+    assert!(denied(&a), "a committed local file in a clone: {a}");
+
+    // A repository's settings cannot make its committed file look untracked.
+    let mut ev = s.bash_event("git reset --hard", true);
+    ev["cwd"] = clone.to_str().unwrap().into();
+    let a = s.run_with(
+        ev,
+        true,
+        &[
+            ("CLAUDE_PROJECT_DIR", clone.display().to_string()),
+            ("GIT_INDEX_FILE", "/dev/null".to_string()),
+            ("GIT_DIR", s.root.join("elsewhere").display().to_string()),
+        ],
+    );
+    assert!(denied(&a), "GIT_* from the session: {a}");
 }
 
 #[test]

@@ -590,6 +590,8 @@ fn build_stamped(discovery: &Discovery) -> (CompiledSet, Option<Vec<Stamp>>) {
     let found = discovery.find();
     let set = CompiledSet::build(&found);
     let mut paths: Vec<PathBuf> = searched(discovery);
+    // What made a local file the user's own (git's index, the .gitignores).
+    paths.extend(found.trusted.witnesses().iter().cloned());
     for s in &found.sources {
         if let Origin::File(p) = &s.origin {
             paths.push(p.clone());

@@ -5,6 +5,7 @@ pub mod arena;
 pub mod clock;
 pub mod deadline;
 pub mod files;
+pub mod git;
 pub mod owner;
 pub mod process;
 pub mod repo_env;

@@ -101,10 +101,22 @@ pub struct Discovery {
 }
 
 /// Which project-layer files the user has trusted, exactly as they are now
-/// (see [`super::trust`]). Files of other layers need no trust.
+/// (see [`super::trust`]), and which are the user's own. Files of other layers
+/// need no trust.
+///
+/// The user's own: a `*.local.toml` that git neither tracks nor would add
+/// (ignored, as by the `*.local.toml` line `init` writes into `.gitignore`).
+/// What git tracks came with the repository; an ignored, untracked file was
+/// made on this machine (the agent writing one is an ask of self-protection).
+/// A local file git tracks despite the ignore rule, one git does not ignore,
+/// or any file where git cannot answer (no git, no work tree) needs trust.
 #[derive(Debug, Clone, Default)]
 pub struct Trusted {
     files: std::collections::HashSet<PathBuf>,
+    own: std::collections::HashSet<PathBuf>,
+    /// The files whose change can change which files are own (git's index,
+    /// the `.gitignore`s): the cached set is stamped with them.
+    witnesses: Vec<PathBuf>,
     all: bool,
 }
 
@@ -127,27 +139,55 @@ impl Trusted {
     pub fn covers(&self, source: &PolicySource) -> bool {
         self.all
             || !Trusted::needs_trust(source.layer)
-            || matches!(&source.origin, Origin::File(p) if self.files.contains(p))
+            || matches!(&source.origin, Origin::File(p) if self.files.contains(p) || self.own.contains(p))
+    }
+
+    /// Is this source the user's own local file (untracked, ignored by git)?
+    pub fn is_own(&self, source: &PolicySource) -> bool {
+        matches!(&source.origin, Origin::File(p) if self.own.contains(p))
+    }
+
+    /// The files whose change can change [`Self::is_own`].
+    pub fn witnesses(&self) -> &[PathBuf] {
+        &self.witnesses
     }
 
     /// Ask the trust store of `state_home` about every project-layer source.
     pub fn check(sources: &[Arc<PolicySource>], state_home: Option<&Path>) -> Trusted {
         let mut t = Trusted::default();
-        let Some(state_home) = state_home else {
-            return t;
-        };
         let mut store = None;
         for s in sources {
             let Origin::File(p) = &s.origin else { continue };
-            if !Trusted::needs_trust(s.layer) {
+            let Some(state_home) = state_home.filter(|_| Trusted::needs_trust(s.layer)) else {
                 continue;
-            }
+            };
             let store = store.get_or_insert_with(|| super::trust::Store::open(state_home));
             if store.is_trusted(p, s.full_text()) {
                 t.files.insert(p.clone());
             }
         }
+        t.ask_git(sources);
         t
+    }
+
+    /// Ask git which untrusted local-layer files are the user's own (git is
+    /// run only when there is one).
+    fn ask_git(&mut self, sources: &[Arc<PolicySource>]) {
+        let local: Vec<PathBuf> = sources
+            .iter()
+            .filter(|s| s.layer == Layer::Local)
+            .filter_map(|s| match &s.origin {
+                Origin::File(p) if is_local(p) && !self.files.contains(p) => Some(p.clone()),
+                _ => None,
+            })
+            .collect();
+        let Some(dir) = local.first().and_then(|p| p.parent()) else {
+            return;
+        };
+        if let Some(answer) = crate::os::git::untracked_ignored(dir, &local) {
+            self.own.extend(answer.untracked_ignored);
+            self.witnesses = answer.witnesses;
+        }
     }
 }
 

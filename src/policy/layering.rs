@@ -77,8 +77,10 @@ pub fn apply(
             let (src, raw) = &mut tail[0];
             let mut found = loosening::classify(src, raw, head);
             let covered = trusted.covers(src);
+            let own = trusted.is_own(src);
             for l in &mut found {
                 l.trusted = covered;
+                l.own = own;
             }
             for l in &found {
                 let kept: Vec<&str> = l
@@ -292,7 +294,9 @@ pub fn describe_except(e: &RawExcept) -> String {
 /// `pinned`: the rules among them the managed layer keeps as they are,
 /// trusted or not.
 fn loosening_diagnostic(src: &Arc<PolicySource>, l: &Loosening, pinned: &[&str]) -> Diagnostic {
-    let standing = if l.trusted {
+    let standing = if l.own {
+        "in force: your own local file (git neither tracks it nor would add it)"
+    } else if l.trusted {
         "trusted (you ran `hookrules trust` on this exact content)"
     } else {
         "not trusted, so ignored until you review the file and run `hookrules trust`"
@@ -310,7 +314,9 @@ fn loosening_diagnostic(src: &Arc<PolicySource>, l: &Loosening, pinned: &[&str])
         format!("{} — {standing}{kept}", l.what.sentence(&l.rules)),
     )
     .at(src, l.span.clone())
-    .help(if l.trusted {
+    .help(if l.own {
+        "were it committed (or no longer ignored by git), it would need `hookrules trust` like any file from the repository"
+    } else if l.trusted {
         "a change to the file needs trust again; `hookrules trust --list` shows what you trusted"
     } else {
         "a policy from the repository may only add stricter rules until you trust it"

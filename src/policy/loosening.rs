@@ -47,8 +47,11 @@ pub struct Loosening {
     pub rules: Vec<String>,
     /// The item of the file it is.
     pub item: Item,
-    /// The user has trusted this exact file content.
+    /// The user has trusted this exact file content, or it is their own.
     pub trusted: bool,
+    /// It is in force because the file is the user's own local file (see
+    /// `discover::Trusted`), not by a trust record.
+    pub own: bool,
 }
 
 /// Which item of a file a loosening is (what is left out when untrusted).
@@ -334,6 +337,7 @@ pub fn classify(
         rules,
         item,
         trusted: false,
+        own: false,
     };
     let mut out = vec![];
     if let Some(b) = &raw.policy.builtin {

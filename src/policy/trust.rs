@@ -7,12 +7,12 @@
 //! trusted that exact content with `hookrules trust`. Stricter rules need no
 //! trust.
 //!
-//! `*.local.toml` is treated like the committed files: it lives inside the
-//! repository folder, so a clone can carry one (committed despite the
-//! `.gitignore` that `init` writes, or in an archive), and the agent can write
-//! one; hookrules cannot tell a file the user wrote from one that arrived. The
-//! user trusts their own local file once after each edit (`hookrules trust`),
-//! as with `direnv allow`.
+//! A `*.local.toml` that git neither tracks nor would add (ignored) is the
+//! user's own and needs no trust (`discover::Trusted`, asked of `os::git`);
+//! one git tracks, does not ignore, or cannot answer for is treated like the
+//! committed files: a clone can carry one (committed despite the `.gitignore`
+//! that `init` writes, or in an archive), and hookrules cannot tell it from
+//! one the user wrote.
 //!
 //! A trust is recorded in the user's state folder (`<state>/trust/`), never in
 //! the project, as a file named by a MAC (HMAC-SHA256 under the user's key,

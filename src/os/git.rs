@@ -1,0 +1,207 @@
+//! What git says about a file in a work tree: whether it came with the
+//! repository (tracked) or is the user's own (untracked, and ignored by a
+//! rule such as the `*.local.toml` that `init` writes into `.gitignore`).
+//!
+//! The answer decides whether a personal policy may loosen without
+//! `hookrules trust` (`policy::discover::Trusted`), so the repository must not
+//! be able to steer it:
+//!
+//! - the `git` that answers is the system's (`/usr/bin/git`, …), then an
+//!   absolute `PATH` folder outside the work tree; never a relative `PATH`
+//!   entry or one inside the project, which a repository could fill;
+//! - every `GIT_*` variable is removed (a repository's settings `env` could
+//!   set `GIT_INDEX_FILE=/dev/null` and make its committed file look
+//!   untracked), and `core.fsmonitor` is off (a `.git/config` that came in an
+//!   archive must not run a program);
+//! - any failure (no git, not a work tree, a folder owned by someone else,
+//!   a non-zero exit) is "not the user's own": the file then needs trust, as
+//!   before.
+//!
+//! Cost: two `git` processes, only when a set is built (cache miss) and only
+//! for `*.local.toml` files the trust store does not already cover. The files
+//! whose change can change the answer ([`Answer::witnesses`]: the index, the
+//! repository's exclude file, every `.gitignore` from the top of the work tree
+//! down to the file) are stamped into the cached set, so `git add`, a commit
+//! or an edited `.gitignore` builds it again.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// Where a system's own git lives, tried first.
+const SYSTEM_GIT: &[&str] = &[
+    "/usr/bin/git",
+    "/bin/git",
+    "/usr/local/bin/git",
+    "/opt/homebrew/bin/git",
+];
+
+/// What git said about some files of one work tree.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Answer {
+    /// The files asked about that git neither tracks nor would add (ignored).
+    pub untracked_ignored: Vec<PathBuf>,
+    /// The files whose change can change the answer.
+    pub witnesses: Vec<PathBuf>,
+}
+
+/// Ask git, from `dir`, which of `files` (absolute, inside `dir`'s work tree)
+/// are untracked and ignored. `None` when git cannot answer.
+pub fn untracked_ignored(dir: &Path, files: &[PathBuf]) -> Option<Answer> {
+    if files.is_empty() {
+        return Some(Answer::default());
+    }
+    let git = find_git(dir)?;
+    let paths = git_output(
+        &git,
+        dir,
+        &[
+            "rev-parse",
+            "--path-format=absolute",
+            "--show-toplevel",
+            "--git-path",
+            "index",
+            "--git-path",
+            "info/exclude",
+        ],
+    )?;
+    let mut lines = paths.lines().map(PathBuf::from);
+    let (top, index, exclude) = (lines.next()?, lines.next()?, lines.next()?);
+    // Asked and compared as the kernel names them (the work tree's top is).
+    let canon: Vec<PathBuf> = files
+        .iter()
+        .map(|f| std::fs::canonicalize(f).unwrap_or_else(|_| f.clone()))
+        .collect();
+    let mut args: Vec<String> = [
+        "ls-files",
+        "-z",
+        "--full-name",
+        "--others",
+        "--ignored",
+        "--exclude-standard",
+        "--",
+    ]
+    .map(String::from)
+    .to_vec();
+    for f in &canon {
+        args.push(f.strip_prefix(&top).ok()?.to_str()?.to_string());
+    }
+    let listed = git_output(
+        &git,
+        &top,
+        &args.iter().map(String::as_str).collect::<Vec<_>>(),
+    )?;
+    let listed: Vec<PathBuf> = listed
+        .split('\0')
+        .filter(|s| !s.is_empty())
+        .map(|s| top.join(s))
+        .collect();
+    let mut witnesses = vec![index, exclude];
+    for f in &canon {
+        // Every .gitignore from the top of the work tree down to the file's folder.
+        let mut dir = f.parent();
+        while let Some(d) = dir.filter(|d| d.starts_with(&top)) {
+            witnesses.push(d.join(".gitignore"));
+            dir = d.parent();
+        }
+    }
+    witnesses.sort();
+    witnesses.dedup();
+    Some(Answer {
+        untracked_ignored: files
+            .iter()
+            .zip(&canon)
+            .filter(|(_, c)| listed.contains(c))
+            .map(|(f, _)| f.clone())
+            .collect(),
+        witnesses,
+    })
+}
+
+/// The system's git, else one in an absolute `PATH` folder outside the work
+/// tree around `dir`.
+fn find_git(dir: &Path) -> Option<PathBuf> {
+    let system = SYSTEM_GIT.iter().map(PathBuf::from);
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let on_path = std::env::split_paths(&path)
+        .filter(|p| p.is_absolute() && !dir.starts_with(p) && !p.starts_with(dir))
+        .map(|p| p.join("git"));
+    system.chain(on_path).find(|p| is_executable(p))
+}
+
+fn is_executable(p: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// Run `git -C dir ARGS` with no `GIT_*` variable and no fsmonitor; its
+/// stdout when it succeeds.
+fn git_output(git: &Path, dir: &Path, args: &[&str]) -> Option<String> {
+    let mut c = Command::new(git);
+    for (k, _) in std::env::vars_os() {
+        if k.to_str().is_none_or(|k| k.starts_with("GIT_")) {
+            c.env_remove(k);
+        }
+    }
+    let out = c
+        .args(["--no-optional-locks", "-c", "core.fsmonitor=false", "-C"])
+        .arg(dir)
+        .args(args)
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    String::from_utf8(out.stdout).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn git(dir: &Path, args: &[&str]) {
+        let st = Command::new("git")
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@t")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@t")
+            .stdout(Stdio::null())
+            .status()
+            .unwrap();
+        assert!(st.success(), "git {args:?}");
+    }
+
+    #[test]
+    fn only_an_untracked_ignored_file_is_the_users_own() {
+        let tmp = tempfile::tempdir().unwrap();
+        let top = tmp.path().canonicalize().unwrap();
+        let pol = top.join(".claude/hookrules");
+        std::fs::create_dir_all(&pol).unwrap();
+        git(&top, &["init", "-q"]);
+        std::fs::write(top.join(".gitignore"), "*.local.toml\n").unwrap();
+        let [mine, committed, loose] =
+            ["mine.local.toml", "team.local.toml", "x.toml"].map(|n| pol.join(n));
+        for f in [&mine, &committed, &loose] {
+            std::fs::write(f, "").unwrap();
+        }
+        git(&top, &["add", "-f", ".claude/hookrules/team.local.toml"]);
+        git(&top, &["commit", "-qm", "x"]);
+        let files = vec![mine.clone(), committed.clone(), loose.clone()];
+        let a = untracked_ignored(&pol, &files).expect("git answers");
+        // Tracked despite the ignore rule, or untracked but not ignored: not own.
+        assert_eq!(a.untracked_ignored, vec![mine.clone()]);
+        assert!(a.witnesses.contains(&top.join(".gitignore")));
+        assert!(a.witnesses.contains(&pol.join(".gitignore")));
+        assert!(a.witnesses.iter().any(|w| w.ends_with(".git/index")));
+
+        // Not a work tree: git cannot answer, nothing is own.
+        let plain = tempfile::tempdir().unwrap();
+        let p = plain.path().canonicalize().unwrap().join("a.local.toml");
+        std::fs::write(&p, "").unwrap();
+        assert_eq!(untracked_ignored(plain.path(), &[p]), None);
+    }
+}

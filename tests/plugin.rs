@@ -76,7 +76,24 @@ fn launch(
     args: &[&str],
     stdin: &[u8],
 ) -> Output {
+    launch_with(&mut launch_in(home), home, path_env, extra, args, stdin)
+}
+
+/// The launcher's command, started in `cwd`.
+fn launch_in(cwd: &Path) -> Command {
     let mut c = Command::new("/bin/sh");
+    c.current_dir(cwd);
+    c
+}
+
+fn launch_with(
+    c: &mut Command,
+    home: &Path,
+    path_env: &str,
+    extra: &[(&str, &str)],
+    args: &[&str],
+    stdin: &[u8],
+) -> Output {
     c.arg("-c")
         .arg("\"$CLAUDE_PLUGIN_ROOT/bin/hookrules-launch\" \"$@\"")
         .arg("launch")
@@ -87,7 +104,6 @@ fn launch(
         .env("CLAUDE_PLUGIN_ROOT", repo().join("plugin"))
         .env("CLAUDE_PLUGIN_DATA", home.join("plugin-data"))
         .env("CLAUDE_PROJECT_DIR", home.join("project"))
-        .current_dir(home)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -95,7 +111,8 @@ fn launch(
         c.env(k, v);
     }
     let mut child = c.spawn().unwrap();
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    // A launcher that fails before reading stdin closes the pipe: not an error here.
+    let _ = child.stdin.take().unwrap().write_all(stdin);
     child.wait_with_output().unwrap()
 }
 
@@ -133,8 +150,9 @@ fn without_a_binary_every_event_gets_a_visible_note_and_nothing_is_blocked() {
     let path = format!("{}:/usr/bin:/bin", bin.display());
     let o = launch(home, &path, &[], &["run", "--via", "plugin"], RM);
     let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    // In a folder the user can write: named, not run (not even for its version).
     assert!(
-        v["systemMessage"].as_str().unwrap().contains("9.9.9"),
+        v["systemMessage"].as_str().unwrap().contains("is not used"),
         "{v}"
     );
 
@@ -151,16 +169,18 @@ fn with_the_binary_of_its_version_the_launcher_runs_it() {
     std::fs::create_dir_all(home.join("project")).unwrap();
     let exe = env!("CARGO_BIN_EXE_hookrules");
     for extra in [vec![("HOOKRULES_BIN", exe)], vec![]] {
-        let path = if extra.is_empty() {
-            // Found on PATH instead.
-            format!(
-                "{}:/usr/bin:/bin",
-                Path::new(exe).parent().unwrap().display()
-            )
-        } else {
-            "/usr/bin:/bin".to_string()
-        };
-        let o = launch(home, &path, &extra, &["run", "--via", "plugin"], RM);
+        if extra.is_empty() {
+            // Found where install.sh puts it instead.
+            std::fs::create_dir_all(home.join(".local/bin")).unwrap();
+            std::os::unix::fs::symlink(exe, home.join(".local/bin/hookrules")).unwrap();
+        }
+        let o = launch(
+            home,
+            "/usr/bin:/bin",
+            &extra,
+            &["run", "--via", "plugin"],
+            RM,
+        );
         assert_eq!(
             o.status.code(),
             Some(0),
@@ -266,10 +286,10 @@ fn a_settings_json_install_answers_and_the_plugin_stays_quiet() {
         RM,
     );
     assert!(o.status.success());
-    assert!(
-        o.stdout.is_empty(),
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout).trim(),
         "{}",
-        String::from_utf8_lossy(&o.stdout)
+        "quiet is an empty answer, not none"
     );
     assert!(String::from_utf8_lossy(&o.stderr).contains("stays quiet"));
     // An event the settings file does not register is still answered by the plugin.
@@ -437,7 +457,8 @@ fn a_binary_the_repository_names_in_its_settings_env_is_not_used() {
     let denied =
         |o: &Output| String::from_utf8_lossy(&o.stdout).contains(r#""permissionDecision":"deny""#);
     // Control: set by the user, HOOKRULES_BIN chooses the binary (here, the
-    // do-nothing one) and so does PATH.
+    // do-nothing one, which the launcher then answers for, fail-closed); a
+    // PATH folder the user can write does not.
     let o = launch(
         home,
         "/usr/bin:/bin",
@@ -446,9 +467,10 @@ fn a_binary_the_repository_names_in_its_settings_env_is_not_used() {
         RM,
     );
     assert!(!denied(&o), "the user's HOOKRULES_BIN is used");
+    assert_eq!(o.status.code(), Some(2), "and its silence is blocked");
     std::fs::remove_dir_all(home.join("plugin-data")).ok();
     let o = launch(home, &path, &[], &["run", "--via", "plugin"], RM);
-    assert!(!denied(&o), "the user's PATH is used");
+    assert!(denied(&o), "a writable PATH folder does not choose");
     // Set by the project's settings (as the client applies them to hooks).
     for (name, extra, path) in [
         (
@@ -477,4 +499,169 @@ fn a_binary_the_repository_names_in_its_settings_env_is_not_used() {
             String::from_utf8_lossy(&o.stderr)
         );
     }
+}
+
+/// A program named hookrules that prints this version and then does `body`;
+/// it leaves `ran` behind when it is run for anything but its version.
+fn fake(path: &Path, body: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let ran = path.with_extension("ran");
+    std::fs::write(
+        path,
+        format!(
+            "#!/bin/sh\n[ \"$1\" = --version ] && {{ echo 'hookrules 0.1.0 (x)'; exit 0; }}\n: > '{}'\ncat >/dev/null\n{body}\n",
+            ran.display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+fn ran(path: &Path) -> bool {
+    path.with_extension("ran").exists()
+}
+
+fn denies(o: &Output) -> bool {
+    String::from_utf8_lossy(&o.stdout).contains(r#""permissionDecision":"deny""#)
+}
+
+/// Which binary answers is decided by nothing a process can write for the
+/// launcher: the path it remembers is used only while it is one of the places
+/// an install puts hookrules, and a `hookrules` in a PATH folder the user can
+/// write (or a relative one) is never run, not even for its version.
+#[test]
+fn the_remembered_path_and_planted_binaries_do_not_choose_the_binary() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path();
+    let project = home.join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    let exe = env!("CARGO_BIN_EXE_hookrules");
+    std::fs::create_dir_all(home.join(".local/bin")).unwrap();
+    std::os::unix::fs::symlink(exe, home.join(".local/bin/hookrules")).unwrap();
+    let cache = home.join("plugin-data/hookrules-0.1.0.path");
+    let o = launch(home, "/usr/bin:/bin", &[], &["run", "--via", "plugin"], RM);
+    assert!(denies(&o), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        std::fs::read_to_string(&cache).unwrap().trim(),
+        home.join(".local/bin/hookrules").to_str().unwrap()
+    );
+
+    // The remembered path pointed elsewhere: at /bin/true, at a binary of one's
+    // own in the plugin's data (printing the right version), at a script.
+    let planted = home.join("plugin-data/bin/hookrules");
+    fake(&planted, "echo '{}'");
+    for other in [
+        "/bin/true".into(),
+        planted.clone(),
+        home.join("x/hookrules"),
+    ] {
+        std::fs::write(&cache, format!("{}\n", other.display())).unwrap();
+        let o = launch(home, "/usr/bin:/bin", &[], &["run", "--via", "plugin"], RM);
+        assert!(denies(&o), "remembered {}: {:?}", other.display(), o);
+    }
+    assert!(!ran(&planted), "the planted binary ran");
+    // Nor is the plugin's data folder a place binaries are taken from at a
+    // SessionStart, when the launcher looks again.
+    let env_file = home.join("env");
+    let start =
+        br#"{"hook_event_name":"SessionStart","source":"startup","cwd":"/tmp","session_id":"s"}"#;
+    let o = launch(
+        home,
+        "/usr/bin:/bin",
+        &[("CLAUDE_ENV_FILE", env_file.to_str().unwrap())],
+        &["run", "--via", "plugin"],
+        start,
+    );
+    assert!(o.status.success(), "{o:?}");
+    assert!(!ran(&planted), "the planted binary ran at SessionStart");
+
+    // A hookrules planted earlier on PATH: in a folder the user can write, in a
+    // relative folder (the project's tools/), in the project's node_modules.
+    let in_home = home.join("bin/hookrules");
+    let relative = project.join("tools/hookrules");
+    let in_project = project.join("node_modules/.bin/hookrules");
+    for f in [&in_home, &relative, &in_project] {
+        fake(f, "echo '{}'");
+    }
+    let path = format!(
+        "{}:tools:{}:/usr/bin:/bin",
+        in_home.parent().unwrap().display(),
+        in_project.parent().unwrap().display()
+    );
+    std::fs::remove_file(&cache).unwrap();
+    let mut c = launch_in(&project);
+    let o = launch_with(&mut c, home, &path, &[], &["run", "--via", "plugin"], RM);
+    assert!(denies(&o), "{o:?}");
+    // Without the installed binary: not enforced, said, and still not run.
+    std::fs::remove_file(home.join(".local/bin/hookrules")).unwrap();
+    let mut c = launch_in(&project);
+    let o = launch_with(&mut c, home, &path, &[], &["run", "--via", "plugin"], RM);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("NOT enforced") && out.contains("is not used"),
+        "{out}"
+    );
+    for f in [&in_home, &relative, &in_project] {
+        assert!(!ran(f), "{} ran", f.display());
+    }
+}
+
+/// A binary that leaves an event without an answer (no JSON object, no exit 2
+/// of its own) gets the fail-closed answer from the launcher: exit 2 with the
+/// reason, the client's "block" for every event that can block.
+#[test]
+fn a_binary_that_gives_no_answer_is_answered_fail_closed_by_the_launcher() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path();
+    std::fs::create_dir_all(home.join("project")).unwrap();
+    let installed = home.join(".local/bin/hookrules");
+    let events: [&[u8]; 4] = [
+        RM,
+        br#"{"hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"rm -rf /"},"cwd":"/tmp","session_id":"s"}"#,
+        br#"{"hook_event_name":"UserPromptSubmit","prompt":"hi","cwd":"/tmp","session_id":"s"}"#,
+        br#"{"hook_event_name":"Stop","stop_hook_active":false,"cwd":"/tmp","session_id":"s"}"#,
+    ];
+    for (what, body) in [
+        ("nothing, exit 0 (/bin/true)", "exit 0"),
+        ("an error exit", "exit 1"),
+        (
+            "the loader's exit",
+            "echo 'error while loading shared libraries' >&2; exit 127",
+        ),
+        ("killed", "kill -9 $$"),
+        ("text, not JSON", "echo allow"),
+        ("half an object", "printf '{\"hookSpecificOutput\":'"),
+    ] {
+        fake(&installed, body);
+        for ev in events {
+            let o = launch(home, "/usr/bin:/bin", &[], &["run", "--via", "plugin"], ev);
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(2), "{what}: {o:?}");
+            assert!(
+                err.contains("gave no answer") && err.contains("fail-closed"),
+                "{what}: {err}"
+            );
+        }
+    }
+    // The genuine binary always answers: a JSON object (`{}` when it has
+    // nothing to say), or its own exit 2 (stdin that is not JSON).
+    std::fs::remove_file(&installed).unwrap();
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_hookrules"), &installed).unwrap();
+    let harmless = br#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"},"cwd":"/tmp","session_id":"s"}"#;
+    for ev in [&harmless[..], events[2], events[3]] {
+        let o = launch(home, "/usr/bin:/bin", &[], &["run", "--via", "plugin"], ev);
+        assert_eq!(o.status.code(), Some(0), "{o:?}");
+        let v: Value = serde_json::from_slice(&o.stdout).expect("a JSON object");
+        assert!(v.is_object(), "{v}");
+    }
+    let o = launch(
+        home,
+        "/usr/bin:/bin",
+        &[],
+        &["run", "--via", "plugin"],
+        b"not json",
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("gave no answer"));
 }

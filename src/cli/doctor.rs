@@ -289,21 +289,30 @@ pub fn diagnose(ctx: &Context, discovery: &Discovery) -> Vec<Finding> {
                 answered.len()
             ));
         }
+        // As plugin/bin/hookrules-launch looks: the user's HOOKRULES_BIN, the
+        // install places, then a system install on PATH (never a hookrules in a
+        // PATH folder the user can write: it is not run, not even here).
+        let home = ctx.env.get("HOME").map(PathBuf::from);
         let launcher_finds = ctx
             .env
             .get("HOOKRULES_BIN")
             .map(PathBuf::from)
-            .or_else(|| wiring::resolve_program("hookrules", ctx))
             .or_else(|| {
-                ctx.env
-                    .get("HOME")
-                    .map(|h| PathBuf::from(h).join(".local/bin/hookrules"))
-                    .filter(|p| p.is_file())
+                [".local/bin/hookrules", ".cargo/bin/hookrules"]
+                    .iter()
+                    .filter_map(|rel| home.as_ref().map(|h| h.join(rel)))
+                    .find(|p| p.is_file())
+            })
+            .or_else(|| {
+                wiring::resolve_program("hookrules", ctx).filter(|p| {
+                    use crate::os::files::writable_by_me;
+                    p.is_absolute() && !writable_by_me(p) && !p.parent().is_some_and(writable_by_me)
+                })
             });
         match launcher_finds.as_deref().and_then(|p| wiring::version_of(p).map(|v| (p.to_path_buf(), v))) {
             Some((p, v)) if wiring::same_version(&v, me) => push(&mut out, Check::PluginLauncher, Level::Ok, format!("the plugin's launcher finds {} ({v})", p.display())),
             Some((p, v)) => push(&mut out, Check::PluginLauncher, Level::Error, format!("the plugin's launcher looks for the plugin's version; {} is `{v}`: if that is not the plugin's version, policies are NOT enforced", p.display())),
-            None => push(&mut out, Check::PluginLauncher, Level::Error, "the plugin's launcher finds no hookrules binary (HOOKRULES_BIN, PATH, ~/.local/bin): every event says policies are NOT enforced"),
+            None => push(&mut out, Check::PluginLauncher, Level::Error, "the plugin's launcher finds no hookrules binary (HOOKRULES_BIN, ~/.local/bin, ~/.cargo/bin, a system install on PATH; not a PATH folder you can write): every event says policies are NOT enforced"),
         }
     }
 

@@ -410,6 +410,12 @@ pub fn process(discovery: &Discovery, env: &BTreeMap<String, String>, inv: Invoc
     );
     allow_once(&mut ran, env);
     session_notice(&mut ran, inv.notice);
+    // Under the plugin, nothing to say is `{}`: its launcher answers the
+    // fail-closed answer itself when the binary it ran printed no JSON object
+    // (a broken or substituted binary), so the genuine one always prints one.
+    if inv.via_plugin.is_some() && ran.answer.exit == 0 && ran.answer.stdout.trim().is_empty() {
+        ran.answer.stdout = "{}\n".into();
+    }
     // The process ends right after: freeing the event's rules one allocation at
     // a time would cost more than evaluating a harmless command (~0.3M
     // instructions for the built-in pack, callgrind); exit returns the memory.

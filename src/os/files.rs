@@ -400,3 +400,14 @@ pub fn lock_until(file: File, by: std::time::Instant) -> std::io::Result<Option<
         pause = (pause * 2).min(Duration::from_millis(5));
     }
 }
+
+/// Could this process write `path` (`access(2)` with `W_OK`, as the shell's
+/// `test -w` asks)? False when it does not exist or cannot be asked.
+pub fn writable_by_me(path: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(c) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // SAFETY: `c` is a valid NUL-terminated string that outlives the call.
+    unsafe { libc::access(c.as_ptr(), libc::W_OK) == 0 }
+}

@@ -819,43 +819,28 @@ pub fn describe_command(c: &SimpleCommand) -> String {
 
 /// A one-line description of a test, for traces.
 pub fn describe(t: &Test) -> String {
-    let sel = match &t.selector {
-        Selector::Field(_) => format!("field {}", t.selector_text),
-        Selector::JsonPath(_) => format!("jsonpath {}", t.selector_text),
-        Selector::Fact { .. } => format!("fact {}", t.selector_text),
-        Selector::Commands(_) => format!("commands of {}", t.selector_text),
-        Selector::Paths(p) => format!(
-            "paths {}{}",
-            t.selector_text,
-            if p.from_command {
-                " (from command)"
-            } else {
-                ""
-            }
-        ),
-    };
+    let from_command = matches!(&t.selector, Selector::Paths(p) if p.from_command);
+    let sel = format!(
+        "{} {}{}",
+        t.selector.kind().trace_words(),
+        t.selector_text,
+        if from_command { " (from command)" } else { "" }
+    );
     let norm = if t.normalize.is_empty() {
         String::new()
     } else {
         format!(" normalized {:?}", t.normalize).to_lowercase()
     };
+    let key = t.op.kind().key();
     let op = match &t.op {
-        Op::Regex { mode, regexes } => {
-            let sources = &regexes.sources;
-            let m = match mode {
-                RegexMode::Any => "matches",
-                RegexMode::All => "matches_all",
-                RegexMode::None => "matches_none",
-            };
-            format!("{m} {sources:?}")
-        }
-        Op::Glob(g) => format!("glob {:?}", g.sources),
-        Op::Equals(v) => format!("equals {v}"),
-        Op::OneOf(v) => format!("one_of {}", Value::Array(v.clone())),
-        Op::Exists(b) => format!("exists = {b}"),
-        Op::Contains(s) => format!("contains {s:?}"),
-        Op::Compare(op, x) => format!("{} {x}", format!("{op:?}").to_lowercase()),
-        Op::Class(c) => format!("class {}", describe_classes(c)),
+        Op::Regex { regexes, .. } => format!("{key} {:?}", regexes.sources),
+        Op::Glob(g) => format!("{key} {:?}", g.sources),
+        Op::Equals(v) => format!("{key} {v}"),
+        Op::OneOf(v) => format!("{key} {}", Value::Array(v.clone())),
+        Op::Exists(b) => format!("{key} = {b}"),
+        Op::Contains(s) => format!("{key} {s:?}"),
+        Op::Compare(_, x) => format!("{key} {x}"),
+        Op::Class(c) => format!("{key} {}", describe_classes(c)),
         Op::Command(ct) => {
             let mut parts = vec![];
             if !ct.program.is_empty() {
@@ -895,7 +880,7 @@ pub fn describe(t: &Test) -> String {
             if ct.when.is_some() {
                 parts.push("when {...}".into());
             }
-            format!("command {{ {} }}", parts.join(", "))
+            format!("{key} {{ {} }}", parts.join(", "))
         }
     };
     format!("{sel}{norm} {op}")

@@ -8,6 +8,7 @@
 pub mod advice;
 pub mod allowed;
 pub mod headings;
+pub mod kinds;
 pub mod lints;
 pub mod model;
 pub mod patterns;
@@ -26,6 +27,7 @@ use crate::policy::syntax::*;
 use crate::shell::command::Code as CodeSource;
 use crate::shell::reach::{Class, Classes};
 use crate::source::PolicySource;
+use kinds::{Combinator, SelectorKind, TestKind};
 use model::*;
 
 /// Rules left out because of errors, each with its errors.
@@ -529,46 +531,9 @@ impl Validator<'_> {
     fn condition(&mut self, c: &Sp<RawCondition>) -> Option<Condition> {
         let raw = &c.value;
         let span = c.span.clone();
-        let combinators = [
-            raw.all.is_some(),
-            raw.any.is_some(),
-            raw.not.is_some(),
-            raw.reference.is_some(),
-        ]
-        .iter()
-        .filter(|b| **b)
-        .count();
-        let selectors: Vec<&str> = [
-            ("field", raw.field.is_some()),
-            ("jsonpath", raw.jsonpath.is_some()),
-            ("fact", raw.fact.is_some()),
-            ("commands", raw.commands.is_some()),
-            ("paths", raw.paths.is_some()),
-        ]
-        .iter()
-        .filter(|(_, b)| *b)
-        .map(|(n, _)| *n)
-        .collect();
-        let tests: Vec<&str> = [
-            ("matches", raw.matches.is_some()),
-            ("matches_all", raw.matches_all.is_some()),
-            ("matches_none", raw.matches_none.is_some()),
-            ("glob", raw.glob.is_some()),
-            ("equals", raw.equals.is_some()),
-            ("one_of", raw.one_of.is_some()),
-            ("exists", raw.exists.is_some()),
-            ("contains", raw.contains.is_some()),
-            ("gt", raw.gt.is_some()),
-            ("ge", raw.ge.is_some()),
-            ("lt", raw.lt.is_some()),
-            ("le", raw.le.is_some()),
-            ("command", raw.command.is_some()),
-            ("class", raw.class.is_some()),
-        ]
-        .iter()
-        .filter(|(_, b)| *b)
-        .map(|(n, _)| *n)
-        .collect();
+        let combinators = Combinator::ALL.iter().filter(|k| k.written(raw)).count();
+        let selectors = SelectorKind::written_in(raw);
+        let tests = TestKind::written_in(raw);
 
         if combinators > 0 {
             if combinators > 1 || !selectors.is_empty() || !tests.is_empty() {
@@ -597,66 +562,66 @@ impl Validator<'_> {
         }
         if selectors.len() != 1 {
             let msg = if selectors.is_empty() {
-                "a condition needs a selector (`field`, `jsonpath`, `fact`, `commands` or `paths`) or a combinator"
-                    .to_string()
+                format!(
+                    "a condition needs a selector ({}) or a combinator",
+                    SelectorKind::listed()
+                )
             } else {
                 format!(
                     "a condition can have only one selector, found {}",
-                    selectors.join(", ")
+                    selectors
+                        .iter()
+                        .map(|k| k.key())
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 )
             };
             self.err(Code::InvalidCondition, span, msg)
                 .set_help("e.g. { field = \"tool_input.command\", matches = ['\\brm\\b'] }");
             return None;
         }
+        let selector_kind = selectors[0];
         if tests.len() != 1 {
             let msg = if tests.is_empty() {
-                format!("`{}` has nothing to test", selectors[0])
+                format!("`{}` has nothing to test", selector_kind.key())
             } else {
                 format!(
                     "a condition can have only one test, found {}",
-                    tests.join(", ")
+                    tests.iter().map(|k| k.key()).collect::<Vec<_>>().join(", ")
                 )
             };
-            self.err(Code::InvalidCondition, span, msg).set_help(
-                "add one of matches, matches_all, matches_none, glob, equals, one_of, exists, contains, gt, ge, lt, le; combine several with all = [...]",
-            );
+            self.err(Code::InvalidCondition, span, msg)
+                .set_help(format!(
+                    "add one of {}; combine several with all = [...]",
+                    TestKind::general()
+                ));
             return None;
         }
-        if (selectors[0] == "commands") != (tests[0] == "command") {
-            self.err(
-                Code::InvalidCondition,
-                span,
-                "`commands = ...` goes with a `command = { ... }` test, and only with it",
-            )
-            .set_help(
-                "e.g. { commands = \"tool_input.command\", command = { program = [\"rm\"] } }",
-            );
+        // A test that goes with one selector only (and, both ways, a selector
+        // that goes with that test only), in table order.
+        let pairing = TestKind::ALL
+            .into_iter()
+            .filter_map(|k| k.pairing().map(|p| (k, p)))
+            .find(|(k, p)| {
+                let (is_test, is_selector) = (tests[0] == *k, selector_kind == p.selector);
+                if p.both_ways {
+                    is_test != is_selector
+                } else {
+                    is_test && !is_selector
+                }
+            })
+            .map(|(_, p)| p);
+        if let Some(p) = pairing {
+            self.err(Code::InvalidCondition, span, p.message)
+                .set_help(p.help);
             return None;
         }
-        if (tests[0] == "class") && selectors[0] != "paths" {
-            self.err(
-                Code::InvalidCondition,
-                span,
-                "`class = [...]` tests paths: it goes with a `paths = ...` selector",
-            )
-            .set_help("e.g. { paths = \"tool_input.file_path\", class = [\"system\", \"home_top\"] }; in a command test use `target_class`");
-            return None;
-        }
-        let selector = self.selector(raw)?;
-        let selector_text = [
-            &raw.field,
-            &raw.jsonpath,
-            &raw.fact,
-            &raw.commands,
-            &raw.paths,
-        ]
-        .into_iter()
-        .flatten()
-        .map(|s| s.value.clone())
-        .next()
-        .unwrap_or_default();
-        let op = self.op(raw)?;
+        let selector = self.selector(raw, selector_kind)?;
+        let selector_text = selector_kind
+            .written(raw)
+            .map(|s| s.value.clone())
+            .unwrap_or_default();
+        let op = self.op(raw, tests[0], selector_kind)?;
         Some(Condition::Test(Arc::new(Test {
             selector,
             normalize: raw.normalize.iter().map(|n| n.value).collect(),
@@ -698,136 +663,126 @@ impl Validator<'_> {
         }
     }
 
-    fn selector(&mut self, raw: &RawCondition) -> Option<Selector> {
-        if let Some(f) = &raw.field {
-            return self.field_path(f).map(Selector::Field);
-        }
-        if let Some(j) = &raw.jsonpath {
-            return match jsonpath_rust::parser::parse_json_path(&j.value) {
-                Ok(query) => Some(Selector::JsonPath(JsonQuery {
-                    text: j.value.clone(),
-                    query,
-                })),
-                Err(e) => {
-                    self.err(
-                        Code::InvalidJsonPath,
-                        j.span.clone(),
-                        format!("invalid JSONPath: {e}"),
-                    )
-                    .set_help("JSONPath starts at `$`, e.g. `$.tool_calls[*].tool_name`");
-                    None
+    /// Read the condition's selector, of the kind written there.
+    fn selector(&mut self, raw: &RawCondition, kind: SelectorKind) -> Option<Selector> {
+        let written = kind.written(raw)?;
+        match kind {
+            SelectorKind::Field => self.field_path(written).map(Selector::Field),
+            SelectorKind::JsonPath => {
+                match jsonpath_rust::parser::parse_json_path(&written.value) {
+                    Ok(query) => Some(Selector::JsonPath(JsonQuery {
+                        text: written.value.clone(),
+                        query,
+                    })),
+                    Err(e) => {
+                        self.err(
+                            Code::InvalidJsonPath,
+                            written.span.clone(),
+                            format!("invalid JSONPath: {e}"),
+                        )
+                        .set_help("JSONPath starts at `$`, e.g. `$.tool_calls[*].tool_name`");
+                        None
+                    }
                 }
-            };
+            }
+            SelectorKind::Fact => {
+                let f = written;
+                let (name, rest) = f.value.split_once('.').unwrap_or((&f.value, ""));
+                self.fact(name, f.span.clone())?;
+                let path = match FieldPath::parse(rest) {
+                    Ok(p) => p,
+                    Err(e) => {
+                        self.err(Code::InvalidCondition, f.span.clone(), e);
+                        return None;
+                    }
+                };
+                Some(Selector::Fact {
+                    name: name.to_string(),
+                    path,
+                })
+            }
+            SelectorKind::Commands => self.field_path(written).map(Selector::Commands),
+            SelectorKind::Paths => self.path_selector(raw, written),
         }
-        if let Some(f) = &raw.fact {
-            let (name, rest) = f.value.split_once('.').unwrap_or((&f.value, ""));
-            self.fact(name, f.span.clone())?;
-            let path = match FieldPath::parse(rest) {
-                Ok(p) => p,
-                Err(e) => {
-                    self.err(Code::InvalidCondition, f.span.clone(), e);
-                    return None;
-                }
-            };
-            return Some(Selector::Fact {
-                name: name.to_string(),
-                path,
-            });
-        }
-        if let Some(c) = &raw.commands {
-            return self.field_path(c).map(Selector::Commands);
-        }
-        if let Some(p) = &raw.paths {
-            let field = self.field_path(p)?;
-            let written_by = match &raw.written_by {
-                Some(l) => Some(self.items(l)?),
-                None => None,
-            };
-            let skip_programs = match &raw.skip_programs {
-                Some(l) => self.items(l)?,
-                None => vec![],
-            };
-            let skip_options = match &raw.skip_options {
-                Some(l) => self.program_options(l)?,
-                None => vec![],
-            };
-            let written_through = match &raw.written_through {
-                Some(l) => self.program_options(l)?,
-                None => vec![],
-            };
-            return Some(Selector::Paths(PathSelector {
-                field,
-                from_command: raw.from_command.unwrap_or(false),
-                written_by,
-                skip_programs,
-                skip_options,
-                written_through,
-                reads_only: raw.reads_only.unwrap_or(false),
-                writes: raw.writes.unwrap_or(false),
-                resolve_symlinks: raw.resolve_symlinks.unwrap_or(true),
-            }));
-        }
-        None
     }
 
-    fn op(&mut self, raw: &RawCondition) -> Option<Op> {
-        let selector = [
-            ("field", &raw.field),
-            ("jsonpath", &raw.jsonpath),
-            ("fact", &raw.fact),
-            ("commands", &raw.commands),
-            ("paths", &raw.paths),
-        ]
-        .into_iter()
-        .find_map(|(k, v)| v.as_ref().map(|v| (k.to_string(), v.value.clone())));
-        for (list, mode, key) in [
-            (&raw.matches, RegexMode::Any, "matches"),
-            (&raw.matches_all, RegexMode::All, "matches_all"),
-            (&raw.matches_none, RegexMode::None, "matches_none"),
-        ] {
-            if let Some(list) = list {
-                self.regex_place = selector.clone().map(|(k, v)| (k, v, key));
+    /// `paths = …` and the settings that go with it.
+    fn path_selector(&mut self, raw: &RawCondition, p: &Sp<String>) -> Option<Selector> {
+        let field = self.field_path(p)?;
+        let written_by = match &raw.written_by {
+            Some(l) => Some(self.items(l)?),
+            None => None,
+        };
+        let skip_programs = match &raw.skip_programs {
+            Some(l) => self.items(l)?,
+            None => vec![],
+        };
+        let skip_options = match &raw.skip_options {
+            Some(l) => self.program_options(l)?,
+            None => vec![],
+        };
+        let written_through = match &raw.written_through {
+            Some(l) => self.program_options(l)?,
+            None => vec![],
+        };
+        Some(Selector::Paths(PathSelector {
+            field,
+            from_command: raw.from_command.unwrap_or(false),
+            written_by,
+            skip_programs,
+            skip_options,
+            written_through,
+            reads_only: raw.reads_only.unwrap_or(false),
+            writes: raw.writes.unwrap_or(false),
+            resolve_symlinks: raw.resolve_symlinks.unwrap_or(true),
+        }))
+    }
+
+    /// Read the condition's test, of the kind written there; `selector` is
+    /// the kind and value of its selector, for help lines.
+    fn op(&mut self, raw: &RawCondition, kind: TestKind, selector: SelectorKind) -> Option<Op> {
+        match kind {
+            TestKind::Matches | TestKind::MatchesAll | TestKind::MatchesNone => {
+                let list = match kind {
+                    TestKind::MatchesAll => raw.matches_all.as_ref(),
+                    TestKind::MatchesNone => raw.matches_none.as_ref(),
+                    _ => raw.matches.as_ref(),
+                }?;
+                let mode = kind.regex_mode()?;
+                self.regex_place = selector
+                    .written(raw)
+                    .map(|v| (selector.key().to_string(), v.value.clone(), kind.key()));
                 let regexes = self.regexes(list)?;
-                return Some(Op::Regex { mode, regexes });
+                Some(Op::Regex { mode, regexes })
             }
-        }
-        if let Some(g) = &raw.glob {
-            return self
-                .globs(g, raw.case_insensitive.unwrap_or(false))
-                .map(Op::Glob);
-        }
-        if let Some(e) = &raw.equals {
-            return Some(Op::Equals(toml_to_json(&e.value)));
-        }
-        if let Some(l) = &raw.one_of {
-            let items = self.items(l)?;
-            return Some(Op::OneOf(
-                items.into_iter().map(serde_json::Value::String).collect(),
-            ));
-        }
-        if let Some(e) = &raw.exists {
-            return Some(Op::Exists(e.value));
-        }
-        if let Some(c) = &raw.contains {
-            return Some(Op::Contains(c.value.clone()));
-        }
-        for (v, op) in [
-            (&raw.gt, CmpOp::Gt),
-            (&raw.ge, CmpOp::Ge),
-            (&raw.lt, CmpOp::Lt),
-            (&raw.le, CmpOp::Le),
-        ] {
-            if let Some(v) = v {
-                return Some(Op::Compare(op, v.value));
+            TestKind::Glob => {
+                let g = raw.glob.as_ref()?;
+                self.globs(g, raw.case_insensitive.unwrap_or(false))
+                    .map(Op::Glob)
             }
+            TestKind::Equals => Some(Op::Equals(toml_to_json(&raw.equals.as_ref()?.value))),
+            TestKind::OneOf => {
+                let items = self.items(raw.one_of.as_ref()?)?;
+                Some(Op::OneOf(
+                    items.into_iter().map(serde_json::Value::String).collect(),
+                ))
+            }
+            TestKind::Exists => Some(Op::Exists(raw.exists.as_ref()?.value)),
+            TestKind::Contains => Some(Op::Contains(raw.contains.as_ref()?.value.clone())),
+            TestKind::Gt | TestKind::Ge | TestKind::Lt | TestKind::Le => {
+                let v = match kind {
+                    TestKind::Gt => raw.gt.as_ref(),
+                    TestKind::Ge => raw.ge.as_ref(),
+                    TestKind::Lt => raw.lt.as_ref(),
+                    _ => raw.le.as_ref(),
+                }?;
+                Some(Op::Compare(kind.comparison()?, v.value))
+            }
+            TestKind::Command => self
+                .command_test(raw.command.as_ref()?)
+                .map(|t| Op::Command(Box::new(t))),
+            TestKind::Class => self.class_test(raw.class.as_ref()?).map(Op::Class),
         }
-        if let Some(c) = &raw.command {
-            return self.command_test(c).map(|t| Op::Command(Box::new(t)));
-        }
-        if let Some(c) = &raw.class {
-            return self.class_test(c).map(Op::Class);
-        }
-        None
     }
 
     /// A list of location classes, `!` for exclusions.
@@ -1203,32 +1158,18 @@ impl Validator<'_> {
         // Insert a placeholder first: facts may name other facts in their templates.
         self.facts.insert(name.to_string(), None);
         let f = &raw.value;
-        let need = |ok: bool, v: &mut Self, what: &str| {
-            if !ok {
-                let example = match what {
-                    "argv" => "argv = [\"npm\", \"test\"] (run directly, never through a shell)",
-                    "vars" => "vars = [\"CI\"] (the environment variables templates may read)",
-                    _ => "path = \".claude/notes.md\" (relative to the project)",
-                };
-                v.err(
+        let ok = match f.kind.value.required(f) {
+            Some((what, example, false)) => {
+                self.err(
                     Code::InvalidFact,
                     raw.span.clone(),
-                    format!("fact `{name}` of kind `{:?}` needs `{what}`", f.kind.value)
+                    format!("fact `{name}` of kind `{}` needs `{what}`", f.kind.key())
                         .to_lowercase(),
                 )
                 .set_help(format!("add {example}"));
+                false
             }
-            ok
-        };
-        let ok = match f.kind.value {
-            FactKind::File | FactKind::Glob => need(f.path.is_some(), self, "path"),
-            FactKind::Command => need(
-                f.argv.as_ref().is_some_and(|a| !a.value.is_empty()),
-                self,
-                "argv",
-            ),
-            FactKind::Env => need(!f.vars.is_empty(), self, "vars"),
-            FactKind::LastAssistantMessage | FactKind::ProjectMarkers => true,
+            Some((_, _, true)) | None => true,
         };
         let regex = match &f.regex {
             Some(r) => match Regex::new(&r.value) {

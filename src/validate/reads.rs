@@ -1312,15 +1312,7 @@ fn json_strings(v: &serde_json::Value, out: &mut Vec<String>) {
 }
 
 fn fact_words(f: &Fact) -> String {
-    let kind = match f.kind {
-        FactKind::File => "file",
-        FactKind::Glob => "glob",
-        FactKind::Command => "command",
-        FactKind::Env => "env",
-        FactKind::LastAssistantMessage => "last_assistant_message",
-        FactKind::ProjectMarkers => "project_markers",
-    };
-    format!("fact `{}` (kind {kind})", f.name)
+    format!("fact `{}` (kind {})", f.name, f.kind.key())
 }
 
 /// The names of the named groups of a regex (`(?P<name>` and `(?<name>`).

@@ -21,6 +21,8 @@ use super::syntax::{self, Arg, Chain, Command, Elem, Expr, Invoke, Part, Pipelin
 use crate::shell::command::{perr, Code, ParseError, RedirectOp, SimpleCommand};
 use crate::shell::value::{Piece, Sym, Value};
 
+mod windows;
+
 /// Most commands one script may produce, and most steps of the walk: past
 /// them the script is refused (the pack asks), bounded time for any input.
 const MAX_COMMANDS: usize = 4096;
@@ -60,6 +62,16 @@ pub(super) enum From {
     },
     /// Every process (`Get-Process` without a filter).
     Processes,
+    /// The processes of this name (`Get-Process -Name x`).
+    Process(Value),
+    /// The services of this name (`Get-Service x`; `*` is every service).
+    Service(Value),
+    /// The instances of a WMI class (`Get-CimInstance Win32_Process -Filter …`),
+    /// class lowercase.
+    Wmi {
+        class: String,
+        filter: Option<String>,
+    },
     /// Code that cannot be known before it runs.
     DynamicCode,
     /// An encoding (`[Text.Encoding]::Unicode`).
@@ -708,6 +720,16 @@ impl Analyser {
                 s.push(Piece::Text(tail.into()));
                 V::one(Value::one(s))
             }
+            "createshortcut" => {
+                // WScript.Shell's shortcut: saved where it is named (a
+                // Startup folder makes it run at every logon).
+                if let Some(p) = argv.first() {
+                    let p = self.path1(p);
+                    self.emit(vec![raw(">"), W::Val(p)], Some("CreateShortcut"))?;
+                }
+                V::unknown("(shortcut)")
+            }
+            m if args.is_some() && self.object_method(&t.from, m, &argv)? => V::unknown("(result)"),
             "alluserscurrenthost" => {
                 V::text("/c/Program Files/PowerShell/7/Microsoft.PowerShell_profile.ps1")
             }
@@ -896,6 +918,12 @@ impl Analyser {
                 self.start(&name, args)?;
             }
             ("net.webclient", "new") => return Ok(V::unknown("(web client)")),
+            ("diagnostics.process", "getprocesses") => {
+                return Ok(V::unknown("(processes)").with(From::Processes))
+            }
+            ("diagnostics.process", "getprocessesbyname") => {
+                return Ok(V::unknown("(processes)").with(From::Process(arg(0))))
+            }
             _ => {}
         }
         Ok(V::unknown(&format!("[{ty}]::{m}")))
@@ -998,6 +1026,9 @@ impl Analyser {
                 self.native(&base, c, input)?;
             }
             return Ok(out);
+        }
+        if let Some(v) = self.windows_cmdlet(&lower, c, input)? {
+            return Ok(v);
         }
         if let Some(full) = cmdlets::data(&text) {
             return self.data_cmdlet(full, c, input);
@@ -1620,14 +1651,20 @@ impl Analyser {
             Action::Kill => {
                 if let Some(id) = b.get("Id") {
                     words.extend([raw("kill"), raw("-9")]);
-                    words.extend(id.items().into_iter().map(W::Val));
+                    words.extend(id.items().iter().map(|p| W::Val(windows_pid(p))));
                 } else if let Some(n) = b.get("Name") {
                     words.extend([raw("pkill"), raw("-x")]);
                     for it in n.items() {
                         words.push(W::Val(process_pattern(&it)));
                     }
                 } else if let Some(i) = input {
-                    if i.from == From::Processes {
+                    if let From::Process(n) = &i.from {
+                        words.extend([raw("pkill"), raw("-x")]);
+                        words.extend(
+                            n.0.iter()
+                                .map(|s| W::Val(process_pattern(&Value::one(s.clone())))),
+                        );
+                    } else if i.from == From::Processes {
                         words.extend([raw("kill"), raw("-9"), raw("-1")]);
                     } else {
                         words.extend([raw("xargs"), raw("kill"), raw("-9")]);
@@ -1643,6 +1680,10 @@ impl Analyser {
                 let name = b
                     .get("Name")
                     .map(V::scalar)
+                    .or_else(|| match input.map(|i| &i.from) {
+                        Some(From::Service(n)) => Some(n.clone()),
+                        _ => None,
+                    })
                     .unwrap_or_else(|| Value::unknown("(service)"));
                 let start = b
                     .get("StartupType")
@@ -1945,6 +1986,9 @@ impl Analyser {
                 .to_ascii_lowercase()
         };
         let has = |flag: &str| texts.iter().flatten().any(|t| t.eq_ignore_ascii_case(flag));
+        if self.windows_program(&lower, &args, &texts)? {
+            return Ok(V::unknown("(output)"));
+        }
         match lower.as_str() {
             "cmd" => {
                 let at = texts.iter().position(|t| {
@@ -2018,11 +2062,10 @@ impl Analyser {
                 return Ok(V::unknown("(output)"));
             }
             "reg" => {
-                let key = texts
-                    .get(1)
-                    .cloned()
-                    .flatten()
-                    .and_then(|k| paths::registry(&k));
+                let key = texts.get(1).cloned().flatten().and_then(|k| {
+                    // Through `cmd /c` the key is already a registry place.
+                    paths::registry(&k).or_else(|| k.starts_with("/registry/").then_some(k))
+                });
                 let value = texts
                     .iter()
                     .position(|t| t.as_deref().is_some_and(|t| t.eq_ignore_ascii_case("/v")))
@@ -2072,6 +2115,8 @@ impl Analyser {
                 let v = match verb.as_str() {
                     "create" => Some("enable"),
                     "config" if auto => Some("enable"),
+                    "config" if has("disabled") => Some("disable"),
+                    "pause" => Some("stop"),
                     "stop" => Some("stop"),
                     "delete" => Some("disable"),
                     _ => None,
@@ -2103,11 +2148,12 @@ impl Analyser {
                         words.extend([
                             raw("kill"),
                             raw("-9"),
-                            W::Val(
-                                args.get(k + 1)
+                            W::Val(windows_pid(
+                                &args
+                                    .get(k + 1)
                                     .map(V::scalar)
                                     .unwrap_or_else(|| Value::unknown("(pid)")),
-                            ),
+                            )),
                         ]);
                     } else if l == "/im" {
                         let n = args
@@ -3147,14 +3193,26 @@ fn is_stdin_shell(p: &str) -> bool {
     )
 }
 
-/// A process name pattern as `pkill -x` reads it (`*` is every process).
+/// A process name pattern as `pkill -x` reads it (`*` is every process;
+/// Windows names ignore case, so they are lowercase).
 fn process_pattern(v: &Value) -> Value {
     match v.literal() {
         Some(t) => {
-            let t = t.trim_end_matches(".exe").trim_end_matches(".EXE");
+            let t = t.to_ascii_lowercase();
+            let t = t.trim_end_matches(".exe");
             Value::text(&t.replace('.', "\\.").replace('*', ".*").replace('?', "."))
         }
         None => v.clone(),
+    }
+}
+
+/// A Windows process id as the canonical `kill` reads it: PID 4 is the
+/// System process (the kernel's), which the machine cannot run without, as
+/// init (PID 1) elsewhere.
+fn windows_pid(v: &Value) -> Value {
+    match v.literal().as_deref().map(str::trim) {
+        Some("4") => Value::text("1"),
+        _ => v.clone(),
     }
 }
 

@@ -1,0 +1,700 @@
+//! Windows' own spellings of the canonical actions: WMI and CIM methods
+//! (`Win32_OperatingSystem.Win32Shutdown`, `Win32_Process.Terminate`,
+//! `Win32_Service.StopService`, `wmic … call`), processes and services taken
+//! from `Get-Process`/`Get-Service` and stopped through their methods, `net
+//! stop`, rundll32's power entry points, Defender's preferences, the
+//! execution policy, stored credentials (`cmdkey /add`) and WMI event
+//! subscriptions. Each is written as the canonical command it amounts to, so
+//! the pack's rules judge it unchanged:
+//!
+//! - Defender's settings and exclusions, and the execution policy, live in
+//!   the registry (`HKLM\SOFTWARE\Microsoft\Windows Defender\Exclusions\…`,
+//!   `…\Real-Time Protection\…`; `…\PowerShell\1\ShellIds\Microsoft.PowerShell\
+//!   ExecutionPolicy`): changing them is a write there;
+//! - a credential stored with `cmdkey /add` is a file under
+//!   `%APPDATA%\Microsoft\Credentials`: a write there;
+//! - a WMI event subscription (`root\subscription`) runs a command when an
+//!   event fires, at every boot: a scheduled job (`crontab -`).
+
+use super::*;
+
+/// A command's arguments read without its parameter table: `-Name value`
+/// pairs (names lowercase) and the rest.
+pub(super) type Loose = (Vec<(String, V)>, Vec<V>);
+
+/// A switch among the arguments of a command the binding table does not know.
+const SWITCHES: &[&str] = &[
+    "force", "whatif", "confirm", "verbose", "debug", "passthru", "asjob", "list",
+];
+
+impl Analyser {
+    /// Arguments of a command the binding table does not know: `-Name value`
+    /// pairs (names lowercase; a common switch takes no value) and the rest.
+    pub(super) fn loose_args(&mut self, args: &[Arg]) -> R<Loose> {
+        let mut named = vec![];
+        let mut plain = vec![];
+        let mut k = 0;
+        while let Some(a) = args.get(k) {
+            match a {
+                Arg::Param { name, value } => {
+                    let l = name.to_ascii_lowercase();
+                    let switch = SWITCHES.iter().any(|s| s.starts_with(&l));
+                    let v = match value {
+                        Some(v) => self.expr(v)?,
+                        None if switch => V::text("True"),
+                        None => match args.get(k + 1) {
+                            Some(Arg::Value(e)) => {
+                                k += 1;
+                                self.expr(e)?
+                            }
+                            _ => V::text("True"),
+                        },
+                    };
+                    named.push((l, v));
+                }
+                Arg::Value(e) => plain.push(self.expr(e)?),
+                Arg::Splat(n) => match self.var(n).val {
+                    Val::Hash(h) => named.extend(h),
+                    Val::List(l) => plain.extend(l),
+                    v => plain.push(V {
+                        val: v,
+                        from: From::Plain,
+                    }),
+                },
+                Arg::Verbatim(t) => plain.push(V::text(t)),
+                Arg::EndOfParams => {}
+            }
+            k += 1;
+        }
+        Ok((named, plain))
+    }
+
+    /// Windows cmdlets the binding table does not hold, by lowercase name:
+    /// `Some(output)` when this is one of them.
+    pub(super) fn windows_cmdlet(
+        &mut self,
+        lower: &str,
+        c: &Command,
+        input: Option<&V>,
+    ) -> R<Option<V>> {
+        let short = lower.rsplit('\\').next().unwrap_or(lower);
+        let known = matches!(
+            short,
+            "get-process"
+                | "gps"
+                | "ps"
+                | "get-service"
+                | "gsv"
+                | "get-ciminstance"
+                | "gcim"
+                | "get-wmiobject"
+                | "gwmi"
+                | "invoke-cimmethod"
+                | "icim"
+                | "invoke-wmimethod"
+                | "iwmi"
+                | "set-wmiinstance"
+                | "swmi"
+                | "new-ciminstance"
+                | "add-mppreference"
+                | "set-mppreference"
+                | "set-executionpolicy"
+                | "new-storedcredential"
+                | "remove-service"
+                | "suspend-service"
+        );
+        if !known {
+            return Ok(None);
+        }
+        let (named, plain) = self.loose_args(&c.args)?;
+        if named.iter().any(|(n, _)| n == "whatif" || n == "wi") {
+            return Ok(Some(V::text("")));
+        }
+        let get = |names: &[&str]| {
+            named
+                .iter()
+                .find(|(n, _)| names.iter().any(|m| m == n))
+                .map(|(_, v)| v.clone())
+        };
+        let label = Some(short);
+        match short {
+            "get-process" | "gps" | "ps" => {
+                let from = match get(&["name", "processname"]).or_else(|| plain.first().cloned()) {
+                    Some(n) => From::Process(n.scalar()),
+                    None if named.is_empty() => From::Processes,
+                    None => From::Plain,
+                };
+                let full = cmdlets::data(short).unwrap_or("Get-Process");
+                let v = self.data_cmdlet(full, c, input)?;
+                return Ok(Some(v.with(from)));
+            }
+            "get-service" | "gsv" => {
+                let name = get(&["name", "servicename"])
+                    .or_else(|| plain.first().cloned())
+                    .map_or_else(|| Value::text("*"), |v| v.scalar());
+                let full = cmdlets::data(short).unwrap_or("Get-Service");
+                let v = self.data_cmdlet(full, c, input)?;
+                return Ok(Some(v.with(From::Service(name))));
+            }
+            "get-ciminstance" | "gcim" | "get-wmiobject" | "gwmi" => {
+                let query = get(&["query"])
+                    .and_then(|v| v.literal())
+                    .unwrap_or_default();
+                let class = get(&["classname", "class"])
+                    .or_else(|| plain.first().cloned())
+                    .and_then(|v| v.literal())
+                    .or_else(|| query_class(&query))
+                    .unwrap_or_default()
+                    .to_ascii_lowercase();
+                let filter = get(&["filter"]).and_then(|v| v.literal()).or_else(|| {
+                    query
+                        .to_ascii_lowercase()
+                        .find(" where ")
+                        .map(|i| query[i + 7..].to_string())
+                });
+                let full = cmdlets::data(short).unwrap_or("Get-CimInstance");
+                let v = self.data_cmdlet(full, c, input)?;
+                return Ok(Some(v.with(From::Wmi { class, filter })));
+            }
+            "invoke-cimmethod" | "icim" | "invoke-wmimethod" | "iwmi" => {
+                let from_input = get(&["inputobject"]).or_else(|| input.cloned());
+                let (class, filter) = match from_input.map(|v| v.from) {
+                    Some(From::Wmi { class, filter }) => (class, filter),
+                    _ => (
+                        get(&["classname", "class"])
+                            .and_then(|v| v.literal())
+                            .unwrap_or_default()
+                            .to_ascii_lowercase(),
+                        get(&["filter"]).and_then(|v| v.literal()),
+                    ),
+                };
+                let method = get(&["methodname", "name"])
+                    .or_else(|| plain.first().cloned())
+                    .and_then(|v| v.literal())
+                    .unwrap_or_default()
+                    .to_ascii_lowercase();
+                let args = match get(&["arguments", "argumentlist"]) {
+                    Some(V {
+                        val: Val::Hash(h), ..
+                    }) => h.into_iter().map(|(_, v)| v).collect(),
+                    Some(V {
+                        val: Val::List(l), ..
+                    }) => l,
+                    Some(v) => vec![v],
+                    None => vec![],
+                };
+                self.wmi_method(&class, filter.as_deref(), &method, &args)?;
+                return Ok(Some(V::unknown("(result)")));
+            }
+            "set-wmiinstance" | "swmi" | "new-ciminstance" => {
+                let ns = get(&["namespace"])
+                    .and_then(|v| v.literal())
+                    .unwrap_or_default();
+                let class = get(&["class", "classname"])
+                    .or_else(|| plain.first().cloned())
+                    .and_then(|v| v.literal())
+                    .unwrap_or_default();
+                if subscription(&ns, &class) {
+                    self.emit(vec![raw("crontab"), raw("-")], label)?;
+                }
+                return Ok(Some(V::unknown("(instance)")));
+            }
+            "add-mppreference" | "set-mppreference" => {
+                for (n, v) in &named {
+                    if let Some(place) = defender_setting(n, v) {
+                        let p =
+                            format!("/registry/hklm/software/microsoft/windows defender/{place}");
+                        self.emit(vec![raw(">"), W::Val(Value::text(&p))], label)?;
+                    }
+                }
+                return Ok(Some(V::text("")));
+            }
+            "set-executionpolicy" => {
+                let policy = get(&["executionpolicy", "ep"])
+                    .or_else(|| {
+                        named
+                            .iter()
+                            .find(|(n, _)| n.len() > 1 && "executionpolicy".starts_with(n.as_str()))
+                            .map(|(_, v)| v.clone())
+                    })
+                    .or_else(|| plain.first().cloned());
+                let scope = named
+                    .iter()
+                    .find(|(n, _)| "scope".starts_with(n.as_str()))
+                    .map(|(_, v)| v.clone())
+                    .or_else(|| plain.get(1).cloned())
+                    .and_then(|v| v.literal())
+                    .unwrap_or_else(|| "LocalMachine".into())
+                    .to_ascii_lowercase();
+                let weak = policy.and_then(|v| v.literal()).is_none_or(|p| {
+                    matches!(p.to_ascii_lowercase().as_str(), "bypass" | "unrestricted")
+                });
+                let key = match scope.as_str() {
+                    "process" => None,
+                    "currentuser" => {
+                        Some("hkcu/software/microsoft/powershell/1/shellids/microsoft.powershell")
+                    }
+                    "userpolicy" => Some("hkcu/software/policies/microsoft/windows/powershell"),
+                    "machinepolicy" => Some("hklm/software/policies/microsoft/windows/powershell"),
+                    _ => Some("hklm/software/microsoft/powershell/1/shellids/microsoft.powershell"),
+                };
+                if let (true, Some(k)) = (weak, key) {
+                    let p = format!("/registry/{k}/executionpolicy");
+                    self.emit(
+                        vec![raw(">"), W::Val(Value::text(&p))],
+                        Some("Set-ExecutionPolicy"),
+                    )?;
+                }
+                return Ok(Some(V::text("")));
+            }
+            "new-storedcredential" => {
+                let target = get(&["target"])
+                    .and_then(|v| v.literal())
+                    .unwrap_or_else(|| "credential".into());
+                self.store_credential(&target, "New-StoredCredential")?;
+                return Ok(Some(V::text("")));
+            }
+            "remove-service" | "suspend-service" => {
+                let name = get(&["name"])
+                    .or_else(|| plain.first().cloned())
+                    .or_else(|| match input.map(|v| &v.from) {
+                        Some(From::Service(n)) => Some(V::one(n.clone())),
+                        _ => None,
+                    })
+                    .map_or_else(|| Value::unknown("(service)"), |v| v.scalar());
+                self.emit(vec![raw("systemctl"), raw("stop"), W::Val(name)], label)?;
+                return Ok(Some(V::text("")));
+            }
+            _ => {}
+        }
+        Ok(None)
+    }
+
+    /// A WMI/CIM method of a class (`Win32Shutdown` of `Win32_OperatingSystem`, …).
+    pub(super) fn wmi_method(
+        &mut self,
+        class: &str,
+        filter: Option<&str>,
+        method: &str,
+        args: &[V],
+    ) -> R<()> {
+        let label = Some("WMI");
+        let name = filter.and_then(filter_name);
+        match (class, method) {
+            ("win32_operatingsystem", "win32shutdown" | "win32shutdowntracker") => {
+                // Flags (Win32Shutdown): 0 log off, 1 shut down, 2 reboot, 8 power off, +4 forced.
+                let flags = args
+                    .first()
+                    .and_then(V::literal)
+                    .and_then(|f| f.trim().parse::<i64>().ok());
+                let words = match flags {
+                    Some(f) if f & 2 != 0 => vec![raw("reboot")],
+                    Some(f) if f & 9 == 0 => {
+                        vec![raw("loginctl"), raw("terminate-user"), raw("''")]
+                    }
+                    _ => vec![raw("shutdown"), raw("-h"), raw("now")],
+                };
+                self.emit(words, label)
+            }
+            ("win32_operatingsystem", "shutdown") => {
+                self.emit(vec![raw("shutdown"), raw("-h"), raw("now")], label)
+            }
+            ("win32_operatingsystem", "reboot") => self.emit(vec![raw("reboot")], label),
+            ("win32_process", "terminate") => match name {
+                Some(n) => self.kill_named(&Value::text(&n), "WMI"),
+                None => self.emit(vec![raw("kill"), raw("-9"), raw("-1")], label),
+            },
+            ("win32_process", "create") => {
+                let line = args
+                    .first()
+                    .cloned()
+                    .unwrap_or_else(|| V::unknown("(command line)"));
+                match line.literal() {
+                    Some(t) => {
+                        let words = super::super::cmd::split_command_line(&t);
+                        let mut it = words.into_iter();
+                        let prog = it.next().unwrap_or_default();
+                        self.start(&V::text(&prog), it.map(|w| V::text(&w)).collect())
+                    }
+                    None => self.runner("cmd", Code::Dynamic, "Win32_Process.Create"),
+                }
+            }
+            ("win32_service", "stopservice" | "pauseservice" | "delete") => {
+                let n = name.map_or_else(|| Value::text("*"), |n| Value::text(&n));
+                self.emit(vec![raw("systemctl"), raw("stop"), W::Val(n)], label)
+            }
+            ("win32_service", "changestartmode")
+                if args
+                    .first()
+                    .and_then(V::literal)
+                    .is_none_or(|m| m.eq_ignore_ascii_case("disabled")) =>
+            {
+                let n = name.map_or_else(|| Value::text("*"), |n| Value::text(&n));
+                self.emit(vec![raw("systemctl"), raw("disable"), W::Val(n)], label)
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// A method called on what `Get-Process`, `Get-Service` or a WMI query
+    /// returned (`(Get-Process x).Kill()`, `(Get-Service x).Stop()`,
+    /// `(gwmi Win32_OperatingSystem).Win32Shutdown(1)`): `true` when handled.
+    pub(super) fn object_method(&mut self, from: &From, method: &str, args: &[V]) -> R<bool> {
+        match (from, method) {
+            (From::Processes, "kill") => {
+                self.emit(
+                    vec![raw("kill"), raw("-9"), raw("-1")],
+                    Some("Process.Kill"),
+                )?;
+            }
+            (From::Process(n), "kill" | "close" | "closemainwindow") => {
+                self.kill_named(&n.clone(), "Process.Kill")?;
+            }
+            (From::Service(n), "stop" | "pause") => {
+                let n = n.clone();
+                self.emit(
+                    vec![raw("systemctl"), raw("stop"), W::Val(n)],
+                    Some("Service.Stop"),
+                )?;
+            }
+            (From::Wmi { class, filter }, m) => {
+                let (class, filter) = (class.clone(), filter.clone());
+                self.wmi_method(&class, filter.as_deref(), m, args)?;
+            }
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    /// `pkill -x NAME` (the canonical kill by name; PID 4 is the System process).
+    pub(super) fn kill_named(&mut self, n: &Value, label: &str) -> R<()> {
+        let mut words = vec![raw("pkill"), raw("-x")];
+        words.extend(
+            n.0.iter()
+                .map(|s| W::Val(process_pattern(&Value::one(s.clone())))),
+        );
+        self.emit(words, Some(label))
+    }
+
+    /// A credential stored in Windows' Credential Manager (`cmdkey /add`):
+    /// a file in `%APPDATA%\Microsoft\Credentials`.
+    pub(super) fn store_credential(&mut self, target: &str, label: &str) -> R<()> {
+        let mut s = Sym::piece(Piece::Home);
+        let safe: String = target
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_') {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        s.push(Piece::Text(format!(
+            "/AppData/Roaming/Microsoft/Credentials/{safe}"
+        )));
+        self.emit(vec![raw(">"), W::Val(Value::one(s))], Some(label))
+    }
+
+    /// Windows programs with a canonical twin (`net stop`, `wmic`, `rundll32`'s
+    /// power entry points, `cmdkey /add`, `mofcomp`): `true` when handled.
+    pub(super) fn windows_program(
+        &mut self,
+        lower: &str,
+        args: &[V],
+        texts: &[Option<String>],
+    ) -> R<bool> {
+        let lit = |i: usize| {
+            texts
+                .get(i)
+                .cloned()
+                .flatten()
+                .unwrap_or_default()
+                .to_ascii_lowercase()
+        };
+        match lower {
+            "net" | "net1" if lit(0) == "stop" || lit(0) == "pause" => {
+                let name = args
+                    .get(1)
+                    .map_or_else(|| Value::unknown("(service)"), V::scalar);
+                self.emit(
+                    vec![raw("systemctl"), raw("stop"), W::Val(name)],
+                    Some("net stop"),
+                )?;
+            }
+            "wmic" => self.wmic(texts)?,
+            "taskkill"
+                if texts
+                    .iter()
+                    .flatten()
+                    .any(|t| t.eq_ignore_ascii_case("/fi")) =>
+            {
+                // `taskkill /fi "FILTER"`: every process the filters select.
+                let filters: Vec<String> = texts
+                    .windows(2)
+                    .filter(|w| {
+                        w[0].as_deref()
+                            .is_some_and(|t| t.eq_ignore_ascii_case("/fi"))
+                    })
+                    .filter_map(|w| w[1].clone())
+                    .collect();
+                self.taskkill_filters(&filters)?;
+                // `/im` and `/pid` given too are judged as well.
+                return Ok(false);
+            }
+            "rundll32" => {
+                // `powrprof.dll,SetSuspendState 0,1,0` is an array to PowerShell: its items.
+                let all = args
+                    .iter()
+                    .flat_map(V::items)
+                    .filter_map(|v| v.literal())
+                    .map(|t| t.to_ascii_lowercase())
+                    .collect::<Vec<_>>()
+                    .join(",");
+                if all.contains("setsuspendstate") {
+                    self.emit(vec![raw("systemctl"), raw("suspend")], Some("rundll32"))?;
+                } else if all.contains("exitwindowsex") {
+                    self.emit(
+                        vec![raw("shutdown"), raw("-h"), raw("now")],
+                        Some("rundll32"),
+                    )?;
+                } else {
+                    return Ok(false);
+                }
+            }
+            "cmdkey" => {
+                let target = texts.iter().flatten().find_map(|t| {
+                    let l = t.to_ascii_lowercase();
+                    ["/add:", "/generic:", "/smartcard:"]
+                        .iter()
+                        .find(|p| l.starts_with(*p))
+                        .map(|p| t[p.len()..].to_string())
+                });
+                match target {
+                    Some(t) => self.store_credential(&t, "cmdkey /add")?,
+                    None => return Ok(false),
+                }
+            }
+            "mofcomp"
+                if !texts
+                    .iter()
+                    .flatten()
+                    .any(|t| t == "/?" || t.eq_ignore_ascii_case("-check")) =>
+            {
+                // A MOF file registers WMI classes and instances: the event
+                // subscriptions that run commands at every boot among them.
+                self.emit(vec![raw("crontab"), raw("-")], Some("mofcomp"))?;
+            }
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    /// `taskkill /fi "IMAGENAME eq x"` is `pkill -x x`, `/fi "USERNAME eq u"`
+    /// `pkill -u u`, `/fi "PID eq n"` `kill n`; a filter by window title,
+    /// module or service names its processes; any other (`STATUS eq
+    /// RUNNING`, `MEMUSAGE gt 0`) selects processes wholesale: every one.
+    fn taskkill_filters(&mut self, filters: &[String]) -> R<()> {
+        let mut narrow = false;
+        for f in filters {
+            let parts: Vec<&str> = f.split_whitespace().collect();
+            let (key, op, value) = match parts.as_slice() {
+                [k, o, rest @ ..] => (
+                    k.to_ascii_lowercase(),
+                    o.to_ascii_lowercase(),
+                    rest.join(" "),
+                ),
+                _ => continue,
+            };
+            if op != "eq" {
+                continue;
+            }
+            match key.as_str() {
+                "imagename" => {
+                    self.kill_named(&Value::text(&value), "taskkill")?;
+                    narrow = true;
+                }
+                "pid" => {
+                    let pid = windows_pid(&Value::text(&value));
+                    self.emit(vec![raw("kill"), raw("-9"), W::Val(pid)], Some("taskkill"))?;
+                    narrow = true;
+                }
+                "username" => {
+                    self.emit(
+                        vec![raw("pkill"), raw("-u"), W::Val(Value::text(&value))],
+                        Some("taskkill"),
+                    )?;
+                    narrow = true;
+                }
+                "windowtitle" | "modules" | "services" => narrow = true,
+                _ => {}
+            }
+        }
+        if !narrow {
+            self.emit(vec![raw("kill"), raw("-9"), raw("-1")], Some("taskkill"))?;
+        }
+        Ok(())
+    }
+
+    /// `wmic [/namespace:NS] ALIAS|path CLASS [where CLAUSE] call METHOD [ARGS] | delete | create …`.
+    fn wmic(&mut self, texts: &[Option<String>]) -> R<()> {
+        let words: Vec<String> = texts
+            .iter()
+            .map(|t| t.clone().unwrap_or_default())
+            .collect();
+        let mut ns = String::new();
+        let mut k = 0;
+        while let Some(w) = words.get(k).filter(|w| w.starts_with('/')) {
+            if let Some(v) = w.to_ascii_lowercase().strip_prefix("/namespace:") {
+                ns = v.to_string();
+            }
+            k += 1;
+        }
+        let alias = words
+            .get(k)
+            .map(|w| w.to_ascii_lowercase())
+            .unwrap_or_default();
+        let class = match alias.as_str() {
+            "os" => "win32_operatingsystem".to_string(),
+            "process" => "win32_process".to_string(),
+            "service" => "win32_service".to_string(),
+            "path" | "class" => {
+                k += 1;
+                words
+                    .get(k)
+                    .map(|w| w.to_ascii_lowercase())
+                    .unwrap_or_default()
+            }
+            other => other.to_string(),
+        };
+        k += 1;
+        let mut filter = None;
+        if words
+            .get(k)
+            .is_some_and(|w| w.eq_ignore_ascii_case("where"))
+        {
+            filter = words.get(k + 1).cloned();
+            k += 2;
+        } else if let Some(w) = words.get(k).filter(|w| {
+            !matches!(
+                w.to_ascii_lowercase().as_str(),
+                "call" | "delete" | "create" | "get" | "list" | "set"
+            )
+        }) {
+            // `wmic service NAME call …`, `wmic process NAME delete`
+            filter = Some(format!("name='{w}'"));
+            k += 1;
+        }
+        let verb = words
+            .get(k)
+            .map(|w| w.to_ascii_lowercase())
+            .unwrap_or_default();
+        if subscription(&ns, &class) && verb == "create" {
+            return self.emit(vec![raw("crontab"), raw("-")], Some("wmic"));
+        }
+        let (method, rest) = match verb.as_str() {
+            "call" => (
+                words
+                    .get(k + 1)
+                    .map(|w| w.to_ascii_lowercase())
+                    .unwrap_or_default(),
+                words.get(k + 2..).unwrap_or_default().to_vec(),
+            ),
+            "delete" if class == "win32_process" => ("terminate".to_string(), vec![]),
+            "delete" if class == "win32_service" => ("delete".to_string(), vec![]),
+            _ => return Ok(()),
+        };
+        let args: Vec<V> = rest.iter().map(|r| V::text(r.trim_matches(','))).collect();
+        self.wmi_method(&class, filter.as_deref(), &method, &args)
+    }
+}
+
+/// A WMI event subscription: an instance in `root\subscription`, or one of
+/// its classes.
+fn subscription(namespace: &str, class: &str) -> bool {
+    let ns = namespace.to_ascii_lowercase();
+    let class = class.to_ascii_lowercase();
+    ns.contains("subscription")
+        || matches!(
+            class.as_str(),
+            "__eventfilter"
+                | "__filtertoconsumerbinding"
+                | "commandlineeventconsumer"
+                | "activescripteventconsumer"
+        )
+}
+
+/// The class a WQL query reads (`SELECT * FROM Win32_Process WHERE …`).
+fn query_class(q: &str) -> Option<String> {
+    let l = q.to_ascii_lowercase();
+    let i = l.find(" from ")?;
+    l[i + 6..].split_whitespace().next().map(str::to_string)
+}
+
+/// The name a WQL filter selects (`Name='lsass.exe'`, `name = "WinRM"`).
+fn filter_name(filter: &str) -> Option<String> {
+    let l = filter.to_ascii_lowercase();
+    let i = l.find("name")?;
+    let rest = l[i + 4..].trim_start();
+    let rest = rest
+        .strip_prefix('=')
+        .or_else(|| rest.strip_prefix("like"))?
+        .trim_start();
+    let q = rest.chars().next().filter(|c| *c == '\'' || *c == '"')?;
+    let body = &rest[1..];
+    let end = body.find(q)?;
+    Some(body[..end].replace('%', "*"))
+}
+
+/// The registry place a Defender preference writes, when it weakens the
+/// protection (`-ExclusionPath`, `-DisableRealtimeMonitoring $true`,
+/// `-EnableControlledFolderAccess Disabled`, a threat action `Allow`).
+fn defender_setting(name: &str, v: &V) -> Option<String> {
+    let value = v.literal().map(|t| t.to_ascii_lowercase());
+    let off = value
+        .as_deref()
+        .is_none_or(|t| matches!(t, "false" | "0" | "disabled" | "auditmode" | "off"));
+    let on = value.as_deref().is_none_or(|t| !matches!(t, "false" | "0"));
+    // Every parameter of Add-/Set-MpPreference that starts `-Ex` is an exclusion.
+    if name.starts_with("ex") {
+        return Some(format!("exclusions/{name}"));
+    }
+    if name.starts_with("disable") && on {
+        return Some(format!("real-time protection/{name}"));
+    }
+    if (name.starts_with("enable")
+        || name == "puaprotection"
+        || name.starts_with("maps")
+        || name == "submitsamplesconsent")
+        && off
+    {
+        return Some(format!("features/{name}"));
+    }
+    if name.contains("defaultaction") || name.contains("threatidaction") {
+        let allow = value
+            .as_deref()
+            .is_none_or(|t| matches!(t, "allow" | "noaction" | "6" | "9" | "userdefined" | "8"));
+        return allow.then(|| format!("threats/{name}"));
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{filter_name, query_class, subscription};
+
+    #[test]
+    fn reads_wql_filters_and_queries() {
+        assert_eq!(filter_name("Name='lsass.exe'").as_deref(), Some("lsass.exe"));
+        assert_eq!(filter_name("name = \"WinRM\"").as_deref(), Some("winrm"));
+        assert_eq!(filter_name("Name like 'svc%'").as_deref(), Some("svc*"));
+        assert_eq!(filter_name("ProcessId=4"), None);
+        assert_eq!(
+            query_class("SELECT * FROM Win32_Process WHERE Name='x'").as_deref(),
+            Some("win32_process")
+        );
+        assert!(subscription(r"root\subscription", "x"));
+        assert!(subscription("", "CommandLineEventConsumer"));
+        assert!(!subscription(r"root\cimv2", "Win32_Process"));
+    }
+}

@@ -78,6 +78,16 @@ pub(super) enum From {
     Encoding(String),
     /// Bytes decoded from base64 (the bytes).
     Bytes(Vec<u8>),
+    /// A secret's value: an environment variable's (its name, uppercase),
+    /// or (`None`) the plain text of a stored credential (`Get-Secret
+    /// -AsPlainText`, a `SecureString` or DPAPI blob turned back into text).
+    /// Where it reaches the output, a file or the network, it is printed
+    /// (`printenv NAME`, `secret-tool lookup`); a variable, a program's
+    /// argument or an `Authorization` header uses it.
+    Secret(Option<String>),
+    /// The whole environment (`Get-ChildItem env:`): printing it is `env`,
+    /// searching it `env | grep …`, sending it `env | curl`.
+    Environment,
 }
 
 /// A value and where it came from.
@@ -177,6 +187,9 @@ pub(super) struct Analyser {
     calling: Vec<String>,
     /// Set by Set-Location: the folder it moves to when it succeeds.
     moved: Option<Value>,
+    /// Inside an expression whose value is taken (an assignment, `$(…)`,
+    /// `(…)`): a statement's output there is not printed.
+    captured: usize,
 }
 
 type R<T> = Result<T, ParseError>;
@@ -198,6 +211,7 @@ impl Analyser {
             unknowns: vec![],
             calling: vec![],
             moved: None,
+            captured: 0,
         }
     }
 
@@ -259,13 +273,20 @@ impl Analyser {
     fn stmt(&mut self, s: &Stmt) -> R<V> {
         self.step()?;
         match s {
-            Stmt::Chain(c) => self.chain(c),
+            Stmt::Chain(c) => {
+                let v = self.chain(c)?;
+                self.printed(&v, "output")?;
+                Ok(v)
+            }
             Stmt::Assign {
                 target,
                 append,
                 value,
             } => {
-                let v = self.stmt(value)?;
+                self.captured += 1;
+                let v = self.stmt(value);
+                self.captured -= 1;
+                let v = v?;
                 self.assign(target, v, *append)?;
                 Ok(V::text(""))
             }
@@ -333,10 +354,49 @@ impl Analyser {
                 Ok(V::text(""))
             }
             Stmt::Flow(c) => match c {
-                Some(c) => self.chain(c),
+                Some(c) => {
+                    let v = self.chain(c)?;
+                    self.printed(&v, "output")?;
+                    Ok(v)
+                }
                 None => Ok(V::text("")),
             },
             Stmt::Param(_) => Ok(V::text("")),
+        }
+    }
+
+    /// A statement's output: printed unless its value is taken.
+    fn printed(&mut self, v: &V, label: &str) -> R<()> {
+        if self.captured == 0 {
+            self.reveal(v, label)?;
+        }
+        Ok(())
+    }
+
+    /// A value that reaches the output, a file or the network: a secret in
+    /// it is printed (`printenv NAME`; `secret-tool lookup` for a stored
+    /// credential's text, as the Linux keyring's client prints one).
+    fn reveal(&mut self, v: &V, label: &str) -> R<()> {
+        if let Val::List(items) = &v.val {
+            for it in items.clone() {
+                self.reveal(&it, label)?;
+            }
+        }
+        match &v.from {
+            From::Secret(Some(name)) => {
+                let name = crate::shell::quote(name);
+                self.emit(vec![raw("printenv"), W::Raw(name)], Some(label))
+            }
+            From::Secret(None) => self.emit(
+                vec![
+                    raw("secret-tool"),
+                    raw("lookup"),
+                    raw("powershell"),
+                    raw("credential"),
+                ],
+                Some(label),
+            ),
+            _ => Ok(()),
         }
     }
 
@@ -449,7 +509,7 @@ impl Analyser {
         if let Some(env) = n.strip_prefix("env:") {
             return match paths::env_var(env) {
                 Some(s) => V::one(Value::one(s)),
-                None => V::unknown(&format!("$env:{env}")),
+                None => env_secret(env),
             };
         }
         match n {
@@ -476,8 +536,18 @@ impl Analyser {
         Ok(match e {
             Expr::Word(parts) => self.word(parts)?,
             Expr::Var(n) => self.var(n),
-            Expr::Sub(stmts) => self.stmts(stmts)?,
-            Expr::Paren(st) => self.stmt(st)?,
+            Expr::Sub(stmts) => {
+                self.captured += 1;
+                let v = self.stmts(stmts);
+                self.captured -= 1;
+                v?
+            }
+            Expr::Paren(st) => {
+                self.captured += 1;
+                let v = self.stmt(st);
+                self.captured -= 1;
+                v?
+            }
             Expr::Block(b) => {
                 // Not run here: where it is run (`&`, Invoke-Command, a
                 // parameter of a command) decides. A block handed to a
@@ -528,6 +598,7 @@ impl Analyser {
                                 (From::Plain, From::Plain) => From::Plain,
                                 (f @ (From::Download(_) | From::DynamicCode), _)
                                 | (_, f @ (From::Download(_) | From::DynamicCode)) => f.clone(),
+                                (f @ From::Secret(_), _) | (_, f @ From::Secret(_)) => f.clone(),
                                 _ => From::Plain,
                             };
                             V::one(p.concat(q)).with(from)
@@ -558,6 +629,13 @@ impl Analyser {
                         // nobody knows; code built from a download stays so.
                         let from = match (&x.from, &y.from) {
                             (f @ (From::Download(_) | From::DynamicCode), _) => f.clone(),
+                            // Text made from a secret (`-replace`, `-split`, `-f`,
+                            // `-join`) is the secret; a comparison is a truth value.
+                            (f @ From::Secret(_), _) | (_, f @ From::Secret(_))
+                                if !is_comparison(op) =>
+                            {
+                                f.clone()
+                            }
                             _ => From::Plain,
                         };
                         V::unknown(&format!("(-{op})")).with(from)
@@ -570,6 +648,9 @@ impl Analyser {
                     let t = op.to_ascii_lowercase();
                     if t.contains("scriptblock") {
                         return Ok(self.script_block_from(&v));
+                    }
+                    if t == "[void]" || t.starts_with("[bool") {
+                        return Ok(V::text(""));
                     }
                     return Ok(v);
                 }
@@ -640,7 +721,10 @@ impl Analyser {
                     out = out.concat(&v.scalar());
                 }
                 Part::Sub(stmts) => {
-                    let v = self.stmts(stmts)?;
+                    self.captured += 1;
+                    let v = self.stmts(stmts);
+                    self.captured -= 1;
+                    let v = v?;
                     if !matches!(v.from, From::Plain) {
                         from = v.from.clone();
                     }
@@ -696,8 +780,43 @@ impl Analyser {
                     Some(text) => V::text(&text).with(From::Decoded),
                     None => V::unknown("(decoded)").with(From::DynamicCode),
                 },
+                (_, Some(f @ From::Secret(_))) => V::unknown("(text)").with(f.clone()),
                 _ => V::unknown("(text)"),
             },
+            // A credential's password as text (`NetworkCredential.Password`).
+            "getnetworkcredential" => V::unknown("(credential)").with(From::Secret(None)),
+            "retrievepassword" => {
+                // PasswordVault: fills the credential's Password to show it.
+                self.reveal(
+                    &V::unknown("(password)").with(From::Secret(None)),
+                    "PasswordCredential.RetrievePassword",
+                )?;
+                V::unknown("(credential)").with(From::Secret(None))
+            }
+            "uploadfile" | "uploadfileasync" | "uploadfiletaskasync" => {
+                let url = argv
+                    .first()
+                    .map_or_else(|| Value::unknown("(url)"), V::scalar);
+                let file = argv
+                    .last()
+                    .filter(|_| argv.len() >= 2)
+                    .map_or_else(|| Value::unknown("(file)"), |v| self.path1(v));
+                self.emit(
+                    vec![raw("curl"), raw("-T"), W::Val(file), W::Val(url)],
+                    Some("WebClient.UploadFile"),
+                )?;
+                V::unknown("(response)")
+            }
+            "uploadstring"
+            | "uploadstringasync"
+            | "uploadstringtaskasync"
+            | "uploaddata"
+            | "uploadvalues" => {
+                for v in &argv {
+                    self.reveal(v, "WebClient.UploadString")?;
+                }
+                V::unknown("(response)")
+            }
             "invoke" | "invokereturnasis" => match &t.val {
                 Val::Block(b) => {
                     let b = b.clone();
@@ -738,6 +857,12 @@ impl Analyser {
                 let from = match t.from {
                     From::Download(u) => From::Download(u),
                     From::DynamicCode => From::DynamicCode,
+                    // A secret's text, cut or converted, is still the secret.
+                    From::Secret(s)
+                        if !matches!(lname.as_str(), "length" | "count" | "gettype" | "equals") =>
+                    {
+                        From::Secret(s)
+                    }
                     From::Items { .. } if matches!(lname.as_str(), "name" | "basename") => {
                         From::Plain
                     }
@@ -853,8 +978,36 @@ impl Analyser {
                 let name = a.first().and_then(V::literal).unwrap_or_default();
                 return Ok(match paths::env_var(&name) {
                     Some(s) => V::one(Value::one(s)),
-                    None => V::unknown(&format!("$env:{name}")),
+                    None if name.is_empty() => V::unknown("$env:(name)"),
+                    None => env_secret(&name),
                 });
+            }
+            ("environment", "getenvironmentvariables") => {
+                return Ok(V::unknown("(environment)").with(From::Environment));
+            }
+            (
+                "runtime.interopservices.marshal",
+                "securestringtobstr"
+                | "securestringtoglobalallocunicode"
+                | "securestringtoglobalallocansi"
+                | "securestringtocotaskmemunicode"
+                | "securestringtocotaskmemansi",
+            )
+            | ("security.cryptography.protecteddata", "unprotect")
+            | ("net.networkcredential", "new") => {
+                // A SecureString, DPAPI blob or credential turned back into text.
+                return Ok(V::unknown("(plain text)").with(From::Secret(None)));
+            }
+            ("runtime.interopservices.marshal", m) if m.starts_with("ptrtostring") => {
+                return Ok(match a.first().map(|v| &v.from) {
+                    Some(f @ From::Secret(_)) => V::unknown("(plain text)").with(f.clone()),
+                    _ => V::unknown("(text)"),
+                });
+            }
+            ("console", "writeline" | "write") => {
+                for v in a {
+                    self.reveal(v, "[Console]::WriteLine")?;
+                }
             }
             ("environment", "setenvironmentvariable") => {
                 let name = a
@@ -1229,6 +1382,15 @@ impl Analyser {
         if b.switch("WhatIf") {
             return Ok(V::text(""));
         }
+        if matches!(
+            cmdlet.action,
+            Action::Read | Action::Item | Action::List | Action::Hex
+        ) {
+            let p = b.get("Path").or_else(|| b.get("LiteralPath")).cloned();
+            if let Some(v) = p.and_then(|p| self.env_drive(&p, cmdlet.name).transpose()) {
+                return v;
+            }
+        }
         // Script blocks handed to a parameter run (delay-bind blocks:
         // `Rename-Item -NewName { … }`).
         for (_, v) in &b.named {
@@ -1346,6 +1508,18 @@ impl Analyser {
                     V::unknown("(file text)").with(From::File(paths[0].clone()))
                 }
             }
+            Action::Search if input.is_some_and(|i| i.from == From::Environment) => {
+                // Searching the environment (`gci env: | Select-String TOKEN`).
+                let pattern = b.get("Pattern").map_or_else(|| Value::text(""), V::scalar);
+                words.extend([
+                    raw("env"),
+                    raw("|"),
+                    raw("grep"),
+                    raw("-e"),
+                    W::Val(pattern),
+                ]);
+                V::unknown("(lines)")
+            }
             Action::Search => {
                 let pattern = b
                     .get("Pattern")
@@ -1379,6 +1553,14 @@ impl Analyser {
             }
             Action::Write { append } => {
                 let append = append || b.switch("Append");
+                // A secret written to a file is printed there.
+                for v in [b.get("Value"), b.get("InputObject"), input]
+                    .into_iter()
+                    .flatten()
+                {
+                    let v = v.clone();
+                    self.reveal(&v, cmdlet.name)?;
+                }
                 let paths = self.path_args(&b);
                 let op = if append { ">>" } else { ">" };
                 for p in paths {
@@ -1446,6 +1628,12 @@ impl Analyser {
                     .map(|(_, v)| v.clone())
                     .collect();
                 vals.extend(b.extra.iter().cloned());
+                if cmdlet.name != "Write-Output" {
+                    // Write-Host and the other streams print what they are given.
+                    for v in &vals {
+                        self.reveal(v, cmdlet.name)?;
+                    }
+                }
                 words.push(raw("echo"));
                 for v in &vals {
                     words.extend(v.items().into_iter().map(W::Val));
@@ -1547,6 +1735,32 @@ impl Analyser {
                 V::text("")
             }
             Action::Download => {
+                // A secret in the address or the body is sent off the machine
+                // (an `Authorization` header is how a token is used).
+                for k in ["Uri", "Body", "Source"] {
+                    if let Some(v) = b.get(k).cloned() {
+                        self.reveal(&v, cmdlet.name)?;
+                    }
+                }
+                if let Some(i) = input {
+                    self.reveal(i, cmdlet.name)?;
+                    if i.from == From::Environment {
+                        let url = b
+                            .get("Uri")
+                            .map_or_else(|| Value::unknown("(url)"), V::scalar);
+                        self.emit(
+                            vec![
+                                raw("env"),
+                                raw("|"),
+                                raw("curl"),
+                                raw("--data-binary"),
+                                raw("@-"),
+                                W::Val(url),
+                            ],
+                            Some(cmdlet.name),
+                        )?;
+                    }
+                }
                 let url = b
                     .get("Uri")
                     .or_else(|| b.get("Source"))
@@ -1609,6 +1823,19 @@ impl Analyser {
             }
             Action::PerItem => {
                 let item = input.cloned();
+                if cmdlet.name == "Where-Object"
+                    && input.is_some_and(|i| i.from == From::Environment)
+                {
+                    // `gci env: | Where-Object Name -like '*KEY*'`: a search of
+                    // the environment by what the filter names.
+                    let mut w = vec![raw("env"), raw("|"), raw("grep")];
+                    for v in b.named.iter().map(|(_, v)| v).chain(b.extra.iter()) {
+                        if let Some(t) = v.literal() {
+                            w.extend([raw("-e"), W::Val(Value::text(&t))]);
+                        }
+                    }
+                    self.emit(w, Some(cmdlet.name))?;
+                }
                 let mut blocks = vec![];
                 for (_, v) in &b.named {
                     if let Val::Block(bl) = &v.val {
@@ -1849,6 +2076,22 @@ impl Analyser {
         Ok(match (lower.as_str(), input) {
             ("get-process" | "gps" | "ps", _) if args.is_empty() => {
                 V::unknown("(processes)").with(From::Processes)
+            }
+            // Formatting, sorting, converting a secret or the environment
+            // prints it still; counting it or dropping it does not.
+            (l, Some(i))
+                if matches!(i.from, From::Secret(_) | From::Environment)
+                    && !matches!(
+                        l,
+                        "measure-object"
+                            | "measure"
+                            | "out-null"
+                            | "get-member"
+                            | "gm"
+                            | "convertto-securestring"
+                    ) =>
+            {
+                V::unknown("(output)").with(i.from.clone())
             }
             (
                 "select-object" | "sort-object" | "out-string" | "tee-object" | "get-unique"
@@ -2327,6 +2570,7 @@ impl Analyser {
             let mut pending: Option<String> = None;
             for w in &words {
                 let mut v = Value::text("");
+                let mut secret = None;
                 for p in w {
                     let piece = match p {
                         super::cmd::Part::Text(t) => Value::text(t),
@@ -2336,7 +2580,13 @@ impl Analyser {
                             None => match self.vars.get(&format!("env:{}", n.to_ascii_lowercase()))
                             {
                                 Some(x) => x.scalar(),
-                                None => Value::unknown(&format!("%{n}%")),
+                                None => {
+                                    // An environment variable only known when it runs.
+                                    if n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                                        secret = Some(n.to_ascii_uppercase());
+                                    }
+                                    Value::unknown(&format!("%{n}%"))
+                                }
                             },
                         },
                     };
@@ -2350,12 +2600,15 @@ impl Analyser {
                     continue;
                 }
                 if let Some(op) = pending.take() {
-                    if op.starts_with('>') {
+                    if op.starts_with('>') || op == "<" {
                         redirects.extend([W::Raw(op), W::Val(path_value(&v, false))]);
                     }
                     continue;
                 }
-                vals.push(V::one(v));
+                vals.push(match secret {
+                    Some(n) => V::one(v).with(From::Secret(Some(n))),
+                    None => V::one(v),
+                });
             }
             self.cmd_command(vals, redirects)?;
         }
@@ -2482,6 +2735,9 @@ impl Analyser {
                 words.extend(operands.iter().map(|o| W::Val(path_value(o, true))));
             }
             "echo" => {
+                for a in &args {
+                    self.reveal(a, "echo")?;
+                }
                 words.push(raw("echo"));
                 words.extend(args.iter().map(|a| W::Val(a.scalar())));
             }
@@ -2852,6 +3108,47 @@ impl Bound {
             None => true,
         })
     }
+}
+
+/// An environment variable the event does not know: its value is only known
+/// when the command runs, and printing it prints whatever it holds.
+fn env_secret(name: &str) -> V {
+    V::unknown(&format!("$env:{name}")).with(From::Secret(Some(name.to_ascii_uppercase())))
+}
+
+/// A comparison or logic operator: its result is a truth value.
+fn is_comparison(op: &str) -> bool {
+    let is = |o: &str| {
+        matches!(
+            o,
+            "eq" | "ne"
+                | "gt"
+                | "ge"
+                | "lt"
+                | "le"
+                | "like"
+                | "notlike"
+                | "match"
+                | "notmatch"
+                | "contains"
+                | "notcontains"
+                | "in"
+                | "notin"
+                | "is"
+                | "isnot"
+                | "and"
+                | "or"
+                | "xor"
+                | "not"
+        )
+    };
+    let op = op.trim_start_matches('-').to_ascii_lowercase();
+    // `-ceq`, `-ilike`: the case-sensitive and -insensitive spellings.
+    is(&op)
+        || [op.strip_prefix('c'), op.strip_prefix('i')]
+            .into_iter()
+            .flatten()
+            .any(is)
 }
 
 fn is_true(t: &str) -> bool {

@@ -102,6 +102,13 @@ impl Analyser {
                 | "new-storedcredential"
                 | "remove-service"
                 | "suspend-service"
+                | "get-secret"
+                | "get-storedcredential"
+                | "convertfrom-securestring"
+                | "new-object"
+                | "compress-archive"
+                | "expand-archive"
+                | "send-mailmessage"
         );
         if !known {
             return Ok(None);
@@ -254,6 +261,78 @@ impl Analyser {
                 self.store_credential(&target, "New-StoredCredential")?;
                 return Ok(Some(V::text("")));
             }
+            "get-secret" | "get-storedcredential" | "convertfrom-securestring" => {
+                // Plain text only when asked for (`-AsPlainText`, the
+                // CredentialManager module's `-AsCredentialObject`, whose
+                // Password is text); otherwise a SecureString or PSCredential,
+                // shown as its type name.
+                let plain = named.iter().any(|(n, _)| {
+                    (n.len() >= 3 && "asplaintext".starts_with(n.as_str()))
+                        || (n.len() >= 3 && "ascredentialobject".starts_with(n.as_str()))
+                });
+                return Ok(Some(if plain {
+                    V::unknown("(plain text)").with(From::Secret(None))
+                } else {
+                    V::unknown("(secure string)")
+                }));
+            }
+            "new-object" => {
+                let ty = get(&["typename"])
+                    .or_else(|| plain.first().cloned())
+                    .and_then(|v| v.literal())
+                    .unwrap_or_default()
+                    .to_ascii_lowercase();
+                if ty.ends_with("networkcredential") {
+                    return Ok(Some(V::unknown("(credential)").with(From::Secret(None))));
+                }
+                return Ok(None);
+            }
+            "compress-archive" => {
+                let dest = get(&["destinationpath"])
+                    .or_else(|| plain.get(1).cloned())
+                    .map_or_else(|| Value::unknown("(archive)"), |v| self.path1(&v));
+                let mut words = vec![raw("zip"), raw("-r"), W::Val(dest), raw("--")];
+                if let Some(v) = get(&["path", "literalpath"]).or_else(|| plain.first().cloned()) {
+                    for it in v.items() {
+                        words.push(W::Val(self.path1(&V::one(it))));
+                    }
+                }
+                self.emit(words, Some("Compress-Archive"))?;
+                return Ok(Some(V::text("")));
+            }
+            "expand-archive" => {
+                // Extracting writes the archive's files into the folder.
+                let src = get(&["path", "literalpath"])
+                    .or_else(|| plain.first().cloned())
+                    .map_or_else(|| Value::unknown("(archive)"), |v| self.path1(&v));
+                let dest = get(&["destinationpath"])
+                    .or_else(|| plain.get(1).cloned())
+                    .map(|v| self.path1(&v))
+                    .unwrap_or_else(|| self.cwd.clone());
+                self.emit(
+                    vec![raw("cp"), raw("-r"), raw("--"), W::Val(src), W::Val(dest)],
+                    Some("Expand-Archive"),
+                )?;
+                return Ok(Some(V::text("")));
+            }
+            "send-mailmessage" => {
+                let server =
+                    get(&["smtpserver"]).map_or_else(|| Value::text("smtp"), |v| v.scalar());
+                let url = Value::text("smtp://").concat(&server);
+                if let Some(att) = get(&["attachments", "att", "attachment"]) {
+                    for it in att.items() {
+                        let f = self.path1(&V::one(it));
+                        self.emit(
+                            vec![raw("curl"), raw("-T"), W::Val(f), W::Val(url.clone())],
+                            Some("Send-MailMessage"),
+                        )?;
+                    }
+                }
+                if let Some(body) = get(&["body"]) {
+                    self.reveal(&body, "Send-MailMessage")?;
+                }
+                return Ok(Some(V::text("")));
+            }
             "remove-service" | "suspend-service" => {
                 let name = get(&["name"])
                     .or_else(|| plain.first().cloned())
@@ -268,6 +347,40 @@ impl Analyser {
             _ => {}
         }
         Ok(None)
+    }
+
+    /// A path on the `Env:` drive (`Get-Content env:NAME`, `Get-ChildItem
+    /// env:`, `ls env:*TOKEN*`): the variable's value, the whole environment,
+    /// or a search of it by name. `None` for any other path.
+    pub(super) fn env_drive(&mut self, p: &V, label: &str) -> R<Option<V>> {
+        let Some(t) = p.literal() else {
+            return Ok(None);
+        };
+        let Some(rest) = t
+            .get(..4)
+            .filter(|d| d.eq_ignore_ascii_case("env:"))
+            .map(|_| t[4..].trim_start_matches(['\\', '/']))
+        else {
+            return Ok(None);
+        };
+        if rest.is_empty() || rest == "*" {
+            return Ok(Some(V::unknown("(environment)").with(From::Environment)));
+        }
+        if rest.contains(['*', '?', '[']) {
+            self.emit(
+                vec![
+                    raw("env"),
+                    raw("|"),
+                    raw("grep"),
+                    raw("-i"),
+                    raw("-e"),
+                    W::Val(Value::text(rest)),
+                ],
+                Some(label),
+            )?;
+            return Ok(Some(V::unknown("(variables)")));
+        }
+        Ok(Some(env_secret(rest)))
     }
 
     /// A WMI/CIM method of a class (`Win32Shutdown` of `Win32_OperatingSystem`, …).
@@ -685,7 +798,10 @@ mod tests {
 
     #[test]
     fn reads_wql_filters_and_queries() {
-        assert_eq!(filter_name("Name='lsass.exe'").as_deref(), Some("lsass.exe"));
+        assert_eq!(
+            filter_name("Name='lsass.exe'").as_deref(),
+            Some("lsass.exe")
+        );
         assert_eq!(filter_name("name = \"WinRM\"").as_deref(), Some("winrm"));
         assert_eq!(filter_name("Name like 'svc%'").as_deref(), Some("svc*"));
         assert_eq!(filter_name("ProcessId=4"), None);

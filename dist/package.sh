@@ -6,7 +6,7 @@
 # Writes OUTDIR/hookrules-TARGET.tar.gz (hookrules.exe in a .zip for Windows
 # targets) holding the binary, README.md and the licences, and appends its
 # SHA-256 to OUTDIR/SHA256SUMS ("<hash>  <file>", the format `sha256sum -c` reads).
-# The release workflow and tests/install_script.rs both use this script.
+# The release workflow and tests/process/install_script.rs both use this script.
 set -eu
 target=$1
 binary=$2

@@ -2,7 +2,7 @@
 //! and `tool_response`, and the values each event's matcher field takes, as the
 //! hook reference describes them (§1.1, §1.2, §4; client 2.1.330). `check` reads
 //! these tables to tell a field a rule reads that cannot exist (an error) from one
-//! that is only sometimes there (a warning). `tests/contract_fields.rs` checks
+//! that is only sometimes there (a warning). `tests/library/contract_fields.rs` checks
 //! every reference sample against them.
 
 /// Whether a field is always sent.

@@ -8,7 +8,7 @@
 //! of opentelemetry-proto), declared for prost with the official field numbers.
 //! [`to_json`] writes the same message in the OTLP/JSON mapping (lowerCamelCase
 //! names, 64-bit integers as decimal strings, enums as numbers). The tests in
-//! `tests/org/export.rs` decode both with the official Python bindings.
+//! `tests/process/org/export.rs` decode both with the official Python bindings.
 //!
 //! Attributes follow OpenTelemetry's conventions where one exists
 //! (`session.id`, `gen_ai.tool.name`, `service.name`, the record's

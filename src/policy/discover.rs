@@ -285,7 +285,7 @@ impl Discovery {
     /// is on and: every `--policies` entry names a part of it (it loads whole
     /// under them, each part once), or `HOOKRULES_POLICIES` names nothing, or
     /// no layer folder exists. False when unsure (a layer folder with no policy in it):
-    /// `find` then says the same the slower way. `tests/embedded.rs` checks
+    /// `find` then says the same the slower way. `tests/process/embedded.rs` checks
     /// that both agree.
     pub fn builtin_alone(&self) -> bool {
         if self.no_builtin || !self.managed_required.is_empty() {

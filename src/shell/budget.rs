@@ -24,7 +24,7 @@
 //!
 //! An ordinary command uses a small part of it: the largest command the
 //! analysis reads (`compile::reach::MAX_SHELL_BYTES`, 256 KiB) of plain words
-//! stays under the memory budget (see the tests in `tests/shell_robustness.rs`).
+//! stays under the memory budget (see the tests in `tests/library/shell_robustness.rs`).
 //!
 //! The state is per thread (one analysis at a time per thread; a nested
 //! analysis, such as the shell code an interpreter's inline code runs, shares

@@ -1652,7 +1652,7 @@ fn syntax_error_offsets(pat: &str) -> Option<(usize, usize, String)> {
 }
 
 /// Does a decision have an effect on this event? (`hookrules rule HR013` prints
-/// this as a table; `tests/decisions.rs` checks it against what `run` answers.)
+/// this as a table; `tests/library/decisions.rs` checks it against what `run` answers.)
 pub fn supports(spec: &events::EventSpec, decision: DecisionKind) -> bool {
     use events::Blocking;
     use DecisionKind as D;

@@ -258,7 +258,7 @@ fn event_node(spec: &EventSpec) -> Node {
 }
 
 /// The fields of the command object `command = { when = ... }` sees
-/// (`eval::command_object`; `tests/reads.rs` keeps the two in step).
+/// (`eval::command_object`; `tests/library/reads.rs` keeps the two in step).
 pub const COMMAND_OBJECT_FIELDS: &[&str] = &[
     "program",
     "program_path",

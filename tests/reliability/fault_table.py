@@ -1,16 +1,16 @@
 #!/usr/bin/env python3
 """Print (or write into README.md) the README's fault table from the timings
-`tests/reliability.rs` wrote.
+`tests/process/reliability.rs` wrote.
 
     cargo build --release
-    HOOKRULES_BIN=$PWD/target/release/hookrules HOOKRULES_FAULT_TABLE=/tmp/ft cargo test --test reliability
+    HOOKRULES_BIN=$PWD/target/release/hookrules HOOKRULES_FAULT_TABLE=/tmp/ft cargo test --test process reliability::
     python3 tests/reliability/fault_table.py /tmp/ft [--write README.md]
 
 One row per case with a `fault`, data files in name order, cases in file order;
 the times are the longest time to an answer (stdout closed) and to exit over
 every run of that case (`each` values included). With --write, the table
 replaces what lies between the README's fault-table markers;
-`readme_fault_table_is_the_cases` in tests/reliability.rs fails when the table
+`readme_fault_table_is_the_cases` in tests/process/reliability.rs fails when the table
 and the cases differ.
 """
 import pathlib

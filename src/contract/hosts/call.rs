@@ -2,7 +2,7 @@
 //! envelopes `hookrules explain --bash CMD` and `hookrules test --bash CMD`
 //! build, so a quick check goes through the same recognition
 //! ([`super::recognise`]) and the same answer as that agent's real event.
-//! The shapes are those of `super::*`'s sources (and tests/hosts.rs).
+//! The shapes are those of `super::*`'s sources (and tests/library/hosts.rs).
 
 use serde_json::{json, Value};
 

@@ -19,7 +19,7 @@
 //! wrong-strength (deny where ask was expected or the reverse).
 //!
 //! The README's family tables are generated from the corpus
-//! (`HOOKRULES_BLESS=1 cargo test --test corpus` rewrites them).
+//! (`HOOKRULES_BLESS=1 cargo test --test library corpus::` rewrites them).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -790,7 +790,7 @@ fn readme_tables_are_generated_from_the_corpus() {
     }
     assert!(
         want == readme,
-        "the README's corpus tables are stale: run HOOKRULES_BLESS=1 cargo test --test corpus\n\
+        "the README's corpus tables are stale: run HOOKRULES_BLESS=1 cargo test --test library corpus::\n\
          want:\n{default}\n{packs}"
     );
 }

@@ -20,7 +20,7 @@ struct Project {
 }
 
 /// A project whose policies the user has trusted as written (these tests are
-/// about how layers combine; `tests/trust.rs` is about trust).
+/// about how layers combine; `tests/process/trust.rs` is about trust).
 fn project(files: &[(&str, &str)]) -> Project {
     let p = untrusted_project(files);
     let mut store = hookrules::policy::trust::Store::open(&p.state);

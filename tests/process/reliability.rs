@@ -6,11 +6,11 @@
 //! described in `tests/reliability/README.md`). Races and concurrency, which do
 //! not fit a table, are the Rust tests at the end of this file.
 //!
-//! `HOOKRULES_FAULT_TABLE=DIR cargo test --release --test reliability` also
+//! `HOOKRULES_FAULT_TABLE=DIR cargo test --release --test process reliability::` also
 //! writes each data file's measured times to `DIR/<file>.tsv`, from which
 //! `tests/reliability/fault_table.py DIR` prints the README's fault table.
 
-#[path = "reliability/harness.rs"]
+#[path = "../reliability/harness.rs"]
 mod harness;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -153,7 +153,7 @@ fn readme_fault_table_is_the_cases() {
     assert!(
         problems.is_empty(),
         "the README's fault table differs from tests/reliability/*.toml; regenerate it:\n  \
-         HOOKRULES_BIN=$PWD/target/release/hookrules HOOKRULES_FAULT_TABLE=/tmp/ft cargo test --test reliability\n  \
+         HOOKRULES_BIN=$PWD/target/release/hookrules HOOKRULES_FAULT_TABLE=/tmp/ft cargo test --test process reliability::\n  \
          python3 tests/reliability/fault_table.py /tmp/ft --write README.md\n\n{}",
         problems.join("\n")
     );

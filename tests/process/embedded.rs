@@ -2,7 +2,7 @@
 //! never trusted stale or damaged:
 //!
 //! - `policies/builtin.hrset` is exactly what this build compiles the pack to
-//!   (`HOOKRULES_BLESS=1 cargo test --test embedded` regenerates it after a
+//!   (`HOOKRULES_BLESS=1 cargo test --test process embedded::` regenerates it after a
 //!   change to a built-in policy, or to the compiler's output with a new
 //!   `FORMAT_VERSION`; review, commit): its key, the format version and the
 //!   policies' text, determines its bytes, and blessing other bytes under the
@@ -14,7 +14,7 @@
 //!   ([`Discovery::builtin_alone`] agrees with [`Discovery::find`]).
 //!
 //! That every answer of the corpus, the samples and the examples is the same
-//! through it is `tests/compiled_equivalence.rs`.
+//! through it is `tests/library/compiled_equivalence.rs`.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -55,7 +55,7 @@ fn the_embedded_pack_is_what_this_build_compiles() {
         "{} was generated for the same key ({}) but this build compiles other \
          bytes: the compiler's output changed for the same policies. Bump \
          FORMAT_VERSION in src/compile/artifact.rs, then run \
-         `HOOKRULES_BLESS=1 cargo test --test embedded` and commit the file.",
+         `HOOKRULES_BLESS=1 cargo test --test process embedded::` and commit the file.",
         path.display(),
         artifact::EMBEDDED_KEY,
     );
@@ -66,7 +66,7 @@ fn the_embedded_pack_is_what_this_build_compiles() {
     panic!(
         "{} is stale: a built-in policy or the format version changed \
          ({} bytes stored, {} compiled now). The binary does not use it and compiles \
-         the pack on every call. Run `HOOKRULES_BLESS=1 cargo test --test embedded` \
+         the pack on every call. Run `HOOKRULES_BLESS=1 cargo test --test process embedded::` \
          and commit the file.",
         path.display(),
         stored.len(),

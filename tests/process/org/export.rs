@@ -20,7 +20,8 @@ struct Receiver {
 
 impl Receiver {
     fn start(out: &Path, port: Option<u16>, status: u16) -> Receiver {
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/org/otlp_receiver.py");
+        let script =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/process/org/otlp_receiver.py");
         let mut cmd = Command::new("python3");
         cmd.arg(&script)
             .arg(out)

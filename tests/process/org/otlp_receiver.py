@@ -1,4 +1,4 @@
-"""An OTLP/HTTP logs receiver for tests/org/export.rs: it decodes every request
+"""An OTLP/HTTP logs receiver for tests/process/org/export.rs: it decodes every request
 with the official OpenTelemetry protocol bindings (PyPI `opentelemetry-proto`,
 generated from the opentelemetry-proto definitions): protobuf bodies with
 `ExportLogsServiceRequest.FromString`, JSON bodies with protobuf's strict

@@ -1,7 +1,7 @@
 //! Human-facing output, checked as snapshots: the rendered `check` diagnostics for
 //! deliberately broken and tricky policies (`tests/diagnostics/*.toml`), and the
 //! `explain` traces of tricky events against the built-in pack (`tests/traces`).
-//! `HOOKRULES_BLESS=1 cargo test --test snapshots` rewrites the `.snap` files;
+//! `HOOKRULES_BLESS=1 cargo test --test library snapshots::` rewrites the `.snap` files;
 //! review the diff before committing.
 
 use std::collections::BTreeMap;

@@ -2,7 +2,7 @@
 //! where the danger points (the command or the path, quoted from the event), and
 //! give the safe alternative or the way forward (a command in backquotes, or
 //! what to ask or tell the user). The verdicts themselves are the corpus's job
-//! (`tests/corpus.rs`); this checks the text the model reads.
+//! (`tests/library/corpus.rs`); this checks the text the model reads.
 
 use hookrules::policy::discover::{BUILTIN, OPT_IN};
 

@@ -32,7 +32,7 @@ impl Sandbox {
     }
 
     /// Write a project policy, trusted by the user as written (these tests are
-    /// about the log; `tests/trust.rs` is about trust).
+    /// about the log; `tests/process/trust.rs` is about trust).
     fn policy(&self, name: &str, text: &str) {
         let path = self.project().join(".claude/hookrules").join(name);
         std::fs::write(&path, text).unwrap();

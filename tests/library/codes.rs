@@ -2,7 +2,7 @@
 //! snapshot of what `check` says about it, in `tests/diagnostics/codes/`, so the
 //! catalogue (`hookrules rule`), the docs and the behaviour cannot drift apart.
 //! A code without a fixture fails here, and so does a fixture that no longer
-//! produces its code. `HOOKRULES_BLESS=1 cargo test --test codes` rewrites the
+//! produces its code. `HOOKRULES_BLESS=1 cargo test --test library codes::` rewrites the
 //! snapshots; review the diff.
 //!
 //! A fixture is `HRxxx-name.toml` (checked as `hookrules check FILE`), or a folder

@@ -349,7 +349,7 @@ fn panels_without_data_are_hidden_and_shown_ones_say_what_they_count() {
     }
 }
 
-/// The README's screenshot: `cargo test --test report -- --ignored screenshot`
+/// The README's screenshot: `cargo test --test process -- --ignored report::screenshot`
 /// writes docs/report.png (1400 px wide) from the same demo project.
 #[test]
 #[ignore = "writes docs/report.png; run by hand"]

@@ -1,19 +1,24 @@
 //! `hookrules export`: deliver the decisions waiting in the export spool to the
 //! OpenTelemetry collector now (as every exporting run does after its answer),
-//! for a timer or by hand after the collector was down. See `log::export`.
+//! for a timer or by hand after the collector was down; with `--background`,
+//! what a run starts after its answer. See `log::export`.
 
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use crate::log::export::{self, Delivered};
+use crate::log::export::{self, Delivered, Pause, LIMIT};
 use crate::log::otlp::Target;
-
-/// How long `hookrules export` keeps delivering.
-const LIMIT: Duration = Duration::from_secs(30);
+use crate::os::clock::Now;
 
 /// Deliver the spool; 0 when nothing is left waiting, 1 otherwise.
-pub fn run(env: &BTreeMap<String, String>, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+/// `background`: as a run's deliverer (no output, the pause kept).
+pub fn run(
+    env: &BTreeMap<String, String>,
+    background: bool,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
     let Some(dir) = export::spool_dir(env) else {
         let _ = writeln!(
             err,
@@ -22,11 +27,15 @@ pub fn run(env: &BTreeMap<String, String>, out: &mut dyn Write, err: &mut dyn Wr
         return 1;
     };
     let target = Target::from_env(env);
+    if background {
+        export::deliver_in_background(&dir, &target, || Now::from_env(env).ms);
+        return 0;
+    }
     for p in &target.problems {
         let _ = writeln!(err, "hookrules export: {p}");
     }
-    let now = crate::os::clock::Now::from_env(env).ms;
-    let d: Delivered = export::deliver(&dir, &target, now, Instant::now() + LIMIT);
+    let now = Now::from_env(env).ms;
+    let d: Delivered = export::deliver(&dir, &target, now, Instant::now() + LIMIT, Pause::Ignore);
     let _ = writeln!(
         out,
         "{} delivered to {}, {} rejected by it, {} waiting{}",

@@ -204,7 +204,12 @@ pub enum Command {
     Allow(allow::AllowArgs),
     /// Deliver the decisions waiting in the export spool to the OpenTelemetry
     /// collector now (`HOOKRULES_EXPORT=otlp`, `OTEL_EXPORTER_OTLP_*`).
-    Export,
+    Export {
+        /// What a run starts after its answer: no output, and the pause after
+        /// failures is kept.
+        #[arg(long, hide = true)]
+        background: bool,
+    },
     /// Print a shell completion script (`hookrules completions bash`), or install
     /// bash, zsh and fish completions into your folders (`--install`).
     Completions {
@@ -488,7 +493,9 @@ pub fn main() -> ExitCode {
             &mut stdout.lock(),
             &mut stderr.lock(),
         ),
-        Command::Export => export::run(&env, &mut stdout.lock(), &mut stderr.lock()),
+        Command::Export { background } => {
+            export::run(&env, background, &mut stdout.lock(), &mut stderr.lock())
+        }
         Command::Allow(args) => allow::run(
             &args,
             &env,

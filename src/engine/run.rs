@@ -541,8 +541,9 @@ fn after_answer(
         // The lock is only waited for this long (and never past the deadline);
         // the line is written regardless.
         let wait = deadline.cap(Duration::from_millis(200), Duration::ZERO).0;
-        // The export (when on) gets its budget, cut to leave the side effects
-        // their share of what is left.
+        // The export (when on) waits this long at most for the spool's lock
+        // (the delivery is a process of its own), cut to leave the side
+        // effects their share of what is left.
         let export = deadline
             .cap(crate::log::export::BUDGET, deadline::reserve(&deadline))
             .0;

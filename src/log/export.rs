@@ -1,6 +1,7 @@
-//! Export of decisions to an OpenTelemetry collector, through a spool, so a
-//! collector that is down never slows a run down for long, never wedges one,
-//! and loses nothing it can keep.
+//! Export of decisions to an OpenTelemetry collector, through a spool and a
+//! deliverer that outlives the run, so a collector that is down, refuses or
+//! never answers costs a run no network wait at all, and loses nothing it can
+//! keep.
 //!
 //! After the answer is printed (and stdout closed), `run`:
 //! 1. appends the decision's record to the spool, `<state>/otlp/spool.jsonl`
@@ -8,22 +9,28 @@
 //!    [`SPOOL_MAX_BYTES`] already: then the record is counted as dropped (one
 //!    byte appended to `dropped`; it stays in the local decision log) and
 //!    `doctor` says how many;
-//! 2. delivers what the spool holds, oldest first, in requests of at most
-//!    [`BATCH`] records, unless another run is delivering (`send.lock` is
-//!    taken without waiting) or a slow failure set a pause (below). The
-//!    attempt is bounded by [`BUDGET`], the `OTEL_*` timeout and the run's
-//!    deadline;
-//! 3. on a 2xx answer, cuts the delivered records from the spool (under
-//!    `spool.lock`, so records appended meanwhile stay): nothing is sent twice
-//!    on the normal path. A 4xx other than 408 and 429 rejects the batch for
-//!    good (the OTLP specification says not to retry it): it is cut and counted.
-//!    Anything else (refused, timed out, 5xx, 429) leaves it for the next run.
+//! 2. starts the deliverer, `hookrules export --background` (its own process
+//!    group, stdin, stdout and stderr on `/dev/null`, so the client waits for
+//!    nothing of it), unless one is at work (`send.lock` is held) or a failure
+//!    set a pause (below). The run then exits: it never touches the network.
 //!
-//! A failure that took long (a collector that does not answer) pauses the
-//! attempts: 1 s, then doubling up to [`PAUSE_MAX`]; runs meanwhile only
-//! append. A failure that was quick (connection refused) pauses nothing: the
-//! next run tries again at once, so records arrive as soon as the collector is
-//! back. `hookrules export` delivers the spool by hand (or from a timer).
+//! The deliverer, under `send.lock`, sends what the spool holds, oldest first,
+//! in requests of at most [`BATCH`] records, each bounded by the `OTEL_*`
+//! timeout, for at most [`LIMIT`]. On a 2xx answer it cuts the delivered
+//! records from the spool (under `spool.lock`, so records appended meanwhile
+//! stay): nothing is sent twice on the normal path. A 4xx other than 408 and
+//! 429 rejects the batch for good (the OTLP specification says not to retry
+//! it): it is cut and counted. Anything else (refused, timed out, 5xx, 429)
+//! leaves it and pauses the attempts: 1 s, then doubling up to [`PAUSE_MAX`];
+//! runs meanwhile only append, and the first run after the pause starts one
+//! deliverer to try again (one record first). After letting go of `send.lock`
+//! the deliverer looks at the spool once more: a run that appended while it
+//! held the lock started no deliverer, so its record is taken now.
+//!
+//! The first failure of an outage is said once, on the stderr of the next run
+//! (the deliverer has no stderr: it leaves the line in `outage`, and the run
+//! that renames it away says it); the rest show in `doctor`.
+//! `hookrules export` delivers the spool by hand (or from a timer), paused or not.
 
 use std::collections::BTreeMap;
 use std::fs::{self, OpenOptions};
@@ -43,18 +50,23 @@ use super::record::Record;
 pub const SPOOL_MAX_BYTES: u64 = 16 * 1024 * 1024;
 /// Records per request.
 pub const BATCH: usize = 500;
-/// The most one run spends delivering, after its answer.
-pub const BUDGET: Duration = Duration::from_millis(500);
-/// A failure slower than this pauses the attempts.
-const SLOW: Duration = Duration::from_millis(100);
-/// The longest pause after slow failures.
+/// The most a run waits for the spool's lock, after its answer.
+pub const BUDGET: Duration = Duration::from_millis(100);
+/// The most one deliverer (or `hookrules export`) keeps delivering.
+pub const LIMIT: Duration = Duration::from_secs(30);
+/// The longest pause after failures.
 pub const PAUSE_MAX: Duration = Duration::from_secs(60);
+/// Rounds a deliverer makes when runs keep appending while it delivers.
+const ROUNDS: usize = 8;
 
 const SPOOL: &str = "spool.jsonl";
 const SPOOL_LOCK: &str = "spool.lock";
 const SEND_LOCK: &str = "send.lock";
 const DROPPED: &str = "dropped";
 const STATE: &str = "state.json";
+/// The first failure of an outage, for the next run to say.
+const OUTAGE: &str = "outage";
+const OUTAGE_SAID: &str = "outage.said";
 
 /// The spool folder: `<state home>/otlp`.
 pub fn spool_dir(env: &BTreeMap<String, String>) -> Option<PathBuf> {
@@ -64,7 +76,7 @@ pub fn spool_dir(env: &BTreeMap<String, String>) -> Option<PathBuf> {
 /// What the last attempts left behind (`state.json`, written under `send.lock`).
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct State {
-    /// Slow failures in a row.
+    /// Failures in a row.
     #[serde(default)]
     pub failures: u32,
     /// No attempt before this time (ms since the epoch).
@@ -135,8 +147,9 @@ pub struct Delivered {
     pub first_failure: bool,
 }
 
-/// After the answer: spool the record, then deliver within `deadline`.
-/// Returns warnings for stderr.
+/// After the answer: spool the record (waiting for the spool's lock until
+/// `deadline` at the most) and start the deliverer; no network. Returns
+/// warnings for stderr.
 pub fn after_answer(
     r: &Record,
     env: &BTreeMap<String, String>,
@@ -146,27 +159,64 @@ pub fn after_answer(
     let Some(dir) = spool_dir(env) else {
         return vec!["export: no state folder (HOME or XDG_STATE_HOME) for the spool".into()];
     };
-    let target = Target::from_env(env);
-    let mut warnings: Vec<String> = target
+    let mut warnings: Vec<String> = Target::from_env(env)
         .problems
         .iter()
         .map(|p| format!("export: {p}"))
         .collect();
-    let lock_by = Instant::now() + Duration::from_millis(100);
-    if let Err(e) = spool(&dir, r, lock_by.min(deadline)) {
+    if let Err(e) = spool(&dir, r, deadline) {
         warnings.push(format!("export: {e}"));
     }
-    let until = (Instant::now() + BUDGET.min(target.timeout)).min(deadline);
-    let d = deliver(&dir, &target, now_ms, until);
-    if let Some(n) = d.note.filter(|_| d.first_failure && d.more) {
-        // Only the first failure of a streak is worth a line on stderr (and
-        // the count, which reads the spool); the rest show in doctor.
+    if let Some(line) = take_outage(&dir) {
+        warnings.push(format!("export: {line}"));
+    }
+    if let Err(e) = wake(&dir, env, now_ms) {
         warnings.push(format!(
-            "export: {n}; {} record(s) kept in the spool",
-            status(&dir).waiting
+            "export: the deliverer did not start ({e}); the record waits in the spool"
         ));
     }
     warnings
+}
+
+/// Start `hookrules export --background` unless one is at work or the
+/// attempts are paused. One read of `state.json` and one try of `send.lock`.
+fn wake(dir: &Path, env: &BTreeMap<String, String>, now_ms: i64) -> io::Result<()> {
+    if now_ms < read_state(dir).pause_until_ms {
+        return Ok(());
+    }
+    if lock(&dir.join(SEND_LOCK), Instant::now(), false)?.is_none() {
+        // A deliverer is at work; it looks at the spool again after letting go.
+        return Ok(());
+    }
+    let exe = std::env::current_exe()?;
+    crate::os::process::detach(&exe, &["export", "--background"], env)
+}
+
+/// The outage line the deliverer left, taken by exactly one run (a rename).
+fn take_outage(dir: &Path) -> Option<String> {
+    fs::rename(dir.join(OUTAGE), dir.join(OUTAGE_SAID)).ok()?;
+    let b = crate::os::files::read_regular(&dir.join(OUTAGE_SAID), Some(4096)).ok()?;
+    Some(String::from_utf8_lossy(&b).trim().to_string())
+}
+
+/// What `hookrules export --background` does: deliver (paused or not as the
+/// state says) until the spool is empty, a failure, or [`LIMIT`]; again when
+/// runs appended while it held `send.lock`; leave the first failure of an
+/// outage in `outage` for the next run to say.
+pub fn deliver_in_background(dir: &Path, target: &Target, now_ms: impl Fn() -> i64) {
+    let until = Instant::now() + LIMIT;
+    for _ in 0..ROUNDS {
+        let d = deliver(dir, target, now_ms(), until, Pause::Respect);
+        if d.first_failure {
+            if let Some(n) = &d.note {
+                let line = format!("{n}; {} record(s) kept in the spool", status(dir).waiting);
+                let _ = crate::os::files::write_atomic_unsynced(&dir.join(OUTAGE), line.as_bytes());
+            }
+        }
+        if d.note.is_some() || !d.more {
+            return;
+        }
+    }
 }
 
 /// Append one record to the spool (not when it is full: counted instead).
@@ -212,22 +262,52 @@ fn count_dropped(dir: &Path) -> io::Result<()> {
     crate::os::files::open_append(&dir.join(DROPPED))?.write_all(b".")
 }
 
+/// Whether a delivery waits for the pause failures set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pause {
+    /// The deliverer a run starts.
+    Respect,
+    /// `hookrules export`, asked for by hand.
+    Ignore,
+}
+
 /// Deliver the spool, oldest first, until it is empty or `until` passes.
-pub fn deliver(dir: &Path, target: &Target, now_ms: i64, until: Instant) -> Delivered {
+/// `more` is looked at after `send.lock` is let go.
+pub fn deliver(
+    dir: &Path,
+    target: &Target,
+    now_ms: i64,
+    until: Instant,
+    pause: Pause,
+) -> Delivered {
     let mut out = Delivered::default();
-    let Ok(Some(_sending)) = lock(&dir.join(SEND_LOCK), Instant::now(), false) else {
-        out.note = Some("skipped: another run is delivering".into());
-        out.more = spool_has_records(dir);
-        return out;
-    };
+    match lock(&dir.join(SEND_LOCK), Instant::now(), false) {
+        Ok(Some(sending)) => {
+            deliver_locked(dir, target, now_ms, until, pause, &mut out);
+            drop(sending);
+        }
+        Ok(None) => out.note = Some("skipped: another process is delivering".into()),
+        Err(e) => out.note = Some(format!("skipped: {e}")),
+    }
+    out.more = spool_has_records(dir);
+    out
+}
+
+fn deliver_locked(
+    dir: &Path,
+    target: &Target,
+    now_ms: i64,
+    until: Instant,
+    pause: Pause,
+    out: &mut Delivered,
+) {
     let mut state = read_state(dir);
-    if now_ms < state.pause_until_ms {
+    if pause == Pause::Respect && now_ms < state.pause_until_ms {
         out.note = Some(format!(
-            "skipped: paused after slow failures ({})",
+            "skipped: paused after failures ({})",
             state.last_error.clone().unwrap_or_default()
         ));
-        out.more = spool_has_records(dir);
-        return out;
+        return;
     }
     let mut size = if state.failing { 1 } else { BATCH };
     loop {
@@ -252,8 +332,7 @@ pub fn deliver(dir: &Path, target: &Target, now_ms: i64, until: Instant) -> Deli
             .map(|r| otlp::log_record(r, now_ms))
             .collect();
         let (body, content_type) = target.body(&otlp::request(records, &target.resource));
-        let started = Instant::now();
-        match post(target, body, content_type, left) {
+        match post(target, body, content_type, left.min(target.timeout)) {
             Ok(Sent::Accepted) => {
                 size = BATCH;
                 state.failing = false;
@@ -270,12 +349,10 @@ pub fn deliver(dir: &Path, target: &Target, now_ms: i64, until: Instant) -> Deli
                 state.last_error_ms = now_ms;
             }
             Err(why) => {
-                if started.elapsed() >= SLOW {
-                    state.failures += 1;
-                    let pause = Duration::from_secs(1 << state.failures.min(6).saturating_sub(1))
-                        .min(PAUSE_MAX);
-                    state.pause_until_ms = now_ms + pause.as_millis() as i64;
-                }
+                state.failures += 1;
+                let pause = Duration::from_secs(1 << state.failures.min(7).saturating_sub(1))
+                    .min(PAUSE_MAX);
+                state.pause_until_ms = now_ms + pause.as_millis() as i64;
                 out.first_failure = !state.failing;
                 state.failing = true;
                 state.last_error = Some(why.clone());
@@ -290,8 +367,6 @@ pub fn deliver(dir: &Path, target: &Target, now_ms: i64, until: Instant) -> Deli
         }
     }
     let _ = write_state(dir, &state);
-    out.more = spool_has_records(dir);
-    out
 }
 
 /// Does the spool hold anything (one `stat`)?
@@ -499,8 +574,11 @@ mod tests {
         .into();
         let target = Target::from_env(&env);
         spool(dir, &record(0), by).unwrap();
-        let first = deliver(dir, &target, 1_000, by);
-        let second = deliver(dir, &target, 2_000, by);
+        let first = deliver(dir, &target, 1_000, by, Pause::Respect);
+        // Paused for a second after the failure; by hand, not.
+        let paused = deliver(dir, &target, 1_500, by, Pause::Respect);
+        assert!(paused.note.unwrap().starts_with("skipped: paused"));
+        let second = deliver(dir, &target, 1_600, by, Pause::Ignore);
         assert!(first.first_failure && first.more, "{first:?}");
         assert!(!second.first_failure && second.more, "{second:?}");
         assert_eq!(status(dir).waiting, 1);

@@ -238,6 +238,29 @@ impl Collector {
     }
 }
 
+/// Start `program` with `args` and exactly the environment `env`, stdin,
+/// stdout and stderr on `/dev/null` and a process group of its own, and do not
+/// wait for it: it outlives this process, and whoever waits for this process's
+/// output (the client) waits for nothing of it, since it holds none of our
+/// pipes. Not tracked: [`end_all`] leaves it alone (the subreaper's sweep at
+/// the deadline's last moment does not, while it is still our child).
+pub fn detach(
+    program: &Path,
+    args: &[&str],
+    env: &std::collections::BTreeMap<String, String>,
+) -> std::io::Result<()> {
+    Command::new(program)
+        .args(args)
+        .env_clear()
+        .envs(env)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .process_group(0)
+        .spawn()
+        .map(drop)
+}
+
 fn kill_group(pid: i32) {
     // SAFETY: kill(2) with a negative pid signals the process group we created
     // with process_group(0); it has no memory-safety preconditions.

@@ -3,9 +3,10 @@
 //! `opentelemetry-proto`, protobuf's strict JSON parser). `.ci/run` installs
 //! the package; without it these tests fail and say so.
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
@@ -72,6 +73,19 @@ impl Receiver {
         }
         lines
     }
+
+    /// The records once `n` have arrived (the deliverer a run starts sends
+    /// them after the run exited); what arrived when 60 s passed otherwise.
+    fn wait_for(&self, n: usize) -> Vec<Value> {
+        let until = Instant::now() + Duration::from_secs(60);
+        loop {
+            let got = self.records();
+            if got.len() >= n || Instant::now() >= until {
+                return got;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
 }
 
 impl Drop for Receiver {
@@ -107,6 +121,32 @@ fn exporting(sb: &mut Sandbox, endpoint: &str, protocol: &str) {
     );
 }
 
+/// The export spool's folder.
+fn spool(sb: &Sandbox) -> PathBuf {
+    sb.root.join("state/hookrules/otlp")
+}
+
+/// Wait (60 s at most) until a deliverer recorded a failure and none holds
+/// `send.lock` (three looks in a row, 100 ms apart).
+fn failed_and_quiet(sb: &Sandbox) {
+    let until = Instant::now() + Duration::from_secs(60);
+    let mut free = 0;
+    while free < 3 && Instant::now() < until {
+        let failed = std::fs::read_to_string(spool(sb).join("state.json"))
+            .is_ok_and(|s| s.contains("\"failing\":true"));
+        let unlocked =
+            std::fs::File::open(spool(sb).join("send.lock")).is_ok_and(|f| f.try_lock().is_ok());
+        free = if failed && unlocked { free + 1 } else { 0 };
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(free, 3, "no deliverer failed, or one is still at work");
+}
+
+/// A fixed clock (ms), so the deliverers' pause never ends unless a run says
+/// it is later.
+const T0: &str = "1790000000000";
+const T1: &str = "1790000600000";
+
 fn with_id(cmd: &str, id: &str) -> Value {
     let mut e = bash(cmd);
     e["tool_use_id"] = json!(id);
@@ -132,8 +172,8 @@ fn decisions_arrive_as_otlp_log_records_in_json_and_protobuf() {
         let prompt = json!({"session_id": "s-1", "transcript_path": "/tmp/t.jsonl",
             "cwd": "/tmp", "hook_event_name": "UserPromptSubmit", "prompt": "hello"});
         sb.run(&prompt);
-        let got = rx.records();
         let local = sb.records();
+        let got = rx.wait_for(local.len());
         assert_eq!(
             got.len(),
             local.len(),
@@ -224,19 +264,29 @@ fn decisions_made_while_the_collector_is_down_arrive_once_it_is_back_and_only_on
     let mut sb = Sandbox::new();
     let port = free_port();
     exporting(&mut sb, &format!("http://127.0.0.1:{port}"), "http/json");
-    for i in 0..5 {
-        let out = sb.run(&with_id("rm -rf /", &format!("toolu_down_{i}")));
+    let mut said = 0;
+    let mut run = |id: &str, now: &str| {
+        let out = sb.run_with(&with_id("rm -rf /", id), &[], &[("HOOKRULES_NOW", now)]);
         assert!(
             String::from_utf8_lossy(&out.stdout).contains("\"deny\""),
             "the answer does not wait for the collector: {out:?}"
         );
+        let err = String::from_utf8_lossy(&out.stderr);
+        said += err.matches("kept in the spool").count();
+        assert!(!err.contains("did not start"), "{err}");
+    };
+    for i in 0..5 {
+        run(&format!("toolu_down_{i}"), T0);
     }
+    failed_and_quiet(&sb);
     let doctor = String::from_utf8_lossy(&sb.hr(&["doctor"]).stdout).into_owned();
     assert!(doctor.contains("5 decision(s) waiting"), "{doctor}");
+    assert!(doctor.contains("refused"), "the last failure: {doctor}");
     let rx = Receiver::start(&sb.root.join("received.jsonl"), Some(port), 200);
-    sb.run(&with_id("rm -rf /", "toolu_back"));
-    let ids = |rx: &Receiver| -> Vec<String> {
-        rx.records()
+    // Later than the pause: this run starts a deliverer, which sends all six.
+    run("toolu_back", T1);
+    let ids = |got: Vec<Value>| -> Vec<String> {
+        let mut ids: Vec<String> = got
             .iter()
             .map(|r| {
                 attr(r, "hookrules.tool_use_id")
@@ -244,18 +294,81 @@ fn decisions_made_while_the_collector_is_down_arrive_once_it_is_back_and_only_on
                     .unwrap()
                     .to_string()
             })
-            .collect()
+            .collect();
+        ids.sort();
+        ids
     };
-    let mut got = ids(&rx);
-    got.sort();
     let mut want: Vec<String> = (0..5).map(|i| format!("toolu_down_{i}")).collect();
     want.push("toolu_back".into());
     want.sort();
-    assert_eq!(got, want, "each decision once");
-    sb.run(&with_id("rm -rf /", "toolu_after"));
-    assert_eq!(ids(&rx).len(), 7, "{:?}", ids(&rx));
-    let doctor = String::from_utf8_lossy(&sb.hr(&["doctor"]).stdout).into_owned();
+    assert_eq!(ids(rx.wait_for(6)), want, "each decision once");
+    run("toolu_after", T1);
+    let got = ids(rx.wait_for(7));
+    assert_eq!(got.len(), 7, "{got:?}");
+    let until = Instant::now() + Duration::from_secs(60);
+    let mut doctor = String::new();
+    while Instant::now() < until && !doctor.contains("0 decision(s) waiting") {
+        std::thread::sleep(Duration::from_millis(100));
+        doctor = String::from_utf8_lossy(&sb.hr(&["doctor"]).stdout).into_owned();
+    }
     assert!(doctor.contains("0 decision(s) waiting"), "{doctor}");
+    assert_eq!(ids(rx.records()).len(), 7, "nothing twice");
+    // The outage was said on stderr once, by one run, not by every run.
+    assert_eq!(said, 1);
+}
+
+#[test]
+fn a_collector_that_never_answers_holds_no_run_the_deliverer_waits_after_it() {
+    let mut sb = Sandbox::new();
+    // A collector that takes the request and never answers.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let endpoint = format!("http://{}", silent.local_addr().unwrap());
+    exporting(&mut sb, &endpoint, "http/protobuf");
+    sb.env
+        .push(("OTEL_EXPORTER_OTLP_TIMEOUT".into(), "120000".into()));
+    // The client reads the answer to the end of stdout and stderr: had the
+    // deliverer kept either, this would wait for its two minutes.
+    let out = sb.run(&with_id("rm -rf /", "toolu_silent"));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("\"deny\""),
+        "{out:?}"
+    );
+    // The run has exited; its deliverer is connected and still waiting.
+    let (mut conn, _) = silent.accept().unwrap();
+    conn.set_read_timeout(Some(Duration::from_secs(60)))
+        .unwrap();
+    let mut request = vec![0; 64 * 1024];
+    let n = conn.read(&mut request).unwrap();
+    assert!(
+        String::from_utf8_lossy(&request[..n]).starts_with("POST /v1/logs"),
+        "{:?}",
+        String::from_utf8_lossy(&request[..n])
+    );
+    conn.set_read_timeout(Some(Duration::from_secs(2))).unwrap();
+    let mut rest = vec![0; 64 * 1024];
+    loop {
+        match conn.read(&mut rest) {
+            Ok(0) => panic!("the deliverer gave up while the run was answered"),
+            Ok(_) => continue,
+            Err(e) => {
+                assert!(
+                    matches!(
+                        e.kind(),
+                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                    ),
+                    "{e}"
+                );
+                break;
+            }
+        }
+    }
+    let doctor = String::from_utf8_lossy(&sb.hr(&["doctor"]).stdout).into_owned();
+    assert!(doctor.contains("1 decision(s) waiting"), "{doctor}");
+    // The collector hangs up: the deliverer fails, keeps the record, ends.
+    drop(conn);
+    failed_and_quiet(&sb);
+    let doctor = String::from_utf8_lossy(&sb.hr(&["doctor"]).stdout).into_owned();
+    assert!(doctor.contains("1 decision(s) waiting"), "{doctor}");
 }
 
 #[test]
@@ -264,7 +377,12 @@ fn a_collector_that_rejects_the_records_does_not_hold_the_spool_and_hookrules_ex
     let rejecting = Receiver::start(&sb.root.join("rejected.jsonl"), None, 400);
     exporting(&mut sb, &rejecting.endpoint(), "http/protobuf");
     sb.run(&with_id("rm -rf /", "toolu_rejected"));
-    let doctor = String::from_utf8_lossy(&sb.hr(&["doctor"]).stdout).into_owned();
+    let until = Instant::now() + Duration::from_secs(60);
+    let mut doctor = String::new();
+    while Instant::now() < until && !doctor.contains("1 rejected") {
+        std::thread::sleep(Duration::from_millis(100));
+        doctor = String::from_utf8_lossy(&sb.hr(&["doctor"]).stdout).into_owned();
+    }
     assert!(doctor.contains("0 decision(s) waiting"), "{doctor}");
     assert!(doctor.contains("1 rejected"), "{doctor}");
     drop(rejecting);
@@ -277,6 +395,9 @@ fn a_collector_that_rejects_the_records_does_not_hold_the_spool_and_hookrules_ex
         &format!("http://127.0.0.1:{port}"),
         "http/protobuf",
     );
+    // A fixed clock: the deliverers the runs start stay paused after the
+    // first failure; `hookrules export` by hand does not wait for the pause.
+    sb.env.push(("HOOKRULES_NOW".into(), T0.into()));
     sb.run(&with_id("rm -rf /", "toolu_1"));
     sb.run(&tool_event(
         "PreToolUse",
@@ -284,6 +405,7 @@ fn a_collector_that_rejects_the_records_does_not_hold_the_spool_and_hookrules_ex
         json!({"command": "rm -rf ~"}),
         "toolu_2",
     ));
+    failed_and_quiet(&sb);
     let rx = Receiver::start(&sb.root.join("received.jsonl"), Some(port), 200);
     let out = sb.hr(&["export"]);
     assert!(out.status.success(), "{out:?}");

@@ -123,9 +123,37 @@ open(sys.argv[1], "w").write(str(s.getsockname()[1]))
 time.sleep(3600)
 ' "$SILENT_PORT_FILE" &
 SILENT_PID=$!
-trap 'kill $SILENT_PID 2>/dev/null; rm -rf "$PROJ"' EXIT
+# A black-holed address: a listener whose accept queue (of one) is full, so the
+# kernel drops every new SYN and a connection attempt waits for its time limit.
+BLACKHOLE_PORT_FILE=$PROJ/blackhole-port
+python3 -c '
+import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(0)
+c = socket.create_connection(s.getsockname())
+open(sys.argv[1], "w").write(str(s.getsockname()[1]))
+time.sleep(3600)
+' "$BLACKHOLE_PORT_FILE" &
+BLACKHOLE_PID=$!
+# A collector that is up: answers 200 to every request (export-up-rm).
+UP_PORT_FILE=$PROJ/up-port
+python3 -c '
+import sys, http.server
+class H(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        self.send_response(200); self.send_header("Content-Length", "2"); self.end_headers(); self.wfile.write(b"{}")
+    def log_message(self, *a): pass
+srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
+open(sys.argv[1], "w").write(str(srv.server_address[1]))
+srv.serve_forever()
+' "$UP_PORT_FILE" &
+UP_PID=$!
+trap 'kill $SILENT_PID $BLACKHOLE_PID $UP_PID 2>/dev/null; rm -rf "$PROJ"' EXIT
 while [ ! -s "$SILENT_PORT_FILE" ]; do sleep 0.1; done
 SILENT_PORT=$(cat "$SILENT_PORT_FILE")
+while [ ! -s "$BLACKHOLE_PORT_FILE" ] || [ ! -s "$UP_PORT_FILE" ]; do sleep 0.1; done
+BLACKHOLE_PORT=$(cat "$BLACKHOLE_PORT_FILE")
+UP_PORT=$(cat "$UP_PORT_FILE")
 
 # ---------------------------------------------------------------- cases
 # Cases: group | id | label | command | input. A group is one hyperfine invocation
@@ -157,12 +185,15 @@ CASES=(
 "C|10k-stop|10k rules: Stop|$(q "$HR") run $P10K|$EV/Stop.json"
 "B|floor-10mb|floor: 10 MB PostToolUse Bash event|$(q "$FLOOR")|$BIG"
 "B|post-10mb|PostToolUse Bash, 10 MB stdout (builtin pack)|$(q "$HR") run|$BIG"
+"E|floor-e|floor: read stdin + serde_json::Value parse (group E's own)|$(q "$FLOOR")|$EV/PreToolUse-Bash.json"
 "E|log-off-rm|decision log off (HOOKRULES_LOG=off): PreToolUse Bash, rm -rf /|HOOKRULES_LOG=off $(q "$HR") run|$EV/PreToolUse-Bash-rm-rf-root.json"
 "E|log-on-rm|decision log on (default): PreToolUse Bash, rm -rf /|$(q "$HR") run|$EV/PreToolUse-Bash-rm-rf-root.json"
 "E|log-off-bash|decision log off (HOOKRULES_LOG=off): PreToolUse Bash, harmless|HOOKRULES_LOG=off $(q "$HR") run|$EV/PreToolUse-Bash.json"
 "E|log-all-bash|decision log of every event (events = all): PreToolUse Bash, harmless|$(q "$HR") run -p $(q "$OUT/log-all")|$EV/PreToolUse-Bash.json"
 "E|export-refused-rm|export on, collector down (connection refused): PreToolUse Bash, rm -rf /|XDG_STATE_HOME=$(q "$PROJ/state-refused") HOOKRULES_CACHE_DIR=$(q "$PROJ/cache-refused") HOOKRULES_EXPORT=otlp OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:$DOWN_PORT $(q "$HR") run|$EV/PreToolUse-Bash-rm-rf-root.json"
 "E|export-silent-rm|export on, collector never answers (accepts nothing): PreToolUse Bash, rm -rf /|XDG_STATE_HOME=$(q "$PROJ/state-silent") HOOKRULES_CACHE_DIR=$(q "$PROJ/cache-silent") HOOKRULES_EXPORT=otlp OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:$SILENT_PORT $(q "$HR") run|$EV/PreToolUse-Bash-rm-rf-root.json"
+"E|export-blackhole-rm|export on, collector black-holed (SYNs dropped): PreToolUse Bash, rm -rf /|XDG_STATE_HOME=$(q "$PROJ/state-blackhole") HOOKRULES_CACHE_DIR=$(q "$PROJ/cache-blackhole") HOOKRULES_EXPORT=otlp OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:$BLACKHOLE_PORT $(q "$HR") run|$EV/PreToolUse-Bash-rm-rf-root.json"
+"E|export-up-rm|export on, collector up (answers 200): PreToolUse Bash, rm -rf /|XDG_STATE_HOME=$(q "$PROJ/state-up") HOOKRULES_CACHE_DIR=$(q "$PROJ/cache-up") HOOKRULES_EXPORT=otlp OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:$UP_PORT $(q "$HR") run|$EV/PreToolUse-Bash-rm-rf-root.json"
 "D|bashjq|bash + jq hook: PreToolUse Bash, harmless|$HOOK|$EV/PreToolUse-Bash.json"
 "D|bashjq-rm|bash + jq hook: PreToolUse Bash, rm -rf /|$HOOK|$EV/PreToolUse-Bash-rm-rf-root.json"
 )

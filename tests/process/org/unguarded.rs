@@ -36,6 +36,16 @@ fn codex_post(id: &str) -> Value {
         "permission_mode": "default", "tool_use_id": id, "transcript_path": null})
 }
 
+/// A sandbox whose runs get two minutes: what is tested is the index, not the
+/// time limit, and a loaded machine can starve a debug build past the default
+/// deadline (the run then answers without writing its log line).
+fn sandbox() -> Sandbox {
+    let mut sb = Sandbox::new();
+    sb.env
+        .push(("HOOKRULES_DEADLINE_MS".into(), "120000".into()));
+    sb
+}
+
 fn unguarded(sb: &Sandbox) -> Vec<(String, String, String)> {
     match std::fs::read_dir(sb.root.join("state/hookrules/projects")) {
         Err(_) => vec![],
@@ -56,7 +66,7 @@ fn unguarded(sb: &Sandbox) -> Vec<(String, String, String)> {
 
 #[test]
 fn a_post_without_its_pre_answered_is_logged_as_unguarded_and_nothing_else_is() {
-    let sb = Sandbox::new();
+    let sb = sandbox();
     // Answered before it ran: nothing to log (a harmless call, no decision).
     sb.run(&pre("toolu_01A"));
     let out = sb.run(&post("toolu_01A"));
@@ -105,7 +115,7 @@ fn a_post_without_its_pre_answered_is_logged_as_unguarded_and_nothing_else_is() 
 
 #[test]
 fn concurrent_hooks_lose_no_answered_id() {
-    let sb = Sandbox::new();
+    let sb = sandbox();
     sb.run(&pre("toolu_warm"));
     // 24 calls at once, each a PreToolUse then its PostToolUse, as parallel
     // tool calls of one message run; then 6 posts nobody answered.
@@ -153,7 +163,7 @@ fn concurrent_hooks_lose_no_answered_id() {
 
 #[test]
 fn report_counts_them_per_host_and_event_and_log_and_doctor_show_them() {
-    let sb = Sandbox::new();
+    let sb = sandbox();
     sb.run(&post("toolu_1"));
     sb.run(&post("toolu_2"));
     sb.run(&failure("toolu_3"));

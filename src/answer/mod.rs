@@ -82,6 +82,23 @@ pub fn ask_as_deny(host: Host, reason: &str) -> String {
     }
 }
 
+/// The event's `tool_input` (its canonical names) as `d`'s rewrites leave it:
+/// what the tool would run with. None when nothing is rewritten or the event
+/// has no `tool_input` object.
+pub fn rewritten_input(event: &Event, d: &Decision) -> Option<Value> {
+    if d.rewrite.is_empty() {
+        return None;
+    }
+    let Some(Value::Object(input)) = event.value.get("tool_input") else {
+        return None;
+    };
+    let mut full = input.clone();
+    for (k, v) in &d.rewrite {
+        set_path(&mut full, k, Value::String(v.clone()));
+    }
+    Some(Value::Object(full))
+}
+
 /// Set a dotted path inside a JSON object, creating objects on the way.
 fn set_path(obj: &mut Map<String, Value>, path: &str, v: Value) {
     let mut parts = path.split('.').peekable();

@@ -142,6 +142,84 @@ pub struct Judged {
     pub compiled: Compiled,
 }
 
+/// A rewrite of `tool_input` that a rule outside the managed layer proposed is
+/// judged again by the managed layer, since the tool would run with the
+/// rewritten input, which the managed rules never saw. When a managed rule asks
+/// or denies (or stricter) on it, that stands beside the first judgement (the
+/// strictest wins, and an outcome that stops the tool drops the rewrite);
+/// otherwise the decision is kept. None: nothing to judge again (no rewrite,
+/// only the managed layer's own, or no managed layer).
+fn managed_judge_rewrite(
+    set: &Set,
+    event: &Event,
+    ctx: &Ctx,
+    outcome: &eval::Outcome,
+    first: &Decision,
+) -> Option<Decision> {
+    use crate::policy::managed::is_managed_policy;
+    if first.rewrite.is_empty() {
+        return None;
+    }
+    let provenance = set.provenance();
+    let managed = |policy: &str| is_managed_policy(policy, provenance);
+    let from_below = outcome
+        .contributions
+        .iter()
+        .any(|c| !c.rewrite.is_empty() && !managed(&c.policy));
+    if !from_below
+        || !provenance
+            .bundles
+            .iter()
+            .any(|b| b.layer == crate::source::Layer::Managed)
+    {
+        return None;
+    }
+    let input = answer::rewritten_input(event, first)?;
+    let mut value = event.value.clone();
+    value["tool_input"] = input;
+    let rewritten = Event {
+        value,
+        ..event.clone()
+    };
+    let mut again_ctx = Ctx::from_env(&rewritten, ctx.env_vars.clone(), ctx.now.clone());
+    again_ctx.deadline = ctx.deadline;
+    again_ctx.run_commands = ctx.run_commands;
+    let compiled = set.for_event(&rewritten, &again_ctx, false);
+    let again = eval::evaluate(&compiled, &rewritten, &again_ctx, &mut eval::trace::NoTrace);
+    let by: Vec<&str> = outcome
+        .contributions
+        .iter()
+        .filter(|c| !c.rewrite.is_empty())
+        .map(|c| c.rule.as_str())
+        .collect();
+    let stricter: Vec<eval::Contribution> = again
+        .contributions
+        .into_iter()
+        .filter(|c| !c.audit && managed(&c.policy))
+        .filter(|c| {
+            decision::strictness(c.decision)
+                > decision::strictness(Some(crate::policy::syntax::DecisionKind::Allow))
+        })
+        .map(|mut c| {
+            c.reason = Some(format!(
+                "{} (the input as rule {} rewrote it)",
+                c.reason.unwrap_or_default(),
+                by.join(", ")
+            ));
+            c
+        })
+        .collect();
+    if stricter.is_empty() {
+        return None;
+    }
+    let mut all = outcome.contributions.clone();
+    all.extend(stricter);
+    Some(Decision {
+        failures: first.failures.clone(),
+        ..decision::combine(&all, first.errors.clone())
+    })
+}
+
 /// Judge one event: the one place where context, rules, evaluation, decision
 /// and answer are put together. A recording `tracer` also gets every rule in
 /// scope (the index's reasons for leaving some out) and the combining step.
@@ -151,7 +229,10 @@ pub fn judge<T: Tracer>(set: &Set, event: &Event, world: World<'_>, tracer: &mut
     ctx.run_commands = world.run_commands;
     let compiled = set.for_event(event, &ctx, tracer.enabled());
     let mut outcome = eval::evaluate(&compiled, event, &ctx, tracer);
-    let decision = decision::decide(&outcome);
+    let mut decision = decision::decide(&outcome);
+    if let Some(again) = managed_judge_rewrite(set, event, &ctx, &outcome, &decision) {
+        decision = again;
+    }
     if tracer.enabled() {
         tracer.step(Step::Combine {
             note: decision::describe(&decision, outcome.contributions.len()),

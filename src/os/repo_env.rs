@@ -18,8 +18,17 @@
 //! these in their own shell or `~/.claude/settings.json`. The project is
 //! `CLAUDE_PROJECT_DIR`, `GEMINI_PROJECT_DIR` and the current folder.
 //!
+//! The client's managed settings are the administrator's, and win: Claude
+//! Code gives a hook the `env` value of `managed-settings.json` whatever a
+//! project's settings say, so where a project file names a variable of ours
+//! that the managed settings set too, hookrules takes the managed value
+//! (`HOOKRULES_MANAGED_REQUIRED`, `HOOKRULES_EXPORT`): a repository cannot
+//! drop what the administrator demands. The file counts only while root owns
+//! it and nobody else can write it ([`crate::os::owner`]).
+//!
 //! Cost on `run`: the project files are read only when they exist, and a
-//! settings file is parsed only when its text names one of our variables.
+//! settings file is parsed only when its text names one of our variables; the
+//! managed settings are read only when a project file named one.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -151,8 +160,15 @@ pub fn user_only(env: &mut BTreeMap<String, String>, cwd: Option<&Path>) -> Vec<
             }
         }
     }
+    let admin = if ignored.is_empty() {
+        BTreeMap::new()
+    } else {
+        managed_values(env)
+    };
     for i in &ignored {
-        if i.name == "HOME" {
+        if let Some(v) = admin.get(&i.name) {
+            env.insert(i.name.clone(), v.clone());
+        } else if i.name == "HOME" {
             match account_home() {
                 Some(home) => env.insert("HOME".into(), home),
                 None => env.remove("HOME"),
@@ -162,6 +178,43 @@ pub fn user_only(env: &mut BTreeMap<String, String>, cwd: Option<&Path>) -> Vec<
         }
     }
     ignored
+}
+
+/// The client's managed settings file: Claude Code's `managed-settings.json`
+/// (debug builds, the test suite: the file `HOOKRULES_CLIENT_SETTINGS` names).
+fn managed_settings_file(env: &BTreeMap<String, String>) -> PathBuf {
+    if cfg!(debug_assertions) {
+        if let Some(f) = env.get("HOOKRULES_CLIENT_SETTINGS") {
+            return PathBuf::from(f);
+        }
+    }
+    if cfg!(target_os = "macos") {
+        PathBuf::from("/Library/Application Support/ClaudeCode/managed-settings.json")
+    } else {
+        PathBuf::from("/etc/claude-code/managed-settings.json")
+    }
+}
+
+/// The variables of ours the client's managed settings set (`env`), when the
+/// file is the administrator's (root's, writable by nobody else).
+fn managed_values(env: &BTreeMap<String, String>) -> BTreeMap<String, String> {
+    let file = managed_settings_file(env);
+    if !file.exists() || super::owner::admin_owned(&file).is_err() {
+        return BTreeMap::new();
+    }
+    let Ok(text) = std::fs::read_to_string(&file) else {
+        return BTreeMap::new();
+    };
+    serde_json::from_str::<serde_json::Value>(&text)
+        .ok()
+        .and_then(|v| v.get("env")?.as_object().cloned())
+        .map(|o| {
+            o.into_iter()
+                .filter(|(k, _)| ours(k))
+                .filter_map(|(k, v)| Some((k, v.as_str()?.to_string())))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// What the session is told about ignored variables (None: nothing ignored).

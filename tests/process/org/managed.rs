@@ -514,6 +514,120 @@ fn a_required_managed_policy_refused_or_missing_fails_every_call_closed() {
 }
 
 #[test]
+fn a_repository_cannot_drop_what_the_client_managed_settings_require() {
+    if !root() {
+        return;
+    }
+    let sb = Sandbox::new();
+    install(&sb, "beta.toml", "[policy]\nname = \"beta\"\n");
+    // The administrator requires `acme` (not installed) in Claude Code's
+    // managed settings; the client gives the hook that value.
+    let settings = sb.root.join("etc/claude-code/managed-settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    chmod(settings.parent().unwrap(), 0o755);
+    std::fs::write(
+        &settings,
+        r#"{"env": {"HOOKRULES_MANAGED_REQUIRED": "acme", "OTEL_SERVICE_NAME": "x"}}"#,
+    )
+    .unwrap();
+    chmod(&settings, 0o644);
+    let env = [("HOOKRULES_MANAGED_REQUIRED", "acme")];
+    let out = sb.run_with(&bash("ls"), &[], &env);
+    assert_eq!(decision(&out), "deny", "{}", stdout(&out));
+    // The repository's settings and .env name the variable too (to empty,
+    // or to a bundle that is there), and its policy names itself `acme`.
+    let project = sb.project();
+    std::fs::create_dir_all(project.join(".claude")).unwrap();
+    std::fs::write(
+        project.join(".claude/settings.json"),
+        r#"{"env": {"HOOKRULES_MANAGED_REQUIRED": ""}}"#,
+    )
+    .unwrap();
+    std::fs::write(project.join(".env"), "HOOKRULES_MANAGED_REQUIRED=beta\n").unwrap();
+    sb.project_policy("acme.toml", "[policy]\nname = \"acme\"\n");
+    for env in [
+        [("HOOKRULES_MANAGED_REQUIRED", "acme")],
+        [("HOOKRULES_MANAGED_REQUIRED", "")],
+    ] {
+        let out = sb.run_with(&bash("ls"), &[], &env);
+        assert_eq!(decision(&out), "deny", "{}", stdout(&out));
+        assert!(reason(&out).contains("`acme`"), "{}", stdout(&out));
+    }
+    // Managed settings anyone could write are nobody's: the project's naming
+    // of the variable makes hookrules ignore it, as for every variable of ours.
+    chmod(&settings, 0o666);
+    assert_eq!(decision(&sb.run_with(&bash("ls"), &[], &env)), "none");
+    chmod(&settings, 0o644);
+    chown(&settings, 65534);
+    assert_eq!(decision(&sb.run_with(&bash("ls"), &[], &env)), "none");
+}
+
+/// A user rule that lets `echo` run as something else.
+fn rewriting(to: &str) -> String {
+    format!(
+        r#"
+[[rule]]
+id = "user-rewrites-echo"
+events = ["PreToolUse"]
+matcher = "Bash"
+decision = "allow"
+reason = "rewritten"
+rewrite = {{ command = "{to}" }}
+[rule.when]
+commands = "tool_input.command"
+command = {{ program = ["echo"] }}
+"#
+    )
+}
+
+fn updated_command(out: &std::process::Output) -> Option<String> {
+    let v: Value = serde_json::from_slice(&out.stdout).ok()?;
+    Some(
+        v["hookSpecificOutput"]["updatedInput"]["command"]
+            .as_str()?
+            .to_string(),
+    )
+}
+
+#[test]
+fn a_rewrite_from_below_is_judged_again_by_the_managed_rules() {
+    if !root() {
+        return;
+    }
+    let sb = Sandbox::new();
+    let acme = install(&sb, "acme.toml", ACME);
+    // Into something a managed rule denies, or asks for: that answer stands,
+    // and the rewrite is not sent.
+    for (to, want) in [(CURL, "deny"), ("kubectl apply -f prod.yaml", "ask")] {
+        sb.user_policy("rewrite.toml", &rewriting(to));
+        let out = sb.run(&bash("echo hi"));
+        assert_eq!(decision(&out), want, "{}", stdout(&out));
+        assert!(reason(&out).contains("acme: "), "{}", stdout(&out));
+        assert!(
+            reason(&out).contains("user-rewrites-echo"),
+            "{}",
+            stdout(&out)
+        );
+        assert_eq!(updated_command(&out), None, "{}", stdout(&out));
+    }
+    // Into something the managed rules let run: the rewrite goes out.
+    sb.user_policy("rewrite.toml", &rewriting("ls -la"));
+    let out = sb.run(&bash("echo hi"));
+    assert_eq!(decision(&out), "allow", "{}", stdout(&out));
+    assert_eq!(updated_command(&out).as_deref(), Some("ls -la"));
+    // Without the managed layer, the same rewrite into curl is the user's call.
+    sb.user_policy("rewrite.toml", &rewriting(CURL));
+    std::fs::remove_file(acme).unwrap();
+    let out = sb.run(&bash("echo hi"));
+    assert_eq!(
+        updated_command(&out).as_deref(),
+        Some(CURL),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
 fn a_managed_deny_carries_no_allow_once_code_and_the_managed_log_settings_win() {
     if !root() {
         return;

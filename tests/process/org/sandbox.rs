@@ -67,7 +67,12 @@ impl Sandbox {
             .env("XDG_CACHE_HOME", self.root.join("cache"))
             .env("CLAUDE_PROJECT_DIR", self.project())
             // The managed folder (debug builds only): absent unless a test installs it.
-            .env("HOOKRULES_MANAGED_DIR", self.root.join("etc/hookrules"));
+            .env("HOOKRULES_MANAGED_DIR", self.root.join("etc/hookrules"))
+            // The client's managed settings (debug builds only): absent unless installed.
+            .env(
+                "HOOKRULES_CLIENT_SETTINGS",
+                self.root.join("etc/claude-code/managed-settings.json"),
+            );
         for (k, v) in &self.env {
             c.env(k, v);
         }

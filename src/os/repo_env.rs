@@ -42,9 +42,12 @@ const FOLDERS: &[&str] = &[
     "XDG_DATA_HOME",
 ];
 
-/// Is `name` one of hookrules' own variables?
+/// Is `name` one of hookrules' own variables? `ProgramData` (any letter case,
+/// as Windows reads it) names the managed folder on Windows.
 pub fn ours(name: &str) -> bool {
-    name.starts_with("HOOKRULES_") || FOLDERS.contains(&name)
+    name.starts_with("HOOKRULES_")
+        || FOLDERS.contains(&name)
+        || name.eq_ignore_ascii_case("ProgramData")
 }
 
 /// A variable a project file set, ignored.
@@ -98,7 +101,10 @@ fn set_by(file: &Path) -> Vec<String> {
         return vec![];
     };
     // The common case costs one substring search: no name of ours in the text.
-    if !text.contains("HOOKRULES_") && !FOLDERS.iter().any(|f| text.contains(f)) {
+    if !text.contains("HOOKRULES_")
+        && !FOLDERS.iter().any(|f| text.contains(f))
+        && !text.to_ascii_lowercase().contains("programdata")
+    {
         return vec![];
     }
     let is_json = file.extension().is_some_and(|e| e == "json");
@@ -174,7 +180,9 @@ pub fn user_only(env: &mut BTreeMap<String, String>, cwd: Option<&Path>) -> Vec<
                 None => env.remove("HOME"),
             };
         } else {
-            env.remove(&i.name);
+            // Windows reads `ProgramData` in any letter case.
+            let windows = i.name.eq_ignore_ascii_case("ProgramData");
+            env.retain(|k, _| *k != i.name && !(windows && k.eq_ignore_ascii_case(&i.name)));
         }
     }
     ignored
@@ -242,6 +250,8 @@ mod tests {
             "HOME",
             "XDG_STATE_HOME",
             "XDG_CONFIG_HOME",
+            "ProgramData",
+            "PROGRAMDATA",
         ] {
             assert!(ours(n), "{n}");
         }
@@ -295,6 +305,22 @@ mod tests {
         assert!(notice(&ignored)
             .unwrap()
             .contains("HOOKRULES_POLICIES (set by "));
+    }
+
+    #[test]
+    fn a_project_cannot_move_the_windows_managed_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(".env"), "PROGRAMDATA=D:\\mine\n").unwrap();
+        let mut env: BTreeMap<String, String> = [
+            ("ProgramData", "D:\\mine"),
+            ("CLAUDE_PROJECT_DIR", dir.path().to_str().unwrap()),
+        ]
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        let ignored = user_only(&mut env, None);
+        assert_eq!(ignored.len(), 1, "{ignored:?}");
+        assert!(!env.contains_key("ProgramData"));
     }
 
     #[test]

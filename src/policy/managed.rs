@@ -49,11 +49,31 @@ pub fn default_dir(env: &std::collections::BTreeMap<String, String>) -> Option<P
             return (!d.is_empty()).then(|| PathBuf::from(d));
         }
     }
-    if cfg!(target_os = "macos") {
+    if cfg!(windows) {
+        Some(PathBuf::from(windows_dir(env)))
+    } else if cfg!(target_os = "macos") {
         Some(PathBuf::from("/Library/Application Support/hookrules"))
     } else {
         Some(PathBuf::from("/etc/hookrules"))
     }
+}
+
+/// `%ProgramData%\hookrules`: `ProgramData` (any letter case, as Windows
+/// reads it) when it is a drive path (`D:\ProgramData`), else
+/// `C:\ProgramData`. A project file that sets `ProgramData` is ignored before
+/// this reads it ([`crate::os::repo_env`]), so a repository cannot move the
+/// managed folder.
+fn windows_dir(env: &std::collections::BTreeMap<String, String>) -> String {
+    let drive_path = |v: &str| {
+        let b = v.as_bytes();
+        b.len() >= 3 && b[0].is_ascii_alphabetic() && b[1] == b':' && matches!(b[2], b'\\' | b'/')
+    };
+    let base = env
+        .iter()
+        .find(|(k, v)| k.eq_ignore_ascii_case("ProgramData") && drive_path(v))
+        .map(|(_, v)| v.trim_end_matches(['\\', '/']))
+        .unwrap_or(r"C:\ProgramData");
+    format!(r"{base}\hookrules")
 }
 
 /// The bundles `HOOKRULES_MANAGED_REQUIRED` names.
@@ -304,5 +324,38 @@ pub fn pinned(source: &PolicySource, pinned_builtin: &[&str]) -> bool {
         (_, Layer::Managed) => true,
         (Origin::Builtin(name), Layer::Builtin) => pinned_builtin.contains(name),
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(pairs: &[(&str, &str)]) -> std::collections::BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn the_windows_folder_is_program_data_s_hookrules() {
+        assert_eq!(windows_dir(&env(&[])), r"C:\ProgramData\hookrules");
+        assert_eq!(
+            windows_dir(&env(&[("ProgramData", r"D:\ProgramData\")])),
+            r"D:\ProgramData\hookrules"
+        );
+        assert_eq!(
+            windows_dir(&env(&[("PROGRAMDATA", "E:/Data")])),
+            r"E:/Data\hookrules"
+        );
+        // Not a drive path: the default.
+        for v in ["", "ProgramData", r"\\server\share", "/etc", "C:"] {
+            assert_eq!(
+                windows_dir(&env(&[("ProgramData", v)])),
+                r"C:\ProgramData\hookrules",
+                "{v}"
+            );
+        }
     }
 }

@@ -54,6 +54,13 @@ def version(cmd):
         return "unknown"
 
 
+def ratio(x, floor):
+    """x as a multiple of the floor; "-" when the floor rounds to 0 (hyperfine
+    subtracts the shell's start-up, which on a loaded machine can exceed the
+    floor's own time)."""
+    return "%.1f" % (x / floor) if floor > 0 else "-"
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--tsv", required=True)
@@ -97,9 +104,10 @@ def main():
             "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|")
     lines = [head]
     for r in rows:
-        lines.append("| %s | %d | %.2f | %.1f | %.2f | %.1f | %.2f | %.2f | %.1f | %.1f | %.1f | %s |" % (
-            r["label"], r["n"], r["med"], r["med"] / floor["med"], r["p99"], r["p99"] / floor["p99"],
-            r["sd"], r["cpu"], r["cpu"] / floor["cpu"], r["rss"], r["rss"] / floor["rss"], r["answer"]))
+        lines.append("| %s | %d | %.2f | %s | %.2f | %s | %.2f | %.2f | %s | %.1f | %s | %s |" % (
+            r["label"], r["n"], r["med"], ratio(r["med"], floor["med"]), r["p99"],
+            ratio(r["p99"], floor["p99"]), r["sd"], r["cpu"], ratio(r["cpu"], floor["cpu"]),
+            r["rss"], ratio(r["rss"], floor["rss"]), r["answer"]))
     table = "\n".join(lines)
 
     notes = []

@@ -64,7 +64,13 @@ fn main() {
 fn link_mode() {
     let os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
     let env = std::env::var("CARGO_CFG_TARGET_ENV").unwrap_or_default();
-    if os == "linux" && env == "gnu" && std::env::var_os("HOOKRULES_PIE").is_none() {
+    // A static build (`-C target-feature=+crt-static`) has no loader to spare:
+    // rustc links it static-pie, or plain static with `-C relocation-model=static`;
+    // `-no-pie` on top of static-pie gives an executable that names a loader it
+    // has no dynamic section for, and crashes at once.
+    let features = std::env::var("CARGO_CFG_TARGET_FEATURE").unwrap_or_default();
+    let crt_static = features.split(',').any(|f| f == "crt-static");
+    if os == "linux" && env == "gnu" && !crt_static && std::env::var_os("HOOKRULES_PIE").is_none() {
         println!("cargo:rustc-link-arg-bins=-no-pie");
     }
     println!("cargo:rerun-if-env-changed=HOOKRULES_PIE");

@@ -19,7 +19,8 @@
 # Environment knobs: RUNS_SCALE (multiply every run count, e.g. 0.2 for a quick
 # look, 2 for a steadier one); ROUNDS (default 3); BENCH_GROUPS (the groups to time,
 # default "A B C D E"; E compares the decision log on and off, and export with the
-# collector down); BENCH_MUSL=0 skips building and timing the static release build;
+# collector down); BENCH_MUSL=0 skips building and timing the static release build; BENCH_GNU_STATIC=1
+# also times a static glibc build (+crt-static) against a floor built the same way;
 # CARGO_TARGET_DIR is honoured.
 set -euo pipefail
 
@@ -70,6 +71,22 @@ if [ "${BENCH_MUSL:-1}" != 0 ] && [ "$(uname -s)" = Linux ] && command -v rustup
     fi
 fi
 [ -n "$HRS" ] || log "the release build is not measured (BENCH_MUSL=0, or rustup target add $MUSL failed)"
+# BENCH_GNU_STATIC=1: also a fully static glibc build (`-C target-feature=+crt-static`,
+# position-dependent like the musl build; given with --target so build scripts and
+# proc macros stay host code), and a floor built the same way, so its ratios are to a
+# floor that is static too.
+GNU=$(uname -m)-unknown-linux-gnu
+HRG=""
+FLOORG=""
+if [ "${BENCH_GNU_STATIC:-0}" != 0 ]; then
+    log "building the static glibc build ($GNU, +crt-static) and its floor"
+    GNU_STATIC="-C target-feature=+crt-static -C relocation-model=static"
+    RUSTFLAGS="${RUSTFLAGS:-} $GNU_STATIC" cargo build --release --quiet --target "$GNU" --bin hookrules
+    RUSTFLAGS="${RUSTFLAGS:-} $GNU_STATIC" cargo build --release --quiet --target "$GNU" \
+        --manifest-path bench/floor/Cargo.toml --target-dir bench/floor/target
+    HRG=$TARGET/$GNU/release/hookrules
+    FLOORG=$ROOT/bench/floor/target/$GNU/release/hookrules-bench-floor
+fi
 
 # ---------------------------------------------------------------- inputs
 mkdir -p "$OUT"
@@ -164,6 +181,10 @@ q() { printf '%q' "$1"; }
 HOOK="bash $(q "$ROOT/bench/bash_jq_hook.sh")"
 # The 1k/10k cases measure the rule count alone: --no-builtin leaves the built-in
 # pack (loaded under any --policies) out, so they hold exactly 1,000 / 10,000 rules.
+# The Claude Code plugin: its launcher (plugin/bin/hookrules-launch, run by sh on every
+# event) picks the binary (HOOKRULES_BIN, as a user sets it) and checks its answer; the
+# shape check below runs it once first, so the timed runs use its remembered path.
+PLUGIN="HOOKRULES_BIN=$(q "$HR") CLAUDE_PLUGIN_ROOT=$(q "$ROOT/plugin") CLAUDE_PLUGIN_DATA=$(q "$PROJ/plugin-data") sh $(q "$ROOT/plugin/bin/hookrules-launch") run --via plugin"
 P1K="--no-builtin --policies $(q "$OUT/policies-1k")"
 P10K="--no-builtin --policies $(q "$OUT/policies-10k")"
 CASES=(
@@ -179,6 +200,8 @@ CASES=(
 "A|init-read|init project: PreToolUse Read|CLAUDE_PROJECT_DIR=$(q "$INIT") $(q "$HR") run|$EV/PreToolUse-Read.json"
 "A|init-stop|init project: Stop|CLAUDE_PROJECT_DIR=$(q "$INIT") $(q "$HR") run|$EV/Stop.json"
 "A|stop|Stop (builtin pack)|$(q "$HR") run|$EV/Stop.json"
+"A|plugin-pre-bash|plugin launcher: PreToolUse Bash, harmless (builtin pack)|$PLUGIN|$EV/PreToolUse-Bash.json"
+"A|plugin-pre-bash-rm|plugin launcher: PreToolUse Bash, rm -rf / (builtin pack)|$PLUGIN|$EV/PreToolUse-Bash-rm-rf-root.json"
 "B|1k-bash|1k rules: PreToolUse Bash|$(q "$HR") run $P1K|$EV/PreToolUse-Bash.json"
 "B|1k-stop|1k rules: Stop|$(q "$HR") run $P1K|$EV/Stop.json"
 "C|10k-bash|10k rules: PreToolUse Bash|$(q "$HR") run $P10K|$EV/PreToolUse-Bash.json"
@@ -214,6 +237,17 @@ if [ -n "$HRS" ]; then
 "C|rel-10k-bash|$R: 10k rules: PreToolUse Bash|$(q "$HRS") run $P10K|$EV/PreToolUse-Bash.json"
 "C|rel-10k-stop|$R: 10k rules: Stop|$(q "$HRS") run $P10K|$EV/Stop.json"
 "B|rel-post-10mb|$R: PostToolUse Bash, 10 MB stdout (builtin pack)|$(q "$HRS") run|$BIG"
+    )
+fi
+if [ -n "$HRG" ]; then
+    G="static glibc"
+    CASES+=(
+"A|floor-static|$G: floor: read stdin + serde_json::Value parse|$(q "$FLOORG")|$EV/PreToolUse-Bash.json"
+"A|gs-pre-bash|$G: PreToolUse Bash, harmless (builtin pack)|$(q "$HRG") run|$EV/PreToolUse-Bash.json"
+"A|gs-pre-bash-rm|$G: PreToolUse Bash, rm -rf / (builtin pack)|$(q "$HRG") run|$EV/PreToolUse-Bash-rm-rf-root.json"
+"A|gs-pre-read|$G: PreToolUse Read .env (builtin pack)|$(q "$HRG") run|$EV/PreToolUse-Read.json"
+"A|gs-stop|$G: Stop (builtin pack)|$(q "$HRG") run|$EV/Stop.json"
+"A|gs-init-bash|$G: init project: PreToolUse Bash|CLAUDE_PROJECT_DIR=$(q "$INIT") $(q "$HRG") run|$EV/PreToolUse-Bash.json"
     )
 fi
 # group: total runs (over all rounds), warm-up per round. The 10k group gets fewer

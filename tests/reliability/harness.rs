@@ -76,6 +76,12 @@ pub struct Case {
     /// Run as `nobody` (skipped unless the tests run as root with setpriv).
     #[serde(default)]
     as_nobody: bool,
+    /// Only for a statically linked binary (no ELF interpreter): a fault the
+    /// dynamic loader meets before hookrules runs (`NOFILE = 3`). Skipped, and
+    /// said, for a dynamically linked one; run it with `HOOKRULES_BIN` set to a
+    /// static build.
+    #[serde(default)]
+    static_only: bool,
     /// Raw stdin (substituted).
     stdin: Option<String>,
     /// stdin in pieces: text, hex bytes, or a repeated text.
@@ -675,6 +681,10 @@ pub fn run_file(path: &Path) -> (Vec<String>, Vec<Timing>) {
                 eprintln!("note: {name}: skipped (needs root and setpriv to run as nobody)");
                 continue;
             }
+            if case.static_only && !is_static(Path::new(&bin())) {
+                eprintln!("note: {name}: skipped (the binary is dynamically linked; set HOOKRULES_BIN to a static build)");
+                continue;
+            }
             let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 run_case(&file.defaults, case, each.as_deref())
             }));
@@ -952,4 +962,32 @@ fn run_case(defaults: &Defaults, case: &Case, each: Option<&str>) -> (Vec<String
         );
     }
     (errs, out)
+}
+
+/// Is `path` an ELF executable without an interpreter (`PT_INTERP`), i.e.
+/// statically linked? False when it cannot be read as 64-bit ELF.
+pub fn is_static(path: &Path) -> bool {
+    let Ok(b) = std::fs::read(path) else {
+        return false;
+    };
+    let u16_at = |o: usize| {
+        b.get(o..o + 2)
+            .map(|x| u16::from_le_bytes([x[0], x[1]]) as usize)
+    };
+    let u32_at = |o: usize| {
+        b.get(o..o + 4)
+            .map(|x| u32::from_le_bytes(x.try_into().unwrap()))
+    };
+    let u64_at = |o: usize| {
+        b.get(o..o + 8)
+            .map(|x| u64::from_le_bytes(x.try_into().unwrap()) as usize)
+    };
+    if b.get(..5) != Some(b"\x7fELF\x02") {
+        return false;
+    }
+    let (Some(phoff), Some(size), Some(n)) = (u64_at(0x20), u16_at(0x36), u16_at(0x38)) else {
+        return false;
+    };
+    const PT_INTERP: u32 = 3;
+    (0..n).all(|i| u32_at(phoff + i * size).is_some_and(|t| t != PT_INTERP))
 }

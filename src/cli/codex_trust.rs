@@ -154,7 +154,7 @@ pub fn hookrules_hooks(hooks_json: &Path, config: Option<&toml::Table>) -> Vec<H
                 .flatten()
                 .enumerate()
             {
-                if crate::cli::wiring::hookrules_program(handler).is_none() {
+                if !crate::contract::hosts::Host::Codex.runs_hookrules(handler, None) {
                     continue;
                 }
                 let key = format!("{}:{}:{g}:{i}", hooks_json.display(), snake(event));

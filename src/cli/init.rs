@@ -42,6 +42,7 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use crate::contract::events::EVENTS;
+use crate::contract::hosts::Host;
 use crate::os::files::{lexical_normalize, write_atomic};
 use crate::policy::discover::{toml_files_in, PROJECT_POLICY_DIR};
 
@@ -373,43 +374,6 @@ fn update_handler(h: &mut Value, need: Option<u64>) -> Option<(f64, f64)> {
     changed.then_some((old, new))
 }
 
-/// Is this handler a hookrules one? Exec form: command basename `hookrules` (or equal to
-/// `command`) and `args[0] == "run"`; shell form: `hookrules run …`.
-pub fn is_hookrules_handler(h: &Value, command: Option<&str>) -> bool {
-    let Some(o) = h.as_object() else { return false };
-    if o.get("type").and_then(Value::as_str) != Some("command") {
-        return false;
-    }
-    let Some(cmd) = o.get("command").and_then(Value::as_str) else {
-        return false;
-    };
-    let ours = |program: &str| {
-        let base = program.rsplit(['/', '\\']).next().unwrap_or(program);
-        base == "hookrules" || base == "hookrules.exe" || command == Some(program)
-    };
-    match o.get("args") {
-        Some(Value::Array(a)) => a.first().and_then(Value::as_str) == Some("run") && ours(cmd),
-        Some(_) => false,
-        None => {
-            let (program, rest) = first_word(cmd.trim_start());
-            rest.split_whitespace().next() == Some("run") && ours(program)
-        }
-    }
-}
-
-/// The first shell word (a leading quoted word may hold spaces) and the rest.
-fn first_word(s: &str) -> (&str, &str) {
-    if let Some(q) = s.chars().next().filter(|c| *c == '"' || *c == '\'') {
-        if let Some(end) = s[1..].find(q) {
-            return (&s[1..1 + end], &s[2 + end..]);
-        }
-    }
-    match s.find(char::is_whitespace) {
-        Some(i) => (&s[..i], &s[i..]),
-        None => (s, ""),
-    }
-}
-
 // ---------------------------------------------------------------------------
 // The settings file
 
@@ -587,7 +551,7 @@ fn remove_handlers(root: &mut Map<String, Value>, only: Option<&[&str]>) -> Vec<
                 return true;
             };
             let before = hs.len();
-            hs.retain(|h| !is_hookrules_handler(h, None));
+            hs.retain(|h| !Host::Claude.runs_hookrules(h, None));
             let k = before - hs.len();
             n += k;
             !(k > 0 && hs.is_empty())
@@ -615,7 +579,7 @@ fn hookrules_commands(list: &Value, command: Option<&str>) -> Vec<String> {
         .flatten()
         .filter_map(|g| g.get("hooks").and_then(Value::as_array))
         .flatten()
-        .filter(|h| is_hookrules_handler(h, command))
+        .filter(|h| Host::Claude.runs_hookrules(h, command))
         .filter_map(|h| h.get("command").and_then(Value::as_str).map(str::to_string))
         .collect()
 }
@@ -664,7 +628,6 @@ fn other_host(
     err: &mut dyn Write,
     f: impl FnOnce(crate::contract::hosts::Host) -> Result<(), String>,
 ) -> Option<i32> {
-    use crate::contract::hosts::Host;
     let name = host?;
     let Some(h) = Host::parse(name) else {
         let _ = writeln!(
@@ -752,7 +715,7 @@ fn init_inner(args: &InitArgs, ctx: &Context, out: &mut dyn Write) -> Result<(),
                 .flatten()
                 .filter_map(|g| g.get_mut("hooks").and_then(Value::as_array_mut))
                 .flatten()
-                .filter(|h| is_hookrules_handler(h, Some(&command)));
+                .filter(|h| Host::Claude.runs_hookrules(h, Some(&command)));
             for h in handlers {
                 let need = needs.contains_key(event).then(|| want(event));
                 if let Some((old, new)) = update_handler(h, need) {

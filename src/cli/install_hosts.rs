@@ -1,15 +1,10 @@
 //! `hookrules init --host NAME` / `uninstall --host NAME`: register (or remove)
 //! `hookrules run --host NAME` in another agent's hook file, keeping everything
-//! else in it. Each host's file, shape, events and timeout unit come from its
-//! published contract (docs/hosts.md):
-//!
-//! | host    | project file                    | user file (`--user`)        | timeout |
-//! |---------|---------------------------------|-----------------------------|---------|
-//! | codex   | `.codex/hooks.json`             | `$CODEX_HOME/hooks.json`    | s       |
-//! | gemini  | `.gemini/settings.json`         | `~/.gemini/settings.json`   | ms      |
-//! | cursor  | `.cursor/hooks.json`            | `~/.cursor/hooks.json`      | s       |
-//! | copilot | `.github/hooks/hookrules.json`  | —                           | s (`timeoutSec`) |
-//! | vscode  | `.github/hooks/hookrules-vscode.json` | —                     | s       |
+//! else in it. Where each host's file is comes from `contract::places::hook_file`
+//! (the one table, which the built-in pack also guards); its handler shape,
+//! events and timeout unit from the host's adapter (`contract::hosts::*::ADAPTER`),
+//! after its published contract (docs/hosts.md); which handlers are hookrules'
+//! from `contract::hosts::handler`.
 //!
 //! VS Code also reads `.claude/settings.json`: when that already runs hookrules,
 //! `init --host vscode` writes nothing (the events would be answered twice).
@@ -45,24 +40,6 @@ fn handler(host: Host, shape: HandlerShape, exe: &str, event: &str, seconds: u64
         }
         HandlerShape::Bare => json!({"command": cmd, "timeout": seconds}),
         HandlerShape::Command => json!({"type": "command", "command": cmd, "timeout": seconds}),
-    }
-}
-
-/// Does this entry (a handler, or a group of them) run hookrules?
-fn is_ours(entry: &Value) -> bool {
-    let runs = |h: &Value| {
-        ["command", "bash"].iter().any(|k| {
-            h.get(*k).and_then(Value::as_str).is_some_and(|c| {
-                let mut words = c.split_whitespace();
-                let program = words.next().unwrap_or("").trim_matches(['\'', '"']);
-                let base = program.rsplit(['/', '\\']).next().unwrap_or(program);
-                (base == "hookrules" || base == "hookrules.exe") && words.next() == Some("run")
-            })
-        })
-    };
-    match entry.get("hooks").and_then(Value::as_array) {
-        Some(inner) => inner.iter().any(runs),
-        None => runs(entry),
     }
 }
 
@@ -108,13 +85,14 @@ fn save(
     write_atomic(path, text.as_bytes()).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
-/// Remove hookrules' entries from every event of a hooks object; drop emptied events.
-fn strip(hooks: &mut Map<String, Value>) -> usize {
+/// Remove hookrules' entries from every event of a hooks object (those
+/// running `installed` too); drop emptied events.
+fn strip(hooks: &mut Map<String, Value>, host: Host, installed: Option<&str>) -> usize {
     let mut removed = 0;
     for list in hooks.values_mut() {
         if let Value::Array(a) = list {
             let before = a.len();
-            a.retain(|e| !is_ours(e));
+            a.retain(|e| !host.entry_runs_hookrules(e, installed));
             removed += before - a.len();
         }
     }
@@ -172,7 +150,7 @@ pub fn init(
             path.display()
         ));
     };
-    strip(hooks);
+    strip(hooks, host, Some(&exe));
     let events = host.adapter().registered();
     for event in &events {
         let h = handler(host, spec.handler, &exe, event.name, event.timeout_secs());
@@ -248,7 +226,7 @@ pub fn uninstall(
         return Ok(());
     };
     let removed = match root.get_mut("hooks") {
-        Some(Value::Object(h)) => strip(h),
+        Some(Value::Object(h)) => strip(h, host, None),
         _ => 0,
     };
     if root

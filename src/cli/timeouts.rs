@@ -224,7 +224,7 @@ pub fn registrations(files: &[PathBuf]) -> BTreeMap<String, Registered> {
                     .into_iter()
                     .flatten()
                 {
-                    if crate::cli::init::is_hookrules_handler(h, None) {
+                    if crate::contract::hosts::Host::Claude.runs_hookrules(h, None) {
                         let timeout = h
                             .get("timeout")
                             .and_then(Value::as_f64)
@@ -262,18 +262,14 @@ pub fn registrations(files: &[PathBuf]) -> BTreeMap<String, Registered> {
 /// The settings files a project's hooks come from: the user's, the project's,
 /// the project's local one.
 pub fn settings_files(project: Option<&Path>, env: &BTreeMap<String, String>) -> Vec<PathBuf> {
-    let mut v = vec![];
-    let config = env
-        .get("CLAUDE_CONFIG_DIR")
-        .filter(|s| !s.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| env.get("HOME").map(|h| PathBuf::from(h).join(".claude")));
-    if let Some(c) = config {
-        v.push(c.join("settings.json"));
-    }
+    use crate::contract::places;
+    // A relative CLAUDE_CONFIG_DIR is taken as it is (from the current folder).
+    let mut v: Vec<PathBuf> = places::claude_user_dir(env, Path::new(""))
+        .map(|c| c.join("settings.json"))
+        .into_iter()
+        .collect();
     if let Some(p) = project {
-        v.push(p.join(".claude/settings.json"));
-        v.push(p.join(".claude/settings.local.json"));
+        v.extend(places::claude_settings(env, Path::new(""), p, false));
     }
     v
 }

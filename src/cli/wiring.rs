@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::cli::init::{is_hookrules_handler, Context};
+use crate::cli::init::Context;
 use crate::contract::hosts::{Host, TimeUnit};
 
 /// A place hookrules can be wired.
@@ -70,16 +70,20 @@ pub fn settings_layers(ctx: &Context) -> Vec<(Place, PathBuf)> {
     if let Ok(user) = ctx.user_settings() {
         v.push((Place::UserSettings, user));
     }
-    let project = ctx.project_dir().join(".claude");
-    v.push((Place::ProjectSettings, project.join("settings.json")));
-    v.push((Place::LocalSettings, project.join("settings.local.json")));
+    let project =
+        crate::contract::places::claude_settings(&ctx.env, &ctx.cwd, &ctx.project_dir(), false);
+    v.extend(
+        [Place::ProjectSettings, Place::LocalSettings]
+            .into_iter()
+            .zip(project),
+    );
     v
 }
 
 /// Does a Claude Code settings layer register `hookrules run` for this event?
 /// The first such file (`init --host vscode` asks: VS Code reads it too).
 pub fn settings_registers(env: &BTreeMap<String, String>, event: &str) -> Option<PathBuf> {
-    settings_handler(env, event, |_, h| is_hookrules_handler(h, None))
+    settings_handler(env, event, |_, h| Host::Claude.runs_hookrules(h, None))
 }
 
 /// Does a Claude Code settings layer already answer this event as the plugin
@@ -118,7 +122,7 @@ fn answers_as_plugin(group: &Value, h: &Value, exe: &Path, env: &BTreeMap<String
         || flag("once")
         || h.get("timeout")
             .is_some_and(|t| t.as_f64().is_none_or(|t| t < PLUGIN_TIMEOUT_SECS))
-        || !is_hookrules_handler(h, None)
+        || !Host::Claude.runs_hookrules(h, None)
     {
         return false;
     }
@@ -192,6 +196,12 @@ fn settings_handler(
 /// also used by Codex, Gemini CLI and VS Code) or of Cursor's / Copilot's
 /// (`{"version": 1, "hooks": {event: [handler, …]}}`) and list hookrules' handlers.
 pub fn read(place: Place, path: &Path) -> Option<Wired> {
+    let host = match place {
+        Place::Agent(host) => host,
+        Place::UserSettings | Place::ProjectSettings | Place::LocalSettings | Place::Plugin => {
+            Host::Claude
+        }
+    };
     let text = std::fs::read_to_string(path).ok()?;
     let v: Value = match serde_json::from_str(&text) {
         Ok(v) => v,
@@ -214,7 +224,7 @@ pub fn read(place: Place, path: &Path) -> Option<Wired> {
                     None => vec![entry],
                 };
                 for h in inner {
-                    if let Some(program) = hookrules_program(h) {
+                    if let Some(program) = host.hookrules_program(h, None) {
                         handlers.push(Handler {
                             event: event.clone(),
                             program,
@@ -234,28 +244,6 @@ pub fn read(place: Place, path: &Path) -> Option<Wired> {
         handlers,
         unreadable: None,
     })
-}
-
-/// The program of a handler that runs hookrules (`hookrules run`, the plugin's
-/// launcher), in any host's handler shape.
-pub fn hookrules_program(h: &Value) -> Option<String> {
-    if is_hookrules_handler(h, None) {
-        return h.get("command").and_then(Value::as_str).map(|c| {
-            c.split_whitespace()
-                .next()
-                .unwrap_or(c)
-                .trim_matches('"')
-                .to_string()
-        });
-    }
-    let text = ["command", "bash", "linux", "osx"]
-        .iter()
-        .find_map(|k| h.get(*k).and_then(Value::as_str))?;
-    let program = text.split_whitespace().next()?.trim_matches(['"', '\'']);
-    let base = program.rsplit(['/', '\\']).next().unwrap_or(program);
-    let runs = text.split_whitespace().any(|w| w == "run");
-    ((base == "hookrules" || base == "hookrules.exe" || base == "hookrules-launch") && runs)
-        .then(|| program.to_string())
 }
 
 /// The hook files of the other agents, for a project and a home folder.

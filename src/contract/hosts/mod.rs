@@ -32,6 +32,7 @@ pub mod codex;
 pub mod copilot;
 pub mod cursor;
 pub mod gemini;
+pub mod handler;
 pub mod vscode;
 
 use serde_json::{Map, Value};

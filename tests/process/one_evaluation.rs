@@ -19,6 +19,7 @@ use std::collections::BTreeMap;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 use hookrules::cli::fixture::{project_policies, Fixture, Session};
 use hookrules::cli::log::Paint;
@@ -109,22 +110,18 @@ fn run(session: &Session, fx: &Fixture, log: &Path) -> Record {
     serde_json::from_str(lines[0]).unwrap()
 }
 
-#[test]
-fn explain_test_and_replay_decide_what_run_decided() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.join("policies").is_dir() && p.join("fixtures").is_dir())
-        .collect();
-    dirs.sort();
-    assert!(dirs.len() >= 5, "the five seed systems: {dirs:?}");
-    let scratch = tempfile::tempdir().unwrap();
-    let mut disagreements = vec![];
-    let (mut checked, mut approximate) = (0, 0);
-    for dir in &dirs {
-        // The user's project: the example's policies are its own.
-        let user_project = scratch.path().join(dir.file_name().unwrap());
+/// One example as a user has it: a project whose own policies are the
+/// example's, and the search, environment and policy folder that go with it.
+struct Example {
+    base: Discovery,
+    env: BTreeMap<String, String>,
+    install_dir: PathBuf,
+}
+
+impl Example {
+    /// The user's project for the example `dir`, made under `scratch`.
+    fn set_up(dir: &Path, scratch: &Path) -> Example {
+        let user_project = scratch.join(dir.file_name().unwrap());
         install(&dir.join("policies"), &user_project);
         std::fs::create_dir_all(user_project.join("home")).unwrap();
         let mut env: BTreeMap<String, String> = BTreeMap::new();
@@ -142,95 +139,160 @@ fn explain_test_and_replay_decide_what_run_decided() {
             user_dir: Some(user_project.join("home/.config/hookrules")),
             ..Discovery::default()
         };
+        let install_dir = project_policies(&base).expect("the project's policies are found");
+        Example {
+            base,
+            env,
+            install_dir,
+        }
+    }
+}
+
+/// `run`, `replay`, `test` and `explain` for the fixture at `path` (the `n`th,
+/// its log and kept state under `scratch`); each disagreement with `run` is
+/// added to `disagreements`. Returns whether replay had only a redacted event.
+fn check(
+    ex: &Example,
+    root: &Path,
+    path: &Path,
+    n: usize,
+    scratch: &Path,
+    disagreements: &mut Vec<String>,
+) -> bool {
+    let name = path.strip_prefix(root).unwrap().display().to_string();
+    let fx = Fixture::read(path).unwrap();
+    let mut approximate = false;
+
+    // run, in the fixture's project; then the project made again as it
+    // was before run (its side effects undone) for replay.
+    let session = Session::open(&fx, &ex.base, Some(&ex.install_dir)).unwrap();
+    let log = scratch.join("logs").join(n.to_string());
+    let logged = run(&session, &fx, &log);
+    let ran = said(logged.decision.map(|k| k.as_str()), &logged.rules);
+    // The fixture's state folder (its key and the trust given to the
+    // policies under test) is kept: replay judges under the trust run
+    // had, else the project's policies are untrusted there.
+    let state = session.project.join("home/.local/state/hookrules");
+    let kept = scratch.join("state-kept").join(n.to_string());
+    std::fs::create_dir_all(kept.parent().unwrap()).unwrap();
+    std::fs::rename(&state, &kept).unwrap();
+    std::fs::remove_dir_all(&session.project).unwrap();
+    std::fs::create_dir(&session.project).unwrap();
+    install(&ex.install_dir, &session.project);
+    fx.prepare(&session.project).unwrap();
+    let _ = std::fs::remove_dir_all(&state);
+    std::fs::create_dir_all(state.parent().unwrap()).unwrap();
+    std::fs::rename(&kept, &state).unwrap();
+
+    // replay the line run logged, from the fixture's environment (a
+    // replay re-reads facts, so it runs where run ran).
+    let args = ReplayArgs {
+        log: Some(log.clone()),
+        policies: vec![],
+        since: None,
+        fail_on: vec![],
+        show: 30,
+        json: true,
+    };
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    replay::run(&args, &session.env, Paint(false), &mut out, &mut err);
+    let r: Value = serde_json::from_slice(&out)
+        .unwrap_or_else(|e| panic!("{name}: replay: {e}: {}", String::from_utf8_lossy(&err)));
+    assert_eq!(r["replayed"], 1, "{name}: {r}");
+    if let Some(c) = r["changes"].as_array().and_then(|c| c.first()) {
+        let rules: Vec<String> = serde_json::from_value(c["now_rules"].clone()).unwrap();
+        let replayed = said(c["now"].as_str(), &rules);
+        if c["approximate"] == true {
+            // Logged redacted (a secret in the event): replayed as logged.
+            approximate = true;
+        } else if replayed != ran {
+            disagreements.push(format!("{name}: run {ran}, replay {replayed}"));
+        }
+    }
+    drop(session);
+
+    // test
+    let (_, decision) = test::observe(&fx, &ex.base).unwrap();
+    let tested = decision
+        .map(|d| said(d.kind.map(|k| k.as_str()), &d.determined_by))
+        .unwrap_or_else(|| "no decision".into());
+    if tested != ran {
+        disagreements.push(format!("{name}: run {ran}, test {tested}"));
+    }
+
+    // explain
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let code = explain::explain(
+        path,
+        &ex.base,
+        &ex.env,
+        Verbosity::Summary,
+        Format::Json,
+        &mut out,
+        &mut err,
+    );
+    assert_eq!(code, 0, "{name}: {}", String::from_utf8_lossy(&err));
+    let ex: Value = serde_json::from_slice(&out).unwrap();
+    let rules: Vec<String> =
+        serde_json::from_value(ex["decision"]["determined_by"].clone()).unwrap();
+    let explained = said(ex["decision"]["kind"].as_str(), &rules);
+    if explained != ran {
+        disagreements.push(format!("{name}: run {ran}, explain {explained}"));
+    }
+    approximate
+}
+
+/// The fixtures are checked on every core: each worker has its own copy of
+/// every example's user project under its own scratch folder, and each fixture
+/// its own temporary project, log and kept state, so workers share no file.
+#[test]
+fn explain_test_and_replay_decide_what_run_decided() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("policies").is_dir() && p.join("fixtures").is_dir())
+        .collect();
+    dirs.sort();
+    assert!(dirs.len() >= 5, "the five seed systems: {dirs:?}");
+    // Every fixture, as (its example, its path).
+    let mut jobs: Vec<(usize, PathBuf)> = vec![];
+    for (d, dir) in dirs.iter().enumerate() {
         let mut list = vec![];
         fixtures(&dir.join("fixtures"), &mut list);
         list.sort();
-        let install_dir = project_policies(&base);
-        assert!(install_dir.is_some(), "the project's policies are found");
-        for path in list {
-            let name = path.strip_prefix(&root).unwrap().display().to_string();
-            let fx = Fixture::read(&path).unwrap();
-
-            // run, in the fixture's project; then the project made again as it
-            // was before run (its side effects undone) for replay.
-            let session = Session::open(&fx, &base, install_dir.as_deref()).unwrap();
-            let log = scratch.path().join("logs").join(checked.to_string());
-            let logged = run(&session, &fx, &log);
-            let ran = said(logged.decision.map(|k| k.as_str()), &logged.rules);
-            // The fixture's state folder (its key and the trust given to the
-            // policies under test) is kept: replay judges under the trust run
-            // had, else the project's policies are untrusted there.
-            let state = session.project.join("home/.local/state/hookrules");
-            let kept = scratch.path().join("state-kept");
-            let _ = std::fs::remove_dir_all(&kept);
-            std::fs::rename(&state, &kept).unwrap();
-            std::fs::remove_dir_all(&session.project).unwrap();
-            std::fs::create_dir(&session.project).unwrap();
-            install(&user_project.join(".claude/hookrules"), &session.project);
-            fx.prepare(&session.project).unwrap();
-            let _ = std::fs::remove_dir_all(&state);
-            std::fs::create_dir_all(state.parent().unwrap()).unwrap();
-            std::fs::rename(&kept, &state).unwrap();
-
-            // replay the line run logged, from the fixture's environment (a
-            // replay re-reads facts, so it runs where run ran).
-            let args = ReplayArgs {
-                log: Some(log.clone()),
-                policies: vec![],
-                since: None,
-                fail_on: vec![],
-                show: 30,
-                json: true,
-            };
-            let (mut out, mut err) = (Vec::new(), Vec::new());
-            replay::run(&args, &session.env, Paint(false), &mut out, &mut err);
-            let r: Value = serde_json::from_slice(&out).unwrap_or_else(|e| {
-                panic!("{name}: replay: {e}: {}", String::from_utf8_lossy(&err))
-            });
-            assert_eq!(r["replayed"], 1, "{name}: {r}");
-            if let Some(c) = r["changes"].as_array().and_then(|c| c.first()) {
-                let rules: Vec<String> = serde_json::from_value(c["now_rules"].clone()).unwrap();
-                let replayed = said(c["now"].as_str(), &rules);
-                if c["approximate"] == true {
-                    // Logged redacted (a secret in the event): replayed as logged.
-                    approximate += 1;
-                } else if replayed != ran {
-                    disagreements.push(format!("{name}: run {ran}, replay {replayed}"));
-                }
-            }
-            drop(session);
-
-            // test
-            let (_, decision) = test::observe(&fx, &base).unwrap();
-            let tested = decision
-                .map(|d| said(d.kind.map(|k| k.as_str()), &d.determined_by))
-                .unwrap_or_else(|| "no decision".into());
-            if tested != ran {
-                disagreements.push(format!("{name}: run {ran}, test {tested}"));
-            }
-
-            // explain
-            let (mut out, mut err) = (Vec::new(), Vec::new());
-            let code = explain::explain(
-                &path,
-                &base,
-                &env,
-                Verbosity::Summary,
-                Format::Json,
-                &mut out,
-                &mut err,
-            );
-            assert_eq!(code, 0, "{name}: {}", String::from_utf8_lossy(&err));
-            let ex: Value = serde_json::from_slice(&out).unwrap();
-            let rules: Vec<String> =
-                serde_json::from_value(ex["decision"]["determined_by"].clone()).unwrap();
-            let explained = said(ex["decision"]["kind"].as_str(), &rules);
-            if explained != ran {
-                disagreements.push(format!("{name}: run {ran}, explain {explained}"));
-            }
-            checked += 1;
-        }
+        jobs.extend(list.into_iter().map(|p| (d, p)));
     }
+    let scratch = tempfile::tempdir().unwrap();
+    let next = AtomicUsize::new(0);
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let (dirs, jobs, next, root) = (&dirs, &jobs, &next, &root);
+    let found: Vec<(usize, usize, Vec<String>)> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..workers)
+            .map(|w| {
+                let scratch = scratch.path().join(format!("worker-{w}"));
+                s.spawn(move || {
+                    let examples: Vec<Example> =
+                        dirs.iter().map(|d| Example::set_up(d, &scratch)).collect();
+                    let (mut checked, mut approximate, mut disagreements) = (0, 0, vec![]);
+                    while let Some((d, path)) = jobs.get(next.fetch_add(1, Relaxed)) {
+                        let n = checked;
+                        if check(&examples[*d], root, path, n, &scratch, &mut disagreements) {
+                            approximate += 1;
+                        }
+                        checked += 1;
+                    }
+                    (checked, approximate, disagreements)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let checked: usize = found.iter().map(|f| f.0).sum();
+    let approximate: usize = found.iter().map(|f| f.1).sum();
+    let mut disagreements: Vec<String> = found.into_iter().flat_map(|f| f.2).collect();
+    disagreements.sort();
+    assert_eq!(checked, jobs.len(), "every fixture checked once");
     assert!(checked >= 300, "every example fixture: {checked}");
     assert!(
         approximate * 10 < checked,

@@ -4,7 +4,8 @@
 //! Every fourth command and every second Read / Write / Edit case of the corpus
 //! (`tests/corpus/*.toml`, todo cases left out) is wrapped in each host's own envelope (its
 //! event names, tool names and input fields, from its published hook contract:
-//! docs/hosts.md), answered in-process with the built-in pack, and the verdict is
+//! docs/hosts.md), answered in-process with the built-in pack (loaded once: the
+//! search is the same for every case), and the verdict is
 //! read back **from the host-shaped output** (Gemini's `decision`, Cursor's
 //! `permission`, Copilot's `permissionDecision`, …). It must be the verdict the
 //! corpus expects for Claude Code; on a host that cannot ask, an `ask` must
@@ -14,7 +15,8 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use hookrules::contract::hosts::{Hint, Host};
-use hookrules::engine::run::in_process;
+use hookrules::engine::run::{in_process, in_process_with};
+use hookrules::engine::Set;
 use hookrules::os::clock::Now;
 use hookrules::policy::discover::Discovery;
 use serde::Deserialize;
@@ -277,7 +279,9 @@ fn can_ask(host: Host, label: &str) -> bool {
     }
 }
 
-fn answer(host: Host, event: &Value) -> (String, i32) {
+/// The search every case is answered under: the built-in pack alone, for a
+/// user in `PROJECT` (the same for every case, so the set is loaded once).
+fn environment() -> (Discovery, BTreeMap<String, String>) {
     let d = Discovery {
         flags: vec![],
         env: None,
@@ -290,6 +294,17 @@ fn answer(host: Host, event: &Value) -> (String, i32) {
     let mut env = BTreeMap::new();
     env.insert("HOME".to_string(), HOME.to_string());
     env.insert("CLAUDE_PROJECT_DIR".to_string(), PROJECT.to_string());
+    (d, env)
+}
+
+/// The set [`environment`] loads, as `run` loads it for every event.
+fn builtin_set() -> Set {
+    let (d, env) = environment();
+    Set::load(&d, &env)
+}
+
+fn answer(set: &Set, host: Host, event: &Value) -> (String, i32) {
+    let (_, env) = environment();
     let bytes = serde_json::to_vec(event).unwrap();
     // Half the cases name the host (as an installed handler does), half leave it
     // to recognition from the envelope.
@@ -298,8 +313,8 @@ fn answer(host: Host, event: &Value) -> (String, i32) {
         host: named.then_some(host),
         event: None,
     };
-    let (a, _) = in_process(
-        &d,
+    let (a, _) = in_process_with(
+        set,
         &mut bytes.as_slice(),
         &env,
         Now::at(1_763_700_000),
@@ -309,6 +324,7 @@ fn answer(host: Host, event: &Value) -> (String, i32) {
 }
 
 fn check(
+    set: &Set,
     expect: &str,
     host: Host,
     label: &str,
@@ -316,7 +332,7 @@ fn check(
     what: &str,
     problems: &mut Vec<String>,
 ) {
-    let (stdout, exit) = answer(host, event);
+    let (stdout, exit) = answer(set, host, event);
     let want = match expect {
         "ask" if !can_ask(host, label) => "ask-as-deny",
         e => e,
@@ -336,6 +352,7 @@ fn check(
 
 #[test]
 fn every_host_gets_the_default_pack_verdict_for_every_corpus_command() {
+    let set = builtin_set();
     let mut problems = vec![];
     // Commands run in the project here: cases set in another cwd are left out.
     let cases: Vec<Case> = load()
@@ -348,6 +365,7 @@ fn every_host_gets_the_default_pack_verdict_for_every_corpus_command() {
         let command = c.command.as_deref().unwrap_or_default();
         for (host, label, event) in shell_envelopes(command) {
             check(
+                &set,
                 &c.expect,
                 host,
                 label,
@@ -367,6 +385,7 @@ fn every_host_gets_the_default_pack_verdict_for_every_corpus_command() {
 
 #[test]
 fn every_host_gets_the_default_pack_verdict_for_every_file_case() {
+    let set = builtin_set();
     let mut problems = vec![];
     let mut n = 0;
     let cases: Vec<Case> = load()
@@ -381,6 +400,7 @@ fn every_host_gets_the_default_pack_verdict_for_every_file_case() {
         for (host, label, event) in file_envelopes(tool, path, cwd) {
             n += 1;
             check(
+                &set,
                 &c.expect,
                 host,
                 label,
@@ -403,7 +423,7 @@ fn every_host_gets_the_default_pack_verdict_for_every_file_case() {
 fn a_patch_writing_a_secret_among_other_files_is_denied() {
     let patch = "*** Begin Patch\n*** Update File: src/main.rs\n@@\n-a\n+b\n*** Add File: config/.env.production\n+API_KEY=x\n*** End Patch\n";
     let event = json!({"hook_event_name":"PreToolUse","tool_name":"apply_patch","tool_input":{"command":patch},"cwd":PROJECT,"session_id":"s","turn_id":"t","model":"gpt-5-codex","transcript_path":null});
-    let (stdout, exit) = answer(Host::Codex, &event);
+    let (stdout, exit) = answer(&builtin_set(), Host::Codex, &event);
     assert_eq!(
         verdict(Host::Codex, "apply_patch", &stdout, exit),
         Ok("deny".into()),

@@ -9,6 +9,8 @@ use std::process::Command;
 
 #[path = "build/code_places.rs"]
 mod code_places;
+#[path = "build/write_places.rs"]
+mod write_places;
 
 fn git(args: &[&str]) -> Option<String> {
     let out = Command::new("git").args(args).output().ok()?;
@@ -22,6 +24,7 @@ fn git(args: &[&str]) -> Option<String> {
 fn main() {
     link_mode();
     code_places::generate();
+    write_places::generate();
     println!("cargo:rerun-if-env-changed=HOOKRULES_GIT_COMMIT");
     println!("cargo:rerun-if-env-changed=HOOKRULES_BUILD_SOURCE");
     println!("cargo:rerun-if-changed=build.rs");

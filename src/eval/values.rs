@@ -10,8 +10,8 @@ use crate::compile::patterns::{self, PatternError};
 use crate::policy::syntax::{Normalization, Quantifier};
 use crate::shell::command::options::{self, Found, Slot};
 use crate::shell::command::{
-    acts_on_name, is_link_text, outputs, program_is, writes, Listing, Outputs, RedirectOp,
-    SimpleCommand,
+    acts_on_name, filled, in_place, is_link_text, outputs, program_is, writes, Listing, Outputs,
+    RedirectOp, SimpleCommand,
 };
 use crate::shell::links::MadeLink;
 use crate::shell::reach::{self, Classes, Target};
@@ -551,9 +551,30 @@ pub fn paths_from_commands(cmds: &[SimpleCommand], ps: &PathSelector, ctx: &Ctx)
             *w |= *t;
         }
         written.glued.extend(through.glued);
+        // The files an in-place editor changes (`sed -i.bak … F`, `perl -pi
+        // … F`, `gawk -i inplace … F`) are written too; for `reads_only` they
+        // stay read (their content is what the edit works on).
+        if only_written && in_place(c) {
+            for (i, _) in c.target_operands() {
+                if let Some(w) = written.operand.get_mut(i) {
+                    *w = true;
+                }
+            }
+        }
         if only_written {
             for v in &written.glued {
                 out.extend(shell_targets(v, c, ctx, ps.resolve_symlinks, false));
+            }
+            // Folders the command fills (`aria2c -d DIR`, `tar -x -C DIR`).
+            for w in filled(c) {
+                match w
+                    .listed
+                    .as_ref()
+                    .and_then(|l| listed_targets(l, c, ctx, ps))
+                {
+                    Some(listed) => out.extend(listed),
+                    None => out.extend(shell_targets(&w.value, c, ctx, ps.resolve_symlinks, false)),
+                }
             }
         }
         // The values of options that take a file to use (`scp -i KEY`).
@@ -612,25 +633,8 @@ fn entry_applies(p: &ProgramOptions, c: &SimpleCommand) -> bool {
             || p.subcommands()
                 .iter()
                 .any(|s| crate::shell::command::subcommand_matches(c, s)))
-        && p.with.iter().all(|o| has_option(c, o))
-        && !p.without.iter().any(|o| has_option(c, o))
-}
-
-/// Is `option` among the command's arguments before `--`: as a whole word,
-/// with a glued value (`--field=x`), or, for a one-letter option, inside a
-/// cluster of flags (`-ec` has `-c`)?
-fn has_option(c: &SimpleCommand, option: &str) -> bool {
-    let short = option.len() == 2 && !option.starts_with("--");
-    c.args.iter().take_while(|a| *a != "--").any(|a| {
-        a == option
-            || a.strip_prefix(option)
-                .is_some_and(|rest| rest.starts_with('='))
-            || (short && a.len() > 2 && !a.starts_with("--") && {
-                let letters = &a[1..];
-                letters.chars().all(|ch| ch.is_ascii_alphanumeric())
-                    && option.chars().nth(1).is_some_and(|l| letters.contains(l))
-            })
-    })
+        && p.with.iter().all(|o| options::has_option(c, o))
+        && !p.without.iter().any(|o| options::has_option(c, o))
 }
 
 /// Does a table give `c` standard input as a place it uses (`"kubeseal <"`)?
@@ -801,6 +805,7 @@ pub fn command_object(c: &SimpleCommand) -> Value {
         "background_jobs": c.background_jobs,
         "output_to": c.output_to,
         "output_in": c.output_in,
+        "stdout_to": c.redirects.iter().rev().find(|r| matches!(r.op, RedirectOp::Write | RedirectOp::Append) && r.fd.is_none_or(|fd| fd == 1)).map(|r| r.target.clone()),
     })
 }
 

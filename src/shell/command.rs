@@ -44,6 +44,7 @@ pub mod options;
 mod outputs;
 mod places;
 mod repo_config;
+pub mod roles;
 mod state;
 mod syntax;
 mod wrappers;
@@ -59,7 +60,7 @@ pub use outputs::{outputs, Outputs};
 pub use repo_config::add_repository_code;
 pub use syntax::MAX_DEPTH;
 pub use wrappers::MAX_WRAPPERS;
-pub use writes::{writes, Listing, Write};
+pub use writes::{filled, in_place, writes, Listing, Write};
 
 /// Parse `script` and return every simple command it would run, in
 /// source/execution order (command substitutions before the command that

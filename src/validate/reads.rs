@@ -276,6 +276,7 @@ pub const COMMAND_OBJECT_FIELDS: &[&str] = &[
     "background_jobs",
     "output_to",
     "output_in",
+    "stdout_to",
 ];
 
 /// The command object `command = { when = ... }` sees (`eval::command_object`).
@@ -337,6 +338,11 @@ fn command_node() -> Node {
             ("output_to".into(), Presence::Always, texts()),
             (
                 "output_in".into(),
+                Presence::Sometimes,
+                Node::Scalar("text"),
+            ),
+            (
+                "stdout_to".into(),
                 Presence::Sometimes,
                 Node::Scalar("text"),
             ),

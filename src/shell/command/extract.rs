@@ -14,6 +14,7 @@ use super::expand::{Expander, Field};
 use super::inline::{self, Effect, Lang};
 use super::literal::{self, brace_expand};
 use super::places;
+use super::roles;
 use super::state::{add_links, join, Func, State, Var, Written};
 use super::syntax::{
     self, AndOr, Command, CommandKind, Conn, Heredoc, List, Param, ParamOp, Part, Pipeline,
@@ -1781,6 +1782,9 @@ impl Extractor {
             if !program_unknown && places::has_places(&name) {
                 self.code_places(at, &name, arg_fields, &texts, &assigns, &via, link, depth)?;
             }
+            if !program_unknown {
+                self.side_removals(at, &via, off);
+            }
             let extra = match action {
                 Action::None => {
                     // A Windows shell (`pwsh -c`, `powershell -EncodedCommand`,
@@ -2211,6 +2215,33 @@ impl Extractor {
         sc.cwd = self.state.cwd.clone();
         sc.made = self.state.links.clone();
         self.out.push(sc);
+    }
+
+    /// What the command at `at` removes as a side effect, by the role the
+    /// table of write places gives an operand (`zip -m A SRC`, `7z a -sdel`,
+    /// `cmake -E rm -rf DIR`, `rclone purge DIR`, `rclone sync SRC DST`):
+    /// reported as `rm -rf PLACE`, so it is judged exactly as that removal.
+    fn side_removals(&mut self, at: usize, via: &[String], off: usize) {
+        let Some(c) = self.out.get(at) else {
+            return;
+        };
+        let found = roles::places(c, roles::Role::Removed);
+        if found.glued.is_empty() && !found.operand.iter().any(|r| *r) {
+            return;
+        }
+        let removed: Vec<Value> = found
+            .operand
+            .iter()
+            .zip(&c.operand_values)
+            .filter(|(r, _)| **r)
+            .map(|(_, v)| v.clone())
+            .chain(found.glued)
+            .collect();
+        let mut v = via.to_vec();
+        v.push(format!("{} (removes)", c.program));
+        for place in removed {
+            self.synth("rm", Some("-rf"), place, &v, off);
+        }
     }
 
     /// Report a command that inline code amounts to (`rm -rf PATH`, `cat PATH`).

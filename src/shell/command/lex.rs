@@ -418,6 +418,49 @@ impl Parser<'_> {
         Ok(buf.subs)
     }
 
+    /// A bash extended pattern (`!(*.md)`, `@(a|b)`, `?(x)`, `*(x)`,
+    /// `+(x)`; `shopt -s extglob`): the group up to its closing parenthesis
+    /// is part of the word. It stands for any name (`*`) where it is judged,
+    /// since `!(keep)` matches nearly everything: `rm -rf !(node_modules)` is
+    /// judged as `rm -rf *`.
+    fn lex_extglob(&mut self, buf: &mut WordBuf, op: u8) -> Result<(), ParseError> {
+        let at = self.pos;
+        let mut depth = 0usize;
+        let mut j = at + 1;
+        while let Some(c) = self.byte(j) {
+            match c {
+                b'(' => depth += 1,
+                b')' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                b'\\' => j += 1,
+                b'\n' => return Err(perr("unterminated extended pattern", at)),
+                _ => {}
+            }
+            j += 1;
+        }
+        if depth != 0 || j >= self.end {
+            return Err(perr("unterminated extended pattern", at));
+        }
+        // `@(x)` with one plain alternative is that text; anything else may
+        // match any name.
+        let inner = self.src.get(at + 2..j).unwrap_or_default();
+        let plain = op == b'@'
+            && !inner
+                .iter()
+                .any(|c| matches!(c, b'|' | b'*' | b'?' | b'[' | b'(' | b'!' | b'\\'));
+        if plain {
+            buf.lit(inner, false);
+        } else {
+            buf.lit(b"*", false);
+        }
+        self.pos = j + 1;
+        Ok(())
+    }
+
     fn lex_word(&mut self) -> Result<Word, ParseError> {
         let start = self.pos;
         let mut buf = WordBuf::default();
@@ -467,6 +510,9 @@ impl Parser<'_> {
                 b'"' => self.lex_dquote(&mut buf)?,
                 b'$' => self.lex_dollar(&mut buf, false)?,
                 b'`' => self.lex_backtick(&mut buf, false)?,
+                b'!' | b'@' | b'?' | b'*' | b'+' if self.byte(self.pos + 1) == Some(b'(') => {
+                    self.lex_extglob(&mut buf, c)?;
+                }
                 _ => {
                     buf.lit(&[c], false);
                     self.pos += 1;

@@ -24,13 +24,15 @@ pub enum Slot<'a> {
     Operand(i64),
     /// Every operand (`@*`).
     Operands,
+    /// The operands from the Nth on (`@2*`: all but the first).
+    From(usize),
     /// What the program reads on standard input (`<`).
     Stdin,
 }
 
 impl<'a> Slot<'a> {
-    /// Read one token (`-i`, `of=`, `@2`, `@-1`, `@*`, `<`); `None` for `@`
-    /// without a non-zero number.
+    /// Read one token (`-i`, `of=`, `@2`, `@-1`, `@*`, `@2*`, `<`); `None`
+    /// for `@` without a non-zero number.
     #[must_use]
     pub fn parse(token: &'a str) -> Option<Slot<'a>> {
         match token {
@@ -39,6 +41,13 @@ impl<'a> Slot<'a> {
             _ => {}
         }
         if let Some(n) = token.strip_prefix('@') {
+            if let Some(from) = n.strip_suffix('*') {
+                return from
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|n| *n != 0)
+                    .map(Slot::From);
+            }
             return n.parse::<i64>().ok().filter(|n| *n != 0).map(Slot::Operand);
         }
         if token.len() > 1 && token.ends_with('=') && !token.starts_with('-') {
@@ -119,6 +128,11 @@ pub fn find(c: &SimpleCommand, slots: &[Slot<'_>]) -> Found {
         found.operand.iter_mut().for_each(|o| *o = true);
     }
     for s in slots {
+        if let Slot::From(n) = *s {
+            for &i in counted.iter().skip(n - 1) {
+                found.operand[i] = true;
+            }
+        }
         if let Slot::Operand(n) = *s {
             let at = if n > 0 {
                 usize::try_from(n - 1).ok()
@@ -133,6 +147,24 @@ pub fn find(c: &SimpleCommand, slots: &[Slot<'_>]) -> Found {
         }
     }
     found
+}
+
+/// Is `option` among the command's arguments before `--`: as a whole word,
+/// with a glued value (`--field=x`), or, for a one-letter option, inside a
+/// cluster of flags (`-ec` has `-c`)?
+#[must_use]
+pub fn has_option(c: &SimpleCommand, option: &str) -> bool {
+    let short = option.len() == 2 && !option.starts_with("--");
+    c.args.iter().take_while(|a| *a != "--").any(|a| {
+        a == option
+            || a.strip_prefix(option)
+                .is_some_and(|rest| rest.starts_with('='))
+            || (short && a.len() > 2 && !a.starts_with("--") && {
+                let letters = &a[1..];
+                letters.chars().all(|ch| ch.is_ascii_alphanumeric())
+                    && option.chars().nth(1).is_some_and(|l| letters.contains(l))
+            })
+    })
 }
 
 /// Parallel to `c.operands`: is the operand the value of one of `options`?

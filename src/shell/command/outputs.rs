@@ -1,11 +1,13 @@
 //! Which files a command writes through its arguments, the way a redirection
-//! writes: `sort -o F`, `curl -o F`, `wget -O F`, `dd of=F`, `tee F`, `uniq IN
-//! OUT`, `openssl … -out F`, and the destination of `cp`/`mv`/`install`/`ln`/
-//! `rsync`/`scp` (last operand, or `-t DIR`). One table, so a policy that asks
-//! "what does this command write" and one that asks "what does it read" see
-//! the same answer.
+//! writes: the file role of the table of write places ([`roles`]: `sort -o F`,
+//! `curl -o F`, `wget -O F`, `uniq IN OUT`, `openssl … -out F`, any program's
+//! `--output F`), `dd of=F`, `tee F`, and the destination of `cp`/`mv`/
+//! `install`/`ln`/`rsync`/`scp` (last operand, or `-t DIR`). One answer, so a
+//! policy that asks "what does this command write" and one that asks "what
+//! does it read" see the same.
 
 use super::super::value::{Piece, Sym, Value};
+use super::roles::{self, Role};
 use super::SimpleCommand;
 
 /// The files a command writes through its arguments.
@@ -26,16 +28,10 @@ impl Outputs {
     }
 }
 
-/// Short and long options whose value is a file written.
+/// The target-folder options of the copiers, whose last operand is then a
+/// source (the other written places are the table's, [`roles`]).
 fn output_options(program: &str) -> (&'static [&'static str], &'static [&'static str]) {
     match program {
-        "sort" | "shuf" => (&["-o"], &["--output"]),
-        "curl" => (&["-o"], &["--output"]),
-        "wget" => (
-            &["-O", "-o", "-a"],
-            &["--output-document", "--output-file", "--append-output"],
-        ),
-        "openssl" => (&["-out"], &[]),
         "cp" | "mv" | "install" | "ln" => (&["-t"], &["--target-directory"]),
         _ => (&[], &[]),
     }
@@ -104,11 +100,20 @@ pub fn outputs(c: &SimpleCommand) -> Outputs {
     let n = c.operands.len();
     match program.as_str() {
         "tee" | "sponge" => out.operand.iter_mut().for_each(|b| *b = true),
-        "uniq" if n >= 2 => out.operand[1] = true,
         "cp" | "mv" | "install" | "ln" | "rsync" | "scp" if n >= 2 && !has_target_option => {
             out.operand[n - 1] = true;
         }
         _ => {}
+    }
+    // The files the table of roles names.
+    let table = roles::places(c, Role::File);
+    for (w, t) in out.operand.iter_mut().zip(&table.operand) {
+        *w |= *t;
+    }
+    for g in table.glued {
+        if !out.glued.contains(&g) {
+            out.glued.push(g);
+        }
     }
     out
 }

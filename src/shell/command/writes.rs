@@ -11,10 +11,12 @@
 //!   `tee`), and what lands inside a destination folder (`cp x DIR/` writes
 //!   `DIR/x`; a recursive copy, anything below `DIR`);
 //! * every operand of a program that changes its operands (`touch`,
-//!   `truncate`, `chmod`, `sed -i`, `patch`, editors, …), and what is below
-//!   them when it recurses (`chmod -R`);
+//!   `truncate`, `chmod`, `sed -i`, `perl -pi`, `gawk -i inplace`, `patch`,
+//!   editors, …), and what is below them when it recurses (`chmod -R`);
 //! * what a program removes, with everything below it when it recurses (`rm
-//!   -r`, `mv`'s sources, `find … -delete`, `git rm -r`, `git clean`);
+//!   -r`, `mv`'s sources, `find … -delete`, `git rm -r`, `git clean`), and
+//!   the places the table of write places ([`roles`]) gives the role
+//!   "removed" (`zip -m`, `7z a -sdel`, `cmake -E rm`, `rclone purge`);
 //! * unknown names below a folder a program fills (`tar -x -C DIR`, `unzip -d
 //!   DIR`, `7z x -oDIR`, `cpio -i`, `wget -P DIR`, `curl -O --output-dir DIR`,
 //!   `git clone URL DIR`, `git apply`, `patch -p1`): `DIR/…`, the working
@@ -26,6 +28,7 @@
 
 use super::links::acts_on_name;
 use super::outputs::outputs;
+use super::roles::{self, Role};
 use super::{program_is, SimpleCommand};
 pub use crate::shell::contents::Kind;
 use crate::shell::value::{Piece, Sym, Value};
@@ -85,8 +88,54 @@ const REMOVERS: &[&str] = &[
     "shred",
 ];
 
-/// Programs that edit their operands in place with `-i`.
-const IN_PLACE: &[&str] = &["sed", "gsed", "perl", "ruby", "yq"];
+/// Does `c` edit its operands in place: `sed -i`, `-i.bak`, `-Ei`,
+/// `--in-place=.orig`; `perl -pi`, `-i.bak`, `-pie`; `ruby -i`; `yq -i`;
+/// gawk's `-i inplace`? A short cluster counts up to the first letter that
+/// takes a value (`sed -ie` is `-i` with the suffix `e`; `perl -ei` is code).
+#[must_use]
+pub fn in_place(c: &SimpleCommand) -> bool {
+    let p = c.program.as_str();
+    let is = |names: &[&str]| names.iter().any(|n| program_is(p, n));
+    let args = || c.args.iter().take_while(|a| *a != "--");
+    // The letters that take a value, which end a cluster.
+    let valued = if is(&["sed", "gsed"]) {
+        "efl"
+    } else if is(&["perl"]) {
+        "eEIMmxdDC"
+    } else if is(&["ruby"]) {
+        "eIrECxKTW"
+    } else if is(&["yq"]) {
+        "eopIP"
+    } else if is(&["awk", "gawk"]) {
+        return args()
+            .zip(args().skip(1).map(Some).chain([None]))
+            .any(|(a, next)| {
+                a == "-iinplace"
+                    || a == "--include=inplace"
+                    || ((a == "-i" || a == "--include")
+                        && next.is_some_and(|n| n.starts_with("inplace")))
+            });
+    } else {
+        return false;
+    };
+    args().any(|a| {
+        if a == "--in-place" || a == "--inplace" || a.starts_with("--in-place=") {
+            return true;
+        }
+        let Some(letters) = a.strip_prefix('-').filter(|l| !l.starts_with('-')) else {
+            return false;
+        };
+        for ch in letters.chars() {
+            if ch == 'i' {
+                return true;
+            }
+            if valued.contains(ch) || !ch.is_ascii_alphanumeric() {
+                return false;
+            }
+        }
+        false
+    })
+}
 
 /// Every path `c` writes.
 #[must_use]
@@ -149,10 +198,7 @@ pub fn writes(c: &SimpleCommand) -> Vec<Write> {
     }
 
     // Programs that change or remove their operands.
-    let sed_like = is(IN_PLACE) && (flag("-i") || flag("--in-place") || flag("--inplace"));
-    let awk_in_place =
-        is(&["awk", "gawk"]) && c.args.windows(2).any(|w| w[0] == "-i" && w[1] == "inplace");
-    if is(REMOVERS) || is(CHANGERS) || sed_like || awk_in_place {
+    if is(REMOVERS) || is(CHANGERS) || in_place(c) {
         let removes = is(REMOVERS);
         let deep = recursive && !is(&["rmdir"]);
         for (i, v) in c.target_operands() {
@@ -176,17 +222,21 @@ pub fn writes(c: &SimpleCommand) -> Vec<Write> {
         }
     }
 
+    // What the table of roles says the command removes.
+    let removed = roles::places(c, Role::Removed);
+    for (i, _) in removed.operand.iter().enumerate().filter(|(_, r)| **r) {
+        push(operand(i), true, true);
+    }
+    for v in removed.glued {
+        push(v, true, true);
+    }
+
     // Unknown names below a folder.
-    for dir in filled_folders(c) {
-        match dir {
-            Filled::Below(d) => push(below(&d), false, false),
-            Filled::Named(v) => push(v, false, false),
-            Filled::Listed(l) => listed.push(Write {
-                value: below(&l.into),
-                by_name: false,
-                below: false,
-                listed: Some(l),
-            }),
+    for w in filled(c) {
+        if w.listed.is_some() {
+            listed.push(w);
+        } else {
+            push(w.value, w.by_name, w.below);
         }
     }
     git_writes(c, &mut push, &mut listed);
@@ -217,6 +267,52 @@ fn dry_run(c: &SimpleCommand) -> bool {
         };
     }
     false
+}
+
+/// What `c` writes into folders it fills with names the analysis does not
+/// know (`DIR/…`, or the names an archive or patch it names lists): the
+/// folder role of the table of write places ([`roles`]: `aria2c -d DIR`,
+/// `pip download -d DIR`, `unrar x A DIR/`), and the extractors read by code
+/// (`tar -x -C DIR`, `unzip -d DIR`, `7z x -oDIR`, `cpio -i`, `wget -P DIR`,
+/// `curl -O --output-dir DIR`, `patch`).
+#[must_use]
+pub fn filled(c: &SimpleCommand) -> Vec<Write> {
+    if dry_run(c) {
+        return Vec::new();
+    }
+    let plain = |value: Value| Write {
+        value,
+        by_name: false,
+        below: false,
+        listed: None,
+    };
+    let mut out: Vec<Write> = filled_folders(c)
+        .into_iter()
+        .map(|f| match f {
+            Filled::Below(d) => plain(below(&d)),
+            Filled::Named(v) => plain(v),
+            Filled::Listed(l) => Write {
+                value: below(&l.into),
+                by_name: false,
+                below: false,
+                listed: Some(l),
+            },
+        })
+        .collect();
+    let table = roles::places(c, Role::Folder);
+    let values = table
+        .operand
+        .iter()
+        .zip(&c.operand_values)
+        .filter(|(f, _)| **f)
+        .map(|(_, v)| v.clone());
+    for v in values.chain(table.glued) {
+        let w = plain(below(&v));
+        if !out.contains(&w) {
+            out.push(w);
+        }
+    }
+    out
 }
 
 /// A folder a program fills with names the analysis does not know, or a

@@ -83,7 +83,7 @@ use crate::source::{Layer, Origin, PolicySource};
 use crate::validate::model::{Fact, NamedCondition, Policy};
 use crate::validate::patterns::stored::{self, List, Numbering};
 
-const MAGIC: &[u8; 8] = b"HRSET005";
+const MAGIC: &[u8; 8] = b"HRSET006";
 /// The purpose the user's key is used for here (see `os::state`).
 const CACHE_PURPOSE: &str = "hookrules cache v1";
 /// Files whose time stamps are this close to the build are not cached (ns).
@@ -107,7 +107,7 @@ const EMBEDDED_SEARCH: &str = "the built-in pack";
 /// read as current; a change that does not (a comment, a refactor, a new
 /// function) needs neither a bump nor a re-bless. Cache files are keyed by the
 /// binary that built them and do not depend on it.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 
 /// What the embedded artifact records as its builder: the format's version and
 /// a hash of the built-in policies' names and texts, exactly as the pack is

@@ -407,7 +407,7 @@ pub struct PathLiterals {
     /// The selector.
     pub selector: PathSelector,
     /// Lowercase literal, rules.
-    pub literals: Vec<(String, Vec<RuleId>)>,
+    pub literals: Keyed<RuleId>,
     /// Every rule with a literal here (when the paths are not known).
     pub all: Vec<RuleId>,
 }
@@ -419,9 +419,9 @@ pub struct FieldPrograms {
     /// The field.
     pub field: FieldPath,
     /// Exact names, lowercase.
-    pub exact: BTreeMap<String, Vec<(RuleId, u32)>>,
+    pub exact: Keyed<(RuleId, u32)>,
     /// `prefix*` names.
-    pub prefixes: Vec<(String, Vec<(RuleId, u32)>)>,
+    pub prefixes: Keyed<(RuleId, u32)>,
     /// The subcommands wanted, each once; the first is none (any).
     pub subcommands: Vec<Vec<String>>,
     /// Rules wanting a program whose name is an unknown expansion.
@@ -436,8 +436,8 @@ impl FieldPrograms {
     fn new(field: FieldPath) -> FieldPrograms {
         FieldPrograms {
             field,
-            exact: BTreeMap::new(),
-            prefixes: vec![],
+            exact: Keyed::default(),
+            prefixes: Keyed::default(),
             subcommands: vec![vec![]],
             unknown: vec![],
             code: vec![],
@@ -467,13 +467,100 @@ impl FieldPrograms {
     }
 }
 
+/// Texts (program names, literals) with the rules that want each, stored
+/// flat so that an event reads a bucket without an allocation per text: the
+/// texts one after the other in one string, the rules in one list. A bucket
+/// of the pack holds about 230 program names and a few hundred literals; as
+/// maps and vectors of pairs, decoding them cost ~0.8M instructions on every
+/// Bash event (`bench/callgrind.sh`, pre-bash), flat ~0.1M.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Keyed<T> {
+    /// The texts, one after the other (sorted when built from a map).
+    texts: String,
+    /// Where each text ends in `texts`.
+    text_ends: Vec<u32>,
+    /// Where each text's rules end in `rules`.
+    rule_ends: Vec<u32>,
+    /// Each text's rules, sorted and deduplicated.
+    rules: Vec<T>,
+}
+
+impl<T> Default for Keyed<T> {
+    fn default() -> Self {
+        Keyed {
+            texts: String::new(),
+            text_ends: vec![],
+            rule_ends: vec![],
+            rules: vec![],
+        }
+    }
+}
+
+impl<T: Ord> Keyed<T> {
+    /// From texts and their rules, in the order given (sorted by text, for
+    /// [`Keyed::get`]: a map's order).
+    fn new(entries: impl IntoIterator<Item = (String, Vec<T>)>) -> Keyed<T> {
+        let mut k = Keyed::default();
+        for (text, mut wanted) in entries {
+            wanted.sort_unstable();
+            wanted.dedup();
+            k.texts.push_str(&text);
+            k.text_ends.push(k.texts.len() as u32);
+            k.rules.extend(wanted);
+            k.rule_ends.push(k.rules.len() as u32);
+        }
+        k
+    }
+}
+
+impl<T> Keyed<T> {
+    fn len(&self) -> usize {
+        self.text_ends.len().min(self.rule_ends.len())
+    }
+
+    /// The `i`th text and its rules (`None` past the end or in a damaged list).
+    fn at(&self, i: usize) -> Option<(&str, &[T])> {
+        let start = |ends: &[u32]| match i {
+            0 => Some(0),
+            _ => ends.get(i - 1).map(|&e| e as usize),
+        };
+        let text = self
+            .texts
+            .get(start(&self.text_ends)?..*self.text_ends.get(i)? as usize)?;
+        let rules = self
+            .rules
+            .get(start(&self.rule_ends)?..*self.rule_ends.get(i)? as usize)?;
+        Some((text, rules))
+    }
+
+    /// Every text with its rules.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &[T])> {
+        (0..self.len()).map_while(|i| self.at(i))
+    }
+
+    /// The rules that want `text`, in a list built sorted.
+    pub fn get(&self, text: &str) -> Option<&[T]> {
+        let (mut lo, mut hi) = (0, self.len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            let (here, rules) = self.at(mid)?;
+            match here.cmp(text) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return Some(rules),
+            }
+        }
+        None
+    }
+}
+
 /// Literals a field's text must contain, with the rules that want each.
 #[derive(Debug, Default, Serialize, Deserialize)]
 pub struct FieldLiterals {
     /// The field.
     pub field: FieldPath,
     /// Lowercase literal, rules.
-    pub literals: Vec<(String, Vec<RuleId>)>,
+    pub literals: Keyed<RuleId>,
     /// Every rule with a literal here (when the text is too large to search).
     pub all: Vec<RuleId>,
 }
@@ -758,6 +845,11 @@ impl Prefilter {
         let mut programs: BTreeMap<FieldPath, FieldPrograms> = BTreeMap::new();
         let mut texts: BTreeMap<FieldPath, BTreeMap<String, Vec<RuleId>>> = BTreeMap::new();
         let mut paths: BTreeMap<PathSelector, BTreeMap<String, Vec<RuleId>>> = BTreeMap::new();
+        // Exact and `prefix*` program names per field, flattened into each
+        // field's `Keyed` lists at the end.
+        let mut exact: BTreeMap<FieldPath, BTreeMap<String, Vec<(RuleId, u32)>>> = BTreeMap::new();
+        let mut prefixes: BTreeMap<FieldPath, BTreeMap<String, Vec<(RuleId, u32)>>> =
+            BTreeMap::new();
         for &id in ids {
             match &needs[id as usize] {
                 Need::Always => p.always.push(id),
@@ -774,16 +866,17 @@ impl Prefilter {
                                     .or_insert_with(|| FieldPrograms::new(field.clone()));
                                 let wanted = (id, fp.subcommand(subcommand));
                                 match name.strip_suffix('*') {
-                                    Some(_) => {
-                                        match fp.prefixes.iter_mut().find(|(n, _)| n == name) {
-                                            Some((_, v)) => v.push(wanted),
-                                            None => fp.prefixes.push((name.clone(), vec![wanted])),
-                                        }
-                                    }
+                                    Some(_) => prefixes
+                                        .entry(field.clone())
+                                        .or_default()
+                                        .entry(name.clone())
+                                        .or_default()
+                                        .push(wanted),
                                     // Program names compare ASCII-case-insensitively
                                     // (`program_is`): exact names are kept lowercase.
-                                    None => fp
-                                        .exact
+                                    None => exact
+                                        .entry(field.clone())
+                                        .or_default()
                                         .entry(name.to_ascii_lowercase())
                                         .or_default()
                                         .push(wanted),
@@ -827,9 +920,11 @@ impl Prefilter {
         for mut fp in programs.into_values() {
             fp.all.sort_unstable();
             fp.all.dedup();
-            for v in fp.exact.values_mut() {
-                v.sort_unstable();
-                v.dedup();
+            if let Some(names) = exact.remove(&fp.field) {
+                fp.exact = Keyed::new(names);
+            }
+            if let Some(names) = prefixes.remove(&fp.field) {
+                fp.prefixes = Keyed::new(names);
             }
             p.programs.push(fp);
         }
@@ -837,14 +932,7 @@ impl Prefilter {
             let mut all: Vec<RuleId> = lits.values().flatten().copied().collect();
             all.sort_unstable();
             all.dedup();
-            let lits = lits
-                .into_iter()
-                .map(|(l, mut v)| {
-                    v.dedup();
-                    (l, v)
-                })
-                .collect();
-            (lits, all)
+            (Keyed::new(lits), all)
         };
         for (field, lits) in texts {
             let (literals, all) = by_literal(lits);
@@ -891,7 +979,7 @@ impl Prefilter {
                         if let Some(ids) = fp.exact.get(&c.program.to_ascii_lowercase()) {
                             out.extend(ids.iter().filter_map(runs));
                         }
-                        for (prefix, ids) in &fp.prefixes {
+                        for (prefix, ids) in fp.prefixes.iter() {
                             if program_is(&c.program, prefix) {
                                 out.extend(ids.iter().filter_map(runs));
                             }
@@ -927,7 +1015,7 @@ impl Prefilter {
                 hay.push(0);
             }
             hay.make_ascii_lowercase();
-            for (literal, ids) in &fl.literals {
+            for (literal, ids) in fl.literals.iter() {
                 if contains(&hay, literal.as_bytes()) {
                     out.extend_from_slice(ids);
                 }
@@ -965,7 +1053,7 @@ impl Prefilter {
                 hay.extend_from_slice(t.to_lowercase().to_ascii_lowercase().as_bytes());
                 hay.push(0);
             }
-            for (literal, ids) in &pl.literals {
+            for (literal, ids) in pl.literals.iter() {
                 if contains(&hay, literal.as_bytes()) {
                     out.extend_from_slice(ids);
                 }
@@ -980,6 +1068,31 @@ impl Prefilter {
 #[cfg(test)]
 mod tests {
     use super::contains;
+
+    #[test]
+    fn keyed_list_agrees_with_its_map() {
+        use std::collections::BTreeMap;
+        let mut map: BTreeMap<String, Vec<(u32, u32)>> = BTreeMap::new();
+        for (i, name) in ["git", "rm", "npm", "7z", "dd", "gitk", "ärger", "a"]
+            .iter()
+            .enumerate()
+        {
+            let i = i as u32;
+            map.insert(name.to_string(), vec![(i * 3, 0), (i, 1), (i * 3, 0)]);
+        }
+        let ix = super::Keyed::new(map.clone());
+        let listed: Vec<(&str, &[(u32, u32)])> = ix.iter().collect();
+        assert_eq!(listed.len(), map.len());
+        for (name, mut wanted) in map {
+            wanted.sort_unstable();
+            wanted.dedup();
+            assert_eq!(ix.get(&name), Some(&wanted[..]), "{name}");
+        }
+        for absent in ["", "gi", "gitx", "z", "0", "rmdir", "ä"] {
+            assert_eq!(ix.get(absent), None, "{absent}");
+        }
+        assert_eq!(super::Keyed::<u32>::default().get("git"), None);
+    }
 
     #[test]
     fn contains_agrees_with_memmem() {

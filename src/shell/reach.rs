@@ -979,13 +979,18 @@ fn is_system(comps: &[&str], env: &Env) -> bool {
         [v, x] if v == "var" && VAR_SYSTEM.iter().any(|s| eq_ci(s, x)) => return true,
         _ => {}
     }
+    // Component by component, without collecting the pattern (this runs for
+    // every path a command names).
     SYSTEM_DEEP.iter().any(|pat| {
-        let pc: Vec<&str> = pat.split('/').filter(|c| !c.is_empty()).collect();
-        pc.len() == lower.len()
-            && pc
-                .iter()
-                .zip(&lower)
-                .all(|(p, c)| *p == "*" || p.eq_ignore_ascii_case(c))
+        let mut pattern = pat.split('/').filter(|c| !c.is_empty());
+        let mut path = lower.iter();
+        loop {
+            match (pattern.next(), path.next()) {
+                (None, None) => return true,
+                (Some(p), Some(c)) if p == "*" || p.eq_ignore_ascii_case(c) => {}
+                _ => return false,
+            }
+        }
     })
 }
 

@@ -190,6 +190,11 @@ pub(super) struct Analyser {
     /// Inside an expression whose value is taken (an assignment, `$(…)`,
     /// `(…)`): a statement's output there is not printed.
     captured: usize,
+    /// Aliases the script defines (`Set-Alias x Invoke-Expression`), lowercase.
+    aliases: HashMap<String, String>,
+    /// Files the script downloaded (or decoded) before, by lowercase file
+    /// name: running one runs code nobody has read.
+    downloaded: Vec<String>,
 }
 
 type R<T> = Result<T, ParseError>;
@@ -212,6 +217,8 @@ impl Analyser {
             calling: vec![],
             moved: None,
             captured: 0,
+            aliases: HashMap::new(),
+            downloaded: vec![],
         }
     }
 
@@ -763,6 +770,7 @@ impl Analyser {
                     .get(1)
                     .map(|v| self.path1(v))
                     .unwrap_or_else(|| Value::unknown("(file)"));
+                self.note_download(&file);
                 self.emit(
                     vec![
                         raw("curl"),
@@ -822,8 +830,28 @@ impl Analyser {
                     let b = b.clone();
                     self.block(&b, "Invoke()", None, argv, true)?
                 }
+                _ if matches!(t.from, From::DynamicCode | From::Download(_)) => {
+                    self.eval_code(&t, "Invoke()")?;
+                    V::unknown("(result)")
+                }
                 _ => V::unknown("(result)"),
             },
+            // `$ExecutionContext.InvokeCommand`: code given as text.
+            "invokescript" | "expandstring" => {
+                let code = argv
+                    .first()
+                    .cloned()
+                    .unwrap_or_else(|| V::unknown("(code)"));
+                self.eval_code(&code, "InvokeCommand.InvokeScript")?;
+                V::unknown("(result)")
+            }
+            "newscriptblock" => {
+                let code = argv
+                    .first()
+                    .cloned()
+                    .unwrap_or_else(|| V::unknown("(code)"));
+                self.script_block_from(&code)
+            }
             "fullname" | "path" | "providerpath" | "fullpath" | "content" | "tostring" | "trim"
             | "value" | "source" | "definition" => t,
             // `$PROFILE`'s four profiles (about_Profiles) and PSReadLine's
@@ -1107,8 +1135,10 @@ impl Analyser {
             self.eval_code(&name, "& {}")?;
             return Ok(V::unknown("(output)"));
         }
-        let Some(text) = name.literal() else {
-            // The program itself is only known at run time.
+        let Some(text) = name.literal().or_else(|| known_program(&name.scalar())) else {
+            // The program itself is only known at run time: code nobody
+            // can read before it runs (`& $cmd`, `& (gcm i?x) $s`).
+            self.runner("eval", Code::Dynamic, "& (a name known when it runs)")?;
             let mut words = vec![W::Val(name.scalar())];
             for a in self.plain_args(&c.args)? {
                 words.extend(a.items().into_iter().map(W::Val));
@@ -1118,6 +1148,10 @@ impl Analyser {
             return Ok(V::unknown("(output)"));
         };
         let bare = matches!(&c.name, Expr::Word(_)) || c.invoke != Invoke::Plain;
+        let text = match self.aliases.get(&text.to_ascii_lowercase()) {
+            Some(target) => target.clone(),
+            None => text,
+        };
         let lower = text.to_ascii_lowercase();
         // A function defined earlier in the script.
         if bare && !lower.contains(['/', '\\']) {
@@ -1163,7 +1197,12 @@ impl Analyser {
         // A script file, run or dot-sourced (`./x.ps1`, `. .\env.ps1`).
         if lower.ends_with(".ps1") || lower.ends_with(".psm1") {
             let p = self.path1(&V::one(Value::text(&text)));
-            self.runner("pwsh", Code::File, &text)?;
+            let code = if self.was_downloaded(&text) {
+                Code::Dynamic
+            } else {
+                Code::File
+            };
+            self.runner("pwsh", code, &text)?;
             let _ = p;
             return Ok(V::unknown("(output)"));
         }
@@ -1769,6 +1808,7 @@ impl Analyser {
                 words.extend([raw("curl"), raw("-fsSL")]);
                 if let Some(f) = b.get("OutFile").or_else(|| b.get("Destination")) {
                     let f = self.path1(f);
+                    self.note_download(&f);
                     words.extend([raw("-o"), W::Val(f)]);
                 }
                 if let Some(f) = b.get("InFile") {
@@ -1849,6 +1889,14 @@ impl Analyser {
                 }
                 for bl in blocks {
                     self.block(&bl, cmdlet.name, item.clone(), vec![], true)?;
+                }
+                for (p, v) in &b.named {
+                    if (p.name.ends_with("Script") || p.name == "ScriptBlock")
+                        && matches!(v.from, From::DynamicCode | From::Download(_))
+                    {
+                        let v = v.clone();
+                        self.eval_code(&v, cmdlet.name)?;
+                    }
                 }
                 if let Some(fp) = b.get("FilePath") {
                     let _ = fp;
@@ -2144,7 +2192,9 @@ impl Analyser {
                 )?;
                 self.runner("eval", Code::Dynamic, label)?;
             }
-            (_, From::File(_)) => self.runner("eval", Code::File, label)?,
+            // Text read from a file is code nobody has read here (`iex (gc x.txt)`,
+            // as `eval "$(cat x)"`); a script run by its name is a file (`. ./x.ps1`).
+            (_, From::File(_)) => self.runner("eval", Code::Dynamic, label)?,
             (_, from) => match code.literal() {
                 Some(text) => {
                     let kind = if *from == From::Decoded {
@@ -2182,7 +2232,12 @@ impl Analyser {
 
     /// Start-Process / [Diagnostics.Process]::Start: the program with its arguments.
     fn start(&mut self, name: &V, args: Vec<V>) -> R<()> {
-        let Some(n) = name.literal() else {
+        let Some(n) = name.literal().or_else(|| known_program(&name.scalar())) else {
+            self.runner(
+                "eval",
+                Code::Dynamic,
+                "Start-Process (a name known when it runs)",
+            )?;
             let mut words = vec![W::Val(name.scalar())];
             words.extend(args.iter().flat_map(V::items).map(W::Val));
             return self.emit(words, Some("Start-Process"));
@@ -2198,7 +2253,12 @@ impl Analyser {
             offset: self.offset.unwrap_or(0),
         };
         if n.to_ascii_lowercase().ends_with(".ps1") {
-            return self.runner("pwsh", Code::File, "Start-Process");
+            let code = if self.was_downloaded(&n) {
+                Code::Dynamic
+            } else {
+                Code::File
+            };
+            return self.runner("pwsh", code, "Start-Process");
         }
         let base = program_base(&n);
         if cmdlets::find(&n).is_some() && !DUAL.iter().any(|d| d.eq_ignore_ascii_case(&n)) {
@@ -2229,6 +2289,13 @@ impl Analyser {
                 .to_ascii_lowercase()
         };
         let has = |flag: &str| texts.iter().flatten().any(|t| t.eq_ignore_ascii_case(flag));
+        if self.runs_downloaded(&lower, &args) {
+            self.runner(
+                "pwsh",
+                Code::Dynamic,
+                "a file downloaded earlier in the line",
+            )?;
+        }
         if self.windows_program(&lower, &args, &texts)? {
             return Ok(V::unknown("(output)"));
         }
@@ -2669,13 +2736,31 @@ impl Analyser {
             return Ok(());
         };
         let Some(n) = name.literal() else {
+            // A command whose name is only known when it runs (`%X% /s /q …`).
+            self.runner("cmd", Code::Dynamic, "cmd (a name known when it runs)")?;
             let mut words = vec![W::Val(name)];
             words.extend(vals.iter().skip(1).flat_map(V::items).map(W::Val));
             words.extend(redirects);
             return self.emit(words, None);
         };
         let n = n.trim_start_matches('@').to_ascii_lowercase();
-        let args: Vec<V> = vals.into_iter().skip(1).collect();
+        let mut args: Vec<V> = vals.into_iter().skip(1).collect();
+        // `RD/S/Q x`: cmd ends a built-in's name at a `/`, its switches follow.
+        let n = match n.split_once('/') {
+            Some((head, tail))
+                if !head.is_empty() && head.chars().all(|c| c.is_ascii_alphabetic()) =>
+            {
+                let mut sw: Vec<V> = tail
+                    .split('/')
+                    .filter(|t| !t.is_empty())
+                    .map(|t| V::text(&format!("/{t}")))
+                    .collect();
+                sw.append(&mut args);
+                args = sw;
+                head.to_string()
+            }
+            _ => n,
+        };
         let switches: Vec<String> = args
             .iter()
             .filter_map(V::literal)
@@ -3514,7 +3599,8 @@ fn windows_pid(v: &Value) -> Value {
 }
 
 /// ArgumentList: a list is the arguments; one text is split as Windows
-/// splits a command line (spaces, double quotes).
+/// splits a command line (spaces, double quotes); a text with places or
+/// unknowns in it (`"/c rd /s /q $HOME"`) at its spaces, the rest kept whole.
 fn split_arguments(v: &V) -> Vec<V> {
     match &v.val {
         Val::List(l) => l.clone(),
@@ -3523,9 +3609,51 @@ fn split_arguments(v: &V) -> Vec<V> {
                 .into_iter()
                 .map(|s| V::text(&s))
                 .collect(),
-            None => vec![v.clone()],
+            None => match v.scalar().0.as_slice() {
+                [one]
+                    if !one
+                        .0
+                        .iter()
+                        .any(|p| matches!(p, Piece::Text(t) if t.contains('"'))) =>
+                {
+                    let mut out = vec![];
+                    let mut word = Sym::default();
+                    for p in &one.0 {
+                        match p {
+                            Piece::Text(t) => {
+                                for (i, part) in t.split(' ').enumerate() {
+                                    if i > 0 && !word.0.is_empty() {
+                                        out.push(V::one(Value::one(std::mem::take(&mut word))));
+                                    }
+                                    if !part.is_empty() {
+                                        word.push(Piece::Text(part.to_string()));
+                                    }
+                                }
+                            }
+                            other => word.push(other.clone()),
+                        }
+                    }
+                    if !word.0.is_empty() {
+                        out.push(V::one(Value::one(word)));
+                    }
+                    out.into_iter().map(|w| w.with(v.from.clone())).collect()
+                }
+                _ => vec![v.clone()],
+            },
         },
     }
+}
+
+/// A program path whose folder is only known when it runs but whose name is
+/// written (`& $env:JAVA_HOME\bin\java.exe`): the program is known by name.
+fn known_program(v: &Value) -> Option<String> {
+    let [one] = v.0.as_slice() else { return None };
+    let Some(Piece::Text(t)) = one.0.last() else {
+        return None;
+    };
+    let name = t.rsplit(['\\', '/']).next()?;
+    (t.contains(['\\', '/']) && !name.is_empty() && !name.contains(['*', '?', '$']))
+        .then(|| name.to_string())
 }
 
 /// `[Environment]::GetFolderPath(name)`.

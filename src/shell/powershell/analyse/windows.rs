@@ -109,6 +109,15 @@ impl Analyser {
                 | "compress-archive"
                 | "expand-archive"
                 | "send-mailmessage"
+                | "add-type"
+                | "set-alias"
+                | "sal"
+                | "new-alias"
+                | "nal"
+                | "get-command"
+                | "gcm"
+                | "import-module"
+                | "ipmo"
         );
         if !known {
             return Ok(None);
@@ -333,6 +342,59 @@ impl Analyser {
                 }
                 return Ok(Some(V::text("")));
             }
+            "add-type" => {
+                // C# (or VB) source compiled into the session: code the
+                // analysis cannot read (`-TypeDefinition`, `-MemberDefinition`,
+                // or the source as the first positional argument).
+                let source = named.iter().any(|(n, _)| {
+                    n.len() >= 2
+                        && ["typedefinition", "memberdefinition", "source"]
+                            .iter()
+                            .any(|p| p.starts_with(n.as_str()))
+                });
+                let assembly = named.iter().any(|(n, _)| {
+                    ["assemblyname", "path", "literalpath", "an"]
+                        .iter()
+                        .any(|p| p.starts_with(n.as_str()))
+                });
+                if source || (!assembly && !plain.is_empty()) {
+                    self.runner("eval", Code::Dynamic, "Add-Type (inline source)")?;
+                }
+                return Ok(Some(V::text("")));
+            }
+            "set-alias" | "sal" | "new-alias" | "nal" => {
+                let name = get(&["name", "n"])
+                    .or_else(|| plain.first().cloned())
+                    .and_then(|v| v.literal());
+                let value = get(&["value", "v"])
+                    .or_else(|| plain.get(1).cloned())
+                    .and_then(|v| v.literal());
+                if let Some(n) = name {
+                    // An alias of a command only known when it runs runs unknown code.
+                    let target = value.unwrap_or_else(|| "Invoke-Expression".into());
+                    self.aliases.insert(n.to_ascii_lowercase(), target);
+                }
+                return Ok(Some(V::text("")));
+            }
+            "get-command" | "gcm" => {
+                // The command it names: `& (Get-Command Invoke-Expression) $s`.
+                let name = get(&["name"]).or_else(|| plain.first().cloned());
+                return Ok(Some(match name.and_then(|v| v.literal()) {
+                    Some(n) if !n.contains(['*', '?', '[']) => V::text(&n),
+                    _ => V::unknown("(command)"),
+                }));
+            }
+            "import-module" | "ipmo" => {
+                let runs = plain
+                    .iter()
+                    .chain(get(&["name", "n"]).iter())
+                    .filter_map(V::literal)
+                    .any(|t| self.was_downloaded(&t));
+                if runs {
+                    self.runner("pwsh", Code::Dynamic, "Import-Module")?;
+                }
+                return Ok(Some(V::text("")));
+            }
             "remove-service" | "suspend-service" => {
                 let name = get(&["name"])
                     .or_else(|| plain.first().cloned())
@@ -381,6 +443,55 @@ impl Analyser {
             return Ok(Some(V::unknown("(variables)")));
         }
         Ok(Some(env_secret(rest)))
+    }
+
+    /// A file a download (or a decode) wrote: running it later runs code
+    /// nobody has read.
+    pub(super) fn note_download(&mut self, file: &Value) {
+        for s in &file.0 {
+            if let Some(Piece::Text(t)) = s.0.last() {
+                self.downloaded.push(stem(t));
+            }
+        }
+    }
+
+    /// Is this the name of a file the script downloaded before?
+    pub(super) fn was_downloaded(&self, path: &str) -> bool {
+        !self.downloaded.is_empty() && self.downloaded.contains(&stem(path))
+    }
+
+    /// A program that is, or that runs, a file downloaded earlier in the
+    /// line (`.\a.exe`, `cmd /c a.bat`, `rundll32 a.dll,Run`, `powershell
+    /// -File a.ps1`).
+    pub(super) fn runs_downloaded(&self, program: &str, args: &[V]) -> bool {
+        if self.downloaded.is_empty() {
+            return false;
+        }
+        if self.was_downloaded(program) {
+            return true;
+        }
+        let runner = matches!(
+            program,
+            "pwsh"
+                | "powershell"
+                | "cmd"
+                | "rundll32"
+                | "regsvr32"
+                | "msiexec"
+                | "cscript"
+                | "wscript"
+                | "mshta"
+                | "installutil"
+                | "regasm"
+                | "regsvcs"
+                | "start"
+        );
+        runner
+            && args
+                .iter()
+                .flat_map(V::items)
+                .filter_map(|v| v.literal())
+                .any(|t| t.split(',').any(|part| self.was_downloaded(part)))
     }
 
     /// A WMI/CIM method of a class (`Win32Shutdown` of `Win32_OperatingSystem`, …).
@@ -588,6 +699,156 @@ impl Analyser {
                     None => return Ok(false),
                 }
             }
+            "icacls" => {
+                // `icacls PATH /grant Everyone:F [/t]`: everyone may write it (`chmod 777`).
+                let ls: Vec<String> = texts
+                    .iter()
+                    .map(|t| t.clone().unwrap_or_default().to_ascii_lowercase())
+                    .collect();
+                let open = ls.windows(2).any(|w| {
+                    w[0].starts_with("/grant")
+                        && [
+                            "everyone:",
+                            "*s-1-1-0:",
+                            "users:",
+                            "*s-1-5-32-545:",
+                            "authenticated users:",
+                            "*s-1-5-11:",
+                        ]
+                        .iter()
+                        .any(|who| w[1].starts_with(who))
+                        && ["f", "m", "w"].iter().any(|r| {
+                            w[1].ends_with(&format!(":{r}"))
+                                || w[1].contains(&format!("){r}"))
+                                || w[1].ends_with(&format!("({r})"))
+                        })
+                });
+                let Some(path) = args.first().filter(|_| open) else {
+                    return Ok(false);
+                };
+                let path = self.path1(path);
+                let mut words = vec![raw("chmod")];
+                if ls.iter().any(|t| t == "/t") {
+                    words.push(raw("-R"));
+                }
+                words.extend([raw("777"), raw("--"), W::Val(path)]);
+                self.emit(words, Some("icacls"))?;
+            }
+            "certutil" => {
+                // `certutil -urlcache [-split] -f URL FILE`, `-decode IN OUT`.
+                let ls: Vec<String> = texts
+                    .iter()
+                    .map(|t| t.clone().unwrap_or_default().to_ascii_lowercase())
+                    .collect();
+                let flag = |f: &str| ls.iter().any(|t| t == f || *t == f.replacen('-', "/", 1));
+                let operands: Vec<&V> = args
+                    .iter()
+                    .zip(&ls)
+                    .filter(|(_, t)| !(t.starts_with('-') || t.starts_with('/')))
+                    .map(|(a, _)| a)
+                    .collect();
+                if flag("-urlcache") || flag("-verifyctl") {
+                    let url = operands
+                        .first()
+                        .map_or_else(|| Value::unknown("(url)"), |v| v.scalar());
+                    let mut words = vec![raw("curl"), raw("-fsSL")];
+                    if let Some(f) = operands.get(1) {
+                        let f = self.path1(f);
+                        self.note_download(&f);
+                        words.extend([raw("-o"), W::Val(f)]);
+                    }
+                    words.push(W::Val(url));
+                    self.emit(words, Some("certutil"))?;
+                } else if flag("-decode") || flag("-decodehex") {
+                    if let Some(f) = operands.get(1) {
+                        let f = self.path1(f);
+                        self.note_download(&f);
+                        self.emit(
+                            vec![raw("base64"), raw("-d"), raw(">"), W::Val(f)],
+                            Some("certutil -decode"),
+                        )?;
+                    }
+                } else {
+                    return Ok(false);
+                }
+            }
+            "bitsadmin"
+                if texts
+                    .iter()
+                    .flatten()
+                    .any(|t| t.eq_ignore_ascii_case("/transfer")) =>
+            {
+                // `bitsadmin /transfer NAME [/download|/upload] [/priority P] URL FILE`.
+                let url_at = (0..texts.len()).find(|&i| {
+                    let l = lit(i);
+                    l.starts_with("http://") || l.starts_with("https://") || l.starts_with("ftp://")
+                });
+                let Some(u) = url_at else { return Ok(false) };
+                let url = args[u].scalar();
+                let file = args
+                    .get(u + 1)
+                    .map_or_else(|| Value::unknown("(file)"), |v| self.path1(v));
+                if texts
+                    .iter()
+                    .flatten()
+                    .any(|t| t.eq_ignore_ascii_case("/upload"))
+                {
+                    self.emit(
+                        vec![raw("curl"), raw("-T"), W::Val(file), W::Val(url)],
+                        Some("bitsadmin"),
+                    )?;
+                } else {
+                    self.note_download(&file);
+                    self.emit(
+                        vec![
+                            raw("curl"),
+                            raw("-fsSL"),
+                            raw("-o"),
+                            W::Val(file),
+                            W::Val(url),
+                        ],
+                        Some("bitsadmin"),
+                    )?;
+                }
+            }
+            "msiexec" | "mshta" | "regsvr32" | "cscript" | "wscript" => {
+                // A program that fetches what it runs from an address
+                // (`msiexec /i URL`, `mshta URL`, `regsvr32 /i:URL scrobj.dll`),
+                // or runs script text given inline (`mshta vbscript:…`).
+                let words: Vec<String> = args
+                    .iter()
+                    .flat_map(V::items)
+                    .filter_map(|v| v.literal())
+                    .collect();
+                let url = words.iter().find_map(|w| {
+                    let l = w.to_ascii_lowercase();
+                    let at = l
+                        .find("http://")
+                        .or_else(|| l.find("https://"))
+                        .or_else(|| l.find("ftp://"))?;
+                    Some(w[at..].to_string())
+                });
+                let inline = words.iter().any(|w| {
+                    let l = w.to_ascii_lowercase();
+                    l.starts_with("vbscript:")
+                        || l.starts_with("javascript:")
+                        || l.starts_with("about:")
+                });
+                match (url, inline) {
+                    (Some(u), _) => self.emit(
+                        vec![
+                            raw("curl"),
+                            raw("-fsSL"),
+                            W::Val(Value::text(&u)),
+                            raw("|"),
+                            raw("pwsh"),
+                        ],
+                        Some(lower),
+                    )?,
+                    (None, true) => self.runner("eval", Code::Dynamic, lower)?,
+                    _ => return Ok(false),
+                }
+            }
             "mofcomp"
                 if !texts
                     .iter()
@@ -719,6 +980,19 @@ impl Analyser {
         };
         let args: Vec<V> = rest.iter().map(|r| V::text(r.trim_matches(','))).collect();
         self.wmi_method(&class, filter.as_deref(), &method, &args)
+    }
+}
+
+/// A file's name without its folders and extension, lowercase (`.\bin\a.exe` is `a`).
+fn stem(path: &str) -> String {
+    let name = path
+        .rsplit(['\\', '/'])
+        .next()
+        .unwrap_or(path)
+        .to_ascii_lowercase();
+    match name.rsplit_once('.') {
+        Some((s, _)) if !s.is_empty() => s.to_string(),
+        _ => name,
     }
 }
 

@@ -190,6 +190,9 @@ pub(super) struct Analyser {
     /// Inside an expression whose value is taken (an assignment, `$(…)`,
     /// `(…)`): a statement's output there is not printed.
     captured: usize,
+    /// Inside the value of an assignment: what a command prints goes into
+    /// the variable (`$t = gh auth token`, as bash's `T=$(gh auth token)`).
+    assigning: usize,
     /// Aliases the script defines (`Set-Alias x Invoke-Expression`), lowercase.
     aliases: HashMap<String, String>,
     /// Files the script downloaded (or decoded) before, by lowercase file
@@ -217,6 +220,7 @@ impl Analyser {
             calling: vec![],
             moved: None,
             captured: 0,
+            assigning: 0,
             aliases: HashMap::new(),
             downloaded: vec![],
         }
@@ -291,7 +295,9 @@ impl Analyser {
                 value,
             } => {
                 self.captured += 1;
+                self.assigning += 1;
                 let v = self.stmt(value);
+                self.assigning -= 1;
                 self.captured -= 1;
                 let v = v?;
                 self.assign(target, v, *append)?;
@@ -1903,7 +1909,7 @@ impl Analyser {
                     self.runner("pwsh", Code::File, cmdlet.name)?;
                 }
                 match (cmdlet.name, input) {
-                    ("Where-Object", Some(i)) => i.clone(),
+                    ("Where-Object", Some(i)) => narrowed(i),
                     ("ForEach-Object", Some(i))
                         if b.get("MemberName").is_some()
                             || b.named.iter().any(|(p, v)| {
@@ -2140,6 +2146,18 @@ impl Analyser {
                     ) =>
             {
                 V::unknown("(output)").with(i.from.clone())
+            }
+            ("select-object" | "select", Some(i))
+                if args.iter().any(|a| {
+                    a.literal().is_some_and(|t| {
+                        let t = t.to_ascii_lowercase();
+                        ["-first", "-last", "-index", "-skip"]
+                            .iter()
+                            .any(|p| t.len() > 2 && p.starts_with(&t))
+                    })
+                }) =>
+            {
+                narrowed(i)
             }
             (
                 "select-object" | "sort-object" | "out-string" | "tee-object" | "get-unique"
@@ -3068,6 +3086,9 @@ impl Analyser {
                     if let Some(l) = label {
                         sc.program_path = l.to_string();
                     }
+                    if self.assigning > 0 && sc.output_to.is_empty() {
+                        sc.output_to = vec![String::new()];
+                    }
                 }
                 self.out.push(sc);
             }
@@ -3192,6 +3213,25 @@ impl Bound {
             Some(t) => is_true(&t),
             None => true,
         })
+    }
+}
+
+/// Some of what a value holds (`Where-Object`, `Select-Object -First`):
+/// every process or service becomes some of them, named only when it runs.
+fn narrowed(v: &V) -> V {
+    let some = || Value::unknown("(some of them)");
+    let from = match &v.from {
+        From::Processes | From::Process(_) => From::Process(some()),
+        From::Service(_) => From::Service(some()),
+        From::Wmi { class, .. } => From::Wmi {
+            class: class.clone(),
+            filter: Some(String::new()),
+        },
+        f => f.clone(),
+    };
+    V {
+        val: v.val.clone(),
+        from,
     }
 }
 

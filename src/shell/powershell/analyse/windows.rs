@@ -526,6 +526,8 @@ impl Analyser {
             ("win32_operatingsystem", "reboot") => self.emit(vec![raw("reboot")], label),
             ("win32_process", "terminate") => match name {
                 Some(n) => self.kill_named(&Value::text(&n), "WMI"),
+                // Filtered by something else (`-Filter "ProcessId=…"`, `Where-Object`): some.
+                None if filter.is_some() => Ok(()),
                 None => self.emit(vec![raw("kill"), raw("-9"), raw("-1")], label),
             },
             ("win32_process", "create") => {
@@ -544,7 +546,11 @@ impl Analyser {
                 }
             }
             ("win32_service", "stopservice" | "pauseservice" | "delete") => {
-                let n = name.map_or_else(|| Value::text("*"), |n| Value::text(&n));
+                let n = match (name, filter) {
+                    (Some(n), _) => Value::text(&n),
+                    (None, Some(_)) => Value::unknown("(some services)"),
+                    (None, None) => Value::text("*"),
+                };
                 self.emit(vec![raw("systemctl"), raw("stop"), W::Val(n)], label)
             }
             ("win32_service", "changestartmode")
@@ -553,7 +559,11 @@ impl Analyser {
                     .and_then(V::literal)
                     .is_none_or(|m| m.eq_ignore_ascii_case("disabled")) =>
             {
-                let n = name.map_or_else(|| Value::text("*"), |n| Value::text(&n));
+                let n = match (name, filter) {
+                    (Some(n), _) => Value::text(&n),
+                    (None, Some(_)) => Value::unknown("(some services)"),
+                    (None, None) => Value::text("*"),
+                };
                 self.emit(vec![raw("systemctl"), raw("disable"), W::Val(n)], label)
             }
             _ => Ok(()),

@@ -1784,6 +1784,12 @@ impl Extractor {
             }
             if !program_unknown {
                 self.side_removals(at, &via, off);
+                if !path.contains('/')
+                    && !SHELL_BUILTINS.contains(&path.as_str())
+                    && self.path_has_unseen_folder(&assigns)
+                {
+                    self.set_code(at, Code::Dynamic);
+                }
             }
             let extra = match action {
                 Action::None => {
@@ -2217,6 +2223,24 @@ impl Extractor {
         self.out.push(sc);
     }
 
+    /// Does the PATH a bare program name is looked up in (the command's own
+    /// `PATH=…` prefix, else the shell's) put a relative folder (`.`, an
+    /// empty entry, `tools`, `./bin`) or a temp folder anyone can write
+    /// (`/tmp`, `/var/tmp`, `/dev/shm`) before the inherited PATH? Then the
+    /// program that runs is whatever file is there (`PATH=.:$PATH ls` runs
+    /// `./ls`), code the analysis cannot see. Shell builtins and functions
+    /// are not looked up.
+    fn path_has_unseen_folder(&self, assigns: &[(String, String)]) -> bool {
+        let text = match assigns.iter().rev().find(|(n, _)| n == "PATH") {
+            Some((_, v)) => v.clone(),
+            None => match self.state.vars.get("PATH") {
+                Some(b) => b.var.scalar().to_string(),
+                None => return false,
+            },
+        };
+        unseen_path_folder(&text)
+    }
+
     /// What the command at `at` removes as a side effect, by the role the
     /// table of write places gives an operand (`zip -m A SRC`, `7z a -sdel`,
     /// `cmake -E rm -rf DIR`, `rclone purge DIR`, `rclone sync SRC DST`):
@@ -2536,6 +2560,24 @@ impl Extractor {
             "/dev/stdin" | "-" | "/dev/fd/0" | "/proc/self/fd/0"
         ) {
             return self.stdin_script(at, prog, via, link, depth);
+        }
+        // `bash /dev/fd/3 3<<'EOF' … EOF`: the here-document on that
+        // descriptor is the script (when it is the command's only one).
+        let fd = path
+            .strip_prefix("/dev/fd/")
+            .or_else(|| path.strip_prefix("/proc/self/fd/"))
+            .and_then(|n| n.parse::<u32>().ok());
+        if let Some(n) = fd {
+            let mut heres = link
+                .cmd
+                .redirs
+                .iter()
+                .filter(|r| matches!(r.kind, RedirKind::Heredoc(_) | RedirKind::HereString));
+            if let (Some(h), None) = (heres.next(), heres.next()) {
+                if h.fd == Some(n) {
+                    return self.stdin_script(at, prog, via, link, depth);
+                }
+            }
         }
         match self.state.files.get(&file_key(&path)).cloned() {
             Some(Written::Text(text)) => {
@@ -3205,4 +3247,97 @@ fn requote(f: &Field) -> String {
             _ => crate::shell::quote(&f.text),
         },
     }
+}
+
+/// bash's builtins: found without looking at PATH.
+const SHELL_BUILTINS: &[&str] = &[
+    ".",
+    ":",
+    "[",
+    "alias",
+    "bg",
+    "bind",
+    "break",
+    "builtin",
+    "caller",
+    "cd",
+    "command",
+    "compgen",
+    "complete",
+    "compopt",
+    "continue",
+    "declare",
+    "dirs",
+    "disown",
+    "echo",
+    "enable",
+    "eval",
+    "exec",
+    "exit",
+    "export",
+    "false",
+    "fc",
+    "fg",
+    "getopts",
+    "hash",
+    "help",
+    "history",
+    "jobs",
+    "kill",
+    "let",
+    "local",
+    "logout",
+    "mapfile",
+    "popd",
+    "printf",
+    "pushd",
+    "pwd",
+    "read",
+    "readarray",
+    "readonly",
+    "return",
+    "set",
+    "shift",
+    "shopt",
+    "source",
+    "suspend",
+    "test",
+    "times",
+    "trap",
+    "true",
+    "type",
+    "typeset",
+    "ulimit",
+    "umask",
+    "unalias",
+    "unset",
+    "wait",
+];
+
+/// A PATH value (as written, `.:$PATH`) that puts a relative or temp folder
+/// before the inherited PATH (`$PATH`, `${PATH}`, or anything unknown).
+fn unseen_path_folder(text: &str) -> bool {
+    let text = text.trim_matches(['"', '\'']);
+    for entry in text.split(':') {
+        if entry.contains("PATH") {
+            // The inherited PATH: what follows it comes after the system's.
+            return false;
+        }
+        if entry.starts_with("$TMPDIR") {
+            return true;
+        }
+        if entry.starts_with('$') && !entry.starts_with("$HOME") {
+            // A folder known only when it runs (`$PWD/bin`, `$(npm bin)`).
+            continue;
+        }
+        let relative =
+            !(entry.starts_with('/') || entry.starts_with('~') || entry.starts_with("$HOME"));
+        let temp = ["/tmp", "/var/tmp", "/dev/shm", "/private/tmp"]
+            .iter()
+            .any(|t| entry == *t || entry.starts_with(&format!("{t}/")));
+        if relative || temp {
+            return true;
+        }
+    }
+    false
 }

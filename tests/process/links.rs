@@ -9,10 +9,9 @@
 //! `cfg.json -> ../.claude/settings.json`, `loop -> loop`, `build -> target`
 //! (inside the project), and a chain of 50 links.
 
-use std::io::Write;
 use std::os::unix::fs::symlink;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use serde_json::{json, Value};
 
@@ -73,32 +72,21 @@ impl Sandbox {
     /// `hookrules run` on one event; the decision (`allow` when none) and the
     /// answer's text.
     fn run(&self, event: &Value) -> (String, String) {
-        let mut child = Command::new(BIN)
-            .arg("run")
-            .current_dir(self.project())
-            .env_clear()
-            .env("PATH", std::env::var("PATH").unwrap_or_default())
-            .env("HOME", self.root.join("home"))
-            .env("USER", "dev")
-            .env("XDG_STATE_HOME", self.root.join("state"))
-            .env("XDG_CONFIG_HOME", self.root.join("config"))
-            .env("HOOKRULES_CACHE_DIR", self.root.join("cache"))
-            .env("CLAUDE_PROJECT_DIR", self.project())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(event.to_string().as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
+        let out = crate::support::feed(
+            Command::new(BIN)
+                .arg("run")
+                .current_dir(self.project())
+                .env_clear()
+                .env("PATH", std::env::var("PATH").unwrap_or_default())
+                .env("HOME", self.root.join("home"))
+                .env("USER", "dev")
+                .env("XDG_STATE_HOME", self.root.join("state"))
+                .env("XDG_CONFIG_HOME", self.root.join("config"))
+                .env("HOOKRULES_CACHE_DIR", self.root.join("cache"))
+                .env("CLAUDE_PROJECT_DIR", self.project()),
+            event,
+        );
         let stdout = String::from_utf8_lossy(&out.stdout).to_string();
-        let stderr = String::from_utf8_lossy(&out.stderr).to_string();
-        assert!(!stderr.contains("panicked"), "{stderr}");
         let decision = serde_json::from_str::<Value>(&stdout)
             .ok()
             .and_then(|v| {

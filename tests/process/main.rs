@@ -25,4 +25,5 @@ mod reliability;
 mod repo_config;
 mod report;
 mod self_protection;
+mod support;
 mod trust;

@@ -68,24 +68,7 @@ impl Sandbox {
         if let Some(t) = now {
             c.env("HOOKRULES_NOW", t.to_string());
         }
-        let mut child = c
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(event.to_string().as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
-        assert!(
-            !String::from_utf8_lossy(&out.stderr).contains("panicked"),
-            "{out:?}"
-        );
-        out
+        crate::support::feed(&mut c, event)
     }
 
     /// Another `hookrules` command.

@@ -11,10 +11,9 @@
 //! project ships `cfg -> .claude` and `st -> ../../xstate/hookrules` (links a
 //! repository can commit).
 
-use std::io::Write;
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use serde_json::{json, Value};
 
@@ -71,34 +70,24 @@ impl Sandbox {
     /// answer (`deny`, `ask`, `allow`; a deny that says hookrules would have
     /// asked, on a host that cannot ask, is `ask`) and the answer's text.
     fn run(&self, event: &Value) -> (String, String) {
-        let mut child = Command::new(BIN)
-            .arg("run")
-            .current_dir(self.project())
-            .env_clear()
-            .env("PATH", std::env::var("PATH").unwrap_or_default())
-            .env("HOME", self.root.join("home"))
-            .env("USER", "dev")
-            .env("XDG_STATE_HOME", self.root.join("xstate"))
-            .env("XDG_CONFIG_HOME", self.root.join("xconfig"))
-            .env("HOOKRULES_CACHE_DIR", self.root.join("xcache"))
-            .env("CLAUDE_PLUGIN_DATA", self.root.join("plugdata"))
-            .env("CODEX_HOME", self.root.join("xcodex"))
-            .env("CLAUDE_PROJECT_DIR", self.project())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(event.to_string().as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
+        let out = crate::support::feed(
+            Command::new(BIN)
+                .arg("run")
+                .current_dir(self.project())
+                .env_clear()
+                .env("PATH", std::env::var("PATH").unwrap_or_default())
+                .env("HOME", self.root.join("home"))
+                .env("USER", "dev")
+                .env("XDG_STATE_HOME", self.root.join("xstate"))
+                .env("XDG_CONFIG_HOME", self.root.join("xconfig"))
+                .env("HOOKRULES_CACHE_DIR", self.root.join("xcache"))
+                .env("CLAUDE_PLUGIN_DATA", self.root.join("plugdata"))
+                .env("CODEX_HOME", self.root.join("xcodex"))
+                .env("CLAUDE_PROJECT_DIR", self.project()),
+            event,
+        );
         let stdout = String::from_utf8_lossy(&out.stdout).to_string();
         let stderr = String::from_utf8_lossy(&out.stderr).to_string();
-        assert!(!stderr.contains("panicked"), "{stderr}");
         assert_eq!(out.status.code(), Some(0), "{event}: {stdout} {stderr}");
         (verdict(&stdout), stdout)
     }

@@ -1,7 +1,6 @@
 //! A scratch machine for one test: a project, a home, config, state and cache
 //! folders of its own, and `hookrules` run as a process in it.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
@@ -87,24 +86,7 @@ impl Sandbox {
         for (k, v) in env {
             c.env(k, v);
         }
-        let mut child = c
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(event.to_string().as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
-        assert!(
-            !String::from_utf8_lossy(&out.stderr).contains("panicked"),
-            "{out:?}"
-        );
-        out
+        crate::support::feed(&mut c, event)
     }
 
     pub fn run(&self, event: &Value) -> Output {

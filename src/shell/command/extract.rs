@@ -1806,9 +1806,15 @@ impl Extractor {
                         &v,
                         off,
                     ) {
-                        let (code, cmds) = r?;
+                        let (code, mut cmds) = r?;
                         if let Some(code) = code {
                             self.set_code(at, code);
+                        }
+                        // Links bash made before go into the Windows shell too.
+                        for c in cmds.iter_mut().filter(|_| !self.state.links.is_empty()) {
+                            let mut made = self.state.links.clone();
+                            made.append(&mut c.made);
+                            c.made = made;
                         }
                         self.out.extend(cmds);
                         return Ok(());

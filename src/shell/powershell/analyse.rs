@@ -198,6 +198,10 @@ pub(super) struct Analyser {
     /// Files the script downloaded (or decoded) before, by lowercase file
     /// name: running one runs code nobody has read.
     downloaded: Vec<String>,
+    /// Links the script made so far (`New-Item -ItemType SymbolicLink`,
+    /// `mklink`), in order: later commands go through them, as bash's do
+    /// through `ln -s` (`shell::command::made_by`).
+    made: Vec<crate::shell::links::MadeLink>,
 }
 
 type R<T> = Result<T, ParseError>;
@@ -223,6 +227,7 @@ impl Analyser {
             assigning: 0,
             aliases: HashMap::new(),
             downloaded: vec![],
+            made: vec![],
         }
     }
 
@@ -1649,7 +1654,15 @@ impl Analyser {
                         .get("Value")
                         .map(|v| self.path1(v))
                         .unwrap_or_else(|| Value::unknown("(target)"));
-                    words.extend([raw("ln"), raw("-s")]);
+                    // A hard link names the target from the working folder
+                    // (`ln`); a junction stores it resolved from there
+                    // (`ln -s -r`); a symbolic link as written (`ln -s`).
+                    words.push(raw("ln"));
+                    if ty.starts_with("junction") {
+                        words.extend([raw("-s"), raw("-r")]);
+                    } else if !ty.starts_with("hard") {
+                        words.push(raw("-s"));
+                    }
                     if b.switch("Force") {
                         words.push(raw("-f"));
                     }
@@ -2833,6 +2846,20 @@ impl Analyser {
                 let to = parent(&src).concat(&operands[1]);
                 words.extend([raw("mv"), raw("--"), W::Val(src), W::Val(to)]);
             }
+            "mklink" if operands.len() == 2 => {
+                // `mklink [/D | /H | /J] LINK TARGET`: as New-Item's links.
+                words.push(raw("ln"));
+                if has("/j") {
+                    words.extend([raw("-s"), raw("-r")]);
+                } else if !has("/h") {
+                    words.push(raw("-s"));
+                }
+                words.extend([
+                    raw("--"),
+                    W::Val(path_value(&operands[1], false)),
+                    W::Val(path_value(&operands[0], false)),
+                ]);
+            }
             "type" => {
                 words.extend([raw("cat"), raw("--")]);
                 words.extend(operands.iter().map(|o| W::Val(path_value(o, true))));
@@ -3077,6 +3104,12 @@ impl Analyser {
             for mut sc in cmds {
                 let top = sc.via.is_empty();
                 self.restore(&mut sc);
+                // Links made by earlier commands of the script come first.
+                if !self.made.is_empty() {
+                    let mut made = self.made.clone();
+                    made.append(&mut sc.made);
+                    sc.made = made;
+                }
                 let mut via = self.via.clone();
                 via.append(&mut sc.via);
                 sc.via = via;
@@ -3090,6 +3123,7 @@ impl Analyser {
                         sc.output_to = vec![String::new()];
                     }
                 }
+                self.made.extend(crate::shell::command::made_by(&sc));
                 self.out.push(sc);
             }
         }

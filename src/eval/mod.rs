@@ -71,6 +71,17 @@ impl Ctx {
             .or_else(|| env_vars.get("USERPROFILE"))
             .filter(|h| !h.is_empty())
             .map(|h| posix(h));
+        // An event from Windows whose process environment names no Windows
+        // home (a hook run by another machine's harness, a service account):
+        // the profile folder the working folder lies in is the user's home.
+        let cwd_text = cwd.display().to_string();
+        let home = match home {
+            Some(h) if shell::place::ignores_case(&h) => Some(h),
+            other if shell::place::ignores_case(&cwd_text) && !cwd_text.starts_with("/mnt/") => {
+                shell::place::profile_of(&cwd_text).or(other)
+            }
+            other => other,
+        };
         let reach = shell::reach::Env {
             cwd: cwd.display().to_string(),
             home: home.clone(),

@@ -208,6 +208,21 @@ pub fn ignores_case(path: &str) -> bool {
         }
 }
 
+/// The user profile folder a Windows path lies in (`/c/Users/dev` for
+/// `/c/Users/dev/proj`), when it lies in one; `Public`, `Default` and `All
+/// Users` are no one's.
+#[must_use]
+pub fn profile_of(path: &str) -> Option<String> {
+    let mut comps = path.split('/').filter(|c| !c.is_empty());
+    let (d, users, name) = (comps.next()?, comps.next()?, comps.next()?);
+    let shared = ["public", "default", "default user", "all users"];
+    (d.len() == 1
+        && d.as_bytes()[0].is_ascii_alphabetic()
+        && users.eq_ignore_ascii_case("users")
+        && !shared.contains(&name.to_ascii_lowercase().as_str()))
+    .then(|| format!("/{d}/Users/{name}"))
+}
+
 /// What follows folder `dir` in `path` (`""`: the folder itself; starting
 /// with `/` otherwise), or `None` when `path` is not in it. Whole components
 /// (`/etc2` is not in `/etc`); a place on a Windows drive ignores case
@@ -312,6 +327,21 @@ pub fn windows_var(name: &str) -> Option<Sym> {
 /// `${NAME}` on a Windows machine (Git Bash sets Windows's variables): the
 /// name and the rest of the text.
 fn leading_var(t: &str, windows: bool) -> Option<(&str, &str)> {
+    let (name, rest) = leading_var_once(t, windows)?;
+    // `%HOMEDRIVE%%HOMEPATH%` (and `$env:HOMEDRIVE$env:HOMEPATH`) is the
+    // home folder, as Windows sets the two.
+    if name.eq_ignore_ascii_case("homedrive") {
+        if let Some((next, after)) = leading_var_once(rest, windows) {
+            if next.eq_ignore_ascii_case("homepath") {
+                return Some(("USERPROFILE", after));
+            }
+        }
+    }
+    Some((name, rest))
+}
+
+/// One leading variable (see [`leading_var`]).
+fn leading_var_once(t: &str, windows: bool) -> Option<(&str, &str)> {
     let name_end = |s: &str| {
         s.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '(' || c == ')'))
             .unwrap_or(s.len())
@@ -343,6 +373,30 @@ fn leading_var(t: &str, windows: bool) -> Option<(&str, &str)> {
     }
     let end = name_end(rest);
     Some((&rest[..end], &rest[end..]))
+}
+
+/// A word of a bash command that starts with a Windows spelling, as the
+/// place it names: a drive, a share or `/cygdrive/` (`C:\Users\dev`,
+/// `C:/Windows`), or a leading `%NAME%`, `$env:NAME`, `${env:NAME}` naming a
+/// folder Windows defines (`%USERPROFILE%\Documents`: bash leaves it as
+/// text, cmd and PowerShell read it as the home folder, and an agent that
+/// writes it means the home folder). `None`: the word is not one (cheap for
+/// the common case).
+#[must_use]
+pub fn word(t: &str, windows: bool) -> Option<Sym> {
+    if let Some(w) = self::windows(t, windows) {
+        return Some(Sym::text(&w));
+    }
+    if !t.starts_with(['%', '$']) {
+        return None;
+    }
+    let (name, rest) = leading_var(t, false)?;
+    let mut s = windows_var(name)?;
+    let rest = rest.replace('\\', "/");
+    if !rest.is_empty() {
+        s.push(Piece::Text(canonical(&rest)));
+    }
+    Some(s)
 }
 
 /// A path as a file tool names it, in the one spelling: a Windows absolute
@@ -412,6 +466,41 @@ mod tests {
             posix(r"C:\Users\dev\proj\").as_deref(),
             Some("/c/Users/dev/proj")
         );
+    }
+
+    #[test]
+    fn bash_words_in_windows_spelling_name_their_place() {
+        let home = |tail: &str| {
+            let mut s = Sym::piece(Piece::Home);
+            if !tail.is_empty() {
+                s.push(Piece::Text(tail.into()));
+            }
+            Some(s)
+        };
+        assert_eq!(word("%USERPROFILE%", false), home(""));
+        assert_eq!(word(r"%userprofile%\Documents", false), home("/Documents"));
+        assert_eq!(word("%HOMEDRIVE%%HOMEPATH%", false), home(""));
+        assert_eq!(word("%SystemRoot%", false), Some(Sym::text("/c/Windows")));
+        assert_eq!(word("C:/Windows", false), Some(Sym::text("/c/Windows")));
+        assert_eq!(word("100%", false), None, "no variable");
+        assert_eq!(
+            word("%NOT_WINDOWS%", false),
+            None,
+            "not a folder Windows defines"
+        );
+        assert_eq!(word("build", false), None);
+    }
+
+    #[test]
+    fn a_windows_working_folder_tells_whose_profile() {
+        assert_eq!(
+            profile_of("/c/Users/dev/proj").as_deref(),
+            Some("/c/Users/dev")
+        );
+        assert_eq!(profile_of("/d/users/Bob").as_deref(), Some("/d/Users/Bob"));
+        assert_eq!(profile_of("/c/Users/Public/x"), None);
+        assert_eq!(profile_of("/c/src/proj"), None);
+        assert_eq!(profile_of("/home/dev/proj"), None);
     }
 
     #[test]

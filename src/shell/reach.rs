@@ -371,15 +371,16 @@ fn windows_var(p: &Piece) -> Option<Sym> {
 }
 
 /// `value` with its Windows spellings in the one spelling (`shell::place`):
-/// a word that starts with a drive, a share or `/cygdrive/` (`rm -rf
-/// 'C:\Users\dev'`, `C:/Windows` in Git Bash), and on a Windows machine a
+/// a word that starts with a drive, a share, `/cygdrive/` or a Windows
+/// variable in cmd's or PowerShell's spelling ([`place::word`]: `rm -rf
+/// 'C:\Users\dev'`, `C:/Windows`, `%USERPROFILE%` in Git Bash), and on a Windows machine a
 /// variable Windows defines (`$USERPROFILE`, `$APPDATA`, `$SYSTEMROOT`).
 /// `None`: nothing to respell (the common case costs no allocation).
 fn windows_spelled(value: &Value, env: &Env) -> Option<Value> {
     let windows = env.windows();
     let respell = |s: &Sym| -> Option<Sym> {
         let first = match s.0.first() {
-            Some(Piece::Text(t)) => place::windows(t, windows),
+            Some(Piece::Text(t)) => place::word(t, windows),
             _ => None,
         };
         let var = |p: &Piece| windows_var(p).is_some();
@@ -392,7 +393,7 @@ fn windows_spelled(value: &Value, env: &Env) -> Option<Value> {
             match p {
                 Piece::Text(_) if i == 0 && first.is_some() => {
                     changed = true;
-                    out.push(Piece::Text(first.clone().unwrap_or_default()));
+                    out.extend(first.as_ref().unwrap_or(&Sym::default()));
                 }
                 p if windows => match windows_var(p) {
                     Some(v) => {

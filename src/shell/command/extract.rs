@@ -2754,6 +2754,18 @@ fn expand_heredoc(body: &str, state: &State) -> Option<String> {
 fn resolve_dir(cwd: &Value, target: &Value) -> Value {
     let mut out = Value::default();
     for t in &target.0 {
+        // A folder in Windows's spelling (`cd 'C:\'`, `cd %USERPROFILE%` in
+        // Git Bash) is where it names, as for every other path (`shell::place`).
+        let respelled = match t.0.first() {
+            Some(Piece::Text(s)) => crate::shell::place::word(s, false).map(|mut w| {
+                for p in &t.0[1..] {
+                    w.push(p.clone());
+                }
+                w
+            }),
+            _ => None,
+        };
+        let t = respelled.as_ref().unwrap_or(t);
         let absolute = match t.0.first() {
             Some(Piece::Text(s)) | Some(Piece::Glob(s)) => s.starts_with('/'),
             Some(

@@ -2383,8 +2383,10 @@ impl Analyser {
                         self.runner(&lower, Code::Inline, &format!("{lower} -c"))?;
                         self.nested(&text, &format!("{lower} -c"))?;
                     }
+                    // `-EncodedCommand` carries a command through quoting
+                    // (about_Pwsh): read as inline code (see `from_bash`).
                     super::Cli::Decoded(Some(text)) => {
-                        self.runner(&lower, Code::Decoded, &format!("{lower} -EncodedCommand"))?;
+                        self.runner(&lower, Code::Inline, &format!("{lower} -EncodedCommand"))?;
                         self.nested(&text, &format!("{lower} -EncodedCommand"))?;
                     }
                     super::Cli::Stdin => match input {

@@ -102,13 +102,30 @@ pub fn from_bash(
     via: &[String],
     offset: usize,
 ) -> Option<Result<FromBash, ParseError>> {
+    // A word whose value is not known is marked, so code made of it is dynamic.
+    const UNKNOWN: &str = "\u{E013}";
+    if let Some(builtin) = cmd_builtin(prog, args) {
+        let words: Vec<String> = args.iter().map(|v| word(v, UNKNOWN)).collect();
+        if words.iter().any(|w| w.contains(UNKNOWN)) {
+            return None;
+        }
+        let mut a = analyse::Analyser::new(cwd.clone(), via.to_vec(), Some(offset));
+        let line: Vec<String> = std::iter::once(builtin.to_string())
+            .chain(words.iter().map(|w| {
+                if w.contains(' ') {
+                    format!("\"{w}\"")
+                } else {
+                    w.clone()
+                }
+            }))
+            .collect();
+        return Some(a.cmd_script(&line.join(" ")).map(|()| (None, a.out)));
+    }
     if !is_windows_shell(prog) {
         return None;
     }
     let lower = prog.to_ascii_lowercase();
     let lower = lower.strip_suffix(".exe").unwrap_or(&lower).to_string();
-    // A word whose value is not known is marked, so code made of it is dynamic.
-    const UNKNOWN: &str = "\u{E013}";
     let words: Vec<String> = args.iter().map(|v| word(v, UNKNOWN)).collect();
     let mut a = analyse::Analyser::new(cwd.clone(), via.to_vec(), Some(offset));
     let run = |a: &mut analyse::Analyser, text: &str, code: Code, cmd: bool| {
@@ -136,13 +153,30 @@ pub fn from_bash(
     } else {
         match cli(&lower, &words) {
             Cli::Code(text) => run(&mut a, &text, Code::Inline, false),
-            Cli::Decoded(Some(text)) => run(&mut a, &text, Code::Decoded, false),
+            // `-EncodedCommand` is how PowerShell's command line carries a
+            // command through other quoting (about_Pwsh): its text is read as
+            // any inline code, judged by what it does.
+            Cli::Decoded(Some(text)) => run(&mut a, &text, Code::Inline, false),
             Cli::Decoded(None) | Cli::Stdin | Cli::Interactive => Ok(Some(Code::Dynamic)),
             Cli::File => Ok(Some(Code::File)),
             Cli::Info => Ok(None),
         }
     };
     Some(code.map(|c| (c, a.out)))
+}
+
+/// A command of cmd.exe that bash has no program for, written into a bash
+/// line (`del /s /q C:\\Users\\dev`, `rd /s /q %USERPROFILE%`, `rmdir /s
+/// …`): the name cmd knows it by. The agent meant cmd's command, and a host
+/// that hands a Windows `Bash` call to cmd or PowerShell (see
+/// `contract::hosts::dialect`) runs it so: judged as cmd would run it.
+/// Bash's own `rmdir` (no `/s`) is bash's.
+fn cmd_builtin(prog: &str, args: &[Value]) -> Option<&'static str> {
+    let s = |v: &Value| v.literal().is_some_and(|t| t.eq_ignore_ascii_case("/s"));
+    ["del", "erase", "rd", "rmdir"]
+        .into_iter()
+        .find(|n| prog.eq_ignore_ascii_case(n))
+        .filter(|n| *n != "rmdir" || args.iter().any(s))
 }
 
 /// A bash word's value as the text PowerShell gets: the places bash expanded

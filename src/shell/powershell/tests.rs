@@ -78,7 +78,8 @@ fn encoded_commands_are_decoded() {
         .collect();
     let b64 = b64(&text);
     let s = shown(&format!("powershell -NoProfile -EncodedCommand {b64}"));
-    assert_eq!(s, ["powershell [decoded]", "rm -r $HOME"]);
+    // The transport of a command line (about_Pwsh), read as inline code.
+    assert_eq!(s, ["powershell [inline]", "rm -r $HOME"]);
 }
 
 fn b64(b: &[u8]) -> String {

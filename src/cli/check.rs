@@ -226,6 +226,9 @@ fn collect_all(discovery: &Discovery) -> Report {
     report
         .diagnostics
         .extend(layered.diagnostics.iter().cloned());
+    report
+        .diagnostics
+        .extend(crate::policy::discover::shipped_local(&found));
     for (source, raw) in &layered.policies {
         if let Some(off) = raw.policy.builtin.as_ref().filter(|b| !b.value) {
             if matches!(

@@ -415,7 +415,7 @@ pub fn diagnose(ctx: &Context, discovery: &Discovery) -> Vec<Finding> {
     builtin_protection(ctx, discovery, &mut out);
     loosenings(discovery, &mut out);
     integrity(ctx, &mut out);
-    repository(ctx, &mut out);
+    repository(ctx, &found, &mut out);
     unguarded(ctx, &mut out);
     out
 }
@@ -600,9 +600,11 @@ fn unguarded(ctx: &Context, out: &mut Vec<Finding>) {
 
 /// What the project's files set around hookrules: its variables (ignored by
 /// `run`, see `os::repo_env`), `disableAllHooks` (no hook runs at all), and
-/// personal files committed to git (a `*.local.toml` is then the repository's,
-/// and needs trust like any project policy).
-fn repository(ctx: &Context, out: &mut Vec<Finding>) {
+/// personal files the repository ships: a `*.local.toml` git tracks or does
+/// not ignore is the repository's and needs trust like any project policy
+/// (the same warnings as `check`'s HR119), a committed
+/// `.claude/settings.local.json`.
+fn repository(ctx: &Context, found: &crate::policy::discover::Found, out: &mut Vec<Finding>) {
     let project = ctx.project_dir();
     let mut env = BTreeMap::from([(
         "CLAUDE_PROJECT_DIR".to_string(),
@@ -644,6 +646,20 @@ fn repository(ctx: &Context, out: &mut Vec<Finding>) {
             );
         }
     }
+    for d in crate::policy::discover::shipped_local(found) {
+        let file = match d.source.as_ref().map(|s| &s.origin) {
+            Some(crate::source::Origin::File(p)) => p.clone(),
+            _ => project.clone(),
+        };
+        let help = d.help.as_deref().unwrap_or_default();
+        push_at(
+            out,
+            Check::Repository,
+            &file,
+            Level::Warn,
+            format!("{} ({}); {help}", d.message, d.code.code()),
+        );
+    }
     for f in committed_personal_files(&project) {
         push_at(
             out,
@@ -657,20 +673,13 @@ fn repository(ctx: &Context, out: &mut Vec<Finding>) {
     }
 }
 
-/// The personal files (`*.local.toml` policies, `.claude/settings.local.json`)
-/// that git tracks in `project`; none without git.
+/// The personal settings file (`.claude/settings.local.json`) when git
+/// tracks it in `project`; none without git. (Personal policies: HR119.)
 fn committed_personal_files(project: &Path) -> Vec<String> {
     let Ok(out) = std::process::Command::new("git")
         .arg("-C")
         .arg(project)
-        .args([
-            "ls-files",
-            "-z",
-            "--",
-            ".claude/settings.local.json",
-            ".claude/hookrules/*.local.toml",
-            "*/.claude/hookrules/*.local.toml",
-        ])
+        .args(["ls-files", "-z", "--", ".claude/settings.local.json"])
         .stdin(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .output()

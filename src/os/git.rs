@@ -117,6 +117,54 @@ pub fn untracked_ignored(dir: &Path, files: &[PathBuf]) -> Option<Answer> {
     })
 }
 
+/// Why git does not count a file as the user's own, for telling the user.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Standing {
+    /// Git tracks it: it came with the repository, or was added to it.
+    Tracked,
+    /// Untracked, but no ignore rule covers it: the next `git add -A` commits it.
+    NotIgnored,
+    /// Git cannot say (no git, not a work tree, a folder owned by someone else).
+    Unknown,
+}
+
+/// Where `file` stands with git, asked as [`untracked_ignored`] asks (the
+/// system's git, no `GIT_*` variable, no fsmonitor). Run only to explain a
+/// file that is not the user's own, never on `run`'s path.
+#[must_use]
+pub fn standing(file: &Path) -> Standing {
+    let (Some(dir), Some(name)) = (file.parent(), file.file_name().and_then(|n| n.to_str())) else {
+        return Standing::Unknown;
+    };
+    let Some(git) = find_git(dir) else {
+        return Standing::Unknown;
+    };
+    match git_output(&git, dir, &["ls-files", "-z", "--", name]) {
+        None => Standing::Unknown,
+        Some(listed) if listed.split('\0').any(|n| n == name) => Standing::Tracked,
+        Some(_) => {
+            let ignored = git_output(
+                &git,
+                dir,
+                &[
+                    "ls-files",
+                    "-z",
+                    "--others",
+                    "--ignored",
+                    "--exclude-standard",
+                    "--",
+                    name,
+                ],
+            );
+            match ignored {
+                None => Standing::Unknown,
+                Some(l) if l.split('\0').any(|n| n == name) => Standing::Unknown,
+                Some(_) => Standing::NotIgnored,
+            }
+        }
+    }
+}
+
 /// The system's git, else one in an absolute `PATH` folder outside the work
 /// tree around `dir`.
 fn find_git(dir: &Path) -> Option<PathBuf> {
@@ -198,10 +246,15 @@ mod tests {
         assert!(a.witnesses.contains(&pol.join(".gitignore")));
         assert!(a.witnesses.iter().any(|w| w.ends_with(".git/index")));
 
+        // Why the others are not: tracked, not ignored.
+        assert_eq!(standing(&committed), Standing::Tracked);
+        assert_eq!(standing(&loose), Standing::NotIgnored);
+
         // Not a work tree: git cannot answer, nothing is own.
         let plain = tempfile::tempdir().unwrap();
         let p = plain.path().canonicalize().unwrap().join("a.local.toml");
         std::fs::write(&p, "").unwrap();
+        assert_eq!(standing(&p), Standing::Unknown);
         assert_eq!(untracked_ignored(plain.path(), &[p]), None);
     }
 }

@@ -191,6 +191,48 @@ impl Trusted {
     }
 }
 
+/// The personal `*.local.toml` policies of the project that git does not
+/// count as the user's own (tracked, not ignored, or no git answer) and the
+/// user has not trusted: the repository's, so what they loosen or run is
+/// ignored. One warning each (HR119), saying why and how to fix it; `check`
+/// and `doctor` show them. Asks git once per such file (never on `run`'s path).
+#[must_use]
+pub fn shipped_local(found: &Found) -> Vec<Diagnostic> {
+    use crate::os::git::Standing;
+    let mut out = vec![];
+    for s in &found.sources {
+        let Origin::File(p) = &s.origin else { continue };
+        if s.layer != Layer::Local || !is_local(p) || found.trusted.covers(s) {
+            continue;
+        }
+        let name = p.display();
+        let (why, fix) = match crate::os::git::standing(p) {
+            Standing::Tracked => (
+                "git tracks it: it came with the repository",
+                format!("if it is yours: `git rm --cached {name}` and add `*.local.toml` to .gitignore; if it came with the repository: review it, then run `hookrules trust` in the project"),
+            ),
+            Standing::NotIgnored => (
+                "git does not ignore it: the next `git add -A` commits it",
+                "if it is yours: add `*.local.toml` to .gitignore (or .git/info/exclude; `hookrules init` writes that line); if it is the repository's: review it, then run `hookrules trust` in the project".to_string(),
+            ),
+            Standing::Unknown => (
+                "git cannot say it is yours (no git work tree here, or no git)",
+                "review it, then run `hookrules trust` in the project".to_string(),
+            ),
+        };
+        let first_line = s.text.find('\n').unwrap_or(s.text.len());
+        out.push(
+            Diagnostic::new(
+                Code::LocalFromRepository,
+                format!("{name} is named as your own policy (`*.local.toml`), but {why}; it is the repository's: untrusted, so what it loosens or runs is ignored"),
+            )
+            .at(s, 0..first_line)
+            .help(fix),
+        );
+    }
+    out
+}
+
 /// The policy texts that were found, plus problems reading them.
 #[derive(Debug, Default)]
 pub struct Found {

@@ -636,44 +636,130 @@ fn a_repository_cannot_configure_its_guard_through_the_environment() {
     attempt(false);
 }
 
+/// A personal `*.local.toml` the repository ships (committed, tracked, not
+/// ignored, or where git cannot answer) is named by plain `check` (HR119) and
+/// by `doctor`: which file, that it is not trusted and what it loosens or
+/// runs is ignored, and how to fix it; also when it only adds stricter rules.
+/// The user's own (ignored, untracked) and a trusted one are not named.
 #[test]
-fn doctor_names_hooks_switched_off_and_personal_files_committed() {
+fn doctor_and_check_name_personal_files_the_repository_ships() {
     let s = Sandbox::new(&[]);
     std::fs::remove_dir_all(s.proj.join(".git")).unwrap();
-    let git = |args: &[&str]| {
-        let st = Command::new("git")
-            .args(args)
-            .current_dir(&s.proj)
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env("GIT_AUTHOR_NAME", "t")
-            .env("GIT_AUTHOR_EMAIL", "t@t")
-            .env("GIT_COMMITTER_NAME", "t")
-            .env("GIT_COMMITTER_EMAIL", "t@t")
-            .stdout(Stdio::null())
-            .status()
-            .unwrap();
-        assert!(st.success(), "git {args:?}");
-    };
-    git(&["init", "-q"]);
-    s.write(".claude/hookrules/mine.local.toml", "# personal\n");
+    git_in(&s.proj, &["init", "-q"]);
+    s.write(".gitignore", "*.local.toml\n");
+    // Only stricter: nothing to trust, still not the user's file.
+    s.write(
+        ".claude/hookrules/team.local.toml",
+        "[[rule]]\nid = \"no-publish\"\nevents = [\"PreToolUse\"]\nmatcher = \"Bash\"\nwhen = { field = \"tool_input.command\", matches = [\"npm publish\"] }\ndecision = \"deny\"\nreason = \"CI publishes\"\n",
+    );
+    s.write(".claude/hookrules/mine.local.toml", ASK_GIT);
     s.write(
         ".claude/settings.local.json",
         r#"{"disableAllHooks": true}"#,
     );
-    git(&["add", "-f", ".claude/hookrules/mine.local.toml"]);
-    git(&["commit", "-qm", "x"]);
+    git_in(
+        &s.proj,
+        &[
+            "add",
+            "-f",
+            ".gitignore",
+            ".claude/hookrules/team.local.toml",
+        ],
+    );
+    git_in(&s.proj, &["commit", "-qm", "x"]);
+    // Doctor shows paths from the project folder it runs in.
+    let team = ".claude/hookrules/team.local.toml";
     let (_, doctor, _) = s.cli(&["doctor"], &s.proj);
     assert!(
         doctor.contains("\"disableAllHooks\": true: Claude Code runs no hook in this project"),
         "{doctor}"
     );
-    assert!(
-        doctor.contains(".claude/hookrules/mine.local.toml is committed to git"),
-        "{doctor}"
+    let line = doctor
+        .lines()
+        .find(|l| l.contains("HR119"))
+        .unwrap_or_else(|| panic!("doctor names the committed file: {doctor}"));
+    for want in [
+        team,
+        "git tracks it",
+        "untrusted",
+        "ignored",
+        "git rm --cached",
+        "hookrules trust",
+    ] {
+        assert!(line.contains(want), "{want:?} in {line}");
+    }
+    assert!(!line.contains("mine.local.toml"), "{line}");
+    assert_eq!(
+        doctor.matches("HR119").count(),
+        1,
+        "only the shipped file: {doctor}"
     );
     assert!(
         !doctor.contains("settings.local.json is committed"),
         "not committed, not reported: {doctor}"
+    );
+    // Plain `check` (without the pack, which HR119 does not need: faster):
+    // one HR119 per shipped file, its message and help.
+    let hr119 = |s: &Sandbox| -> Vec<String> {
+        let (_, out, _) = s.cli(&["check", "--no-builtin", "--format", "json"], &s.proj);
+        let v: serde_json::Value = serde_json::from_str(&out).expect(&out);
+        v["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["code"] == "HR119")
+            .map(|d| format!("{} {} | {}", d["file"], d["message"], d["help"]))
+            .collect()
+    };
+    let found = hr119(&s);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].contains("team.local.toml")
+            && found[0].contains("git tracks it")
+            && found[0].contains("git rm --cached"),
+        "{found:?}"
+    );
+
+    // Not ignored any more: the user's file would be committed next.
+    s.write(".gitignore", "target/\n");
+    let found = hr119(&s);
+    assert_eq!(found.len(), 2, "{found:?}");
+    let mine = found
+        .iter()
+        .find(|f| f.contains("mine.local.toml"))
+        .unwrap();
+    assert!(
+        mine.contains("git does not ignore it") && mine.contains("to .gitignore"),
+        "{mine}"
+    );
+
+    // Ignored again and taken out of the index: nothing to say.
+    s.write(".gitignore", "*.local.toml\n");
+    git_in(
+        &s.proj,
+        &["rm", "-q", "--cached", ".claude/hookrules/team.local.toml"],
+    );
+    assert_eq!(hr119(&s), Vec::<String>::new());
+    let (_, doctor, _) = s.cli(&["doctor"], &s.proj);
+    assert!(!doctor.contains("HR119"), "{doctor}");
+
+    // Committed again, then trusted by the user: in force, nothing to say.
+    git_in(&s.proj, &["add", "-f", ".claude/hookrules/mine.local.toml"]);
+    let found = hr119(&s);
+    assert!(
+        found.len() == 1 && found[0].contains("mine.local.toml"),
+        "{found:?}"
+    );
+    let (code, out) = s.in_terminal("trust", &s.proj);
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(hr119(&s), Vec::<String>::new(), "trusted");
+
+    // No git work tree: nothing says the file is the user's.
+    let s = Sandbox::new(&[(".claude/hookrules/me.local.toml", "# personal\n")]);
+    let (_, doctor, _) = s.cli(&["doctor"], &s.proj);
+    assert!(
+        doctor.contains("me.local.toml") && doctor.contains("git cannot say it is yours"),
+        "{doctor}"
     );
 }
 

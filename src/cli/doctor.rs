@@ -448,7 +448,7 @@ fn export(
         crate::log::otlp::Protocol::Protobuf => "http/protobuf",
     };
     let mut text = format!(
-        "export {}: OTLP {protocol} to {}; {} decision(s) waiting in {} ({} KiB of {} MiB), {} sent, {} rejected, {} dropped (spool full)",
+        "export {}: OTLP {protocol} to {}; {} decision(s) waiting in {} ({} KiB of {} MiB), {} sent, {} rejected, {} dropped (spool full) since the last delivery ({} before it)",
         if on { "on" } else { "off" },
         target.url,
         st.waiting,
@@ -458,6 +458,7 @@ fn export(
         st.state.sent,
         st.state.rejected,
         st.dropped,
+        st.state.dropped,
     );
     if let (true, Some(e)) = (
         st.state.failing || st.state.rejected > 0,

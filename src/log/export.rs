@@ -6,9 +6,9 @@
 //! After the answer is printed (and stdout closed), `run`:
 //! 1. appends the decision's record to the spool, `<state>/otlp/spool.jsonl`
 //!    (one line, under `spool.lock`), unless the spool holds
-//!    [`SPOOL_MAX_BYTES`] already: then the record is counted as dropped (one
-//!    byte appended to `dropped`; it stays in the local decision log) and
-//!    `doctor` says how many;
+//!    [`SPOOL_MAX_BYTES`] already: then the record is counted as dropped (a
+//!    number in `dropped`, rewritten in place under its own lock; the record
+//!    stays in the local decision log) and `doctor` says how many;
 //! 2. starts the deliverer, `hookrules export --background` (its own process
 //!    group, stdin, stdout and stderr on `/dev/null`, so the client waits for
 //!    nothing of it), unless one is at work (`send.lock` is held) or a failure
@@ -31,6 +31,16 @@
 //! (the deliverer has no stderr: it leaves the line in `outage`, and the run
 //! that renames it away says it); the rest show in `doctor`.
 //! `hookrules export` delivers the spool by hand (or from a timer), paused or not.
+//!
+//! The folder is bounded as a whole ([`FOLDER_MAX_BYTES`] at rest): the spool
+//! (at most [`SPOOL_MAX_BYTES`]), the count of dropped records (a number, moved
+//! into `state.json`'s total by the next delivery), `state.json` and `outage`
+//! (their error texts cut to [`ERROR_MAX_CHARS`]), two empty lock files, and no
+//! temporary file older than a minute (a deliverer killed while it replaced a
+//! file leaves one; the next deliverer removes it). While a deliverer cuts a
+//! batch from a spool that holds more, the rest is written to a temporary file
+//! and renamed over the spool, so for that moment the folder can hold up to
+//! twice the spool's bound.
 
 use std::collections::BTreeMap;
 use std::fs::{self, OpenOptions};
@@ -48,6 +58,15 @@ use super::record::Record;
 /// spooled deny with its reason is 1.0-1.2 KB), so a collector down for a
 /// day of 10,000 decisions loses none.
 pub const SPOOL_MAX_BYTES: u64 = 16 * 1024 * 1024;
+/// The most the whole spool folder holds at rest: the spool and
+/// [`SMALL_FILES_MAX_BYTES`] of counts, state and locks (see the module docs).
+pub const FOLDER_MAX_BYTES: u64 = SPOOL_MAX_BYTES + SMALL_FILES_MAX_BYTES;
+/// The most the folder's files other than the spool hold.
+pub const SMALL_FILES_MAX_BYTES: u64 = 16 * 1024;
+/// Error texts kept in `state.json` and `outage` are cut to this many characters.
+pub const ERROR_MAX_CHARS: usize = 1000;
+/// A temporary file older than this was left by a process that died.
+const STALE_TEMP: Duration = Duration::from_secs(60);
 /// Records per request.
 pub const BATCH: usize = 500;
 /// The most a run waits for the spool's lock, after its answer.
@@ -101,6 +120,10 @@ pub struct State {
     /// collector that is still down costs a run one small request.
     #[serde(default)]
     pub failing: bool,
+    /// Records dropped (spool full) before the last delivery, in all: a
+    /// delivery moves the `dropped` count here.
+    #[serde(default)]
+    pub dropped: u64,
 }
 
 /// The spool at a glance (`doctor`, `hookrules export`).
@@ -110,7 +133,7 @@ pub struct Status {
     pub waiting: usize,
     /// Their size.
     pub bytes: u64,
-    /// Records never spooled because it was full.
+    /// Records never spooled because it was full, since the last delivery.
     pub dropped: u64,
     /// The attempts' state.
     pub state: State,
@@ -122,9 +145,7 @@ pub fn status(dir: &Path) -> Status {
     Status {
         waiting: spool.iter().filter(|&&b| b == b'\n').count(),
         bytes: spool.len() as u64,
-        dropped: fs::metadata(dir.join(DROPPED))
-            .map(|m| m.len())
-            .unwrap_or(0),
+        dropped: read_dropped(dir),
         state: read_state(dir),
     }
 }
@@ -258,8 +279,83 @@ fn spooled(r: &Record) -> Record {
     s
 }
 
+/// Count one record dropped: `dropped` holds a decimal number (at most 20
+/// bytes), read and rewritten in place under its own lock.
 fn count_dropped(dir: &Path) -> io::Result<()> {
-    crate::os::files::open_append(&dir.join(DROPPED))?.write_all(b".")
+    change_dropped(dir, |n| n.saturating_add(1)).map(|_| ())
+}
+
+/// Set the count of dropped records to `f(count)`, under the count file's lock
+/// (waiting [`BUDGET`] at the most). Returns the count before.
+fn change_dropped(dir: &Path, f: impl FnOnce(u64) -> u64) -> io::Result<u64> {
+    let path = dir.join(DROPPED);
+    let Some(held) = lock(&path, Instant::now() + BUDGET, true)? else {
+        return Err(io::Error::other(format!("{} is locked", path.display())));
+    };
+    let mut file = held.file();
+    let before = dropped_in(file)?;
+    let after = f(before);
+    if after != before {
+        file.set_len(0)?;
+        file.seek(SeekFrom::Start(0))?;
+        if after > 0 {
+            file.write_all(after.to_string().as_bytes())?;
+        }
+    }
+    Ok(before)
+}
+
+/// The count a `dropped` file holds. Before it held a number, it held one dot
+/// per record: such a file counts its length (and is rewritten as a number).
+fn dropped_in(mut file: &fs::File) -> io::Result<u64> {
+    let len = file.metadata()?.len();
+    let mut head = [0u8; 24];
+    file.seek(SeekFrom::Start(0))?;
+    let n = file.read(&mut head)?;
+    let head = &head[..n];
+    if head.first() == Some(&b'.') {
+        return Ok(len);
+    }
+    Ok(std::str::from_utf8(head)
+        .ok()
+        .and_then(|t| t.trim().parse().ok())
+        .unwrap_or(0))
+}
+
+/// The count of records dropped since the last delivery (no lock: advice).
+fn read_dropped(dir: &Path) -> u64 {
+    crate::os::files::open_regular(&dir.join(DROPPED))
+        .and_then(|f| dropped_in(&f))
+        .unwrap_or(0)
+}
+
+/// Remove the temporary files a process that died left in the folder (older
+/// than [`STALE_TEMP`]); only the deliverer does this.
+fn sweep_stale_temps(dir: &Path) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let temp = name.to_string_lossy().ends_with(".hookrules-tmp");
+        let old = e
+            .metadata()
+            .ok()
+            .and_then(|m| m.modified().ok())
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age > STALE_TEMP);
+        if temp && old {
+            let _ = fs::remove_file(e.path());
+        }
+    }
+}
+
+/// `text` cut to [`ERROR_MAX_CHARS`] characters.
+fn bounded(text: String) -> String {
+    match text.char_indices().nth(ERROR_MAX_CHARS) {
+        Some((i, _)) => format!("{}…", &text[..i]),
+        None => text,
+    }
 }
 
 /// Whether a delivery waits for the pause failures set.
@@ -301,6 +397,7 @@ fn deliver_locked(
     pause: Pause,
     out: &mut Delivered,
 ) {
+    sweep_stale_temps(dir);
     let mut state = read_state(dir);
     if pause == Pause::Respect && now_ms < state.pause_until_ms {
         out.note = Some(format!(
@@ -341,11 +438,15 @@ fn deliver_locked(
                 state.failures = 0;
                 state.pause_until_ms = 0;
                 state.last_sent_ms = now_ms;
+                // What was dropped during the outage becomes history.
+                if let Ok(n) = change_dropped(dir, |_| 0) {
+                    state.dropped = state.dropped.saturating_add(n);
+                }
             }
             Ok(Sent::Rejected(why)) => {
                 out.rejected += batch.records.len();
                 state.rejected += batch.records.len() as u64;
-                state.last_error = Some(why);
+                state.last_error = Some(bounded(why));
                 state.last_error_ms = now_ms;
             }
             Err(why) => {
@@ -355,6 +456,7 @@ fn deliver_locked(
                 state.pause_until_ms = now_ms + pause.as_millis() as i64;
                 out.first_failure = !state.failing;
                 state.failing = true;
+                let why = bounded(why);
                 state.last_error = Some(why.clone());
                 state.last_error_ms = now_ms;
                 out.note = Some(why);
@@ -584,6 +686,14 @@ mod tests {
         assert_eq!(status(dir).waiting, 1);
     }
 
+    /// Bytes of every file in the folder.
+    fn folder_bytes(dir: &Path) -> u64 {
+        fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().metadata().unwrap().len())
+            .sum()
+    }
+
     #[test]
     fn a_full_spool_counts_instead_of_growing() {
         let tmp = tempfile::tempdir().unwrap();
@@ -594,5 +704,111 @@ mod tests {
         assert!(spool(dir, &record(1), by).is_err());
         assert_eq!(status(dir).dropped, 2);
         assert!(fs::metadata(dir.join(SPOOL)).unwrap().len() <= SPOOL_MAX_BYTES);
+    }
+
+    #[test]
+    fn the_whole_folder_stays_bounded_however_many_records_are_dropped() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        let by = Instant::now() + Duration::from_secs(5);
+        // A spool one record short of full, from a day of undelivered decisions.
+        let mut r = record(0);
+        r.reason = Some("x".repeat(600));
+        let line = serde_json::to_vec(&spooled(&r)).unwrap().len() as u64 + 1;
+        let full = (SPOOL_MAX_BYTES / line) * line;
+        let one = [serde_json::to_vec(&spooled(&r)).unwrap(), b"\n".to_vec()].concat();
+        fs::write(dir.join(SPOOL), one.repeat((full / line) as usize)).unwrap();
+        // A failed attempt with a long error text, a stale temporary file.
+        let mut st = State {
+            last_error: Some("e".repeat(100_000)),
+            ..State::default()
+        };
+        st.last_error = st.last_error.map(bounded);
+        write_state(dir, &st).unwrap();
+        let stale = dir.join(".spool.jsonl.1.2.hookrules-tmp");
+        fs::write(&stale, vec![b'x'; 1 << 20]).unwrap();
+        let old = std::time::SystemTime::now() - 2 * STALE_TEMP;
+        fs::File::options()
+            .write(true)
+            .open(&stale)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        // More decisions while the collector is down: all dropped, counted.
+        for _ in 0..500 {
+            assert!(spool(dir, &r, by).is_err());
+        }
+        assert_eq!(status(dir).dropped, 500);
+        assert!(
+            fs::metadata(dir.join(DROPPED)).unwrap().len() <= 20,
+            "the count is a number, not a byte per record"
+        );
+        // The deliverer (here against a port that refuses) sweeps the stale file.
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let env: BTreeMap<String, String> = [(
+            "OTEL_EXPORTER_OTLP_ENDPOINT".to_string(),
+            format!("http://127.0.0.1:{port}"),
+        )]
+        .into();
+        deliver(dir, &Target::from_env(&env), 1_000, by, Pause::Ignore);
+        assert!(!stale.exists());
+        let total = folder_bytes(dir);
+        assert!(total <= FOLDER_MAX_BYTES, "{total} > {FOLDER_MAX_BYTES}");
+        assert!(
+            total - fs::metadata(dir.join(SPOOL)).unwrap().len() <= SMALL_FILES_MAX_BYTES,
+            "{total}"
+        );
+    }
+
+    #[test]
+    fn a_delivery_moves_the_dropped_count_into_the_total() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        let by = Instant::now() + Duration::from_secs(5);
+        // The count as earlier versions kept it: one dot per record.
+        fs::write(dir.join(DROPPED), "...").unwrap();
+        assert_eq!(status(dir).dropped, 3);
+        count_dropped(dir).unwrap();
+        assert_eq!(fs::read_to_string(dir.join(DROPPED)).unwrap(), "4");
+        // A collector that answers 200 to one request.
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let collector = std::thread::spawn(move || {
+            use std::io::BufRead;
+            let (conn, _) = listener.accept().unwrap();
+            let mut reader = io::BufReader::new(conn.try_clone().unwrap());
+            let mut length = 0usize;
+            loop {
+                let mut line = String::new();
+                reader.read_line(&mut line).unwrap();
+                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                    length = v.trim().parse().unwrap();
+                }
+                if line == "\r\n" {
+                    break;
+                }
+            }
+            let mut body = vec![0; length];
+            reader.read_exact(&mut body).unwrap();
+            (&conn)
+                .write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+                .unwrap();
+        });
+        let env: BTreeMap<String, String> = [(
+            "OTEL_EXPORTER_OTLP_ENDPOINT".to_string(),
+            format!("http://127.0.0.1:{port}"),
+        )]
+        .into();
+        spool(dir, &record(0), by).unwrap();
+        let d = deliver(dir, &Target::from_env(&env), 1_000, by, Pause::Ignore);
+        collector.join().unwrap();
+        assert_eq!(d.sent, 1, "{d:?}");
+        let st = status(dir);
+        assert_eq!((st.dropped, st.state.dropped), (0, 4));
+        assert_eq!(fs::metadata(dir.join(DROPPED)).unwrap().len(), 0);
     }
 }

@@ -371,6 +371,13 @@ pub fn read_capped(path: &Path, max: u64) -> std::io::Result<String> {
 #[derive(Debug)]
 pub struct Locked(File);
 
+impl Locked {
+    /// The locked file.
+    pub fn file(&self) -> &File {
+        &self.0
+    }
+}
+
 impl Drop for Locked {
     fn drop(&mut self) {
         // Closing the descriptor releases the lock too; unlocking first makes

@@ -110,6 +110,7 @@ pub fn record(s: &Settings, a: &Answered) -> Record {
         summary,
         allow: a.allow.clone(),
         input: Some(input),
+        id: record::new_id(a.now_ms),
     }
 }
 

@@ -208,6 +208,10 @@ pub fn log_record(r: &Record, observed_ms: i64) -> LogRecord {
         a.push(kv("hookrules.policies", texts(&r.policies)));
     }
     let optional = [
+        // OpenTelemetry's attribute for a log record's unique id: a collector
+        // can drop a record it got twice (a deliverer killed after the
+        // collector's 2xx and before the cut sends its batch again).
+        ("log.record.uid", Some(&r.id).filter(|i| !i.is_empty())),
         ("hookrules.host", Some(&r.host).filter(|h| !h.is_empty())),
         ("session.id", r.session.as_ref()),
         ("gen_ai.tool.name", r.tool.as_ref()),

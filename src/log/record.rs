@@ -115,6 +115,31 @@ pub struct Record {
     /// The event, redacted and cut.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input: Option<Value>,
+    /// The record's id ([`new_id`]; empty in lines of earlier versions): the
+    /// same in the local log, the spool and every delivery attempt, so a
+    /// collector can drop a record it got twice.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub id: String,
+}
+
+/// Crockford's base32 alphabet (no I, L, O, U).
+const CROCKFORD: &[u8; 32] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+
+/// A fresh record id: a ULID (48 bits of `now_ms`, 80 bits from the kernel's
+/// random source, Crockford base32, 26 characters; ids sort by time). Empty
+/// when the random source cannot be read (the record then has no id).
+pub fn new_id(now_ms: i64) -> String {
+    let mut random = [0u8; 10];
+    if crate::os::state::random(&mut random).is_err() {
+        return String::new();
+    }
+    let mut bits: u128 = u128::from((now_ms.max(0) as u64) & 0xFFFF_FFFF_FFFF) << 80;
+    for (i, b) in random.iter().enumerate() {
+        bits |= u128::from(*b) << (72 - 8 * i);
+    }
+    (0..26)
+        .map(|i| CROCKFORD[((bits >> (125 - 5 * i)) & 31) as usize] as char)
+        .collect()
 }
 
 impl Record {
@@ -166,4 +191,23 @@ pub fn summary_of(event: &Value) -> Option<String> {
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn record_ids_are_ulids_that_sort_by_time_and_never_repeat() {
+        let a = new_id(1_795_867_200_000);
+        let b = new_id(1_795_867_200_000);
+        let later = new_id(1_795_867_200_001);
+        assert_eq!(a.len(), 26);
+        assert!(a.bytes().all(|c| CROCKFORD.contains(&c)), "{a}");
+        assert_ne!(a, b);
+        assert_eq!(a[..10], b[..10], "the same millisecond, the same time part");
+        assert!(later > a && later > b);
+        // 2026-11-28T12:00:00Z, its time part as the ULID specification encodes it (48 bits, most significant first).
+        assert_eq!(&new_id(1_795_867_200_000)[..10], "01M8H0DJG0");
+    }
 }

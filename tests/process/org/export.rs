@@ -205,6 +205,10 @@ fn decisions_arrive_as_otlp_log_records_in_json_and_protobuf() {
             attr(wipe, "hookrules.policy.hash"),
             logged.policy_hash.as_str()
         );
+        // The record's id, the same in the local log and the collector (to
+        // drop a record delivered twice).
+        assert_eq!(logged.id.len(), 26, "{logged:?}");
+        assert_eq!(attr(wipe, "log.record.uid"), logged.id.as_str());
         assert!(
             attr(wipe, "hookrules.latency_us").as_i64().is_some(),
             "{wipe}"

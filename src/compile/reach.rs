@@ -19,7 +19,7 @@ use super::literals;
 use crate::contract::events::tool_aliases;
 use crate::contract::Event;
 use crate::policy::syntax::{Normalization, Quantifier};
-use crate::shell::command::{program_is, subcommand_matches, Code, SimpleCommand};
+use crate::shell::command::{command_object, program_is, subcommand_matches, Code, SimpleCommand};
 use crate::shell::Dialect;
 use crate::validate::model::{
     texts, Condition, EventScope, FieldPath, Matcher, Op, PathSelector, RegexMode, Rule, Selector,
@@ -108,6 +108,18 @@ pub enum Atom {
         /// Where the code comes from.
         code: Code,
     },
+    /// A command of the shell command in this field has, in this field of
+    /// its command object (what `command = { when = … }` sees:
+    /// [`command_object`]), a text containing this literal, compared
+    /// ASCII-case-insensitively.
+    Within {
+        /// The field holding the command.
+        field: FieldPath,
+        /// The field of the command object.
+        inner: FieldPath,
+        /// Lowercase literal.
+        literal: String,
+    },
     /// A text of a path this `paths = …, from_command = true` selector picks
     /// (as the test sees it: see [`CommandPaths`]) contains this literal,
     /// compared ASCII-case-insensitively.
@@ -117,13 +129,24 @@ pub enum Atom {
         /// Lowercase literal.
         literal: String,
     },
+    /// This `paths = …, from_command = true` selector picks some path (a
+    /// `glob` or `class` test passes no path when there is none).
+    AnyPath {
+        /// The selector.
+        selector: PathSelector,
+    },
 }
 
 impl Atom {
     fn weight(&self) -> usize {
         match self {
-            Atom::Text { literal, .. } | Atom::Path { literal, .. } => literal.len(),
-            Atom::Program { .. } | Atom::UnknownProgram { .. } | Atom::Code { .. } => 8,
+            Atom::Text { literal, .. }
+            | Atom::Within { literal, .. }
+            | Atom::Path { literal, .. } => literal.len(),
+            Atom::Program { .. }
+            | Atom::UnknownProgram { .. }
+            | Atom::Code { .. }
+            | Atom::AnyPath { .. } => 8,
         }
     }
 }
@@ -192,7 +215,7 @@ fn condition(c: &Condition, depth: usize) -> Need {
         }
         Condition::Not(_) => Need::Always,
         Condition::Ref(named) => condition(&named.condition, depth + 1),
-        Condition::Test(t) => test(t),
+        Condition::Test(t) => test(t, depth),
     }
 }
 
@@ -220,7 +243,7 @@ fn finish(mut atoms: Vec<Atom>) -> Need {
     Need::AnyOf(atoms)
 }
 
-fn test(t: &Test) -> Need {
+fn test(t: &Test, depth: usize) -> Need {
     // Normalisation that can turn other text into a literal's characters.
     let mut folds_dashes = false;
     let mut folds_space = false;
@@ -262,8 +285,15 @@ fn test(t: &Test) -> Need {
                         })
                         .collect(),
                 ),
+                // A command passes only when its object meets `when`: what
+                // that requires of the object's texts, some command's object
+                // must have.
+                Op::Command(ct) => match ct.when.as_ref().map(|w| condition(w, depth + 1)) {
+                    Some(Need::AnyOf(atoms)) => within(p, atoms),
+                    Some(Need::Always) | None => Need::Always,
+                },
                 _ => Need::Always,
-            }
+            };
         }
         Selector::Paths(ps) => return paths_test(t, ps),
         Selector::JsonPath(_) | Selector::Fact { .. } => return Need::Always,
@@ -315,9 +345,37 @@ fn test(t: &Test) -> Need {
     )
 }
 
+/// What a `command = { when = … }` test requires of the event: the texts
+/// `when` requires of a command object, in some command of the field's
+/// shell command. Only text atoms carry over (a `commands` or `paths`
+/// selector inside `when` names the object's fields, not the event's).
+fn within(field: &FieldPath, atoms: Vec<Atom>) -> Need {
+    let atoms: Option<Vec<Atom>> = atoms
+        .into_iter()
+        .map(|a| match a {
+            Atom::Text {
+                field: inner,
+                literal,
+            } => Some(Atom::Within {
+                field: field.clone(),
+                inner,
+                literal,
+            }),
+            Atom::Program { .. }
+            | Atom::UnknownProgram { .. }
+            | Atom::Code { .. }
+            | Atom::Within { .. }
+            | Atom::Path { .. }
+            | Atom::AnyPath { .. } => None,
+        })
+        .collect();
+    atoms.map_or(Need::Always, finish)
+}
+
 /// What a `paths` test requires: for a glob test of the paths a command
-/// names, one of the list's required literals in one of their texts. (Paths
-/// of a field, and other tests, require nothing known.)
+/// names, one of the list's required literals in one of their texts, or
+/// (a list without them, or a `class` test) some path at all. (Paths of a
+/// field, and other tests, require nothing known.)
 fn paths_test(t: &Test, ps: &PathSelector) -> Need {
     // Links are followed through one cache per event, so the prefilter sees
     // the paths the test will (where they land and as spelled).
@@ -327,29 +385,37 @@ fn paths_test(t: &Test, ps: &PathSelector) -> Need {
     match t.quantifier {
         Quantifier::Any | Quantifier::All => {}
     }
+    // No path, no match (see `eval::values::apply`).
+    let any_path = || {
+        finish(vec![Atom::AnyPath {
+            selector: ps.clone(),
+        }])
+    };
     let lits = match &t.op {
-        Op::Glob(globs) => super::patterns::glob_required(globs),
+        Op::Glob(globs) => match super::patterns::glob_required(globs) {
+            Some(lits) => lits,
+            None => return any_path(),
+        },
+        Op::Class(_) => return any_path(),
         Op::Regex { .. }
         | Op::Equals(_)
         | Op::OneOf(_)
         | Op::Contains(_)
         | Op::Exists(_)
         | Op::Compare(..)
-        | Op::Command(_)
-        | Op::Class(_) => None,
+        | Op::Command(_) => return Need::Always,
     };
     // Every included pattern's literal, or nothing is known.
-    let atoms: Option<Vec<Atom>> = lits.and_then(|lits| {
-        lits.iter()
-            .map(|l| {
-                literals::needle(l).map(|literal| Atom::Path {
-                    selector: ps.clone(),
-                    literal,
-                })
+    let atoms: Option<Vec<Atom>> = lits
+        .iter()
+        .map(|l| {
+            literals::needle(l).map(|literal| Atom::Path {
+                selector: ps.clone(),
+                literal,
             })
-            .collect()
-    });
-    atoms.map_or(Need::Always, finish)
+        })
+        .collect();
+    atoms.map_or_else(any_path, finish)
 }
 
 /// Where each rule of a set can apply.
@@ -408,7 +474,9 @@ pub struct PathLiterals {
     pub selector: PathSelector,
     /// Lowercase literal, rules.
     pub literals: Keyed<RuleId>,
-    /// Every rule with a literal here (when the paths are not known).
+    /// Rules wanting some path here, whatever it is.
+    pub any: Vec<RuleId>,
+    /// Every rule with an atom here (when the paths are not known).
     pub all: Vec<RuleId>,
 }
 
@@ -428,7 +496,9 @@ pub struct FieldPrograms {
     pub unknown: Vec<RuleId>,
     /// Rules wanting code from one of these places.
     pub code: Vec<(Code, Vec<RuleId>)>,
-    /// Every rule with a program atom here (when the command does not parse).
+    /// Literals in fields of a command's object, per field of the object.
+    pub within: Vec<FieldLiterals>,
+    /// Every rule with an atom here (when the command does not parse).
     pub all: Vec<RuleId>,
 }
 
@@ -441,6 +511,7 @@ impl FieldPrograms {
             subcommands: vec![vec![]],
             unknown: vec![],
             code: vec![],
+            within: vec![],
             all: vec![],
         }
     }
@@ -565,6 +636,33 @@ pub struct FieldLiterals {
     pub literals: Keyed<RuleId>,
     /// Every rule with a literal here (when the text is too large to search).
     pub all: Vec<RuleId>,
+}
+
+impl FieldLiterals {
+    /// Add the rules whose literal a text of this field of `root` contains.
+    fn search(&self, root: &serde_json::Value, out: &mut Vec<RuleId>) {
+        let Some(value) = self.field.get(root) else {
+            return;
+        };
+        let mut found = vec![];
+        texts(value, &mut found);
+        let size: usize = found.iter().map(|t| t.len() + 1).sum();
+        if size > MAX_SEARCH {
+            out.extend_from_slice(&self.all);
+            return;
+        }
+        let mut hay = Vec::with_capacity(size);
+        for t in &found {
+            hay.extend_from_slice(t.as_bytes());
+            hay.push(0);
+        }
+        hay.make_ascii_lowercase();
+        for (literal, ids) in self.literals.iter() {
+            if contains(&hay, literal.as_bytes()) {
+                out.extend_from_slice(ids);
+            }
+        }
+    }
 }
 
 /// Above this many bytes of field text, literals are not searched (every rule
@@ -847,6 +945,10 @@ impl Prefilter {
         let mut programs: BTreeMap<FieldPath, FieldPrograms> = BTreeMap::new();
         let mut texts: BTreeMap<FieldPath, BTreeMap<String, Vec<RuleId>>> = BTreeMap::new();
         let mut paths: BTreeMap<PathSelector, BTreeMap<String, Vec<RuleId>>> = BTreeMap::new();
+        let mut any_path: BTreeMap<PathSelector, Vec<RuleId>> = BTreeMap::new();
+        // Literals in command objects' fields, per command field.
+        let mut within: BTreeMap<FieldPath, BTreeMap<FieldPath, BTreeMap<String, Vec<RuleId>>>> =
+            BTreeMap::new();
         // Exact and `prefix*` program names per field, flattened into each
         // field's `Keyed` lists at the end.
         let mut exact: BTreeMap<FieldPath, BTreeMap<String, Vec<(RuleId, u32)>>> = BTreeMap::new();
@@ -902,6 +1004,28 @@ impl Prefilter {
                                 }
                                 fp.all.push(id);
                             }
+                            Atom::Within {
+                                field,
+                                inner,
+                                literal,
+                            } => {
+                                let fp = programs
+                                    .entry(field.clone())
+                                    .or_insert_with(|| FieldPrograms::new(field.clone()));
+                                fp.all.push(id);
+                                within
+                                    .entry(field.clone())
+                                    .or_default()
+                                    .entry(inner.clone())
+                                    .or_default()
+                                    .entry(literal.clone())
+                                    .or_default()
+                                    .push(id);
+                            }
+                            Atom::AnyPath { selector } => {
+                                paths.entry(selector.clone()).or_default();
+                                any_path.entry(selector.clone()).or_default().push(id);
+                            }
                             Atom::Text { field, literal } => texts
                                 .entry(field.clone())
                                 .or_default()
@@ -919,9 +1043,23 @@ impl Prefilter {
                 }
             }
         }
+        let by_literal = |lits: BTreeMap<String, Vec<RuleId>>| {
+            let mut all: Vec<RuleId> = lits.values().flatten().copied().collect();
+            all.sort_unstable();
+            all.dedup();
+            (Keyed::new(lits), all)
+        };
         for mut fp in programs.into_values() {
             fp.all.sort_unstable();
             fp.all.dedup();
+            for (inner, lits) in within.remove(&fp.field).unwrap_or_default() {
+                let (literals, all) = by_literal(lits);
+                fp.within.push(FieldLiterals {
+                    field: inner,
+                    literals,
+                    all,
+                });
+            }
             if let Some(names) = exact.remove(&fp.field) {
                 fp.exact = Keyed::new(names);
             }
@@ -930,12 +1068,6 @@ impl Prefilter {
             }
             p.programs.push(fp);
         }
-        let by_literal = |lits: BTreeMap<String, Vec<RuleId>>| {
-            let mut all: Vec<RuleId> = lits.values().flatten().copied().collect();
-            all.sort_unstable();
-            all.dedup();
-            (Keyed::new(lits), all)
-        };
         for (field, lits) in texts {
             let (literals, all) = by_literal(lits);
             p.texts.push(FieldLiterals {
@@ -945,10 +1077,17 @@ impl Prefilter {
             });
         }
         for (selector, lits) in paths {
-            let (literals, all) = by_literal(lits);
+            let (literals, mut all) = by_literal(lits);
+            let mut any = any_path.remove(&selector).unwrap_or_default();
+            any.sort_unstable();
+            any.dedup();
+            all.extend_from_slice(&any);
+            all.sort_unstable();
+            all.dedup();
             p.paths.push(PathLiterals {
                 selector,
                 literals,
+                any,
                 all,
             });
         }
@@ -994,6 +1133,12 @@ impl Prefilter {
                                 out.extend_from_slice(ids);
                             }
                         }
+                        if !fp.within.is_empty() {
+                            let object = command_object(c);
+                            for fl in &fp.within {
+                                fl.search(&object, &mut out);
+                            }
+                        }
                     }
                 }
                 // A command that does not parse may run anything.
@@ -1001,27 +1146,7 @@ impl Prefilter {
             }
         }
         for fl in &self.texts {
-            let Some(value) = fl.field.get(&event.value) else {
-                continue;
-            };
-            let mut found = vec![];
-            texts(value, &mut found);
-            let size: usize = found.iter().map(|t| t.len() + 1).sum();
-            if size > MAX_SEARCH {
-                out.extend_from_slice(&fl.all);
-                continue;
-            }
-            let mut hay = Vec::with_capacity(size);
-            for t in &found {
-                hay.extend_from_slice(t.as_bytes());
-                hay.push(0);
-            }
-            hay.make_ascii_lowercase();
-            for (literal, ids) in fl.literals.iter() {
-                if contains(&hay, literal.as_bytes()) {
-                    out.extend_from_slice(ids);
-                }
-            }
+            fl.search(&event.value, &mut out);
         }
         for pl in &self.paths {
             let Some(text) = pl.selector.field.get(&event.value).and_then(|v| v.as_str()) else {
@@ -1048,6 +1173,11 @@ impl Prefilter {
                 out.extend_from_slice(&pl.all);
                 continue;
             };
+            if texts.is_empty() {
+                // No path: no literal in one, and not some path.
+                continue;
+            }
+            out.extend_from_slice(&pl.any);
             let mut hay = vec![];
             for t in texts {
                 hay.extend_from_slice(t.to_ascii_lowercase().as_bytes());

@@ -27,11 +27,11 @@ use crate::policy::syntax::{
     CombineMode, DecisionKind, EffectKind, FailureMode, UnparsableCommand,
 };
 use crate::shell;
+pub use crate::shell::command::command_object;
 use crate::validate::model::{Condition, Fact, Rule, Template, Test};
 pub use error::EvalError;
 pub use outcome::{Contribution, Pending, PendingEffect, RuleError, RuleFailure};
 use trace::{abridge, RuleOutcome, Step, Tracer};
-pub use values::command_object;
 
 /// What evaluation may know about the world besides the event.
 #[derive(Debug, Clone)]
@@ -584,7 +584,7 @@ impl<T: Tracer> Evaluator<'_, T> {
                 // Nested condition over a command object.
                 match &cmd_test.when {
                     Some(w) => {
-                        let object = values::command_object(command);
+                        let object = command_object(command);
                         let within = Within {
                             object: &object,
                             command,

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::{Ctx, EvalError};
 use crate::compile::patterns::{self, PatternError};
@@ -784,29 +784,6 @@ fn command_matches(
         return Ok(Some("when"));
     }
     Ok(None)
-}
-
-/// The command as a JSON object, for `command.when` conditions and traces.
-pub fn command_object(c: &SimpleCommand) -> Value {
-    json!({
-        "program": c.program,
-        "program_path": c.program_path,
-        "args": c.args,
-        "flags": c.flags,
-        "operands": c.operands,
-        "redirects": c.redirects.iter().map(|r| json!({"op": format!("{:?}", r.op).to_lowercase(), "target": r.target})).collect::<Vec<_>>(),
-        "via": c.via,
-        "assignments": c.assignments.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect::<serde_json::Map<_, _>>(),
-        "cwd": c.cwd.to_string(),
-        "program_unknown": c.program_unknown,
-        "operands_from_input": c.operands_from_input,
-        "code": c.code.map(|k| k.as_str()),
-        "forks_itself": c.forks_itself,
-        "background_jobs": c.background_jobs,
-        "output_to": c.output_to,
-        "output_in": c.output_in,
-        "stdout_to": c.redirects.iter().rev().find(|r| matches!(r.op, RedirectOp::Write | RedirectOp::Append) && r.fd.is_none_or(|fd| fd == 1)).map(|r| r.target.clone()),
-    })
 }
 
 pub fn describe_command(c: &SimpleCommand) -> String {

@@ -85,6 +85,30 @@ pub fn parse(script: &str) -> Result<Vec<SimpleCommand>, ParseError> {
     Ok(cmds)
 }
 
+/// The command as a JSON object, for `command = { when = … }` conditions,
+/// their prefilter (`compile::reach`) and traces.
+pub fn command_object(c: &SimpleCommand) -> serde_json::Value {
+    serde_json::json!({
+        "program": c.program,
+        "program_path": c.program_path,
+        "args": c.args,
+        "flags": c.flags,
+        "operands": c.operands,
+        "redirects": c.redirects.iter().map(|r| serde_json::json!({"op": format!("{:?}", r.op).to_lowercase(), "target": r.target})).collect::<Vec<_>>(),
+        "via": c.via,
+        "assignments": c.assignments.iter().map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone()))).collect::<serde_json::Map<_, _>>(),
+        "cwd": c.cwd.to_string(),
+        "program_unknown": c.program_unknown,
+        "operands_from_input": c.operands_from_input,
+        "code": c.code.map(|k| k.as_str()),
+        "forks_itself": c.forks_itself,
+        "background_jobs": c.background_jobs,
+        "output_to": c.output_to,
+        "output_in": c.output_in,
+        "stdout_to": c.redirects.iter().rev().find(|r| matches!(r.op, RedirectOp::Write | RedirectOp::Append) && r.fd.is_none_or(|fd| fd == 1)).map(|r| r.target.clone()),
+    })
+}
+
 /// One simple command (program plus arguments) found in a script.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SimpleCommand {

@@ -258,7 +258,7 @@ fn event_node(spec: &EventSpec) -> Node {
 }
 
 /// The fields of the command object `command = { when = ... }` sees
-/// (`eval::command_object`; `tests/library/reads.rs` keeps the two in step).
+/// (`shell::command::command_object`; `tests/library/reads.rs` keeps the two in step).
 pub const COMMAND_OBJECT_FIELDS: &[&str] = &[
     "program",
     "program_path",
@@ -279,7 +279,7 @@ pub const COMMAND_OBJECT_FIELDS: &[&str] = &[
     "stdout_to",
 ];
 
-/// The command object `command = { when = ... }` sees (`eval::command_object`).
+/// The command object `command = { when = ... }` sees (`shell::command::command_object`).
 fn command_node() -> Node {
     let texts = || Node::List(Box::new(Node::Scalar("text")));
     Node::Object {

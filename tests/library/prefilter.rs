@@ -99,6 +99,16 @@ const INDIRECT: &[&str] = &[
     "cat /etc/ssl/private/key.pem",
     "unparsable $(",
     "cat 'unterminated",
+    // What a command writes, however it says so (the `command.when` and
+    // some-path atoms): every redirection operator, a second redirection,
+    // a program run by path, a write through a variable.
+    "echo x >| .env",
+    "cat a 2> /etc/motd > .env.local",
+    "true &> ~/.ssh/config",
+    "exec 3<> /etc/hosts",
+    "./build.sh ~",
+    "tools/run.sh /",
+    "echo x > \"$OUT\"",
 ];
 
 fn outcome(set: &CompiledSet, event: &Event, ctx: &Ctx, prefilter: bool) -> String {

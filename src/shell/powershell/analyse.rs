@@ -64,6 +64,15 @@ pub(super) enum From {
     Processes,
     /// The processes of this name (`Get-Process -Name x`).
     Process(Value),
+    /// The ids of the processes of this name (`(Get-Process x).Id`; `*`:
+    /// every process's).
+    ProcessId(Value),
+    /// The process with this id (`[Diagnostics.Process]::GetProcessById(4)`,
+    /// `Get-Process -Id 4`).
+    Pid(Value),
+    /// A file or folder the value's path names, as an object
+    /// (`Get-Item P`): its methods act on it (`.Delete($true)`).
+    Item,
     /// The services of this name (`Get-Service x`; `*` is every service).
     Service(Value),
     /// The instances of a WMI class (`Get-CimInstance Win32_Process -Filter …`),
@@ -887,6 +896,35 @@ impl Analyser {
                 }
                 V::unknown("(shortcut)")
             }
+            "id" if args.is_none() => match &t.from {
+                From::Process(n) => V::unknown("(.Id)").with(From::ProcessId(n.clone())),
+                From::Processes => V::unknown("(.Id)").with(From::ProcessId(Value::text("*"))),
+                From::Pid(p) => V::one(p.clone()),
+                _ => V::unknown("(.Id)"),
+            },
+            // A FileInfo / DirectoryInfo removed (`(Get-Item P).Delete($true)`).
+            "delete" if args.is_some() && t.from == From::Item => {
+                let mut w = vec![raw("rm")];
+                if argv
+                    .first()
+                    .and_then(V::literal)
+                    .is_some_and(|a| is_true(&a))
+                {
+                    w.push(raw("-r"));
+                }
+                w.extend([raw("-f"), raw("--"), W::Val(t.scalar())]);
+                self.emit(w, Some("FileSystemInfo.Delete"))?;
+                V::text("")
+            }
+            // `[PowerShell]::Create().AddScript(CODE)`: the code runs at `.Invoke()`.
+            "addscript" | "addcommand" if args.is_some() => {
+                let code = argv
+                    .first()
+                    .cloned()
+                    .unwrap_or_else(|| V::unknown("(code)"));
+                self.eval_code(&code, "PowerShell.AddScript")?;
+                V::unknown("(pipeline)")
+            }
             m if args.is_some() && self.object_method(&t.from, m, &argv)? => V::unknown("(result)"),
             "alluserscurrenthost" => {
                 V::text("/c/Program Files/PowerShell/7/Microsoft.PowerShell_profile.ps1")
@@ -1115,6 +1153,34 @@ impl Analyser {
             }
             ("diagnostics.process", "getprocessesbyname") => {
                 return Ok(V::unknown("(processes)").with(From::Process(arg(0))))
+            }
+            ("diagnostics.process", "getprocessbyid") => {
+                return Ok(V::unknown("(process)").with(From::Pid(arg(0))))
+            }
+            // Visual Basic's file system helpers, callable from PowerShell.
+            ("microsoft.visualbasic.fileio.filesystem", "deletedirectory" | "deletefile") => {
+                let p = a
+                    .first()
+                    .map(|v| self.path1(v))
+                    .unwrap_or_else(|| Value::unknown("(path)"));
+                let mut w = vec![raw("rm")];
+                if m == "deletedirectory" {
+                    w.push(raw("-r"));
+                }
+                w.extend([raw("-f"), raw("--"), W::Val(p)]);
+                self.emit(w, Some("FileSystem.Delete"))?;
+            }
+            // A reader of a file (`New-Object IO.StreamReader(P)`): the file read.
+            ("io.streamreader" | "io.filestream" | "io.binaryreader", "new") => {
+                let p = a
+                    .first()
+                    .map(|v| self.path1(v))
+                    .unwrap_or_else(|| Value::unknown("(path)"));
+                self.emit(
+                    vec![raw("cat"), raw("--"), W::Val(p.clone())],
+                    Some("StreamReader"),
+                )?;
+                return Ok(V::unknown("(reader)").with(From::File(p)));
             }
             _ => {}
         }
@@ -1730,6 +1796,7 @@ impl Analyser {
                 words.extend(paths.iter().cloned().map(W::Val));
                 match (cmdlet.action, paths.first()) {
                     (Action::Test, _) => V::unknown("(True or False)"),
+                    (Action::Item, Some(p)) => V::one(p.clone()).with(From::Item),
                     (_, Some(p)) => V::one(p.clone()),
                     _ => V::unknown("(item)"),
                 }
@@ -1943,21 +2010,25 @@ impl Analyser {
                 V::text("")
             }
             Action::Kill => {
-                if let Some(id) = b.get("Id") {
+                let by_id = b.get("Id").map(|id| (id.from.clone(), id.items()));
+                if let Some((From::ProcessId(n), _)) = &by_id {
+                    // `-Id (Get-Process lsass).Id`: the processes of that name.
+                    words.extend([raw("pkill"), raw("-x")]);
+                    words.extend(process_names(n).into_iter().map(W::Val));
+                } else if let Some((_, ids)) = by_id {
                     words.extend([raw("kill"), raw("-9")]);
-                    words.extend(id.items().iter().map(|p| W::Val(windows_pid(p))));
+                    words.extend(ids.iter().map(|p| W::Val(windows_pid(p))));
                 } else if let Some(n) = b.get("Name") {
                     words.extend([raw("pkill"), raw("-x")]);
                     for it in n.items() {
-                        words.push(W::Val(process_pattern(&it)));
+                        words.extend(process_names(&it).into_iter().map(W::Val));
                     }
                 } else if let Some(i) = input {
                     if let From::Process(n) = &i.from {
                         words.extend([raw("pkill"), raw("-x")]);
-                        words.extend(
-                            n.0.iter()
-                                .map(|s| W::Val(process_pattern(&Value::one(s.clone())))),
-                        );
+                        words.extend(process_names(n).into_iter().map(W::Val));
+                    } else if let From::Pid(p) = &i.from {
+                        words.extend([raw("kill"), raw("-9"), W::Val(windows_pid(p))]);
                     } else if i.from == From::Processes {
                         words.extend([raw("kill"), raw("-9"), raw("-1")]);
                     } else {
@@ -2367,7 +2438,9 @@ impl Analyser {
                 if let Some(t) = text.literal() {
                     let n = self.via.len();
                     self.via.push("cmd /c".into());
-                    let r = self.cmd_script(&t);
+                    let switches = texts[..at.unwrap_or(0)].iter().flatten();
+                    let delayed = super::cmd::delayed(switches.map(String::as_str));
+                    let r = self.cmd_script_with(&t, delayed);
                     self.via.truncate(n);
                     r?;
                 }
@@ -2488,22 +2561,31 @@ impl Analyser {
                 for (k, t) in texts.iter().enumerate() {
                     let l = t.clone().unwrap_or_default().to_ascii_lowercase();
                     if l == "/pid" {
-                        words.extend([
-                            raw("kill"),
-                            raw("-9"),
-                            W::Val(windows_pid(
-                                &args
-                                    .get(k + 1)
-                                    .map(V::scalar)
-                                    .unwrap_or_else(|| Value::unknown("(pid)")),
-                            )),
-                        ]);
+                        match args.get(k + 1) {
+                            // `/pid (Get-Process lsass).Id`: that process.
+                            Some(V {
+                                from: From::ProcessId(n),
+                                ..
+                            }) => {
+                                words.extend([raw("pkill"), raw("-x")]);
+                                words.extend(process_names(n).into_iter().map(W::Val));
+                            }
+                            pid => words.extend([
+                                raw("kill"),
+                                raw("-9"),
+                                W::Val(windows_pid(
+                                    &pid.map(V::scalar)
+                                        .unwrap_or_else(|| Value::unknown("(pid)")),
+                                )),
+                            ]),
+                        }
                     } else if l == "/im" {
                         let n = args
                             .get(k + 1)
                             .map(V::scalar)
                             .unwrap_or_else(|| Value::unknown("(image)"));
-                        words.extend([raw("pkill"), raw("-x"), W::Val(process_pattern(&n))]);
+                        words.extend([raw("pkill"), raw("-x")]);
+                        words.extend(process_names(&n).into_iter().map(W::Val));
                     }
                     if !words.is_empty() {
                         self.emit(std::mem::take(&mut words), Some("taskkill"))?;
@@ -2663,7 +2745,12 @@ impl Analyser {
     /// A `cmd.exe` script: its built-ins as their canonical commands, other
     /// programs as named.
     pub(super) fn cmd_script(&mut self, text: &str) -> R<()> {
-        for words in super::cmd::commands(text) {
+        self.cmd_script_with(text, false)
+    }
+
+    /// A `cmd.exe` script, `delayed` when cmd expands `!NAME!` (`/v:on`).
+    pub(super) fn cmd_script_with(&mut self, text: &str, delayed: bool) -> R<()> {
+        for words in super::cmd::commands(text, delayed) {
             self.step()?;
             let mut vals: Vec<V> = vec![];
             let mut redirects: Vec<W> = vec![];
@@ -3662,6 +3749,75 @@ fn process_pattern(v: &Value) -> Value {
         }
         None => v.clone(),
     }
+}
+
+/// The names Windows always runs (its own processes): a wildcard given to
+/// `Stop-Process -Name`, `taskkill /im` or a WMI filter stands for each of
+/// them it matches (`l*ass` is `lsass`), as it does when it runs.
+const WINDOWS_PROCESSES: &[&str] = &[
+    "system",
+    "smss",
+    "csrss",
+    "wininit",
+    "winlogon",
+    "services",
+    "lsass",
+    "lsaiso",
+    "svchost",
+    "fontdrvhost",
+    "dwm",
+    "explorer",
+    "spoolsv",
+    "sihost",
+    "taskhostw",
+    "ctfmon",
+    "conhost",
+    "runtimebroker",
+    "searchindexer",
+    "msmpeng",
+    "registry",
+    "memcompression",
+];
+
+/// The `pkill -x` patterns of a process name (see [`process_pattern`]), and
+/// for a wildcard, each of Windows' own processes it matches.
+fn process_names(v: &Value) -> Vec<Value> {
+    let mut out = vec![];
+    for s in &v.0 {
+        let one = Value::one(s.clone());
+        if let Some(t) = one.literal() {
+            let t = t.to_ascii_lowercase();
+            let t = t.trim_end_matches(".exe");
+            if t.contains(['*', '?', '[']) {
+                out.extend(
+                    WINDOWS_PROCESSES
+                        .iter()
+                        .filter(|n| wildcard(t, n))
+                        .map(|n| Value::text(n)),
+                );
+            }
+        }
+        out.push(process_pattern(&one));
+    }
+    out
+}
+
+/// Does a PowerShell wildcard (`*`, `?`, `[…]` taken as any one character)
+/// match this name? Both lowercase.
+fn wildcard(pattern: &str, name: &str) -> bool {
+    fn go(p: &[u8], n: &[u8]) -> bool {
+        match p.first() {
+            None => n.is_empty(),
+            Some(b'*') => (0..=n.len()).any(|k| go(&p[1..], &n[k..])),
+            Some(b'[') => {
+                let close = p.iter().position(|c| *c == b']').unwrap_or(0);
+                !n.is_empty() && go(&p[close + 1..], &n[1..])
+            }
+            Some(b'?') => !n.is_empty() && go(&p[1..], &n[1..]),
+            Some(c) => n.first() == Some(c) && go(&p[1..], &n[1..]),
+        }
+    }
+    go(pattern.as_bytes(), name.as_bytes())
 }
 
 /// A Windows process id as the canonical `kill` reads it: PID 4 is the

@@ -22,7 +22,9 @@ pub(super) type Word = Vec<Part>;
 
 /// Split a command line into commands, each a list of words. Parentheses
 /// (blocks of `if`, `for`) are taken as separators: what they hold runs.
-pub(super) fn commands(line: &str) -> Vec<Vec<Word>> {
+/// `delayed`: cmd was started with delayed expansion (`cmd /v:on`), so
+/// `!NAME!` is a variable too, read when its command runs.
+pub(super) fn commands(line: &str, delayed: bool) -> Vec<Vec<Word>> {
     let mut out: Vec<Vec<Word>> = vec![vec![]];
     let mut word: Word = vec![];
     let mut text = String::new();
@@ -44,6 +46,15 @@ pub(super) fn commands(line: &str) -> Vec<Vec<Word>> {
         if quoted {
             match c {
                 '"' => quoted = false,
+                '!' if delayed => match bang_var(&cs, &mut i) {
+                    Some(v) => {
+                        if !text.is_empty() {
+                            word.push(Part::Text(std::mem::take(&mut text)));
+                        }
+                        word.push(Part::Var(v));
+                    }
+                    None => text.push('!'),
+                },
                 '%' => {
                     if let Some(v) = var_at(&cs, &mut i) {
                         if !text.is_empty() {
@@ -66,6 +77,15 @@ pub(super) fn commands(line: &str) -> Vec<Vec<Word>> {
                 }
             }
             '"' => quoted = true,
+            '!' if delayed => match bang_var(&cs, &mut i) {
+                Some(v) => {
+                    if !text.is_empty() {
+                        word.push(Part::Text(std::mem::take(&mut text)));
+                    }
+                    word.push(Part::Var(v));
+                }
+                None => text.push('!'),
+            },
             '%' => {
                 if let Some(v) = var_at(&cs, &mut i) {
                     if !text.is_empty() {
@@ -118,6 +138,34 @@ pub(super) fn commands(line: &str) -> Vec<Vec<Word>> {
     end_word(&mut word, &mut text, &mut out);
     out.retain(|c| !c.is_empty());
     out
+}
+
+/// `!NAME!` at `i` (after the first `!`), with delayed expansion: the name,
+/// with the cursor moved.
+fn bang_var(cs: &[char], i: &mut usize) -> Option<String> {
+    let start = *i;
+    let end = start + cs.get(start..)?.iter().position(|c| *c == '!')?;
+    let name: String = cs[start..end].iter().collect();
+    if name.is_empty() || name.contains([' ', '"']) {
+        return None;
+    }
+    *i = end + 1;
+    Some(name)
+}
+
+/// Was cmd started with delayed expansion (`/v:on`, `/v`; the last
+/// switch before `/c` counts)? Its switches as written.
+pub(super) fn delayed<'a>(switches: impl IntoIterator<Item = &'a str>) -> bool {
+    let mut on = false;
+    for s in switches {
+        let l = s.to_ascii_lowercase();
+        if l == "/v" || l == "/v:on" || l == "//v:on" || l == "//v" {
+            on = true;
+        } else if l == "/v:off" || l == "//v:off" {
+            on = false;
+        }
+    }
+    on
 }
 
 /// `%NAME%` at `i` (after the first `%`): the name, with the cursor moved.
@@ -207,7 +255,7 @@ mod tests {
     use super::*;
 
     fn texts(line: &str) -> Vec<Vec<String>> {
-        commands(line)
+        commands(line, false)
             .into_iter()
             .map(|c| {
                 c.into_iter()

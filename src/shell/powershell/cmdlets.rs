@@ -833,6 +833,21 @@ pub(super) const CMDLETS: &[Cmdlet] = &[
         ],
         Action::PerItem,
     ),
+    // A dynamic module's script block runs when the module is made.
+    c(
+        "New-Module",
+        &["nmo"],
+        &[
+            p("Name", Value, Some(0)),
+            p("ScriptBlock", Value, Some(1)),
+            p("Function", Value, None),
+            p("Cmdlet", Value, None),
+            p("ArgumentList", Value, None),
+            p("ReturnResult", Switch, None),
+            p("AsCustomObject", Switch, None),
+        ],
+        Action::PerItem,
+    ),
     c(
         "Start-ThreadJob",
         &[],
@@ -1094,6 +1109,25 @@ pub(super) const CMDLETS: &[Cmdlet] = &[
             p("InputObject", Value, None),
             p("PartitionStyle", Value, None),
             p("PassThru", Switch, None),
+        ],
+        Action::Partition,
+    ),
+    // Set-Disk: takes a disk offline (the system disk: the machine stops),
+    // read-only, or changes its partition style or signature: a change to
+    // the disk's own table, as Initialize-Disk.
+    c(
+        "Set-Disk",
+        &[],
+        &[
+            pa("Number", &["DeviceId"], Value, Some(0)),
+            p("UniqueId", Value, None),
+            p("Path", Value, None),
+            p("InputObject", Value, None),
+            p("IsOffline", Value, None),
+            p("IsReadOnly", Value, None),
+            p("PartitionStyle", Value, None),
+            p("Signature", Value, None),
+            p("Guid", Value, None),
         ],
         Action::Partition,
     ),

@@ -128,14 +128,16 @@ pub fn from_bash(
     let lower = lower.strip_suffix(".exe").unwrap_or(&lower).to_string();
     let words: Vec<String> = args.iter().map(|v| word(v, UNKNOWN)).collect();
     let mut a = analyse::Analyser::new(cwd.clone(), via.to_vec(), Some(offset));
-    let run = |a: &mut analyse::Analyser, text: &str, code: Code, cmd: bool| {
+    // `cmd`: the script is cmd's (`Some(delayed expansion)`), else PowerShell's.
+    let run = |a: &mut analyse::Analyser, text: &str, code: Code, cmd: Option<bool>| {
         if text.contains(UNKNOWN) {
             return Ok(Some(Code::Dynamic));
         }
-        if cmd {
-            a.cmd_script(text)?;
-        } else {
-            a.script(text)?;
+        match cmd {
+            Some(delayed) => a.cmd_script_with(text, delayed)?,
+            None => {
+                a.script(text)?;
+            }
         }
         Ok(Some(code))
     };
@@ -147,16 +149,24 @@ pub fn from_bash(
                 "/c" | "/k" | "/r" | "//c" | "//k"
             )
         }) {
-            Some(k) => run(&mut a, &words[k + 1..].join(" "), Code::Inline, true),
+            Some(k) => {
+                let delayed = cmd::delayed(words[..k].iter().map(String::as_str));
+                run(
+                    &mut a,
+                    &words[k + 1..].join(" "),
+                    Code::Inline,
+                    Some(delayed),
+                )
+            }
             None => Ok(Some(Code::Dynamic)),
         }
     } else {
         match cli(&lower, &words) {
-            Cli::Code(text) => run(&mut a, &text, Code::Inline, false),
+            Cli::Code(text) => run(&mut a, &text, Code::Inline, None),
             // `-EncodedCommand` is how PowerShell's command line carries a
             // command through other quoting (about_Pwsh): its text is read as
             // any inline code, judged by what it does.
-            Cli::Decoded(Some(text)) => run(&mut a, &text, Code::Inline, false),
+            Cli::Decoded(Some(text)) => run(&mut a, &text, Code::Inline, None),
             Cli::Decoded(None) | Cli::Stdin | Cli::Interactive => Ok(Some(Code::Dynamic)),
             Cli::File => Ok(Some(Code::File)),
             Cli::Info => Ok(None),

@@ -136,6 +136,9 @@ impl Analyser {
         match short {
             "get-process" | "gps" | "ps" => {
                 let from = match get(&["name", "processname"]).or_else(|| plain.first().cloned()) {
+                    _ if get(&["id", "pid"]).is_some() => {
+                        From::Pid(get(&["id", "pid"]).map(|v| v.scalar()).unwrap_or_default())
+                    }
                     Some(n) => From::Process(n.scalar()),
                     None if named.is_empty() => From::Processes,
                     None => From::Plain,
@@ -293,6 +296,19 @@ impl Analyser {
                     .to_ascii_lowercase();
                 if ty.ends_with("networkcredential") {
                     return Ok(Some(V::unknown("(credential)").with(From::Secret(None))));
+                }
+                // A reader of a file (`New-Object IO.StreamReader(P)`): the file read.
+                let t = ty.strip_prefix("system.").unwrap_or(&ty);
+                if matches!(t, "io.streamreader" | "io.filestream" | "io.binaryreader") {
+                    let path = get(&["argumentlist", "args"])
+                        .or_else(|| plain.get(1).cloned())
+                        .and_then(|v| v.items().into_iter().next())
+                        .map_or_else(|| Value::unknown("(path)"), |v| self.path1(&V::one(v)));
+                    self.emit(
+                        vec![raw("cat"), raw("--"), W::Val(path.clone())],
+                        Some("StreamReader"),
+                    )?;
+                    return Ok(Some(V::unknown("(reader)").with(From::File(path))));
                 }
                 return Ok(None);
             }
@@ -584,6 +600,13 @@ impl Analyser {
             (From::Process(n), "kill" | "close" | "closemainwindow") => {
                 self.kill_named(&n.clone(), "Process.Kill")?;
             }
+            (From::Pid(p), "kill" | "close" | "closemainwindow") => {
+                let p = windows_pid(p);
+                self.emit(
+                    vec![raw("kill"), raw("-9"), W::Val(p)],
+                    Some("Process.Kill"),
+                )?;
+            }
             (From::Service(n), "stop" | "pause") => {
                 let n = n.clone();
                 self.emit(
@@ -603,10 +626,7 @@ impl Analyser {
     /// `pkill -x NAME` (the canonical kill by name; PID 4 is the System process).
     pub(super) fn kill_named(&mut self, n: &Value, label: &str) -> R<()> {
         let mut words = vec![raw("pkill"), raw("-x")];
-        words.extend(
-            n.0.iter()
-                .map(|s| W::Val(process_pattern(&Value::one(s.clone())))),
-        );
+        words.extend(process_names(n).into_iter().map(W::Val));
         self.emit(words, Some(label))
     }
 
@@ -1037,7 +1057,12 @@ fn filter_name(filter: &str) -> Option<String> {
         .strip_prefix('=')
         .or_else(|| rest.strip_prefix("like"))?
         .trim_start();
-    let q = rest.chars().next().filter(|c| *c == '\'' || *c == '"')?;
+    let Some(q) = rest.chars().next().filter(|c| *c == '\'' || *c == '"') else {
+        // PowerShell removed the quotes (`wmic process where name='lsass.exe'`
+        // is one argument `name=lsass.exe`): the name runs to a space.
+        let name = rest.split_whitespace().next()?;
+        return (!name.is_empty()).then(|| name.replace('%', "*"));
+    };
     let body = &rest[1..];
     let end = body.find(q)?;
     Some(body[..end].replace('%', "*"))

@@ -1563,7 +1563,10 @@ impl Analyser {
                 } else {
                     "mv"
                 };
-                let srcs = self.path_args(&b);
+                let mut srcs = self.path_args(&b);
+                if cmdlet.action == Action::Copy {
+                    srcs = whole_content(srcs);
+                }
                 let dst = b.get("Destination").map(|v| self.path1(v));
                 words.push(raw(prog));
                 if cmdlet.action == Action::Copy && b.switch("Recurse") {
@@ -1679,7 +1682,17 @@ impl Analyser {
                 }
                 let paths = self.path_args(&b);
                 let op = if append { ">>" } else { ">" };
+                // Text only known when it runs, written to a file: running the
+                // file later in the line runs code nobody has read (as bash's
+                // `echo "$X" > x.sh; sh x.sh`).
+                let unknown = [b.get("Value"), b.get("InputObject"), input]
+                    .into_iter()
+                    .flatten()
+                    .any(|v| v.literal().is_none());
                 for p in paths {
+                    if unknown {
+                        self.note_download(&p);
+                    }
                     words.extend([raw(op), W::Val(p)]);
                 }
                 match (b.get("Value"), input) {
@@ -1900,6 +1913,18 @@ impl Analyser {
                 if let Some(f) = b.get("InFile") {
                     let f = self.path1(f);
                     words.extend([raw("-T"), W::Val(f)]);
+                }
+                // `-Form @{ f = Get-Item P }`: a FileInfo in a form is the file
+                // uploaded (about Invoke-WebRequest -Form), as `curl -F f=@P`.
+                if let Some(Val::Hash(h)) = b.get("Form").map(|v| &v.val) {
+                    for (k, v) in h {
+                        for it in v.items() {
+                            if v.from == From::Item {
+                                let part = Value::text(&format!("{k}=@")).concat(&it);
+                                words.extend([raw("-F"), W::Val(part)]);
+                            }
+                        }
+                    }
                 }
                 words.push(W::Val(url.clone()));
                 V::unknown("(download)").with(From::Download(url))
@@ -3555,9 +3580,64 @@ fn native_arg(v: &Value) -> Value {
                     out
                 }
                 Some(Piece::Home) => paths::path_sym(s),
+                // A place inside a word (`"f=@$HOME\.ssh\id_rsa"` for curl -F,
+                // `--key=$env:USERPROFILE\k`): the path from it on has
+                // Windows separators.
+                _ if s.0.iter().skip(1).any(is_place) => {
+                    let mut out = Sym::default();
+                    let mut after = false;
+                    for p in &s.0 {
+                        after |= is_place(p);
+                        match p {
+                            Piece::Text(t) if after => out.push(Piece::Text(t.replace('\\', "/"))),
+                            p => out.push(p.clone()),
+                        }
+                    }
+                    out
+                }
                 _ => s.clone(),
             })
             .collect(),
+    )
+}
+
+/// Copy sources whose last component is `*` (`Copy-Item dist\* out`):
+/// everything in the folder, dot names too, is the folder's content copied
+/// (`cp -r dist/. out`), not a pattern that names each secret a folder may
+/// hold. (The `.*` twin [`dotted`] adds is the same content, dropped.)
+fn whole_content(srcs: Vec<Value>) -> Vec<Value> {
+    let star = |s: &Sym, dot: bool| {
+        let n = s.0.len();
+        n >= 2
+            && matches!(s.0.last(), Some(Piece::Glob(g)) if g == "*")
+            && matches!(&s.0[n - 2], Piece::Text(t) if t.ends_with(if dot { "/." } else { "/" }))
+    };
+    let mut out = vec![];
+    for v in srcs {
+        let syms: Vec<Sym> =
+            v.0.into_iter()
+                .filter(|s| !star(s, true))
+                .map(|mut s| {
+                    if star(&s, false) {
+                        s.0.pop();
+                        s.push(Piece::Text(".".into()));
+                    }
+                    s
+                })
+                .collect();
+        if !syms.is_empty() {
+            out.push(Value(syms));
+        }
+    }
+    out
+}
+
+/// A piece that stands for a folder of this machine (home, the working
+/// folder, the project, the temp folder).
+fn is_place(p: &Piece) -> bool {
+    matches!(
+        p,
+        Piece::Home | Piece::Start | Piece::Project | Piece::TempRoot
     )
 }
 

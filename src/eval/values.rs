@@ -633,8 +633,21 @@ fn entry_applies(p: &ProgramOptions, c: &SimpleCommand) -> bool {
             || p.subcommands()
                 .iter()
                 .any(|s| crate::shell::command::subcommand_matches(c, s)))
-        && p.with.iter().all(|o| options::has_option(c, o))
-        && !p.without.iter().any(|o| options::has_option(c, o))
+        && p.with.iter().all(|o| options::meets(c, o))
+        && !p.without.iter().any(|o| options::meets(c, o))
+        && (p.only.is_empty() || {
+            // The required options are allowed too (without their value: `-c`
+            // of `+-c=read-keys`).
+            let required = p
+                .with
+                .iter()
+                .map(|o| match o.get(1..).and_then(|r| r.find('=')) {
+                    Some(at) => &o[..at + 1],
+                    None => o.as_str(),
+                });
+            let allowed: Vec<&str> = p.only.iter().map(String::as_str).chain(required).collect();
+            options::options_only(c, &allowed)
+        })
 }
 
 /// Does a table give `c` standard input as a place it uses (`"kubeseal <"`)?
@@ -733,9 +746,18 @@ fn command_matches(
     if !ct.arg_in.is_empty() && !c.args.iter().any(|a| ct.arg_in.iter().any(|w| w == a)) {
         return Ok(Some("arg_in"));
     }
+    // Operands at the test's `skip_options` places are no targets.
+    let skipped = match ct.skip_options.is_empty() {
+        true => vec![],
+        false => places(c, &ct.skip_options).operand,
+    };
+    let targets = || {
+        c.target_operands()
+            .filter(|(i, _)| !skipped.get(*i).copied().unwrap_or(false))
+    };
     if let Some(globs) = &ct.target_glob {
         let mut hit = false;
-        'operands: for (i, v) in c.target_operands() {
+        'operands: for (i, v) in targets() {
             for t in shell_targets(v, c, ctx, true, acts_on_name(c, i)) {
                 if target_glob(globs, &t, ctx)? {
                     hit = true;
@@ -749,7 +771,7 @@ fn command_matches(
     }
     if let Some(cls) = &ct.target_class {
         let mut found: Option<Target> = None;
-        'find: for (i, v) in c.target_operands() {
+        'find: for (i, v) in targets() {
             for t in shell_targets(v, c, ctx, true, acts_on_name(c, i)) {
                 if cls.passes(t.classes) {
                     found = Some(t);
@@ -845,6 +867,9 @@ pub fn describe(t: &Test) -> String {
             }
             if let Some(g) = &ct.target_glob {
                 parts.push(format!("target_glob {:?}", g.sources));
+            }
+            if !ct.skip_options.is_empty() {
+                parts.push(format!("skip_options ({} lines)", ct.skip_options.len()));
             }
             if let Some(r) = &ct.arg_matches {
                 parts.push(format!("arg_matches {:?}", r.sources));

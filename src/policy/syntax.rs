@@ -533,6 +533,11 @@ pub struct RawCommandTest {
     /// Paths under `$HOME` are also tried as `~/...`, and paths in the project as
     /// `$PROJECT_DIR/...`, so `~/.ssh/**` and `$PROJECT_DIR` work as patterns.
     pub target_glob: Option<Sp<Vec<Sp<PatternItem>>>>,
+    /// Places in the command line that `target_glob` and `target_class` leave
+    /// out: lines of a table, as for a `paths` test's `skip_options`
+    /// (`"tune2fs =-l @*"`: every operand of `tune2fs -l` is only read;
+    /// `"blkpr +-c=read-keys @*"`, `"fsadm:check @*"`).
+    pub skip_options: Option<Sp<Vec<Sp<PatternItem>>>>,
     /// Some argument matches one of these regexes.
     pub arg_matches: Option<Sp<Vec<Sp<PatternItem>>>>,
     /// Some operand lies in one of these location classes and in none of the

@@ -858,6 +858,12 @@ impl Validator<'_> {
                 None => ok = false,
             }
         }
+        if let Some(l) = &raw.skip_options {
+            match self.program_options(l) {
+                Some(v) => t.skip_options = v,
+                None => ok = false,
+            }
+        }
         if let Some(r) = &raw.arg_matches {
             self.regex_place = None;
             match self.regexes(r) {

@@ -361,9 +361,13 @@ pub struct PathSelector {
 ///
 /// The program may name its subcommand (`openssl:x509`, `step:certificate:create`,
 /// `openssl:rsa|pkey|ec`: one of them) and the line may hold only when the
-/// command has (`+-pubout`) or lacks (`!-text`) an option: an operand's role
-/// often depends on what the program is asked to do (`openssl rsa -in KEY
-/// -pubout` prints the public half, `openssl rsa -in KEY` the key itself).
+/// command has (`+-pubout`) or lacks (`!-text`) an option, has an option with a
+/// given value (`+-c=read-keys`: `-c read-keys`, `-cread-keys`,
+/// `--command=read-keys` for `+--command=read-keys`), or has no options but
+/// the listed ones (`=-l =-u`): an operand's role often depends on what the
+/// program is asked to do (`openssl rsa -in KEY -pubout` prints the public
+/// half, `openssl rsa -in KEY` the key itself; `tune2fs -l DEV` reads the
+/// device, `tune2fs -L NAME DEV` writes it).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct ProgramOptions {
     /// The program, as `program` names it (`*`: any program; `python3.*`: a prefix).
@@ -379,6 +383,12 @@ pub struct ProgramOptions {
     /// Options the command must not have.
     #[serde(default)]
     pub without: Vec<String>,
+    /// When not empty, the only options the command may have (besides the
+    /// `with` ones): `=-l =-u` holds for `xfs_admin -l -u DEV`, not for
+    /// `xfs_admin -l -L NAME DEV`. For read-only forms, where any other option
+    /// may change the device.
+    #[serde(default)]
+    pub only: Vec<String>,
     /// Its places, each a [`Slot`](crate::shell::command::options::Slot): an
     /// option as written (`-i`, `--key`, `-key`, a keyword), a word prefix
     /// (`of=`), an operand by position (`@2`, `@-1`), every operand (`@*`),
@@ -403,12 +413,14 @@ impl ProgramOptions {
         if program.is_empty() || subcommand.iter().flatten().any(String::is_empty) {
             return Err(head.to_string());
         }
-        let (mut with, mut without, mut options) = (vec![], vec![], vec![]);
+        let (mut with, mut without, mut only, mut options) = (vec![], vec![], vec![], vec![]);
         for w in words {
             if let Some(o) = w.strip_prefix('+').filter(|o| o.starts_with('-')) {
                 with.push(o.to_string());
             } else if let Some(o) = w.strip_prefix('!').filter(|o| o.starts_with('-')) {
                 without.push(o.to_string());
+            } else if let Some(o) = w.strip_prefix('=').filter(|o| o.starts_with('-')) {
+                only.push(o.to_string());
             } else {
                 options.push(w.to_string());
             }
@@ -424,6 +436,7 @@ impl ProgramOptions {
             subcommand,
             with,
             without,
+            only,
             options,
         })
     }
@@ -556,6 +569,8 @@ pub struct CommandTest {
     /// Some operand, normalised as a path, matches.
     #[serde(with = "super::patterns::stored::opt_globs")]
     pub target_glob: Option<Arc<Globs>>,
+    /// Places `target_glob` and `target_class` leave out.
+    pub skip_options: Vec<ProgramOptions>,
     /// Some argument matches one of these regexes.
     #[serde(with = "super::patterns::stored::opt_regexes")]
     pub arg_matches: Option<Arc<Regexes>>,

@@ -167,6 +167,73 @@ pub fn has_option(c: &SimpleCommand, option: &str) -> bool {
     })
 }
 
+/// Does the command meet a table's option condition: `-pubout` (the option
+/// is there, as [`has_option`] finds it) or `-c=read-keys` (the option with
+/// that value: `-c read-keys`, `-cread-keys`, `--command=read-keys` or
+/// `--command read-keys` for `--command=read-keys`; `-c=read-keys|read-reservation`:
+/// one of the values)?
+#[must_use]
+pub fn meets(c: &SimpleCommand, condition: &str) -> bool {
+    let Some((option, value)) = condition.get(1..).and_then(|rest| {
+        rest.split_once('=')
+            .map(|(o, v)| (&condition[..o.len() + 1], v))
+    }) else {
+        return has_option(c, condition);
+    };
+    let short = option.len() == 2 && !option.starts_with("--");
+    let mut words = c.args.iter().take_while(|a| *a != "--").peekable();
+    while let Some(a) = words.next() {
+        let is_value = |v: &str| value.split('|').any(|one| one == v);
+        if a == option {
+            if words.peek().is_some_and(|v| is_value(v)) {
+                return true;
+            }
+            continue;
+        }
+        let glued = a.strip_prefix(option).and_then(|rest| match short {
+            true => Some(rest),
+            false => rest.strip_prefix('='),
+        });
+        if glued.is_some_and(is_value) {
+            return true;
+        }
+    }
+    false
+}
+
+/// Are the command's options (before `--`) only those of `allowed`: each a
+/// whole word listed, a listed long option with a glued value (`--opt=V`), or
+/// a cluster of listed one-letter options (`-lu` for `-l` and `-u`)? Operands
+/// and options' values (words without a dash) are not options. A word that is
+/// none of these (an option not listed, a value glued to a short option)
+/// fails: the form is not the one the table describes.
+#[must_use]
+pub fn options_only<S: AsRef<str>>(c: &SimpleCommand, allowed: &[S]) -> bool {
+    let listed = |o: &str| allowed.iter().any(|a| a.as_ref() == o);
+    c.args
+        .iter()
+        .take_while(|a| *a != "--")
+        .filter(|a| a.starts_with('-') && a.len() > 1)
+        .all(|a| {
+            if listed(a) {
+                return true;
+            }
+            if let Some((name, _)) = a.split_once('=').filter(|_| a.starts_with("--")) {
+                return listed(name);
+            }
+            !a.starts_with("--")
+                && a[1..].chars().all(|l| {
+                    let mut one = [0u8; 4];
+                    let letter = l.encode_utf8(&mut one);
+                    allowed.iter().any(|o| {
+                        o.as_ref()
+                            .strip_prefix('-')
+                            .is_some_and(|rest| rest == letter)
+                    })
+                })
+        })
+}
+
 /// Parallel to `c.operands`: is the operand the value of one of `options`?
 #[must_use]
 pub fn option_values(c: &SimpleCommand, options: &[&str]) -> Vec<bool> {
@@ -255,6 +322,50 @@ mod tests {
             .collect();
         out.extend(f.glued.iter().map(ToString::to_string));
         out
+    }
+
+    #[test]
+    fn conditions_with_values_and_lists_of_allowed_options() {
+        let c = |cmd: &str| crate::shell::command::parse(cmd).unwrap().remove(0);
+        for cmd in [
+            "blkpr -c read-keys /dev/sdb",
+            "blkpr -cread-keys /dev/sdb",
+            "blkpr -c read-reservation /dev/sdb",
+        ] {
+            assert!(meets(&c(cmd), "-c=read-keys|read-reservation"), "{cmd}");
+        }
+        assert!(!meets(&c("blkpr -c register /dev/sdb"), "-c=read-keys"));
+        assert!(!meets(&c("blkpr -- -c read-keys"), "-c=read-keys"));
+        assert!(meets(
+            &c("blkpr --command=read-keys d"),
+            "--command=read-keys"
+        ));
+        assert!(meets(
+            &c("blkpr --command read-keys d"),
+            "--command=read-keys"
+        ));
+        assert!(!meets(
+            &c("blkpr --commandread-keys d"),
+            "--command=read-keys"
+        ));
+        let allowed = ["-l", "-u", "--print-label"];
+        for cmd in [
+            "x -l d",
+            "x -lu d",
+            "x --print-label d",
+            "x d",
+            "x -l -- -L d",
+        ] {
+            assert!(options_only(&c(cmd), &allowed), "{cmd}");
+        }
+        for cmd in [
+            "x -l -L n d",
+            "x -lL n d",
+            "x --print-label=1 --set d",
+            "x -c 0 d",
+        ] {
+            assert!(!options_only(&c(cmd), &allowed), "{cmd}");
+        }
     }
 
     #[test]

@@ -487,7 +487,7 @@ pub fn path_views(abs: &str, ctx: &Ctx) -> Vec<String> {
 /// performs them, whatever the program); operands of `skip_programs` do not.
 pub fn paths_from_commands(cmds: &[SimpleCommand], ps: &PathSelector, ctx: &Ctx) -> Vec<Target> {
     let mut out = vec![];
-    for c in cmds {
+    for (at, c) in cmds.iter().enumerate() {
         if ps.writes {
             let skipped = ps.skip_programs.iter().any(|p| program_is(&c.program, p));
             for w in writes(c) {
@@ -577,10 +577,14 @@ pub fn paths_from_commands(cmds: &[SimpleCommand], ps: &PathSelector, ctx: &Ctx)
                 }
             }
         }
-        // The values of options that take a file to use (`scp -i KEY`).
+        // The values of options that take a file to use (`scp -i KEY`), and
+        // a file handed straight to a command that uses what it reads (`cat
+        // TOKEN | docker login --password-stdin`).
         let used = places(c, &ps.skip_options).operand;
+        let handed_over = ps.reads_only && hands_to_user(c, cmds.get(at + 1), &ps.skip_options);
+        let text = crate::shell::command::shell_text_operand(c);
         for (i, (o, v)) in c.operands.iter().zip(&c.operand_values).enumerate() {
-            if used.get(i).copied().unwrap_or(false) {
+            if handed_over || used.get(i).copied().unwrap_or(false) || text == Some(i) {
                 continue;
             }
             let is_output = written.operand.get(i).copied().unwrap_or(false);
@@ -648,6 +652,26 @@ fn entry_applies(p: &ProgramOptions, c: &SimpleCommand) -> bool {
             let allowed: Vec<&str> = p.only.iter().map(String::as_str).chain(required).collect();
             options::options_only(c, &allowed)
         })
+}
+
+/// Is `c` a `cat` of one file whose output is the standard input of the next
+/// command, `next`, which a table says uses what it reads there (`cat TOKEN |
+/// docker login --password-stdin`): the files are handed over, not printed.
+fn hands_to_user(
+    c: &SimpleCommand,
+    next: Option<&SimpleCommand>,
+    table: &[ProgramOptions],
+) -> bool {
+    let Some(next) = next else {
+        return false;
+    };
+    program_is(&c.program, "cat")
+        && c.flags.is_empty()
+        && c.operands.len() == 1
+        && c.output_in.is_none()
+        && c.output_to.len() == 1
+        && c.output_to.first().is_some_and(|p| *p == next.program)
+        && uses_stdin(next, table)
 }
 
 /// Does a table give `c` standard input as a place it uses (`"kubeseal <"`)?

@@ -413,6 +413,28 @@ pub fn program_is(program: &str, item: &str) -> bool {
     }
 }
 
+/// The operand that is a shell's `-c` text (`bash -c 'ssh-add KEY; git
+/// push'`): its commands are judged themselves; the text is not a path.
+#[must_use]
+pub fn shell_text_operand(c: &SimpleCommand) -> Option<usize> {
+    let prog = c.program.to_ascii_lowercase();
+    let at = wrappers::shell_text_arg(&prog, &c.args)?;
+    let mut after_dashdash = false;
+    let mut operand = 0;
+    for (i, a) in c.args.iter().enumerate() {
+        let is_flag = !after_dashdash && a.starts_with('-') && a.len() > 1;
+        if i == at {
+            return (!is_flag).then_some(operand);
+        }
+        if !after_dashdash && a == "--" {
+            after_dashdash = true;
+        } else if !is_flag {
+            operand += 1;
+        }
+    }
+    None
+}
+
 /// Where the subcommand starts: the first operand not directly after a short flag
 /// (so `git -C dir push` finds `push`, and `git commit -m push` does not), or a
 /// later one when every operand before it directly follows a long option, which

@@ -582,6 +582,19 @@ fn shell(prog: &str, args: &[String]) -> Action {
     }
 }
 
+/// The argument that is the command text of a shell run with `-c` (`bash -c
+/// TEXT`, `sh -ec TEXT`, `bash -o pipefail -c TEXT`): code, read as the
+/// commands it holds, never a file the shell opens.
+pub(crate) fn shell_text_arg(prog: &str, args: &[String]) -> Option<usize> {
+    if !SHELLS.contains(&prog) {
+        return None;
+    }
+    match shell(prog, args) {
+        Action::Script { from, .. } => Some(from.start),
+        _ => None,
+    }
+}
+
 /// `env [-i] [-u NAME] [-C DIR] [-S STRING] [NAME=VALUE]… [COMMAND [ARG]…]`.
 fn env(args: &[String]) -> Action {
     // Where each word comes from: the wrapper's own argument, or a string split.

@@ -379,6 +379,9 @@ fn shell_targets(
     reach::targets_for(v, &c.cwd, &ctx.reach, how)
 }
 
+/// Most entries of a tree judged one by one (see `listed_targets`).
+const MAX_TREE_JUDGED: usize = 256;
+
 /// Where the names a patch or archive lists land (`git apply fix.patch`,
 /// `tar -xf a.tar -C d`), read from the file on disk; `None` when the file is
 /// not one known place or its names cannot be read (`shell::contents`).
@@ -395,8 +398,67 @@ fn listed_targets(
     if file.pattern.is_some() || file.classes.has(reach::Class::Unknown) {
         return None;
     }
-    let names = crate::shell::contents::names(std::path::Path::new(&file.path), l.kind)?;
+    let path = std::path::Path::new(&file.path);
     let mut out = Vec::new();
+    let names = if l.kind == crate::shell::contents::Kind::Tree {
+        // A tree read in part: the names read, and unknown names below where
+        // it lands (what counts when nothing could be read).
+        let tree = crate::shell::contents::tree(path)?;
+        if !tree.complete {
+            let below = l.unknown_below();
+            out.extend(shell_targets(&below, c, ctx, ps.resolve_symlinks, false));
+        }
+        // Judged one by one (through links) are only the entries whose
+        // landing could be protected by its spelling, and those below an
+        // entry that lands on a link already there, at most
+        // `MAX_TREE_JUDGED`; past that, the unknown names below where the
+        // tree lands count: a tree of thousands of files stays within the
+        // deadline.
+        let roots = shell_targets(&l.into, c, ctx, ps.resolve_symlinks, false);
+        let env = &ctx.reach;
+        let known = roots
+            .iter()
+            .all(|r| r.path.starts_with('/') && r.pattern.is_none());
+        let landings: Vec<(String, reach::Landing)> = roots
+            .iter()
+            .map(|r| {
+                let root = r.path.trim_end_matches('/').to_string();
+                let test = reach::Landing::new(&root, env);
+                (root, test)
+            })
+            .collect();
+        let keep = |name: &str| {
+            if name == "." || !known {
+                return true;
+            }
+            let top = name.split('/').next().unwrap_or(name);
+            landings.iter().any(|(root, test)| {
+                test.may_reach_guard(name, env) || env.links.is_link(&format!("{root}/{top}"))
+            })
+        };
+        let mut kept: Vec<String> = Vec::new();
+        for name in tree.names {
+            if !keep(&name) {
+                continue;
+            }
+            if kept.len() >= MAX_TREE_JUDGED {
+                if tree.complete {
+                    out.extend(shell_targets(
+                        &l.unknown_below(),
+                        c,
+                        ctx,
+                        ps.resolve_symlinks,
+                        false,
+                    ));
+                }
+                break;
+            }
+            kept.push(name);
+        }
+        kept
+    } else {
+        crate::shell::contents::names(path, l.kind)?
+    };
     for name in names {
         out.extend(shell_targets(
             &l.member(&name),

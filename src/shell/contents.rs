@@ -31,12 +31,86 @@ pub enum Kind {
     Patch,
     /// A tar or zip archive.
     Archive,
+    /// A folder tree a command copies, moves or syncs whole (`cp -r`,
+    /// `rsync -a`, `mv`, `ditto`): its entries land below the destination.
+    Tree,
+}
+
+/// Most levels of folders read below a tree's top.
+pub const MAX_DEPTH: usize = 32;
+
+/// The entries of a folder tree, as far as read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Tree {
+    /// Relative names, breadth first (names near the top come first, so a
+    /// protected folder at the top is read before a bound stops the walk);
+    /// the top itself is `.`.
+    pub names: Vec<String>,
+    /// Every entry was read: no bound cut the walk, no folder was unreadable.
+    pub complete: bool,
+}
+
+/// The entries of the tree at `path` (a folder, or a single file: `.` alone),
+/// following links as what the copy makes shows them, at most [`MAX_NAMES`]
+/// names and [`MAX_DEPTH`] levels; `None` when `path` cannot be read at all
+/// (missing, not readable).
+#[must_use]
+pub fn tree(path: &Path) -> Option<Tree> {
+    let top = std::fs::metadata(path).ok()?;
+    let mut names = vec![".".to_string()];
+    let mut complete = true;
+    if !top.is_dir() {
+        return Some(Tree { names, complete });
+    }
+    let mut queue = std::collections::VecDeque::from([(path.to_path_buf(), String::new(), 0)]);
+    while let Some((dir, rel, depth)) = queue.pop_front() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            complete = false;
+            continue;
+        };
+        for e in entries {
+            let Ok(e) = e else {
+                complete = false;
+                continue;
+            };
+            if names.len() >= MAX_NAMES {
+                return Some(Tree {
+                    names,
+                    complete: false,
+                });
+            }
+            let name = e.file_name().to_string_lossy().into_owned();
+            let r = if rel.is_empty() {
+                name
+            } else {
+                format!("{rel}/{name}")
+            };
+            // A link to a folder is entered: through the copy (a link kept
+            // as a link, or followed), its contents are there.
+            let is_dir = e.file_type().is_ok_and(|t| {
+                t.is_dir()
+                    || t.is_symlink() && std::fs::metadata(e.path()).is_ok_and(|m| m.is_dir())
+            });
+            if is_dir {
+                if depth + 1 >= MAX_DEPTH {
+                    complete = false;
+                } else {
+                    queue.push_back((e.path(), r.clone(), depth + 1));
+                }
+            }
+            names.push(r);
+        }
+    }
+    Some(Tree { names, complete })
 }
 
 /// The relative names the file at `path` writes, or `None` when they cannot
 /// be known (see the module's bounds).
 #[must_use]
 pub fn names(path: &Path, kind: Kind) -> Option<Vec<String>> {
+    if kind == Kind::Tree {
+        return tree(path).filter(|t| t.complete).map(|t| t.names);
+    }
     let mut f = File::open(path).ok()?;
     if !f.metadata().ok()?.is_file() {
         return None;
@@ -47,6 +121,7 @@ pub fn names(path: &Path, kind: Kind) -> Option<Vec<String>> {
             f.take(MAX_BYTES).read_to_string(&mut text).ok()?;
             Some(patch_names(&text))
         }
+        Kind::Tree => None,
         Kind::Archive => {
             let mut magic = [0u8; 512];
             let n = read_full(&mut f, &mut magic).ok()?;
@@ -268,6 +343,45 @@ fn zip_names(f: &mut File) -> Option<Vec<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_tree_lists_its_entries_top_first_through_links_within_bounds() {
+        let dir = tempfile::tempdir().unwrap();
+        let top = dir.path().join("kit");
+        std::fs::create_dir_all(top.join(".claude/hookrules")).unwrap();
+        std::fs::write(top.join(".claude/settings.json"), "{}").unwrap();
+        std::fs::create_dir_all(dir.path().join("elsewhere/deep")).unwrap();
+        std::fs::write(dir.path().join("elsewhere/deep/x"), "").unwrap();
+        std::os::unix::fs::symlink("../elsewhere", top.join("via")).unwrap();
+        let t = tree(&top).unwrap();
+        assert!(t.complete);
+        assert_eq!(t.names[0], ".");
+        for want in [
+            ".claude",
+            ".claude/settings.json",
+            ".claude/hookrules",
+            "via/deep/x",
+        ] {
+            assert!(t.names.iter().any(|n| n == want), "{want} in {:?}", t.names);
+        }
+        let at = |n: &str| t.names.iter().position(|x| x == n).unwrap();
+        assert!(at(".claude") < at(".claude/settings.json"), "breadth first");
+        // A file is its own top; a missing one cannot be read.
+        let one = tree(&top.join(".claude/settings.json")).unwrap();
+        assert_eq!((one.names, one.complete), (vec![".".to_string()], true));
+        assert_eq!(tree(&dir.path().join("none")), None);
+        assert_eq!(names(&dir.path().join("none"), Kind::Tree), None);
+        // A link loop and a tree past the depth bound: read in part, never hung.
+        std::os::unix::fs::symlink(".", top.join("loop")).unwrap();
+        let t = tree(&top).unwrap();
+        assert!(
+            !t.complete && t.names.len() <= MAX_NAMES,
+            "{}",
+            t.names.len()
+        );
+        assert!(t.names.iter().any(|n| n == ".claude/settings.json"));
+        assert_eq!(names(&top, Kind::Tree), None, "only a whole tree is a list");
+    }
 
     #[test]
     fn a_patch_names_every_file_it_writes_at_both_strip_levels() {

@@ -1011,6 +1011,66 @@ pub fn guarded_by<'e>(path: &str, env: &'e Env) -> Option<&'e Guard> {
         .find(|g| guard_reaches(&lower, g, env).is_some())
 }
 
+/// A lexical test of where the entries of a tree landing in one folder
+/// could reach a guarded place, made once per folder (see
+/// [`Landing::may_reach_guard`]).
+#[derive(Debug, Clone)]
+pub struct Landing {
+    /// The folder, in lowercase, without a trailing `/`.
+    root: String,
+    /// The first folder of each place guarded under any folder (`.claude`).
+    firsts: Vec<String>,
+    /// The folder itself may be protected: every entry is kept.
+    all: bool,
+}
+
+impl Landing {
+    /// The test for entries landing in `root` (absolute, normalised).
+    #[must_use]
+    pub fn new(root: &str, env: &Env) -> Landing {
+        let root = root.trim_end_matches('/').to_ascii_lowercase();
+        let mut firsts: Vec<String> = env
+            .guards
+            .list()
+            .iter()
+            .filter_map(|g| g.anywhere.as_deref())
+            .filter_map(|rel| rel.trim_start_matches('/').split('/').next())
+            .filter(|f| !f.is_empty())
+            .map(str::to_string)
+            .collect();
+        firsts.sort();
+        firsts.dedup();
+        let all = root.split('/').any(|c| firsts.iter().any(|f| f == c))
+            || env.guards.list().iter().any(|g| is_within(&root, &g.path));
+        Landing { root, firsts, all }
+    }
+
+    /// Could the entry `name` (relative) reach a guarded place, read by its
+    /// spelling alone: it lies in a guard or holds one, or a component of it
+    /// is the first folder of a place guarded under any folder (`.claude`,
+    /// `.codex`, compared ignoring case)? No link is followed: this only
+    /// thins out a tree's entries before they are judged one by one
+    /// (`classify`, through links).
+    #[must_use]
+    pub fn may_reach_guard(&self, name: &str, env: &Env) -> bool {
+        if self.all {
+            return true;
+        }
+        let lower = name.to_ascii_lowercase();
+        if lower
+            .split('/')
+            .any(|c| self.firsts.iter().any(|f| *f == c))
+        {
+            return true;
+        }
+        let path = format!("{}/{lower}", self.root);
+        env.guards
+            .list()
+            .iter()
+            .any(|g| is_within(&path, &g.path) || is_within(&g.path, &path))
+    }
+}
+
 /// How a path reaches a guarded place.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Reach {

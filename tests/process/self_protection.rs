@@ -498,3 +498,184 @@ fn patches_and_archives_are_judged_by_the_files_they_hold() {
         .collect();
     check(&sb, &cases);
 }
+
+/// A tree copied, moved, synced or extracted whole lands every entry somewhere
+/// (the source's basename appended by each tool's rules, `SRC/.` and rsync's
+/// `SRC/` being its contents): the sources here are real folders, read from
+/// disk, with a protected place inside (a case variant, one behind a link),
+/// or nothing protected.
+#[test]
+fn a_tree_copied_moved_or_synced_is_judged_by_where_its_entries_land() {
+    let sb = Sandbox::new();
+    let r = &sb.root;
+    for (f, text) in [
+        ("kit/.claude/settings.json", "{}"),
+        ("kit/.claude/hookrules/off.toml", "builtin = false"),
+        ("kit/src/lib.rs", "x"),
+        ("hooksrc/hooks.json", "{}"),
+        ("sneaky/.CLAUDE/Settings.json", "{}"),
+        ("plain/a/b.txt", "x"),
+        ("plain/.cache/x", "x"),
+        ("pol/hookrules/off.toml", "x"),
+        ("viacfg/cfg/settings.json", "{}"),
+    ] {
+        let p = r.join(f);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    // A source whose `.claude` is a link to a folder that holds the settings.
+    std::fs::create_dir_all(r.join("linked")).unwrap();
+    symlink("../kit/.claude", r.join("linked/.claude")).unwrap();
+    let zip = |name: &str, from: &str, what: &str| {
+        let ok = Command::new("python3")
+            .args([
+                "-c",
+                "import os,sys,zipfile\nz=zipfile.ZipFile(sys.argv[1],'w')\nfor d,_,fs in os.walk(sys.argv[2]):\n  [z.write(os.path.join(d,f)) for f in fs]\nz.close()",
+            ])
+            .arg(r.join(name))
+            .arg(what)
+            .current_dir(r.join(from))
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(ok, "python3 makes the zip");
+    };
+    zip("cfg.zip", "kit", ".claude");
+    zip("plain.zip", "plain", "a");
+    let ps = |command: &str| {
+        json!({"hook_event_name":"PreToolUse","tool_name":"PowerShell","session_id":"s",
+            "cwd":sb.project(),"tool_input":{"command":command}})
+    };
+    let cases = [
+        (
+            sb.bash("cp -r ../../kit/.claude ."),
+            "ask",
+            "lands ./.claude/settings.json",
+        ),
+        (
+            sb.bash("cp -a ../../kit/. ."),
+            "ask",
+            "the kit's contents, .claude among them",
+        ),
+        (
+            sb.bash("cp -a ../../kit/ ."),
+            "ask",
+            "BSD: the contents; GNU: ./kit/.claude, a nested project",
+        ),
+        (
+            sb.bash("rsync -a ../../kit/ ./"),
+            "ask",
+            "rsync's trailing slash: the contents",
+        ),
+        (
+            sb.bash("mv ../../kit/.claude ."),
+            "ask",
+            "moves a .claude folder over the project's",
+        ),
+        (
+            sb.bash("ditto ../../kit ."),
+            "ask",
+            "ditto copies the contents",
+        ),
+        (
+            sb.bash("cp -rT ../../kit ."),
+            "ask",
+            "-T: the contents land here",
+        ),
+        (
+            sb.bash("rsync -a ../../hooksrc/ .codex/"),
+            "ask",
+            "hooks.json lands as Codex's hook file",
+        ),
+        (
+            sb.bash("cp -r ../../sneaky/. ."),
+            "ask",
+            "a case variant lands where the settings are on macOS and Windows",
+        ),
+        (
+            sb.bash("cp -a ../../linked/. ."),
+            "ask",
+            "a .claude that is a link to the settings",
+        ),
+        (
+            sb.bash("cp -r ../../pol/hookrules .claude/"),
+            "ask",
+            "lands in the policies folder",
+        ),
+        (
+            sb.bash("cp -a ../../viacfg/. ."),
+            "ask",
+            "cfg/settings.json lands through the project's link cfg -> .claude",
+        ),
+        (
+            sb.bash("cp -a ../../kit/. ~/"),
+            "ask",
+            "the user's Claude Code settings",
+        ),
+        (
+            ps("Copy-Item -Recurse ../../kit/.claude -Destination ."),
+            "ask",
+            "Copy-Item -Recurse",
+        ),
+        (ps("Move-Item ../../kit/.claude ."), "ask", "Move-Item"),
+        (
+            ps(&format!(
+                "Expand-Archive {} -DestinationPath .",
+                sb.at("cfg.zip")
+            )),
+            "ask",
+            "Expand-Archive of a zip holding .claude",
+        ),
+        (
+            sb.bash("cp -r src/ build/"),
+            "allow",
+            "sources into a build folder",
+        ),
+        (
+            sb.bash("rsync -a ../../plain/ out/"),
+            "allow",
+            "nothing protected inside",
+        ),
+        (
+            sb.bash("cp -a ../../plain/. ."),
+            "allow",
+            "contents with nothing protected, into the project",
+        ),
+        (
+            sb.bash("ditto ../../plain vendor/plain"),
+            "allow",
+            "a vendored folder",
+        ),
+        (
+            sb.bash("cp -r ../../kit/src ."),
+            "allow",
+            "only the kit's sources",
+        ),
+        (sb.bash("cp -r ../../plain ./"), "allow", "lands ./plain"),
+        (
+            sb.bash("cp -r .claude/hookrules /tmp/policies-review"),
+            "allow",
+            "policies copied out for review",
+        ),
+        (
+            ps(&format!(
+                "Expand-Archive {} -DestinationPath vendor",
+                sb.at("plain.zip")
+            )),
+            "allow",
+            "an archive with nothing protected",
+        ),
+        (
+            ps("Copy-Item -Recurse ../../plain -Destination out"),
+            "allow",
+            "Copy-Item of a plain tree",
+        ),
+    ];
+    check(&sb, &cases);
+    // The reason names the protected place and where the entry lands.
+    let (_, text) = sb.run(&sb.bash("cp -a ../../kit/. ."));
+    assert!(
+        text.contains("Claude Code's project settings")
+            && text.contains("proj/.claude/settings.json"),
+        "{text}"
+    );
+}

@@ -100,7 +100,9 @@ pub fn outputs(c: &SimpleCommand) -> Outputs {
     let n = c.operands.len();
     match program.as_str() {
         "tee" | "sponge" => out.operand.iter_mut().for_each(|b| *b = true),
-        "cp" | "mv" | "install" | "ln" | "rsync" | "scp" if n >= 2 && !has_target_option => {
+        "cp" | "mv" | "install" | "ln" | "rsync" | "scp" | "ditto"
+            if n >= 2 && !has_target_option =>
+        {
             out.operand[n - 1] = true;
         }
         _ => {}

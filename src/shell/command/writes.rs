@@ -68,6 +68,13 @@ impl Listing {
     pub fn member(&self, name: &str) -> Value {
         join(&self.into, name.trim_start_matches('/'))
     }
+
+    /// Some name below the folder the names land in (what counts for names
+    /// that could not be read).
+    #[must_use]
+    pub fn unknown_below(&self) -> Value {
+        below(&self.into)
+    }
 }
 
 /// Programs that change every operand they are given.
@@ -179,18 +186,37 @@ pub fn writes(c: &SimpleCommand) -> Vec<Write> {
             continue;
         }
         let dst = in_dir(output_dir.as_ref(), &operand(i));
-        if is(&["cp", "mv", "install", "rsync", "scp", "ln"]) {
+        if is(&["cp", "mv", "install", "rsync", "scp", "ln", "ditto"]) {
             // What lands inside it when it is a folder.
-            for s in (0..n).filter(|j| *j != i && !o.operand[*j]) {
+            let sources: Vec<usize> = (0..n).filter(|j| *j != i && !o.operand[*j]).collect();
+            for &s in &sources {
                 let src = operand(s);
                 let whole = recursive
                     || flag("-a")
                     || flag("--archive")
-                    || is(&["mv"])
+                    || is(&["mv", "ditto"])
                     || src.literal().is_some_and(|t| t.ends_with('/'));
+                let roots = if whole && !is(&["install", "ln"]) {
+                    tree_roots(c, &src, &dst, sources.len())
+                } else {
+                    Vec::new()
+                };
+                for into in roots.iter().cloned() {
+                    listed.push(Write {
+                        value: below(&into),
+                        by_name: false,
+                        below: false,
+                        listed: Some(Listing {
+                            file: src.clone(),
+                            kind: Kind::Tree,
+                            into,
+                        }),
+                    });
+                }
                 match basename(&src) {
                     Some(b) if !whole => push(join(&dst, &b), false, false),
-                    _ => push(below(&dst), false, false),
+                    _ if roots.is_empty() => push(below(&dst), false, false),
+                    _ => {}
                 }
             }
         }
@@ -242,6 +268,62 @@ pub fn writes(c: &SimpleCommand) -> Vec<Write> {
     git_writes(c, &mut push, &mut listed);
     out.extend(listed);
     out
+}
+
+/// Where a whole tree `src` lands when `c` copies, moves or syncs it to
+/// `dst`: the folders its entries land in, by each tool's rules (`SRC/.`
+/// and a tree copied into a folder: `dst/basename(SRC)`; into a name that
+/// does not exist yet: `dst` itself):
+/// * `cp -r`, `mv`, `scp -r`: `dst/base` when `dst` is a folder (always with
+///   `-t` or several sources), `dst` when it is not (`-T`); both when the
+///   disk decides. `SRC/.` lands in `dst`; so does `SRC/` on BSD and macOS.
+/// * `rsync`: `SRC/` and `SRC/.` land in `dst`, `SRC` in `dst/base`.
+/// * `ditto`: the contents of `SRC` land in `dst`.
+///
+/// None when `src` is not a known text (its name cannot be told).
+fn tree_roots(c: &SimpleCommand, src: &Value, dst: &Value, sources: usize) -> Vec<Value> {
+    let Some(text) = tail_text(src) else {
+        return Vec::new();
+    };
+    let text = text.as_str();
+    let p = c.program.as_str();
+    let flag = |f: &str| c.flags.iter().any(|x| x == f);
+    let contents =
+        text == "." || text.ends_with("/.") || text.ends_with("/./") || program_is(p, "ditto");
+    let slash = text.ends_with('/');
+    let base = {
+        let name = text
+            .trim_end_matches('/')
+            .rsplit('/')
+            .next()
+            .unwrap_or_default();
+        (!name.is_empty() && name != "." && name != "..").then(|| name.to_string())
+    };
+    let mut roots = Vec::new();
+    let mut add = |v: Value| {
+        if !roots.contains(&v) {
+            roots.push(v);
+        }
+    };
+    if program_is(p, "rsync") {
+        match base {
+            Some(b) if !contents && !slash => add(join(dst, &b)),
+            _ => add(dst.clone()),
+        }
+        return roots;
+    }
+    let into_folder = flag("-t") || flag("--target-directory") || sources > 1;
+    let no_folder = flag("-T") || flag("--no-target-directory");
+    match base {
+        Some(b) if !contents && !no_folder => {
+            add(join(dst, &b));
+            if !into_folder || slash {
+                add(dst.clone());
+            }
+        }
+        _ => add(dst.clone()),
+    }
+    roots
 }
 
 /// A run that only shows what it would do (`rsync -n`, `git clean -n`,
@@ -652,6 +734,31 @@ fn in_dir(dir: Option<&Value>, v: &Value) -> Value {
         }
         _ => v.clone(),
     }
+}
+
+/// The known end of a path, from its last `/` on when that is in plain text
+/// (`~/Downloads/kit/.claude` ends `/kit/.claude`; `$D/.claude` ends
+/// `/.claude`), the same for every alternative; the whole path when it is
+/// all text. None when a name is not known (`$X`, `a$X`).
+fn tail_text(v: &Value) -> Option<String> {
+    let mut tail: Option<String> = None;
+    for s in &v.0 {
+        let t = match s.0.as_slice() {
+            [] => return None,
+            [Piece::Text(t)] => t.clone(),
+            [.., Piece::Text(t)] if t.trim_end_matches('/').contains('/') => {
+                let trimmed = t.trim_end_matches('/');
+                let cut = trimmed.rfind('/').unwrap_or(0);
+                t[cut..].to_string()
+            }
+            _ => return None,
+        };
+        if tail.as_ref().is_some_and(|x| *x != t) {
+            return None;
+        }
+        tail = Some(t);
+    }
+    tail
 }
 
 /// The last name of a literal path (`a/b/` is `b`).

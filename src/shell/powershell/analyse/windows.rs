@@ -334,8 +334,15 @@ impl Analyser {
                     .or_else(|| plain.get(1).cloned())
                     .map(|v| self.path1(&v))
                     .unwrap_or_else(|| self.cwd.clone());
+                // As `unzip`: the members read from the archive land there.
                 self.emit(
-                    vec![raw("cp"), raw("-r"), raw("--"), W::Val(src), W::Val(dest)],
+                    vec![
+                        raw("unzip"),
+                        raw("-o"),
+                        W::Val(src),
+                        raw("-d"),
+                        W::Val(dest),
+                    ],
                     Some("Expand-Archive"),
                 )?;
                 return Ok(Some(V::text("")));

@@ -32,6 +32,7 @@ use crate::validate::model::{Condition, Fact, Rule, Template, Test};
 pub use error::EvalError;
 pub use outcome::{Contribution, Pending, PendingEffect, RuleError, RuleFailure};
 use trace::{abridge, RuleOutcome, Step, Tracer};
+pub use values::Located;
 
 /// What evaluation may know about the world besides the event.
 #[derive(Debug, Clone)]
@@ -53,6 +54,8 @@ pub struct Ctx {
     pub deadline: crate::os::deadline::Deadline,
     /// What location classes are judged against (cwd, home, project, temp).
     pub reach: shell::reach::Env,
+    /// Where the event's shell values were found to point.
+    pub located: values::Located,
 }
 
 impl Ctx {
@@ -113,6 +116,7 @@ impl Ctx {
             run_commands: true,
             deadline: crate::os::deadline::Deadline::none(),
             reach,
+            located: values::Located::default(),
         }
     }
 }

@@ -1,7 +1,7 @@
 //! Applying one test to the values a selector picked.
 
-use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 
@@ -363,7 +363,8 @@ pub fn tool_path(
 
 /// Where a shell value may point, seen from the directory `cwd`, for command
 /// `c`: through the links it made before, its last component followed unless
-/// `by_name` (`rm`, `mv` act on a link itself).
+/// `by_name` (`rm`, `mv` act on a link itself). Answered once per event for
+/// each question ([`Located`]).
 fn shell_targets(
     v: &ShellValue,
     c: &SimpleCommand,
@@ -371,12 +372,46 @@ fn shell_targets(
     resolve_symlinks: bool,
     by_name: bool,
 ) -> Vec<Target> {
+    let key = (v.clone(), c.cwd.clone(), resolve_symlinks, by_name);
+    let answered = |seen: &HashMap<_, Vec<(Vec<MadeLink>, Vec<Target>)>>| {
+        seen.get(&key)
+            .and_then(|found| found.iter().find(|(made, _)| *made == c.made))
+            .map(|(_, targets)| targets.clone())
+    };
+    if let Some(targets) = answered(&ctx.located.lock()) {
+        return targets;
+    }
     let how = reach::Use {
         resolve: resolve_symlinks,
         follow_last: !by_name,
         made: &c.made,
     };
-    reach::targets_for(v, &c.cwd, &ctx.reach, how)
+    let targets = reach::targets_for(v, &c.cwd, &ctx.reach, how);
+    ctx.located
+        .lock()
+        .entry(key)
+        .or_default()
+        .push((c.made.clone(), targets.clone()));
+    targets
+}
+
+/// The places shell values were found to point at during one event, by
+/// (value, the command's folder, links resolved, acted on by name) and the
+/// links the command made before: the prefilter and the tests ask where the
+/// same operands land (several selectors each), and each answer follows
+/// links and checks every guarded place (tens of thousands of instructions
+/// per path). The event's context is made once per event and not changed,
+/// so an answer stays right for the event.
+#[derive(Debug, Clone, Default)]
+pub struct Located(Arc<Mutex<LocatedMap>>);
+
+type LocatedMap = HashMap<(ShellValue, ShellValue, bool, bool), Vec<(Vec<MadeLink>, Vec<Target>)>>;
+
+impl Located {
+    fn lock(&self) -> std::sync::MutexGuard<'_, LocatedMap> {
+        // A panic elsewhere while it was held leaves only finished answers.
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
 }
 
 /// Most entries of a tree judged one by one (see `listed_targets`).

@@ -210,6 +210,34 @@ pub fn glob_required(g: &Globs) -> Option<&Vec<String>> {
         .as_ref()
 }
 
+/// For the prefilter (`compile::reach`): per included pattern, a literal
+/// every text it matches contains, after a NUL when every such text starts
+/// with it (`/dev/sd` of `/dev/sd[a-z]*`: a path in `/home/dev/` does not
+/// hold it where it must); `None` when an included pattern has none.
+pub fn glob_atoms(g: &Globs) -> Option<Vec<String>> {
+    let mut out = vec![];
+    for (pat, lit) in g.sources.iter().zip(glob_literals(g)) {
+        if pat.starts_with('!') {
+            continue;
+        }
+        let lit = lit.as_ref()?;
+        let pat = if g.case_insensitive {
+            pat.to_lowercase()
+        } else {
+            pat.clone()
+        };
+        let starts = crate::validate::glob_as_matched(&pat)
+            .get(..lit.len())
+            .is_some_and(|head| head.eq_ignore_ascii_case(lit));
+        out.push(if starts {
+            format!("\0{lit}")
+        } else {
+            lit.clone()
+        });
+    }
+    literals::finish_globs(out)
+}
+
 /// Does every pattern of the list compile? Only then may a text be matched
 /// against some of them: a broken pattern reports itself as soon as a text
 /// could match the list, as when the whole list is compiled. Only patterns with

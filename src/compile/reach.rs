@@ -126,7 +126,8 @@ pub enum Atom {
     Path {
         /// The selector.
         selector: PathSelector,
-        /// Lowercase literal.
+        /// Lowercase literal; after a NUL, the text starts with it
+        /// ([`super::patterns::glob_atoms`]).
         literal: String,
     },
     /// This `paths = …, from_command = true` selector picks some path (a
@@ -392,7 +393,7 @@ fn paths_test(t: &Test, ps: &PathSelector) -> Need {
         }])
     };
     let lits = match &t.op {
-        Op::Glob(globs) => match super::patterns::glob_required(globs) {
+        Op::Glob(globs) => match super::patterns::glob_atoms(globs) {
             Some(lits) => lits,
             None => return any_path(),
         },
@@ -409,9 +410,13 @@ fn paths_test(t: &Test, ps: &PathSelector) -> Need {
     let atoms: Option<Vec<Atom>> = lits
         .iter()
         .map(|l| {
+            let (start, l) = match l.strip_prefix('\0') {
+                Some(l) => ("\0", l),
+                None => ("", l.as_str()),
+            };
             literals::needle(l).map(|literal| Atom::Path {
                 selector: ps.clone(),
-                literal,
+                literal: format!("{start}{literal}"),
             })
         })
         .collect();
@@ -1178,7 +1183,9 @@ impl Prefilter {
                 continue;
             }
             out.extend_from_slice(&pl.any);
-            let mut hay = vec![];
+            // Each text after a NUL, so a literal after a NUL is found at
+            // the start of one.
+            let mut hay = vec![0];
             for t in texts {
                 hay.extend_from_slice(t.to_ascii_lowercase().as_bytes());
                 hay.push(0);

@@ -1418,16 +1418,21 @@ pub fn facts_named_in(text: &str) -> Vec<String> {
 /// pattern that starts with `~` or `$` names a path view (`~` is home itself,
 /// `$PROJECT_DIR` the project itself), so it is anchored even without a `/`.
 pub fn build_glob(pat: &str, case_insensitive: bool) -> Result<globset::Glob, globset::Error> {
-    let p = if !pat.contains('/') && pat != "**" && !pat.starts_with(['~', '$']) {
-        format!("**/{pat}")
-    } else {
-        pat.to_string()
-    };
-    GlobBuilder::new(&p)
+    GlobBuilder::new(&glob_as_matched(pat))
         .literal_separator(true)
         .case_insensitive(case_insensitive)
         .backslash_escape(true)
         .build()
+}
+
+/// A glob as it is matched against a whole path: a pattern without a `/`
+/// (other than `**`, `~…` and `$…`) names a file in any folder (`**/NAME`).
+pub fn glob_as_matched(pat: &str) -> std::borrow::Cow<'_, str> {
+    if !pat.contains('/') && pat != "**" && !pat.starts_with(['~', '$']) {
+        format!("**/{pat}").into()
+    } else {
+        pat.into()
+    }
 }
 
 /// One `except` table, checked: its paths as globs, its commands as words.

@@ -109,6 +109,12 @@ const INDIRECT: &[&str] = &[
     "./build.sh ~",
     "tools/run.sh /",
     "echo x > \"$OUT\"",
+    // A list's literal at the start of a path (`/dev/` of the devices), and
+    // the same letters inside one (`/home/dev/`).
+    "cat /dev/nvme0n1p1",
+    "cat dev/sda",
+    "cd / && cat ./dev/sdb",
+    "cat /home/dev/sda",
 ];
 
 fn outcome(set: &CompiledSet, event: &Event, ctx: &Ctx, prefilter: bool) -> String {

@@ -433,8 +433,20 @@ fn export(
         .project_dir
         .clone()
         .unwrap_or_else(|| ctx.cwd.clone());
-    let tables = crate::log::settings::tables_from_sources(&found.sources);
-    let on = crate::log::settings::resolve(&tables, &project, &ctx.env).export;
+    let tables = crate::log::settings::tables_of(found);
+    let settings = crate::log::settings::resolve(&tables, &project, &ctx.env);
+    if !settings.kept.is_empty() {
+        push(
+            out,
+            Check::Managed,
+            Level::Ok,
+            format!(
+                "the managed layer's [log] pins the decision log; kept out from below: {}",
+                settings.kept.join(", ")
+            ),
+        );
+    }
+    let on = settings.export;
     let Some(dir) = export::spool_dir(&ctx.env) else {
         return;
     };

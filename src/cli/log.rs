@@ -86,11 +86,7 @@ pub fn locate(place: &Where, env: &BTreeMap<String, String>) -> Result<Located, 
         project.to_string_lossy().into_owned(),
     );
     let found = super::discovery(place.policies.clone(), &env).find();
-    let settings = settings::resolve(
-        &settings::tables_from_sources(&found.sources),
-        &project,
-        &env,
-    );
+    let settings = settings::resolve(&settings::tables_of(&found), &project, &env);
     let path = match (&place.log, &settings.dir) {
         (Some(p), _) => p.clone(),
         (None, Some(d)) => d.clone(),

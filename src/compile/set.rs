@@ -98,7 +98,7 @@ impl CompiledSet {
             set.add_policy(source, raw);
             let table = raw.log.as_ref().map(|l| LogTable::from(&l.value));
             if source.layer == Layer::Managed {
-                managed_log.extend(table);
+                managed_log.extend(table.map(|t| LogTable { managed: true, ..t }));
             } else {
                 set.log.extend(table);
             }

@@ -63,10 +63,11 @@ pub struct Answered<'a> {
     pub allow: Option<AllowNote>,
 }
 
-/// Should this answer be logged? (`unguarded`: a tool call ran without a
-/// PreToolUse answer, always logged.)
+/// Should this answer be logged (in the local log when it is on, in the
+/// export when that is on: one does not need the other)? (`unguarded`: a tool
+/// call ran without a PreToolUse answer, always logged.)
 pub fn wanted(s: &Settings, a: &Answered, unguarded: bool) -> bool {
-    s.enabled
+    (s.enabled || s.export)
         && (unguarded
             || s.events == LogEvents::All
             || a.decision.kind.is_some()

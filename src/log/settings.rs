@@ -1,6 +1,16 @@
 //! Where the log goes and what it holds: the `[log]` tables of the loaded policies
 //! (each later layer changing the fields it names; `redact` lists adding up), then
-//! `HOOKRULES_LOG` (`off`, or a folder) from the environment.
+//! the user's environment (`HOOKRULES_EXPORT=otlp` turns export on;
+//! `HOOKRULES_LOG`: `off`, or a folder), then the managed layer's tables, which
+//! have the last word on every key they name.
+//!
+//! When the managed layer has a `[log]` table, it pins the audit trail: nothing
+//! below it (user and project tables, trusted or not, and the environment) may
+//! record or export less ([`LogTable::loosens`]); what would is left out and
+//! listed in [`Settings::kept`]. A project file's loosenings of the log were
+//! already left out at compile time unless the user trusted it
+//! (`policy::loosening`). A repository cannot set `HOOKRULES_*` at all
+//! (`os::repo_env`).
 //!
 //! Only files that mention a `log` table are parsed for it, so a policy set without
 //! one costs nothing here.
@@ -11,18 +21,14 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 
-use crate::policy::log::{LogEvents, LogTable, RawLog};
-use crate::source::PolicySource;
+use crate::policy::discover::Trusted;
+use crate::policy::log::{Export, LogEvents, LogTable, RawLog};
+use crate::source::{Layer, PolicySource};
 use crate::validate::model::FieldPath;
 
-/// Default rotation size.
-pub const DEFAULT_MAX_BYTES: u64 = 10_000_000;
-/// Default rotated files kept.
-pub const DEFAULT_KEEP: u32 = 5;
-/// Default cut for long string values.
-pub const DEFAULT_MAX_VALUE_CHARS: usize = 2000;
-/// Default lifetime of an allow-once code and of the allowance, in minutes.
-pub const DEFAULT_ALLOW_MINUTES: u32 = 15;
+pub use crate::policy::log::{
+    DEFAULT_ALLOW_MINUTES, DEFAULT_KEEP, DEFAULT_MAX_BYTES, DEFAULT_MAX_VALUE_CHARS,
+};
 
 /// The resolved log settings.
 #[derive(Debug, Clone)]
@@ -52,6 +58,10 @@ pub struct Settings {
     pub export: bool,
     /// Problems met while reading the settings (reported as warnings).
     pub problems: Vec<String>,
+    /// What the managed layer's `[log]` kept out: settings from below it that
+    /// would have recorded or exported less (`HOOKRULES_LOG=off`, `enabled = false`
+    /// in a user policy, ...), as `key = value (where)`.
+    pub kept: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -70,96 +80,113 @@ fn mentions_log(text: &str) -> bool {
         })
 }
 
-/// The `[log]` tables of policy sources, in load order (for the commands that
-/// read the log; `run` has them in its compiled set). A table that does not
+/// The `[log]` tables of the policies `found` holds, as the compiled set keeps
+/// them (for the commands that read the log; `run` has them in its compiled
+/// set): the managed layer's last and marked; from a project-layer file the user
+/// has not trusted, what would loosen the log left out. A table that does not
 /// read is left out (`check` reports it).
-pub fn tables_from_sources(sources: &[Arc<PolicySource>]) -> Vec<LogTable> {
-    // The managed layer's tables last, as in the compiled set: theirs is the last word.
-    let managed = |s: &&Arc<PolicySource>| s.layer == crate::source::Layer::Managed;
-    sources
-        .iter()
-        .filter(|s| !managed(s))
-        .chain(sources.iter().filter(managed))
-        .filter(|s| mentions_log(s.full_text()))
-        .filter_map(|s| toml::from_str::<OnlyLog>(s.full_text()).ok()?.log)
-        .map(|raw| LogTable::from(&raw))
-        .collect()
+pub fn tables_of(found: &crate::policy::discover::Found) -> Vec<LogTable> {
+    let managed = |s: &&Arc<PolicySource>| s.layer == Layer::Managed;
+    let mut before = LogTable::default();
+    let mut tables = vec![];
+    for s in found.sources.iter().filter(|s| !managed(s)) {
+        let Some(t) = table_of(s) else {
+            continue;
+        };
+        let t = if Trusted::needs_trust(s.layer) && !found.trusted.covers(s) {
+            t.without(&t.loosens(&before))
+        } else {
+            t
+        };
+        t.merge(&mut before);
+        tables.push(t);
+    }
+    for s in found.sources.iter().filter(managed) {
+        tables.extend(table_of(s).map(|t| LogTable { managed: true, ..t }));
+    }
+    tables
 }
 
-/// The settings for a project from its `[log]` tables (load order) and the
-/// environment.
+/// The `[log]` table of one policy text, if it has one that reads.
+fn table_of(s: &PolicySource) -> Option<LogTable> {
+    if !mentions_log(s.full_text()) {
+        return None;
+    }
+    let raw = toml::from_str::<OnlyLog>(s.full_text()).ok()?.log?;
+    Some(LogTable::from(&raw))
+}
+
+/// The settings for a project from its `[log]` tables (load order, the
+/// managed layer's last) and the environment (see the module docs).
 pub fn resolve(
     tables: &[LogTable],
     project_dir: &Path,
     env: &BTreeMap<String, String>,
 ) -> Settings {
-    let mut s = Settings {
-        enabled: true,
-        dir: default_dir(project_dir, env),
-        events: LogEvents::Decisions,
-        max_bytes: DEFAULT_MAX_BYTES,
-        keep: DEFAULT_KEEP,
-        redact: vec![],
-        redact_values: vec![],
-        max_value_chars: DEFAULT_MAX_VALUE_CHARS,
-        allow_once: true,
-        allow_minutes: DEFAULT_ALLOW_MINUTES,
-        export: false,
-        problems: vec![],
+    let pinned = tables.iter().any(|t| t.managed);
+    let mut kept = vec![];
+    let mut merged = LogTable::default();
+    let mut below = |t: &LogTable, from: &str, merged: &mut LogTable| {
+        let loosens = if pinned { t.loosens(merged) } else { vec![] };
+        for k in &loosens {
+            kept.push(format!("{} ({from})", k.name()));
+        }
+        t.without(&loosens).merge(merged);
     };
-    for t in tables {
-        apply(&mut s, t, project_dir, env);
+    for t in tables.iter().filter(|t| !t.managed) {
+        below(t, "a policy below the managed layer", &mut merged);
     }
-    // The variable only turns export on: a policy's `export = "off"` (the
-    // managed layer's has the last word) is how it is turned off.
+    // The user's environment (a repository's settings cannot set it:
+    // `os::repo_env`). The variable only turns export on.
+    let mut from_env = LogTable::default();
     if env.get("HOOKRULES_EXPORT").is_some_and(|v| v == "otlp") {
-        s.export = true;
+        from_env.export = Some(Export::Otlp);
     }
     match env.get("HOOKRULES_LOG").map(String::as_str) {
-        Some("off") | Some("0") | Some("false") => s.enabled = false,
-        Some(dir) if !dir.is_empty() => s.dir = Some(expand(dir, project_dir, env)),
+        Some("off") | Some("0") | Some("false") => from_env.enabled = Some(false),
+        Some(dir) if !dir.is_empty() => from_env.dir = Some(dir.to_string()),
         _ => {}
     }
-    if s.dir.is_none() {
-        s.enabled = false;
+    below(&from_env, "HOOKRULES_LOG or HOOKRULES_EXPORT", &mut merged);
+    for t in tables.iter().filter(|t| t.managed) {
+        t.merge(&mut merged);
     }
+    let mut s = settings_of(&merged, project_dir, env);
+    s.kept = kept;
     s
 }
 
-fn apply(s: &mut Settings, t: &LogTable, project_dir: &Path, env: &BTreeMap<String, String>) {
-    if let Some(e) = t.enabled {
-        s.enabled = e;
-    }
-    if let Some(d) = &t.dir {
-        s.dir = Some(expand(d, project_dir, env));
-    }
-    if let Some(e) = t.events {
-        s.events = e;
-    }
-    if let Some(m) = t.max_bytes {
-        s.max_bytes = m.max(4096);
-    }
-    if let Some(k) = t.keep {
-        s.keep = k.max(1);
-    }
+/// The settings a merged table gives.
+fn settings_of(t: &LogTable, project_dir: &Path, env: &BTreeMap<String, String>) -> Settings {
+    let mut problems = vec![];
+    let mut redact = vec![];
     for r in &t.redact {
         match FieldPath::parse(r) {
-            Ok(p) => s.redact.push(p),
-            Err(e) => s.problems.push(format!("[log] redact: {e}")),
+            Ok(p) => redact.push(p),
+            Err(e) => problems.push(format!("[log] redact: {e}")),
         }
     }
-    s.redact_values.extend(t.redact_values.iter().cloned());
-    if let Some(m) = t.max_value_chars {
-        s.max_value_chars = (m as usize).max(16);
-    }
-    if let Some(a) = t.allow_once {
-        s.allow_once = a;
-    }
-    if let Some(m) = t.allow_minutes {
-        s.allow_minutes = m.clamp(1, 24 * 60);
-    }
-    if let Some(e) = t.export {
-        s.export = e == crate::policy::log::Export::Otlp;
+    let dir = match &t.dir {
+        Some(d) => Some(expand(d, project_dir, env)),
+        None => default_dir(project_dir, env),
+    };
+    Settings {
+        enabled: t.enabled != Some(false) && dir.is_some(),
+        dir,
+        events: t.events.unwrap_or_default(),
+        max_bytes: t.max_bytes.unwrap_or(DEFAULT_MAX_BYTES).max(4096),
+        keep: t.keep.unwrap_or(DEFAULT_KEEP).max(1),
+        redact,
+        redact_values: t.redact_values.clone(),
+        max_value_chars: (t.max_value_chars.unwrap_or(DEFAULT_MAX_VALUE_CHARS) as usize).max(16),
+        allow_once: t.allow_once != Some(false),
+        allow_minutes: t
+            .allow_minutes
+            .unwrap_or(DEFAULT_ALLOW_MINUTES)
+            .clamp(1, 24 * 60),
+        export: t.export == Some(Export::Otlp),
+        problems,
+        kept: vec![],
     }
 }
 
@@ -208,6 +235,61 @@ mod tests {
     use super::*;
     use crate::source::{Origin, PolicySource};
 
+    fn tables(sources: &[&PolicySource]) -> Vec<LogTable> {
+        sources.iter().filter_map(|s| table_of(s)).collect()
+    }
+
+    fn managed(text: &str) -> LogTable {
+        let s = PolicySource::new(Origin::Builtin("m"), text);
+        LogTable {
+            managed: true,
+            ..table_of(&s).unwrap()
+        }
+    }
+
+    #[test]
+    fn a_managed_log_table_pins_the_audit_trail_against_everything_below_it() {
+        let user = PolicySource::new(
+            Origin::Builtin("u"),
+            "[log]\nenabled = false\nexport = \"off\"\nkeep = 1\nredact = [\"tool_input.command\"]\nevents = \"all\"\n",
+        );
+        let mut t = tables(&[&user]);
+        t.push(managed("[log]\nexport = \"otlp\"\n"));
+        let mut e = env();
+        e.insert("HOOKRULES_LOG".into(), "off".into());
+        let s = resolve(&t, Path::new("/p"), &e);
+        assert!(s.enabled && s.export, "{s:?}");
+        assert_eq!(s.keep, DEFAULT_KEEP);
+        assert!(s.redact.is_empty());
+        assert_eq!(s.events, LogEvents::All, "what only adds still applies");
+        let kept: Vec<&str> = s
+            .kept
+            .iter()
+            .map(|k| k.split(' ').next().unwrap())
+            .collect();
+        assert_eq!(
+            kept,
+            ["enabled", "keep", "redact", "enabled"],
+            "{:?}",
+            s.kept
+        );
+        assert!(s.kept[3].contains("HOOKRULES_LOG"));
+        // Another folder from the environment is not the managed layer's either.
+        let mut e = env();
+        e.insert("HOOKRULES_LOG".into(), "/tmp/elsewhere".into());
+        let s = resolve(&t, Path::new("/p"), &e);
+        assert_ne!(s.dir, Some(PathBuf::from("/tmp/elsewhere")));
+        // The managed layer's own word stands, also over the environment.
+        let mut e = env();
+        e.insert("HOOKRULES_EXPORT".into(), "otlp".into());
+        let off = [managed("[log]\nexport = \"off\"\nenabled = false\n")];
+        let s = resolve(&off, Path::new("/p"), &e);
+        assert!(!s.enabled && !s.export);
+        // Without a managed table, the user's environment and policies decide.
+        let s = resolve(&tables(&[&user]), Path::new("/p"), &e);
+        assert!(!s.enabled && s.export && s.kept.is_empty());
+    }
+
     fn env() -> BTreeMap<String, String> {
         [("HOME".to_string(), "/home/me".to_string())].into()
     }
@@ -222,14 +304,14 @@ mod tests {
             Origin::Builtin("b"),
             "[[rule]]\nid = \"x\"\nevents = [\"Stop\"]\n[log]\ndir = \"logs\"\nredact = [\"tool_input.env.*\"]\n",
         );
-        let s = resolve(&tables_from_sources(&[a, b]), Path::new("/p"), &env());
+        let s = resolve(&tables(&[&a, &b]), Path::new("/p"), &env());
         assert!(s.enabled);
         assert_eq!(s.events, LogEvents::All);
         assert_eq!(s.dir, Some(PathBuf::from("/p/logs")));
         assert_eq!(s.redact.len(), 2);
         assert_eq!(s.max_value_chars, 100);
         let off = PolicySource::new(Origin::Builtin("c"), "[log]\nenabled = false\n");
-        assert!(!resolve(&tables_from_sources(&[off]), Path::new("/p"), &env()).enabled);
+        assert!(!resolve(&tables(&[&off]), Path::new("/p"), &env()).enabled);
     }
 
     #[test]

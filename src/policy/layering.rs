@@ -82,8 +82,11 @@ pub fn apply(
                 l.trusted = covered;
                 l.own = own;
             }
+            let managed_log = head
+                .iter()
+                .any(|(s, p)| s.layer == Layer::Managed && p.log.is_some());
             for l in &found {
-                let kept: Vec<&str> = l
+                let mut kept: Vec<&str> = l
                     .rules
                     .iter()
                     .filter(|id| {
@@ -93,6 +96,9 @@ pub fn apply(
                     })
                     .map(String::as_str)
                     .collect();
+                if managed_log && matches!(l.item, loosening::Item::Log(_)) {
+                    kept.push("the decision log (its `[log]`)");
+                }
                 diagnostics.push(loosening_diagnostic(src, l, &kept));
             }
             if !covered && !found.is_empty() {

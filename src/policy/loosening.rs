@@ -15,6 +15,11 @@
 //!   prompt) or rewrites the tool's input (the call that runs is not the one
 //!   judged).
 //!
+//! - a `[log]` key that records or exports less than the policies before it
+//!   (the audit trail), or loosens allow-once: [`LogTable::loosens`] decides
+//!   which (`enabled = false`, `export = "off"`, another `dir`, fewer events,
+//!   less kept, more redacted, ...).
+//!
 //! It **runs commands** with a `command` fact (and every rule or named
 //! condition that uses it) and with a `run` effect.
 //!
@@ -26,6 +31,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::ops::Range;
 use std::sync::Arc;
 
+use super::log::{LogKey, LogTable};
 use super::syntax::{
     CombineMode, DecisionKind, EffectKind, FactKind, RawCondition, RawOverride, RawPolicy, RawRule,
     RuleMode, Sp,
@@ -63,6 +69,8 @@ pub enum Item {
     Rule(usize),
     /// The n-th `[[override]]`.
     Override(usize),
+    /// A key of `[log]`.
+    Log(LogKey),
 }
 
 /// What a loosening does.
@@ -104,6 +112,11 @@ pub enum What {
     },
     /// A rule has a `run` effect.
     RunsEffect,
+    /// A `[log]` key records or exports less (or loosens allow-once).
+    LogLess {
+        /// The key.
+        key: LogKey,
+    },
 }
 
 impl What {
@@ -134,6 +147,7 @@ impl What {
             What::Rewrites => "rewrites the tool's input".into(),
             What::RunsFact { fact } => format!("runs a command (fact `{fact}`)"),
             What::RunsEffect => "runs a command (a `run` effect)".into(),
+            What::LogLess { key } => key.loosening().into(),
         }
     }
 
@@ -148,6 +162,7 @@ impl What {
         };
         match self {
             What::BuiltinOff => self.describe(),
+            What::LogLess { key } => format!("`[log] {}` {}", key.name(), key.loosening()),
             What::Disables
             | What::Downgrades { .. }
             | What::Audits
@@ -396,6 +411,20 @@ pub fn classify(
             out.push(at(&o.span, w, rules, Item::Override(i)));
         }
     }
+    if let Some(log) = &raw.log {
+        // The log as the files before this one leave it (the managed layer's
+        // tables apply last, over everything: not part of it).
+        let mut before = LogTable::default();
+        for (_, p) in earlier.iter().filter(|(s, _)| s.layer != Layer::Managed) {
+            if let Some(l) = &p.log {
+                LogTable::from(&l.value).merge(&mut before);
+            }
+        }
+        for key in LogTable::from(&log.value).loosens(&before) {
+            let span = log.value.span_of(key).unwrap_or(log.span.clone());
+            out.push(at(&span, What::LogLess { key }, vec![], Item::Log(key)));
+        }
+    }
     out
 }
 
@@ -467,6 +496,13 @@ pub fn restrict(raw: &mut RawPolicy, loosenings: &[Loosening]) {
         .retain(|_, f: &mut Sp<super::syntax::RawFact>| f.value.kind.value != FactKind::Command);
     if raw.policy.builtin.as_ref().is_some_and(|b| !b.value) {
         raw.policy.builtin = None;
+    }
+    if let Some(log) = &mut raw.log {
+        for l in loosenings {
+            if let Item::Log(key) = l.item {
+                log.value.clear(key);
+            }
+        }
     }
 }
 
@@ -585,6 +621,62 @@ enabled = true
             whats("[[rule]]\nid = \"yes\"\nevents = [\"PreToolUse\"]\ndecision = \"allow\"\n")[0].0,
             What::Allows
         );
+    }
+
+    #[test]
+    fn a_log_table_that_records_or_exports_less_is_a_loosening_key_by_key() {
+        let user = parsed(
+            "u",
+            Layer::User,
+            "[log]\nexport = \"otlp\"\nevents = \"all\"\nallow_once = false\nredact = [\"tool_input.env.*\"]\n",
+        );
+        let classify_log = |text: &str| {
+            let (src, raw) = parsed("p", Layer::Project, text);
+            let found = classify(&src, &raw, std::slice::from_ref(&user));
+            let keys: Vec<(LogKey, usize)> = found
+                .iter()
+                .map(|l| match (&l.what, l.item) {
+                    (What::LogLess { key }, Item::Log(k)) if *key == k => (k, l.line),
+                    other => panic!("{other:?}"),
+                })
+                .collect();
+            (keys, raw, found)
+        };
+        // What only adds needs no trust.
+        let (adds, _, _) = classify_log(
+            "[log]\nenabled = true\nexport = \"otlp\"\nevents = \"all\"\nmax_bytes = 50000000\nkeep = 9\nmax_value_chars = 5000\nallow_minutes = 5\nredact = [\"tool_input.env.*\"]\n",
+        );
+        assert_eq!(adds, vec![]);
+        // Every key that records less, exports less or loosens allow-once, on its line.
+        let (less, mut raw, found) = classify_log(
+            "[[rule]]\nid = \"mine\"\nevents = [\"Stop\"]\n\n[log]\nenabled = false\ndir = \"logs\"\nevents = \"decisions\"\nmax_bytes = 4096\nkeep = 1\nredact = [\"tool_input.command\"]\nredact_values = [\".*\"]\nmax_value_chars = 16\nallow_once = true\nallow_minutes = 600\nexport = \"off\"\n",
+        );
+        use LogKey::*;
+        assert_eq!(
+            less,
+            vec![
+                (Enabled, 6),
+                (Dir, 7),
+                (Events, 8),
+                (MaxBytes, 9),
+                (Keep, 10),
+                (Redact, 11),
+                (RedactValues, 12),
+                (MaxValueChars, 13),
+                (AllowOnce, 14),
+                (AllowMinutes, 15),
+                (Export, 16),
+            ]
+        );
+        assert!(found[0]
+            .what
+            .sentence(&[])
+            .contains("`[log] enabled` turns the decision log"));
+        // Untrusted: the file keeps its rules and loses those keys.
+        restrict(&mut raw, &found);
+        assert_eq!(raw.rules.len(), 1);
+        let left = LogTable::from(&raw.log.as_ref().unwrap().value);
+        assert_eq!(left, LogTable::default());
     }
 
     #[test]

@@ -549,8 +549,9 @@ fn a_repository_that_moves_the_log_and_ships_a_grant_changes_nothing() {
     for claude in [true, false] {
         assert!(denied(&s.bash(cmd, claude)), "claude={claude}");
     }
-    // The log does go there (it decides nothing); the grant is still there, unread.
-    assert!(s.proj.join("committed-state/decisions.jsonl").exists());
+    // Nor does the log go there: another folder is a loosening of the audit
+    // trail, left out until the user trusts the file. The grant is still there, unread.
+    assert!(!s.proj.join("committed-state/decisions.jsonl").exists());
     assert!(s
         .proj
         .join(format!("committed-state/allow/granted/{id}.json"))

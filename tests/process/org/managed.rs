@@ -674,3 +674,53 @@ fn a_managed_deny_carries_no_allow_once_code_and_the_managed_log_settings_win() 
         stdout(&out)
     );
 }
+
+#[test]
+fn a_managed_log_table_keeps_the_audit_trail_whatever_is_below_it() {
+    if !root() {
+        return;
+    }
+    // README's rollout: the managed policy turns export on.
+    let mut sb = Sandbox::new();
+    install(
+        &sb,
+        "acme.toml",
+        &format!("{ACME}\n[log]\nexport = \"otlp\"\n"),
+    );
+    for (k, v) in [
+        // The user's own environment would switch the log off.
+        ("HOOKRULES_LOG", "off"),
+        ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:9"),
+    ] {
+        sb.env.push((k.into(), v.into()));
+    }
+    sb.user_policy("mine.toml", "[log]\nkeep = 1\n");
+    // A project file that would too, and that the user trusted.
+    sb.project_policy("quiet.toml", "[log]\nenabled = false\nexport = \"off\"\n");
+    sb.trust();
+    let out = sb.run(&bash(CURL));
+    assert_eq!(decision(&out), "deny");
+    assert_eq!(sb.records().len(), 1, "logged where the managed layer says");
+    let spool = sb.root.join("state/hookrules/otlp/spool.jsonl");
+    let spooled = std::fs::read_to_string(&spool).unwrap_or_default();
+    assert!(spooled.contains("acme-no-curl"), "exported: {spooled}");
+    // check says the managed layer keeps it.
+    let check = sb.hr(&["check"]);
+    let text = format!(
+        "{}{}",
+        stdout(&check),
+        String::from_utf8_lossy(&check.stderr)
+    );
+    assert!(
+        text.contains("quiet.toml:2") && text.contains("pins the decision log"),
+        "{text}"
+    );
+    // doctor says what it kept out.
+    let doctor = stdout(&sb.hr(&["doctor"]));
+    assert!(
+        doctor.contains("pins the decision log")
+            && doctor.contains("keep (")
+            && doctor.contains("HOOKRULES_LOG"),
+        "{doctor}"
+    );
+}

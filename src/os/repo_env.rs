@@ -10,7 +10,12 @@
 //! `.claude/settings.local.json`; Gemini CLI loads `.gemini/.env` or `.env`.
 //! Such a value could swap the policies, point the state folder at a key and
 //! grants the repository ships, drop the user's own policies, pin the clock
-//! or shrink the deadline.
+//! or shrink the deadline. The `OTEL_*` variables that configure hookrules'
+//! export (`OTEL_EXPORTER_OTLP_*`, `OTEL_SERVICE_NAME`,
+//! `OTEL_RESOURCE_ATTRIBUTES`) count as ours too: a repository's value would
+//! send the decisions the user or the administrator export to a collector of
+//! the repository's choosing (and away from theirs). The client's own
+//! telemetry still reads them; only hookrules ignores them.
 //!
 //! So a variable of ours that a project file sets is ignored, whatever its
 //! value: hookrules runs as if it were unset (`HOME`: the account's home from
@@ -43,11 +48,21 @@ const FOLDERS: &[&str] = &[
 ];
 
 /// Is `name` one of hookrules' own variables? `ProgramData` (any letter case,
-/// as Windows reads it) names the managed folder on Windows.
+/// as Windows reads it) names the managed folder on Windows; the `OTEL_*`
+/// variables [`export_target`] names, where the export goes.
 pub fn ours(name: &str) -> bool {
     name.starts_with("HOOKRULES_")
         || FOLDERS.contains(&name)
         || name.eq_ignore_ascii_case("ProgramData")
+        || export_target(name)
+}
+
+/// Does this `OTEL_*` variable say where, and as what, hookrules' export is
+/// sent (`log::otlp` reads these)?
+pub fn export_target(name: &str) -> bool {
+    name.starts_with("OTEL_EXPORTER_OTLP_")
+        || name == "OTEL_SERVICE_NAME"
+        || name == "OTEL_RESOURCE_ATTRIBUTES"
 }
 
 /// A variable a project file set, ignored.
@@ -102,6 +117,7 @@ fn set_by(file: &Path) -> Vec<String> {
     };
     // The common case costs one substring search: no name of ours in the text.
     if !text.contains("HOOKRULES_")
+        && !text.contains("OTEL_")
         && !FOLDERS.iter().any(|f| text.contains(f))
         && !text.to_ascii_lowercase().contains("programdata")
     {
@@ -232,7 +248,7 @@ pub fn notice(ignored: &[Ignored]) -> Option<String> {
     }
     let shown: Vec<String> = ignored.iter().map(Ignored::shown).collect();
     Some(format!(
-        "hookrules: ignored {}: a project file cannot configure hookrules (its policies, state, clock or deadline); set it in your own shell or ~/.claude/settings.json if you mean it.",
+        "hookrules: ignored {}: a project file cannot configure hookrules (its policies, state, clock, deadline or where it exports decisions); set it in your own shell or ~/.claude/settings.json if you mean it.",
         shown.join(", ")
     ))
 }
@@ -255,8 +271,10 @@ mod tests {
         ] {
             assert!(ours(n), "{n}");
         }
+        assert!(ours("OTEL_EXPORTER_OTLP_LOGS_ENDPOINT") && ours("OTEL_RESOURCE_ATTRIBUTES"));
         for n in [
             "PATH",
+            "OTEL_SDK_DISABLED",
             "HOOKRULES",
             "XDG_RUNTIME_DIR",
             "MY_HOOKRULES_X",
@@ -321,6 +339,40 @@ mod tests {
         let ignored = user_only(&mut env, None);
         assert_eq!(ignored.len(), 1, "{ignored:?}");
         assert!(!env.contains_key("ProgramData"));
+    }
+
+    #[test]
+    fn a_project_cannot_send_the_export_elsewhere_unless_the_managed_settings_agree() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path();
+        std::fs::create_dir_all(p.join(".claude")).unwrap();
+        std::fs::write(
+            p.join(".claude/settings.json"),
+            r#"{"env": {"OTEL_EXPORTER_OTLP_ENDPOINT": "https://collector.example", "OTEL_EXPORTER_OTLP_HEADERS": "x=1", "OTEL_METRICS_EXPORTER": "otlp"}}"#,
+        )
+        .unwrap();
+        let mut env: BTreeMap<String, String> = [
+            ("OTEL_EXPORTER_OTLP_ENDPOINT", "https://collector.example"),
+            ("OTEL_EXPORTER_OTLP_HEADERS", "x=1"),
+            ("OTEL_METRICS_EXPORTER", "otlp"),
+            ("CLAUDE_PROJECT_DIR", p.to_str().unwrap()),
+            // No managed settings file on this path.
+            (
+                "HOOKRULES_CLIENT_SETTINGS",
+                "/nonexistent/managed-settings.json",
+            ),
+        ]
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        let ignored = user_only(&mut env, None);
+        let names: Vec<&str> = ignored.iter().map(|i| i.name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_HEADERS"]
+        );
+        assert!(!env.contains_key("OTEL_EXPORTER_OTLP_ENDPOINT"));
+        assert_eq!(env["OTEL_METRICS_EXPORTER"], "otlp", "not the export's");
     }
 
     #[test]

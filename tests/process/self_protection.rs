@@ -518,6 +518,8 @@ fn a_tree_copied_moved_or_synced_is_judged_by_where_its_entries_land() {
         ("plain/.cache/x", "x"),
         ("pol/hookrules/off.toml", "x"),
         ("viacfg/cfg/settings.json", "{}"),
+        ("stage/pkg/.config/hookrules/user.toml", "builtin = false"),
+        ("stage/lib/src/a.rs", "x"),
     ] {
         let p = r.join(f);
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
@@ -540,6 +542,16 @@ fn a_tree_copied_moved_or_synced_is_judged_by_where_its_entries_land() {
         assert!(ok, "python3 makes the zip");
     };
     zip("cfg.zip", "kit", ".claude");
+    for (name, what) in [("bin.tar", "pkg"), ("lib.tar", "lib")] {
+        let ok = Command::new("tar")
+            .arg("-cf")
+            .arg(r.join(name))
+            .arg(what)
+            .current_dir(r.join("stage"))
+            .status()
+            .unwrap();
+        assert!(ok.success());
+    }
     zip("plain.zip", "plain", "a");
     let ps = |command: &str| {
         json!({"hook_event_name":"PreToolUse","tool_name":"PowerShell","session_id":"s",
@@ -600,6 +612,22 @@ fn a_tree_copied_moved_or_synced_is_judged_by_where_its_entries_land() {
             sb.bash("cp -r ../../pol/hookrules .claude/"),
             "ask",
             "lands in the policies folder",
+        ),
+        (
+            sb.bash(&format!(
+                "tar -xf {} --strip-components=1 -C ~",
+                sb.at("bin.tar")
+            )),
+            "ask",
+            "pkg/.config/hookrules/user.toml lands in the user's policies once pkg/ is stripped",
+        ),
+        (
+            sb.bash(&format!(
+                "tar -xf {} --strip-components 1 -C vendor/",
+                sb.at("lib.tar")
+            )),
+            "allow",
+            "lib/src/a.rs lands as vendor/src/a.rs",
         ),
         (
             sb.bash("cp -a ../../viacfg/. ."),

@@ -59,6 +59,8 @@ pub struct Listing {
     pub kind: Kind,
     /// The folder the names are relative to.
     pub into: Value,
+    /// Leading components dropped from each name (`tar --strip-components=N`).
+    pub strip: usize,
 }
 
 impl Listing {
@@ -66,6 +68,11 @@ impl Listing {
     /// tar and unzip do).
     #[must_use]
     pub fn member(&self, name: &str) -> Value {
+        let mut name = name.trim_start_matches('/');
+        for _ in 0..self.strip {
+            // A name with fewer components is not extracted: the folder stands for it.
+            name = name.split_once('/').map_or(".", |(_, rest)| rest);
+        }
         join(&self.into, name.trim_start_matches('/'))
     }
 
@@ -210,6 +217,7 @@ pub fn writes(c: &SimpleCommand) -> Vec<Write> {
                             file: src.clone(),
                             kind: Kind::Tree,
                             into,
+                            strip: 0,
                         }),
                     });
                 }
@@ -425,6 +433,7 @@ fn filled_folders(c: &SimpleCommand) -> Vec<Filled> {
                 file,
                 kind: Kind::Archive,
                 into: dir,
+                strip: 0,
             }),
             None => Filled::Below(dir),
         }];
@@ -479,6 +488,7 @@ fn filled_folders(c: &SimpleCommand) -> Vec<Filled> {
                 file,
                 kind: Kind::Patch,
                 into: dir,
+                strip: 0,
             }),
             None => Filled::Below(dir),
         }];
@@ -498,6 +508,7 @@ fn tar(c: &SimpleCommand) -> Vec<Filled> {
     let mut dir: Option<Value> = None;
     let mut file: Option<Value> = None;
     let mut members: Vec<Value> = Vec::new();
+    let mut strip = 0usize;
     let mut i = 0;
     let value = |i: usize| c.values.get(i).cloned().unwrap_or_default();
     while let Some(a) = c.args.get(i) {
@@ -508,6 +519,16 @@ fn tar(c: &SimpleCommand) -> Vec<Filled> {
             };
             match name {
                 "extract" | "get" => extract = true,
+                "strip-components" | "strip" => {
+                    let n = match glued {
+                        Some(v) => v.to_string(),
+                        None => {
+                            i += 1;
+                            c.args.get(i).cloned().unwrap_or_default()
+                        }
+                    };
+                    strip = n.trim().parse().unwrap_or(0);
+                }
                 "to-stdout" | "to-command" => to_stdout = true,
                 "directory" => {
                     dir = Some(match glued {
@@ -584,6 +605,7 @@ fn tar(c: &SimpleCommand) -> Vec<Filled> {
                 file,
                 kind: Kind::Archive,
                 into: dir,
+                strip,
             }),
             _ => Filled::Below(dir),
         }];
@@ -686,6 +708,7 @@ fn git_writes(
                         file,
                         kind: Kind::Patch,
                         into: into.clone(),
+                        strip: 0,
                     }),
                 });
             }

@@ -281,7 +281,7 @@ impl SimpleCommand {
         via: Vec<String>,
         offset: usize,
     ) -> Self {
-        let program = basename(&program_path).to_string();
+        let program = program_name(&program_path).to_string();
         let (flags, operand_at) = split_flags(&program, &args);
         let operands = operand_at
             .iter()
@@ -488,6 +488,17 @@ pub fn subcommand_matches(c: &SimpleCommand, sub: &[String]) -> bool {
 /// Last `/`-separated component of `path`.
 pub(crate) fn basename(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
+}
+
+/// The program a command path names: its last component, without a
+/// Windows `.exe` (Git Bash runs `git.exe` for `git` and `git` for
+/// `git.exe`: `git.exe reset --hard` is `git reset --hard`).
+pub(crate) fn program_name(path: &str) -> &str {
+    let b = basename(path);
+    match b.len().checked_sub(4) {
+        Some(k) if k > 0 && b.is_char_boundary(k) && b[k..].eq_ignore_ascii_case(".exe") => &b[..k],
+        _ => b,
+    }
 }
 
 /// Split arguments into (deduplicated) flags and the indexes of operands.

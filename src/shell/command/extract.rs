@@ -22,8 +22,8 @@ use super::syntax::{
 };
 use super::wrappers::{self, Action, MAX_WRAPPERS};
 use super::{
-    basename, over_budget, perr, Code, ParseError, ParseErrorKind, Redirect, RedirectOp,
-    SimpleCommand,
+    basename, over_budget, perr, program_name, Code, ParseError, ParseErrorKind, Redirect,
+    RedirectOp, SimpleCommand,
 };
 use crate::shell::budget;
 use crate::shell::links::MadeLink;
@@ -1741,7 +1741,7 @@ impl Extractor {
             let prog = if running_shell {
                 "bash".to_string()
             } else {
-                basename(&path).to_string()
+                program_name(&path).to_string()
             };
             let arg_fields = fields.get(1..).unwrap_or_default();
             let texts: Vec<String> = arg_fields.iter().map(|f| f.text.clone()).collect();

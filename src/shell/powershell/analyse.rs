@@ -2014,6 +2014,18 @@ impl Analyser {
                     self.runner("pwsh", Code::File, cmdlet.name)?;
                 }
                 match (cmdlet.name, input) {
+                    ("Where-Object", Some(i))
+                        if matches!(i.from, From::Processes | From::Process(_)) =>
+                    {
+                        match where_name(&b) {
+                            // `Where-Object { $_.Name -eq 'lsass' }`: those processes.
+                            Some(n) => V {
+                                val: i.val.clone(),
+                                from: From::Process(n),
+                            },
+                            None => narrowed(i),
+                        }
+                    }
                     ("Where-Object", Some(i)) => narrowed(i),
                     ("ForEach-Object", Some(i))
                         if b.get("MemberName").is_some()
@@ -2048,7 +2060,7 @@ impl Analyser {
                     for it in n.items() {
                         words.extend(process_names(&it).into_iter().map(W::Val));
                     }
-                } else if let Some(i) = input {
+                } else if let Some(i) = b.get("InputObject").or(input) {
                     if let From::Process(n) = &i.from {
                         words.extend([raw("pkill"), raw("-x")]);
                         words.extend(process_names(n).into_iter().map(W::Val));
@@ -3362,6 +3374,137 @@ impl Bound {
             None => true,
         })
     }
+}
+
+/// The names a `Where-Object` keeps, when it compares the items' name with
+/// text (`{ $_.Name -eq 'lsass' }`, `{ $_.ProcessName -like 'l*' -or … }`,
+/// `Where-Object ProcessName -EQ csrss`): as wildcards (`-match 'x'` is
+/// `*x*`). `None` when it filters on anything else.
+fn where_name(b: &Bound) -> Option<Value> {
+    fn is_name(e: &Expr) -> bool {
+        matches!(e, Expr::Member { target, name, args: None }
+            if matches!(target.as_ref(), Expr::Var(v) if v == "_" || v == "psitem")
+                && (name.eq_ignore_ascii_case("name") || name.eq_ignore_ascii_case("processname")))
+    }
+    fn text(e: &Expr) -> Option<String> {
+        match e {
+            Expr::Word(parts) => {
+                let mut t = String::new();
+                for p in parts {
+                    match p {
+                        Part::Text { text, .. } => t.push_str(text),
+                        _ => return None,
+                    }
+                }
+                Some(t)
+            }
+            _ => None,
+        }
+    }
+    fn pattern(op: &str, t: &str) -> Option<String> {
+        let op = op.trim_start_matches(['i', 'c']);
+        match op {
+            "eq" | "like" => Some(t.to_string()),
+            "match" if t.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') => {
+                Some(format!("*{t}*"))
+            }
+            _ => None,
+        }
+    }
+    // The parser reads operators left to right (`a -eq 'x' -or b -eq 'y'`
+    // is `((a -eq 'x') -or b) -eq 'y'`): flattened, then split at `-or`.
+    fn flat<'e>(e: &'e Expr, operands: &mut Vec<&'e Expr>, ops: &mut Vec<&'e str>) {
+        match e {
+            Expr::Binary(op, l, r) => {
+                flat(l, operands, ops);
+                ops.push(op);
+                operands.push(r);
+            }
+            e => operands.push(e),
+        }
+    }
+    fn names(e: &Expr, out: &mut Vec<String>) -> bool {
+        if let Expr::Paren(_) = e {
+            return paren(e, out);
+        }
+        let (mut operands, mut ops) = (vec![], vec![]);
+        flat(e, &mut operands, &mut ops);
+        let mut k = 0;
+        loop {
+            // One comparison: operand, operator, operand.
+            let (Some(l), Some(op), Some(r)) = (operands.get(k), ops.get(k), operands.get(k + 1))
+            else {
+                return false;
+            };
+            let (Some(t), true) = (text(r).or_else(|| text(l)), is_name(l) || is_name(r)) else {
+                return false;
+            };
+            match pattern(op, &t) {
+                Some(p) => out.push(p),
+                None => return false,
+            }
+            match ops.get(k + 1) {
+                None => return true,
+                Some(&"or") => k += 2,
+                Some(_) => return false,
+            }
+            if k >= operands.len() {
+                return false;
+            }
+        }
+    }
+    fn paren(e: &Expr, out: &mut Vec<String>) -> bool {
+        match e {
+            Expr::Paren(s) => match s.as_ref() {
+                Stmt::Chain(c) => match c.pipelines.as_slice() {
+                    [p] => match p.elems.as_slice() {
+                        [Elem::Expr(e, _)] => names(e, out),
+                        _ => false,
+                    },
+                    _ => false,
+                },
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+    let filter = b.get("FilterScript")?;
+    let mut out = vec![];
+    match &filter.val {
+        Val::Block(stmts) => {
+            let [Stmt::Chain(c)] = stmts.as_slice() else {
+                return None;
+            };
+            let [p] = c.pipelines.as_slice() else {
+                return None;
+            };
+            let [Elem::Expr(e, _)] = p.elems.as_slice() else {
+                return None;
+            };
+            if !names(e, &mut out) {
+                return None;
+            }
+        }
+        _ => {
+            // The simplified form: `Where-Object Name -EQ lsass`.
+            let prop = filter.literal()?;
+            if !(prop.eq_ignore_ascii_case("name") || prop.eq_ignore_ascii_case("processname")) {
+                return None;
+            }
+            let [op] = b.unknown.as_slice() else {
+                return None;
+            };
+            out.push(pattern(
+                &op.to_ascii_lowercase(),
+                &b.get("Value")?.literal()?,
+            )?);
+        }
+    }
+    let mut v = Value::default();
+    for n in out {
+        v.add(Sym::text(&n));
+    }
+    Some(v)
 }
 
 /// Some of what a value holds (`Where-Object`, `Select-Object -First`):

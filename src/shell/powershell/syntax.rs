@@ -969,7 +969,20 @@ impl Parser {
             self.argument_word()?
         } else {
             match self.peek() {
-                Some('{' | '(' | '$') => self.primary_postfix()?,
+                // `& $env:SystemRoot\System32\x.exe`: a variable with text
+                // after it, no space between, is one word (a path), as in an
+                // argument (about_Parsing, argument mode).
+                Some('$') => {
+                    let save = self.i;
+                    let e = self.primary_postfix()?;
+                    if self.peek().is_some_and(|c| !ends_word(c)) {
+                        self.i = save;
+                        self.argument_word()?
+                    } else {
+                        e
+                    }
+                }
+                Some('{' | '(') => self.primary_postfix()?,
                 Some(c) if is_single_quote(c) || is_double_quote(c) => self.primary_postfix()?,
                 _ => self.argument_word()?,
             }

@@ -179,13 +179,31 @@ impl Analyser {
                 let from_input = get(&["inputobject"]).or_else(|| input.cloned());
                 let (class, filter) = match from_input.map(|v| v.from) {
                     Some(From::Wmi { class, filter }) => (class, filter),
-                    _ => (
-                        get(&["classname", "class"])
+                    _ => {
+                        // `-Query "SELECT * FROM Win32_OperatingSystem"`, `-Path
+                        // "Win32_OperatingSystem=@"` / `"Win32_Process.Handle='4'"`
+                        // name the class too.
+                        let query = get(&["query"]).and_then(|v| v.literal());
+                        let path = get(&["path"]).and_then(|v| v.literal());
+                        let class = get(&["classname", "class"])
                             .and_then(|v| v.literal())
-                            .unwrap_or_default()
-                            .to_ascii_lowercase(),
-                        get(&["filter"]).and_then(|v| v.literal()),
-                    ),
+                            .map(|c| c.to_ascii_lowercase())
+                            .or_else(|| query.as_deref().and_then(query_class))
+                            .or_else(|| {
+                                path.as_deref().and_then(|p| {
+                                    let c = p.rsplit(':').next().unwrap_or(p);
+                                    let c = c.split(['=', '.']).next().unwrap_or(c);
+                                    (!c.is_empty()).then(|| c.to_ascii_lowercase())
+                                })
+                            })
+                            .unwrap_or_default();
+                        let filter = get(&["filter"]).and_then(|v| v.literal()).or_else(|| {
+                            let q = query?;
+                            let l = q.to_ascii_lowercase();
+                            l.find(" where ").map(|i| q[i + 7..].to_string())
+                        });
+                        (class, filter)
+                    }
                 };
                 let method = get(&["methodname", "name"])
                     .or_else(|| plain.first().cloned())

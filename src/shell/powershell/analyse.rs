@@ -599,9 +599,17 @@ impl Analyser {
                 for (k, v) in entries {
                     out.push((k.to_ascii_lowercase(), self.expr(v)?));
                 }
+                // A table holding a secret holds it: sent as a body, printed or
+                // converted, the secret goes with it (`-Body @{ t = $env:TOKEN }`).
+                let from = out
+                    .iter()
+                    .map(|(_, v)| &v.from)
+                    .find(|f| matches!(f, From::Secret(_)))
+                    .cloned()
+                    .unwrap_or(From::Plain);
                 V {
                     val: Val::Hash(out),
-                    from: From::Plain,
+                    from,
                 }
             }
             Expr::Num(n) => V::text(n),

@@ -698,6 +698,7 @@ fn table(lang: Lang) -> &'static [(&'static str, Kind)] {
             ("unlink", Delete),
             ("rmdir", Delete),
             ("open", PerlOpen),
+            ("eval", Exec),
         ],
         Lang::Ruby => &[
             ("system", Shell),
@@ -729,8 +730,10 @@ fn table(lang: Lang) -> &'static [(&'static str, Kind)] {
             ("find", Walk),
             ("children", Walk),
             ("each_child", Walk),
+            ("eval", Exec),
         ],
         Lang::Js => &[
+            ("eval", Exec),
             ("execSync", Shell),
             ("exec", Shell),
             ("spawnSync", ProgramList),
@@ -1105,6 +1108,18 @@ fn walk_root(lang: Lang, arg: Option<&str>) -> Value {
 }
 
 /// What one call does.
+/// Is the code a file's text (`open(f).read()`, `io.open(f)`,
+/// `Path(f).read_text()`), not a download's (`urlopen(URL).read()`,
+/// `URI.open(URL)` is a URL's)? A name ending in `open` (`urlopen`, `popen`) is
+/// another call.
+fn reads_a_file(expr: &str) -> bool {
+    let named = |call: &str| {
+        expr.match_indices(call)
+            .any(|(at, _)| !expr[..at].chars().next_back().is_some_and(is_ident))
+    };
+    (named("open(") && !expr.contains("URI.open(")) || named("read_text(")
+}
+
 fn call(lang: Lang, name: &str, kind: Kind, args: &[String], out: &mut Vec<Effect>) {
     let Some(first) = args.first() else {
         return;
@@ -1250,7 +1265,7 @@ fn call(lang: Lang, name: &str, kind: Kind, args: &[String], out: &mut Vec<Effec
             // is a script file; anything else (decoded, built) is not known.
             match eval(lang, first).literal() {
                 Some(code) => out.extend(calls(lang, &code)),
-                None if first.contains("open(") || first.contains("read_text(") => {}
+                None if reads_a_file(first) => {}
                 None => out.push(Effect::Dynamic),
             }
         }

@@ -610,6 +610,20 @@ fn lock(path: &Path, by: Instant, wait: bool) -> io::Result<Option<crate::os::fi
 mod tests {
     use super::*;
 
+    /// The export's endpoint on a port nothing listens on: refused at once.
+    fn refused_endpoint() -> BTreeMap<String, String> {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        [(
+            "OTEL_EXPORTER_OTLP_ENDPOINT".to_string(),
+            format!("http://127.0.0.1:{port}"),
+        )]
+        .into()
+    }
+
     fn record(i: usize) -> Record {
         Record {
             v: 1,
@@ -663,17 +677,7 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let dir = tmp.path();
         let by = Instant::now() + Duration::from_secs(5);
-        // A port nothing listens on: refused at once.
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let env: BTreeMap<String, String> = [(
-            "OTEL_EXPORTER_OTLP_ENDPOINT".to_string(),
-            format!("http://127.0.0.1:{port}"),
-        )]
-        .into();
+        let env = refused_endpoint();
         let target = Target::from_env(&env);
         spool(dir, &record(0), by).unwrap();
         let first = deliver(dir, &target, 1_000, by, Pause::Respect);
@@ -744,16 +748,7 @@ mod tests {
             "the count is a number, not a byte per record"
         );
         // The deliverer (here against a port that refuses) sweeps the stale file.
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let env: BTreeMap<String, String> = [(
-            "OTEL_EXPORTER_OTLP_ENDPOINT".to_string(),
-            format!("http://127.0.0.1:{port}"),
-        )]
-        .into();
+        let env = refused_endpoint();
         deliver(dir, &Target::from_env(&env), 1_000, by, Pause::Ignore);
         assert!(!stale.exists());
         let total = folder_bytes(dir);

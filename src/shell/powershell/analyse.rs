@@ -996,15 +996,7 @@ impl Analyser {
                 "readalltext" | "readalllines" | "readallbytes" | "readlines" | "openread"
                 | "opentext" | "open",
             ) => {
-                let p = a
-                    .first()
-                    .map(|v| self.path1(v))
-                    .unwrap_or_else(|| Value::unknown("(path)"));
-                self.emit(
-                    vec![raw("cat"), raw("--"), W::Val(p.clone())],
-                    Some("[IO.File]::Read"),
-                )?;
-                return Ok(V::unknown("(file text)").with(From::File(p)));
+                return self.file_read(a, "[IO.File]::Read", "(file text)");
             }
             (
                 "io.file",
@@ -1180,15 +1172,7 @@ impl Analyser {
             }
             // A reader of a file (`New-Object IO.StreamReader(P)`): the file read.
             ("io.streamreader" | "io.filestream" | "io.binaryreader", "new") => {
-                let p = a
-                    .first()
-                    .map(|v| self.path1(v))
-                    .unwrap_or_else(|| Value::unknown("(path)"));
-                self.emit(
-                    vec![raw("cat"), raw("--"), W::Val(p.clone())],
-                    Some("StreamReader"),
-                )?;
-                return Ok(V::unknown("(reader)").with(From::File(p)));
+                return self.file_read(a, "StreamReader", "(reader)");
             }
             _ => {}
         }
@@ -3189,6 +3173,17 @@ impl Analyser {
 
     fn path1(&mut self, v: &V) -> Value {
         path_value(&v.scalar(), false)
+    }
+
+    /// A .NET call (`label`) that reads the file its first argument names:
+    /// judged as `cat -- P`; its value (`what`) carries the file it came from.
+    fn file_read(&mut self, a: &[V], label: &str, what: &str) -> R<V> {
+        let p = a
+            .first()
+            .map(|v| self.path1(v))
+            .unwrap_or_else(|| Value::unknown("(path)"));
+        self.emit(vec![raw("cat"), raw("--"), W::Val(p.clone())], Some(label))?;
+        Ok(V::unknown(what).with(From::File(p)))
     }
 
     // ------------------------------------------------------------ emission

@@ -43,28 +43,29 @@ pub(super) fn commands(line: &str, delayed: bool) -> Vec<Vec<Word>> {
     };
     while let Some(&c) = cs.get(i) {
         i += 1;
+        // Variables expand alike inside and outside quotes.
+        let var = match c {
+            '!' if delayed => Some(bang_var(&cs, &mut i)),
+            '%' => Some(var_at(&cs, &mut i)),
+            _ => None,
+        };
+        match var {
+            Some(Some(v)) => {
+                if !text.is_empty() {
+                    word.push(Part::Text(std::mem::take(&mut text)));
+                }
+                word.push(Part::Var(v));
+                continue;
+            }
+            Some(None) => {
+                text.push(c);
+                continue;
+            }
+            None => {}
+        }
         if quoted {
             match c {
                 '"' => quoted = false,
-                '!' if delayed => match bang_var(&cs, &mut i) {
-                    Some(v) => {
-                        if !text.is_empty() {
-                            word.push(Part::Text(std::mem::take(&mut text)));
-                        }
-                        word.push(Part::Var(v));
-                    }
-                    None => text.push('!'),
-                },
-                '%' => {
-                    if let Some(v) = var_at(&cs, &mut i) {
-                        if !text.is_empty() {
-                            word.push(Part::Text(std::mem::take(&mut text)));
-                        }
-                        word.push(Part::Var(v));
-                    } else {
-                        text.push('%');
-                    }
-                }
                 c => text.push(c),
             }
             continue;
@@ -77,25 +78,6 @@ pub(super) fn commands(line: &str, delayed: bool) -> Vec<Vec<Word>> {
                 }
             }
             '"' => quoted = true,
-            '!' if delayed => match bang_var(&cs, &mut i) {
-                Some(v) => {
-                    if !text.is_empty() {
-                        word.push(Part::Text(std::mem::take(&mut text)));
-                    }
-                    word.push(Part::Var(v));
-                }
-                None => text.push('!'),
-            },
-            '%' => {
-                if let Some(v) = var_at(&cs, &mut i) {
-                    if !text.is_empty() {
-                        word.push(Part::Text(std::mem::take(&mut text)));
-                    }
-                    word.push(Part::Var(v));
-                } else {
-                    text.push('%');
-                }
-            }
             ' ' | '\t' | ',' | ';' | '=' if word.is_empty() && text.is_empty() => {}
             ' ' | '\t' => end_word(&mut word, &mut text, &mut out),
             '&' | '|' | '(' | ')' | '\n' | '\r' => {

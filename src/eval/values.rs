@@ -462,14 +462,28 @@ fn listed_targets(
                 (root, test)
             })
             .collect();
-        let keep = |name: &str| {
+        // Whether a top-level entry lands on a link already there, asked
+        // once per entry and folder (the tree's names repeat their tops).
+        let mut top_is_link: Vec<HashMap<String, bool>> = vec![HashMap::new(); landings.len()];
+        let mut keep = |name: &str| {
             if name == "." || !known {
                 return true;
             }
             let top = name.split('/').next().unwrap_or(name);
-            landings.iter().any(|(root, test)| {
-                test.may_reach_guard(name, env) || env.links.is_link(&format!("{root}/{top}"))
-            })
+            landings
+                .iter()
+                .zip(top_is_link.iter_mut())
+                .any(|((root, test), links)| {
+                    test.may_reach_guard(name)
+                        || match links.get(top) {
+                            Some(&is) => is,
+                            None => {
+                                let is = env.links.is_link(&format!("{root}/{top}"));
+                                links.insert(top.to_string(), is);
+                                is
+                            }
+                        }
+                })
         };
         let mut kept: Vec<String> = Vec::new();
         for name in tree.names {

@@ -1022,6 +1022,9 @@ pub struct Landing {
     firsts: Vec<String>,
     /// The folder itself may be protected: every entry is kept.
     all: bool,
+    /// The guarded places below the folder: the only ones an entry can lie
+    /// in or hold when the folder itself is not guarded.
+    below: Vec<String>,
 }
 
 impl Landing {
@@ -1036,13 +1039,26 @@ impl Landing {
             .filter_map(|g| g.anywhere.as_deref())
             .filter_map(|rel| rel.trim_start_matches('/').split('/').next())
             .filter(|f| !f.is_empty())
-            .map(str::to_string)
+            .map(str::to_ascii_lowercase)
             .collect();
         firsts.sort();
         firsts.dedup();
         let all = root.split('/').any(|c| firsts.iter().any(|f| f == c))
             || env.guards.list().iter().any(|g| is_within(&root, &g.path));
-        Landing { root, firsts, all }
+        let folder = if root.is_empty() { "/" } else { root.as_str() };
+        let below = env
+            .guards
+            .list()
+            .iter()
+            .filter(|g| is_within(&g.path, folder))
+            .map(|g| g.path.clone())
+            .collect();
+        Landing {
+            root,
+            firsts,
+            all,
+            below,
+        }
     }
 
     /// Could the entry `name` (relative) reach a guarded place, read by its
@@ -1052,22 +1068,26 @@ impl Landing {
     /// thins out a tree's entries before they are judged one by one
     /// (`classify`, through links).
     #[must_use]
-    pub fn may_reach_guard(&self, name: &str, env: &Env) -> bool {
+    pub fn may_reach_guard(&self, name: &str) -> bool {
         if self.all {
             return true;
         }
-        let lower = name.to_ascii_lowercase();
-        if lower
+        if name
             .split('/')
-            .any(|c| self.firsts.iter().any(|f| *f == c))
+            .any(|c| self.firsts.iter().any(|f| f.eq_ignore_ascii_case(c)))
         {
             return true;
         }
-        let path = format!("{}/{lower}", self.root);
-        env.guards
-            .list()
+        // An entry lies in or holds a guard only below the folder (the
+        // folder itself in one made `all` true): no other guard is compared,
+        // and no path is built when there is none (a tree of thousands).
+        if self.below.is_empty() {
+            return false;
+        }
+        let path = format!("{}/{}", self.root, name.to_ascii_lowercase());
+        self.below
             .iter()
-            .any(|g| is_within(&path, &g.path) || is_within(&g.path, &path))
+            .any(|g| is_within(&path, g) || is_within(g, &path))
     }
 }
 

@@ -798,17 +798,7 @@ impl Analyser {
                     .get(1)
                     .map(|v| self.path1(v))
                     .unwrap_or_else(|| Value::unknown("(file)"));
-                self.note_download(&file);
-                self.emit(
-                    vec![
-                        raw("curl"),
-                        raw("-fsSL"),
-                        raw("-o"),
-                        W::Val(file),
-                        W::Val(url),
-                    ],
-                    None,
-                )?;
+                self.download_to(file, url, None)?;
                 V::text("")
             }
             "getstring" => match (&t.from, argv.first().map(|a| &a.from)) {
@@ -3173,6 +3163,22 @@ impl Analyser {
 
     fn path1(&mut self, v: &V) -> Value {
         path_value(&v.scalar(), false)
+    }
+
+    /// A download of `url` saved as `file` (`label` names the call): judged
+    /// as `curl -fsSL -o FILE URL`, and the file remembered as downloaded.
+    fn download_to(&mut self, file: Value, url: Value, label: Option<&str>) -> R<()> {
+        self.note_download(&file);
+        self.emit(
+            vec![
+                raw("curl"),
+                raw("-fsSL"),
+                raw("-o"),
+                W::Val(file),
+                W::Val(url),
+            ],
+            label,
+        )
     }
 
     /// A .NET call (`label`) that reads the file its first argument names:

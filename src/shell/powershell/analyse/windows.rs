@@ -853,17 +853,7 @@ impl Analyser {
                         Some("bitsadmin"),
                     )?;
                 } else {
-                    self.note_download(&file);
-                    self.emit(
-                        vec![
-                            raw("curl"),
-                            raw("-fsSL"),
-                            raw("-o"),
-                            W::Val(file),
-                            W::Val(url),
-                        ],
-                        Some("bitsadmin"),
-                    )?;
+                    self.download_to(file, url, Some("bitsadmin"))?;
                 }
             }
             "msiexec" | "mshta" | "regsvr32" | "cscript" | "wscript" => {

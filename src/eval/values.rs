@@ -508,7 +508,12 @@ fn listed_targets(
     } else {
         crate::shell::contents::names(path, l.kind)?
     };
+    let renaming = l.renaming();
     for name in names {
+        let name = match &renaming {
+            Some(t) => t.apply(&name),
+            None => name,
+        };
         out.extend(shell_targets(
             &l.member(&name),
             c,

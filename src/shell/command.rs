@@ -47,6 +47,7 @@ mod repo_config;
 pub mod roles;
 mod state;
 mod syntax;
+mod transform;
 mod wrappers;
 mod writes;
 
@@ -59,6 +60,7 @@ pub use links::{acts_on_name, is_link_text, made_by};
 pub use outputs::{outputs, Outputs};
 pub use repo_config::add_repository_code;
 pub use syntax::MAX_DEPTH;
+pub use transform::Transform;
 pub use wrappers::MAX_WRAPPERS;
 pub use writes::{filled, in_place, writes, Listing, Write};
 

@@ -553,6 +553,17 @@ fn a_tree_copied_moved_or_synced_is_judged_by_where_its_entries_land() {
         assert!(ok.success());
     }
     zip("plain.zip", "plain", "a");
+    // A member with an absolute name: GNU tar drops the `/` unless `-P`.
+    let ok = Command::new("python3")
+        .args([
+            "-c",
+            "import io,sys,tarfile\nt=tarfile.open(sys.argv[1],'w')\ni=tarfile.TarInfo(sys.argv[2]);i.size=2\nt.addfile(i,io.BytesIO(b'{}'))\nt.close()",
+        ])
+        .arg(r.join("abs.tar"))
+        .arg(r.join("xconfig/hookrules/user.toml"))
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(ok, "python3 makes the tar");
     let ps = |command: &str| {
         json!({"hook_event_name":"PreToolUse","tool_name":"PowerShell","session_id":"s",
             "cwd":sb.project(),"tool_input":{"command":command}})
@@ -628,6 +639,45 @@ fn a_tree_copied_moved_or_synced_is_judged_by_where_its_entries_land() {
             )),
             "allow",
             "lib/src/a.rs lands as vendor/src/a.rs",
+        ),
+        (
+            sb.bash(&format!("tar -xPf {}", sb.at("abs.tar"))),
+            "ask",
+            "-P keeps the member's absolute name: the user's policies",
+        ),
+        (
+            sb.bash(&format!("tar -xf {} -C vendor/", sb.at("abs.tar"))),
+            "allow",
+            "without -P the leading / is dropped: below vendor/",
+        ),
+        (
+            sb.bash(&format!(
+                "tar --absolute-names -x -f {} -C vendor/",
+                sb.at("abs.tar")
+            )),
+            "ask",
+            "-C does not hold an absolute member",
+        ),
+        (
+            sb.bash(&format!(
+                "tar -xf {} --transform 's,^lib/src,.claude/hookrules,'",
+                sb.at("lib.tar")
+            )),
+            "ask",
+            "lib/src/a.rs renamed into the project's policies folder",
+        ),
+        (
+            sb.bash(&format!(
+                "tar -xf {} --xform=s,^,x/, -C vendor/",
+                sb.at("lib.tar")
+            )),
+            "allow",
+            "renamed members stay below vendor/",
+        ),
+        (
+            sb.bash(&format!("tar -xPf {} -C vendor/", sb.at("lib.tar"))),
+            "allow",
+            "-P with relative names: below vendor/",
         ),
         (
             sb.bash("cp -a ../../viacfg/. ."),

@@ -29,6 +29,7 @@
 use super::links::acts_on_name;
 use super::outputs::outputs;
 use super::roles::{self, Role};
+use super::transform::Transform;
 use super::{program_is, SimpleCommand};
 pub use crate::shell::contents::Kind;
 use crate::shell::value::{Piece, Sym, Value};
@@ -61,6 +62,12 @@ pub struct Listing {
     pub into: Value,
     /// Leading components dropped from each name (`tar --strip-components=N`).
     pub strip: usize,
+    /// Names keep a leading `/` (`tar -P`, `--absolute-names`): an absolute
+    /// member lands where it says, not below the folder.
+    pub absolute: bool,
+    /// The `--transform` expressions that rewrite each name first (known to
+    /// apply: see [`super::transform::Transform::parse`]).
+    pub rename: Vec<String>,
 }
 
 impl Listing {
@@ -68,12 +75,25 @@ impl Listing {
     /// tar and unzip do).
     #[must_use]
     pub fn member(&self, name: &str) -> Value {
+        if self.absolute && self.strip == 0 && name.starts_with('/') {
+            return Value::text(name);
+        }
         let mut name = name.trim_start_matches('/');
         for _ in 0..self.strip {
             // A name with fewer components is not extracted: the folder stands for it.
             name = name.split_once('/').map_or(".", |(_, rest)| rest);
         }
         join(&self.into, name.trim_start_matches('/'))
+    }
+
+    /// The rewriting of the names read from the list (`tar --transform`),
+    /// compiled once, to apply before [`Listing::member`].
+    #[must_use]
+    pub fn renaming(&self) -> Option<Transform> {
+        if self.rename.is_empty() {
+            return None;
+        }
+        Transform::parse(self.rename.iter().map(String::as_str))
     }
 
     /// Some name below the folder the names land in (what counts for names
@@ -218,6 +238,8 @@ pub fn writes(c: &SimpleCommand) -> Vec<Write> {
                             kind: Kind::Tree,
                             into,
                             strip: 0,
+                            absolute: false,
+                            rename: Vec::new(),
                         }),
                     });
                 }
@@ -434,6 +456,8 @@ fn filled_folders(c: &SimpleCommand) -> Vec<Filled> {
                 kind: Kind::Archive,
                 into: dir,
                 strip: 0,
+                absolute: false,
+                rename: Vec::new(),
             }),
             None => Filled::Below(dir),
         }];
@@ -489,6 +513,8 @@ fn filled_folders(c: &SimpleCommand) -> Vec<Filled> {
                 kind: Kind::Patch,
                 into: dir,
                 strip: 0,
+                absolute: false,
+                rename: Vec::new(),
             }),
             None => Filled::Below(dir),
         }];
@@ -498,6 +524,14 @@ fn filled_folders(c: &SimpleCommand) -> Vec<Filled> {
 
 /// `tar -x`: the named members under the folder it extracts into (`-C`,
 /// `--directory`, else the working folder), or anything below it.
+///
+/// Two options change where a member lands beyond that: `-P`
+/// (`--absolute-names`) keeps a member's leading `/` and its `..`, so a member
+/// named `/home/me/.bashrc` lands there, and an archive whose names cannot be
+/// read may write anywhere; `--transform`/`--xform` rewrites each name with a
+/// sed expression, so the written names are not the ones in the archive or
+/// on the command line: anything below the folder (GNU tar still strips a
+/// leading `/` and refuses `..` after the rewrite, unless `-P`).
 fn tar(c: &SimpleCommand) -> Vec<Filled> {
     // Options taking a value (short ones also at the end of a cluster).
     const SHORT_VALUE: &[char] = &[
@@ -509,6 +543,9 @@ fn tar(c: &SimpleCommand) -> Vec<Filled> {
     let mut file: Option<Value> = None;
     let mut members: Vec<Value> = Vec::new();
     let mut strip = 0usize;
+    let mut absolute = false;
+    // `--transform` expressions; `None` once one cannot be read.
+    let mut rename: Option<Vec<String>> = Some(Vec::new());
     let mut i = 0;
     let value = |i: usize| c.values.get(i).cloned().unwrap_or_default();
     while let Some(a) = c.args.get(i) {
@@ -530,6 +567,20 @@ fn tar(c: &SimpleCommand) -> Vec<Filled> {
                     strip = n.trim().parse().unwrap_or(0);
                 }
                 "to-stdout" | "to-command" => to_stdout = true,
+                "absolute-names" => absolute = true,
+                "transform" | "xform" => {
+                    let expr = match glued {
+                        Some(v) => Some(v.to_string()),
+                        None => {
+                            i += 1;
+                            value(i).literal()
+                        }
+                    };
+                    rename = rename.zip(expr).map(|(mut all, e)| {
+                        all.push(e);
+                        all
+                    });
+                }
                 "directory" => {
                     dir = Some(match glued {
                         Some(v) => Value::text(v),
@@ -572,6 +623,7 @@ fn tar(c: &SimpleCommand) -> Vec<Filled> {
                 match ch {
                     'x' => extract = true,
                     'O' => to_stdout = true,
+                    'P' => absolute = true,
                     'C' if k + 1 == letters.len() || i == 0 => {
                         takes += 1;
                         dir = Some(value(i + takes));
@@ -599,6 +651,19 @@ fn tar(c: &SimpleCommand) -> Vec<Filled> {
         return Vec::new();
     }
     let dir = dir.unwrap_or_else(|| Value::text("."));
+    // Where a name that cannot be known lands: below the folder, or, with
+    // `-P`, anywhere.
+    let unknown = || {
+        if absolute {
+            Filled::Below(Value::text("/"))
+        } else {
+            Filled::Below(dir.clone())
+        }
+    };
+    let Some(rename) = rename.filter(|r| Transform::parse(r.iter().map(String::as_str)).is_some())
+    else {
+        return vec![unknown()];
+    };
     if members.is_empty() {
         return vec![match file {
             Some(file) if file.literal().is_none_or(|f| f != "-") => Filled::Listed(Listing {
@@ -606,15 +671,25 @@ fn tar(c: &SimpleCommand) -> Vec<Filled> {
                 kind: Kind::Archive,
                 into: dir,
                 strip,
+                absolute,
+                rename,
             }),
-            _ => Filled::Below(dir),
+            _ => unknown(),
         }];
     }
     members
         .iter()
         .map(|m| match m.literal() {
-            Some(t) if !t.contains(['*', '?', '[']) => Filled::Named(join(&dir, &t)),
-            _ => Filled::Below(dir.clone()),
+            Some(t) if !t.contains(['*', '?', '[']) => {
+                let t = Transform::parse(rename.iter().map(String::as_str))
+                    .map_or(t.clone(), |tr| tr.apply(&t));
+                Filled::Named(if absolute && t.starts_with('/') {
+                    Value::text(&t)
+                } else {
+                    join(&dir, t.trim_start_matches('/'))
+                })
+            }
+            _ => unknown(),
         })
         .collect()
 }
@@ -709,6 +784,8 @@ fn git_writes(
                         kind: Kind::Patch,
                         into: into.clone(),
                         strip: 0,
+                        absolute: false,
+                        rename: Vec::new(),
                     }),
                 });
             }

@@ -788,8 +788,10 @@ fn logged_latency_leaves_out_the_wait_for_stdin() {
         .find_map(|l| serde_json::from_str(l).ok())
         .unwrap_or_else(|| panic!("no log record: {said}"));
     let us = record["us"].as_u64().unwrap_or_else(|| panic!("{record}"));
+    // Counted, the wait alone is 1.5 s; the answer itself may take most of a
+    // second on a loaded 2-core machine, so the bound is just below the wait.
     assert!(
-        us < 1_000_000,
+        us < 1_400_000,
         "logged {us} µs: the 1.5 s wait for stdin is counted"
     );
 }

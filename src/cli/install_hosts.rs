@@ -1,8 +1,8 @@
 //! `hookrules init --host NAME` / `uninstall --host NAME`: register (or remove)
 //! `hookrules run --host NAME` in another agent's hook file, keeping everything
-//! else in it. Where each host's file is comes from `contract::places::hook_file`
-//! (the one table, which the built-in pack also guards); its handler shape,
-//! events and timeout unit from the host's adapter (`contract::hosts::*::ADAPTER`),
+//! else in it. Where each host's file is, its handler shape, events and timeout
+//! unit come from the host's adapter (`contract::hosts::*::ADAPTER`; the files
+//! through `contract::places::hook_file`, which the built-in pack also guards),
 //! after its published contract (docs/hosts.md); which handlers are hookrules'
 //! from `contract::hosts::handler`.
 //!
@@ -21,8 +21,8 @@ use crate::contract::hosts::adapter::HandlerShape;
 use crate::contract::hosts::Host;
 use crate::os::files::write_atomic;
 
-/// The hook file for a host (`contract::places::hook_file`: the one table of
-/// where each host reads hooks, which the built-in pack also guards).
+/// The hook file for a host (`contract::places::hook_file`, from the host's
+/// adapter: where it reads hooks, which the built-in pack also guards).
 pub fn file_for(host: Host, ctx: &Context, user: bool) -> Result<PathBuf, String> {
     crate::contract::places::hook_file(host, &ctx.env, &ctx.project_dir(), user)
 }

@@ -252,18 +252,19 @@ pub fn agent_files(ctx: &Context) -> Vec<(Host, PathBuf)> {
     let project = ctx.project_dir();
     let mut v = vec![];
     for user in [false, true] {
-        for host in [Host::Codex, Host::Gemini, Host::Cursor, Host::Copilot] {
+        for host in Host::ALL {
             if let Ok(f) = places::hook_file(host, &ctx.env, &project, user) {
                 v.push((host, f));
             }
         }
     }
-    // VS Code reads .github/hooks/*.json (and Claude Code's settings, listed above).
+    // VS Code reads every .github/hooks/*.json (and Claude Code's settings,
+    // listed above): the others there are its too.
     if let Ok(rd) = std::fs::read_dir(places::repository_hooks(&project)) {
         let mut extra: Vec<PathBuf> = rd
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.extension().is_some_and(|x| x == "json"))
-            .filter(|p| !p.ends_with("hookrules.json"))
+            .filter(|p| !v.iter().any(|(_, f)| f == p))
             .collect();
         extra.sort();
         v.extend(extra.into_iter().map(|p| (Host::VsCode, p)));

@@ -116,33 +116,34 @@ pub fn codex_home(env: &Env) -> Option<PathBuf> {
         .or_else(|| home(env).map(|h| h.join(".codex")))
 }
 
-/// The file `init --host HOST` writes (`--user`: the user's). Claude Code's
-/// are [`claude_settings`].
+/// The file `init --host HOST` writes (`--user`: the user's), from the host's
+/// adapter. Claude Code's are [`claude_settings`].
 ///
 /// # Errors
 /// A host without that file (Copilot and VS Code read hooks only from the
 /// repository), or a user file without `HOME`.
 pub fn hook_file(host: Host, env: &Env, project: &Path, user: bool) -> Result<PathBuf, String> {
+    use crate::contract::hosts::adapter::UserFile;
+    let Some(install) = host.adapter().install else {
+        return Err("Claude Code is `hookrules init` without --host".into());
+    };
     let home = || home(env).ok_or_else(|| "HOME is not set".to_string());
-    Ok(match (host, user) {
-        (Host::Codex, false) => project.join(".codex/hooks.json"),
-        (Host::Codex, true) => codex_home(env)
-            .ok_or_else(|| "HOME is not set".to_string())?
-            .join("hooks.json"),
-        (Host::Gemini, false) => project.join(".gemini/settings.json"),
-        (Host::Gemini, true) => home()?.join(".gemini/settings.json"),
-        (Host::Cursor, false) => project.join(".cursor/hooks.json"),
-        (Host::Cursor, true) => home()?.join(".cursor/hooks.json"),
-        (Host::Copilot, false) => project.join(".github/hooks/hookrules.json"),
-        (Host::VsCode, false) => project.join(".github/hooks/hookrules-vscode.json"),
-        (Host::Copilot | Host::VsCode, true) => {
-            return Err(format!(
-                "{} reads hooks from the repository (.github/hooks/); run without --user",
-                host.title()
-            ))
+    if !user {
+        return Ok(project.join(install.project_file));
+    }
+    match install.user_file {
+        UserFile::Home(file) => Ok(home()?.join(file)),
+        UserFile::Var {
+            var: name,
+            default,
+            file,
+        } => Ok(match var(env, name) {
+            Some(dir) => PathBuf::from(dir),
+            None => home()?.join(default),
         }
-        (Host::Claude, _) => return Err("Claude Code is `hookrules init` without --host".into()),
-    })
+        .join(file)),
+        UserFile::None(why) => Err(format!("{} {why}", host.title())),
+    }
 }
 
 /// The folder whose every `*.json` VS Code (and Copilot) read hooks from.

@@ -8,6 +8,7 @@
 
 use serde_json::{Map, Value};
 
+pub use super::call::Call;
 use super::{Recognised, TimeUnit, Unrecognised};
 use crate::contract::events;
 
@@ -32,12 +33,22 @@ pub struct Adapter {
     pub renames: fn(&str) -> &'static [(&'static str, &'static str)],
     /// How `init --host` writes its handlers (None: `init` without `--host`).
     pub install: Option<Install>,
+    /// One tool call as it sends it to its PreToolUse-like hook (`explain
+    /// --bash CMD --host NAME`), from a session and an absolute folder; an
+    /// error when it has no such tool.
+    pub quick_call: fn(&Call, &str, &str) -> Result<Value, String>,
+    /// Its shell tool does not say which shell it starts: on Windows it may be
+    /// PowerShell ([`super::dialect`]).
+    pub shell_unnamed: bool,
 }
 
-/// How `init --host NAME` writes hookrules into the host's hook file (where the
-/// file is: `cli::install_hosts::file_for`).
+/// How `init --host NAME` writes hookrules into the host's hook file.
 #[derive(Debug, Clone, Copy)]
 pub struct Install {
+    /// Its hook file in a project (relative to the project).
+    pub project_file: &'static str,
+    /// Its hook file for the user.
+    pub user_file: UserFile,
     /// The shape of one handler.
     pub handler: HandlerShape,
     /// Each event's list holds groups (`{matcher?, hooks: [handler]}`), not handlers.
@@ -48,6 +59,25 @@ pub struct Install {
     pub note: &'static str,
     /// Added to the note for a project file (not `--user`).
     pub project_note: &'static str,
+}
+
+/// Where a host reads the user's hooks.
+#[derive(Debug, Clone, Copy)]
+pub enum UserFile {
+    /// Below the home folder (`.gemini/settings.json`).
+    Home(&'static str),
+    /// Below the folder an environment variable names, else below home
+    /// (`$CODEX_HOME/hooks.json`, else `~/.codex/hooks.json`).
+    Var {
+        /// The variable.
+        var: &'static str,
+        /// Its folder when it is not set, below home.
+        default: &'static str,
+        /// The file in that folder.
+        file: &'static str,
+    },
+    /// It reads hooks only from the project; why, for `init --user`.
+    None(&'static str),
 }
 
 /// The shape of one handler in a host's hook file.

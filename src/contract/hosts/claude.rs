@@ -1,9 +1,10 @@
 //! Claude Code: the canonical shape itself (reference §1). Only `tool_class` and
 //! `host` are added.
 
-use serde_json::{Map, Value};
+use serde_json::{json, Map, Value};
 
-use super::adapter::{Adapter, Events};
+use super::adapter::{Adapter, Call, Events};
+use super::call::claude_shape;
 use super::{stamp, Host, Origin, Recognised, TimeUnit, Unrecognised};
 
 /// Claude Code, as data: the canonical contract itself (`init` without
@@ -16,8 +17,20 @@ pub const ADAPTER: Adapter = Adapter {
     events: Events::Canonical { registered: &[] },
     normalise: |obj, _| normalise(obj),
     renames: |_| &[],
+    quick_call,
+    shell_unnamed: false,
     install: None,
 };
+
+/// A tool call as Claude Code sends it to PreToolUse.
+fn quick_call(call: &Call, session: &str, cwd: &str) -> Result<Value, String> {
+    let (tool, input) = claude_shape(call);
+    Ok(
+        json!({"session_id": session, "transcript_path": "", "cwd": cwd,
+           "hook_event_name": "PreToolUse", "permission_mode": "default",
+           "tool_name": tool, "tool_input": input}),
+    )
+}
 
 /// Claude Code's envelope is the canonical event.
 pub fn normalise(mut obj: Map<String, Value>) -> Result<Recognised, Unrecognised> {

@@ -7,9 +7,11 @@
 //! whose `tool_input.file_path` lists every file it writes, so the secrets and
 //! system-path rules judge each of them.
 
-use serde_json::{Map, Value};
+use serde_json::{json, Map, Value};
 
-use super::adapter::{ev, Adapter, Caps, Events, Gives, HandlerShape, HostEvent, Install};
+use super::adapter::{
+    ev, Adapter, Call, Caps, Events, Gives, HandlerShape, HostEvent, Install, UserFile,
+};
 use super::{stamp, Host, Origin, Recognised, TimeUnit, Unrecognised};
 
 /// Codex CLI, as data.
@@ -24,7 +26,15 @@ pub const ADAPTER: Adapter = Adapter {
     // Codex (0.169) runs a hook only once its hash is trusted in the user's
     // config.toml, and reads a project's .codex/ only in a trusted project; it
     // skips the rest without a word, `codex exec` included.
+    quick_call,
+    shell_unnamed: true,
     install: Some(Install {
+        project_file: ".codex/hooks.json",
+        user_file: UserFile::Var {
+            var: "CODEX_HOME",
+            default: ".codex",
+            file: "hooks.json",
+        },
         handler: HandlerShape::Command,
         grouped: true,
         versioned: false,
@@ -32,6 +42,34 @@ pub const ADAPTER: Adapter = Adapter {
         project_note: " It reads .codex/ only in a project you trust (its trust prompt, or `trust_level = \"trusted\"` for the project in ~/.codex/config.toml).",
     }),
 };
+
+/// A tool call as Codex CLI sends it to PreToolUse: its shell tool, and
+/// `apply_patch` for writes and edits.
+fn quick_call(call: &Call, session: &str, cwd: &str) -> Result<Value, String> {
+    let (tool, input) = match call {
+        Call::Read(_) => return Err(
+            "Codex CLI has no file-read tool (it reads through its shell): try --bash 'cat PATH'"
+                .into(),
+        ),
+        Call::Bash(c) => ("Bash", json!({"command": c})),
+        Call::Write(p) => (
+            "apply_patch",
+            json!({"command": format!(
+            "*** Begin Patch\n*** Add File: {p}\n+hello\n*** End Patch\n")}),
+        ),
+        Call::Edit(p) => (
+            "apply_patch",
+            json!({"command": format!(
+            "*** Begin Patch\n*** Update File: {p}\n@@\n-hello\n+hello, world\n*** End Patch\n")}),
+        ),
+    };
+    Ok(
+        json!({"session_id": session, "transcript_path": null, "cwd": cwd,
+           "hook_event_name": "PreToolUse", "turn_id": "t1", "model": "gpt-5-codex",
+           "permission_mode": "default", "tool_use_id": "call_1",
+           "tool_name": tool, "tool_input": input}),
+    )
+}
 
 /// A top-level `decision: "block"` event, as in Claude Code.
 const BLOCKS: Caps = Caps {

@@ -5,9 +5,12 @@
 //! is told from its fields. Tool calls are `toolName` (`bash`, `view`, `create`,
 //! `edit`, …) with `toolArgs` as a JSON **text**.
 
-use serde_json::{Map, Value};
+use serde_json::{json, Map, Value};
 
-use super::adapter::{ev, Adapter, Caps, Events, Gives, HandlerShape, HostEvent, Install};
+use super::adapter::{
+    ev, Adapter, Call, Caps, Events, Gives, HandlerShape, HostEvent, Install, UserFile,
+};
+use super::call::TEXT;
 use super::{rename_keys, stamp, Host, Origin, Recognised, TimeUnit, Unrecognised};
 
 /// Copilot CLI, as data.
@@ -19,7 +22,13 @@ pub const ADAPTER: Adapter = Adapter {
     events: Events::Own(EVENTS),
     normalise,
     renames,
+    quick_call,
+    shell_unnamed: false,
     install: Some(Install {
+        project_file: ".github/hooks/hookrules.json",
+        user_file: UserFile::None(
+            "reads hooks from the repository (.github/hooks/); run without --user",
+        ),
         handler: HandlerShape::PerShell,
         grouped: false,
         versioned: true,
@@ -27,6 +36,24 @@ pub const ADAPTER: Adapter = Adapter {
         project_note: "",
     }),
 };
+
+/// A tool call as Copilot CLI sends it to preToolUse (no event name, no
+/// session; `toolArgs` is a JSON string).
+fn quick_call(call: &Call, _session: &str, cwd: &str) -> Result<Value, String> {
+    let (tool, args) = match call {
+        Call::Bash(c) => ("bash", json!({"command": c, "description": "quick check"})),
+        Call::Read(p) => ("view", json!({"path": p})),
+        Call::Write(p) => ("create", json!({"path": p, "file_text": TEXT})),
+        Call::Edit(p) => (
+            "edit",
+            json!({"path": p, "old_str": "hello", "new_str": "hello, world"}),
+        ),
+    };
+    Ok(
+        json!({"timestamp": 1_767_225_600_000u64, "cwd": cwd, "toolName": tool,
+           "toolArgs": args.to_string()}),
+    )
+}
 
 /// Copilot's events (in the order `init --host copilot` registers them), their
 /// canonical names, and what an answer can do on each: only `preToolUse`'s

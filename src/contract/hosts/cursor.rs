@@ -4,9 +4,12 @@
 //! `preToolUse` whose tools are named `Shell`, `Read`, `Write`, …, and
 //! `conversation_id` / `workspace_roots` instead of `session_id` / `cwd`.
 
-use serde_json::{Map, Value};
+use serde_json::{json, Map, Value};
 
-use super::adapter::{ev, Adapter, Caps, Events, Gives, HandlerShape, HostEvent, Install};
+use super::adapter::{
+    ev, Adapter, Call, Caps, Events, Gives, HandlerShape, HostEvent, Install, UserFile,
+};
+use super::call::TEXT;
 use super::{rename_keys, stamp, Host, Origin, Recognised, TimeUnit, Unrecognised};
 
 /// Cursor, as data.
@@ -18,7 +21,11 @@ pub const ADAPTER: Adapter = Adapter {
     events: Events::Own(EVENTS),
     normalise: |obj, _| normalise(obj),
     renames: |_| INPUT_KEYS,
+    quick_call,
+    shell_unnamed: true,
     install: Some(Install {
+        project_file: ".cursor/hooks.json",
+        user_file: UserFile::Home(".cursor/hooks.json"),
         handler: HandlerShape::Bare,
         grouped: false,
         versioned: true,
@@ -26,6 +33,31 @@ pub const ADAPTER: Adapter = Adapter {
         project_note: "",
     }),
 };
+
+/// A tool call as Cursor sends it: `beforeShellExecution`, `beforeReadFile`,
+/// and `preToolUse` for its edit tools.
+fn quick_call(call: &Call, session: &str, cwd: &str) -> Result<Value, String> {
+    Ok(match call {
+        Call::Bash(c) => {
+            json!({"hook_event_name": "beforeShellExecution", "command": c, "cwd": cwd,
+                   "conversation_id": session, "generation_id": "g", "workspace_roots": [cwd]})
+        }
+        Call::Read(p) => {
+            json!({"hook_event_name": "beforeReadFile", "file_path": p, "content": "",
+                   "conversation_id": session, "generation_id": "g", "workspace_roots": [cwd]})
+        }
+        Call::Write(p) | Call::Edit(p) => {
+            let tool = if matches!(call, Call::Write(_)) {
+                "Write"
+            } else {
+                "StrReplace"
+            };
+            json!({"hook_event_name": "preToolUse", "tool_name": tool,
+                   "tool_input": {"path": p, "contents": TEXT},
+                   "conversation_id": session, "generation_id": "g", "workspace_roots": [cwd]})
+        }
+    })
+}
 
 /// A permission event: `permission` allow / ask / deny with `user_message` and
 /// `agent_message` (a stop is a deny).

@@ -5,9 +5,12 @@
 //! (`BeforeModel`, `AfterModel`, `BeforeToolSelection`) keep their own name;
 //! a policy reaches them with `events = ["+BeforeModel"]`.
 
-use serde_json::{Map, Value};
+use serde_json::{json, Map, Value};
 
-use super::adapter::{ev, Adapter, Caps, Events, Gives, HandlerShape, HostEvent, Install};
+use super::adapter::{
+    ev, Adapter, Call, Caps, Events, Gives, HandlerShape, HostEvent, Install, UserFile,
+};
+use super::call::TEXT;
 use super::{rename_keys, stamp, Host, Origin, Recognised, TimeUnit, Unrecognised};
 
 /// Gemini CLI, as data.
@@ -19,7 +22,11 @@ pub const ADAPTER: Adapter = Adapter {
     events: Events::Own(EVENTS),
     normalise: |obj, _| normalise(obj),
     renames,
+    quick_call,
+    shell_unnamed: true,
     install: Some(Install {
+        project_file: ".gemini/settings.json",
+        user_file: UserFile::Home(".gemini/settings.json"),
         handler: HandlerShape::Named,
         grouped: true,
         versioned: false,
@@ -27,6 +34,24 @@ pub const ADAPTER: Adapter = Adapter {
         project_note: "",
     }),
 };
+
+/// A tool call as Gemini CLI sends it to BeforeTool.
+fn quick_call(call: &Call, session: &str, cwd: &str) -> Result<Value, String> {
+    let (tool, input) = match call {
+        Call::Bash(c) => ("run_shell_command", json!({"command": c})),
+        Call::Read(p) => ("read_file", json!({"file_path": p})),
+        Call::Write(p) => ("write_file", json!({"file_path": p, "content": TEXT})),
+        Call::Edit(p) => (
+            "replace",
+            json!({"file_path": p, "old_string": "hello", "new_string": "hello, world"}),
+        ),
+    };
+    Ok(
+        json!({"session_id": session, "transcript_path": "", "cwd": cwd,
+           "hook_event_name": "BeforeTool", "timestamp": "2026-01-01T00:00:00.000Z",
+           "tool_name": tool, "tool_input": input}),
+    )
+}
 
 /// A blocking event: a top-level `decision: "deny"` with `reason` (an `ask` is
 /// denied: Gemini has no ask), `continue: false` for a stop.

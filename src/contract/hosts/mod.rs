@@ -179,17 +179,20 @@ pub fn dialect(event: &Value) -> crate::shell::Dialect {
         Some("Bash") => {}
         _ => return Dialect::Bash,
     }
-    let host = event
+    let unnamed = event
         .get("host")
         .and_then(|h| h.get("name"))
-        .and_then(Value::as_str);
+        .and_then(Value::as_str)
+        .and_then(Host::parse)
+        .is_some_and(|h| h.adapter().shell_unnamed);
     let windows = event
         .get("cwd")
         .and_then(Value::as_str)
         .is_some_and(crate::shell::place::is_windows_path);
-    match host {
-        Some("codex" | "gemini" | "cursor" | "vscode") if windows => Dialect::Either,
-        _ => Dialect::Bash,
+    if unnamed && windows {
+        Dialect::Either
+    } else {
+        Dialect::Bash
     }
 }
 

@@ -7,9 +7,10 @@
 //! these envelopes are told apart by their tool names and fields, and their
 //! inputs renamed, so file rules fire there too.
 
-use serde_json::{Map, Value};
+use serde_json::{json, Map, Value};
 
-use super::adapter::{Adapter, Events, HandlerShape, Install};
+use super::adapter::{Adapter, Call, Events, HandlerShape, Install, UserFile};
+use super::call::TEXT;
 use super::{rename_keys, stamp, Host, Origin, Recognised, TimeUnit, Unrecognised};
 
 /// VS Code, as data: Claude Code's events and answers.
@@ -32,7 +33,13 @@ pub const ADAPTER: Adapter = Adapter {
     },
     normalise: |obj, _| normalise(obj),
     renames: |_| INPUT_KEYS,
+    quick_call,
+    shell_unnamed: true,
     install: Some(Install {
+        project_file: ".github/hooks/hookrules-vscode.json",
+        user_file: UserFile::None(
+            "reads hooks from the repository (.github/hooks/); run without --user",
+        ),
         handler: HandlerShape::Command,
         grouped: false,
         versioned: false,
@@ -40,6 +47,31 @@ pub const ADAPTER: Adapter = Adapter {
         project_note: "",
     }),
 };
+
+/// A tool call as VS Code sends it to PreToolUse: its own tool names and
+/// camelCase inputs.
+fn quick_call(call: &Call, session: &str, cwd: &str) -> Result<Value, String> {
+    let (tool, input) = match call {
+        Call::Bash(c) => (
+            "run_in_terminal",
+            json!({"command": c, "explanation": "quick check", "isBackground": false}),
+        ),
+        Call::Read(p) => (
+            "read_file",
+            json!({"filePath": p, "startLine": 1, "endLine": 50}),
+        ),
+        Call::Write(p) => ("create_file", json!({"filePath": p, "content": TEXT})),
+        Call::Edit(p) => (
+            "replace_string_in_file",
+            json!({"filePath": p, "oldString": "hello", "newString": "hello, world"}),
+        ),
+    };
+    Ok(
+        json!({"hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": input,
+           "tool_use_id": "t", "sessionId": session,
+           "timestamp": "2026-01-01T00:00:00.000Z", "cwd": cwd}),
+    )
+}
 
 /// VS Code's tools and their canonical names.
 const TOOLS: &[(&str, &str)] = &[

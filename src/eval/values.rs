@@ -746,9 +746,11 @@ fn places(c: &SimpleCommand, table: &[ProgramOptions]) -> Found {
 }
 
 /// Does a table entry hold for `c`: its program, its subcommand (one of the
-/// alternatives), the options it must have and must lack?
+/// alternatives), the options it must have and must lack, the most operands
+/// it may have?
 fn entry_applies(p: &ProgramOptions, c: &SimpleCommand) -> bool {
     p.applies_to(&c.program)
+        && p.max_operands.is_none_or(|n| c.operands.len() <= n)
         && (p.subcommand.is_empty()
             || p.subcommands()
                 .iter()

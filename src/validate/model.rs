@@ -363,11 +363,13 @@ pub struct PathSelector {
 /// `openssl:rsa|pkey|ec`: one of them) and the line may hold only when the
 /// command has (`+-pubout`) or lacks (`!-text`) an option, has an option with a
 /// given value (`+-c=read-keys`: `-c read-keys`, `-cread-keys`,
-/// `--command=read-keys` for `+--command=read-keys`), or has no options but
-/// the listed ones (`=-l =-u`): an operand's role often depends on what the
-/// program is asked to do (`openssl rsa -in KEY -pubout` prints the public
-/// half, `openssl rsa -in KEY` the key itself; `tune2fs -l DEV` reads the
-/// device, `tune2fs -L NAME DEV` writes it).
+/// `--command=read-keys` for `+--command=read-keys`), has no options but
+/// the listed ones (`=-l =-u`), or has at most so many operands (`#1`): an
+/// operand's role often depends on what the program is asked to do
+/// (`openssl rsa -in KEY -pubout` prints the public half, `openssl rsa -in
+/// KEY` the key itself; `tune2fs -l DEV` reads the device, `tune2fs -L NAME
+/// DEV` writes it; `e2label DEV` prints the label, `e2label DEV NEW` writes
+/// it).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct ProgramOptions {
     /// The program, as `program` names it (`*`: any program; `python3.*`: a prefix).
@@ -389,6 +391,10 @@ pub struct ProgramOptions {
     /// may change the device.
     #[serde(default)]
     pub only: Vec<String>,
+    /// When set, the most operands (words that are not options) the command
+    /// may have: `#1` holds for `e2label DEV`, not for `e2label DEV NEW`.
+    #[serde(default)]
+    pub max_operands: Option<usize>,
     /// Its places, each a [`Slot`](crate::shell::command::options::Slot): an
     /// option as written (`-i`, `--key`, `-key`, a keyword), a word prefix
     /// (`of=`), an operand by position (`@2`, `@-1`), every operand (`@*`),
@@ -398,9 +404,9 @@ pub struct ProgramOptions {
 
 impl ProgramOptions {
     /// Read an entry: a program (with its subcommand after `:`), then
-    /// conditions (`+OPTION`, `!OPTION`) and one or more places, separated by
-    /// spaces. `Err`: the token that is not a place (or the entry, when it
-    /// names none).
+    /// conditions (`+OPTION`, `!OPTION`, `=OPTION`, `#N`) and one or more
+    /// places, separated by spaces. `Err`: the token that is not a place or
+    /// a condition (or the entry, when it names no place).
     pub fn parse(entry: &str) -> Result<ProgramOptions, String> {
         use crate::shell::command::options::Slot;
         let mut words = entry.split_whitespace();
@@ -414,8 +420,11 @@ impl ProgramOptions {
             return Err(head.to_string());
         }
         let (mut with, mut without, mut only, mut options) = (vec![], vec![], vec![], vec![]);
+        let mut max_operands = None;
         for w in words {
-            if let Some(o) = w.strip_prefix('+').filter(|o| o.starts_with('-')) {
+            if let Some(n) = w.strip_prefix('#') {
+                max_operands = Some(n.parse::<usize>().map_err(|_| w.to_string())?);
+            } else if let Some(o) = w.strip_prefix('+').filter(|o| o.starts_with('-')) {
                 with.push(o.to_string());
             } else if let Some(o) = w.strip_prefix('!').filter(|o| o.starts_with('-')) {
                 without.push(o.to_string());
@@ -437,6 +446,7 @@ impl ProgramOptions {
             with,
             without,
             only,
+            max_operands,
             options,
         })
     }
@@ -736,5 +746,15 @@ mod tests {
             "openssl:|x509"
         );
         assert_eq!(ProgramOptions::parse("ddrescue @0").unwrap_err(), "@0");
+        // `#N`: at most N operands; N is a number.
+        let p = ProgramOptions::parse("e2label #1 @*").unwrap();
+        assert_eq!(
+            (p.max_operands, p.options.as_slice()),
+            (Some(1), &["@*".to_string()][..])
+        );
+        assert_eq!(
+            ProgramOptions::parse("e2label #one @*").unwrap_err(),
+            "#one"
+        );
     }
 }

@@ -465,6 +465,11 @@ fn listed_targets(
         // Whether a top-level entry lands on a link already there, asked
         // once per entry and folder (the tree's names repeat their tops).
         let mut top_is_link: Vec<HashMap<String, bool>> = vec![HashMap::new(); landings.len()];
+        // A copy of a configuration file in effect (the project copied
+        // whole to a backup) adds no hook that does not already run: it is
+        // judged only where it lands on a place guarded where it is, or
+        // through a link.
+        let source = file.path.trim_end_matches('/');
         let mut keep = |name: &str| {
             if name == "." || !known {
                 return true;
@@ -474,15 +479,20 @@ fn listed_targets(
                 .iter()
                 .zip(top_is_link.iter_mut())
                 .any(|((root, test), links)| {
-                    test.may_reach_guard(name)
-                        || match links.get(top) {
-                            Some(&is) => is,
-                            None => {
-                                let is = env.links.is_link(&format!("{root}/{top}"));
-                                links.insert(top.to_string(), is);
-                                is
-                            }
+                    let mut via_link = || match links.get(top) {
+                        Some(&is) => is,
+                        None => {
+                            let is = env.links.is_link(&format!("{root}/{top}"));
+                            links.insert(top.to_string(), is);
+                            is
                         }
+                    };
+                    if !test.may_reach_guard(name) {
+                        return via_link();
+                    }
+                    test.reaches_own_guard(name)
+                        || !reach::is_config_in_effect(&format!("{source}/{name}"), env)
+                        || via_link()
                 })
         };
         let mut kept: Vec<String> = Vec::new();

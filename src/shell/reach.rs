@@ -1022,6 +1022,9 @@ pub struct Landing {
     firsts: Vec<String>,
     /// The folder itself may be protected: every entry is kept.
     all: bool,
+    /// The folder lies in a place guarded where it is (not only by its
+    /// spelling under any folder).
+    inside: bool,
     /// The guarded places below the folder: the only ones an entry can lie
     /// in or hold when the folder itself is not guarded.
     below: Vec<String>,
@@ -1043,8 +1046,8 @@ impl Landing {
             .collect();
         firsts.sort();
         firsts.dedup();
-        let all = root.split('/').any(|c| firsts.iter().any(|f| f == c))
-            || env.guards.list().iter().any(|g| is_within(&root, &g.path));
+        let inside = env.guards.list().iter().any(|g| is_within(&root, &g.path));
+        let all = inside || root.split('/').any(|c| firsts.iter().any(|f| f == c));
         let folder = if root.is_empty() { "/" } else { root.as_str() };
         let below = env
             .guards
@@ -1057,6 +1060,7 @@ impl Landing {
             root,
             firsts,
             all,
+            inside,
             below,
         }
     }
@@ -1089,6 +1093,37 @@ impl Landing {
             .iter()
             .any(|g| is_within(&path, g) || is_within(g, &path))
     }
+}
+
+impl Landing {
+    /// Does the entry `name` lie in or hold a place guarded where it is (the
+    /// project's or the user's own), by its spelling? Places guarded only
+    /// because their name is a project-level one (`.claude/settings.json`
+    /// under any folder) do not count.
+    #[must_use]
+    pub fn reaches_own_guard(&self, name: &str) -> bool {
+        if self.inside {
+            return true;
+        }
+        if self.below.is_empty() {
+            return false;
+        }
+        let path = format!("{}/{}", self.root, name.to_ascii_lowercase());
+        self.below
+            .iter()
+            .any(|g| is_within(&path, g) || is_within(g, &path))
+    }
+}
+
+/// Is `path` (absolute) one of the configuration files in effect, or in a
+/// configuration folder in effect (the project's or the user's own settings,
+/// hook files and policies, at the place they are guarded)?
+#[must_use]
+pub fn is_config_in_effect(path: &str, env: &Env) -> bool {
+    let lower = path.to_ascii_lowercase();
+    env.guards.list().iter().any(|g| {
+        g.class == Class::GuardConfig && (lower == g.path || g.folder && is_within(&lower, &g.path))
+    })
 }
 
 /// How a path reaches a guarded place.

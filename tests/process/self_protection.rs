@@ -528,6 +528,9 @@ fn a_tree_copied_moved_or_synced_is_judged_by_where_its_entries_land() {
     // A source whose `.claude` is a link to a folder that holds the settings.
     std::fs::create_dir_all(r.join("linked")).unwrap();
     symlink("../kit/.claude", r.join("linked/.claude")).unwrap();
+    // A backup folder whose `.claude` is a link to the user's.
+    std::fs::create_dir_all(r.join("bk")).unwrap();
+    symlink("../home/.claude", r.join("bk/.claude")).unwrap();
     let zip = |name: &str, from: &str, what: &str| {
         let ok = Command::new("python3")
             .args([
@@ -680,6 +683,16 @@ fn a_tree_copied_moved_or_synced_is_judged_by_where_its_entries_land() {
             "-P with relative names: below vendor/",
         ),
         (
+            sb.bash("cp -a ../../kit/. ../../elsewhere/"),
+            "ask",
+            "settings that are not in effect, landing as a project's settings",
+        ),
+        (
+            sb.bash("cp -a . ../../bk/"),
+            "ask",
+            "the project's settings land through bk/.claude, a link, on the user's",
+        ),
+        (
             sb.bash("cp -a ../../viacfg/. ."),
             "ask",
             "cfg/settings.json lands through the project's link cfg -> .claude",
@@ -707,6 +720,21 @@ fn a_tree_copied_moved_or_synced_is_judged_by_where_its_entries_land() {
             sb.bash("cp -r src/ build/"),
             "allow",
             "sources into a build folder",
+        ),
+        (
+            sb.bash("cp -a . ../../backup"),
+            "allow",
+            "the project copied whole: its own settings, already in effect, land in a backup",
+        ),
+        (
+            sb.bash("rsync -a ./ ../../backup/"),
+            "allow",
+            "rsync of the project to a backup",
+        ),
+        (
+            sb.bash("cp -a ../proj ../proj-copy"),
+            "allow",
+            "the project copied beside itself",
         ),
         (
             sb.bash("rsync -a ../../plain/ out/"),

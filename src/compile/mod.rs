@@ -7,6 +7,7 @@
 //! ([`patterns`]); templates compile on first render ([`templates`]).
 
 pub mod artifact;
+pub mod flat;
 pub mod literals;
 pub mod patterns;
 pub mod provenance;

@@ -443,7 +443,7 @@ pub fn shell_text_operand(c: &SimpleCommand) -> Option<usize> {
 /// may be that option's value (`aws --profile prod secretsmanager
 /// get-secret-value`, `kubectl --namespace prod get secret`). The answer of a
 /// `command` test's `subcommand`, and of the prefilter's (`compile::reach`).
-pub fn subcommand_matches(c: &SimpleCommand, sub: &[String]) -> bool {
+pub fn subcommand_matches<S: AsRef<str>>(c: &SimpleCommand, sub: &[S]) -> bool {
     if sub.is_empty() {
         return true;
     }
@@ -483,7 +483,7 @@ pub fn subcommand_matches(c: &SimpleCommand, sub: &[String]) -> bool {
             && words[start..start + sub.len()]
                 .iter()
                 .zip(sub)
-                .all(|((a, _), b)| a == b)
+                .all(|((a, _), b)| *a == b.as_ref())
     })
 }
 

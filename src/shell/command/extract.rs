@@ -1033,7 +1033,14 @@ impl Extractor {
             .map(|t| basename(&t).to_ascii_lowercase())
             .unwrap_or_default();
         let args = fields.get(1..).unwrap_or_default();
-        let effect = self.builtin(&prog, args, words, &word_outs);
+        // `CDPATH` for `cd`: set for it alone (`CDPATH=/ cd etc`) or in the shell.
+        let cdpath = assign_vals
+            .iter()
+            .rev()
+            .find(|(name, _, _)| base_name(name) == "CDPATH")
+            .map(|(_, var, _)| var.scalar())
+            .or_else(|| self.state.vars.get("CDPATH").map(|b| b.var.scalar()));
+        let effect = self.builtin(&prog, args, words, &word_outs, cdpath.as_ref());
         let output = self.output_of(&prog, args, &stdin, &link);
         // `cat FILE…` of files named outright prints them: code read from it
         // is a script file, like `sh FILE`.
@@ -1206,10 +1213,11 @@ impl Extractor {
         args: &[Field],
         words: &[Word],
         word_outs: &[Vec<Value>],
+        cdpath: Option<&Value>,
     ) -> Option<Exit> {
         let changed = |s: State| Some(Exit::same(&Rc::new(s)));
         match prog {
-            "cd" | "pushd" | "popd" | "chdir" => Some(self.change_dir(prog, args)),
+            "cd" | "pushd" | "popd" | "chdir" => Some(self.change_dir(prog, args, cdpath)),
             "exit" | "return" | "logout" => Some(Exit {
                 ok: None,
                 fail: None,
@@ -1416,7 +1424,12 @@ impl Extractor {
     }
 
     /// `cd` / `pushd` / `popd`: the states after success and failure.
-    fn change_dir(&self, prog: &str, args: &[Field]) -> Exit {
+    ///
+    /// With `CDPATH` set, a relative folder that does not start with `.` or
+    /// `..` is looked for in each of its folders first (bash's `cd`, POSIX):
+    /// `CDPATH=/ cd etc` is `cd /etc` when there is one, else `./etc`; both
+    /// are kept. A `CDPATH` nobody can read makes such a folder unknown.
+    fn change_dir(&self, prog: &str, args: &[Field], cdpath: Option<&Value>) -> Exit {
         let old = self.state.cwd.clone();
         let operands: Vec<&Field> = args
             .iter()
@@ -1442,6 +1455,26 @@ impl Extractor {
             s.dirs.push(old.clone());
         }
         s.cwd = resolve_dir(&old, &target);
+        let searched = prog != "popd"
+            && target.literal().is_some_and(|t| {
+                !t.is_empty()
+                    && !t.starts_with('/')
+                    && t != "-"
+                    && ![".", ".."]
+                        .iter()
+                        .any(|d| t == *d || t.starts_with(&format!("{d}/")))
+            });
+        if let Some(cdpath) = cdpath.filter(|_| searched) {
+            match cdpath.literal() {
+                Some(list) => {
+                    for entry in list.split(':').filter(|e| !e.is_empty()) {
+                        let from = resolve_dir(&old, &Value::text(entry));
+                        s.cwd = s.cwd.clone().union(&resolve_dir(&from, &target));
+                    }
+                }
+                None => s.cwd = Value::unknown("CDPATH"),
+            }
+        }
         s.oldpwd = old;
         Exit {
             ok: Some(Rc::new(s)),

@@ -2023,7 +2023,7 @@ impl Extractor {
                     Vec::new()
                 }
                 Action::Parallel { cmd, inputs } => {
-                    self.parallel(arg_fields, cmd, inputs, &via, link, depth)?;
+                    self.parallel(at, arg_fields, cmd, inputs, &via, link, depth)?;
                     return Ok(());
                 }
                 Action::Container {
@@ -2633,9 +2633,11 @@ impl Extractor {
     }
 
     /// `parallel CMD… ::: inputs`: one command per input (a single command
-    /// word is a shell command line).
+    /// word is a shell command line; no command: each input is one).
+    #[allow(clippy::too_many_arguments)]
     fn parallel(
         &mut self,
+        at: usize,
         args: &[Field],
         cmd: std::ops::Range<usize>,
         inputs: Option<Vec<usize>>,
@@ -2644,6 +2646,12 @@ impl Extractor {
         depth: usize,
     ) -> Result<(), ParseError> {
         let words = args.get(cmd).unwrap_or_default();
+        if words.is_empty() && inputs.is_none() {
+            // Command lines read from files (`parallel :::: jobs.txt`), as
+            // `sh jobs.txt` reads them.
+            self.set_code(at, Code::File);
+            return Ok(());
+        }
         let inputs: Vec<Field> = match inputs {
             Some(ix) => ix.iter().filter_map(|i| args.get(*i).cloned()).collect(),
             // Spelled as a variable nobody set, so the command line re-parses.
@@ -2656,7 +2664,23 @@ impl Extractor {
         let mut v = via.to_vec();
         v.push("parallel".into());
         for input in inputs.iter().take(8) {
-            if let [one] = words {
+            if words.is_empty() {
+                // No command: the input is one, unknown code when nobody can
+                // read it first (`parallel ::: "$X"`).
+                self.set_code(at, Code::Inline);
+                let mark = self.out.len();
+                self.nested_as(
+                    Grammar::Sh,
+                    &input.text,
+                    depth + 1,
+                    &v,
+                    OffMap::At(link.cmd.offset, "parallel".into()),
+                    Some(None),
+                )?;
+                if input.value.literal().is_none() || self.ran_unknown_program(mark) {
+                    self.set_code(at, Code::Dynamic);
+                }
+            } else if let [one] = words {
                 let text = if one.text.contains("{}") {
                     one.text.replace("{}", &requote(input))
                 } else {

@@ -508,8 +508,11 @@ fn parallel(args: &[String]) -> Action {
         .skip(o.next)
         .position(|a| seps.contains(&a.as_str()))
         .map_or(args.len(), |k| k + o.next);
-    if end <= o.next {
-        return Action::None;
+    // No command: each input is a command line (`parallel ::: 'make a'
+    // 'make b'`), or, without inputs, each line it reads (`… | parallel`),
+    // as `sh` reads them.
+    if end <= o.next && end == args.len() {
+        return shell("sh", &[]);
     }
     let mut inputs = if end < args.len() {
         Some(Vec::new())

@@ -32,6 +32,7 @@
 
 mod container;
 mod emit;
+mod env_values;
 mod escapes;
 mod expand;
 mod extract;

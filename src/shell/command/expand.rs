@@ -377,6 +377,7 @@ impl Expander<'_> {
     fn param(&self, p: &Param, outputs: &[Value]) -> Got {
         let label = match &p.op {
             ParamOp::Plain => format!("${}", p.name),
+            ParamOp::Indirect => "${!…}".to_string(),
             _ => format!("${{{}…}}", p.name),
         };
         if p.name == "TMPDIR" && !self.state.vars.contains_key("TMPDIR") {
@@ -434,6 +435,18 @@ impl Expander<'_> {
             ParamOp::Required => {
                 known.unwrap_or_else(|| Got::One(Value::unknown(&format!("${}", p.name))))
             }
+            // The named variable's value, when the name is known text.
+            ParamOp::Indirect => match known.map(one).and_then(|v| v.literal()) {
+                Some(n) if super::env_values::is_name(&n) => self.param(
+                    &Param {
+                        name: n,
+                        op: ParamOp::Plain,
+                        quoted: p.quoted,
+                    },
+                    outputs,
+                ),
+                _ => Got::One(Value::unknown(&label)),
+            },
             ParamOp::Case | ParamOp::Prompt | ParamOp::Other => Got::One(Value::unknown(&label)),
         }
     }

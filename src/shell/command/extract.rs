@@ -10,6 +10,7 @@ use std::rc::Rc;
 
 use super::container;
 use super::emit;
+use super::env_values::{self, Reach};
 use super::expand::{Expander, Field};
 use super::inline::{self, Effect, Lang};
 use super::literal::{self, brace_expand};
@@ -470,20 +471,33 @@ impl Extractor {
         let mut last = None;
         let mut prev: Option<&Command> = None;
         let mut produced: Option<std::ops::Range<usize>> = None;
+        // Earlier elements whose output the elements since passed on as it
+        // came (`env | sort | grep x`: grep reads what env printed).
+        let mut passed: Vec<std::ops::Range<usize>> = Vec::new();
         for c in cmds {
             self.state = start.clone();
             self.input_lines = prev.and_then(printed_lines);
             prev = Some(c);
             let first = self.out.len();
             let r = self.command(c, stdin, cx)?;
+            let readers: Vec<String> = self.out[first..]
+                .iter()
+                .filter(|sc| in_this_process(&sc.via, &cx.via) && !sc.program.is_empty())
+                .map(|sc| sc.program.clone())
+                .collect();
             // What the previous element printed, this one reads.
             if let Some(range) = produced.take() {
-                let readers: Vec<String> = self.out[first..]
-                    .iter()
-                    .filter(|sc| in_this_process(&sc.via, &cx.via) && !sc.program.is_empty())
-                    .map(|sc| sc.program.clone())
-                    .collect();
-                self.output_read_by(range, &cx.via, &readers, None);
+                for earlier in &passed {
+                    self.output_passed_to(earlier.clone(), &cx.via, &readers);
+                }
+                let passes_on =
+                    !readers.is_empty() && readers.iter().all(|p| PASS_THROUGH.contains(&p.as_str()));
+                self.output_read_by(range.clone(), &cx.via, &readers, None);
+                if passes_on {
+                    passed.push(range);
+                } else {
+                    passed.clear();
+                }
             }
             produced = Some(first..self.out.len());
             stdin = match (&r.output, r.decoded) {
@@ -765,6 +779,20 @@ impl Extractor {
         }
     }
 
+    /// The commands of `range` whose output an element that passes it on
+    /// (see [`PASS_THROUGH`]) read: `readers` read it too.
+    fn output_passed_to(&mut self, range: std::ops::Range<usize>, base: &[String], readers: &[String]) {
+        for sc in self.out.get_mut(range).unwrap_or_default() {
+            if sc.output_in.is_none() && !sc.output_to.is_empty() && in_this_process(&sc.via, base) {
+                for r in readers {
+                    if !sc.output_to.contains(r) {
+                        sc.output_to.push(r.clone());
+                    }
+                }
+            }
+        }
+    }
+
     /// Run a word's substitutions, then expand it.
     fn word_fields(&mut self, w: &Word, cx: &Cx) -> Result<Vec<Field>, ParseError> {
         let outputs = self.outputs(w, cx)?;
@@ -927,6 +955,9 @@ impl Extractor {
         // A here-string's substitutions (`<<< "$(…)"`) feed the command too.
         let redirected = first..self.out.len();
         self.output_read_by(redirected, &cx.via, std::slice::from_ref(&reader), Some(""));
+        if !c.redirs.is_empty() {
+            self.env_values_in_input(c, cx, here_string.as_ref(), &reader);
+        }
         let (here, stdin) = match here_input(c, cx, &self.state, here_string.as_ref()) {
             Some(Some(h)) => (Some(h), stdin),
             // A here-string nobody can read beforehand is unknown input.
@@ -1812,6 +1843,11 @@ impl Extractor {
             });
             self.out.push(sc);
             let at = self.out.len() - 1;
+            if !program_unknown {
+                if let Some(reach) = env_values::reach_of(&name) {
+                    self.env_values_in_args(reach, &name, arg_fields, &via, link, off);
+                }
+            }
             if !program_unknown && places::has_places(&name) {
                 self.code_places(at, &name, arg_fields, &texts, &assigns, &via, link, depth)?;
             }
@@ -2304,6 +2340,106 @@ impl Extractor {
         v.push(format!("{} (removes)", c.program));
         for place in removed {
             self.synth("rm", Some("-rf"), place, &v, off);
+        }
+    }
+
+    /// The environment values a printer or a sender reaches with its
+    /// arguments, reported as `printenv NAME` (see [`env_values`]): a
+    /// printer's go where its output goes (its redirections, the next
+    /// element of its pipeline); a sender's go to the program, with the word
+    /// (after the option it is the value of) as the place they are used in.
+    fn env_values_in_args(
+        &mut self,
+        reach: Reach,
+        prog: &str,
+        args: &[Field],
+        via: &[String],
+        link: &Link,
+        off: usize,
+    ) {
+        if !args.iter().any(|a| a.text.contains('$')) {
+            return;
+        }
+        for (i, a) in args.iter().enumerate() {
+            if !a.text.contains('$') {
+                continue;
+            }
+            for name in env_values::names_in(&a.value) {
+                let mut v = via.to_vec();
+                v.push(format!("{prog} (value of ${name})"));
+                let redirects = match reach {
+                    Reach::Printed => link.redirects.clone(),
+                    Reach::Sent => Vec::new(),
+                };
+                let mut sc = SimpleCommand::with_values(
+                    "printenv".into(),
+                    vec![name.clone()],
+                    vec![Value::text(&name)],
+                    redirects,
+                    Vec::new(),
+                    v,
+                    off,
+                );
+                if reach == Reach::Sent {
+                    let option = i
+                        .checked_sub(1)
+                        .and_then(|p| args.get(p))
+                        .filter(|p| p.text.starts_with('-') && !p.text.contains('='));
+                    sc.output_to = vec![prog.to_string()];
+                    sc.output_in = Some(match option {
+                        Some(o) => format!("{} {}", o.text, a.text),
+                        None => a.text.clone(),
+                    });
+                }
+                sc.cwd = self.state.cwd.clone();
+                self.out.push(sc);
+            }
+        }
+    }
+
+    /// The environment values a here-string or an unquoted here-document
+    /// feeds `reader` (`cat <<< "$T"`, `docker login --password-stdin <<<
+    /// "$T"`), reported as `printenv NAME` printing into it.
+    fn env_values_in_input(
+        &mut self,
+        c: &Command,
+        cx: &Cx,
+        here_string: Option<&Value>,
+        reader: &str,
+    ) {
+        let mut names = Vec::new();
+        for r in &c.redirs {
+            match r.kind {
+                RedirKind::HereString if r.target.text.contains('$') => {
+                    if let Some(v) = here_string {
+                        names = env_values::names_in(v);
+                    }
+                }
+                RedirKind::Heredoc(id) => {
+                    if let Some(h) = cx.table.get(id).filter(|h| h.expand && h.body.contains('$')) {
+                        names = env_values::names_in_text(&h.body, |n| {
+                            self.state.vars.contains_key(n)
+                        });
+                    }
+                }
+                _ => {}
+            }
+        }
+        for name in names {
+            let mut v = cx.via.clone();
+            v.push(format!("<<< (value of ${name})"));
+            let mut sc = SimpleCommand::with_values(
+                "printenv".into(),
+                vec![name.clone()],
+                vec![Value::text(&name)],
+                Vec::new(),
+                Vec::new(),
+                v,
+                c.offset,
+            );
+            sc.output_to = vec![reader.to_string()];
+            sc.cwd = self.state.cwd.clone();
+            self.out.push(sc);
         }
     }
 
@@ -3325,6 +3461,11 @@ fn requote(f: &Field) -> String {
 }
 
 /// bash's builtins: found without looking at PATH.
+/// Programs in a pipeline that pass on what they read, reordered or cut
+/// but as it came: the element after them reads it too (`env | sort | grep
+/// x`, `gh auth token | head -1 | docker login --password-stdin`).
+const PASS_THROUGH: &[&str] = &["sort", "uniq", "tac", "head", "tail", "cat", "nl", "column"];
+
 const SHELL_BUILTINS: &[&str] = &[
     ".",
     ":",

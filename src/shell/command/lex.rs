@@ -835,6 +835,18 @@ impl Parser<'_> {
                 end = p + 1;
             }
         }
+        // `${!NAME}`: the variable whose name NAME holds.
+        if self.byte(p) == Some(b'!') && self.byte(p + 1).is_some_and(is_name_start) {
+            let mut e = p + 1;
+            while self.byte(e).is_some_and(is_name_char) {
+                e += 1;
+            }
+            if self.byte(e) == Some(b'}') {
+                let name = lossy(self.src.get(p + 1..e).unwrap_or_default().to_vec());
+                self.pos = e + 1;
+                return Ok((name, ParamOp::Indirect));
+            }
+        }
         let name = lossy(self.src.get(p..end).unwrap_or_default().to_vec());
         if name.is_empty() {
             self.skip_param(buf, in_dq, start)?;

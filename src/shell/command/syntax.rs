@@ -82,6 +82,8 @@ pub(crate) enum ParamOp {
     Index(String),
     /// `${X@P}`: the value expanded as a prompt string (its `$(…)` run).
     Prompt,
+    /// `${!X}`: the value of the variable whose name `X` holds.
+    Indirect,
     /// `${#X}`, `${!X}`, `${X#p}`, `${X/p/r}`, `${X:1:2}`, …: not computed.
     Other,
 }

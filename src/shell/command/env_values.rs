@@ -127,7 +127,8 @@ pub(super) fn names_in_text(text: &str, known: impl Fn(&str) -> bool) -> Vec<Str
         }
         let name = &text[from..end];
         // `${#T}` and `${T:+x}` do not give the value.
-        let gives_value = !braced || !text[end..].starts_with(":+") && !text[end..].starts_with('+');
+        let gives_value =
+            !braced || !text[end..].starts_with(":+") && !text[end..].starts_with('+');
         if is_name(name) && gives_value && !known(name) && !out.iter().any(|o| o == name) {
             out.push(name.to_string());
         }

@@ -490,8 +490,8 @@ impl Extractor {
                 for earlier in &passed {
                     self.output_passed_to(earlier.clone(), &cx.via, &readers);
                 }
-                let passes_on =
-                    !readers.is_empty() && readers.iter().all(|p| PASS_THROUGH.contains(&p.as_str()));
+                let passes_on = !readers.is_empty()
+                    && readers.iter().all(|p| PASS_THROUGH.contains(&p.as_str()));
                 self.output_read_by(range.clone(), &cx.via, &readers, None);
                 if passes_on {
                     passed.push(range);
@@ -781,9 +781,15 @@ impl Extractor {
 
     /// The commands of `range` whose output an element that passes it on
     /// (see [`PASS_THROUGH`]) read: `readers` read it too.
-    fn output_passed_to(&mut self, range: std::ops::Range<usize>, base: &[String], readers: &[String]) {
+    fn output_passed_to(
+        &mut self,
+        range: std::ops::Range<usize>,
+        base: &[String],
+        readers: &[String],
+    ) {
         for sc in self.out.get_mut(range).unwrap_or_default() {
-            if sc.output_in.is_none() && !sc.output_to.is_empty() && in_this_process(&sc.via, base) {
+            if sc.output_in.is_none() && !sc.output_to.is_empty() && in_this_process(&sc.via, base)
+            {
                 for r in readers {
                     if !sc.output_to.contains(r) {
                         sc.output_to.push(r.clone());
@@ -2416,10 +2422,13 @@ impl Extractor {
                     }
                 }
                 RedirKind::Heredoc(id) => {
-                    if let Some(h) = cx.table.get(id).filter(|h| h.expand && h.body.contains('$')) {
-                        names = env_values::names_in_text(&h.body, |n| {
-                            self.state.vars.contains_key(n)
-                        });
+                    if let Some(h) = cx
+                        .table
+                        .get(id)
+                        .filter(|h| h.expand && h.body.contains('$'))
+                    {
+                        names =
+                            env_values::names_in_text(&h.body, |n| self.state.vars.contains_key(n));
                     }
                 }
                 _ => {}

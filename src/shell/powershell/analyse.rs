@@ -107,7 +107,7 @@ pub(super) struct V {
 }
 
 impl V {
-    fn one(v: Value) -> V {
+    pub(super) fn one(v: Value) -> V {
         V {
             val: Val::One(v),
             from: From::Plain,
@@ -542,6 +542,8 @@ impl Analyser {
         match n {
             "home" => V::one(Value::one(Sym::piece(Piece::Home))),
             "pwd" => V::one(self.cwd.clone()),
+            // This shell's own process: bash's `$$`.
+            "pid" => V::unknown("$$"),
             "true" => V::text("True"),
             "false" => V::text("False"),
             "null" => V::text(""),
@@ -2395,10 +2397,15 @@ impl Analyser {
         self.native_with(base, c, args, input)
     }
 
-    /// A program: some are shells or run code (`cmd /c`, `pwsh -c`,
-    /// `bash -c`), some have a canonical twin (`reg add`, `schtasks`,
-    /// `taskkill`); the rest are read as the command line they are.
-    fn native_with(&mut self, base: &str, c: &Command, args: Vec<V>, input: Option<&V>) -> R<V> {
+    /// A program that is a shell or runs code (`cmd /c`, `pwsh -c`), or has a
+    /// canonical twin (`reg add`, `schtasks`, `taskkill`): what it amounts to
+    /// (`None`: neither; the caller reads it as the command line it is).
+    pub(super) fn native_twin(
+        &mut self,
+        base: &str,
+        args: &[V],
+        input: Option<&V>,
+    ) -> R<Option<V>> {
         let lower = base.to_ascii_lowercase();
         let texts: Vec<Option<String>> = args.iter().map(V::literal).collect();
         let lit = |i: usize| {
@@ -2418,7 +2425,7 @@ impl Analyser {
             )?;
         }
         if self.windows_program(&lower, &args, &texts)? {
-            return Ok(V::unknown("(output)"));
+            return Ok(Some(V::unknown("(output)")));
         }
         match lower.as_str() {
             "cmd" => {
@@ -2435,7 +2442,7 @@ impl Analyser {
                         if let Some(i) = input {
                             self.eval_cmd(i)?;
                         }
-                        return Ok(V::unknown("(output)"));
+                        return Ok(Some(V::unknown("(output)")));
                     }
                 };
                 let mut text = Value::text("");
@@ -2463,7 +2470,7 @@ impl Analyser {
                     self.via.truncate(n);
                     r?;
                 }
-                return Ok(V::unknown("(output)"));
+                return Ok(Some(V::unknown("(output)")));
             }
             "pwsh" | "powershell" | "pwsh-preview" => {
                 let words: Vec<String> = texts
@@ -2494,7 +2501,7 @@ impl Analyser {
                     }
                     _ => self.runner(&lower, Code::Dynamic, &lower)?,
                 }
-                return Ok(V::unknown("(output)"));
+                return Ok(Some(V::unknown("(output)")));
             }
             "reg" => {
                 let key = texts.get(1).cloned().flatten().and_then(|k| {
@@ -2513,7 +2520,7 @@ impl Analyser {
                         };
                         return self
                             .emit(vec![raw(">"), W::Val(Value::text(&p))], Some("reg"))
-                            .map(|_| V::text(""));
+                            .map(|_| Some(V::text("")));
                     }
                     ("delete", Some(k)) => {
                         return self
@@ -2527,7 +2534,7 @@ impl Analyser {
                                 ],
                                 Some("reg"),
                             )
-                            .map(|_| V::text(""));
+                            .map(|_| Some(V::text("")));
                     }
                     _ => {}
                 }
@@ -2535,7 +2542,7 @@ impl Analyser {
             "schtasks" if has("/create") || has("/change") => {
                 return self
                     .emit(vec![raw("crontab"), raw("-")], Some("schtasks"))
-                    .map(|_| V::text(""));
+                    .map(|_| Some(V::text("")));
             }
             "sc" => {
                 let verb = lit(0);
@@ -2559,7 +2566,7 @@ impl Analyser {
                 if let Some(v) = v {
                     return self
                         .emit(vec![raw("systemctl"), raw(v), W::Val(name)], Some("sc"))
-                        .map(|_| V::text(""));
+                        .map(|_| Some(V::text("")));
                 }
             }
             "setx" => {
@@ -2572,7 +2579,7 @@ impl Analyser {
                     let p = format!("/registry/{hive}/environment/{}", n.to_ascii_lowercase());
                     return self
                         .emit(vec![raw(">"), W::Val(Value::text(&p))], Some("setx"))
-                        .map(|_| V::text(""));
+                        .map(|_| Some(V::text("")));
                 }
             }
             "taskkill" => {
@@ -2610,11 +2617,18 @@ impl Analyser {
                         self.emit(std::mem::take(&mut words), Some("taskkill"))?;
                     }
                 }
-                return Ok(V::text(""));
+                return Ok(Some(V::text("")));
             }
             "shutdown" if texts.iter().flatten().any(|t| t.starts_with('/')) => {
                 if has("/a") || has("/?") {
-                    return Ok(V::text(""));
+                    return Ok(Some(V::text("")));
+                }
+                if has("/l") {
+                    // Log off: every process of the session ends.
+                    let words = vec![raw("loginctl"), raw("terminate-user"), raw("''")];
+                    return self
+                        .emit(words, Some("shutdown"))
+                        .map(|_| Some(V::text("")));
                 }
                 let prog = if has("/r") || has("/g") {
                     "reboot"
@@ -2623,7 +2637,7 @@ impl Analyser {
                 };
                 return self
                     .emit(vec![raw(prog)], Some("shutdown"))
-                    .map(|_| V::text(""));
+                    .map(|_| Some(V::text("")));
             }
             "robocopy" if args.len() >= 2 => {
                 let src = path_value(&args[0].scalar(), false);
@@ -2644,7 +2658,9 @@ impl Analyser {
                 } else {
                     vec![raw("cp"), raw("-r"), raw("--"), W::Val(src), W::Val(dst)]
                 };
-                return self.emit(words, Some("robocopy")).map(|_| V::text(""));
+                return self
+                    .emit(words, Some("robocopy"))
+                    .map(|_| Some(V::text("")));
             }
             "format"
                 if texts
@@ -2664,7 +2680,7 @@ impl Analyser {
                         vec![raw("mkfs"), raw("--"), W::Val(Value::text(&dev))],
                         Some("format"),
                     )
-                    .map(|_| V::text(""));
+                    .map(|_| Some(V::text("")));
             }
             "diskpart" if !has("/?") => {
                 return self
@@ -2672,7 +2688,7 @@ impl Analyser {
                         vec![raw("sfdisk"), raw("/dev/PhysicalDrive")],
                         Some("diskpart"),
                     )
-                    .map(|_| V::text(""));
+                    .map(|_| Some(V::text("")));
             }
             "wsl" | "wsl.exe" => {
                 // `wsl [options] [--] COMMAND…`: COMMAND runs in Linux's shell.
@@ -2701,12 +2717,23 @@ impl Analyser {
                     for w in rest {
                         words.push(w);
                     }
-                    return self.emit_words_as_line(words, "wsl").map(|_| V::text(""));
+                    return self
+                        .emit_words_as_line(words, "wsl")
+                        .map(|_| Some(V::text("")));
                 }
-                return Ok(V::text(""));
+                return Ok(Some(V::text("")));
             }
             _ => {}
         }
+        Ok(None)
+    }
+
+    /// A program: its twin ([`Self::native_twin`]), else the command line as written.
+    fn native_with(&mut self, base: &str, c: &Command, args: Vec<V>, input: Option<&V>) -> R<V> {
+        if let Some(v) = self.native_twin(base, &args, input)? {
+            return Ok(v);
+        }
+        let lower = base.to_ascii_lowercase();
         // Any other program: its command line as written.
         let mut words = vec![W::Raw(crate::shell::quote(base))];
         for a in &args {
@@ -2935,7 +2962,19 @@ impl Analyser {
                     words.push(raw("-r"));
                 }
                 words.push(raw("--"));
-                words.extend(operands.iter().map(|o| W::Val(path_value(o, true))));
+                // `*.*` is every name to cmd (the dot is optional): `*`.
+                let every = |o: &Value| {
+                    let mut o = o.clone();
+                    for s in &mut o.0 {
+                        if let Some(Piece::Text(t) | Piece::Glob(t)) = s.0.last_mut() {
+                            if t.ends_with("*.*") {
+                                t.truncate(t.len() - 2);
+                            }
+                        }
+                    }
+                    o
+                };
+                words.extend(operands.iter().map(|o| W::Val(path_value(&every(o), true))));
             }
             "copy" | "xcopy" | "move" if !operands.is_empty() => {
                 let prog = if n == "move" { "mv" } else { "cp" };

@@ -121,6 +121,12 @@ pub fn from_bash(
             .collect();
         return Some(a.cmd_script(&line.join(" ")).map(|()| (None, a.out)));
     }
+    if let Some(base) = windows_program(prog) {
+        // A Windows program started from Git Bash: judged by the words it gets.
+        let mut a = analyse::Analyser::new(cwd.clone(), via.to_vec(), Some(offset));
+        let words: Vec<analyse::V> = args.iter().map(|v| analyse::V::one(msys_arg(v))).collect();
+        return Some(a.native_twin(base, &words, None).map(|_| (None, a.out)));
+    }
     if !is_windows_shell(prog) {
         return None;
     }
@@ -173,6 +179,69 @@ pub fn from_bash(
         }
     };
     Some(code.map(|c| (c, a.out)))
+}
+
+/// Windows' own programs whose command line the analysis reads as what it
+/// does (`schtasks /create` is `crontab -`, `taskkill /im x` is `pkill -x x`,
+/// `vssadmin delete shadows`): started from a bash line (Git Bash), they are
+/// judged as from PowerShell. The name as given (`schtasks.exe`, a path).
+/// No twin names its own program (the analysis writes each twin as a bash
+/// line, read again by the bash analysis, which would come back here).
+fn windows_program(prog: &str) -> Option<&'static str> {
+    const PROGRAMS: &[&str] = &[
+        "reg",
+        "schtasks",
+        "sc",
+        "setx",
+        "taskkill",
+        "shutdown",
+        "robocopy",
+        "diskpart",
+        "net",
+        "net1",
+        "wmic",
+        "rundll32",
+        "cmdkey",
+        "icacls",
+        "certutil",
+        "bitsadmin",
+        "msiexec",
+        "mshta",
+        "regsvr32",
+        "cscript",
+        "wscript",
+        "mofcomp",
+        "netsh",
+        "ipconfig",
+        "logoff",
+        "tsdiscon",
+    ];
+    let name = prog.rsplit(['/', '\\']).next().unwrap_or(prog);
+    let name = name.to_ascii_lowercase();
+    let name = name.strip_suffix(".exe").unwrap_or(&name);
+    PROGRAMS.iter().find(|p| **p == name).copied()
+}
+
+/// A bash word as a native Windows program started from Git Bash gets it.
+/// MSYS2 converts the arguments of a program that is not its own: a word
+/// `//x` with no further `/` is the escape for a Windows option and arrives
+/// as `/x` (msys2-runtime `msys2_path_conv.cc`, `ESCAPED_PATH`: the first
+/// `/` dropped, `\` made `/`), so `schtasks //create`, `taskkill //F //IM x`
+/// are `/create`, `/F /IM x`; `//server/share` (UNC) and `//:` stay. With
+/// `MSYS_NO_PATHCONV=1` (Git for Windows) or `MSYS2_ARG_CONV_EXCL=*` nothing is
+/// converted: `/create` arrives as written, and `//create` is judged as
+/// `/create` all the same (a program that refuses `//create` runs nothing, so
+/// this is stricter only about a command that would fail).
+fn msys_arg(v: &Value) -> Value {
+    let Some(t) = v.literal() else {
+        return v.clone();
+    };
+    match t.strip_prefix("//") {
+        Some(rest) if !rest.starts_with(':') && (rest.starts_with('/') || !rest.contains('/')) => {
+            Value::text(&format!("/{}", rest.replace('\\', "/")))
+        }
+        _ => v.clone(),
+    }
 }
 
 /// A command of cmd.exe that bash has no program for, written into a bash

@@ -184,3 +184,22 @@ fn bounded_for_any_input() {
     let long = "Get-Date; ".repeat(20_000);
     assert!(parse(&long).is_err());
 }
+
+#[test]
+fn git_bash_windows_options_arrive_as_msys_converts_them() {
+    // `//x` is `/x` to the program; `//server/share` (UNC) and a lone `/x` are kept.
+    let t = |w: &str| super::msys_arg(&Value::text(w)).to_string();
+    assert_eq!(t("//create"), "/create");
+    assert_eq!(t("//F"), "/F");
+    assert_eq!(t("//server/share"), "//server/share");
+    assert_eq!(t("/create"), "/create");
+    assert_eq!(t("x"), "x");
+    // A Windows program started from bash is judged by what it does.
+    let cmds = crate::shell::command::parse("schtasks.exe //create //tn x //tr a.exe").unwrap();
+    assert!(cmds.iter().any(|c| c.program == "crontab"));
+    let cmds = crate::shell::command::parse("schtasks //query").unwrap();
+    assert!(!cmds.iter().any(|c| c.program == "crontab"));
+    // A twin never names its own program: no loop through the bash reading.
+    let cmds = crate::shell::command::parse("vssadmin delete shadows //all").unwrap();
+    assert_eq!(cmds.len(), 1);
+}

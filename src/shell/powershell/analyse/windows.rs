@@ -118,6 +118,12 @@ impl Analyser {
                 | "gcm"
                 | "import-module"
                 | "ipmo"
+                | "remove-ciminstance"
+                | "rcim"
+                | "remove-wmiobject"
+                | "rwmi"
+                | "disable-computerrestore"
+                | "disable-netadapter"
         );
         if !known {
             return Ok(None);
@@ -174,6 +180,43 @@ impl Analyser {
                 let full = cmdlets::data(short).unwrap_or("Get-CimInstance");
                 let v = self.data_cmdlet(full, c, input)?;
                 return Ok(Some(v.with(From::Wmi { class, filter })));
+            }
+            "remove-ciminstance" | "rcim" | "remove-wmiobject" | "rwmi" => {
+                // The instances piped in or given (`-InputObject`, `-Query`,
+                // `-Class`/`-Path` for Remove-WmiObject) are deleted.
+                let given = get(&["inputobject"]).or_else(|| input.cloned());
+                let (class, filter) = match given.map(|v| v.from) {
+                    Some(From::Wmi { class, filter }) => (class, filter),
+                    _ => {
+                        let query = get(&["query"]).and_then(|v| v.literal());
+                        let class = get(&["class", "path"])
+                            .and_then(|v| v.literal())
+                            .map(|c| c.to_ascii_lowercase())
+                            .or_else(|| query.as_deref().and_then(query_class))
+                            .unwrap_or_default();
+                        (
+                            class,
+                            query.as_deref().and_then(|q| {
+                                let l = q.to_ascii_lowercase();
+                                l.find(" where ").map(|i| q[i + 7..].to_string())
+                            }),
+                        )
+                    }
+                };
+                self.wmi_method(&class, filter.as_deref(), "delete", &[])?;
+                return Ok(Some(V::text("")));
+            }
+            // Turning System Restore off deletes the drive's restore points.
+            "disable-computerrestore" => {
+                self.shadows_deleted("Disable-ComputerRestore")?;
+                return Ok(Some(V::text("")));
+            }
+            "disable-netadapter" => {
+                let name = get(&["name", "ifalias", "interfacealias", "interfacedescription"])
+                    .or_else(|| plain.first().cloned())
+                    .map_or_else(|| Value::unknown("(adapter)"), |v| v.scalar());
+                self.link_down(name, "Disable-NetAdapter")?;
+                return Ok(Some(V::text("")));
             }
             "invoke-cimmethod" | "icim" | "invoke-wmimethod" | "iwmi" => {
                 let from_input = get(&["inputobject"]).or_else(|| input.cloned());
@@ -565,6 +608,11 @@ impl Analyser {
                 self.emit(vec![raw("shutdown"), raw("-h"), raw("now")], label)
             }
             ("win32_operatingsystem", "reboot") => self.emit(vec![raw("reboot")], label),
+            ("win32_shadowcopy", "delete") => self.shadows_deleted("WMI"),
+            ("win32_networkadapter", "disable") => {
+                let n = name.map_or_else(|| Value::unknown("(adapter)"), |n| Value::text(&n));
+                self.link_down(n, "WMI")
+            }
             ("win32_process", "terminate") => match name {
                 Some(n) => self.kill_named(&Value::text(&n), "WMI"),
                 // Filtered by something else (`-Filter "ProcessId=…"`, `Where-Object`): some.
@@ -655,6 +703,30 @@ impl Analyser {
         self.emit(words, Some(label))
     }
 
+    /// The machine's shadow copies deleted (System Restore points, the
+    /// Volume Shadow Copy snapshots backups keep): `vssadmin delete shadows
+    /// /all`, the line the pack's `destroy-recovery` rule names (the backup
+    /// tools themselves, `vssadmin`, `wbadmin`, `bcdedit`, `reagentc`, are
+    /// read as written: the rule ignores their letter case).
+    pub(super) fn shadows_deleted(&mut self, label: &str) -> R<()> {
+        let words = ["vssadmin", "delete", "shadows", "/all"].map(raw).to_vec();
+        self.emit(words, Some(label))
+    }
+
+    /// A network adapter taken down (`Disable-NetAdapter`, `netsh interface
+    /// set interface … disable`): `ip link set dev NAME down`.
+    pub(super) fn link_down(&mut self, name: Value, label: &str) -> R<()> {
+        let words = vec![
+            raw("ip"),
+            raw("link"),
+            raw("set"),
+            raw("dev"),
+            W::Val(name),
+            raw("down"),
+        ];
+        self.emit(words, Some(label))
+    }
+
     /// A credential stored in Windows' Credential Manager (`cmdkey /add`):
     /// a file in `%APPDATA%\Microsoft\Credentials`.
     pub(super) fn store_credential(&mut self, target: &str, label: &str) -> R<()> {
@@ -732,6 +804,8 @@ impl Analyser {
                     .join(",");
                 if all.contains("setsuspendstate") {
                     self.emit(vec![raw("systemctl"), raw("suspend")], Some("rundll32"))?;
+                } else if all.contains("lockworkstation") {
+                    self.emit(vec![raw("loginctl"), raw("lock-session")], Some("rundll32"))?;
                 } else if all.contains("exitwindowsex") {
                     self.emit(
                         vec![raw("shutdown"), raw("-h"), raw("now")],
@@ -740,6 +814,45 @@ impl Analyser {
                 } else {
                     return Ok(false);
                 }
+            }
+            // Logging the user off ends every process of the session.
+            "logoff" if lit(0) != "/?" => {
+                self.emit(
+                    vec![raw("loginctl"), raw("terminate-user"), raw("''")],
+                    Some("logoff"),
+                )?;
+            }
+            // Disconnecting the session (Remote Desktop): the user is locked out of it.
+            "tsdiscon" if lit(0) != "/?" => {
+                self.emit(vec![raw("loginctl"), raw("lock-session")], Some("tsdiscon"))?;
+            }
+            "netsh" => {
+                let ls: Vec<String> = texts
+                    .iter()
+                    .map(|t| t.clone().unwrap_or_default().to_ascii_lowercase())
+                    .collect();
+                // `netsh interface set interface NAME disable`, `… admin=disabled`,
+                // `netsh wlan disconnect`: the machine's network taken down.
+                let off = ls.iter().any(|t| {
+                    let v = t.rsplit('=').next().unwrap_or(t);
+                    v == "disable" || v == "disabled"
+                });
+                let interface = ls
+                    .first()
+                    .is_some_and(|t| "interface".starts_with(t.as_str()));
+                if (interface && off) || (lit(0) == "wlan" && lit(1) == "disconnect") {
+                    self.link_down(Value::unknown("(interface)"), "netsh")?;
+                } else {
+                    return Ok(false);
+                }
+            }
+            "ipconfig"
+                if texts.iter().flatten().any(|t| {
+                    let l = t.to_ascii_lowercase();
+                    l == "/release" || l == "/release6"
+                }) =>
+            {
+                self.emit(vec![raw("dhclient"), raw("-r")], Some("ipconfig /release"))?;
             }
             "cmdkey" => {
                 let target = texts.iter().flatten().find_map(|t| {
@@ -977,6 +1090,8 @@ impl Analyser {
             "os" => "win32_operatingsystem".to_string(),
             "process" => "win32_process".to_string(),
             "service" => "win32_service".to_string(),
+            "shadowcopy" => "win32_shadowcopy".to_string(),
+            "nic" => "win32_networkadapter".to_string(),
             "path" | "class" => {
                 k += 1;
                 words
@@ -1020,7 +1135,9 @@ impl Analyser {
                 words.get(k + 2..).unwrap_or_default().to_vec(),
             ),
             "delete" if class == "win32_process" => ("terminate".to_string(), vec![]),
-            "delete" if class == "win32_service" => ("delete".to_string(), vec![]),
+            "delete" if class == "win32_service" || class == "win32_shadowcopy" => {
+                ("delete".to_string(), vec![])
+            }
             _ => return Ok(()),
         };
         let args: Vec<V> = rest.iter().map(|r| V::text(r.trim_matches(','))).collect();

@@ -2417,14 +2417,14 @@ impl Analyser {
                 .to_ascii_lowercase()
         };
         let has = |flag: &str| texts.iter().flatten().any(|t| t.eq_ignore_ascii_case(flag));
-        if self.runs_downloaded(&lower, &args) {
+        if self.runs_downloaded(&lower, args) {
             self.runner(
                 "pwsh",
                 Code::Dynamic,
                 "a file downloaded earlier in the line",
             )?;
         }
-        if self.windows_program(&lower, &args, &texts)? {
+        if self.windows_program(&lower, args, &texts)? {
             return Ok(Some(V::unknown("(output)")));
         }
         match lower.as_str() {

@@ -68,6 +68,7 @@ use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
 
+use super::flat::{Keyed, Words};
 use super::patterns::StoredList;
 use super::provenance::Provenance;
 use super::reach::{CommandPaths, EventEntry, Reached, RuleId, Shells};
@@ -107,7 +108,7 @@ const EMBEDDED_SEARCH: &str = "the built-in pack";
 /// read as current; a change that does not (a comment, a refactor, a new
 /// function) needs neither a bump nor a re-bless. Cache files are keyed by the
 /// binary that built them and do not depend on it.
-pub const FORMAT_VERSION: u32 = 7;
+pub const FORMAT_VERSION: u32 = 8;
 
 /// What the embedded artifact records as its builder: the format's version and
 /// a hash of the built-in policies' names and texts, exactly as the pack is
@@ -309,8 +310,11 @@ struct PolicyHead {
 /// Where a record is: offset and length.
 type Span = (u64, u32);
 
+/// An artifact's header. Its lists of spans (one per rule, list and event)
+/// are read in place ([`super::flat`]): the embedded pack's borrow the
+/// binary's bytes; a cache file's own a copy of them.
 #[derive(Debug, Serialize, Deserialize)]
-struct Header {
+struct Header<'a> {
     search: String,
     /// What built it: the hookrules binary (a cache file), or the format's
     /// version and the policies' text (the embedded pack, [`EMBEDDED_KEY`]).
@@ -318,15 +322,52 @@ struct Header {
     stamps: Vec<Stamp>,
     failure: FailureMode,
     policies: Vec<PolicyHead>,
-    rules: Vec<Span>,
+    #[serde(borrow)]
+    rules: Words<'a, Span>,
     /// Pattern lists, by number.
-    lists: Vec<Span>,
-    events: BTreeMap<String, Span>,
+    #[serde(borrow)]
+    lists: Words<'a, Span>,
+    /// Each event's entry (one span each), by name.
+    #[serde(borrow)]
+    events: Keyed<'a, Span>,
     other: Span,
     notes: Span,
     /// The `[log]` tables and the provenance, for the decision log.
     log: Vec<LogTable>,
     provenance: Provenance,
+}
+
+impl Header<'_> {
+    /// The same header, owning its lists.
+    fn into_owned(self) -> Header<'static> {
+        Header {
+            rules: self.rules.into_owned(),
+            lists: self.lists.into_owned(),
+            events: self.events.into_owned(),
+            search: self.search,
+            binary: self.binary,
+            stamps: self.stamps,
+            failure: self.failure,
+            policies: self.policies,
+            other: self.other,
+            notes: self.notes,
+            log: self.log,
+            provenance: self.provenance,
+        }
+    }
+
+    /// The span of an event's entry.
+    fn event(&self, name: &str) -> Option<Span> {
+        self.events.get(name).and_then(|spans| spans.get(0))
+    }
+
+    /// Every event entry's span, the one for other events last.
+    fn event_spans(&self) -> impl Iterator<Item = Span> + '_ {
+        self.events
+            .iter()
+            .filter_map(|(_, spans)| spans.get(0))
+            .chain([self.other])
+    }
 }
 
 /// Where an artifact's bytes are: one reader for both.
@@ -460,7 +501,7 @@ pub enum Refused {
 #[derive(Debug)]
 pub struct Artifact {
     bytes: Bytes,
-    header: Header,
+    header: Header<'static>,
     seal: RecordSeal,
     /// Where the records start.
     base: u64,
@@ -788,9 +829,9 @@ fn encode(
         stamps,
         failure: set.failure,
         policies,
-        rules,
-        lists,
-        events,
+        rules: rules.into_iter().collect(),
+        lists: lists.into_iter().collect(),
+        events: Keyed::new(events.into_iter().map(|(name, span)| (name, vec![span]))),
         other,
         notes,
         log: set.log.clone(),
@@ -830,16 +871,16 @@ fn seal_all(out: &mut [u8], records: &[Span], seal: &Seal) {
 #[doc(hidden)]
 pub fn reseal(bytes: &[u8], seal: &Seal) -> Option<Vec<u8>> {
     let head_len = u32::from_le_bytes(bytes.get(8..12)?.try_into().ok()?) as usize;
-    let header: Header = postcard::from_bytes(bytes.get(28..28 + head_len)?).ok()?;
+    let header: Header<'_> = postcard::from_bytes(bytes.get(28..28 + head_len)?).ok()?;
     let base = 28 + head_len;
     let record = |span: Span| -> Option<&[u8]> {
         let start = base + span.0 as usize + 16;
         bytes.get(start..start + span.1 as usize)
     };
     let mut spans: Vec<Span> = vec![];
-    spans.extend(&header.rules);
-    spans.extend(&header.lists);
-    for &e in header.events.values().chain([&header.other]) {
+    spans.extend(header.rules.iter());
+    spans.extend(header.lists.iter());
+    for e in header.event_spans() {
         spans.push(e);
         let entry: EventEntry<Span> = postcard::from_bytes(record(e)?).ok()?;
         entry.try_map(|&g| {
@@ -930,11 +971,17 @@ impl Artifact {
         if differ != 0 {
             return Err(Refused::Forged);
         }
-        let header: Header = postcard::from_bytes(&head).map_err(|_| Refused::Forged)?;
+        // The embedded pack's lists borrow the binary; a file's are copied.
+        let header: Header<'static> = match head {
+            Cow::Borrowed(head) => postcard::from_bytes(head).map_err(|_| Refused::Forged)?,
+            Cow::Owned(head) => postcard::from_bytes::<Header<'_>>(&head)
+                .map_err(|_| Refused::Forged)?
+                .into_owned(),
+        };
         if header.search != search || header.binary != binary {
             return Err(Refused::Other);
         }
-        let lists = Mutex::new(vec![None; header.lists.len()]);
+        let lists = Mutex::new(vec![None; header.lists.run().len()]);
         Ok(Artifact {
             bytes,
             header,
@@ -948,7 +995,7 @@ impl Artifact {
     /// the records it reads.)
     pub fn check_all(&self) -> bool {
         let h = &self.header;
-        let events = h.events.values().chain([&h.other]).all(|&span| {
+        let events = h.event_spans().all(|span| {
             self.read::<EventEntry<Span>>(span)
                 .and_then(|e| {
                     e.try_map(|&g| {
@@ -966,14 +1013,14 @@ impl Artifact {
         let notes = self
             .read::<BTreeMap<String, Vec<String>>>(h.notes)
             .is_some();
-        let rules = (0..h.rules.len()).all(|id| self.rule(id as RuleId).is_some());
+        let rules = (0..h.rules.run().len()).all(|id| self.rule(id as RuleId).is_some());
         events && policies && notes && rules
     }
 
     /// A rule: its lists and named conditions (each read once), then the rule
     /// with them.
     fn rule(&self, id: RuleId) -> Option<SetRule> {
-        let (at, len) = *self.header.rules.get(id as usize)?;
+        let (at, len) = self.header.rules.run().get(id as usize)?;
         let bytes = self.record(at, len)?;
         let (used, rest): (Vec<u32>, &[u8]) = postcard::take_from_bytes(&bytes).ok()?;
         let mut lists = self.lists.lock().unwrap_or_else(|e| e.into_inner());
@@ -995,7 +1042,7 @@ impl Artifact {
         if depth > lists.len() {
             return None;
         }
-        let (at, len) = *self.header.lists.get(n)?;
+        let (at, len) = self.header.lists.run().get(n)?;
         let bytes = self.record(at, len)?;
         let (entry, rest): (Entry, &[u8]) = postcard::take_from_bytes(&bytes).ok()?;
         let list = match entry {
@@ -1040,12 +1087,7 @@ impl Artifact {
     /// The bucket of one event, read record by record; `None` if any record
     /// does not verify.
     pub fn for_event(&self, event: &Event, paths: &dyn CommandPaths) -> Option<Compiled> {
-        let span = self
-            .header
-            .events
-            .get(&event.name)
-            .copied()
-            .unwrap_or(self.header.other);
+        let span = self.header.event(&event.name).unwrap_or(self.header.other);
         let entry: EventEntry<Span> = self.read(span)?;
         let (group, refused) = entry.pick(event);
         // Read in place: its lists borrow the record's bytes.

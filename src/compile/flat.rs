@@ -71,6 +71,19 @@ impl Word for (u32, u32) {
     }
 }
 
+impl Word for (u64, u32) {
+    const SIZE: usize = 12;
+    fn read(bytes: &[u8]) -> Self {
+        let mut b = [0u8; 8];
+        b.copy_from_slice(&bytes[..8]);
+        (u64::from_le_bytes(b), u32_at(bytes, 8))
+    }
+    fn write(self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.0.to_le_bytes());
+        self.1.write(out);
+    }
+}
+
 /// A list of words, held as their bytes (borrowed from a record, or owned
 /// when built in this process).
 pub struct Words<'a, T> {
@@ -120,6 +133,14 @@ impl<'b, T: Word> Run<'b, T> {
 }
 
 impl<T: Word> Words<'_, T> {
+    /// The same list, owning its bytes.
+    pub fn into_owned(self) -> Words<'static, T> {
+        Words {
+            bytes: Cow::Owned(self.bytes.into_owned()),
+            word: PhantomData,
+        }
+    }
+
     /// All of it, as a run.
     pub fn run(&self) -> Run<'_, T> {
         Run {
@@ -212,6 +233,14 @@ pub struct Texts<'a> {
 }
 
 impl Texts<'_> {
+    /// The same list, owning its bytes.
+    pub fn into_owned(self) -> Texts<'static> {
+        Texts {
+            all: Cow::Owned(self.all.into_owned()),
+            ends: self.ends.into_owned(),
+        }
+    }
+
     /// How many.
     fn len(&self) -> usize {
         self.ends.run().len()
@@ -299,6 +328,15 @@ impl<T: Word + Ord> Keyed<'static, T> {
 }
 
 impl<T: Word> Keyed<'_, T> {
+    /// The same list, owning its bytes.
+    pub fn into_owned(self) -> Keyed<'static, T> {
+        Keyed {
+            texts: self.texts.into_owned(),
+            ends: self.ends.into_owned(),
+            words: self.words.into_owned(),
+        }
+    }
+
     fn len(&self) -> usize {
         self.texts.len().min(self.ends.run().len())
     }

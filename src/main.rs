@@ -1,4 +1,13 @@
-fn main() -> std::process::ExitCode {
+//! The `hookrules` binary: the command line (`cli`), started without std's
+//! main-thread stack guard (see `os::start`).
+#![no_main]
+
+/// The process's entry, called by the C runtime.
+#[no_mangle]
+extern "C" fn main(
+    _argc: std::ffi::c_int,
+    _argv: *const *const std::ffi::c_char,
+) -> std::ffi::c_int {
     // A parent's small `ulimit -s` must not turn a deep command into a crash.
-    hookrules::os::stack::with_enough(hookrules::cli::main)
+    hookrules::os::start::run(|| hookrules::os::stack::with_enough(hookrules::cli::status))
 }

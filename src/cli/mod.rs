@@ -27,7 +27,6 @@ use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
@@ -277,8 +276,8 @@ pub fn discovery(flags: Vec<PathBuf>, env: &BTreeMap<String, String>) -> Discove
     }
 }
 
-/// The binary's entry point.
-pub fn main() -> ExitCode {
+/// The binary's entry point: the exit status.
+pub fn status() -> u8 {
     // `hookrules run` with no options is every hook call: it skips building the
     // whole command-line parser (about a tenth of a call's instructions).
     let mut args = std::env::args_os().skip(1);
@@ -517,7 +516,7 @@ pub fn main() -> ExitCode {
             &mut stderr.lock(),
         ),
     };
-    ExitCode::from(code.clamp(0, 255) as u8)
+    code.clamp(0, 255) as u8
 }
 
 /// The JSON Schema of the policy format, generated from the parser's own types.

@@ -10,4 +10,5 @@ pub mod owner;
 pub mod process;
 pub mod repo_env;
 pub mod stack;
+pub mod start;
 pub mod state;

@@ -706,7 +706,7 @@ pub fn paths_from_commands(cmds: &[SimpleCommand], ps: &PathSelector, ctx: &Ctx)
         // The values of options that take a file to use (`scp -i KEY`), and
         // a file handed straight to a command that uses what it reads (`cat
         // TOKEN | docker login --password-stdin`).
-        let used = places(c, &ps.skip_options).operand;
+        let used = skipped_places(c, &ps.skip_options).operand;
         let handed_over = ps.reads_only && hands_to_user(c, cmds.get(at + 1), &ps.skip_options);
         let text = crate::shell::command::shell_text_operand(c);
         for (i, (o, v)) in c.operands.iter().zip(&c.operand_values).enumerate() {
@@ -741,9 +741,15 @@ pub fn paths_from_commands(cmds: &[SimpleCommand], ps: &PathSelector, ctx: &Ctx)
 /// The places a table of options (`skip_options`, `written_through`) names in
 /// `c`, from the entries for its program (none: nothing found).
 fn places(c: &SimpleCommand, table: &[ProgramOptions]) -> Found {
+    places_of(c, table, false)
+}
+
+/// [`places`], from the entries that hold for `c`; `named_only`: leave out
+/// the lines for any program (`*`).
+fn places_of(c: &SimpleCommand, table: &[ProgramOptions], named_only: bool) -> Found {
     let slots: Vec<Slot<'_>> = table
         .iter()
-        .filter(|p| entry_applies(p, c))
+        .filter(|p| !(named_only && p.program == "*") && entry_applies(p, c))
         .flat_map(|p| p.options.iter().filter_map(|o| Slot::parse(o)))
         .collect();
     if slots.is_empty() {
@@ -753,6 +759,16 @@ fn places(c: &SimpleCommand, table: &[ProgramOptions]) -> Found {
         };
     }
     options::find(c, &slots)
+}
+
+/// The places a table of places left out (`skip_options`) names in `c`. A
+/// line for any program (`"* --token-file"`) says what programs do with an
+/// option, which a shell or an interpreter running a script does not tell:
+/// the script decides (`python3 show.py --token-file ~/.token` may print
+/// it), so such lines do not leave its operands out. A line naming the
+/// interpreter itself (`"node --env-file"`) still does.
+fn skipped_places(c: &SimpleCommand, table: &[ProgramOptions]) -> Found {
+    places_of(c, table, crate::shell::command::runs_code(c))
 }
 
 /// Does a table entry hold for `c`: its program, its subcommand (one of the
@@ -901,7 +917,7 @@ fn command_matches(
     // Operands at the test's `skip_options` places are no targets.
     let skipped = match ct.skip_options.is_empty() {
         true => vec![],
-        false => places(c, &ct.skip_options).operand,
+        false => skipped_places(c, &ct.skip_options).operand,
     };
     let targets = || {
         c.target_operands()

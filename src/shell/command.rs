@@ -416,6 +416,15 @@ pub fn program_is(program: &str, item: &str) -> bool {
     }
 }
 
+/// Does `c` run code whose effects its words do not tell: a shell, `eval` or
+/// `source` (whatever the code's source), or an interpreter (`python3
+/// show.py`, `node -e …`, `awk`): what it does with a file it is given is up
+/// to that code.
+#[must_use]
+pub fn runs_code(c: &SimpleCommand) -> bool {
+    c.code.is_some() || wrappers::interpreter_lang(&c.program).is_some()
+}
+
 /// The operand that is a shell's `-c` text (`bash -c 'ssh-add KEY; git
 /// push'`): its commands are judged themselves; the text is not a path.
 #[must_use]

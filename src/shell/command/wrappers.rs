@@ -831,13 +831,12 @@ fn find(args: &[String]) -> Action {
     }
 }
 
-/// An interpreter given inline code: the language, the indexes of the code
-/// arguments, and whether it reads its program from standard input instead.
-pub(crate) fn interpreter(prog: &str, args: &[String]) -> Option<(Lang, Vec<usize>, bool)> {
+/// The language of a program that runs code it is given (`python3.12`,
+/// `node`, `awk`, `make`), whatever its arguments; `None` for other programs.
+pub(crate) fn interpreter_lang(prog: &str) -> Option<Lang> {
     let p = prog.to_ascii_lowercase();
-    let p = p.as_str();
     let base = p.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
-    let lang = match base {
+    Some(match base {
         "python" | "pypy" => Lang::Python,
         "perl" => Lang::Perl,
         "ruby" => Lang::Ruby,
@@ -852,7 +851,15 @@ pub(crate) fn interpreter(prog: &str, args: &[String]) -> Option<(Lang, Vec<usiz
         "make" | "gmake" => Lang::Make,
         "julia" => Lang::Julia,
         _ => return None,
-    };
+    })
+}
+
+/// An interpreter given inline code: the language, the indexes of the code
+/// arguments, and whether it reads its program from standard input instead.
+pub(crate) fn interpreter(prog: &str, args: &[String]) -> Option<(Lang, Vec<usize>, bool)> {
+    let p = prog.to_ascii_lowercase();
+    let base = p.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    let lang = interpreter_lang(prog)?;
     // Options that take a value, per language (the value is skipped).
     let valued: &[&str] = match lang {
         Lang::Python => &["-m", "-W", "-X", "-Q"],

@@ -191,34 +191,108 @@ pub(crate) fn find_exec_end(args: &[String], start: usize) -> usize {
     i
 }
 
-/// Programs that run the rest of their arguments as a command after
-/// `subcommand` and its options (`uv run rm …`, `bundle exec rm …`).
-const RUNNERS: &[(&str, &str)] = &[
-    ("uv", "run"),
-    ("poetry", "run"),
-    ("pipenv", "run"),
-    ("bundle", "exec"),
-    ("pnpm", "exec"),
-    ("pnpm", "dlx"),
-    ("yarn", "exec"),
-    ("yarn", "dlx"),
-    ("npm", "exec"),
-    ("conda", "run"),
-    ("mise", "exec"),
-    ("asdf", "exec"),
-    ("direnv", "exec"),
+/// A program that runs the rest of its arguments as a command after a
+/// subcommand and its options (`uv run rm …`, `bundle exec rm …`).
+struct Runner {
+    program: &'static str,
+    /// The word before the options (`run`, `exec`); `""`: none (`env-cmd -f
+    /// .env CMD`).
+    sub: &'static str,
+    /// Its short and long options that take a value (`uv run --env-file
+    /// .env CMD`), so the value is not taken for the command.
+    short_val: &'static str,
+    long_val: &'static [&'static str],
+    /// Operands before the command (`direnv exec DIR CMD`).
+    operands: usize,
+}
+
+const fn runner(program: &'static str, sub: &'static str) -> Runner {
+    Runner {
+        program,
+        sub,
+        short_val: "",
+        long_val: &[],
+        operands: 0,
+    }
+}
+
+/// The runners, among them those that load a secret file or a secret
+/// manager's values into the command's environment (`direnv exec . CMD`,
+/// `dotenv run CMD`, `dotenvx run -f .env -- CMD`, `env-cmd -f .env CMD`): the
+/// command is judged as itself, so `direnv exec . env` prints the
+/// environment they loaded.
+const RUNNERS: &[Runner] = &[
+    Runner {
+        short_val: "pw",
+        long_val: &[
+            "env-file",
+            "with",
+            "with-requirements",
+            "with-editable",
+            "python",
+            "project",
+            "directory",
+            "package",
+            "extra",
+            "group",
+            "index",
+            "index-url",
+            "extra-index-url",
+        ],
+        ..runner("uv", "run")
+    },
+    runner("poetry", "run"),
+    runner("pipenv", "run"),
+    runner("bundle", "exec"),
+    runner("pnpm", "exec"),
+    runner("pnpm", "dlx"),
+    runner("yarn", "exec"),
+    runner("yarn", "dlx"),
+    runner("npm", "exec"),
+    runner("conda", "run"),
+    runner("mise", "exec"),
+    runner("asdf", "exec"),
+    Runner {
+        operands: 1,
+        ..runner("direnv", "exec")
+    },
+    // python-dotenv (`dotenv -f .env run CMD`)
+    runner("dotenv", "run"),
+    Runner {
+        short_val: "fe",
+        long_val: &["env-file", "env", "env-keys-file", "convention"],
+        ..runner("dotenvx", "run")
+    },
+    Runner {
+        short_val: "fer",
+        long_val: &["file", "environments", "rc-file"],
+        ..runner("env-cmd", "")
+    },
 ];
 
 /// Classify `prog` (a basename, any letter case) called with `args`.
 pub(crate) fn classify(prog: &str, args: &[String]) -> Action {
     let lower = prog.to_ascii_lowercase();
     let prog = lower.as_str();
-    if let Some((_, sub)) = RUNNERS.iter().find(|(p, _)| *p == prog) {
-        return match args.iter().position(|a| a == sub) {
+    if let Some(r) = RUNNERS.iter().find(|r| r.program == prog) {
+        let start = if r.sub.is_empty() {
+            Some(0)
+        } else {
+            args.iter().position(|a| a == r.sub).map(|k| k + 1)
+        };
+        return match start {
             Some(k) => {
-                let rest = args.get(k + 1..).unwrap_or_default();
-                exec(args, k + 1 + opts(rest, "", &[]).next)
+                let rest = args.get(k..).unwrap_or_default();
+                exec(
+                    args,
+                    k + opts(rest, r.short_val, r.long_val).next + r.operands,
+                )
             }
+            // dotenv-cli (`dotenv -e .env -- CMD`): the command after `--`.
+            None if prog == "dotenv" => match args.iter().position(|a| a == "--") {
+                Some(k) => exec(args, k + 1),
+                None => Action::None,
+            },
             None => Action::None,
         };
     }

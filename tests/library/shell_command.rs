@@ -194,8 +194,9 @@ const PROGRAMS: &[(&str, &[&str])] = &[
     ("echo $(( $(rm x) + 1 ))", &["rm", "echo"]),
     ("echo $((ls) | wc)", &["ls", "wc", "echo"]),
     ("echo ${HOME:-/tmp}", &["echo"]),
-    ("echo ${x:-$(rm y)}", &["rm", "echo"]),
-    ("echo \"${x:-\"$(rm y)\"}\"", &["rm", "echo"]),
+    // (`x` is the environment's: its value printed is reported as `printenv x`)
+    ("echo ${x:-$(rm y)}", &["rm", "echo", "printenv"]),
+    ("echo \"${x:-\"$(rm y)\"}\"", &["rm", "echo", "printenv"]),
     ("diff <(ls a) >(cat)", &["ls", "cat", "diff"]),
     ("cat < <(rm x)", &["rm", "cat"]),
     ("x=$(rm -rf /)", &["rm", ""]),

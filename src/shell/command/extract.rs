@@ -1366,8 +1366,9 @@ impl Extractor {
                 if names.is_empty() {
                     names.push(if prog == "read" { "REPLY" } else { "MAPFILE" });
                 }
+                // What was read (not the environment's value of the name).
                 for n in names {
-                    s.set(n, Var::Scalar(Value::unknown(&format!("${n}"))), false);
+                    s.set(n, Var::Scalar(Value::unknown(&format!("${n} (input)"))), false);
                 }
                 changed(s)
             }

@@ -1368,7 +1368,11 @@ impl Extractor {
                 }
                 // What was read (not the environment's value of the name).
                 for n in names {
-                    s.set(n, Var::Scalar(Value::unknown(&format!("${n} (input)"))), false);
+                    s.set(
+                        n,
+                        Var::Scalar(Value::unknown(&format!("${n} (input)"))),
+                        false,
+                    );
                 }
                 changed(s)
             }

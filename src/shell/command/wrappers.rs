@@ -274,14 +274,18 @@ const RUNNERS: &[Runner] = &[
 pub(crate) fn classify(prog: &str, args: &[String]) -> Action {
     let lower = prog.to_ascii_lowercase();
     let prog = lower.as_str();
-    if let Some(r) = RUNNERS.iter().find(|r| r.program == prog) {
-        let start = if r.sub.is_empty() {
-            Some(0)
-        } else {
-            args.iter().position(|a| a == r.sub).map(|k| k + 1)
-        };
-        return match start {
-            Some(k) => {
+    if RUNNERS.iter().any(|r| r.program == prog) {
+        // (A program with several runner subcommands, `pnpm exec` and `pnpm
+        // dlx`: the one its arguments hold.)
+        let found = RUNNERS.iter().filter(|r| r.program == prog).find_map(|r| {
+            if r.sub.is_empty() {
+                Some((r, 0))
+            } else {
+                args.iter().position(|a| a == r.sub).map(|k| (r, k + 1))
+            }
+        });
+        return match found {
+            Some((r, k)) => {
                 let rest = args.get(k..).unwrap_or_default();
                 exec(
                     args,

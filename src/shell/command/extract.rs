@@ -1879,12 +1879,19 @@ impl Extractor {
                         arg_fields.iter().map(|f| f.value.clone()).collect();
                     let mut v = via.clone();
                     v.push(format!("{prog} -c"));
+                    let files = &self.state.files;
+                    let written = |p: &str| match files.get(&file_key(p)) {
+                        Some(Written::Text(t)) => Some(t.literal()),
+                        Some(Written::Unknown) => Some(None),
+                        None => None,
+                    };
                     if let Some(r) = crate::shell::powershell::from_bash(
                         &prog,
                         &arg_values,
                         &self.state.cwd,
                         &v,
                         off,
+                        &written,
                     ) {
                         let (code, mut cmds) = r?;
                         if let Some(code) = code {

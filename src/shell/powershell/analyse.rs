@@ -211,6 +211,13 @@ pub(super) struct Analyser {
     /// `mklink`), in order: later commands go through them, as bash's do
     /// through `ln -s` (`shell::command::made_by`).
     made: Vec<crate::shell::links::MadeLink>,
+    /// Files the line wrote with text it knows (`Set-Content a.ps1 '…'`,
+    /// `'…' > a.cmd`, or bash's `echo … > z.ps1` before `pwsh -File z.ps1`),
+    /// by lowercase file name: running one runs that text.
+    pub(super) scripts: Vec<(String, String)>,
+    /// Files the line wrote the environment (or a secret) into, by
+    /// lowercase file name: uploading one sends the environment.
+    env_files: Vec<String>,
 }
 
 type R<T> = Result<T, ParseError>;
@@ -237,6 +244,8 @@ impl Analyser {
             aliases: HashMap::new(),
             downloaded: vec![],
             made: vec![],
+            scripts: vec![],
+            env_files: vec![],
         }
     }
 
@@ -423,6 +432,8 @@ impl Analyser {
                 ],
                 Some(label),
             ),
+            // The whole environment printed or saved: bash's `env`.
+            From::Environment => self.emit(vec![raw("env")], Some(label)),
             _ => Ok(()),
         }
     }
@@ -465,7 +476,7 @@ impl Analyser {
                     let v = self.expr(x)?;
                     if !redirects.is_empty() {
                         let mut words = vec![];
-                        self.redirects(redirects, &mut words)?;
+                        self.redirects_of(redirects, &mut words, Some(&v))?;
                         self.emit(words, None)?;
                     }
                     v
@@ -1000,6 +1011,7 @@ impl Analyser {
                     .map(|v| self.path1(v))
                     .unwrap_or_else(|| Value::unknown("(path)"));
                 let op = if m.starts_with("append") { ">>" } else { ">" };
+                self.wrote(&p, a.get(1), m.starts_with("append"));
                 self.emit(vec![raw(op), W::Val(p)], Some("[IO.File]::Write"))?;
             }
             ("io.file" | "io.directory", "copy" | "move" | "replace") => {
@@ -1255,16 +1267,21 @@ impl Analyser {
                 return Ok(V::unknown("(output)"));
             }
         }
+        // A batch file this line wrote (`.\c.bat`): cmd runs its text.
+        if (lower.ends_with(".cmd") || lower.ends_with(".bat")) && self.run_written(&text, &text)? {
+            return Ok(V::unknown("(output)"));
+        }
         // A script file, run or dot-sourced (`./x.ps1`, `. .\env.ps1`).
         if lower.ends_with(".ps1") || lower.ends_with(".psm1") {
-            let p = self.path1(&V::one(Value::text(&text)));
+            if self.run_written(&text, &text)? {
+                return Ok(V::unknown("(output)"));
+            }
             let code = if self.was_downloaded(&text) {
                 Code::Dynamic
             } else {
                 Code::File
             };
             self.runner("pwsh", code, &text)?;
-            let _ = p;
             return Ok(V::unknown("(output)"));
         }
         let base = program_base(&text);
@@ -1360,11 +1377,55 @@ impl Analyser {
                         _ => out.push(v),
                     }
                 }
-                Arg::Verbatim(t) => out.push(V::text(t)),
+                Arg::Verbatim(t) => out.extend(self.verbatim(t)),
                 Arg::EndOfParams => {}
             }
         }
         Ok(out)
+    }
+
+    /// The text after `--%` (the stop-parsing token): handed to the program
+    /// as written but for `%NAME%`, which PowerShell expands (about_Parsing,
+    /// "The stop-parsing token"); the program splits it into words as
+    /// Windows' C runtime does (`git --% reset --hard` is `git reset --hard`).
+    fn verbatim(&mut self, t: &str) -> Vec<V> {
+        super::cmd::split_command_line(t)
+            .iter()
+            .map(|w| V::one(self.percent_vars(w)))
+            .collect()
+    }
+
+    /// A word with `%NAME%` environment variables expanded: Windows' folders
+    /// by name, a variable the script set, anything else unknown.
+    fn percent_vars(&self, w: &str) -> Value {
+        let mut out = Value::text("");
+        let mut rest = w;
+        while let Some(a) = rest.find('%') {
+            let after = &rest[a + 1..];
+            let Some(b) = after.find('%') else { break };
+            let name = &after[..b];
+            let plain = !name.is_empty()
+                && name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '(' | ')'));
+            if !plain {
+                out = out.concat(&Value::text(&rest[..=a]));
+                rest = after;
+                continue;
+            }
+            out = out.concat(&Value::text(&rest[..a]));
+            let var = match paths::env_var(name) {
+                Some(s) => Value::one(s),
+                None => match self.vars.get(&format!("env:{}", name.to_ascii_lowercase())) {
+                    Some(v) => v.scalar(),
+                    // PowerShell leaves it for the program (cmd expands it itself).
+                    None => Value::text(&format!("%{name}%")),
+                },
+            };
+            out = out.concat(&var);
+            rest = &after[b + 1..];
+        }
+        out.concat(&Value::text(rest))
     }
 
     fn named_args(&mut self, args: &[Arg]) -> R<Vec<(String, V)>> {
@@ -1488,7 +1549,14 @@ impl Analyser {
         ) {
             let p = b.get("Path").or_else(|| b.get("LiteralPath")).cloned();
             if let Some(v) = p.and_then(|p| self.env_drive(&p, cmdlet.name).transpose()) {
-                return v;
+                let v = v?;
+                // `dir env: > e.txt`: the file holds the environment.
+                let mut words = vec![];
+                self.redirects_of(&c.redirects, &mut words, Some(&v))?;
+                if !words.is_empty() {
+                    self.emit(words, label)?;
+                }
+                return Ok(v);
             }
         }
         // Script blocks handed to a parameter run (delay-bind blocks:
@@ -1673,10 +1741,16 @@ impl Analyser {
                     .into_iter()
                     .flatten()
                     .any(|v| v.literal().is_none());
+                let text = [b.get("Value"), b.get("InputObject"), input]
+                    .into_iter()
+                    .flatten()
+                    .next()
+                    .cloned();
                 for p in paths {
                     if unknown {
                         self.note_download(&p);
                     }
+                    self.wrote(&p, text.as_ref(), append);
                     words.extend([raw(op), W::Val(p)]);
                 }
                 match (b.get("Value"), input) {
@@ -1863,6 +1937,13 @@ impl Analyser {
                     if let Some(v) = b.get(k).cloned() {
                         self.reveal(&v, cmdlet.name)?;
                     }
+                }
+                // The whole environment as the body (`-Body (gci env: | Out-String)`): sent.
+                if b.get("Body").is_some_and(|v| v.from == From::Environment) {
+                    let url = b
+                        .get("Uri")
+                        .map_or_else(|| Value::unknown("(url)"), V::scalar);
+                    self.uploads_env(url, cmdlet.name)?;
                 }
                 if let Some(i) = input {
                     self.reveal(i, cmdlet.name)?;
@@ -2148,7 +2229,7 @@ impl Analyser {
                 V::text("")
             }
         };
-        self.redirects(&c.redirects, &mut words)?;
+        self.redirects_of(&c.redirects, &mut words, Some(&out))?;
         if !words.is_empty() {
             self.emit(words, label)?;
         }
@@ -2237,13 +2318,17 @@ impl Analyser {
                 V::unknown("(processes)").with(From::Processes)
             }
             // Formatting, sorting, converting a secret or the environment
-            // prints it still; counting it or dropping it does not.
+            // prints it still; counting it, filtering it (some variables:
+            // `Where-Object Name -like 'NODE*'`) or dropping it does not.
             (l, Some(i))
                 if matches!(i.from, From::Secret(_) | From::Environment)
                     && !matches!(
                         l,
                         "measure-object"
                             | "measure"
+                            | "where-object"
+                            | "where"
+                            | "?"
                             | "out-null"
                             | "get-member"
                             | "gm"
@@ -2351,6 +2436,102 @@ impl Analyser {
         sc.code = Some(code);
         self.out.push(sc);
         Ok(())
+    }
+
+    /// A file written with `text` (appended when `append`): its text is
+    /// remembered when known (a script run later in the line runs it), and
+    /// a file the environment or a secret went into holds them.
+    fn wrote(&mut self, path: &Value, text: Option<&V>, append: bool) {
+        // The name is what matters (`$env:TEMP\x.ps1` is run as written).
+        let Some(name) = value_file_name(path) else {
+            return;
+        };
+        if text.is_some_and(|t| matches!(t.from, From::Environment | From::Secret(_))) {
+            self.env_files.push(name.clone());
+        }
+        let known = text.map(|t| {
+            t.items()
+                .iter()
+                .map(Value::literal)
+                .collect::<Option<Vec<String>>>()
+                .map(|l| l.join("\n"))
+        });
+        let old = self.scripts.iter().position(|(n, _)| *n == name);
+        let before = match old {
+            Some(k) => Some(self.scripts.remove(k).1),
+            None => None,
+        };
+        if let Some(Some(t)) = known {
+            let t = match before.filter(|_| append) {
+                Some(b) => format!("{b}\n{t}"),
+                None => t,
+            };
+            self.scripts.push((name, t));
+        }
+    }
+
+    /// Running a file this line wrote with known text: that text runs, as
+    /// the code it is (PowerShell's for `.ps1`, cmd's for `.cmd`/`.bat`);
+    /// `true` when `path` is one.
+    pub(super) fn run_written(&mut self, path: &str, label: &str) -> R<bool> {
+        let name = file_name(path);
+        let Some(text) = self
+            .scripts
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, t)| t.clone())
+        else {
+            return Ok(false);
+        };
+        let cmd = name.ends_with(".cmd") || name.ends_with(".bat");
+        self.runner(if cmd { "cmd" } else { "pwsh" }, Code::Written, label)?;
+        let n = self.via.len();
+        self.via.push(format!("{label} (written)"));
+        let r = if cmd {
+            self.cmd_script(&text)
+        } else {
+            self.nested(&text, label)
+        };
+        self.via.truncate(n);
+        r.map(|()| true)
+    }
+
+    /// A canonical upload (`curl -T FILE URL`, `-F f=@FILE`, `--data-binary
+    /// @FILE`, however the line wrote it: Invoke-WebRequest -InFile,
+    /// WebClient.UploadFile, curl.exe, mail attachments) of a file the
+    /// environment was written into is the environment sent.
+    fn env_upload(&mut self, words: &[W], label: Option<&str>) -> R<()> {
+        if !matches!(words.first(), Some(W::Raw(p)) if p == "curl" || p == "wget") {
+            return Ok(());
+        }
+        let mut url = None;
+        let mut sent = false;
+        for w in words {
+            let W::Val(v) = w else { continue };
+            if v.literal().is_some_and(|t| t.contains("://")) {
+                url = Some(v.clone());
+            } else if value_file_name(v).is_some_and(|n| self.env_files.contains(&n)) {
+                sent = true;
+            }
+        }
+        if sent {
+            let url = url.unwrap_or_else(|| Value::unknown("(url)"));
+            self.uploads_env(url, label.unwrap_or("curl"))?;
+        }
+        Ok(())
+    }
+
+    /// The environment sent to `url`: `env | curl --data-binary @- URL`.
+    fn uploads_env(&mut self, url: Value, label: &str) -> R<()> {
+        let words = vec![
+            raw("env"),
+            raw("|"),
+            raw("curl"),
+            raw("--data-binary"),
+            raw("@-"),
+            W::Val(url),
+        ];
+        self.emit(words, Some(label))
     }
 
     /// Start-Process / [Diagnostics.Process]::Start: the program with its arguments.
@@ -2492,7 +2673,20 @@ impl Analyser {
                         Some(i) => self.eval_code(i, &lower)?,
                         None => self.runner(&lower, Code::Dynamic, &lower)?,
                     },
-                    super::Cli::File => self.runner(&lower, Code::File, &lower)?,
+                    super::Cli::File => {
+                        // `-File x.ps1` (or pwsh's first word): a script this line wrote runs its text.
+                        let script = texts.iter().flatten().find(|t| {
+                            let l = t.to_ascii_lowercase();
+                            l.ends_with(".ps1") || l.ends_with(".psm1")
+                        });
+                        let written = match script {
+                            Some(f) => self.run_written(&f.clone(), &format!("{lower} -File"))?,
+                            None => false,
+                        };
+                        if !written {
+                            self.runner(&lower, Code::File, &lower)?;
+                        }
+                    }
                     super::Cli::Info => {}
                     super::Cli::Interactive => {
                         if let Some(i) = input {
@@ -3044,6 +3238,21 @@ impl Analyser {
                     .union(&self.cwd);
                 return Ok(());
             }
+            "set" if args.is_empty() => {
+                // `set` alone prints every environment variable: `env`.
+                for w in redirects.chunks(2) {
+                    if let [W::Raw(op), W::Val(p)] = w {
+                        if op.ends_with('>') && !op.starts_with('2') {
+                            self.wrote(
+                                p,
+                                Some(&V::unknown("(environment)").with(From::Environment)),
+                                false,
+                            );
+                        }
+                    }
+                }
+                words.push(raw("env"));
+            }
             "set" | "setlocal" | "endlocal" | "cls" | "ver" | "title" | "exit" | "rem" | "::"
             | "goto" | "pause" | "color" | "prompt" | "shift" | "verify" | "vol" | "path" => {
                 if n == "set" {
@@ -3063,6 +3272,9 @@ impl Analyser {
                 if target.to_ascii_lowercase().ends_with(".bat")
                     || target.to_ascii_lowercase().ends_with(".cmd")
                 {
+                    if self.run_written(&target, "call")? {
+                        return Ok(());
+                    }
                     return self.runner("cmd", Code::File, "call");
                 }
                 return self.cmd_command(args, redirects);
@@ -3088,6 +3300,9 @@ impl Analyser {
             }
             "diskpart" if !has("/?") => {
                 words.extend([raw("sfdisk"), raw("/dev/PhysicalDrive")]);
+            }
+            _ if (n.ends_with(".cmd") || n.ends_with(".bat")) && self.run_written(&n, "cmd")? => {
+                return Ok(());
             }
             _ => {
                 let base = program_base(&n);
@@ -3138,12 +3353,21 @@ impl Analyser {
     }
 
     fn redirects(&mut self, redirects: &[Redir], words: &mut Vec<W>) -> R<()> {
+        self.redirects_of(redirects, words, None)
+    }
+
+    /// Redirections of a statement whose output is `out` (when known): a
+    /// file it writes with known text is remembered ([`Self::wrote`]).
+    fn redirects_of(&mut self, redirects: &[Redir], words: &mut Vec<W>, out: Option<&V>) -> R<()> {
         for r in redirects {
             let t = self.expr(&r.target)?;
             let p = path_value(&t.scalar(), false);
             // `$null` is nothing.
             if p.literal().is_some_and(|s| s.is_empty()) {
                 continue;
+            }
+            if matches!(r.fd, None | Some(1)) && r.op != RedirectOp::Read {
+                self.wrote(&p, out, r.op == RedirectOp::Append);
             }
             let op = match (r.op, r.fd) {
                 (RedirectOp::Append, Some(n)) => format!("{n}>>"),
@@ -3237,6 +3461,9 @@ impl Analyser {
     /// commands, as if PowerShell's had been them.
     fn emit(&mut self, words: Vec<W>, label: Option<&str>) -> R<()> {
         self.step()?;
+        if !self.env_files.is_empty() {
+            self.env_upload(&words, label)?;
+        }
         // One line per combination of alternatives (capped).
         let mut lines: Vec<Vec<String>> = vec![vec![]];
         for w in &words {
@@ -3566,6 +3793,8 @@ fn narrowed(v: &V) -> V {
             class: class.clone(),
             filter: Some(String::new()),
         },
+        // Some variables (the filter is judged as a search of the environment).
+        From::Environment => From::Plain,
         f => f.clone(),
     };
     V {
@@ -4094,6 +4323,27 @@ fn wildcard(pattern: &str, name: &str) -> bool {
 /// A Windows process id as the canonical `kill` reads it: PID 4 is the
 /// System process (the kernel's), which the machine cannot run without, as
 /// init (PID 1) elsewhere.
+/// A path's last name, lowercase (`.\\a.PS1` and `C:/x/a.ps1` are `a.ps1`).
+pub(super) fn file_name(path: &str) -> String {
+    path.rsplit(['/', '\\'])
+        .next()
+        .unwrap_or(path)
+        .to_ascii_lowercase()
+}
+
+/// The name of the file a word names, lowercase, whatever folder it is in
+/// (`$env:TEMP\e.txt` is `e.txt`); a curl form or data word names the file
+/// after its `@` (`f=@e.txt;type=text/plain`).
+fn value_file_name(v: &Value) -> Option<String> {
+    let [one] = v.0.as_slice() else { return None };
+    let (Piece::Text(t) | Piece::Glob(t)) = one.0.last()? else {
+        return None;
+    };
+    let t = t.rsplit('@').next().unwrap_or(t);
+    let t = t.split(';').next().unwrap_or(t);
+    (!t.is_empty() && !t.ends_with(['/', '\\'])).then(|| file_name(t))
+}
+
 fn windows_pid(v: &Value) -> Value {
     match v.literal().as_deref().map(str::trim) {
         Some("4") => Value::text("1"),

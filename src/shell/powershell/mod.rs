@@ -101,6 +101,7 @@ pub fn from_bash(
     cwd: &Value,
     via: &[String],
     offset: usize,
+    written: &dyn Fn(&str) -> Option<Option<String>>,
 ) -> Option<Result<FromBash, ParseError>> {
     // A word whose value is not known is marked, so code made of it is dynamic.
     const UNKNOWN: &str = "\u{E013}";
@@ -134,6 +135,15 @@ pub fn from_bash(
     let lower = lower.strip_suffix(".exe").unwrap_or(&lower).to_string();
     let words: Vec<String> = args.iter().map(|v| word(v, UNKNOWN)).collect();
     let mut a = analyse::Analyser::new(cwd.clone(), via.to_vec(), Some(offset));
+    // Files bash wrote earlier in the line (`echo … > z.ps1 && pwsh -File
+    // z.ps1`): running one runs their text; text nobody knows is unknown code.
+    for w in &words {
+        match written(w) {
+            Some(Some(text)) => a.scripts.push((analyse::file_name(w), text)),
+            Some(None) => a.note_download(&Value::text(w)),
+            None => {}
+        }
+    }
     // `cmd`: the script is cmd's (`Some(delayed expansion)`), else PowerShell's.
     let run = |a: &mut analyse::Analyser, text: &str, code: Code, cmd: Option<bool>| {
         if text.contains(UNKNOWN) {
@@ -174,7 +184,19 @@ pub fn from_bash(
             // any inline code, judged by what it does.
             Cli::Decoded(Some(text)) => run(&mut a, &text, Code::Inline, None),
             Cli::Decoded(None) | Cli::Stdin | Cli::Interactive => Ok(Some(Code::Dynamic)),
-            Cli::File => Ok(Some(Code::File)),
+            Cli::File => {
+                let script = words.iter().find(|w| {
+                    let l = w.to_ascii_lowercase();
+                    l.ends_with(".ps1") || l.ends_with(".psm1")
+                });
+                match script {
+                    Some(f) if a.was_downloaded(f) => Ok(Some(Code::Dynamic)),
+                    Some(f) => a
+                        .run_written(f, &format!("{lower} -File"))
+                        .map(|ran| Some(if ran { Code::Written } else { Code::File })),
+                    None => Ok(Some(Code::File)),
+                }
+            }
             Cli::Info => Ok(None),
         }
     };

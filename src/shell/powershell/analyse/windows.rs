@@ -531,7 +531,7 @@ impl Analyser {
 
     /// A file a download (or a decode) wrote: running it later runs code
     /// nobody has read.
-    pub(super) fn note_download(&mut self, file: &Value) {
+    pub(in crate::shell::powershell) fn note_download(&mut self, file: &Value) {
         for s in &file.0 {
             if let Some(Piece::Text(t)) = s.0.last() {
                 self.downloaded.push(stem(t));
@@ -540,7 +540,7 @@ impl Analyser {
     }
 
     /// Is this the name of a file the script downloaded before?
-    pub(super) fn was_downloaded(&self, path: &str) -> bool {
+    pub(in crate::shell::powershell) fn was_downloaded(&self, path: &str) -> bool {
         !self.downloaded.is_empty() && self.downloaded.contains(&stem(path))
     }
 

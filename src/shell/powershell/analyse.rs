@@ -2320,6 +2320,12 @@ impl Analyser {
             // Formatting, sorting, converting a secret or the environment
             // prints it still; counting it, filtering it (some variables:
             // `Where-Object Name -like 'NODE*'`) or dropping it does not.
+            // The variables' names only (`Select-Object Name`): no value shown.
+            ("select-object" | "select", Some(i))
+                if i.from == From::Environment && names_only(&args) =>
+            {
+                V::unknown("(names)")
+            }
             (l, Some(i))
                 if matches!(i.from, From::Secret(_) | From::Environment)
                     && !matches!(
@@ -4329,6 +4335,23 @@ pub(super) fn file_name(path: &str) -> String {
         .next()
         .unwrap_or(path)
         .to_ascii_lowercase()
+}
+
+/// Select-Object's properties name no value (`Name`, `Key`): only the
+/// environment's names are shown.
+fn names_only(args: &[V]) -> bool {
+    let props: Vec<String> = args
+        .iter()
+        .flat_map(V::items)
+        .filter_map(|v| v.literal())
+        .flat_map(|t| {
+            t.split(',')
+                .map(str::to_ascii_lowercase)
+                .collect::<Vec<_>>()
+        })
+        .filter(|t| !t.starts_with('-') && !t.is_empty() && t.parse::<i64>().is_err())
+        .collect();
+    !props.is_empty() && props.iter().all(|p| p == "name" || p == "key")
 }
 
 /// The name of the file a word names, lowercase, whatever folder it is in

@@ -126,8 +126,9 @@ pub enum Atom {
     /// without what only leaves paths out, [`picks_at_least`]) contains this
     /// literal, compared ASCII-case-insensitively.
     Path {
-        /// The selector.
-        selector: PathSelector,
+        /// The selector (shared by the atoms of one test: a selector holds
+        /// whole option tables, too big to copy per literal).
+        selector: Arc<PathSelector>,
         /// Lowercase literal; after a NUL, the text starts with it
         /// ([`super::patterns::glob_atoms`]).
         literal: String,
@@ -136,7 +137,7 @@ pub enum Atom {
     /// `glob` or `class` test passes no path when there is none).
     AnyPath {
         /// The selector.
-        selector: PathSelector,
+        selector: Arc<PathSelector>,
     },
 }
 
@@ -388,19 +389,9 @@ fn paths_test(t: &Test, ps: &PathSelector) -> Need {
     match t.quantifier {
         Quantifier::Any | Quantifier::All => {}
     }
-    let ps = &picks_at_least(ps);
-    // No path, no match (see `eval::values::apply`).
-    let any_path = || {
-        finish(vec![Atom::AnyPath {
-            selector: ps.clone(),
-        }])
-    };
     let lits = match &t.op {
-        Op::Glob(globs) => match super::patterns::glob_atoms(globs) {
-            Some(lits) => lits,
-            None => return any_path(),
-        },
-        Op::Class(_) => return any_path(),
+        Op::Glob(globs) => super::patterns::glob_atoms(globs),
+        Op::Class(_) => None,
         Op::Regex { .. }
         | Op::Equals(_)
         | Op::OneOf(_)
@@ -408,6 +399,17 @@ fn paths_test(t: &Test, ps: &PathSelector) -> Need {
         | Op::Exists(_)
         | Op::Compare(..)
         | Op::Command(_) => return Need::Always,
+    };
+    // One copy of the selector for all the test's atoms.
+    let ps = Arc::new(picks_at_least(ps));
+    // No path, no match (see `eval::values::apply`).
+    let any_path = || {
+        finish(vec![Atom::AnyPath {
+            selector: ps.clone(),
+        }])
+    };
+    let Some(lits) = lits else {
+        return any_path();
     };
     // Every included pattern's literal, or nothing is known.
     let atoms: Option<Vec<Atom>> = lits
@@ -918,20 +920,23 @@ pub fn parse_shell(
 
 impl Prefilter<'static> {
     fn build(ids: &[RuleId], needs: &[Need]) -> Prefilter<'static> {
+        // The maps borrow their fields and selectors from `needs`; each is
+        // copied once into the prefilter (a selector holds whole option
+        // tables: copying it for every atom was most of a set's build).
         let mut p = Prefilter::default();
         let mut always: Vec<RuleId> = vec![];
-        let mut programs: BTreeMap<FieldPath, ProgramsBuilder> = BTreeMap::new();
-        let mut texts: BTreeMap<FieldPath, BTreeMap<String, Vec<RuleId>>> = BTreeMap::new();
-        let mut paths: BTreeMap<PathSelector, BTreeMap<String, Vec<RuleId>>> = BTreeMap::new();
-        let mut any_path: BTreeMap<PathSelector, Vec<RuleId>> = BTreeMap::new();
+        let mut programs: BTreeMap<&FieldPath, ProgramsBuilder> = BTreeMap::new();
+        let mut texts: BTreeMap<&FieldPath, BTreeMap<String, Vec<RuleId>>> = BTreeMap::new();
+        let mut paths: BTreeMap<&PathSelector, BTreeMap<String, Vec<RuleId>>> = BTreeMap::new();
+        let mut any_path: BTreeMap<&PathSelector, Vec<RuleId>> = BTreeMap::new();
         // Literals in command objects' fields, per command field.
-        let mut within: BTreeMap<FieldPath, BTreeMap<FieldPath, BTreeMap<String, Vec<RuleId>>>> =
+        let mut within: BTreeMap<&FieldPath, BTreeMap<&FieldPath, BTreeMap<String, Vec<RuleId>>>> =
             BTreeMap::new();
         // Exact and `prefix*` program names per field, flattened into each
         // field's `Keyed` lists at the end.
-        let mut exact: BTreeMap<FieldPath, BTreeMap<String, Vec<(RuleId, u32)>>> = BTreeMap::new();
-        let mut prefixes: BTreeMap<FieldPath, BTreeMap<String, Vec<(RuleId, u32)>>> =
-            BTreeMap::new();
+        type Names = BTreeMap<String, Vec<(RuleId, u32)>>;
+        let mut exact: BTreeMap<&FieldPath, Names> = BTreeMap::new();
+        let mut prefixes: BTreeMap<&FieldPath, Names> = BTreeMap::new();
         for &id in ids {
             match &needs[id as usize] {
                 Need::Always => always.push(id),
@@ -944,12 +949,12 @@ impl Prefilter<'static> {
                                 subcommand,
                             } => {
                                 let fp = programs
-                                    .entry(field.clone())
+                                    .entry(field)
                                     .or_insert_with(|| ProgramsBuilder::new(field.clone()));
                                 let wanted = (id, fp.subcommand(subcommand));
                                 match name.strip_suffix('*') {
                                     Some(_) => prefixes
-                                        .entry(field.clone())
+                                        .entry(field)
                                         .or_default()
                                         .entry(name.clone())
                                         .or_default()
@@ -957,7 +962,7 @@ impl Prefilter<'static> {
                                     // Program names compare ASCII-case-insensitively
                                     // (`program_is`): exact names are kept lowercase.
                                     None => exact
-                                        .entry(field.clone())
+                                        .entry(field)
                                         .or_default()
                                         .entry(name.to_ascii_lowercase())
                                         .or_default()
@@ -967,14 +972,14 @@ impl Prefilter<'static> {
                             }
                             Atom::UnknownProgram { field } => {
                                 let fp = programs
-                                    .entry(field.clone())
+                                    .entry(field)
                                     .or_insert_with(|| ProgramsBuilder::new(field.clone()));
                                 fp.unknown.push(id);
                                 fp.all.push(id);
                             }
                             Atom::Code { field, code } => {
                                 let fp = programs
-                                    .entry(field.clone())
+                                    .entry(field)
                                     .or_insert_with(|| ProgramsBuilder::new(field.clone()));
                                 match fp.code.iter_mut().find(|(c, _)| c == code) {
                                     Some((_, v)) => v.push(id),
@@ -988,30 +993,30 @@ impl Prefilter<'static> {
                                 literal,
                             } => {
                                 let fp = programs
-                                    .entry(field.clone())
+                                    .entry(field)
                                     .or_insert_with(|| ProgramsBuilder::new(field.clone()));
                                 fp.all.push(id);
                                 within
-                                    .entry(field.clone())
+                                    .entry(field)
                                     .or_default()
-                                    .entry(inner.clone())
+                                    .entry(inner)
                                     .or_default()
                                     .entry(literal.clone())
                                     .or_default()
                                     .push(id);
                             }
                             Atom::AnyPath { selector } => {
-                                paths.entry(selector.clone()).or_default();
-                                any_path.entry(selector.clone()).or_default().push(id);
+                                paths.entry(selector.as_ref()).or_default();
+                                any_path.entry(selector.as_ref()).or_default().push(id);
                             }
                             Atom::Text { field, literal } => texts
-                                .entry(field.clone())
+                                .entry(field)
                                 .or_default()
                                 .entry(literal.clone())
                                 .or_default()
                                 .push(id),
                             Atom::Path { selector, literal } => paths
-                                .entry(selector.clone())
+                                .entry(selector.as_ref())
                                 .or_default()
                                 .entry(literal.clone())
                                 .or_default()
@@ -1052,7 +1057,7 @@ impl Prefilter<'static> {
             for (inner, lits) in within.remove(&fp.field).unwrap_or_default() {
                 let (literals, all) = by_literal(lits);
                 fp.within.push(FieldLiterals {
-                    field: inner,
+                    field: inner.clone(),
                     literals,
                     all,
                 });
@@ -1068,7 +1073,7 @@ impl Prefilter<'static> {
         for (field, lits) in texts {
             let (literals, all) = by_literal(lits);
             p.texts.push(FieldLiterals {
-                field,
+                field: field.clone(),
                 literals,
                 all,
             });
@@ -1082,7 +1087,7 @@ impl Prefilter<'static> {
             all.sort_unstable();
             all.dedup();
             p.paths.push(PathLiterals {
-                selector,
+                selector: selector.clone(),
                 literals,
                 any: any.into_iter().collect(),
                 all: all.into_iter().collect(),

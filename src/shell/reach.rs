@@ -1082,9 +1082,15 @@ impl Landing {
         {
             return true;
         }
-        // An entry lies in or holds a guard only below the folder (the
-        // folder itself in one made `all` true): no other guard is compared,
-        // and no path is built when there is none (a tree of thousands).
+        self.meets_below(name)
+    }
+
+    /// Does the entry lie in or hold one of the guarded places below the
+    /// folder? An entry lies in or holds a guard only below the folder (the
+    /// folder itself in one made `all` or `inside` true): no other guard is
+    /// compared, and no path is built when there is none (a tree of
+    /// thousands).
+    fn meets_below(&self, name: &str) -> bool {
         if self.below.is_empty() {
             return false;
         }
@@ -1102,16 +1108,7 @@ impl Landing {
     /// under any folder) do not count.
     #[must_use]
     pub fn reaches_own_guard(&self, name: &str) -> bool {
-        if self.inside {
-            return true;
-        }
-        if self.below.is_empty() {
-            return false;
-        }
-        let path = format!("{}/{}", self.root, name.to_ascii_lowercase());
-        self.below
-            .iter()
-            .any(|g| is_within(&path, g) || is_within(g, &path))
+        self.inside || self.meets_below(name)
     }
 }
 

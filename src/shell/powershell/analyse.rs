@@ -1951,17 +1951,7 @@ impl Analyser {
                         let url = b
                             .get("Uri")
                             .map_or_else(|| Value::unknown("(url)"), V::scalar);
-                        self.emit(
-                            vec![
-                                raw("env"),
-                                raw("|"),
-                                raw("curl"),
-                                raw("--data-binary"),
-                                raw("@-"),
-                                W::Val(url),
-                            ],
-                            Some(cmdlet.name),
-                        )?;
+                        self.uploads_env(url, cmdlet.name)?;
                     }
                 }
                 let url = b

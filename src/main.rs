@@ -1,8 +1,13 @@
 //! The `hookrules` binary: the command line (`cli`), started without std's
 //! main-thread stack guard (see `os::start`).
-#![no_main]
+//!
+//! Built as a test (`cargo test --bin hookrules`), it keeps libtest's own
+//! `main`: a C `main` here would replace the test harness and run the command
+//! line instead.
+#![cfg_attr(not(test), no_main)]
 
 /// The process's entry, called by the C runtime.
+#[cfg(not(test))]
 #[no_mangle]
 extern "C" fn main(
     _argc: std::ffi::c_int,

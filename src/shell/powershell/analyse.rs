@@ -2873,6 +2873,13 @@ impl Analyser {
                     .map(|_| Some(V::text("")));
             }
             "diskpart" if !has("/?") => {
+                // A script piped in that only looks reads nothing else.
+                if input
+                    .and_then(V::literal)
+                    .is_some_and(|s| diskpart_looks(&s))
+                {
+                    return Ok(Some(V::text("")));
+                }
                 return self
                     .emit(
                         vec![raw("sfdisk"), raw("/dev/PhysicalDrive")],
@@ -4494,4 +4501,34 @@ pub(super) fn decode(enc: &str, b: &[u8]) -> Option<String> {
         }
         _ => String::from_utf8(b.to_vec()).ok(),
     }
+}
+
+/// Does a diskpart script only look (`"list disk" | diskpart`)? Every line's
+/// command is one that shows or selects: `list`, `detail`, `help`, `select`,
+/// `filesystems`, `rem`, `exit`, written in full or shortened to three letters
+/// or more, as diskpart accepts (Microsoft's diskpart command reference).
+fn diskpart_looks(script: &str) -> bool {
+    const LOOKS: &[&str] = &[
+        "list",
+        "detail",
+        "help",
+        "select",
+        "filesystems",
+        "rem",
+        "exit",
+    ];
+    let mut any = false;
+    for line in script.lines() {
+        let Some(verb) = line.split_whitespace().next() else {
+            continue;
+        };
+        let verb = verb.to_ascii_lowercase();
+        let known =
+            verb == "?" || verb.len() >= 3 && LOOKS.iter().any(|l| l.starts_with(verb.as_str()));
+        if !known {
+            return false;
+        }
+        any = true;
+    }
+    any
 }

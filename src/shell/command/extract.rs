@@ -1071,12 +1071,16 @@ impl Extractor {
             .unwrap_or_default();
         let args = fields.get(1..).unwrap_or_default();
         // `CDPATH` for `cd`: set for it alone (`CDPATH=/ cd etc`) or in the shell.
-        let cdpath = assign_vals
-            .iter()
-            .rev()
-            .find(|(name, _, _)| base_name(name) == "CDPATH")
-            .map(|(_, var, _)| var.scalar())
-            .or_else(|| self.state.vars.get("CDPATH").map(|b| b.var.scalar()));
+        let cdpath = matches!(prog.as_str(), "cd" | "pushd" | "chdir")
+            .then(|| {
+                assign_vals
+                    .iter()
+                    .rev()
+                    .find(|(name, _, _)| base_name(name) == "CDPATH")
+                    .map(|(_, var, _)| var.scalar())
+                    .or_else(|| self.state.vars.get("CDPATH").map(|b| b.var.scalar()))
+            })
+            .flatten();
         let effect = self.builtin(&prog, args, words, &word_outs, cdpath.as_ref());
         let output = self.output_of(&prog, args, &stdin, &link);
         // `cat FILE…` of files named outright prints them: code read from it

@@ -776,7 +776,69 @@ fn classify_globbed(path: &str, env: &Env) -> Classes {
             plain.push((*c).to_string());
         }
     }
-    classes.union(classify(&format!("/{}", plain.join("/")), env))
+    let may_meet = |g: &Guard| pattern_may_meet(&comps, g);
+    classes.union(classify_among(
+        &format!("/{}", plain.join("/")),
+        env,
+        &may_meet,
+    ))
+}
+
+/// Can a path whose components may hold pattern markers reach guarded place
+/// `g`? Only where the pattern's names can be the place's folders' names:
+/// `/tmp/proj-test-*` cannot reach a home folder at `/tmp/lead/h`; `/tmp/*`
+/// can. Places guarded under any folder (`.claude/settings.json`) are
+/// compared by their own spelling ([`guard_reaches`]).
+fn pattern_may_meet(comps: &[&str], g: &Guard) -> bool {
+    g.path
+        .split('/')
+        .filter(|c| !c.is_empty())
+        .zip(comps)
+        .all(|(name, c)| !c.contains([STAR, QUESTION, BRACKET]) || may_name(c, name))
+}
+
+/// Can a pattern component (markers for `*`, `?`, `[`) be `name` (in
+/// lowercase)? Letter case is ignored, a bracket stands for any one
+/// character and `*` may start a hidden name (as with `dotglob`): the
+/// answer may be yes where the shell would say no, never the reverse.
+fn may_name(pattern: &str, name: &str) -> bool {
+    let pat: Vec<char> = pattern.to_lowercase().chars().collect();
+    let name: Vec<char> = name.chars().collect();
+    // may[k]: the pattern so far can take the first k characters.
+    let mut may = vec![false; name.len() + 1];
+    may[0] = true;
+    let mut k = 0;
+    while k < pat.len() {
+        let mut next = vec![false; name.len() + 1];
+        match pat[k] {
+            STAR => {
+                if let Some(first) = may.iter().position(|m| *m) {
+                    next[first..].fill(true);
+                }
+            }
+            QUESTION | BRACKET => {
+                next[1..].copy_from_slice(&may[..name.len()]);
+                if pat[k] == BRACKET {
+                    // Skip the class up to its `]` (a `]` first is a member).
+                    let close = pat[k + 1..]
+                        .iter()
+                        .enumerate()
+                        .skip(1)
+                        .find(|(_, c)| **c == ']')
+                        .map(|(i, _)| k + 1 + i);
+                    k = close.unwrap_or(pat.len());
+                }
+            }
+            c => {
+                for j in 0..name.len() {
+                    next[j + 1] = may[j] && name[j] == c;
+                }
+            }
+        }
+        may = next;
+        k += 1;
+    }
+    may[name.len()]
 }
 
 /// Does a pattern component match nearly every name (no letter or digit that
@@ -1005,10 +1067,29 @@ pub const GUARDS: Classes = Classes(
 #[must_use]
 pub fn guarded_by<'e>(path: &str, env: &'e Env) -> Option<&'e Guard> {
     let lower = path.to_ascii_lowercase();
+    let comps: Vec<&str> = lower.split('/').filter(|c| !c.is_empty()).collect();
+    // A pattern component stands for some name there (see `classify_globbed`).
+    let plain: String = comps
+        .iter()
+        .map(|c| {
+            if c.contains([STAR, QUESTION, BRACKET]) {
+                format!("/{SOMETHING}")
+            } else {
+                format!("/{c}")
+            }
+        })
+        .collect();
+    let plain = if !lower.contains([STAR, QUESTION, BRACKET]) {
+        lower.clone()
+    } else if plain.is_empty() {
+        "/".into()
+    } else {
+        plain
+    };
     env.guards
         .list()
         .iter()
-        .find(|g| guard_reaches(&lower, g, env).is_some())
+        .find(|g| guard_reaches(&plain, g, env, pattern_may_meet(&comps, g)).is_some())
 }
 
 /// A lexical test of where the entries of a tree landing in one folder
@@ -1153,7 +1234,10 @@ fn guard_class(g: &Guard, reach: Reach) -> Class {
 /// applied, a repository cloned there) are not taken for its `.claude` files,
 /// which would make everyday work ask; a folder that holds them (`.claude`,
 /// `.codex`, `.github`) is.
-fn guard_reaches(lower: &str, g: &Guard, env: &Env) -> Option<Reach> {
+///
+/// With `by_path` false, only the place's spelling under any folder counts
+/// (a pattern whose names cannot be the place's own folders).
+fn guard_reaches(lower: &str, g: &Guard, env: &Env, by_path: bool) -> Option<Reach> {
     let gl = g.path.as_str();
     // `rel` (`/.codex/hooks.json`) ends `p`, or a folder `rel` holds `p`.
     let anywhere = |folder_only: bool, p: &str| {
@@ -1169,11 +1253,8 @@ fn guard_reaches(lower: &str, g: &Guard, env: &Env) -> Option<Reach> {
         .and_then(|f| f.strip_suffix('/'))
     {
         let folder = if folder.is_empty() { "/" } else { folder };
-        if g.folder && is_within(folder, gl) {
-            return Some(Reach::In);
-        }
         // Unknown names below `folder`: `folder` itself may be the place.
-        if anywhere(true, lower) {
+        if by_path && g.folder && is_within(folder, gl) || anywhere(true, lower) {
             return Some(Reach::In);
         }
         // The key is one file: only unknown names in its own folder reach
@@ -1183,7 +1264,8 @@ fn guard_reaches(lower: &str, g: &Guard, env: &Env) -> Option<Reach> {
                 .rsplit_once('/')
                 .is_some_and(|(parent, _)| parent == folder);
         let project = env.project.trim_end_matches('/');
-        if deep
+        if by_path
+            && deep
             && !g.regenerable
             && folder != gl
             && is_within(gl, folder)
@@ -1197,7 +1279,7 @@ fn guard_reaches(lower: &str, g: &Guard, env: &Env) -> Option<Reach> {
         }
         return None;
     }
-    if lower == gl || g.folder && is_within(lower, gl) || anywhere(false, lower) {
+    if by_path && (lower == gl || g.folder && is_within(lower, gl)) || anywhere(false, lower) {
         return Some(Reach::In);
     }
     None
@@ -1207,11 +1289,17 @@ fn guard_reaches(lower: &str, g: &Guard, env: &Env) -> Option<Reach> {
 /// that is none of the named folders).
 #[must_use]
 pub fn classify(path: &str, env: &Env) -> Classes {
+    classify_among(path, env, &|_| true)
+}
+
+/// [`classify`], comparing by path only the guarded places `may_meet` lets
+/// through (a pattern's names rule the others out).
+fn classify_among(path: &str, env: &Env, may_meet: &dyn Fn(&Guard) -> bool) -> Classes {
     let mut c = Classes::default();
     if !env.guards.list().is_empty() {
         let lower = path.to_ascii_lowercase();
         for g in env.guards.list() {
-            if let Some(reach) = guard_reaches(&lower, g, env) {
+            if let Some(reach) = guard_reaches(&lower, g, env, may_meet(g)) {
                 c.add(guard_class(g, reach));
             }
         }

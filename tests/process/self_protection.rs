@@ -384,6 +384,43 @@ fn writes_land_where_links_and_the_environment_put_them() {
     check(&sb, &cases);
 }
 
+/// A pattern reaches a guarded place only where its names can be the
+/// place's folders: with the home folder inside the temp folder (as in CI),
+/// clearing other temp entries by a pattern runs, a pattern that can name
+/// the sandbox still asks, and the reason names what it may change.
+#[test]
+fn a_pattern_reaches_a_guarded_place_only_where_its_names_can() {
+    let sb = Sandbox::new();
+    let parent = sb.root.parent().unwrap().to_string_lossy().into_owned();
+    let name = sb.root.file_name().unwrap().to_string_lossy().into_owned();
+    let head: String = name.chars().take(2).collect();
+    let cases = vec![
+        (
+            sb.bash(&format!("rm -rf {parent}/proj-test-*")),
+            "allow",
+            "no name `proj-test-*` matches is the sandbox",
+        ),
+        (
+            sb.bash(&format!("rm -rf {parent}/?uild-[0-9]*/x")),
+            "allow",
+            "nor below one",
+        ),
+        (
+            sb.bash(&format!("rm -rf {parent}/{head}*")),
+            "ask",
+            "the pattern can name the sandbox, home and state included",
+        ),
+    ];
+    check(&sb, &cases);
+    let (_, text) = sb.run(&sb.bash(&format!(
+        "cp a.json {parent}/{head}*/home/.claude/settings.json"
+    )));
+    assert!(
+        text.contains("changes Claude Code's"),
+        "the reason names the place the pattern may reach: {text}"
+    );
+}
+
 #[test]
 fn the_reason_names_what_is_protected_and_the_spelling_used() {
     let sb = Sandbox::new();

@@ -248,6 +248,52 @@ impl Paint {
     }
 }
 
+/// The filters of `log`, `replay` and `report` (`None`: not given).
+#[derive(Default)]
+pub struct Filters<'a> {
+    /// `--since`.
+    pub since: Option<&'a str>,
+    /// `--decision`.
+    pub decision: Option<&'a str>,
+    /// `--rule`.
+    pub rule: Option<&'a str>,
+    /// `--session`.
+    pub session: Option<&'a str>,
+}
+
+/// The log a command reads: where it is, every record in it (oldest first)
+/// and the filter its flags make. Errors and skipped lines are told on `err`
+/// in the command's name; `Err` is the exit status.
+pub fn open(
+    command: &str,
+    place: &Where,
+    filters: &Filters<'_>,
+    env: &BTreeMap<String, String>,
+    err: &mut dyn Write,
+) -> Result<(Located, Vec<Record>, Filter), i32> {
+    let fail = |err: &mut dyn Write, e: String| {
+        let _ = writeln!(err, "hookrules {command}: {e}");
+        2
+    };
+    let located = locate(place, env).map_err(|e| fail(err, e))?;
+    let filter = Filter::new(
+        filters.since,
+        filters.decision,
+        filters.rule,
+        filters.session,
+        crate::os::clock::Now::from_env(env).ms,
+    )
+    .map_err(|e| fail(err, e))?;
+    let (records, bad) = read(&located.path).map_err(|e| fail(err, e))?;
+    if bad > 0 {
+        let _ = writeln!(
+            err,
+            "hookrules {command}: {bad} line(s) that are not log records were skipped"
+        );
+    }
+    Ok((located, records, filter))
+}
+
 /// `hookrules log`.
 pub fn log(
     args: &LogArgs,
@@ -256,39 +302,16 @@ pub fn log(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> i32 {
-    let located = match locate(&args.place, env) {
-        Ok(l) => l,
-        Err(e) => {
-            let _ = writeln!(err, "hookrules log: {e}");
-            return 2;
-        }
+    let filters = Filters {
+        since: args.since.as_deref(),
+        decision: args.decision.as_deref(),
+        rule: args.rule.as_deref(),
+        session: args.session.as_deref(),
     };
-    let filter = match Filter::new(
-        args.since.as_deref(),
-        args.decision.as_deref(),
-        args.rule.as_deref(),
-        args.session.as_deref(),
-        crate::os::clock::Now::from_env(env).ms,
-    ) {
-        Ok(f) => f,
-        Err(e) => {
-            let _ = writeln!(err, "hookrules log: {e}");
-            return 2;
-        }
+    let (located, records, filter) = match open("log", &args.place, &filters, env, err) {
+        Ok(opened) => opened,
+        Err(status) => return status,
     };
-    let (records, bad) = match read(&located.path) {
-        Ok(r) => r,
-        Err(e) => {
-            let _ = writeln!(err, "hookrules log: {e}");
-            return 2;
-        }
-    };
-    if bad > 0 {
-        let _ = writeln!(
-            err,
-            "hookrules log: {bad} line(s) that are not log records were skipped"
-        );
-    }
     let picked: Vec<&Record> = records.iter().filter(|r| filter.accepts(r)).collect();
     let shown = &picked[picked.len().saturating_sub(args.limit)..];
     if args.json {

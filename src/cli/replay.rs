@@ -18,7 +18,7 @@ use crate::eval::trace::NoTrace;
 use crate::log::record::Record;
 use crate::os::clock::Now;
 
-use super::log::{Filter, Paint, Where};
+use super::log::{Paint, Where};
 
 /// What moved.
 #[derive(
@@ -287,39 +287,14 @@ pub fn run(
         log: args.log.clone(),
         policies: args.policies.clone(),
     };
-    let located = match super::log::locate(&place, env) {
-        Ok(l) => l,
-        Err(e) => {
-            let _ = writeln!(err, "hookrules replay: {e}");
-            return 2;
-        }
+    let filters = super::log::Filters {
+        since: args.since.as_deref(),
+        ..Default::default()
     };
-    let filter = match Filter::new(
-        args.since.as_deref(),
-        None,
-        None,
-        None,
-        crate::os::clock::Now::from_env(env).ms,
-    ) {
-        Ok(f) => f,
-        Err(e) => {
-            let _ = writeln!(err, "hookrules replay: {e}");
-            return 2;
-        }
+    let (located, records, filter) = match super::log::open("replay", &place, &filters, env, err) {
+        Ok(opened) => opened,
+        Err(status) => return status,
     };
-    let (records, bad) = match super::log::read(&located.path) {
-        Ok(r) => r,
-        Err(e) => {
-            let _ = writeln!(err, "hookrules replay: {e}");
-            return 2;
-        }
-    };
-    if bad > 0 {
-        let _ = writeln!(
-            err,
-            "hookrules replay: {bad} line(s) that are not log records were skipped"
-        );
-    }
     let picked: Vec<Record> = records.into_iter().filter(|r| filter.accepts(r)).collect();
     let result = replay(&picked, &located.found, env);
     let failed = result

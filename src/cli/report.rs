@@ -15,7 +15,7 @@ use serde_json::Value;
 use crate::log::record::{Kind, Record};
 use crate::policy::syntax::DecisionKind;
 
-use super::log::{Filter, Paint, Where};
+use super::log::{Paint, Where};
 
 /// Chart.js 4.6.1 (MIT, assets/chart.js/LICENSE.md), embedded in every page.
 const CHART_JS: &str = include_str!("../../assets/chart.js/chart.umd.min.js");
@@ -879,39 +879,15 @@ pub fn run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> i32 {
-    let located = match super::log::locate(&args.place, env) {
-        Ok(l) => l,
-        Err(e) => {
-            let _ = writeln!(err, "hookrules report: {e}");
-            return 2;
-        }
+    let filters = super::log::Filters {
+        since: args.since.as_deref(),
+        ..Default::default()
     };
-    let filter = match Filter::new(
-        args.since.as_deref(),
-        None,
-        None,
-        None,
-        crate::os::clock::Now::from_env(env).ms,
-    ) {
-        Ok(f) => f,
-        Err(e) => {
-            let _ = writeln!(err, "hookrules report: {e}");
-            return 2;
-        }
-    };
-    let (records, bad) = match super::log::read(&located.path) {
-        Ok(r) => r,
-        Err(e) => {
-            let _ = writeln!(err, "hookrules report: {e}");
-            return 2;
-        }
-    };
-    if bad > 0 {
-        let _ = writeln!(
-            err,
-            "hookrules report: {bad} line(s) that are not log records were skipped"
-        );
-    }
+    let (located, records, filter) =
+        match super::log::open("report", &args.place, &filters, env, err) {
+            Ok(opened) => opened,
+            Err(status) => return status,
+        };
     let picked: Vec<Record> = records.into_iter().filter(|r| filter.accepts(r)).collect();
     let metrics_dir = args
         .metrics

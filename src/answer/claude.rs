@@ -103,15 +103,9 @@ pub fn render(event: &Event, d: &Decision) -> Answer {
         }
     }
 
-    let context: Vec<&str> = d
-        .context
-        .iter()
-        .map(|s| s.as_str())
-        .filter(|s| !s.trim().is_empty())
-        .collect();
-    if !context.is_empty() {
+    if let Some(context) = super::context_text(d) {
         if spec.context {
-            specific.insert("additionalContext".into(), json!(context.join("\n\n")));
+            specific.insert("additionalContext".into(), json!(context));
         } else {
             notes.push(format!(
                 "hookrules: {} cannot carry context to the model; dropped",

@@ -40,7 +40,7 @@ pub fn render(event: &Event, d: &Decision) -> Answer {
     if matches!(d.kind, None | Some(DecisionKind::Allow)) && !d.rewrite.is_empty() {
         notes.push("hookrules: Copilot CLI hooks cannot rewrite a call; `rewrite` ignored".into());
     }
-    if d.context.iter().any(|c| !c.trim().is_empty()) {
+    if super::context_text(d).is_some() {
         notes.push(format!(
             "hookrules: Copilot CLI's {host_event} cannot carry context to the model; dropped"
         ));

@@ -12,7 +12,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::{ask_as_deny, updated_input, Answer};
+use super::{ask_as_deny, Answer};
 use crate::contract::hosts::adapter::Gives;
 use crate::contract::hosts::Host;
 use crate::contract::Event;
@@ -52,31 +52,17 @@ pub fn render(event: &Event, d: &Decision) -> Answer {
             k.as_str()
         )),
     }
-    let runs = matches!(d.kind, None | Some(DecisionKind::Allow));
-    if runs && !d.rewrite.is_empty() {
-        if caps.rewrite {
-            specific.insert("tool_input".into(), updated_input(event, d));
-        } else {
-            notes.push(format!(
-                "hookrules: `rewrite` has no effect on Gemini's {host_event}; ignored"
-            ));
-        }
-    }
-    let context: Vec<&str> = d
-        .context
-        .iter()
-        .map(String::as_str)
-        .filter(|s| !s.trim().is_empty())
-        .collect();
-    if !context.is_empty() {
-        if caps.context {
-            specific.insert("additionalContext".into(), json!(context.join("\n\n")));
-        } else {
-            notes.push(format!(
-                "hookrules: Gemini's {host_event} cannot carry context to the model; dropped"
-            ));
-        }
-    }
+    super::carry_input_and_context(
+        event,
+        d,
+        ("Gemini", host_event),
+        (
+            caps.rewrite.then_some("tool_input"),
+            caps.context.then_some("additionalContext"),
+        ),
+        &mut specific,
+        &mut notes,
+    );
     if !d.messages.is_empty() {
         top.insert("systemMessage".into(), json!(d.messages.join("\n")));
     }

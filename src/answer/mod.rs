@@ -69,6 +69,52 @@ pub fn updated_input(event: &Event, d: &Decision) -> Value {
     Value::Object(full)
 }
 
+/// The decision's context for the model: its parts that are not blank,
+/// joined by a blank line; `None` when there is none.
+pub fn context_text(d: &Decision) -> Option<String> {
+    let parts: Vec<&str> = d
+        .context
+        .iter()
+        .map(String::as_str)
+        .filter(|s| !s.trim().is_empty())
+        .collect();
+    (!parts.is_empty()).then(|| parts.join("\n\n"))
+}
+
+/// Put the rewritten input (when the call runs) and the context into `into`
+/// under the host's own keys, or say in `notes` that the host's event
+/// (`title`'s `host_event`) cannot take them.
+pub(crate) fn carry_input_and_context(
+    event: &Event,
+    d: &Decision,
+    (title, host_event): (&str, &str),
+    (rewrite_key, context_key): (Option<&str>, Option<&str>),
+    into: &mut Map<String, Value>,
+    notes: &mut Vec<String>,
+) {
+    let runs = matches!(d.kind, None | Some(DecisionKind::Allow));
+    if runs && !d.rewrite.is_empty() {
+        match rewrite_key {
+            Some(key) => {
+                into.insert(key.into(), updated_input(event, d));
+            }
+            None => notes.push(format!(
+                "hookrules: `rewrite` has no effect on {title}'s {host_event}; ignored"
+            )),
+        }
+    }
+    if let Some(text) = context_text(d) {
+        match context_key {
+            Some(key) => {
+                into.insert(key.into(), json!(text));
+            }
+            None => notes.push(format!(
+                "hookrules: {title}'s {host_event} cannot carry context to the model; dropped"
+            )),
+        }
+    }
+}
+
 /// The reason shown when a host cannot ask and hookrules denies instead.
 pub fn ask_as_deny(host: Host, reason: &str) -> String {
     let why = format!(

@@ -9,110 +9,57 @@
 //! `cfg.json -> ../.claude/settings.json`, `loop -> loop`, `build -> target`
 //! (inside the project), and a chain of 50 links.
 
-use std::os::unix::fs::symlink;
-use std::path::PathBuf;
-use std::process::Command;
-
 use serde_json::{json, Value};
 
-const BIN: &str = env!("CARGO_BIN_EXE_hookrules");
+use crate::support::Sandbox;
 
-struct Sandbox {
-    _tmp: tempfile::TempDir,
-    root: PathBuf,
+fn sandbox() -> Sandbox {
+    let sb = Sandbox::new(
+        &["home/proj/target/release", "home/.ssh", "home/.claude"],
+        &[
+            ("home/.ssh/notes", "x"),
+            ("home/.ssh/known_hosts", "x"),
+            ("home/.claude/settings.json", "{}"),
+            ("home/proj/README.md", "x"),
+            ("home/proj/target/release/app", "x"),
+        ],
+        &[
+            ("XDG_STATE_HOME", "state"),
+            ("XDG_CONFIG_HOME", "config"),
+            ("HOOKRULES_CACHE_DIR", "cache"),
+        ],
+    );
+    for (link, to) in [
+        ("out", "/"),
+        ("up", ".."),
+        ("keys", "../.ssh"),
+        ("etc", "/etc"),
+        ("cfg.json", "../.claude/settings.json"),
+        ("loop", "loop"),
+        ("build", "target"),
+    ] {
+        sb.link(to, link);
+    }
+    // A chain longer than the kernel follows: c0 -> c1 -> … -> c49 -> /.
+    for i in 0..50 {
+        let to = if i == 49 {
+            "/".to_string()
+        } else {
+            format!("c{}", i + 1)
+        };
+        sb.link(&to, &format!("c{i}"));
+    }
+    sb
 }
 
-impl Sandbox {
-    fn new() -> Sandbox {
-        let tmp = tempfile::tempdir().unwrap();
-        let root = tmp.path().canonicalize().unwrap();
-        for d in [
-            "home/proj/target/release",
-            "home/.ssh",
-            "home/.claude",
-            "state",
-            "config",
-            "cache",
-        ] {
-            std::fs::create_dir_all(root.join(d)).unwrap();
-        }
-        std::fs::write(root.join("home/.ssh/notes"), "x").unwrap();
-        std::fs::write(root.join("home/.ssh/known_hosts"), "x").unwrap();
-        std::fs::write(root.join("home/.claude/settings.json"), "{}").unwrap();
-        std::fs::write(root.join("home/proj/README.md"), "x").unwrap();
-        std::fs::write(root.join("home/proj/target/release/app"), "x").unwrap();
-        let p = root.join("home/proj");
-        for (link, to) in [
-            ("out", "/"),
-            ("up", ".."),
-            ("keys", "../.ssh"),
-            ("etc", "/etc"),
-            ("cfg.json", "../.claude/settings.json"),
-            ("loop", "loop"),
-            ("build", "target"),
-        ] {
-            symlink(to, p.join(link)).unwrap();
-        }
-        // A chain longer than the kernel follows: c0 -> c1 -> … -> c49 -> /.
-        for i in 0..50 {
-            let to = if i == 49 {
-                "/".to_string()
-            } else {
-                format!("c{}", i + 1)
-            };
-            symlink(to, p.join(format!("c{i}"))).unwrap();
-        }
-        Sandbox { _tmp: tmp, root }
-    }
-
-    fn project(&self) -> PathBuf {
-        self.root.join("home/proj")
-    }
-
-    /// `hookrules run` on one event; the decision (`allow` when none) and the
-    /// answer's text.
-    fn run(&self, event: &Value) -> (String, String) {
-        let out = crate::support::feed(
-            Command::new(BIN)
-                .arg("run")
-                .current_dir(self.project())
-                .env_clear()
-                .env("PATH", std::env::var("PATH").unwrap_or_default())
-                .env("HOME", self.root.join("home"))
-                .env("USER", "dev")
-                .env("XDG_STATE_HOME", self.root.join("state"))
-                .env("XDG_CONFIG_HOME", self.root.join("config"))
-                .env("HOOKRULES_CACHE_DIR", self.root.join("cache"))
-                .env("CLAUDE_PROJECT_DIR", self.project()),
-            event,
-        );
-        let stdout = String::from_utf8_lossy(&out.stdout).to_string();
-        let decision = serde_json::from_str::<Value>(&stdout)
-            .ok()
-            .and_then(|v| {
-                v.pointer("/hookSpecificOutput/permissionDecision")
-                    .and_then(Value::as_str)
-                    .map(str::to_string)
-            })
-            .unwrap_or_else(|| "allow".to_string());
-        (decision, stdout)
-    }
-
-    fn bash(&self, command: &str) -> Value {
-        json!({
-            "hook_event_name": "PreToolUse", "tool_name": "Bash", "session_id": "s",
-            "cwd": self.project(), "tool_input": { "command": command },
-        })
-    }
-
-    fn tool(&self, tool: &str, rel: &str) -> Value {
-        let path = self.project().join(rel);
-        json!({
-            "hook_event_name": "PreToolUse", "tool_name": tool, "session_id": "s",
-            "cwd": self.project(),
-            "tool_input": { "file_path": path, "content": "x", "old_string": "a", "new_string": "b" },
-        })
-    }
+/// A file tool's call on `rel` in the project.
+fn file_tool(sb: &Sandbox, tool: &str, rel: &str) -> Value {
+    let path = sb.project().join(rel);
+    json!({
+        "hook_event_name": "PreToolUse", "tool_name": tool, "session_id": "s",
+        "cwd": sb.project(),
+        "tool_input": { "file_path": path, "content": "x", "old_string": "a", "new_string": "b" },
+    })
 }
 
 fn check(sb: &Sandbox, cases: &[(&str, &str, &str)], event: impl Fn(&Sandbox, &str) -> Value) {
@@ -251,7 +198,7 @@ const COMMANDS: &[(&str, &str, &str)] = &[
 
 #[test]
 fn shell_paths_land_where_links_lead() {
-    let sb = Sandbox::new();
+    let sb = sandbox();
     check(&sb, COMMANDS, Sandbox::bash);
 }
 
@@ -290,10 +237,10 @@ const TOOLS: &[(&str, &str, &str, &str)] = &[
 
 #[test]
 fn tool_paths_land_where_links_lead() {
-    let sb = Sandbox::new();
+    let sb = sandbox();
     let mut wrong = vec![];
     for (tool, path, want, why) in TOOLS {
-        let (got, text) = sb.run(&sb.tool(tool, path));
+        let (got, text) = sb.run(&file_tool(&sb, tool, path));
         if got != *want {
             wrong.push(format!(
                 "{tool} {path}: want {want}, got {got} ({why})\n  {text}"
@@ -306,7 +253,7 @@ fn tool_paths_land_where_links_lead() {
 /// The reason names where the path lands and how it was spelled.
 #[test]
 fn the_reason_names_where_the_link_leads() {
-    let sb = Sandbox::new();
+    let sb = sandbox();
     let (got, text) = sb.run(&sb.bash("rm -rf out/*"));
     assert_eq!(got, "deny", "{text}");
     assert!(text.contains("/*"), "{text}");

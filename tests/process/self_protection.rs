@@ -12,23 +12,18 @@
 //! repository can commit).
 
 use std::os::unix::fs::symlink;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use serde_json::{json, Value};
 
+use crate::support::Sandbox;
+
 const BIN: &str = env!("CARGO_BIN_EXE_hookrules");
 
-struct Sandbox {
-    _tmp: tempfile::TempDir,
-    root: PathBuf,
-}
-
-impl Sandbox {
-    fn new() -> Sandbox {
-        let tmp = tempfile::tempdir().unwrap();
-        let root = tmp.path().canonicalize().unwrap();
-        for d in [
+fn sandbox() -> Sandbox {
+    let sb = Sandbox::new(
+        &[
             "home/proj/.claude/hookrules",
             "home/proj/.codex",
             "home/proj/.github/hooks",
@@ -36,98 +31,26 @@ impl Sandbox {
             "home/.claude",
             "xstate/hookrules/allow",
             "xconfig/hookrules",
-            "xcache",
-            "plugdata",
-            "xcodex",
-        ] {
-            std::fs::create_dir_all(root.join(d)).unwrap();
-        }
-        for (f, text) in [
+        ],
+        &[
             ("home/proj/.claude/settings.json", "{\"hooks\":{}}"),
             ("home/proj/.codex/hooks.json", "{}"),
             ("home/proj/src/main.rs", "fn main() {}"),
             ("home/.claude/settings.json", "{}"),
             ("xcodex/hooks.json", "{}"),
             ("plugdata/hookrules-0.1.0.path", "/usr/local/bin/hookrules"),
-        ] {
-            std::fs::write(root.join(f), text).unwrap();
-        }
-        let p = root.join("home/proj");
-        symlink(".claude", p.join("cfg")).unwrap();
-        symlink("../../xstate/hookrules", p.join("st")).unwrap();
-        Sandbox { _tmp: tmp, root }
-    }
-
-    fn project(&self) -> PathBuf {
-        self.root.join("home/proj")
-    }
-
-    fn at(&self, rel: &str) -> String {
-        self.root.join(rel).to_string_lossy().into_owned()
-    }
-
-    /// `hookrules run` on one event: the verdict read from the host's own
-    /// answer (`deny`, `ask`, `allow`; a deny that says hookrules would have
-    /// asked, on a host that cannot ask, is `ask`) and the answer's text.
-    fn run(&self, event: &Value) -> (String, String) {
-        let out = crate::support::feed(
-            Command::new(BIN)
-                .arg("run")
-                .current_dir(self.project())
-                .env_clear()
-                .env("PATH", std::env::var("PATH").unwrap_or_default())
-                .env("HOME", self.root.join("home"))
-                .env("USER", "dev")
-                .env("XDG_STATE_HOME", self.root.join("xstate"))
-                .env("XDG_CONFIG_HOME", self.root.join("xconfig"))
-                .env("HOOKRULES_CACHE_DIR", self.root.join("xcache"))
-                .env("CLAUDE_PLUGIN_DATA", self.root.join("plugdata"))
-                .env("CODEX_HOME", self.root.join("xcodex"))
-                .env("CLAUDE_PROJECT_DIR", self.project()),
-            event,
-        );
-        let stdout = String::from_utf8_lossy(&out.stdout).to_string();
-        let stderr = String::from_utf8_lossy(&out.stderr).to_string();
-        assert_eq!(out.status.code(), Some(0), "{event}: {stdout} {stderr}");
-        (verdict(&stdout), stdout)
-    }
-
-    fn bash(&self, command: &str) -> Value {
-        json!({
-            "hook_event_name": "PreToolUse", "tool_name": "Bash", "session_id": "s",
-            "cwd": self.project(), "tool_input": { "command": command },
-        })
-    }
-}
-
-/// The verdict in any host's answer.
-fn verdict(stdout: &str) -> String {
-    let Ok(v) = serde_json::from_str::<Value>(stdout) else {
-        return "allow".into();
-    };
-    let decision = [
-        "/hookSpecificOutput/permissionDecision",
-        "/decision",
-        "/permission",
-        "/permissionDecision",
-    ]
-    .iter()
-    .find_map(|p| v.pointer(p).and_then(Value::as_str))
-    .unwrap_or("allow");
-    let reason = [
-        "/hookSpecificOutput/permissionDecisionReason",
-        "/reason",
-        "/agent_message",
-        "/permissionDecisionReason",
-    ]
-    .iter()
-    .find_map(|p| v.pointer(p).and_then(Value::as_str))
-    .unwrap_or("");
-    if decision == "deny" && reason.contains("hookrules would ask before this call") {
-        "ask".into()
-    } else {
-        decision.to_string()
-    }
+        ],
+        &[
+            ("XDG_STATE_HOME", "xstate"),
+            ("XDG_CONFIG_HOME", "xconfig"),
+            ("HOOKRULES_CACHE_DIR", "xcache"),
+            ("CLAUDE_PLUGIN_DATA", "plugdata"),
+            ("CODEX_HOME", "xcodex"),
+        ],
+    );
+    sb.link(".claude", "cfg");
+    sb.link("../../xstate/hookrules", "st");
+    sb
 }
 
 fn check(sb: &Sandbox, cases: &[(Value, &str, &str)]) {
@@ -183,7 +106,7 @@ fn claude(sb: &Sandbox, tool: &str, input: &Value) -> Value {
 
 #[test]
 fn every_host_asks_before_its_own_or_another_hosts_hook_file_is_written() {
-    let sb = Sandbox::new();
+    let sb = sandbox();
     let p = |rel: &str| sb.project().join(rel).to_string_lossy().into_owned();
     let cases = vec![
         (
@@ -270,7 +193,7 @@ fn every_host_asks_before_its_own_or_another_hosts_hook_file_is_written() {
 
 #[test]
 fn an_mcp_servers_file_tools_are_judged_by_where_they_write() {
-    let sb = Sandbox::new();
+    let sb = sandbox();
     let p = |rel: &str| sb.project().join(rel).to_string_lossy().into_owned();
     let mcp = |tool: &str, input: Value| claude(&sb, tool, &input);
     let cases = vec![
@@ -336,7 +259,7 @@ fn an_mcp_servers_file_tools_are_judged_by_where_they_write() {
 
 #[test]
 fn writes_land_where_links_and_the_environment_put_them() {
-    let sb = Sandbox::new();
+    let sb = sandbox();
     let exe = Path::new(BIN).canonicalize().unwrap();
     let exe = exe.to_string_lossy();
     let cmds: Vec<(String, &str, &str)> = vec![
@@ -390,7 +313,7 @@ fn writes_land_where_links_and_the_environment_put_them() {
 /// the sandbox still asks, and the reason names what it may change.
 #[test]
 fn a_pattern_reaches_a_guarded_place_only_where_its_names_can() {
-    let sb = Sandbox::new();
+    let sb = sandbox();
     let parent = sb.root.parent().unwrap().to_string_lossy().into_owned();
     let name = sb.root.file_name().unwrap().to_string_lossy().into_owned();
     let head: String = name.chars().take(2).collect();
@@ -423,7 +346,7 @@ fn a_pattern_reaches_a_guarded_place_only_where_its_names_can() {
 
 #[test]
 fn the_reason_names_what_is_protected_and_the_spelling_used() {
-    let sb = Sandbox::new();
+    let sb = sandbox();
     let (got, text) = sb.run(&sb.bash("echo '{}' > cfg/settings.json"));
     assert_eq!(got, "ask", "{text}");
     assert!(
@@ -444,7 +367,7 @@ fn the_reason_names_what_is_protected_and_the_spelling_used() {
 /// archive.
 #[test]
 fn patches_and_archives_are_judged_by_the_files_they_hold() {
-    let sb = Sandbox::new();
+    let sb = sandbox();
     let p = sb.project();
     let write = |rel: &str, text: &str| std::fs::write(p.join(rel), text).unwrap();
     write(
@@ -543,7 +466,7 @@ fn patches_and_archives_are_judged_by_the_files_they_hold() {
 /// or nothing protected.
 #[test]
 fn a_tree_copied_moved_or_synced_is_judged_by_where_its_entries_land() {
-    let sb = Sandbox::new();
+    let sb = sandbox();
     let r = &sb.root;
     for (f, text) in [
         ("kit/.claude/settings.json", "{}"),

@@ -2202,8 +2202,25 @@ impl Extractor {
         let label = format!("{} (code)", prog.to_ascii_lowercase());
         let mut v = via.to_vec();
         v.push(label.clone());
+        // `node -p CODE`, `node -pe CODE`, `--print=CODE`: the value of the
+        // code is printed.
+        let prints_result = code.lang == Lang::Js
+            && code.codes.iter().any(|i| {
+                let flag = i
+                    .checked_sub(1)
+                    .and_then(|p| args.get(p))
+                    .map(|f| f.text.as_str());
+                let own = args.get(*i).map(|f| f.text.as_str());
+                own.is_some_and(|t| t.starts_with("--print="))
+                    || flag.is_some_and(|f| {
+                        f == "--print"
+                            || f.strip_prefix('-')
+                                .is_some_and(|c| !c.starts_with('-') && c.contains('p'))
+                    })
+            });
         for t in &texts {
-            self.effects(at, inline::scan(code.lang, t), &v, link, depth)?;
+            let found = inline::scan_printing(code.lang, t, prints_result);
+            self.effects(at, found, &v, link, depth)?;
         }
         Ok(())
     }
@@ -2257,9 +2274,51 @@ impl Extractor {
                 Effect::Read(path) => self.synth("cat", None, path, via, off),
                 Effect::Write { path, append } => self.synth_write(path, append, via, off),
                 Effect::Dynamic => self.set_code(at, Code::Dynamic),
+                Effect::Env { name, sink } => self.env_read(name, sink, via, link, off),
             }
         }
         Ok(())
+    }
+
+    /// A value inline code read from the environment and printed, saved or
+    /// sent (see [`inline::EnvSink`]), reported as `printenv NAME` (`printenv`
+    /// for the whole environment) as the shell's own spellings are: printed
+    /// where the interpreter's output goes, or sent by the interpreter with
+    /// the place it is given in.
+    fn env_read(
+        &mut self,
+        name: Option<String>,
+        sink: inline::EnvSink,
+        via: &[String],
+        link: &Link,
+        off: usize,
+    ) {
+        let (args, values): (Vec<String>, Vec<Value>) = match &name {
+            Some(n) => (vec![n.clone()], vec![Value::text(n)]),
+            None => (Vec::new(), Vec::new()),
+        };
+        let mut v = via.to_vec();
+        v.push(format!("(value of ${})", name.as_deref().unwrap_or("ENV")));
+        let redirects = match sink {
+            inline::EnvSink::Printed => link.redirects.clone(),
+            inline::EnvSink::Sent(_) => Vec::new(),
+        };
+        let mut sc = SimpleCommand::with_values(
+            "printenv".into(),
+            args,
+            values,
+            redirects,
+            Vec::new(),
+            v,
+            off,
+        );
+        if let inline::EnvSink::Sent(place) = sink {
+            let label = via.last().map_or("", String::as_str);
+            sc.output_to = vec![label.trim_end_matches(" (code)").to_string()];
+            sc.output_in = Some(place);
+        }
+        sc.cwd = self.state.cwd.clone();
+        self.out.push(sc);
     }
 
     /// The text of a makefile `make` reads: a process substitution's output

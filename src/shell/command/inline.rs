@@ -12,6 +12,9 @@
 //!   or not, so they are judged by where they reach as `rm` is.
 //! * Reads of files (`open(…)`, `readFileSync`, `File.read`, …) become the
 //!   path they read, so secret files stay protected.
+//! * Reads of the environment that reach a print, a file or the network
+//!   (`print(os.environ["T"])`, `console.log(process.env)`) become the
+//!   variable they read and where it goes (see [`env`]).
 //!
 //! Names are found outside string literals and comments only, so code that
 //! prints `"os.system('rm -rf /')"` is data. An argument that is not a literal
@@ -20,6 +23,10 @@
 //! inside `python -c "…"`) arrive as marker characters (see [`MARK_HOME`]).
 
 use crate::shell::value::{Piece, Sym, Value};
+
+mod env;
+
+pub(crate) use env::Sink as EnvSink;
 
 /// The language of inline code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,6 +62,9 @@ pub(crate) enum Effect {
     Write { path: Value, append: bool },
     /// Runs code or commands nobody can read beforehand.
     Dynamic,
+    /// Reads an environment variable (`None`: the whole environment) and
+    /// prints, saves or sends it: the shell's `printenv NAME` (or `env`).
+    Env { name: Option<String>, sink: EnvSink },
 }
 
 /// Marker characters for values the shell substituted into the code.
@@ -116,6 +126,12 @@ pub(crate) fn shell_text(s: &Sym) -> String {
 
 /// What `code` in `lang` does.
 pub(crate) fn scan(lang: Lang, code: &str) -> Vec<Effect> {
+    scan_printing(lang, code, false)
+}
+
+/// What `code` in `lang` does, when the interpreter prints the value of the
+/// code (`node -p`) or not.
+pub(crate) fn scan_printing(lang: Lang, code: &str, prints_result: bool) -> Vec<Effect> {
     let mut out = match lang {
         Lang::Sed => sed(code),
         Lang::Vim => vim(code),
@@ -123,6 +139,9 @@ pub(crate) fn scan(lang: Lang, code: &str) -> Vec<Effect> {
         Lang::AppleScript => applescript(code),
         _ => calls(lang, code),
     };
+    if !matches!(lang, Lang::Sed | Lang::Vim | Lang::Make | Lang::AppleScript) {
+        out.extend(env::effects(lang, code, prints_result));
+    }
     out.truncate(MAX_EFFECTS);
     out
 }

@@ -943,7 +943,15 @@ pub(crate) fn interpreter(prog: &str, args: &[String]) -> Option<(Lang, Vec<usiz
         Lang::Python => &["-m", "-W", "-X", "-Q"],
         Lang::Perl => &["-I", "-M", "-m", "-x"],
         Lang::Ruby => &["-r", "-I", "-C", "-E"],
-        Lang::Js => &["-r", "--require", "--import", "--loader", "--input-type"],
+        Lang::Js => &[
+            "-r",
+            "--require",
+            "--import",
+            "--loader",
+            "--input-type",
+            "--env-file",
+            "--env-file-if-exists",
+        ],
         Lang::Awk => &["-F", "-v", "--assign", "--field-separator"],
         Lang::Vim => &["-u", "-i", "-S", "-T", "-w", "-W"],
         Lang::Julia => &[
@@ -1061,6 +1069,8 @@ pub(crate) fn interpreter(prog: &str, args: &[String]) -> Option<(Lang, Vec<usiz
             let ends_in_code = match lang {
                 Lang::Python => last == 'c',
                 Lang::Perl | Lang::Ruby => matches!(last, 'e' | 'E') && !s.starts_with("-M"),
+                // `node -pe CODE`
+                Lang::Js => matches!(last, 'e' | 'p'),
                 Lang::Sed => last == 'e',
                 _ => false,
             };

@@ -316,6 +316,7 @@ impl Analyser {
                 target,
                 append,
                 value,
+                ..
             } => {
                 self.captured += 1;
                 self.assigning += 1;

@@ -72,6 +72,41 @@ pub fn parse(script: &str) -> Result<Vec<SimpleCommand>, ParseError> {
     Ok(a.out)
 }
 
+/// What PowerShell makes of the starts of `script`'s top-level statements,
+/// to set beside another shell's reading of the same text.
+#[derive(Debug, Default)]
+pub struct Starts {
+    /// Byte offsets of the statements PowerShell reads as assignments or
+    /// expressions, which run no program: `$p = …`, `$env:X = …`,
+    /// `$p | ConvertTo-Json`, `$files.Count`.
+    pub expressions: Vec<usize>,
+    /// Byte offsets of the commands PowerShell runs as one of its own cmdlets
+    /// by full name (`Test-Path`, `ConvertFrom-Json`; not aliases such as
+    /// `rm`, which are programs elsewhere), with the name as written.
+    pub cmdlets: Vec<(usize, String)>,
+}
+
+/// [`Starts`] of `script`; empty when it does not parse.
+#[must_use]
+pub fn statement_starts(script: &str) -> Starts {
+    let Ok(stmts) = syntax::parse(script) else {
+        return Starts::default();
+    };
+    let (expressions, named) = syntax::statement_starts(&stmts);
+    let cmdlets = named
+        .into_iter()
+        .filter(|(_, name)| {
+            name.contains('-')
+                && (cmdlets::find(name).is_some_and(|c| c.name.eq_ignore_ascii_case(name))
+                    || cmdlets::data(name).is_some())
+        })
+        .collect();
+    Starts {
+        expressions,
+        cmdlets,
+    }
+}
+
 fn start() -> Value {
     Value::one(Sym::piece(Piece::Start))
 }

@@ -30,6 +30,8 @@ pub(super) enum Stmt {
         target: Expr,
         append: bool,
         value: Box<Stmt>,
+        /// Byte offset of the target in the source.
+        offset: usize,
     },
     /// `if (…) {…} elseif (…) {…} else {…}`.
     If {
@@ -518,6 +520,7 @@ impl Parser {
         self.skip_space(false);
         if let Some((append, len)) = self.assign_op() {
             if let Some(target) = single_expr(&chain) {
+                let offset = chain.pipelines.first().map_or(0, |p| p.offset);
                 self.i += len;
                 self.skip_space(true);
                 let value = self.statement()?;
@@ -525,6 +528,7 @@ impl Parser {
                     target,
                     append,
                     value: Box::new(value),
+                    offset,
                 });
             }
             self.i = start;
@@ -1384,6 +1388,11 @@ impl Parser {
                 }
                 return None;
             }
+            // Only PowerShell's operators: `$x -rf ~` is a parse error
+            // ("Unexpected token '-rf'"), not an expression.
+            if !is_binary_operator(&name) {
+                return None;
+            }
             return Some((name, k - self.i));
         }
         None
@@ -1915,6 +1924,75 @@ pub(super) fn word_text(parts: &[Part]) -> Option<String> {
 }
 
 /// The expression of a chain that is one pipeline of one expression.
+/// Where the script's top-level statements that are not commands start
+/// (byte offsets): assignments (`$x = …`, `$env:X = …`) and pipelines led by
+/// an expression (`$p | ConvertTo-Json`, `$files.Count`); and where its
+/// top-level commands named by a plain word start, with that word
+/// (`Test-Path` of `Test-Path .env`).
+pub(super) fn statement_starts(stmts: &[Stmt]) -> (Vec<usize>, Vec<(usize, String)>) {
+    let (mut exprs, mut named) = (vec![], vec![]);
+    for s in stmts {
+        match s {
+            Stmt::Assign { offset, .. } => exprs.push(*offset),
+            Stmt::Chain(c) => {
+                for p in &c.pipelines {
+                    if matches!(p.elems.first(), Some(Elem::Expr(..))) {
+                        exprs.push(p.offset);
+                    }
+                    for e in &p.elems {
+                        if let Elem::Cmd(Command {
+                            invoke: Invoke::Plain,
+                            name: Expr::Word(parts),
+                            offset,
+                            ..
+                        }) = e
+                        {
+                            if let [Part::Text { text, .. }] = parts.as_slice() {
+                                named.push((*offset, text.clone()));
+                            }
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    (exprs, named)
+}
+
+/// PowerShell's binary operators written `-name` (about_Operators,
+/// about_Comparison_Operators, about_Logical_Operators, about_Arithmetic_Operators,
+/// about_Split, about_Join, about_Type_Operators, about_Format): the comparison
+/// ones also with a `c` (case-sensitive) or `i` prefix.
+fn is_binary_operator(name: &str) -> bool {
+    const COMPARISON: &[&str] = &[
+        "eq",
+        "ne",
+        "gt",
+        "ge",
+        "lt",
+        "le",
+        "like",
+        "notlike",
+        "match",
+        "notmatch",
+        "contains",
+        "notcontains",
+        "in",
+        "notin",
+        "replace",
+        "split",
+    ];
+    const OTHER: &[&str] = &[
+        "and", "or", "xor", "band", "bor", "bxor", "shl", "shr", "join", "is", "isnot", "as", "f",
+    ];
+    let bare = name
+        .strip_prefix('c')
+        .or_else(|| name.strip_prefix('i'))
+        .filter(|rest| COMPARISON.contains(rest));
+    bare.is_some() || COMPARISON.contains(&name) || OTHER.contains(&name)
+}
+
 fn single_expr(c: &Chain) -> Option<Expr> {
     match c.pipelines.as_slice() {
         [p] => match p.elems.as_slice() {

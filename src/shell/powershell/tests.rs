@@ -166,9 +166,24 @@ fn from_bash_the_code_is_powershell() {
 #[test]
 fn either_reading_takes_both() {
     use crate::shell::Dialect;
-    let both = Dialect::Either.parse("Remove-Item -Recurse ~").unwrap();
+    let both = Dialect::Either
+        .parse("Remove-Item -Recurse ~; git status")
+        .unwrap();
     assert!(both.iter().any(|c| c.program == "rm" && c.flags == ["-r"]));
-    assert!(both.iter().any(|c| c.program == "Remove-Item"));
+    assert_eq!(both.iter().filter(|c| c.program == "git").count(), 2);
+    // A cmdlet is no program bash finds, an assignment no program held in a
+    // variable: bash's failure to read those statements does not count.
+    let ps = Dialect::Either
+        .parse("$p = Get-Item x -Force; Test-Path $p")
+        .unwrap();
+    assert!(!ps
+        .iter()
+        .any(|c| c.program_unknown || c.program == "Test-Path"));
+    // It counts where bash's variable may be set by the line or is given a place.
+    for kept in ["read p; $p = -Force", "$CMD -f ~/x", "$x = 1 > out.txt"] {
+        let cmds = Dialect::Either.parse(kept).unwrap();
+        assert!(cmds.iter().any(|c| c.program_unknown), "{kept}");
+    }
     // Bash-only syntax: the PowerShell reading fails, the bash one stands.
     let bash = Dialect::Either
         .parse("for f in *; do echo \"$f\"; done")

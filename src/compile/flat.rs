@@ -373,6 +373,60 @@ impl<T: Word> Keyed<'_, T> {
     }
 }
 
+impl<T: Word> Keyed<'_, T> {
+    /// The words of every text that occurs in `hay`, each text once, in a
+    /// list built sorted. Each place in `hay` is looked up by binary search
+    /// for the texts it starts with (longest first: each shorter one is a
+    /// prefix of the one before, so it lies before it), which costs a few
+    /// searches per byte of `hay`, whatever the number of texts; looking for
+    /// each text in turn costs a pass over `hay` per text.
+    pub fn found_in(&self, hay: &[u8], mut found: impl FnMut(Run<'_, T>)) {
+        let mut seen = vec![false; self.len()];
+        for start in 0..=hay.len() {
+            let mut rest = &hay[start..];
+            // The last text not after `rest`: every text `rest` starts with
+            // is it or lies before it.
+            while let Some(i) = self.upper_bound(rest).checked_sub(1) {
+                let Some((text, words)) = self.at(i) else {
+                    return;
+                };
+                let text = text.as_bytes();
+                let common = text.iter().zip(rest).take_while(|(a, b)| a == b).count();
+                if common == text.len() {
+                    if !std::mem::replace(&mut seen[i], true) {
+                        found(words);
+                    }
+                    let Some(shorter) = common.checked_sub(1) else {
+                        break;
+                    };
+                    rest = &rest[..shorter];
+                } else if common < rest.len() {
+                    // A text `rest` starts with lies between it and `text`,
+                    // so `text` starts with it too: it is at most `common` long.
+                    rest = &rest[..common];
+                } else {
+                    // `text` after `rest`: a damaged list.
+                    break;
+                }
+            }
+        }
+    }
+
+    /// How many texts are not after `text` (in a list built sorted).
+    fn upper_bound(&self, text: &[u8]) -> usize {
+        let (mut lo, mut hi) = (0, self.len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            match self.texts.get(mid) {
+                Some(here) if here.as_bytes() <= text => lo = mid + 1,
+                Some(_) => hi = mid,
+                None => return lo,
+            }
+        }
+        lo
+    }
+}
+
 impl<T: Word + fmt::Debug> fmt::Debug for Keyed<'_, T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_map()

@@ -5,7 +5,6 @@
 //! fixtures, `init` keeps personal policies out of git, colours only on request
 //! or a terminal.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
@@ -52,20 +51,7 @@ impl Project {
     }
 
     fn run(&self, cwd: &Path, args: &[&str], stdin: &str) -> Output {
-        let mut child = self
-            .cmd(cwd, args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(stdin.as_bytes())
-            .unwrap();
-        child.wait_with_output().unwrap()
+        crate::support::feed_bytes(&mut self.cmd(cwd, args), stdin.as_bytes())
     }
 }
 

@@ -486,8 +486,7 @@ fn builtin_alone_agrees_with_what_the_search_finds() {
 /// pack answers, the same as the pack compiled from its TOML, and no cache is written.
 #[test]
 fn run_with_the_cache_off_answers_from_the_binary() {
-    use std::io::Write;
-    use std::process::{Command, Stdio};
+    use std::process::Command;
     let tmp = tempfile::tempdir().unwrap();
     let run = |extra: &[(&str, &str)]| {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_hookrules"));
@@ -500,18 +499,11 @@ fn run_with_the_cache_off_answers_from_the_binary() {
         for (k, v) in extra {
             cmd.env(k, v);
         }
-        let mut child = cmd
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(br#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf /"},"session_id":"s"}"#)
-            .unwrap();
-        let out = child.wait_with_output().unwrap().stdout;
+        let out = crate::support::feed_bytes(
+            &mut cmd,
+            br#"{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf /"},"session_id":"s"}"#,
+        )
+        .stdout;
         // The decision, without the allow-once code (new on each call).
         let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
         v["hookSpecificOutput"].to_string()

@@ -143,24 +143,14 @@ fn every_example_named_with_policies_still_denies_wide_deletes() {
                 "transcript_path": format!("{cwd}/t.jsonl"),
                 "tool_name": "Bash", "tool_input": { "command": command },
             });
-            let mut child = std::process::Command::new(bin)
-                .args(["run", "-p"])
-                .arg(&policies)
-                .env("CLAUDE_PROJECT_DIR", cwd)
-                .env("HOOKRULES_DEADLINE_MS", "20000")
-                .stdin(std::process::Stdio::piped())
-                .stdout(std::process::Stdio::piped())
-                .stderr(std::process::Stdio::piped())
-                .spawn()
-                .unwrap();
-            use std::io::Write as _;
-            child
-                .stdin
-                .take()
-                .unwrap()
-                .write_all(event.to_string().as_bytes())
-                .unwrap();
-            let out = child.wait_with_output().unwrap();
+            let out = crate::support::feed(
+                std::process::Command::new(bin)
+                    .args(["run", "-p"])
+                    .arg(&policies)
+                    .env("CLAUDE_PROJECT_DIR", cwd)
+                    .env("HOOKRULES_DEADLINE_MS", "20000"),
+                &event,
+            );
             let stdout = String::from_utf8_lossy(&out.stdout);
             if !stdout.contains(r#""permissionDecision":"deny""#) {
                 failures.push(format!(

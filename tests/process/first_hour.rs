@@ -294,23 +294,12 @@ fn run_event_with(
     event: &serde_json::Value,
     env: &[(&str, &str)],
 ) -> (serde_json::Value, String) {
-    use std::io::Write;
-    let mut child = p
-        .hookrules(&["run"])
-        .env("CLAUDE_PROJECT_DIR", &p.root)
-        .envs(env.iter().copied())
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(event.to_string().as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = crate::support::feed(
+        p.hookrules(&["run"])
+            .env("CLAUDE_PROJECT_DIR", &p.root)
+            .envs(env.iter().copied()),
+        event,
+    );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let json = serde_json::from_slice(&out.stdout).unwrap_or(serde_json::Value::Null);
     (json, String::from_utf8_lossy(&out.stderr).into_owned())

@@ -773,8 +773,7 @@ fn the_diff_is_unified() {
 /// with the pack (which stays on under the starter), then uninstall.
 #[test]
 fn the_binary_installs_answers_and_uninstalls() {
-    use std::io::Write;
-    use std::process::{Command, Stdio};
+    use std::process::Command;
     let m = Machine::new();
     let bin = Path::new(env!("CARGO_BIN_EXE_hookrules"));
     let run = |args: &[&str]| {
@@ -809,22 +808,19 @@ fn the_binary_installs_answers_and_uninstalls() {
         .iter()
         .map(|a| a.as_str().unwrap().to_string())
         .collect();
-    let mut child = Command::new(h["command"].as_str().unwrap())
-        .args(&argv)
-        .current_dir(&m.root)
-        .env_clear()
-        .env("CLAUDE_PROJECT_DIR", &m.project)
-        .env("HOME", &m.home)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
     let event = fs::read(
         Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/events/bash-rm-rf-root.json"),
     )
     .unwrap();
-    child.stdin.take().unwrap().write_all(&event).unwrap();
-    let answer = child.wait_with_output().unwrap();
+    let answer = crate::support::feed_bytes(
+        Command::new(h["command"].as_str().unwrap())
+            .args(&argv)
+            .current_dir(&m.root)
+            .env_clear()
+            .env("CLAUDE_PROJECT_DIR", &m.project)
+            .env("HOME", &m.home),
+        &event,
+    );
     let v: Value = serde_json::from_slice(&answer.stdout).expect("one JSON object");
     assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny", "{v}");
 

@@ -138,17 +138,14 @@ fn the_installer_picks_the_archive_checks_it_and_installs_without_a_toolchain() 
     }
     // The installed binary does its job on the built-in policies.
     let event = std::fs::read(repo().join("examples/events/bash-rm-rf-root.json")).unwrap();
-    let mut child = Command::new(&bin)
-        .arg("run")
-        .env_clear()
-        .env("HOME", &home)
-        .current_dir(&home)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(&event).unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = crate::support::feed_bytes(
+        Command::new(&bin)
+            .arg("run")
+            .env_clear()
+            .env("HOME", &home)
+            .current_dir(&home),
+        &event,
+    );
     assert!(String::from_utf8_lossy(&out.stdout).contains(r#""permissionDecision":"deny""#));
 
     // A tampered archive is refused and the installed binary is left as it was.

@@ -2,7 +2,6 @@
 //! logs written by the real `hookrules run` processes.
 
 use std::collections::BTreeSet;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
@@ -376,19 +375,7 @@ max_value_chars = 20000
             let cmds: Vec<Command> = (0..EACH).map(|_| sb.cmd(&["run"])).collect();
             std::thread::spawn(move || {
                 for (mut c, ev) in cmds.into_iter().zip(events) {
-                    let mut child = c
-                        .stdin(Stdio::piped())
-                        .stdout(Stdio::piped())
-                        .stderr(Stdio::piped())
-                        .spawn()
-                        .unwrap();
-                    child
-                        .stdin
-                        .take()
-                        .unwrap()
-                        .write_all(ev.to_string().as_bytes())
-                        .unwrap();
-                    let out = child.wait_with_output().unwrap();
+                    let out = crate::support::feed(&mut c, &ev);
                     assert!(
                         out.stderr.is_empty(),
                         "{}",

@@ -16,7 +16,6 @@
 //! Each must give `run`'s decision and determining rules.
 
 use std::collections::BTreeMap;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
@@ -90,14 +89,7 @@ fn run(session: &Session, fx: &Fixture, log: &Path) -> Record {
     if let Some(now) = fx.now {
         cmd.env("HOOKRULES_NOW", now.to_string());
     }
-    let mut child = cmd.spawn().unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(session.event_text.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = crate::support::feed_bytes(&mut cmd, session.event_text.as_bytes());
     let text = std::fs::read_to_string(log.join("decisions.jsonl")).unwrap_or_else(|e| {
         panic!(
             "run logged nothing ({e}); stdout {} stderr {}",

@@ -100,29 +100,20 @@ fn decide(home: &Path, project: &Path, cwd: &Path, command: &str) -> String {
         "tool_name": "Bash",
         "tool_input": {"command": command},
     });
-    let mut child = Command::new(env!("CARGO_BIN_EXE_hookrules"))
-        .arg("run")
-        .current_dir(cwd)
-        .env_clear()
-        .env("HOME", home)
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("CLAUDE_PROJECT_DIR", project)
-        .env("XDG_CONFIG_HOME", home.join(".config"))
-        .env("XDG_STATE_HOME", home.join(".local/state"))
-        .env("HOOKRULES_CACHE_DIR", home.join(".cache"))
-        .env("HOOKRULES_DEADLINE_MS", "60000")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write;
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(event.to_string().as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = crate::support::feed(
+        Command::new(env!("CARGO_BIN_EXE_hookrules"))
+            .arg("run")
+            .current_dir(cwd)
+            .env_clear()
+            .env("HOME", home)
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("CLAUDE_PROJECT_DIR", project)
+            .env("XDG_CONFIG_HOME", home.join(".config"))
+            .env("XDG_STATE_HOME", home.join(".local/state"))
+            .env("HOOKRULES_CACHE_DIR", home.join(".cache"))
+            .env("HOOKRULES_DEADLINE_MS", "60000"),
+        &event,
+    );
     let answer: serde_json::Value =
         serde_json::from_slice(&out.stdout).unwrap_or(serde_json::Value::Null);
     answer["hookSpecificOutput"]["permissionDecision"]

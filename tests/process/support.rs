@@ -9,18 +9,18 @@ use serde_json::Value;
 /// wrote. A panic message on stderr fails the test: hookrules answers every
 /// event, it never panics on one.
 pub fn feed(command: &mut Command, event: &Value) -> Output {
+    feed_bytes(command, event.to_string().as_bytes())
+}
+
+/// [`feed`] with any bytes on the standard input.
+pub fn feed_bytes(command: &mut Command, input: &[u8]) -> Output {
     let mut child = command
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(event.to_string().as_bytes())
-        .unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
     let out = child.wait_with_output().unwrap();
     assert!(
         !String::from_utf8_lossy(&out.stderr).contains("panicked"),

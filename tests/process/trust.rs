@@ -95,15 +95,7 @@ impl Sandbox {
         for (k, v) in vars {
             c.env(k, v);
         }
-        let mut child = c.spawn().unwrap();
-        use std::io::Write;
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(event.to_string().as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
+        let out = crate::support::feed(&mut c, &event);
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
@@ -790,15 +782,7 @@ fn a_folder_with_policies_inside_the_repository_does_not_become_the_project() {
         ev["cwd"] = cwd.display().to_string().into();
         let mut c = s.command(&cwd);
         c.arg("run");
-        let mut child = c.spawn().unwrap();
-        use std::io::Write;
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(ev.to_string().as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
+        let out = crate::support::feed(&mut c, &ev);
         let a = String::from_utf8_lossy(&out.stdout);
         assert!(
             denied(&a),

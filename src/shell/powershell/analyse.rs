@@ -21,6 +21,7 @@ use super::syntax::{self, Arg, Chain, Command, Elem, Expr, Invoke, Part, Pipelin
 use crate::shell::command::{perr, Code, ParseError, RedirectOp, SimpleCommand};
 use crate::shell::value::{Piece, Sym, Value};
 
+mod filter;
 mod windows;
 
 /// Most commands one script may produce, and most steps of the walk: past
@@ -908,6 +909,14 @@ impl Analyser {
                 }
                 V::unknown("(shortcut)")
             }
+            // The agent's own shell's parent (`(Get-Process -Id $PID).Parent`):
+            // the process that started it, bash's `$PPID`.
+            "parent" if args.is_none() => match &t.from {
+                From::Pid(p) if p.to_string() == "$$" => {
+                    V::unknown("(parent)").with(From::Pid(Value::unknown("$PPID")))
+                }
+                _ => V::unknown("(parent)"),
+            },
             "id" if args.is_none() => match &t.from {
                 From::Process(n) => V::unknown("(.Id)").with(From::ProcessId(n.clone())),
                 From::Processes => V::unknown("(.Id)").with(From::ProcessId(Value::text("*"))),
@@ -2070,19 +2079,7 @@ impl Analyser {
                     self.runner("pwsh", Code::File, cmdlet.name)?;
                 }
                 match (cmdlet.name, input) {
-                    ("Where-Object", Some(i))
-                        if matches!(i.from, From::Processes | From::Process(_)) =>
-                    {
-                        match where_name(&b) {
-                            // `Where-Object { $_.Name -eq 'lsass' }`: those processes.
-                            Some(n) => V {
-                                val: i.val.clone(),
-                                from: From::Process(n),
-                            },
-                            None => narrowed(i),
-                        }
-                    }
-                    ("Where-Object", Some(i)) => narrowed(i),
+                    ("Where-Object", Some(i)) => filtered(&b, i),
                     ("ForEach-Object", Some(i))
                         if b.get("MemberName").is_some()
                             || b.named.iter().any(|(p, v)| {
@@ -2163,7 +2160,8 @@ impl Analyser {
                     None
                 };
                 if let Some(verb) = verb {
-                    words.extend([raw("systemctl"), raw(verb), W::Val(name)]);
+                    words.extend([raw("systemctl"), raw(verb)]);
+                    words.extend(filter::service_names(&name).into_iter().map(W::Val));
                 }
                 V::text("")
             }
@@ -2279,7 +2277,9 @@ impl Analyser {
 
     fn data_cmdlet(&mut self, full: &str, c: &Command, input: Option<&V>) -> R<V> {
         let args = self.plain_args(&c.args)?;
-        let mut words = vec![raw(full)];
+        // Quoted: an alias may be a bash keyword (`select`), which the
+        // canonical line must not start.
+        let mut words = vec![W::Raw(format!("'{full}'"))];
         for a in &args {
             match &a.val {
                 Val::Block(b) => {
@@ -3655,135 +3655,37 @@ impl Bound {
     }
 }
 
-/// The names a `Where-Object` keeps, when it compares the items' name with
-/// text (`{ $_.Name -eq 'lsass' }`, `{ $_.ProcessName -like 'l*' -or … }`,
-/// `Where-Object ProcessName -EQ csrss`): as wildcards (`-match 'x'` is
-/// `*x*`). `None` when it filters on anything else.
-fn where_name(b: &Bound) -> Option<Value> {
-    fn is_name(e: &Expr) -> bool {
-        matches!(e, Expr::Member { target, name, args: None }
-            if matches!(target.as_ref(), Expr::Var(v) if v == "_" || v == "psitem")
-                && (name.eq_ignore_ascii_case("name") || name.eq_ignore_ascii_case("processname")))
-    }
-    fn text(e: &Expr) -> Option<String> {
-        match e {
-            Expr::Word(parts) => {
-                let mut t = String::new();
-                for p in parts {
-                    match p {
-                        Part::Text { text, .. } => t.push_str(text),
-                        _ => return None,
-                    }
-                }
-                Some(t)
-            }
-            _ => None,
+/// What a `Where-Object` keeps of its input (see [`filter`]): of every
+/// process or service, the ones named, some that are none of Windows' own, or
+/// every one when the filter is not shown to narrow; of processes or services
+/// already named, those (a filter only narrows); of anything else, some.
+fn filtered(b: &Bound, input: &V) -> V {
+    let from = |f: From| V {
+        val: input.val.clone(),
+        from: f,
+    };
+    let names = |n: Vec<String>| {
+        let mut v = Value::default();
+        for t in n {
+            v.add(Sym::text(&t));
         }
+        v
+    };
+    let every_service = |n: &Value| n.literal().as_deref() == Some("*");
+    match &input.from {
+        From::Processes => match filter::kept(b, false) {
+            filter::Kept::Named(n) => from(From::Process(names(n))),
+            filter::Kept::Some => narrowed(input),
+            filter::Kept::Every => input.clone(),
+        },
+        From::Service(n) if every_service(n) => match filter::kept(b, true) {
+            filter::Kept::Named(n) => from(From::Service(names(n))),
+            filter::Kept::Some => narrowed(input),
+            filter::Kept::Every => input.clone(),
+        },
+        From::Process(_) | From::Service(_) => input.clone(),
+        _ => narrowed(input),
     }
-    fn pattern(op: &str, t: &str) -> Option<String> {
-        let op = op.trim_start_matches(['i', 'c']);
-        match op {
-            "eq" | "like" => Some(t.to_string()),
-            "match" if t.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') => {
-                Some(format!("*{t}*"))
-            }
-            _ => None,
-        }
-    }
-    // The parser reads operators left to right (`a -eq 'x' -or b -eq 'y'`
-    // is `((a -eq 'x') -or b) -eq 'y'`): flattened, then split at `-or`.
-    fn flat<'e>(e: &'e Expr, operands: &mut Vec<&'e Expr>, ops: &mut Vec<&'e str>) {
-        match e {
-            Expr::Binary(op, l, r) => {
-                flat(l, operands, ops);
-                ops.push(op);
-                operands.push(r);
-            }
-            e => operands.push(e),
-        }
-    }
-    fn names(e: &Expr, out: &mut Vec<String>) -> bool {
-        if let Expr::Paren(_) = e {
-            return paren(e, out);
-        }
-        let (mut operands, mut ops) = (vec![], vec![]);
-        flat(e, &mut operands, &mut ops);
-        let mut k = 0;
-        loop {
-            // One comparison: operand, operator, operand.
-            let (Some(l), Some(op), Some(r)) = (operands.get(k), ops.get(k), operands.get(k + 1))
-            else {
-                return false;
-            };
-            let (Some(t), true) = (text(r).or_else(|| text(l)), is_name(l) || is_name(r)) else {
-                return false;
-            };
-            match pattern(op, &t) {
-                Some(p) => out.push(p),
-                None => return false,
-            }
-            match ops.get(k + 1) {
-                None => return true,
-                Some(&"or") => k += 2,
-                Some(_) => return false,
-            }
-            if k >= operands.len() {
-                return false;
-            }
-        }
-    }
-    fn paren(e: &Expr, out: &mut Vec<String>) -> bool {
-        match e {
-            Expr::Paren(s) => match s.as_ref() {
-                Stmt::Chain(c) => match c.pipelines.as_slice() {
-                    [p] => match p.elems.as_slice() {
-                        [Elem::Expr(e, _)] => names(e, out),
-                        _ => false,
-                    },
-                    _ => false,
-                },
-                _ => false,
-            },
-            _ => false,
-        }
-    }
-    let filter = b.get("FilterScript")?;
-    let mut out = vec![];
-    match &filter.val {
-        Val::Block(stmts) => {
-            let [Stmt::Chain(c)] = stmts.as_slice() else {
-                return None;
-            };
-            let [p] = c.pipelines.as_slice() else {
-                return None;
-            };
-            let [Elem::Expr(e, _)] = p.elems.as_slice() else {
-                return None;
-            };
-            if !names(e, &mut out) {
-                return None;
-            }
-        }
-        _ => {
-            // The simplified form: `Where-Object Name -EQ lsass`.
-            let prop = filter.literal()?;
-            if !(prop.eq_ignore_ascii_case("name") || prop.eq_ignore_ascii_case("processname")) {
-                return None;
-            }
-            let [op] = b.unknown.as_slice() else {
-                return None;
-            };
-            out.push(pattern(
-                &op.to_ascii_lowercase(),
-                &b.get("Value")?.literal()?,
-            )?);
-        }
-    }
-    let mut v = Value::default();
-    for n in out {
-        v.add(Sym::text(&n));
-    }
-    Some(v)
 }
 
 /// Some of what a value holds (`Where-Object`, `Select-Object -First`):

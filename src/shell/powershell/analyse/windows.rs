@@ -487,7 +487,9 @@ impl Analyser {
                         _ => None,
                     })
                     .map_or_else(|| Value::unknown("(service)"), |v| v.scalar());
-                self.emit(vec![raw("systemctl"), raw("stop"), W::Val(name)], label)?;
+                let mut w = vec![raw("systemctl"), raw("stop")];
+                w.extend(filter::service_names(&name).into_iter().map(W::Val));
+                self.emit(w, label)?;
                 return Ok(Some(V::text("")));
             }
             _ => {}
@@ -681,11 +683,9 @@ impl Analyser {
                 )?;
             }
             (From::Service(n), "stop" | "pause") => {
-                let n = n.clone();
-                self.emit(
-                    vec![raw("systemctl"), raw("stop"), W::Val(n)],
-                    Some("Service.Stop"),
-                )?;
+                let mut w = vec![raw("systemctl"), raw("stop")];
+                w.extend(filter::service_names(n).into_iter().map(W::Val));
+                self.emit(w, Some("Service.Stop"))?;
             }
             (From::Wmi { class, filter }, m) => {
                 let (class, filter) = (class.clone(), filter.clone());

@@ -44,6 +44,7 @@ mod long_options;
 pub mod options;
 mod outputs;
 mod places;
+mod remote;
 mod repo_config;
 pub mod roles;
 mod state;

@@ -300,6 +300,11 @@ pub(crate) fn classify(prog: &str, args: &[String]) -> Action {
             None => Action::None,
         };
     }
+    // Containers, pods and machines that run a command (`kubectl exec POD --
+    // CMD`, `docker exec C CMD`, `vagrant ssh -c TEXT`).
+    if let Some(action) = super::remote::classify(prog, args) {
+        return action;
+    }
     match prog {
         "sudo" => {
             let o = opts(

@@ -56,7 +56,7 @@ mod writes;
 use std::collections::HashSet;
 
 use super::budget::{self, Over};
-use super::value::Value;
+use super::value::{Piece, Value};
 
 pub use links::{acts_on_name, is_link_text, made_by};
 pub use outputs::{outputs, Outputs};
@@ -286,6 +286,8 @@ impl SimpleCommand {
         offset: usize,
     ) -> Self {
         let program = program_name(&program_path).to_string();
+        let (mut args, mut values) = (args, values);
+        spell_out_long_options(&program, &mut args, &mut values);
         let (flags, operand_at) = split_flags(&program, &args);
         let operands = operand_at
             .iter()
@@ -585,6 +587,45 @@ fn git_subcommand(args: &[String]) -> Option<&str> {
         }
     }
     None
+}
+
+/// Write out each long option the program accepts abbreviated (`curl
+/// --upload-fi F` is `curl --upload-file F`, `rm --rec` is `rm --recursive`;
+/// see [`long_options`]), in the arguments and their values, so every rule
+/// and table judges the option the program runs with. Words after `--` are
+/// operands. Only a word starting with `--` is looked up.
+fn spell_out_long_options(program: &str, args: &mut [String], values: &mut [Value]) {
+    if !args.iter().any(|a| a.len() > 3 && a.starts_with("--")) {
+        return;
+    }
+    let sub = if program.eq_ignore_ascii_case("git") {
+        git_subcommand(args).map(str::to_string)
+    } else {
+        None
+    };
+    for (i, a) in args.iter_mut().enumerate() {
+        if a == "--" {
+            break;
+        }
+        let Some(long) = a.strip_prefix("--") else {
+            continue;
+        };
+        let name = long.split('=').next().unwrap_or_default();
+        let Some(full) = long_options::full_name(program, sub.as_deref(), name) else {
+            continue;
+        };
+        let (was, now) = (format!("--{name}"), format!("--{full}"));
+        *a = format!("{now}{}", &a[was.len()..]);
+        if let Some(v) = values.get_mut(i) {
+            for sym in &mut v.0 {
+                if let Some(Piece::Text(t)) = sym.0.first_mut() {
+                    if let Some(rest) = t.strip_prefix(&was) {
+                        *t = format!("{now}{rest}");
+                    }
+                }
+            }
+        }
+    }
 }
 
 fn split_flags(program: &str, args: &[String]) -> (Vec<String>, Vec<usize>) {

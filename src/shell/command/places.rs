@@ -41,6 +41,9 @@ pub(crate) enum Lang {
     Prompt,
     /// The name of a file of sh code.
     ShFile,
+    /// The name of a file of sh code a shell reads as it starts (`BASH_ENV`,
+    /// `ENV`): unknown code unless the command wrote it.
+    StartupFile,
     /// The name of a file or folder of code the analysis does not read.
     File,
     /// An exported function's body (`BASH_FUNC_f%%=() { …; }`).
@@ -578,7 +581,22 @@ fn git_configs(args: &[String], sub_at: Option<usize>, out: &mut Vec<Found>) {
     let key = &args[key_at];
     if let Some((lang, prefix)) = config("git", key) {
         let label = format!("git config {key}");
-        if let Some(f) = config_found(args, value_at, 0, key, lang, prefix, None, label) {
+        let git_line = lang == Lang::GitAlias && !args[value_at].starts_with('!');
+        if git_line {
+            // `git config alias.x 'reset --hard'`: every later `git x` (in
+            // this line or another, where the definition is out of sight)
+            // runs that git command line, so it is judged where it is made.
+            out.push(Found {
+                source: Source::GitAlias {
+                    arg: value_at,
+                    skip: 0,
+                    rest: args.len()..args.len(),
+                },
+                lang,
+                label,
+                runs: None,
+            });
+        } else if let Some(f) = config_found(args, value_at, 0, key, lang, prefix, None, label) {
             out.push(f);
         }
     }

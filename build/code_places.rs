@@ -21,7 +21,6 @@ const LANGS: &[(&str, &str)] = &[
     ("argv-rest", "Lang::ArgvRest"),
     ("prompt", "Lang::Prompt"),
     ("sh-file", "Lang::ShFile"),
-    ("startup-file", "Lang::StartupFile"),
     ("file", "Lang::File"),
     ("bash-function", "Lang::BashFunction"),
     ("git-alias", "Lang::GitAlias"),

@@ -41,9 +41,6 @@ pub(crate) enum Lang {
     Prompt,
     /// The name of a file of sh code.
     ShFile,
-    /// The name of a file of sh code a shell reads as it starts (`BASH_ENV`,
-    /// `ENV`): unknown code unless the command wrote it.
-    StartupFile,
     /// The name of a file or folder of code the analysis does not read.
     File,
     /// An exported function's body (`BASH_FUNC_f%%=() { …; }`).

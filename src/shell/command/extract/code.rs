@@ -233,9 +233,7 @@ impl Extractor {
                     return self.run_code(at, Lang::Bash, &code, via, link, depth);
                 }
             }
-            Lang::ShFile | Lang::StartupFile | Lang::File => {
-                self.file_code(at, lang, t, via, link, depth)?;
-            }
+            Lang::ShFile | Lang::File => self.file_code(at, lang, t, via, link, depth)?,
             Lang::PowerShell => self.set_code(at, Code::Inline),
             Lang::Inline(l) => {
                 let dynamic = t.unknown();
@@ -415,9 +413,7 @@ impl Extractor {
             .and_then(Value::literal)
             .unwrap_or_else(|| t.text.clone());
         match self.state.files.get(&super::file_key(&path)).cloned() {
-            Some(super::Written::Text(text))
-                if matches!(lang, Lang::ShFile | Lang::StartupFile) =>
-            {
+            Some(super::Written::Text(text)) if lang == Lang::ShFile => {
                 let label = via.last().cloned().unwrap_or_default();
                 self.emitted(
                     at,
@@ -432,15 +428,6 @@ impl Extractor {
             }
             Some(_) => {
                 self.set_code(at, Code::Dynamic);
-                Ok(())
-            }
-            // A startup file on disk (`BASH_ENV=/tmp/x.sh bash -c …`): code
-            // nobody reads before it runs, hidden behind the command's own.
-            None if lang == Lang::StartupFile => {
-                let names_a_path = path.contains('/') || path.starts_with(['~', '.']);
-                if names_a_path {
-                    self.set_code(at, Code::Dynamic);
-                }
                 Ok(())
             }
             None => {

@@ -670,7 +670,13 @@ const CODE_SOURCES: &[(&str, &str, Option<Code>)] = &[
     ("eval echo ~", "eval", Some(Code::Inline)),
     ("bash <<< \"$CMD\"", "bash", Some(Code::Dynamic)),
     ("bash <<< 'ls -la'", "bash", Some(Code::Inline)),
-    ("xargs -I{} sh -c '{}' <<< x", "sh", Some(Code::Dynamic)),
+    // xargs' input is code: unknown from a file, known from a here-string.
+    (
+        "xargs -I{} sh -c '{}' < cmds.txt",
+        "sh",
+        Some(Code::Dynamic),
+    ),
+    ("xargs -I{} sh -c '{}' <<< x", "sh", Some(Code::Inline)),
     (
         "ls | xargs -I{} sh -c 'cd {} && make'",
         "sh",

@@ -78,6 +78,7 @@ fn extract_complete(script: &str) -> Result<Vec<SimpleCommand>, ParseError> {
         background_jobs: 0,
         repeats: 1,
         input_lines: None,
+        input_text: None,
         dash: false,
     };
     let s = syntax::parse_script(script, 0)?;
@@ -195,6 +196,10 @@ struct Link<'a> {
     read_from: Option<Value>,
     /// Lines the previous element of a pipeline prints, when known.
     input_lines: Option<u64>,
+    /// What the previous element of a pipeline printed, all of it, when that
+    /// is `echo` or `printf` of known text (for `xargs`; a here-document or
+    /// here-string is `here`).
+    input_text: Option<String>,
 }
 
 /// The grammar of the shell that reads re-parsed text.
@@ -265,6 +270,9 @@ struct Extractor {
     /// Lines the previous element of a pipeline prints, when its program
     /// says (`yes`: without end, `seq 1 N`: N).
     input_lines: Option<u64>,
+    /// The text the previous element of a pipeline printed, when it is `echo`
+    /// or `printf` of known text.
+    input_text: Option<String>,
     /// Re-parsed text is read as dash reads it (see [`Extractor::nested_sh`]).
     dash: bool,
 }
@@ -458,6 +466,7 @@ impl Extractor {
                 let r = self.pipeline_elements(cmds, cx);
                 self.forks -= 1;
                 self.input_lines = None;
+                self.input_text = None;
                 r
             }
         }
@@ -471,15 +480,18 @@ impl Extractor {
         let mut last = None;
         let mut prev: Option<&Command> = None;
         let mut produced: Option<std::ops::Range<usize>> = None;
+        let mut printed: Option<String> = None;
         // Earlier elements whose output the elements since passed on as it
         // came (`env | sort | grep x`: grep reads what env printed).
         let mut passed: Vec<std::ops::Range<usize>> = Vec::new();
         for c in cmds {
             self.state = start.clone();
             self.input_lines = prev.and_then(printed_lines);
+            self.input_text = printed.take();
             prev = Some(c);
             let first = self.out.len();
             let r = self.command(c, stdin, cx)?;
+            printed = printed_text(c, &r);
             let readers: Vec<String> = self.out[first..]
                 .iter()
                 .filter(|sc| in_this_process(&sc.via, &cx.via) && !sc.program.is_empty())
@@ -923,6 +935,7 @@ impl Extractor {
     ) -> Result<Ran, ParseError> {
         // What the previous element of a pipeline prints (for `xargs`).
         let input_lines = self.input_lines.take();
+        let input_text = self.input_text.take();
         // Substitutions run first: in assignments, then words, then redirections.
         // (Each word's substitutions are remembered: what they print, this
         // command reads.)
@@ -1009,6 +1022,7 @@ impl Extractor {
                 here: None,
                 read_from: None,
                 input_lines: None,
+                input_text: None,
             };
             self.variable_code(at, &assignments, &assign_values, &cx.via, &link, c.depth)?;
             self.assignment_arith(&assignments, &assign_values, cx, c.offset)?;
@@ -1058,6 +1072,7 @@ impl Extractor {
             cmd: c,
             redirects,
             stdin: stdin.clone(),
+            input_text,
             here,
             read_from,
             input_lines,
@@ -1875,6 +1890,8 @@ impl Extractor {
                     self.set_code(at, Code::Dynamic);
                 }
             }
+            // The wrapper's name in `via`, unless it says otherwise.
+            let mut via_label: Option<&str> = None;
             let extra = match action {
                 Action::None => {
                     // A Windows shell (`pwsh -c`, `powershell -EncodedCommand`,
@@ -2047,13 +2064,55 @@ impl Extractor {
                     }
                     return Ok(());
                 }
-                Action::Xargs { skip, replace } => {
+                Action::Xargs {
+                    skip,
+                    replace,
+                    split,
+                } => {
                     if xargs_unlimited(&texts[..skip.min(texts.len())]) {
                         unlimited = Some(link.input_lines.unwrap_or(1));
                     }
                     fields = fields.split_off((skip + 1).min(fields.len()));
-                    match replace {
-                        Some(r) => {
+                    // Known input (`echo /etc | xargs rm -rf`): the command
+                    // it runs, with the operands it reads.
+                    let items = match &link.here {
+                        Some((t, _, _)) => Some(t.as_str()),
+                        None => link.input_text.as_deref(),
+                    }
+                    .and_then(|t| wrappers::xargs_items(t, split));
+                    match (replace, items) {
+                        // `-I`: one command per item, the string replaced
+                        // by it in each word.
+                        (Some(r), Some(items)) => {
+                            via.push("xargs (known input)".into());
+                            for item in &items {
+                                let ws: Vec<Field> = fields
+                                    .iter()
+                                    .map(|f| match f.value.literal() {
+                                        _ if !f.text.contains(r.as_str()) => f.clone(),
+                                        Some(t) => Field::literal(&t.replace(r.as_str(), item)),
+                                        None => Field {
+                                            value: Value::unknown("(input from xargs)"),
+                                            ..f.clone()
+                                        },
+                                    })
+                                    .collect();
+                                self.chain(
+                                    ws,
+                                    assigns.clone(),
+                                    via.clone(),
+                                    link,
+                                    depth + 1,
+                                    false,
+                                )?;
+                            }
+                            return Ok(());
+                        }
+                        (None, Some(items)) => {
+                            fields.extend(items.iter().map(|i| Field::literal(i)));
+                            via_label = Some("xargs (known input)");
+                        }
+                        (Some(r), None) => {
                             for f in &mut fields {
                                 if f.text.contains(r.as_str()) {
                                     // Only the replaced part is unknown:
@@ -2076,7 +2135,7 @@ impl Extractor {
                                 }
                             }
                         }
-                        None => from_input = true,
+                        (None, None) => from_input = true,
                     }
                     Vec::new()
                 }
@@ -2103,7 +2162,7 @@ impl Extractor {
                     off,
                 ));
             }
-            via.push(prog.to_ascii_lowercase());
+            via.push(via_label.map_or_else(|| prog.to_ascii_lowercase(), str::to_string));
             // Variables the wrapper sets for the command (`env EDITOR=… git`).
             self.variable_code(at, &extra, &[], &via, link, depth)?;
             assigns.extend(extra);
@@ -3469,6 +3528,18 @@ fn list_printed_lines(l: &List) -> Option<u64> {
         [c] if ao.rest.is_empty() => printed_lines(c),
         _ => None,
     }
+}
+
+/// The text a pipeline element prints when it is `echo` or `printf` of known
+/// text (`printf '/usr/share\0'`): what the next element reads, all of it.
+fn printed_text(c: &Command, r: &Ran) -> Option<String> {
+    let CommandKind::Simple { words, .. } = &c.kind else {
+        return None;
+    };
+    if !matches!(basename(&words.first()?.text), "echo" | "printf") || r.decoded || r.file {
+        return None;
+    }
+    r.output.as_ref()?.literal()
 }
 
 /// Lines a command prints, when its program says: `yes` without end, `seq

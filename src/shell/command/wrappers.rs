@@ -53,6 +53,8 @@ pub(crate) enum Action {
     Xargs {
         skip: usize,
         replace: Option<String>,
+        /// How it splits its input into operands.
+        split: XargsSplit,
     },
     /// `parallel [opts] CMD… ::: inputs`: the command's arguments and the
     /// indexes of the inputs (`None`: read from input).
@@ -71,6 +73,104 @@ pub(crate) enum Action {
     },
     /// Refuse: the input is pathological.
     Error(String),
+}
+
+/// How `xargs` cuts its input into operands (GNU xargs(1)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum XargsSplit {
+    /// At blanks and newlines; quotes and backslashes group (the default).
+    Blanks,
+    /// One operand per line, leading blanks dropped (`-I`).
+    Lines,
+    /// At one character (`-0`, `-d C`); quotes are plain text.
+    Delimiter(char),
+    /// From a file (`-a F`), or a delimiter it does not know: not its standard
+    /// input.
+    NotStdin,
+}
+
+/// The most operands known input may give `xargs` before it counts as
+/// unknown (each is judged; the alternatives of a `-I` word multiply).
+const XARGS_ITEMS: usize = 64;
+
+/// The operands `xargs` reads from `text`, split as `split` says; `None` when
+/// they cannot be told (a quote left open, input from a file, too many).
+pub(crate) fn xargs_items(text: &str, split: XargsSplit) -> Option<Vec<String>> {
+    let items: Vec<String> = match split {
+        XargsSplit::NotStdin => return None,
+        XargsSplit::Delimiter(d) => text
+            .split(d)
+            .filter(|t| !t.is_empty())
+            .map(str::to_string)
+            .collect(),
+        XargsSplit::Lines => {
+            let mut v = Vec::new();
+            for line in text.lines() {
+                let line = line.trim_start_matches([' ', '\t']);
+                // Quotes and backslashes are still processed: read as unknown.
+                if line.contains(['\'', '"', '\\']) {
+                    return None;
+                }
+                if !line.is_empty() {
+                    v.push(line.to_string());
+                }
+            }
+            v
+        }
+        XargsSplit::Blanks => {
+            let mut v = Vec::new();
+            let mut cur: Option<String> = None;
+            let mut chars = text.chars();
+            while let Some(c) = chars.next() {
+                match c {
+                    ' ' | '\t' | '\n' => v.extend(cur.take()),
+                    '\'' | '"' => {
+                        let s = cur.get_or_insert_with(String::new);
+                        loop {
+                            match chars.next() {
+                                Some(q) if q == c => break,
+                                // xargs: unmatched quote (a newline ends it)
+                                Some('\n') | None => return None,
+                                Some(x) => s.push(x),
+                            }
+                        }
+                    }
+                    '\\' => cur.get_or_insert_with(String::new).push(chars.next()?),
+                    _ => cur.get_or_insert_with(String::new).push(c),
+                }
+            }
+            v.extend(cur);
+            v
+        }
+    };
+    (items.len() <= XARGS_ITEMS).then_some(items)
+}
+
+/// The character of `xargs -d`: itself, or a C escape (`\n`, `\t`, `\0`,
+/// `\\`, `\xHH`, `\NNN` octal).
+fn xargs_delimiter(d: &str) -> Option<char> {
+    let mut cs = d.chars();
+    let first = cs.next()?;
+    if first != '\\' {
+        return cs.next().is_none().then_some(first);
+    }
+    let rest: String = cs.collect();
+    let code = match rest.as_str() {
+        "n" => 10,
+        "t" => 9,
+        "r" => 13,
+        "a" => 7,
+        "b" => 8,
+        "f" => 12,
+        "v" => 11,
+        "\\" => 92,
+        "" => return Some('\\'),
+        r => match r.strip_prefix('x') {
+            Some(h) => u32::from_str_radix(h, 16).ok()?,
+            None => u32::from_str_radix(r, 8).ok()?,
+        },
+    };
+    char::from_u32(code)
 }
 
 /// Options parsed getopt-style up to the first operand.
@@ -431,9 +531,11 @@ pub(crate) fn classify(prog: &str, args: &[String]) -> Action {
             opts(args, "aADeFlnopsuwx", &["output", "library", "config"]).next,
         ),
         "xargs" => {
+            // `-i[R]` and `--replace[=R]` take their value only attached
+            // (`xargs -i rm {}` runs rm).
             let o = opts(
                 args,
-                "IdaELnPsi",
+                "IdaELnPs",
                 &[
                     "arg-file",
                     "delimiter",
@@ -441,17 +543,32 @@ pub(crate) fn classify(prog: &str, args: &[String]) -> Action {
                     "max-procs",
                     "max-chars",
                     "process-slot-var",
-                    "replace",
                 ],
             );
+            let attached_i = args[..o.next]
+                .iter()
+                .find_map(|a| a.strip_prefix("-i").filter(|r| !r.is_empty()));
             let replace = o
                 .value(&["I", "replace"])
+                .or(attached_i)
                 .map(str::to_string)
-                .or_else(|| o.has("i").then(|| "{}".to_string()));
+                .or_else(|| (o.has("i") || o.has_long(&["replace"])).then(|| "{}".to_string()));
+            let split = if o.value(&["a", "arg-file"]).is_some() {
+                XargsSplit::NotStdin
+            } else if o.has("0") || o.has_long(&["null"]) {
+                XargsSplit::Delimiter('\0')
+            } else if let Some(d) = o.value(&["d", "delimiter"]) {
+                xargs_delimiter(d).map_or(XargsSplit::NotStdin, XargsSplit::Delimiter)
+            } else if replace.is_some() {
+                XargsSplit::Lines
+            } else {
+                XargsSplit::Blanks
+            };
             if o.next < args.len() {
                 Action::Xargs {
                     skip: o.next,
                     replace,
+                    split,
                 }
             } else {
                 Action::None
@@ -1158,5 +1275,73 @@ mod tests {
         assert_eq!(o.value(&["u"]), Some("root"));
         assert_eq!(o.value(&["g"]), Some("wheel"));
         assert_eq!(o.value(&["user"]), Some("x"));
+    }
+
+    #[test]
+    fn xargs_splits_known_input_as_xargs_does() {
+        let items = |t: &str, s| xargs_items(t, s);
+        assert_eq!(
+            items("a 'b c'\n\"d\" e\\ f\n", XargsSplit::Blanks),
+            Some(vec!["a".into(), "b c".into(), "d".into(), "e f".into()])
+        );
+        assert_eq!(items("'open\n", XargsSplit::Blanks), None);
+        assert_eq!(
+            items("/usr/share\0x y\0", XargsSplit::Delimiter('\0')),
+            Some(vec!["/usr/share".into(), "x y".into()])
+        );
+        assert_eq!(
+            items("  a b\n\nc\n", XargsSplit::Lines),
+            Some(vec!["a b".into(), "c".into()])
+        );
+        assert_eq!(items("'a'\n", XargsSplit::Lines), None);
+        assert_eq!(items("x", XargsSplit::NotStdin), None);
+        assert_eq!(
+            items(&"a ".repeat(XARGS_ITEMS + 1), XargsSplit::Blanks),
+            None
+        );
+        assert_eq!(xargs_delimiter("\\n"), Some('\n'));
+        assert_eq!(xargs_delimiter("\\0"), Some('\0'));
+        assert_eq!(xargs_delimiter("\\x2c"), Some(','));
+        assert_eq!(xargs_delimiter(","), Some(','));
+        assert_eq!(xargs_delimiter("ab"), None);
+    }
+
+    #[test]
+    fn xargs_options() {
+        let args = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let xargs = |a: &[&str]| match classify("xargs", &args(a)) {
+            Action::Xargs {
+                skip,
+                replace,
+                split,
+            } => Some((skip, replace, split)),
+            _ => None,
+        };
+        // `-i` takes its string only attached: `rm` is the command.
+        assert_eq!(
+            xargs(&["-i", "rm", "{}"]),
+            Some((1, Some("{}".into()), XargsSplit::Lines))
+        );
+        assert_eq!(
+            xargs(&["-iXX", "rm", "XX"]),
+            Some((1, Some("XX".into()), XargsSplit::Lines))
+        );
+        assert_eq!(
+            xargs(&["-I", "%", "rm", "%"]),
+            Some((2, Some("%".into()), XargsSplit::Lines))
+        );
+        assert_eq!(
+            xargs(&["-0r", "rm"]),
+            Some((1, None, XargsSplit::Delimiter('\0')))
+        );
+        assert_eq!(
+            xargs(&["-a", "list", "rm"]),
+            Some((2, None, XargsSplit::NotStdin))
+        );
+        assert_eq!(
+            xargs(&["-d", "\\n", "rm"]),
+            Some((2, None, XargsSplit::Delimiter('\n')))
+        );
+        assert_eq!(xargs(&["rm"]), Some((0, None, XargsSplit::Blanks)));
     }
 }

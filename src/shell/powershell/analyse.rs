@@ -2078,6 +2078,17 @@ impl Analyser {
                     let _ = fp;
                     self.runner("pwsh", Code::File, cmdlet.name)?;
                 }
+                // `Get-Service Win* | % Stop`: each item's method, by name
+                // (about_ForEach-Object, -MemberName).
+                if let (Some(i), "ForEach-Object") = (input, cmdlet.name) {
+                    let member = b
+                        .get("MemberName")
+                        .or_else(|| b.get("Process").filter(|v| !matches!(v.val, Val::Block(_))));
+                    if let Some(m) = member.and_then(V::literal) {
+                        let from = i.from.clone();
+                        self.object_method(&from, &m.to_ascii_lowercase(), &[])?;
+                    }
+                }
                 match (cmdlet.name, input) {
                     ("Where-Object", Some(i)) => filtered(&b, i),
                     ("ForEach-Object", Some(i))
@@ -2242,12 +2253,26 @@ impl Analyser {
                     recurse,
                     filter: f,
                 } => {
-                    words.extend([raw("find"), W::Val(dir.clone())]);
+                    // Get-ChildItem lists what is in the folder, never the folder itself.
+                    words.extend([raw("find"), W::Val(dir.clone()), raw("-mindepth"), raw("1")]);
                     if !recurse {
-                        words.extend([raw("-mindepth"), raw("1"), raw("-maxdepth"), raw("1")]);
+                        words.extend([raw("-maxdepth"), raw("1")]);
                     }
                     if let Some(f) = f.clone().or(filter) {
-                        words.extend([raw("-name"), W::Val(f)]);
+                        // Several names: `\( -name a -o -name b \)`.
+                        let names: Vec<Value> = f.0.iter().map(|s| Value::one(s.clone())).collect();
+                        if names.len() > 1 {
+                            words.push(raw("\\("));
+                            for (k, n) in names.into_iter().enumerate() {
+                                if k > 0 {
+                                    words.push(raw("-o"));
+                                }
+                                words.extend([raw("-name"), W::Val(n)]);
+                            }
+                            words.push(raw("\\)"));
+                        } else {
+                            words.extend([raw("-name"), W::Val(f)]);
+                        }
                     }
                     words.extend([raw("-exec"), raw(prog)]);
                     words.extend(flags);
@@ -3684,6 +3709,19 @@ fn filtered(b: &Bound, input: &V) -> V {
             filter::Kept::Every => input.clone(),
         },
         From::Process(_) | From::Service(_) => input.clone(),
+        // Items kept by name (`Where-Object { $_.Name -in 'bin','obj' }`): those names.
+        From::Items {
+            dir,
+            recurse,
+            filter: None,
+        } => match filter::kept(b, false) {
+            filter::Kept::Named(n) => from(From::Items {
+                dir: dir.clone(),
+                recurse: *recurse,
+                filter: Some(names(n)),
+            }),
+            _ => input.clone(),
+        },
         _ => narrowed(input),
     }
 }

@@ -7,7 +7,9 @@
 //!
 //! Paths only: nothing here touches the disk.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use super::hosts::Host;
@@ -205,7 +207,7 @@ pub struct Guarded {
     /// Its kind.
     pub guard: Guard,
     /// What it is, for reasons ("Codex's hook file").
-    pub what: String,
+    pub what: Cow<'static, str>,
     /// A project-level file, also guarded at the same place under any folder
     /// (another host may take a nested folder for the project): the part
     /// after the project (`.codex/hooks.json`).
@@ -228,7 +230,7 @@ pub fn guarded(env: &Env, cwd: &Path, project: &Path, exe: Option<&Path>) -> Vec
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
     let envs = [env, &plain];
-    let mut add = |path: Option<PathBuf>, folder: bool, guard: Guard, what: &str| {
+    let mut add = |path: Option<PathBuf>, folder: bool, guard: Guard, what: Cow<'static, str>| {
         let Some(path) = path.filter(|p| p.is_absolute()) else {
             return;
         };
@@ -243,12 +245,12 @@ pub fn guarded(env: &Env, cwd: &Path, project: &Path, exe: Option<&Path>) -> Vec
         {
             return;
         }
-        let anywhere = path.strip_prefix(project).ok().map(Path::to_path_buf);
+        let anywhere = below(&path, project);
         out.push(Guarded {
             path,
             folder,
             guard,
-            what: what.to_string(),
+            what,
             anywhere,
         });
     };
@@ -258,50 +260,55 @@ pub fn guarded(env: &Env, cwd: &Path, project: &Path, exe: Option<&Path>) -> Vec
             state.as_ref().map(|s| s.join("key")),
             false,
             Guard::Key,
-            "hookrules' per-user key",
+            Cow::Borrowed("hookrules' per-user key"),
         );
         add(
             state,
             true,
             Guard::State,
-            "hookrules' state (decision log, allowances, trust records)",
+            Cow::Borrowed("hookrules' state (decision log, allowances, trust records)"),
         );
     }
     add(
         Some(project_policies(project)),
         true,
         Guard::Config,
-        "the project's hookrules policies",
+        Cow::Borrowed("the project's hookrules policies"),
     );
     for env in envs {
         add(
             user_policies(env),
             true,
             Guard::Config,
-            "the user's hookrules policies",
+            Cow::Borrowed("the user's hookrules policies"),
         );
         add(
             cache_home(env),
             true,
             Guard::Regenerable,
-            "hookrules' compiled-policy cache",
+            Cow::Borrowed("hookrules' compiled-policy cache"),
         );
         add(
             plugin_data(env),
             true,
             Guard::Regenerable,
-            "the hookrules plugin's data (the binary it runs)",
+            Cow::Borrowed("the hookrules plugin's data (the binary it runs)"),
         );
     }
     for bin in binaries(env, exe) {
-        add(Some(bin), false, Guard::Config, "the hookrules binary");
+        add(
+            Some(bin),
+            false,
+            Guard::Config,
+            Cow::Borrowed("the hookrules binary"),
+        );
     }
     for s in claude_settings(env, cwd, project, false) {
         add(
             Some(s),
             false,
             Guard::Config,
-            "Claude Code's project settings (they register the hooks)",
+            Cow::Borrowed("Claude Code's project settings (they register the hooks)"),
         );
     }
     for env in envs {
@@ -310,14 +317,14 @@ pub fn guarded(env: &Env, cwd: &Path, project: &Path, exe: Option<&Path>) -> Vec
                 Some(s),
                 false,
                 Guard::Config,
-                "Claude Code's user settings (they register the hooks)",
+                Cow::Borrowed("Claude Code's user settings (they register the hooks)"),
             );
         }
         add(
             claude_user_dir(env, cwd).map(|d| d.join("plugins")),
             true,
             Guard::Config,
-            "Claude Code's plugins (the hooks they register)",
+            Cow::Borrowed("Claude Code's plugins (the hooks they register)"),
         );
     }
     for host in Host::ALL {
@@ -325,7 +332,7 @@ pub fn guarded(env: &Env, cwd: &Path, project: &Path, exe: Option<&Path>) -> Vec
             for env in envs {
                 if let Ok(f) = hook_file(host, env, project, user) {
                     let what = format!("{}'s hook file", host.title());
-                    add(Some(f), false, Guard::Config, &what);
+                    add(Some(f), false, Guard::Config, Cow::Owned(what));
                 }
             }
         }
@@ -334,17 +341,46 @@ pub fn guarded(env: &Env, cwd: &Path, project: &Path, exe: Option<&Path>) -> Vec
         Some(repository_hooks(project)),
         true,
         Guard::Config,
-        "the repository's hook files (Copilot, VS Code)",
+        Cow::Borrowed("the repository's hook files (Copilot, VS Code)"),
     );
     for env in envs {
         add(
             codex_config(env),
             false,
             Guard::Config,
-            "Codex's config (it trusts the project's hooks)",
+            Cow::Borrowed("Codex's config (it trusts the project's hooks)"),
         );
     }
     out
+}
+
+/// `path` below `root`, as [`Path::strip_prefix`] finds it: compared as bytes
+/// when both are written plainly (from `/`, no empty, `.` or `..` component,
+/// no trailing `/`), as every place here is from a plain environment;
+/// component by component otherwise. (Components cost ~1k instructions a
+/// path, over the ~40 places listed on every event that names a path.)
+fn below(path: &Path, root: &Path) -> Option<PathBuf> {
+    let (p, r) = (path.as_os_str().as_bytes(), root.as_os_str().as_bytes());
+    if !plain(p) || !plain(r) {
+        return path.strip_prefix(root).ok().map(Path::to_path_buf);
+    }
+    let rest = p.strip_prefix(r)?;
+    let rest = match rest {
+        [] => rest,
+        [b'/', rest @ ..] => rest,
+        _ => return None,
+    };
+    Some(PathBuf::from(std::ffi::OsStr::from_bytes(rest)))
+}
+
+/// Written plainly: `/` then names, none empty, `.` or `..` (not `/` itself).
+fn plain(path: &[u8]) -> bool {
+    match path.split_first() {
+        Some((b'/', names)) => names
+            .split(|&b| b == b'/')
+            .all(|n| !n.is_empty() && n != b"." && n != b".."),
+        _ => false,
+    }
 }
 
 #[cfg(test)]
@@ -383,6 +419,36 @@ mod tests {
                     .any(|b| b.path == a.path && b.guard == a.guard),
                 "listed twice: {a:?}"
             );
+        }
+    }
+
+    #[test]
+    fn below_agrees_with_strip_prefix() {
+        let paths = [
+            "/",
+            "/a",
+            "/a/",
+            "/a/b",
+            "/a/b/",
+            "/a/bc",
+            "/a//b",
+            "/a/./b",
+            "/a/../a/b",
+            "a/b",
+            "",
+            "/a/b/c/d",
+            "/a/b/.",
+            "/ab",
+        ];
+        for p in paths {
+            for r in paths {
+                let (p, r) = (Path::new(p), Path::new(r));
+                assert_eq!(
+                    below(p, r),
+                    p.strip_prefix(r).ok().map(Path::to_path_buf),
+                    "{p:?} below {r:?}"
+                );
+            }
         }
     }
 

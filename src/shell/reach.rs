@@ -212,7 +212,7 @@ pub struct Guard {
     /// into it counts, not clearing a folder above it.
     pub regenerable: bool,
     /// What it is, for reasons.
-    pub what: String,
+    pub what: std::borrow::Cow<'static, str>,
     /// A project-level place, guarded at the same place under any folder too:
     /// its part below the project, with a leading `/`, in lowercase
     /// (`/.codex/hooks.json`).

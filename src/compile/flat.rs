@@ -377,16 +377,43 @@ impl<T: Word> Keyed<'_, T> {
     /// The words of every text that occurs in `hay`, each text once, in a
     /// list built sorted. Each place in `hay` is looked up by binary search
     /// for the texts it starts with (longest first: each shorter one is a
-    /// prefix of the one before, so it lies before it), which costs a few
-    /// searches per byte of `hay`, whatever the number of texts; looking for
-    /// each text in turn costs a pass over `hay` per text.
+    /// prefix of the one before, so it lies before it), among the texts that
+    /// begin with its byte (a run of the sorted list; a place whose byte
+    /// begins none costs a table lookup). Looking for each text in turn
+    /// would cost a pass over `hay` per text.
     pub fn found_in(&self, hay: &[u8], mut found: impl FnMut(Run<'_, T>)) {
         let mut seen = vec![false; self.len()];
-        for start in 0..=hay.len() {
+        // The run of texts beginning with each byte.
+        let mut runs = [(0usize, 0usize); 256];
+        for (i, once) in seen.iter_mut().enumerate() {
+            match self.texts.get(i).map(str::as_bytes) {
+                // The empty text occurs in every text.
+                Some([]) => {
+                    if let Some((_, words)) = self.at(i) {
+                        *once = true;
+                        found(words);
+                    }
+                }
+                Some([first, ..]) => {
+                    let run = &mut runs[usize::from(*first)];
+                    if run.1 == 0 {
+                        run.0 = i;
+                    }
+                    run.1 = i + 1;
+                }
+                None => return,
+            }
+        }
+        for start in 0..hay.len() {
+            let (lo, hi) = runs[usize::from(hay[start])];
             let mut rest = &hay[start..];
             // The last text not after `rest`: every text `rest` starts with
-            // is it or lies before it.
-            while let Some(i) = self.upper_bound(rest).checked_sub(1) {
+            // is it or lies before it (and begins with the same byte).
+            while let Some(i) = self
+                .upper_bound(lo, hi, rest)
+                .checked_sub(1)
+                .filter(|&i| i >= lo)
+            {
                 let Some((text, words)) = self.at(i) else {
                     return;
                 };
@@ -408,13 +435,16 @@ impl<T: Word> Keyed<'_, T> {
                     // `text` after `rest`: a damaged list.
                     break;
                 }
+                if rest.is_empty() {
+                    break;
+                }
             }
         }
     }
 
-    /// How many texts are not after `text` (in a list built sorted).
-    fn upper_bound(&self, text: &[u8]) -> usize {
-        let (mut lo, mut hi) = (0, self.len());
+    /// The first of texts `lo..hi` after `text` (`hi` when none is; in a
+    /// list built sorted).
+    fn upper_bound(&self, mut lo: usize, mut hi: usize, text: &[u8]) -> usize {
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
             match self.texts.get(mid) {

@@ -1965,6 +1965,15 @@ pub(super) fn statement_starts(stmts: &[Stmt]) -> (Vec<usize>, Vec<(usize, Strin
 /// about_Split, about_Join, about_Type_Operators, about_Format): the comparison
 /// ones also with a `c` (case-sensitive) or `i` prefix.
 fn is_binary_operator(name: &str) -> bool {
+    const OTHER: &[&str] = &[
+        "and", "or", "xor", "band", "bor", "bxor", "shl", "shr", "join", "is", "isnot", "as", "f",
+    ];
+    comparison_operator(name).is_some() || OTHER.contains(&name)
+}
+
+/// A comparison operator's name without its case prefix (`ilike` and
+/// `clike` are `like`); `None` for any other name.
+pub(super) fn comparison_operator(name: &str) -> Option<&'static str> {
     const COMPARISON: &[&str] = &[
         "eq",
         "ne",
@@ -1983,14 +1992,12 @@ fn is_binary_operator(name: &str) -> bool {
         "replace",
         "split",
     ];
-    const OTHER: &[&str] = &[
-        "and", "or", "xor", "band", "bor", "bxor", "shl", "shr", "join", "is", "isnot", "as", "f",
-    ];
-    let bare = name
-        .strip_prefix('c')
-        .or_else(|| name.strip_prefix('i'))
-        .filter(|rest| COMPARISON.contains(rest));
-    bare.is_some() || COMPARISON.contains(&name) || OTHER.contains(&name)
+    let find = |o: &str| COMPARISON.iter().copied().find(|k| *k == o);
+    find(name).or_else(|| {
+        name.strip_prefix('c')
+            .or_else(|| name.strip_prefix('i'))
+            .and_then(find)
+    })
 }
 
 fn single_expr(c: &Chain) -> Option<Expr> {

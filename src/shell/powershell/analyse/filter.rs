@@ -73,30 +73,11 @@ pub(super) fn kept(b: &Bound, services: bool) -> Kept {
     by_property(&prop, op, &values, services)
 }
 
-/// The comparison operator without its case prefix (`ilike` is `like`).
+/// The comparison operator without its case prefix (`ilike` is `like`);
+/// `-replace` and `-split` make values, they compare nothing.
 fn comparison(op: &str) -> Option<&'static str> {
-    const OPS: &[&str] = &[
-        "eq",
-        "ne",
-        "gt",
-        "ge",
-        "lt",
-        "le",
-        "like",
-        "notlike",
-        "match",
-        "notmatch",
-        "contains",
-        "notcontains",
-        "in",
-        "notin",
-    ];
-    let find = |o: &str| OPS.iter().copied().find(|k| *k == o);
-    find(op).or_else(|| {
-        op.strip_prefix('i')
-            .or_else(|| op.strip_prefix('c'))
-            .and_then(find)
-    })
+    crate::shell::powershell::syntax::comparison_operator(op)
+        .filter(|o| !matches!(*o, "replace" | "split"))
 }
 
 /// What a filter expression keeps.

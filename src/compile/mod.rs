@@ -14,6 +14,7 @@ pub mod provenance;
 pub mod reach;
 pub mod set;
 pub mod templates;
+pub mod text_tests;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;

@@ -19,12 +19,11 @@ use super::flat::{Keyed, Texts, Words};
 use super::literals;
 use crate::contract::events::tool_aliases;
 use crate::contract::Event;
-use crate::policy::syntax::{Normalization, Quantifier};
+use crate::policy::syntax::Quantifier;
 use crate::shell::command::{command_object, program_is, subcommand_matches, Code, SimpleCommand};
 use crate::shell::Dialect;
 use crate::validate::model::{
-    texts, Condition, EventScope, FieldPath, Matcher, Op, PathSelector, RegexMode, Rule, Selector,
-    Test,
+    texts, Condition, EventScope, FieldPath, Matcher, Op, PathSelector, Rule, Selector, Test,
 };
 
 /// A rule's index in its compiled set.
@@ -248,16 +247,6 @@ fn finish(mut atoms: Vec<Atom>) -> Need {
 }
 
 fn test(t: &Test, depth: usize) -> Need {
-    // Normalisation that can turn other text into a literal's characters.
-    let mut folds_dashes = false;
-    let mut folds_space = false;
-    for n in &t.normalize {
-        match n {
-            Normalization::Casefold => return Need::Always,
-            Normalization::Dashes => folds_dashes = true,
-            Normalization::Whitespace => folds_space = true,
-        }
-    }
     // Any: some value passes; All: every value passes and there is one. Either
     // way some value's texts pass the test.
     match t.quantifier {
@@ -302,43 +291,10 @@ fn test(t: &Test, depth: usize) -> Need {
         Selector::Paths(ps) => return paths_test(t, ps),
         Selector::JsonPath(_) | Selector::Fact { .. } => return Need::Always,
     };
-    let lits: Option<Vec<String>> = match &t.op {
-        Op::Regex { mode, regexes } => match mode {
-            RegexMode::Any => {
-                let mut out = vec![];
-                for r in super::patterns::regex_needles(regexes) {
-                    match r {
-                        Some(l) => out.extend(l.iter().cloned()),
-                        None => return Need::Always,
-                    }
-                }
-                Some(out)
-            }
-            RegexMode::All => super::patterns::regex_needles(regexes)
-                .iter()
-                .flatten()
-                .min_by_key(|l| l.len())
-                .cloned(),
-            RegexMode::None => None,
-        },
-        Op::Equals(v) => v.as_str().and_then(literals::needle).map(|l| vec![l]),
-        Op::OneOf(list) => list
-            .iter()
-            .map(|v| v.as_str().and_then(literals::needle))
-            .collect(),
-        Op::Contains(s) => literals::needle(s).map(|l| vec![l]),
-        Op::Glob(_) | Op::Exists(_) | Op::Compare(..) | Op::Command(_) | Op::Class(_) => None,
-    };
-    let Some(lits) = lits else {
+    // What a passing text must contain, from the test's own definition.
+    let Some(lits) = super::text_tests::needs(&t.op, &t.normalize) else {
         return Need::Always;
     };
-    if lits.iter().any(|l| {
-        literals::needle(l).is_none()
-            || folds_dashes && l.contains('-')
-            || folds_space && l.contains(char::is_whitespace)
-    }) {
-        return Need::Always;
-    }
     finish(
         lits.into_iter()
             .map(|literal| Atom::Text {

@@ -7,7 +7,8 @@ use serde_json::Value;
 
 use super::{Ctx, EvalError};
 use crate::compile::patterns::{self, PatternError};
-use crate::policy::syntax::{Normalization, Quantifier};
+use crate::compile::text_tests;
+use crate::policy::syntax::{normalized, Quantifier};
 use crate::shell::command::options::{self, Found, Slot};
 use crate::shell::command::{
     acts_on_name, filled, in_place, is_link_text, outputs, program_is, writes, Listing, Outputs,
@@ -17,7 +18,7 @@ use crate::shell::links::MadeLink;
 use crate::shell::reach::{self, Classes, Target};
 use crate::shell::value::Value as ShellValue;
 use crate::validate::model::{
-    ClassTest, CmpOp, CommandTest, Op, PathSelector, ProgramOptions, RegexMode, Selector, Test,
+    ClassTest, CommandTest, Op, PathSelector, ProgramOptions, RegexMode, Selector, Test,
 };
 
 /// What a selector picked.
@@ -131,7 +132,7 @@ pub fn apply(
                         for form in target.forms() {
                             let texts: Vec<String> = path_views(&form.path, ctx)
                                 .iter()
-                                .map(|v| normalize(v, &t.normalize))
+                                .map(|v| normalized(v, &t.normalize))
                                 .collect();
                             let globs = patterns::for_place(globs, &form.path);
                             let hit = match &form.pattern {
@@ -149,7 +150,7 @@ pub fn apply(
                     let texts: Vec<String> = target
                         .forms()
                         .flat_map(|f| path_views(&f.path, ctx))
-                        .map(|v| normalize(&v, &t.normalize))
+                        .map(|v| normalized(&v, &t.normalize))
                         .collect();
                     text_test(t, &texts, &Value::String(target.path.clone()), captures)
                 })
@@ -210,7 +211,7 @@ pub fn apply(
                     let mut raw = vec![];
                     texts(v, &mut raw);
                     let texts: Vec<String> =
-                        raw.iter().map(|s| normalize(s, &t.normalize)).collect();
+                        raw.iter().map(|s| normalized(s, &t.normalize)).collect();
                     text_test(t, &texts, v, captures)
                 })
                 .collect::<Result<Vec<bool>, EvalError>>()?;
@@ -226,121 +227,16 @@ fn text_test(
     value: &Value,
     captures: &mut BTreeMap<String, String>,
 ) -> Result<bool, EvalError> {
-    Ok(match &t.op {
-        Op::Regex { mode, regexes } => {
-            if !patterns::regexes_may_match(regexes, texts) {
-                return Ok(*mode == RegexMode::None);
-            }
-            let c = patterns::regex_set(regexes)?;
-            match mode {
-                RegexMode::Any => {
-                    for text in texts {
-                        let m = c.set.matches(text);
-                        if m.matched_any() {
-                            for (i, re) in &c.capturing {
-                                if m.matched(*i) {
-                                    if let Some(caps) = re.captures(text) {
-                                        for name in re.capture_names().flatten() {
-                                            if let Some(v) = caps.name(name) {
-                                                captures
-                                                    .entry(name.to_string())
-                                                    .or_insert_with(|| v.as_str().to_string());
-                                            }
-                                        }
-                                    }
-                                }
-                            }
-                            return Ok(true);
-                        }
-                    }
-                    false
-                }
-                RegexMode::All => {
-                    let mut seen = vec![false; c.set.len()];
-                    for text in texts {
-                        for i in c.set.matches(text).iter() {
-                            seen[i] = true;
-                        }
-                    }
-                    !texts.is_empty() && seen.iter().all(|b| *b)
-                }
-                RegexMode::None => texts.iter().all(|text| !c.set.is_match(text)),
-            }
-        }
-        Op::Glob(globs) => patterns::globs_match(globs, texts)?,
-        Op::Equals(want) => {
-            json_equal(value, want) || texts.len() == 1 && want.as_str() == Some(texts[0].as_str())
-        }
-        Op::OneOf(list) => texts
-            .iter()
-            .any(|s| list.iter().any(|w| w.as_str() == Some(s.as_str()))),
-        Op::Contains(needle) => match value {
-            Value::Array(a) => a.iter().any(|x| x.as_str() == Some(needle.as_str())),
-            _ => {
-                let n = normalize(needle, &t.normalize);
-                texts.iter().any(|s| s.contains(&n))
-            }
-        },
-        Op::Compare(op, x) => {
-            let v = match value {
-                Value::Number(n) => n.as_f64(),
-                Value::String(s) => s.trim().parse::<f64>().ok(),
-                _ => None,
-            };
-            v.is_some_and(|v| match op {
-                CmpOp::Gt => v > *x,
-                CmpOp::Ge => v >= *x,
-                CmpOp::Lt => v < *x,
-                CmpOp::Le => v <= *x,
-            })
-        }
-        Op::Exists(_) | Op::Command(_) | Op::Class(_) => false,
-    })
-}
-
-fn json_equal(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
-        _ => a == b,
-    }
+    Ok(text_tests::passes(
+        &t.op,
+        &t.normalize,
+        texts,
+        value,
+        captures,
+    )?)
 }
 
 pub use crate::validate::model::texts;
-
-/// Apply normalisation steps in order.
-pub fn normalize(s: &str, steps: &[Normalization]) -> String {
-    let mut out = s.to_string();
-    for step in steps {
-        out = match step {
-            Normalization::Dashes => out
-                .chars()
-                .map(|c| match c {
-                    '\u{2010}'..='\u{2015}'
-                    | '\u{2212}'
-                    | '\u{FE58}'
-                    | '\u{FE63}'
-                    | '\u{FF0D}'
-                    | '\u{00AD}' => '-',
-                    c => c,
-                })
-                .collect(),
-            // Without a Vec of words: 16 bytes a word is 400 MB for a 50 MB
-            // `echo a a a …`.
-            Normalization::Whitespace => {
-                let mut joined = String::with_capacity(out.len());
-                for w in out.split_whitespace() {
-                    if !joined.is_empty() {
-                        joined.push(' ');
-                    }
-                    joined.push_str(w);
-                }
-                joined
-            }
-            Normalization::Casefold => out.to_lowercase(),
-        };
-    }
-    out
-}
 
 /// A path a tool names (`file_path`, `path`), or a word of a command
 /// (`command.when`'s `operands.1`, through the links the command made

@@ -9,8 +9,10 @@
 //! tables (none is written out by hand), `explain`'s trace names a test by the
 //! same key, and the validated model maps back to its kind exhaustively
 //! ([`Selector::kind`], [`Op::kind`]), so a new selector or test does not
-//! compile until it has a row here, an evaluation (`eval::values`), a prefilter
-//! need (`compile::reach`) and a static read rule (`validate::reads`).
+//! compile until it has a row here, a static read rule (`validate::reads`) and
+//! its meaning: a test of texts defines its evaluation and its prefilter need
+//! side by side in `compile::text_tests`; a selector's reader and need are in
+//! `eval::values` and `compile::reach`.
 
 use crate::policy::syntax::{FactKind, RawCondition, RawFact, Sp};
 use crate::validate::model::{CmpOp, Op, RegexMode, Selector};

@@ -1,0 +1,339 @@
+//! The tests of a value's texts, each defined once: what a text must contain
+//! for the test to pass (the prefilter's need) next to whether the texts pass
+//! (evaluation).
+//!
+//! `matches`, `matches_all`, `matches_none`, `glob`, `equals`, `one_of`,
+//! `contains` and the four comparisons apply to the texts of a field, a
+//! JSONPath result, a fact or a path. Each has one section below with its two
+//! halves; [`needs`] and [`passes`] only dispatch, with exhaustive matches, so
+//! a new test does not compile until it says both. The prefilter
+//! ([`super::reach`]) keeps a rule only when one of the literals [`needs`]
+//! gives occurs in the event's text, so a literal must occur in every text
+//! list [`passes`] accepts; the unit test below checks that for every kind on
+//! passing and failing texts. The tests that are not about texts (`exists`,
+//! `command`, `class`) are decided by their selector's reader in
+//! `eval::values` and require nothing known here.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use super::literals;
+use super::patterns::{self, PatternError};
+use crate::policy::syntax::{normalized, Normalization};
+use crate::validate::model::{CmpOp, Globs, Op, RegexMode, Regexes};
+
+/// The literals one of which a text passing `op` contains, lowercase; `None`
+/// when nothing is known (the rule is always a candidate). `normalize` is the
+/// test's normalisation, which can turn other characters into a literal's.
+pub fn needs(op: &Op, normalize: &[Normalization]) -> Option<Vec<String>> {
+    let lits = match op {
+        Op::Regex { mode, regexes } => regex_needs(*mode, regexes),
+        Op::Glob(globs) => glob_needs(globs),
+        Op::Equals(want) => equals_needs(want),
+        Op::OneOf(list) => one_of_needs(list),
+        Op::Contains(needle) => contains_needs(needle),
+        Op::Compare(..) => compare_needs(),
+        Op::Exists(_) | Op::Command(_) | Op::Class(_) => None,
+    }?;
+    let mut folds_dashes = false;
+    let mut folds_space = false;
+    for n in normalize {
+        match n {
+            Normalization::Casefold => return None,
+            Normalization::Dashes => folds_dashes = true,
+            Normalization::Whitespace => folds_space = true,
+        }
+    }
+    let unsafe_literal = |l: &String| {
+        literals::needle(l).is_none()
+            || folds_dashes && l.contains('-')
+            || folds_space && l.contains(char::is_whitespace)
+    };
+    (!lits.iter().any(unsafe_literal)).then_some(lits)
+}
+
+/// Do the texts of one value pass `op`? `texts` are already normalised;
+/// `value` is the value they come from (for `equals` on numbers and `contains`
+/// on arrays). Named regex groups of a `matches` that passes are captured.
+pub fn passes(
+    op: &Op,
+    normalize: &[Normalization],
+    texts: &[String],
+    value: &Value,
+    captures: &mut BTreeMap<String, String>,
+) -> Result<bool, PatternError> {
+    Ok(match op {
+        Op::Regex { mode, regexes } => regex_passes(*mode, regexes, texts, captures)?,
+        Op::Glob(globs) => glob_passes(globs, texts)?,
+        Op::Equals(want) => equals_passes(want, texts, value),
+        Op::OneOf(list) => one_of_passes(list, texts),
+        Op::Contains(needle) => contains_passes(needle, normalize, texts, value),
+        Op::Compare(op, x) => compare_passes(*op, *x, value),
+        // Decided by the selector's reader (`eval::values::apply`).
+        Op::Exists(_) | Op::Command(_) | Op::Class(_) => false,
+    })
+}
+
+// --- matches, matches_all, matches_none -------------------------------------
+
+/// Any: one of some regex's literals (every regex must have some). All: the
+/// shortest list of one regex (every regex must match). None: nothing.
+fn regex_needs(mode: RegexMode, regexes: &Regexes) -> Option<Vec<String>> {
+    match mode {
+        RegexMode::Any => {
+            let mut out = vec![];
+            for r in patterns::regex_needles(regexes) {
+                out.extend(r.as_ref()?.iter().cloned());
+            }
+            Some(out)
+        }
+        RegexMode::All => patterns::regex_needles(regexes)
+            .iter()
+            .flatten()
+            .min_by_key(|l| l.len())
+            .cloned(),
+        RegexMode::None => None,
+    }
+}
+
+fn regex_passes(
+    mode: RegexMode,
+    regexes: &Regexes,
+    texts: &[String],
+    captures: &mut BTreeMap<String, String>,
+) -> Result<bool, PatternError> {
+    if !patterns::regexes_may_match(regexes, texts) {
+        return Ok(mode == RegexMode::None);
+    }
+    let c = patterns::regex_set(regexes)?;
+    Ok(match mode {
+        RegexMode::Any => {
+            for text in texts {
+                let m = c.set.matches(text);
+                if !m.matched_any() {
+                    continue;
+                }
+                for (i, re) in &c.capturing {
+                    if !m.matched(*i) {
+                        continue;
+                    }
+                    if let Some(caps) = re.captures(text) {
+                        for name in re.capture_names().flatten() {
+                            if let Some(v) = caps.name(name) {
+                                captures
+                                    .entry(name.to_string())
+                                    .or_insert_with(|| v.as_str().to_string());
+                            }
+                        }
+                    }
+                }
+                return Ok(true);
+            }
+            false
+        }
+        RegexMode::All => {
+            let mut seen = vec![false; c.set.len()];
+            for text in texts {
+                for i in c.set.matches(text).iter() {
+                    seen[i] = true;
+                }
+            }
+            !texts.is_empty() && seen.iter().all(|b| *b)
+        }
+        RegexMode::None => texts.iter().all(|text| !c.set.is_match(text)),
+    })
+}
+
+// --- glob -------------------------------------------------------------------
+
+/// Nothing, for a field's texts (a path selector's globs have their own need,
+/// `patterns::glob_atoms`, judged where the path lands).
+fn glob_needs(_: &Globs) -> Option<Vec<String>> {
+    None
+}
+
+fn glob_passes(globs: &Globs, texts: &[String]) -> Result<bool, PatternError> {
+    patterns::globs_match(globs, texts)
+}
+
+// --- equals -----------------------------------------------------------------
+
+/// A string: itself. Other values are not texts the prefilter can look for.
+fn equals_needs(want: &Value) -> Option<Vec<String>> {
+    want.as_str().and_then(literals::needle).map(|l| vec![l])
+}
+
+fn equals_passes(want: &Value, texts: &[String], value: &Value) -> bool {
+    let same = match (value, want) {
+        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
+        _ => value == want,
+    };
+    same || texts.len() == 1 && want.as_str() == Some(texts[0].as_str())
+}
+
+// --- one_of -----------------------------------------------------------------
+
+/// Each listed string; nothing when one of them is not a string.
+fn one_of_needs(list: &[Value]) -> Option<Vec<String>> {
+    list.iter()
+        .map(|v| v.as_str().and_then(literals::needle))
+        .collect()
+}
+
+fn one_of_passes(list: &[Value], texts: &[String]) -> bool {
+    texts
+        .iter()
+        .any(|s| list.iter().any(|w| w.as_str() == Some(s.as_str())))
+}
+
+// --- contains ---------------------------------------------------------------
+
+/// The substring (or the array element, which is one of the value's texts).
+fn contains_needs(needle: &str) -> Option<Vec<String>> {
+    literals::needle(needle).map(|l| vec![l])
+}
+
+fn contains_passes(
+    needle: &str,
+    normalize: &[Normalization],
+    texts: &[String],
+    value: &Value,
+) -> bool {
+    match value {
+        Value::Array(a) => a.iter().any(|x| x.as_str() == Some(needle)),
+        _ => {
+            let n = normalized(needle, normalize);
+            texts.iter().any(|s| s.contains(&n))
+        }
+    }
+}
+
+// --- gt, ge, lt, le ---------------------------------------------------------
+
+/// Nothing: a number is not a literal.
+fn compare_needs() -> Option<Vec<String>> {
+    None
+}
+
+fn compare_passes(op: CmpOp, x: f64, value: &Value) -> bool {
+    let v = match value {
+        Value::Number(n) => n.as_f64(),
+        Value::String(s) => s.trim().parse::<f64>().ok(),
+        _ => None,
+    };
+    v.is_some_and(|v| match op {
+        CmpOp::Gt => v > x,
+        CmpOp::Ge => v >= x,
+        CmpOp::Lt => v < x,
+        CmpOp::Le => v <= x,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+    use std::sync::Arc;
+
+    use serde_json::json;
+
+    use super::{needs, passes};
+    use crate::policy::syntax::{normalized, Normalization};
+    use crate::validate::model::{CmpOp, Globs, Op, RegexMode, Regexes};
+
+    /// Every test kind, on texts that pass and texts that do not: whenever the
+    /// texts pass, one literal [`needs`] gives occurs in the texts as the event
+    /// spells them (before normalisation, in any ASCII case, as the prefilter
+    /// searches), so the prefilter never leaves out a rule that would match.
+    #[test]
+    fn a_text_that_passes_contains_a_literal_the_test_needs() {
+        let re = |mode, list: &[&str]| Op::Regex {
+            mode,
+            regexes: Arc::new(Regexes::new(list.iter().map(|s| s.to_string()).collect())),
+        };
+        let ops = [
+            (
+                "matches",
+                re(RegexMode::Any, &[r"\brm\s+-rf\b", r"git\s+push"]),
+            ),
+            ("matches", re(RegexMode::Any, &[r"(?P<who>curl|wget)\s"])),
+            ("matches_all", re(RegexMode::All, &[r"ssh", r"id_[a-z]+"])),
+            ("matches_none", re(RegexMode::None, &[r"test"])),
+            (
+                "glob",
+                Op::Glob(Arc::new(Globs::new(vec!["**/.env*".into()], false))),
+            ),
+            ("equals", Op::Equals(json!("Bash"))),
+            ("equals", Op::Equals(json!(3))),
+            ("one_of", Op::OneOf(vec![json!("Write"), json!("Edit")])),
+            ("contains", Op::Contains("--force".into())),
+            ("contains", Op::Contains("a  b".into())),
+            ("gt", Op::Compare(CmpOp::Gt, 2.0)),
+            ("le", Op::Compare(CmpOp::Le, 2.0)),
+        ];
+        let values = [
+            json!("rm -rf build"),
+            json!("RM -RF build"),
+            json!("git  push origin"),
+            json!("curl https://x"),
+            json!("ssh -i ~/.ssh/id_rsa host"),
+            json!("npm test"),
+            json!("/p/.env.local"),
+            json!("Bash"),
+            json!("bash"),
+            json!(3),
+            json!(3.0),
+            json!("1"),
+            json!("Edit"),
+            json!(["Write", "x"]),
+            json!("git push \u{2013}\u{2013}force"),
+            json!("git push --force"),
+            json!("a \t b"),
+            json!(null),
+        ];
+        let norms: [&[Normalization]; 4] = [
+            &[],
+            &[Normalization::Dashes],
+            &[Normalization::Whitespace],
+            &[Normalization::Casefold],
+        ];
+        let mut outcomes: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+        for (kind, op) in &ops {
+            for norm in norms {
+                let need = needs(op, norm);
+                for value in &values {
+                    let mut raw = vec![];
+                    crate::validate::model::texts(value, &mut raw);
+                    let texts: Vec<String> = raw.iter().map(|s| normalized(s, norm)).collect();
+                    let ok = passes(op, norm, &texts, value, &mut BTreeMap::new())
+                        .expect("patterns compile");
+                    let seen = outcomes.entry(kind).or_default();
+                    if ok {
+                        seen.0 += 1;
+                    } else {
+                        seen.1 += 1;
+                    }
+                    let Some(lits) = &need else { continue };
+                    if ok {
+                        assert!(
+                            lits.iter()
+                                .any(|l| raw.iter().any(|t| t.to_ascii_lowercase().contains(l))),
+                            "{kind} {norm:?} passes {value} without any of {lits:?}"
+                        );
+                    }
+                }
+            }
+        }
+        // Not vacuous: every kind both passed and failed somewhere.
+        for (kind, (pass, fail)) in outcomes {
+            assert!(pass > 0 && fail > 0, "{kind}: {pass} passes, {fail} fails");
+        }
+        // And the literals are the ones the prefilter can use.
+        assert_eq!(needs(&ops[0].1, &[]).map(|l| l.len()), Some(2));
+        assert_eq!(needs(&ops[5].1, &[]), Some(vec!["bash".to_string()]));
+        assert_eq!(needs(&ops[5].1, &[Normalization::Casefold]), None);
+        assert_eq!(needs(&ops[8].1, &[Normalization::Dashes]), None);
+        assert_eq!(needs(&ops[9].1, &[Normalization::Whitespace]), None);
+        assert_eq!(needs(&ops[6].1, &[]), None);
+    }
+}

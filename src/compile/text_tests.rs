@@ -1,12 +1,13 @@
 //! The tests of a value's texts, each defined once: what a text must contain
-//! for the test to pass (the prefilter's need) next to whether the texts pass
-//! (evaluation).
+//! for the test to pass (the prefilter's need), whether the texts pass
+//! (evaluation) and how a trace shows the test.
 //!
 //! `matches`, `matches_all`, `matches_none`, `glob`, `equals`, `one_of`,
 //! `contains` and the four comparisons apply to the texts of a field, a
-//! JSONPath result, a fact or a path. Each has one section below with its two
-//! halves; [`needs`] and [`passes`] only dispatch, with exhaustive matches, so
-//! a new test does not compile until it says both. The prefilter
+//! JSONPath result, a fact or a path. Each has one section below: what it
+//! needs, whether it passes, how a trace shows it. [`needs`], [`passes`] and
+//! [`describe`] only dispatch, with exhaustive matches, so a new test does not
+//! compile until it says all three. The prefilter
 //! ([`super::reach`]) keeps a rule only when one of the literals [`needs`]
 //! gives occurs in the event's text, so a literal must occur in every text
 //! list [`passes`] accepts; the unit test below checks that for every kind on
@@ -73,6 +74,21 @@ pub fn passes(
         // Decided by the selector's reader (`eval::values::apply`).
         Op::Exists(_) | Op::Command(_) | Op::Class(_) => false,
     })
+}
+
+/// How a trace shows the test (`matches ["rm\\s"]`), under its key.
+pub fn describe(op: &Op) -> Option<String> {
+    let key = op.kind().key();
+    let what = match op {
+        Op::Regex { regexes, .. } => regex_shows(regexes),
+        Op::Glob(globs) => glob_shows(globs),
+        Op::Equals(want) => equals_shows(want),
+        Op::OneOf(list) => one_of_shows(list),
+        Op::Contains(needle) => contains_shows(needle),
+        Op::Compare(_, x) => compare_shows(*x),
+        Op::Exists(_) | Op::Command(_) | Op::Class(_) => return None,
+    };
+    Some(format!("{key} {what}"))
 }
 
 // --- matches, matches_all, matches_none -------------------------------------
@@ -145,6 +161,10 @@ fn regex_passes(
     })
 }
 
+fn regex_shows(regexes: &Regexes) -> String {
+    format!("{:?}", regexes.sources)
+}
+
 // --- glob -------------------------------------------------------------------
 
 /// Nothing, for a field's texts (a path selector's globs have their own need,
@@ -155,6 +175,10 @@ fn glob_needs(_: &Globs) -> Option<Vec<String>> {
 
 fn glob_passes(globs: &Globs, texts: &[String]) -> Result<bool, PatternError> {
     patterns::globs_match(globs, texts)
+}
+
+fn glob_shows(globs: &Globs) -> String {
+    format!("{:?}", globs.sources)
 }
 
 // --- equals -----------------------------------------------------------------
@@ -172,6 +196,10 @@ fn equals_passes(want: &Value, texts: &[String], value: &Value) -> bool {
     same || texts.len() == 1 && want.as_str() == Some(texts[0].as_str())
 }
 
+fn equals_shows(want: &Value) -> String {
+    want.to_string()
+}
+
 // --- one_of -----------------------------------------------------------------
 
 /// Each listed string; nothing when one of them is not a string.
@@ -185,6 +213,10 @@ fn one_of_passes(list: &[Value], texts: &[String]) -> bool {
     texts
         .iter()
         .any(|s| list.iter().any(|w| w.as_str() == Some(s.as_str())))
+}
+
+fn one_of_shows(list: &[Value]) -> String {
+    Value::Array(list.to_vec()).to_string()
 }
 
 // --- contains ---------------------------------------------------------------
@@ -209,6 +241,10 @@ fn contains_passes(
     }
 }
 
+fn contains_shows(needle: &str) -> String {
+    format!("{needle:?}")
+}
+
 // --- gt, ge, lt, le ---------------------------------------------------------
 
 /// Nothing: a number is not a literal.
@@ -228,6 +264,10 @@ fn compare_passes(op: CmpOp, x: f64, value: &Value) -> bool {
         CmpOp::Lt => v < x,
         CmpOp::Le => v <= x,
     })
+}
+
+fn compare_shows(x: f64) -> String {
+    x.to_string()
 }
 
 #[cfg(test)]

@@ -901,13 +901,13 @@ pub fn describe(t: &Test) -> String {
     };
     let key = t.op.kind().key();
     let op = match &t.op {
-        Op::Regex { regexes, .. } => format!("{key} {:?}", regexes.sources),
-        Op::Glob(g) => format!("{key} {:?}", g.sources),
-        Op::Equals(v) => format!("{key} {v}"),
-        Op::OneOf(v) => format!("{key} {}", Value::Array(v.clone())),
+        Op::Regex { .. }
+        | Op::Glob(_)
+        | Op::Equals(_)
+        | Op::OneOf(_)
+        | Op::Contains(_)
+        | Op::Compare(..) => text_tests::describe(&t.op).unwrap_or_default(),
         Op::Exists(b) => format!("{key} = {b}"),
-        Op::Contains(s) => format!("{key} {s:?}"),
-        Op::Compare(_, x) => format!("{key} {x}"),
         Op::Class(c) => format!("{key} {}", describe_classes(c)),
         Op::Command(ct) => {
             let mut parts = vec![];

@@ -456,7 +456,27 @@ pub fn shell_text_operand(c: &SimpleCommand) -> Option<usize> {
 /// may be that option's value (`aws --profile prod secretsmanager
 /// get-secret-value`, `kubectl --namespace prod get secret`). The answer of a
 /// `command` test's `subcommand`, and of the prefilter's (`compile::reach`).
+///
+/// A program whose options the code-places table lists (`docker`, `docker
+/// compose`, `git`) is read by them instead: `docker compose -f config up`
+/// runs `up`, and `git -P reset --hard` runs `reset`.
 pub fn subcommand_matches<S: AsRef<str>>(c: &SimpleCommand, sub: &[S]) -> bool {
+    if sub.is_empty() {
+        return true;
+    }
+    let name = program_name(&c.program);
+    let name = if name.bytes().any(|b| b.is_ascii_uppercase()) {
+        std::borrow::Cow::Owned(name.to_ascii_lowercase())
+    } else {
+        std::borrow::Cow::Borrowed(name)
+    };
+    places::subcommand_path(&name, &c.args, sub, leading_words_match)
+        .unwrap_or_else(|| leading_words_match(&c.args, sub))
+}
+
+/// [`subcommand_matches`] for a program whose options are not known: `sub`
+/// among the leading operands of `args`, as described there.
+fn leading_words_match<S: AsRef<str>>(args: &[String], sub: &[S]) -> bool {
     if sub.is_empty() {
         return true;
     }
@@ -465,7 +485,7 @@ pub fn subcommand_matches<S: AsRef<str>>(c: &SimpleCommand, sub: &[S]) -> bool {
     // Leading operands, each with "directly after a long option without `=`".
     let mut words: Vec<(&str, bool)> = vec![];
     let mut after_dashdash = false;
-    for a in &c.args {
+    for a in args {
         if !after_dashdash && a == "--" {
             after_dashdash = true;
             continue;

@@ -221,6 +221,58 @@ fn glob(pattern: &str, text: &str) -> bool {
     }
 }
 
+/// Is the subcommand path `sub` (`["compose", "config"]`) where the table's
+/// syntax of `prog` puts it: each word the first operand after the options
+/// before it, skipped with their values (`docker compose -f config.yml up`
+/// runs `up`, `git -C config push` runs `push`)? `None` when the table does
+/// not know `prog` as a program with subcommands. After a word whose own
+/// options the table does not list (a row named `docker compose` lists
+/// compose's), `unknown` answers for the words left.
+pub(crate) fn subcommand_path<S: AsRef<str>>(
+    prog: &str,
+    args: &[String],
+    sub: &[S],
+    unknown: fn(&[String], &[S]) -> bool,
+) -> Option<bool> {
+    let mut syntax = known_syntax(prog)?;
+    let mut name = prog.to_string();
+    let mut from = 0;
+    for (k, word) in sub.iter().enumerate() {
+        let word = word.as_ref();
+        let Some(at) = operands_from(syntax, args, from).filter(|at| *at < args.len()) else {
+            return Some(false);
+        };
+        if args.get(at).map(String::as_str) != Some(word) {
+            return Some(false);
+        }
+        from = at + 1;
+        if k + 1 < sub.len() {
+            name.push(' ');
+            name.push_str(word);
+            match known_syntax(&name) {
+                Some(s) => syntax = s,
+                None => {
+                    return Some(unknown(
+                        args.get(from..).unwrap_or_default(),
+                        sub.get(k + 1..).unwrap_or_default(),
+                    ))
+                }
+            }
+        }
+    }
+    Some(true)
+}
+
+/// The syntax of `prog` when the table lists it as a program with subcommands.
+fn known_syntax(prog: &str) -> Option<&'static Syntax> {
+    PROGRAMS
+        .binary_search_by(|(p, _)| (*p).cmp(prog))
+        .ok()
+        .and_then(|i| PROGRAMS.get(i))
+        .map(|(_, s)| s)
+        .filter(|s| s.subcommands)
+}
+
 /// How many values option `a` takes, per the program's syntax (0: a flag).
 fn arity(syntax: &Syntax, a: &str) -> usize {
     syntax
@@ -697,6 +749,44 @@ mod tests {
 
     fn args(s: &str) -> Vec<String> {
         s.split_whitespace().map(str::to_string).collect()
+    }
+
+    #[test]
+    fn a_subcommand_is_found_past_the_values_of_known_options() {
+        fn none(_: &[String], _: &[&str]) -> bool {
+            false
+        }
+        let path =
+            |prog: &str, line: &str, sub: &[&str]| subcommand_path(prog, &args(line), sub, none);
+        assert_eq!(
+            path("docker", "compose -f config up", &["compose", "config"]),
+            Some(false)
+        );
+        assert_eq!(
+            path("docker", "compose -f config up", &["compose", "up"]),
+            Some(true)
+        );
+        assert_eq!(
+            path(
+                "docker",
+                "-H h compose -p p --file=a.yml -fb.yml config",
+                &["compose", "config"]
+            ),
+            Some(true)
+        );
+        assert_eq!(
+            path("docker", "compose --dry-run config", &["compose", "config"]),
+            Some(true)
+        );
+        assert_eq!(
+            path("docker-compose", "--project-name config up", &["config"]),
+            Some(false)
+        );
+        assert_eq!(path("git", "-C config push", &["push"]), Some(true));
+        assert_eq!(path("git", "-P reset --hard", &["reset"]), Some(true));
+        // no row for `git remote`: the words after it are the fallback's
+        assert_eq!(path("git", "remote add x", &["remote", "add"]), Some(false));
+        assert_eq!(path("rm", "-rf config", &["config"]), None);
     }
 
     #[test]

@@ -331,3 +331,29 @@ fn explain_and_test_name_the_file_and_line_of_a_template_error_as_run_does() {
         "{t}"
     );
 }
+
+/// A rule whose reason raises floats to powers.
+const POWER_POLICY: &str = r#"
+[[rule]]
+id = "powers"
+events = ["PreToolUse"]
+matcher = "Bash"
+decision = "deny"
+reason = "root={{ 2.0 ** 0.5 }} neg={{ 2.0 ** -1.5 }} int={{ 3 ** 4 }}"
+"#;
+
+/// `**` on floats is the C library's `pow` to the last bit, in every build:
+/// a dynamically linked glibc build defines `pow` itself so that libm.so.6 is
+/// loaded only when a template needs it (src/main.rs); a static build links
+/// the C library's own. 2 ** -1.5 rounds to 0.3535533905932738; musl's port
+/// in the `libm` crate gives the double below it.
+#[test]
+fn a_power_of_floats_in_a_template_is_the_c_librarys() {
+    let p = Project::new(POWER_POLICY);
+    let out = p.run(&p.root, &["run"], &bash(&p.root, "ls"));
+    let t = text(&out);
+    assert!(
+        t.contains("root=1.4142135623730951 neg=0.3535533905932738 int=81"),
+        "{t}"
+    );
+}

@@ -1,18 +1,36 @@
 //! The `hookrules` binary: the command line (`cli`), started without std's
-//! main-thread stack guard (see `os::start`).
+//! main-thread stack guard (see `os::start`) where the C library is glibc.
 //!
 //! Built as a test (`cargo test --bin hookrules`), it keeps libtest's own
 //! `main`: a C `main` here would replace the test harness and run the command
 //! line instead.
-#![cfg_attr(not(test), no_main)]
+//!
+//! Only glibc hands a program's arguments to std without std's start (it
+//! passes them to the `.init_array` functions, which std reads them in); with
+//! musl (the release archives for Linux) and elsewhere, std's start is what
+//! records them, so there the binary keeps it: with a C `main` of its own,
+//! `std::env::args` was empty and `hookrules run` printed the usage.
+#![cfg_attr(all(not(test), target_os = "linux", target_env = "gnu"), no_main)]
 
-/// The process's entry, called by the C runtime.
-#[cfg(not(test))]
+/// The process's entry, called by the C runtime (glibc).
+#[cfg(all(not(test), target_os = "linux", target_env = "gnu"))]
 #[no_mangle]
 extern "C" fn main(
     _argc: std::ffi::c_int,
     _argv: *const *const std::ffi::c_char,
 ) -> std::ffi::c_int {
+    body()
+}
+
+/// The process's entry, after std's start (C libraries other than glibc).
+#[cfg(not(any(test, all(target_os = "linux", target_env = "gnu"))))]
+fn main() {
+    body()
+}
+
+/// What the process does, whichever start ran.
+#[cfg(not(test))]
+fn body() -> ! {
     // A parent's small `ulimit -s` must not turn a deep command into a crash.
     hookrules::os::start::run(|| hookrules::os::stack::with_enough(hookrules::cli::status))
 }

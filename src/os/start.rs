@@ -6,9 +6,11 @@
 //! instructions on every call, a sixth of a whole Stop event's (callgrind,
 //! `bench/callgrind.sh`). All the guard buys is a message on overflow: the
 //! process dies either way (SIGSEGV instead of an abort), and no answer is
-//! given either way. So the binary starts without it (`#![no_main]`,
-//! `src/main.rs`) and [`run`] does what else std's start does that hookrules
-//! relies on. Threads hookrules spawns keep std's guard.
+//! given either way. So, where the C library is glibc, the binary starts
+//! without it (`#![no_main]`, `src/main.rs`; elsewhere std's start is what
+//! records the arguments, and runs first) and [`run`] does what else std's
+//! start does that hookrules relies on. Threads hookrules spawns keep std's
+//! guard.
 
 use std::ffi::c_int;
 use std::panic::UnwindSafe;

@@ -627,15 +627,13 @@ fn spell_out_long_options(program: &str, args: &mut [String], values: &mut [Valu
         if a == "--" {
             break;
         }
-        let Some(long) = a.strip_prefix("--") else {
+        let Some(spelled) = long_options::written_out(program, sub.as_deref(), a) else {
             continue;
         };
-        let name = long.split('=').next().unwrap_or_default();
-        let Some(full) = long_options::full_name(program, sub.as_deref(), name) else {
-            continue;
-        };
-        let (was, now) = (format!("--{name}"), format!("--{full}"));
-        *a = format!("{now}{}", &a[was.len()..]);
+        let name_len = a.split('=').next().unwrap_or_default().len();
+        let was = a[..name_len].to_string();
+        let now = spelled[..spelled.len() - (a.len() - name_len)].to_string();
+        *a = spelled;
         if let Some(v) = values.get_mut(i) {
             for sym in &mut v.0 {
                 if let Some(Piece::Text(t)) = sym.0.first_mut() {

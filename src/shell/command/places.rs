@@ -382,8 +382,48 @@ fn option_value(syntax: &Syntax, args: &[String], i: usize, name: &str) -> Optio
     None
 }
 
-/// Every place in `prog args…` that holds code (`prog` lowercase).
+/// Every place in `prog args…` that holds code (`prog` lowercase). A long
+/// option the program accepts abbreviated (getopt's unique prefixes, see
+/// `long_options`: `tar --use-compress-prog=CMD`, `tar --to-comm CMD`) is the
+/// option it stands for; the places found point into the words as written.
 pub(crate) fn find(prog: &str, args: &[String]) -> Vec<Found> {
+    if places_of(prog).is_none() {
+        return Vec::new();
+    }
+    let sub = if prog == "git" {
+        super::git_subcommand(args)
+    } else {
+        None
+    };
+    let mut grew = Vec::new();
+    let mut written: Option<Vec<String>> = None;
+    for (i, a) in args.iter().enumerate() {
+        if a == "--" {
+            break;
+        }
+        if a.len() > 3 && a.starts_with("--") {
+            if let Some(w) = super::long_options::written_out(prog, sub, a) {
+                let all = written.get_or_insert_with(|| args.to_vec());
+                grew.resize(args.len(), 0);
+                grew[i] = w.len() - a.len();
+                all[i] = w;
+            }
+        }
+    }
+    let Some(written) = written else {
+        return find_written(prog, args);
+    };
+    let mut out = find_written(prog, &written);
+    for f in &mut out {
+        if let Source::Arg { arg, skip } | Source::GitAlias { arg, skip, .. } = &mut f.source {
+            *skip = skip.saturating_sub(grew.get(*arg).copied().unwrap_or(0));
+        }
+    }
+    out
+}
+
+/// [`find`] in words whose long options are written out.
+fn find_written(prog: &str, args: &[String]) -> Vec<Found> {
     let Some(rows) = places_of(prog) else {
         return Vec::new();
     };
@@ -391,7 +431,7 @@ pub(crate) fn find(prog: &str, args: &[String]) -> Vec<Found> {
     // one tmux command; each after it is a tmux command of its own.
     if matches!(prog, "tmux" | "byobu" | "byobu-tmux") {
         if let Some(k) = args.iter().position(|a| a == ";") {
-            let mut out = find(prog, &args[..k]);
+            let mut out = find_written(prog, &args[..k]);
             if k + 1 < args.len() {
                 out.push(Found {
                     source: Source::Args(k + 1..args.len()),
@@ -814,6 +854,12 @@ mod tests {
             ("rsync", "-avze ssh a b", Some((1, 0))),
             ("tar", "-tf x.tar", None),
             ("tar", "-xf a.tar -- -I", None),
+            // Abbreviations the tool accepts: the place points into the word
+            // as written (`--to-comm=` is 10 bytes).
+            ("tar", "-xf a.tar --to-comm=cat", Some((2, 10))),
+            ("tar", "-xf a.tar --to-comm cat", Some((3, 0))),
+            ("tar", "--use-compress-prog=zstd -cf x d", Some((0, 20))),
+            ("tar", "-xf a.tar --to=cat", None),
         ] {
             let found = find(prog, &args(line));
             let got = found.first().map(|f| match f.source {

@@ -349,9 +349,36 @@ const RUNNERS: &[Runner] = &[
     runner("yarn", "exec"),
     runner("yarn", "dlx"),
     runner("npm", "exec"),
-    runner("conda", "run"),
+    // (cause from redteam5: `conda run -n base CMD` took `base` for the command)
+    Runner {
+        short_val: "np",
+        long_val: &["name", "prefix", "cwd"],
+        ..runner("conda", "run")
+    },
+    Runner {
+        short_val: "np",
+        long_val: &["name", "prefix", "cwd"],
+        ..runner("mamba", "run")
+    },
+    Runner {
+        short_val: "np",
+        long_val: &["name", "prefix", "cwd"],
+        ..runner("micromamba", "run")
+    },
     runner("mise", "exec"),
+    runner("rtx", "exec"),
     runner("asdf", "exec"),
+    runner("pixi", "exec"),
+    runner("hatch", "run"),
+    runner("pdm", "run"),
+    runner("rye", "run"),
+    runner("devbox", "run"),
+    runner("volta", "run"),
+    runner("rbenv", "exec"),
+    runner("pyenv", "exec"),
+    runner("nodenv", "exec"),
+    runner("goenv", "exec"),
+    runner("jenv", "exec"),
     Runner {
         operands: 1,
         ..runner("direnv", "exec")
@@ -604,9 +631,11 @@ pub(crate) fn classify(prog: &str, args: &[String]) -> Action {
             let o = opts(args, "lCpmN", &["limit", "physcpubind", "membind", "pid"]);
             exec(args, o.next)
         }
+        // `sg GROUP [-c] COMMAND`: shadow's sg hands COMMAND to `/bin/sh -c`
+        // (cause from redteam5: it was read as one program's name).
         "sg" => match args {
             [_, c, text, ..] if c == "-c" => script_from(args, text, "sg -c"),
-            [_, _, ..] => exec(args, 1),
+            [_, text, ..] => script_from(args, text, "sg"),
             _ => Action::None,
         },
         "source" | "." => match args.first() {

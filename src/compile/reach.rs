@@ -828,8 +828,10 @@ pub fn event_cwd(event: &Event) -> Option<&str> {
 
 /// Parse a shell command once per event. A command over [`MAX_SHELL_BYTES`] or
 /// holding a NUL byte is unparsable (bash and the client cannot agree on
-/// what such a command is: argv strings end at a NUL). `git` commands are
-/// followed by what their repository's configuration runs
+/// what such a command is: argv strings end at a NUL). Scripts run from disk
+/// are followed by the commands they certainly run
+/// ([`crate::shell::command::add_script_code`]), and `git` commands by what
+/// their repository's configuration runs
 /// ([`crate::shell::command::add_repository_code`]; `cwd` is the event's).
 pub fn parse_shell(
     shells: &mut Shells,
@@ -862,6 +864,7 @@ pub fn parse_shell(
         .parse(text)
         .map(|mut cmds| {
             if let Some(cwd) = cwd {
+                crate::shell::command::add_script_code(&mut cmds, cwd);
                 crate::shell::command::add_repository_code(&mut cmds, cwd);
             }
             Arc::new(cmds)

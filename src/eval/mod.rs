@@ -214,6 +214,8 @@ pub fn evaluate<T: Tracer>(
         stamps: HashMap::new(),
         except: None,
         excepted: vec![],
+        certain_only: false,
+        saw_uncertain: false,
     };
     ev.run()
 }
@@ -243,6 +245,11 @@ struct Evaluator<'a, T: Tracer> {
     except: Option<Arc<crate::validate::model::Except>>,
     /// What that `except` took out so far, for the trace.
     excepted: Vec<String>,
+    /// Commands are read without the ones a script only may run
+    /// ([`shell::command::SimpleCommand::uncertain`]).
+    certain_only: bool,
+    /// A command read for this event is one a script only may run.
+    saw_uncertain: bool,
 }
 
 /// (priority, policy index, file order) of a contribution, for global ordering.
@@ -347,8 +354,18 @@ impl<T: Tracer> Evaluator<'_, T> {
                     }
                     RuleResult::Matched(captures) => {
                         self.end(rule, RuleOutcome::Matched);
+                        let step = self.uncertain_step(pidx, rule);
+                        if step == Standing::Down && rule.decision == Some(DecisionKind::Ask) {
+                            // An ask earned only by what a script may do.
+                            continue;
+                        }
                         match self.contribution(pidx, rule, &captures) {
-                            Ok((c, effects)) => found.contributions.push((order, c, effects)),
+                            Ok((mut c, effects)) => {
+                                if step == Standing::Down {
+                                    may_only(&mut c);
+                                }
+                                found.contributions.push((order, c, effects));
+                            }
                             Err(e) => {
                                 let failure = failed(RuleError::Render(e));
                                 self.failure(pidx, order, failure, rule.audit, &mut found);
@@ -378,6 +395,28 @@ impl<T: Tracer> Evaluator<'_, T> {
             errors: found.errors,
             failures: found.failures,
             effects,
+        }
+    }
+
+    /// Did the rule match only because of commands a script may run or not
+    /// ([`shell::command::SimpleCommand::uncertain`])? Then what it decides
+    /// goes one step down: a deny asks, an ask is left out. Asked only of a
+    /// deny or an ask, after commands read from a script; the rule is
+    /// evaluated again without them.
+    fn uncertain_step(&mut self, pidx: usize, rule: &Rule) -> Standing {
+        if !self.saw_uncertain
+            || rule.audit
+            || !matches!(rule.decision, Some(DecisionKind::Deny | DecisionKind::Ask))
+        {
+            return Standing::Same;
+        }
+        self.certain_only = true;
+        let again = self.rule(pidx, rule);
+        self.certain_only = false;
+        self.unparsable = None;
+        match again {
+            RuleResult::Matched(_) | RuleResult::Failed(_) => Standing::Same,
+            RuleResult::NotMatched => Standing::Down,
         }
     }
 
@@ -750,7 +789,17 @@ impl<T: Tracer> Evaluator<'_, T> {
         text: &str,
     ) -> Result<Arc<Vec<shell::command::SimpleCommand>>, String> {
         let cwd = crate::compile::reach::event_cwd(self.event);
-        crate::compile::reach::parse_shell(&mut self.shell, text, self.dialect, cwd)
+        let cmds = crate::compile::reach::parse_shell(&mut self.shell, text, self.dialect, cwd)?;
+        if !cmds.iter().any(|c| c.uncertain) {
+            return Ok(cmds);
+        }
+        self.saw_uncertain = true;
+        if !self.certain_only {
+            return Ok(cmds);
+        }
+        Ok(Arc::new(
+            cmds.iter().filter(|c| !c.uncertain).cloned().collect(),
+        ))
     }
 
     fn fact(&mut self, pidx: usize, name: &str) -> Result<Value, EvalError> {
@@ -1024,6 +1073,30 @@ impl<T: Tracer> Evaluator<'_, T> {
             effects,
         ))
     }
+}
+
+/// How a rule's decision stands after commands a script may run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Standing {
+    /// As the rule says.
+    Same,
+    /// One step down: only what a script may do matched.
+    Down,
+}
+
+/// A deny earned only by what a script may do asks, and says so.
+fn may_only(c: &mut Contribution) {
+    if c.decision != Some(DecisionKind::Deny) {
+        return;
+    }
+    c.decision = Some(DecisionKind::Ask);
+    let reason = c.reason.take().unwrap_or_default();
+    let reason = reason
+        .strip_prefix("Blocked by hookrules")
+        .map_or(reason.clone(), |r| format!("hookrules{r}"));
+    c.reason = Some(format!(
+        "{reason} (A script this command runs may do this, in a branch, a loop, a function or a trap, or with a value only its run knows: confirm that it should.)"
+    ));
 }
 
 fn synthetic(

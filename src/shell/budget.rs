@@ -45,6 +45,29 @@ pub const MAX_HELD: usize = 96 << 20;
 /// The most memory the analysis of one command may allocate in all.
 pub const MAX_SPENT: usize = 1 << 30;
 
+/// What one analysis may spend: [`Limits::COMMAND`] for a command line, a
+/// smaller one for the scripts it runs from disk
+/// (`shell::command::add_script_code`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// The most memory held at once beyond what the thread held at the start.
+    pub held: usize,
+    /// The most memory allocated in all.
+    pub spent: usize,
+    /// The latest time it may still run.
+    pub deadline: Option<std::time::Instant>,
+}
+
+impl Limits {
+    /// A command line's: [`MAX_HELD`], [`MAX_SPENT`], no clock (the memory
+    /// bounds the work; the process' own deadline answers past it).
+    pub const COMMAND: Limits = Limits {
+        held: MAX_HELD,
+        spent: MAX_SPENT,
+        deadline: None,
+    };
+}
+
 /// What went past the budget.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Over {
@@ -56,6 +79,8 @@ pub enum Over {
     Held,
     /// The analysis allocated more than [`MAX_SPENT`] in all.
     Spent,
+    /// The analysis ran past its deadline.
+    Time,
 }
 
 impl Over {
@@ -76,6 +101,7 @@ impl Over {
                 "its analysis needs more than {} MiB of work",
                 MAX_SPENT >> 20
             ),
+            Over::Time => "its analysis takes longer than its time budget".into(),
         }
     }
 }
@@ -84,6 +110,7 @@ impl Over {
 #[derive(Clone, Copy)]
 struct Running {
     start: arena::Usage,
+    limits: Limits,
     over: Option<Over>,
 }
 
@@ -100,12 +127,19 @@ pub struct Scope {
 
 /// Start an analysis (or join the one in progress).
 pub fn scope() -> Scope {
+    scope_within(Limits::COMMAND)
+}
+
+/// Start an analysis within `limits` (or join the one in progress, whose
+/// limits stand).
+pub fn scope_within(limits: Limits) -> Scope {
     let outermost = RUNNING.with(|r| {
         if r.get().is_some() {
             return false;
         }
         r.set(Some(Running {
             start: arena::thread_usage(),
+            limits,
             over: None,
         }));
         true
@@ -135,7 +169,7 @@ pub fn exceed(what: Over) {
 }
 
 /// Is the analysis still within its budget? Checks the memory it holds and has
-/// allocated so far.
+/// allocated so far, and the clock when it has a deadline.
 ///
 /// # Errors
 /// What went past the budget, first.
@@ -147,10 +181,16 @@ pub fn check() -> Result<(), Over> {
         return Err(o);
     }
     let now = arena::thread_usage();
-    let over = if now.held.saturating_sub(run.start.held) > MAX_HELD {
+    let over = if now.held.saturating_sub(run.start.held) > run.limits.held {
         Some(Over::Held)
-    } else if now.spent.saturating_sub(run.start.spent) > MAX_SPENT {
+    } else if now.spent.saturating_sub(run.start.spent) > run.limits.spent {
         Some(Over::Spent)
+    } else if run
+        .limits
+        .deadline
+        .is_some_and(|d| std::time::Instant::now() > d)
+    {
+        Some(Over::Time)
     } else {
         None
     };

@@ -47,6 +47,7 @@ mod places;
 mod remote;
 mod repo_config;
 pub mod roles;
+mod script_files;
 mod state;
 mod syntax;
 mod transform;
@@ -61,6 +62,7 @@ use super::value::{Piece, Value};
 pub use links::{acts_on_name, is_link_text, made_by};
 pub use outputs::{outputs, Outputs};
 pub use repo_config::add_repository_code;
+pub use script_files::add_script_code;
 pub use syntax::MAX_DEPTH;
 pub use transform::Transform;
 pub use wrappers::MAX_WRAPPERS;
@@ -199,6 +201,18 @@ pub struct SimpleCommand {
     /// Links made earlier in the same command line (`ln -s / out && rm -rf
     /// out/*`), which paths of this command go through.
     pub made: Vec<crate::shell::links::MadeLink>,
+    /// It runs only on some of the ways through its script: in a branch
+    /// (`if`, `case`), a loop body, after `&&` or `||`, or read where a
+    /// function is defined. What a script run from disk may do, as against
+    /// what it certainly does (see [`add_script_code`]).
+    pub guarded: bool,
+    /// Found in a script read from disk, which may run it or not: it is in a
+    /// branch, a loop, after `&&`/`||`, a function's definition or a trap, or
+    /// a value of it depends on the script's run (its environment, input,
+    /// a command's output, which branch ran). The evaluator judges what only
+    /// such commands earn one step down: a deny asks, an ask is left out.
+    /// Commands of the line itself are never uncertain.
+    pub uncertain: bool,
 }
 
 /// Where the code a shell, an interpreter, `eval` or `source` runs comes from.
@@ -314,6 +328,8 @@ impl SimpleCommand {
             operands_from_input: false,
             code: None,
             forks_itself: false,
+            guarded: false,
+            uncertain: false,
             background_jobs: 0,
             output_to: Vec::new(),
             output_in: None,

@@ -344,6 +344,15 @@ pub fn targets_for(value: &Value, cwd: &Value, env: &Env, how: Use<'_>) -> Vec<T
         Vec::new()
     };
     let mut out: Vec<Target> = Vec::new();
+    // The empty word (`rm -rf ""`, `"$X"` where X is empty) names no file:
+    // every program refuses it (`No such file or directory`).
+    let named;
+    let value = if value.0.iter().any(Sym::is_empty) {
+        named = Value(value.0.iter().filter(|s| !s.is_empty()).cloned().collect());
+        &named
+    } else {
+        value
+    };
     let respelled = windows_spelled(value, env);
     for full in absolute(respelled.as_ref().unwrap_or(value), cwd) {
         push(&mut out, target(&full, env, how, &made));

@@ -69,6 +69,7 @@ data_files!(
     confinement,
     templates,
     shell,
+    scripts,
     deadline
 );
 

@@ -134,6 +134,10 @@ pub struct Setup {
     /// Write these bytes (`hex`) to this path.
     write_hex: Option<String>,
     hex: Option<String>,
+    /// Write `text` repeated `times` times to this path.
+    write_repeat: Option<String>,
+    text: Option<String>,
+    times: Option<usize>,
     /// Wait this long (for mtimes that must differ).
     sleep_ms: Option<u64>,
 }
@@ -333,6 +337,16 @@ impl Sandbox {
             std::fs::write(
                 p,
                 hex_bytes(step.hex.as_deref().expect("write_hex needs `hex`")),
+            )
+            .unwrap();
+        }
+        if let Some(p) = s(&step.write_repeat) {
+            let p = self.path(&p);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            let text = s(&step.text).expect("write_repeat needs `text`");
+            std::fs::write(
+                p,
+                text.repeat(step.times.expect("write_repeat needs `times`")),
             )
             .unwrap();
         }

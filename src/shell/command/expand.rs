@@ -123,21 +123,17 @@ impl Expander<'_> {
         let literal_word = word.parts.iter().all(|p| matches!(p, Part::Lit { .. }));
         let mut out: Vec<Field> = Vec::new();
         // Alternatives that split into the same number of fields are zipped;
-        // otherwise the first alternative's count wins and the rest are merged in.
-        let n = alts.first().map_or(0, Vec::len);
+        // otherwise there are as many fields as the longest has, and a shorter
+        // one is empty where it has none (the empty word names nothing, and an
+        // alternative that expands to no field is never lost: `set $FILES`
+        // where FILES may be empty or a list).
+        let n = alts.iter().map(Vec::len).max().unwrap_or(0);
         for i in 0..n {
             let mut value = Value::default();
             for a in &alts {
                 match a.get(i) {
                     Some(s) => value.add(s.clone()),
                     None => value.add(Sym::default()),
-                }
-            }
-            if alts.iter().any(|a| a.len() > n) {
-                if let Some(last) = alts.iter().find(|a| a.len() > n) {
-                    for s in last.get(n..).unwrap_or_default() {
-                        value.add(s.clone());
-                    }
                 }
             }
             let text = if literal_word && n == 1 {

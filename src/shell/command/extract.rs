@@ -669,7 +669,7 @@ impl Extractor {
                 // for calls.
                 let fcx = cx.with_via(&format!("{name}()"));
                 let saved = self.state.clone();
-                self.command(body, Input::None, &fcx)?;
+                self.guarded(|ex| ex.command(body, Input::None, &fcx))?;
                 self.state = saved;
                 let mut s = (*self.state).clone();
                 s.funcs
@@ -708,13 +708,20 @@ impl Extractor {
             );
             sc.cwd = self.state.cwd.clone();
             sc.made = self.state.links.clone();
-            self.out.push(sc);
+            self.push(sc);
         }
         Ok(ran)
     }
 
+    /// Add a command found, marked [`SimpleCommand::guarded`] when a branch,
+    /// a loop body, `&&`/`||` or a function's definition holds it.
+    fn push(&mut self, mut sc: SimpleCommand) {
+        sc.guarded |= self.guards > 0;
+        self.out.push(sc);
+    }
+
     /// Run `f` as a part that may not run (a branch, a loop body, after `&&`
-    /// or `||`).
+    /// or `||`, a function's body where it is defined).
     fn guarded<T>(
         &mut self,
         f: impl FnOnce(&mut Self) -> Result<T, ParseError>,
@@ -1013,7 +1020,7 @@ impl Extractor {
             );
             sc.cwd = self.state.cwd.clone();
             sc.made = self.state.links.clone();
-            self.out.push(sc);
+            self.push(sc);
             let at = self.out.len() - 1;
             let link = Link {
                 cmd: c,
@@ -1871,7 +1878,7 @@ impl Extractor {
             sc.forks_itself = self.active.iter().any(|(n, forks, guards)| {
                 *n == name && self.forks > *forks && self.guards == *guards
             });
-            self.out.push(sc);
+            self.push(sc);
             let at = self.out.len() - 1;
             if !program_unknown {
                 if let Some(reach) = env_values::reach_of(&name) {
@@ -1924,7 +1931,9 @@ impl Extractor {
                             made.append(&mut c.made);
                             c.made = made;
                         }
-                        self.out.extend(cmds);
+                        for c in cmds {
+                            self.push(c);
+                        }
                         return Ok(());
                     }
                     // An interpreter given code inline or on its input.
@@ -2377,7 +2386,7 @@ impl Extractor {
             sc.output_in = Some(place);
         }
         sc.cwd = self.state.cwd.clone();
-        self.out.push(sc);
+        self.push(sc);
     }
 
     /// The text of a makefile `make` reads: a process substitution's output
@@ -2435,7 +2444,7 @@ impl Extractor {
         );
         sc.cwd = self.state.cwd.clone();
         sc.made = self.state.links.clone();
-        self.out.push(sc);
+        self.push(sc);
     }
 
     /// Does the PATH a bare program name is looked up in (the command's own
@@ -2532,7 +2541,7 @@ impl Extractor {
                     });
                 }
                 sc.cwd = self.state.cwd.clone();
-                self.out.push(sc);
+                self.push(sc);
             }
         }
     }
@@ -2582,7 +2591,7 @@ impl Extractor {
             );
             sc.output_to = vec![reader.to_string()];
             sc.cwd = self.state.cwd.clone();
-            self.out.push(sc);
+            self.push(sc);
         }
     }
 
@@ -2614,7 +2623,7 @@ impl Extractor {
         );
         sc.cwd = self.state.cwd.clone();
         sc.made = self.state.links.clone();
-        self.out.push(sc);
+        self.push(sc);
     }
 
     /// A word of an `env -S` string, read as the shell would read it in a

@@ -679,7 +679,6 @@ fn init_inner(args: &InitArgs, ctx: &Context, out: &mut dyn Write) -> Result<(),
     let version = resolve_version(args, ctx)?;
     let command = resolve_command(args, ctx, project.as_deref())?;
     let mut settings = load(&path)?;
-    let events = events_for(version.version);
     // The policies this registration serves: the project's (or, for --user, the
     // user layer's), over the built-in pack.
     let discovery = crate::policy::discover::Discovery {
@@ -688,8 +687,102 @@ fn init_inner(args: &InitArgs, ctx: &Context, out: &mut dyn Write) -> Result<(),
         ..crate::cli::discovery(vec![], &ctx.env)
     };
     let needs = crate::cli::timeouts::needs(&discovery.find());
-    let want = |e: &str| crate::cli::timeouts::timeout_to_register(e, needs.get(e));
+    let plan = register(&mut settings, &version, &command, &needs)?;
 
+    let shown = path.display();
+    let w = &mut *out;
+    let _ = writeln!(w, "hookrules init: {shown}");
+    report_client(&version, w);
+    let _ = writeln!(w, "  command: {command} run");
+    let _ = writeln!(
+        w,
+        "  not registered: {} (a handler there replaces the client's own git worktree handling)",
+        NOT_REGISTERED.join(", ")
+    );
+    report_plan(&plan, &version, &command, &needs, w);
+    report_warnings(args, ctx, &settings, &path, &command, w);
+
+    let new_text = render(&settings.root, &settings.indent);
+    let changed = plan.changes() || settings.original.is_none();
+    let starter = project.as_deref().map(starter_plan).transpose()?;
+    if args.dry_run {
+        dry_run(
+            &settings,
+            &new_text,
+            changed,
+            starter.as_ref(),
+            project.as_deref(),
+            w,
+        );
+        return Ok(());
+    }
+    write_settings(&settings, &new_text, changed, w)?;
+    write_starter(starter.as_ref(), ctx, &shown.to_string(), w)?;
+    if let Some(p) = project.as_deref() {
+        write_ignore(p, &shown.to_string(), w)?;
+    }
+    let _ = writeln!(w, "Next:");
+    let _ = writeln!(
+        w,
+        "  1. restart Claude Code: it reads hooks when a session starts (`/hooks` lists them)"
+    );
+    let _ = writeln!(
+        w,
+        "  2. hookrules check                          lint the policies"
+    );
+    let _ = writeln!(
+        w,
+        "  3. hookrules explain --bash 'rm -rf ~'      see how a command is decided (or EVENT.json)"
+    );
+    Ok(())
+}
+
+/// What `init` does to the settings' hooks, event by event.
+struct Plan {
+    /// Events that get a hookrules handler.
+    added: Vec<&'static str>,
+    /// Events that already had one.
+    kept: Vec<&'static str>,
+    /// Events whose handler runs hookrules from another path (`EVENT (command)`).
+    other_command: Vec<String>,
+    /// Handlers whose timeout changed: (event, old, new) in seconds.
+    updated: Vec<(&'static str, f64, f64)>,
+    /// Handlers removed from events the client does not have: (event, how many).
+    dropped: Vec<(String, usize)>,
+    /// The timeout each event is registered with.
+    timeouts: BTreeMap<&'static str, u64>,
+}
+
+impl Plan {
+    /// Does the settings file change?
+    fn changes(&self) -> bool {
+        !self.added.is_empty() || !self.dropped.is_empty() || !self.updated.is_empty()
+    }
+
+    fn timeout(&self, event: &str) -> u64 {
+        self.timeouts.get(event).copied().unwrap_or_default()
+    }
+}
+
+/// Register hookrules for every event the client has (keeping handlers that
+/// run it already, updating their timeouts where the policies need more), and
+/// take it out of events the client is known to lack (§6 item 3).
+fn register(
+    settings: &mut Settings,
+    version: &Version,
+    command: &str,
+    needs: &BTreeMap<String, crate::cli::timeouts::Need>,
+) -> Result<Plan, Failure> {
+    let events = events_for(version.version);
+    let timeouts: BTreeMap<&'static str, u64> = events
+        .iter()
+        .map(|&e| {
+            (
+                e,
+                crate::cli::timeouts::timeout_to_register(e, needs.get(e)),
+            )
+        })
+        .collect();
     let hooks = settings
         .root
         .entry("hooks")
@@ -698,34 +791,34 @@ fn init_inner(args: &InitArgs, ctx: &Context, out: &mut dyn Write) -> Result<(),
         .ok_or_else(|| Failure("`hooks` is not an object".into()))?;
     let (mut added, mut kept, mut other_command, mut updated) = (vec![], vec![], vec![], vec![]);
     for &event in &events {
+        let want = timeouts[event];
         let list = hooks.entry(event).or_insert_with(|| Value::Array(vec![]));
-        let existing = hookrules_commands(list, Some(&command));
+        let existing = hookrules_commands(list, Some(command));
         if existing.is_empty() {
             if let Value::Array(groups) = list {
-                groups.push(json!({ "hooks": [handler(&command, want(event))] }));
+                groups.push(json!({ "hooks": [handler(command, want)] }));
             }
             added.push(event);
-        } else {
-            if !existing.iter().any(|c| c == &command) {
-                other_command.push(format!("{event} ({})", existing[0]));
-            }
-            let handlers = list
-                .as_array_mut()
-                .into_iter()
-                .flatten()
-                .filter_map(|g| g.get_mut("hooks").and_then(Value::as_array_mut))
-                .flatten()
-                .filter(|h| Host::Claude.runs_hookrules(h, Some(&command)));
-            for h in handlers {
-                let need = needs.contains_key(event).then(|| want(event));
-                if let Some((old, new)) = update_handler(h, need) {
-                    updated.push((event, old, new));
-                }
-            }
-            kept.push(event);
+            continue;
         }
+        if !existing.iter().any(|c| c == command) {
+            other_command.push(format!("{event} ({})", existing[0]));
+        }
+        let handlers = list
+            .as_array_mut()
+            .into_iter()
+            .flatten()
+            .filter_map(|g| g.get_mut("hooks").and_then(Value::as_array_mut))
+            .flatten()
+            .filter(|h| Host::Claude.runs_hookrules(h, Some(command)));
+        for h in handlers {
+            let need = needs.contains_key(event).then_some(want);
+            if let Some((old, new)) = update_handler(h, need) {
+                updated.push((event, old, new));
+            }
+        }
+        kept.push(event);
     }
-    // A client known to lack an event must not see one of ours there (§6 item 3).
     let unsupported: Vec<&str> = NEWER_EVENTS
         .iter()
         .copied()
@@ -737,10 +830,18 @@ fn init_inner(args: &InitArgs, ctx: &Context, out: &mut dyn Write) -> Result<(),
             .root
             .insert("hooks".into(), Value::Object(Map::new()));
     }
+    Ok(Plan {
+        added,
+        kept,
+        other_command,
+        updated,
+        dropped,
+        timeouts,
+    })
+}
 
-    let shown = path.display();
-    let w = &mut *out;
-    let _ = writeln!(w, "hookrules init: {shown}");
+/// Which client the events were chosen for, and what that leaves out.
+fn report_client(version: &Version, w: &mut dyn Write) {
     let _ = writeln!(w, "  client: {}", version.note);
     match version.version {
         Some(v) if v >= ALL_EVENTS_FROM => {}
@@ -769,37 +870,41 @@ fn init_inner(args: &InitArgs, ctx: &Context, out: &mut dyn Write) -> Result<(),
             );
         }
     }
-    let _ = writeln!(w, "  command: {command} run");
-    let _ = writeln!(
-        w,
-        "  not registered: {} (a handler there replaces the client's own git worktree handling)",
-        NOT_REGISTERED.join(", ")
-    );
-    if !added.is_empty() {
+}
+
+/// The events added, kept, updated and removed, with the timeouts and why.
+fn report_plan(
+    plan: &Plan,
+    version: &Version,
+    command: &str,
+    needs: &BTreeMap<String, crate::cli::timeouts::Need>,
+    w: &mut dyn Write,
+) {
+    if !plan.added.is_empty() {
         let _ = writeln!(
             w,
             "  adding {} event(s): {}",
-            added.len(),
-            added
+            plan.added.len(),
+            plan.added
                 .iter()
-                .map(|e| format!("{e} {}s", want(e)))
+                .map(|e| format!("{e} {}s", plan.timeout(e)))
                 .collect::<Vec<_>>()
                 .join(", ")
         );
     }
-    if !kept.is_empty() {
+    if !plan.kept.is_empty() {
         let _ = writeln!(
             w,
             "  already registered: {} event(s){}",
-            kept.len(),
-            if updated.is_empty() {
+            plan.kept.len(),
+            if plan.updated.is_empty() {
                 ", left as they are"
             } else {
                 ""
             }
         );
     }
-    for (event, old, new) in &updated {
+    for (event, old, new) in &plan.updated {
         let why = needs
             .get(*event)
             .map(|n| {
@@ -816,34 +921,46 @@ fn init_inner(args: &InitArgs, ctx: &Context, out: &mut dyn Write) -> Result<(),
             let _ = writeln!(w, "  {event}: timeout {old}s -> {new}s{why}");
         }
     }
-    for (event, n) in &needs {
-        if added.contains(&event.as_str())
-            && want(event) > crate::contract::events::default_timeout_secs(event)
+    for (event, n) in needs {
+        if plan.added.contains(&event.as_str())
+            && plan.timeout(event) > crate::contract::events::default_timeout_secs(event)
         {
             let _ = writeln!(
                 w,
                 "  {event}: {}s, since its commands can take {} ({})",
-                want(event),
+                plan.timeout(event),
                 crate::cli::timeouts::seconds(n.ms),
                 n.describe()
             );
         }
     }
-    if !other_command.is_empty() {
+    if !plan.other_command.is_empty() {
         let _ = writeln!(
             w,
             "  note: {} event(s) run hookrules from another path, kept: {}; `hookrules uninstall` then `hookrules init` switches them to {command}",
-            other_command.len(),
-            other_command.join(", ")
+            plan.other_command.len(),
+            plan.other_command.join(", ")
         );
     }
-    for (event, n) in &dropped {
+    for (event, n) in &plan.dropped {
         let _ = writeln!(
             w,
             "  removing {n} hookrules handler(s) from {event}, which client {} does not have",
             version.version.map(version_text).unwrap_or_default()
         );
     }
+}
+
+/// What could keep the registration from working: hooks switched off, a
+/// program that is not there, a path teammates lack, a second registration.
+fn report_warnings(
+    args: &InitArgs,
+    ctx: &Context,
+    settings: &Settings,
+    path: &Path,
+    command: &str,
+    w: &mut dyn Write,
+) {
     if settings.root.get("disableAllHooks") == Some(&Value::Bool(true)) {
         let _ = writeln!(
             w,
@@ -853,8 +970,7 @@ fn init_inner(args: &InitArgs, ctx: &Context, out: &mut dyn Write) -> Result<(),
     if args.command.is_some() {
         // Written anyway (it may be installed next), but never silently: a
         // handler whose program is missing fails every hook.
-        if let Err(problem) = crate::cli::wiring::check_program(&command, ctx, crate::cli::VERSION)
-        {
+        if let Err(problem) = crate::cli::wiring::check_program(command, ctx, crate::cli::VERSION) {
             let _ = writeln!(w, "  warning: --command: {problem}");
         }
     }
@@ -864,136 +980,149 @@ fn init_inner(args: &InitArgs, ctx: &Context, out: &mut dyn Write) -> Result<(),
             "  note: {command} is a path on this machine; if .claude/settings.json is shared, teammates need hookrules there too (or use --command)"
         );
     }
-    if !args.user {
-        if let Ok(user) = ctx.user_settings() {
-            if user == path {
-                let _ = writeln!(
-                    w,
-                    "  note: this project's settings file is also your user settings file"
-                );
-            } else if registers_hookrules(&user) {
-                let _ = writeln!(
-                    w,
-                    "  warning: {} also registers hookrules, so each event would run it twice; `hookrules uninstall --user` removes that",
-                    user.display()
-                );
-            }
+    if args.user {
+        return;
+    }
+    if let Ok(user) = ctx.user_settings() {
+        if user == path {
+            let _ = writeln!(
+                w,
+                "  note: this project's settings file is also your user settings file"
+            );
+        } else if registers_hookrules(&user) {
+            let _ = writeln!(
+                w,
+                "  warning: {} also registers hookrules, so each event would run it twice; `hookrules uninstall --user` removes that",
+                user.display()
+            );
         }
     }
+}
 
-    let new_text = render(&settings.root, &settings.indent);
-    let changed = !added.is_empty()
-        || !dropped.is_empty()
-        || !updated.is_empty()
-        || settings.original.is_none();
-    let starter = project.as_deref().map(starter_plan).transpose()?;
-
-    if args.dry_run {
-        let _ = writeln!(w, "dry run: nothing is written");
-        if changed {
-            let (a, b) = diff_names(&settings);
+/// `--dry-run`: the diffs of what would be written, and nothing written.
+fn dry_run(
+    settings: &Settings,
+    new_text: &str,
+    changed: bool,
+    starter: Option<&Starter>,
+    project: Option<&Path>,
+    w: &mut dyn Write,
+) {
+    let _ = writeln!(w, "dry run: nothing is written");
+    if changed {
+        let (a, b) = diff_names(settings);
+        let _ = write!(
+            w,
+            "{}",
+            unified_diff(&settings.old_text(), new_text, &a, &b)
+        );
+    } else {
+        let _ = writeln!(
+            w,
+            "{}: already set up, would stay unchanged",
+            settings.path.display()
+        );
+    }
+    match starter {
+        Some(Starter::Create(file)) => {
             let _ = write!(
                 w,
                 "{}",
-                unified_diff(&settings.old_text(), &new_text, &a, &b)
+                unified_diff("", STARTER_POLICY, "/dev/null", &file.display().to_string())
             );
-        } else {
-            let _ = writeln!(w, "{shown}: already set up, would stay unchanged");
         }
-        match &starter {
-            Some(Starter::Create(file)) => {
-                let _ = write!(
-                    w,
-                    "{}",
-                    unified_diff("", STARTER_POLICY, "/dev/null", &file.display().to_string())
-                );
-            }
-            other => starter_report(other.as_ref(), w),
-        }
-        if let Some(p) = project.as_deref() {
-            if let Some(note) = ignore_plan(p) {
-                let _ = writeln!(
-                    w,
-                    "would add `{LOCAL_PATTERN}` to {} ({note})",
-                    ignore_file(p).display()
-                );
-            }
-        }
-        return Ok(());
+        other => starter_report(other, w),
     }
-
-    if changed {
-        let backup = settings.commit(&new_text)?;
-        if let Some(b) = backup {
-            let _ = writeln!(w, "  backup: {}", b.display());
-        }
-        if settings.target != settings.path {
+    if let Some(p) = project {
+        if let Some(note) = ignore_plan(p) {
             let _ = writeln!(
                 w,
-                "  {shown} is a symlink: wrote its target {}",
-                settings.target.display()
+                "would add `{LOCAL_PATTERN}` to {} ({note})",
+                ignore_file(p).display()
             );
         }
-        let _ = writeln!(w, "  wrote {shown}");
-    } else {
+    }
+}
+
+/// Write the settings (with a backup), or say they are already set up.
+fn write_settings(
+    settings: &Settings,
+    new_text: &str,
+    changed: bool,
+    w: &mut dyn Write,
+) -> Result<(), Failure> {
+    let shown = settings.path.display();
+    if !changed {
         let _ = writeln!(
             w,
             "  already set up: every event has a hookrules handler; {shown} unchanged"
         );
+        return Ok(());
     }
+    let backup = settings.commit(new_text)?;
+    if let Some(b) = backup {
+        let _ = writeln!(w, "  backup: {}", b.display());
+    }
+    if settings.target != settings.path {
+        let _ = writeln!(
+            w,
+            "  {shown} is a symlink: wrote its target {}",
+            settings.target.display()
+        );
+    }
+    let _ = writeln!(w, "  wrote {shown}");
+    Ok(())
+}
 
-    match &starter {
-        Some(Starter::Create(file)) => {
-            create_new(file, STARTER_POLICY).map_err(|e| {
-                Failure(format!(
-                    "{shown} was updated, but {} could not be created: {e}",
-                    file.display()
-                ))
-            })?;
-            let _ = writeln!(
-                w,
-                "  created {} (adds to the built-in pack; edit it to add rules)",
-                file.display()
-            );
-            // The starter as written is trusted: what it holds is hookrules'
-            // own text (an edit that loosens needs `hookrules trust`).
-            if let Some(state) = crate::os::state::state_home(&ctx.env) {
-                let mut store = crate::policy::trust::Store::open(&state);
-                if let Err(e) = store.trust(file, STARTER_POLICY, "hookrules init") {
-                    let _ = writeln!(w, "  note: the starter policy is not trusted: {e}");
-                }
-            }
-        }
-        other => starter_report(other.as_ref(), w),
-    }
-    if let Some(p) = project.as_deref() {
-        if ignore_plan(p).is_some() {
-            let file = ignore_file(p);
-            ignore_local(&file).map_err(|e| {
-                Failure(format!(
-                    "{shown} was updated, but {} could not be written: {e}",
-                    file.display()
-                ))
-            })?;
-            let _ = writeln!(
-                w,
-                "  added `{LOCAL_PATTERN}` to {} (personal policies stay out of version control)",
-                file.display()
-            );
+/// Create the starter policy, trusted as written, or say why there is none.
+fn write_starter(
+    starter: Option<&Starter>,
+    ctx: &Context,
+    shown: &str,
+    w: &mut dyn Write,
+) -> Result<(), Failure> {
+    let Some(Starter::Create(file)) = starter else {
+        starter_report(starter, w);
+        return Ok(());
+    };
+    create_new(file, STARTER_POLICY).map_err(|e| {
+        Failure(format!(
+            "{shown} was updated, but {} could not be created: {e}",
+            file.display()
+        ))
+    })?;
+    let _ = writeln!(
+        w,
+        "  created {} (adds to the built-in pack; edit it to add rules)",
+        file.display()
+    );
+    // The starter as written is trusted: what it holds is hookrules'
+    // own text (an edit that loosens needs `hookrules trust`).
+    if let Some(state) = crate::os::state::state_home(&ctx.env) {
+        let mut store = crate::policy::trust::Store::open(&state);
+        if let Err(e) = store.trust(file, STARTER_POLICY, "hookrules init") {
+            let _ = writeln!(w, "  note: the starter policy is not trusted: {e}");
         }
     }
-    let _ = writeln!(w, "Next:");
+    Ok(())
+}
+
+/// Keep personal policies out of version control, where that is not so yet.
+fn write_ignore(project: &Path, shown: &str, w: &mut dyn Write) -> Result<(), Failure> {
+    if ignore_plan(project).is_none() {
+        return Ok(());
+    }
+    let file = ignore_file(project);
+    ignore_local(&file).map_err(|e| {
+        Failure(format!(
+            "{shown} was updated, but {} could not be written: {e}",
+            file.display()
+        ))
+    })?;
     let _ = writeln!(
         w,
-        "  1. restart Claude Code: it reads hooks when a session starts (`/hooks` lists them)"
-    );
-    let _ = writeln!(
-        w,
-        "  2. hookrules check                          lint the policies"
-    );
-    let _ = writeln!(
-        w,
-        "  3. hookrules explain --bash 'rm -rf ~'      see how a command is decided (or EVENT.json)"
+        "  added `{LOCAL_PATTERN}` to {} (personal policies stay out of version control)",
+        file.display()
     );
     Ok(())
 }

@@ -5,12 +5,15 @@
 
 use std::collections::BTreeMap;
 use std::io::Write;
+use std::sync::Arc;
 
 use crate::compile::Templates;
+use crate::contract::hosts::Host;
 use crate::diagnostics::{render, Code, Diagnostic, Severity};
 use crate::policy::discover::Discovery;
+use crate::policy::syntax::RawPolicy;
 use crate::policy::{layering, recover};
-use crate::source::Layer;
+use crate::source::{Layer, PolicySource};
 use crate::validate::{self, allowed, lints, reads};
 
 use super::Format;
@@ -160,38 +163,13 @@ fn collect_all(discovery: &Discovery) -> Report {
     let found = discovery.find();
     let mut report = Report {
         diagnostics: found.errors.clone(),
+        packs: pack_rows(&found),
         ..Report::default()
     };
-    let loaded = |name: &'static str| {
-        found
-            .sources
-            .iter()
-            .any(|s| s.origin == crate::source::Origin::Builtin(name))
-    };
-    for (table, kind) in [
-        (crate::policy::discover::BUILTIN, "default"),
-        (crate::policy::discover::OPT_IN, "opt-in"),
-    ] {
-        for (name, _) in table {
-            report.packs.push(PackRow {
-                name: format!("builtin:{name}"),
-                kind,
-                on: loaded(name),
-            });
-        }
-    }
-    let first = report.diagnostics.len();
     let mut parsed = vec![];
     // Per file: where a syntax or schema problem was repaired, so that later
     // findings caused by the repair are not reported as well.
     let mut repairs: Vec<(String, recover::Parsed)> = vec![];
-    // The other agents this project runs hookrules for: each rule's answers
-    // are judged against what they can give (HR118).
-    let hosts = discovery
-        .project_dir
-        .as_deref()
-        .map(crate::cli::wiring::wired_hosts)
-        .unwrap_or_default();
     for source in &found.sources {
         report.policies.push(source.display_name());
         let mut p = recover::parse_all(source);
@@ -203,90 +181,19 @@ fn collect_all(discovery: &Discovery) -> Report {
         repairs.push((source.display_name(), p));
     }
     let layered = layering::apply(parsed, &found.trusted, &found.managed.pinned_builtin);
-    // Refused managed files that are not required (required ones are already
-    // among the errors: they fail every run closed).
-    for r in found.managed.refused.iter().filter(|r| !r.required) {
-        report.diagnostics.push(
-            Diagnostic::new(
-                Code::Unreadable,
-                format!("managed policy {} is not loaded: {}", r.path.display(), r.why),
-            )
-            .help("the managed folder and its files must be root's and writable by nobody else (`chown root:root`, `chmod go-w`)"),
-        );
-    }
-    if found.builtin_off_by_flag {
-        report.diagnostics.push(
-            Diagnostic::new(
-                Code::BuiltinOff,
-                "the built-in pack is off: `--no-builtin` leaves it out",
-            )
-            .help("without `--no-builtin`, the pack is loaded under these policies, which can change it by rule id or tag"),
-        );
-    }
     report
         .diagnostics
-        .extend(layered.diagnostics.iter().cloned());
-    report
-        .diagnostics
-        .extend(crate::policy::discover::shipped_local(&found));
+        .extend(loading_diagnostics(&found, &layered));
+    // The other agents this project runs hookrules for: each rule's answers
+    // are judged against what they can give (HR118).
+    let hosts = discovery
+        .project_dir
+        .as_deref()
+        .map(crate::cli::wiring::wired_hosts)
+        .unwrap_or_default();
     for (source, raw) in &layered.policies {
-        if let Some(off) = raw.policy.builtin.as_ref().filter(|b| !b.value) {
-            if matches!(
-                source.layer,
-                Layer::User | Layer::Project | Layer::Local | Layer::Explicit
-            ) {
-                report.diagnostics.push(
-                    Diagnostic::new(
-                        Code::BuiltinOff,
-                        "this turns the whole built-in pack off",
-                    )
-                    .at(source, off.span.clone())
-                    .label("the built-in pack is off")
-                    .help("to turn off one part, use [[override]] with its rule id or tag; `hookrules check --rules` lists the pack's rules"),
-                );
-            }
-        }
-        let v = validate::validate_with(source, raw, &|_| true, true);
-        let mut diags = v.diagnostics.clone();
-        let (allows, bad_allows) = allowed::Allows::of(source, raw);
-        diags.extend(bad_allows);
-        report.allows.push(allows);
-        // A rule an override disabled is disabled on purpose: no HR102 for it.
-        let disabled_on_purpose = |d: &Diagnostic| {
-            d.code == Code::NeverFires
-                && layered.notes.iter().any(|(id, notes)| {
-                    d.message == format!("rule `{id}` is disabled")
-                        && notes.iter().any(|n| n.starts_with("disabled"))
-                })
-        };
-        diags.extend(
-            lints::lint(&v, raw)
-                .into_iter()
-                .filter(|d| !disabled_on_purpose(d)),
-        );
-        diags.extend(lints::per_host(&v.policy, &hosts));
-        // Every template of every rule and fact, valid or not: all problems at once.
-        let mut templates = Templates::new();
-        for t in raw_templates(raw) {
-            if let Err(d) = templates.add(0, &v.policy, &t) {
-                diags.push(d);
-            }
-        }
-        // What each rule reads: fields, captures, facts, template variables, matchers.
-        let of = |t: &crate::validate::model::Template| templates.variables(0, t);
-        let of_text = |t: &str| templates.variables_in(t);
-        let is_global = |n: &str| templates.is_global(n);
-        let vars = reads::TemplateVars {
-            of: &of,
-            of_text: &of_text,
-            is_global: &is_global,
-        };
-        for rule in &v.policy.rules {
-            diags.extend(reads::rule(&v.policy, rule, &vars));
-        }
-        for fact in v.policy.facts.values() {
-            diags.extend(reads::fact(&v.policy, fact, &vars));
-        }
+        report.diagnostics.extend(turns_pack_off(source, raw));
+        let (mut diags, allows) = policy_diagnostics(source, raw, &layered, &hosts);
         if let Some((_, p)) = repairs.iter().find(|(n, _)| *n == source.display_name()) {
             diags.retain(|d| !p.is_consequence(d));
         }
@@ -305,102 +212,235 @@ fn collect_all(discovery: &Discovery) -> Report {
             diags.retain(|d| d.severity() == Severity::Error);
         }
         report.diagnostics.extend(diags);
-        let at = |span: &std::ops::Range<usize>| {
-            let (line, _) = source.line_col(span.start);
-            format!("{}:{line}", source.display_name())
-        };
-        for r in &raw.rules {
-            let r = &r.value;
-            report.rules.push(RuleRow {
-                id: r.id.value.clone(),
-                location: at(&r.id.span),
-                layer: source.layer.name(),
-                events: r.events.value.iter().map(|e| e.value.clone()).collect(),
-                matcher: r.matcher.as_ref().map(|m| match &m.value {
-                    crate::policy::syntax::MatcherSpec::All(t) => t.clone(),
-                    crate::policy::syntax::MatcherSpec::PerEvent(map) => {
-                        let parts: Vec<String> =
-                            map.iter().map(|(e, t)| format!("{e}={t}")).collect();
-                        format!("{{{}}}", parts.join(", "))
-                    }
-                }),
-                decision: r.decision.as_ref().map(|d| d.value.as_str()),
-                priority: r.priority.as_ref().map(|p| p.value).unwrap_or(100),
-                defer: r.defer.unwrap_or(false),
-                enabled: r.enabled.unwrap_or(true),
-                notes: layered.notes.get(&r.id.value).cloned().unwrap_or_default(),
-                at: Some((source.clone(), r.id.span.clone())),
-            });
-            let own = r.except.iter().map(|e| (source, e));
-            let granted = r.granted.iter().map(|g| (&g.source, &g.except));
-            for (written, e) in own.chain(granted) {
-                let (line, _) = written.line_col(e.span.start);
-                report.exceptions.push(ExceptionRow {
-                    rule: r.id.value.clone(),
-                    paths: e.value.paths.iter().map(|p| p.value.clone()).collect(),
-                    commands: e.value.commands.iter().map(|c| c.value.clone()).collect(),
-                    location: format!("{}:{line}", written.display_name()),
-                });
-            }
-            for e in &r.effects {
-                if let Some(row) = path_row(
-                    e.value.path.as_ref(),
-                    e.value.within.as_ref(),
-                    at(&e.span),
-                    format!(
-                        "rule {} ({} effect)",
-                        r.id.value,
-                        snake(&format!("{:?}", e.value.kind.value))
-                    ),
-                ) {
-                    report.paths.push(row);
-                }
-                if let Some(argv) = &e.value.argv {
-                    report.commands.push(CommandRow {
-                        argv: argv.value.iter().map(|a| a.value.clone()).collect(),
-                        location: at(&e.span),
-                        used_by: format!("rule {}", r.id.value),
-                    });
-                }
-            }
-        }
-        for r in &raw.rules {
-            for i in &r.value.include {
-                if let Some(row) = path_row(
-                    Some(&i.value.path),
-                    None,
-                    at(&i.span),
-                    format!("rule {} (include)", r.value.id.value),
-                ) {
-                    report.paths.push(row);
-                }
-            }
-        }
-        for (name, f) in &raw.facts {
-            if let Some(row) = path_row(
-                f.value.path.as_ref(),
-                f.value.within.as_ref(),
-                at(&f.span),
-                format!("fact {name}"),
-            ) {
-                report.paths.push(row);
-            }
-            if let Some(argv) = &f.value.argv {
-                report.commands.push(CommandRow {
-                    argv: argv.value.iter().map(|a| a.value.clone()).collect(),
-                    location: at(&f.span),
-                    used_by: format!("fact {name}"),
-                });
-            }
-        }
+        report.allows.push(allows);
+        inventory(source, raw, &layered, &mut report);
     }
     // Under `--policies` too: the pack is loaded there as well, unless turned off.
     report.diagnostics.extend(destructive_probe(&found));
     if discovery.flags.is_empty() {
         report.diagnostics.extend(over_timeout(discovery, &found));
     }
-    let _ = first;
     report
+}
+
+/// The built-in packs, default and opt-in, and whether each is loaded.
+fn pack_rows(found: &crate::policy::discover::Found) -> Vec<PackRow> {
+    let loaded = |name: &'static str| {
+        found
+            .sources
+            .iter()
+            .any(|s| s.origin == crate::source::Origin::Builtin(name))
+    };
+    let mut rows = vec![];
+    for (table, kind) in [
+        (crate::policy::discover::BUILTIN, "default"),
+        (crate::policy::discover::OPT_IN, "opt-in"),
+    ] {
+        for (name, _) in table {
+            rows.push(PackRow {
+                name: format!("builtin:{name}"),
+                kind,
+                on: loaded(name),
+            });
+        }
+    }
+    rows
+}
+
+/// What loading the set as a whole found: managed files refused, the pack
+/// turned off, the layers' own findings, local files shipped in the project.
+fn loading_diagnostics(
+    found: &crate::policy::discover::Found,
+    layered: &layering::Layered,
+) -> Vec<Diagnostic> {
+    let mut out = vec![];
+    // Refused managed files that are not required (required ones are already
+    // among the errors: they fail every run closed).
+    for r in found.managed.refused.iter().filter(|r| !r.required) {
+        out.push(
+            Diagnostic::new(
+                Code::Unreadable,
+                format!("managed policy {} is not loaded: {}", r.path.display(), r.why),
+            )
+            .help("the managed folder and its files must be root's and writable by nobody else (`chown root:root`, `chmod go-w`)"),
+        );
+    }
+    if found.builtin_off_by_flag {
+        out.push(
+            Diagnostic::new(
+                Code::BuiltinOff,
+                "the built-in pack is off: `--no-builtin` leaves it out",
+            )
+            .help("without `--no-builtin`, the pack is loaded under these policies, which can change it by rule id or tag"),
+        );
+    }
+    out.extend(layered.diagnostics.iter().cloned());
+    out.extend(crate::policy::discover::shipped_local(found));
+    out
+}
+
+/// A user's, project's or local policy that turns the whole built-in pack off.
+fn turns_pack_off(source: &Arc<PolicySource>, raw: &RawPolicy) -> Option<Diagnostic> {
+    let off = raw.policy.builtin.as_ref().filter(|b| !b.value)?;
+    matches!(
+        source.layer,
+        Layer::User | Layer::Project | Layer::Local | Layer::Explicit
+    )
+    .then(|| {
+        Diagnostic::new(Code::BuiltinOff, "this turns the whole built-in pack off")
+            .at(source, off.span.clone())
+            .label("the built-in pack is off")
+            .help("to turn off one part, use [[override]] with its rule id or tag; `hookrules check --rules` lists the pack's rules")
+    })
+}
+
+/// One policy's findings: validation, its `[[allow]]` entries, lints (per
+/// host too), every template, and what each rule and fact reads.
+fn policy_diagnostics(
+    source: &Arc<PolicySource>,
+    raw: &RawPolicy,
+    layered: &layering::Layered,
+    hosts: &[Host],
+) -> (Vec<Diagnostic>, allowed::Allows) {
+    let mut diags = vec![];
+    let v = validate::validate_with(source, raw, &|_| true, true);
+    diags.extend(v.diagnostics.iter().cloned());
+    let (allows, bad_allows) = allowed::Allows::of(source, raw);
+    diags.extend(bad_allows);
+    // A rule an override disabled is disabled on purpose: no HR102 for it.
+    let disabled_on_purpose = |d: &Diagnostic| {
+        d.code == Code::NeverFires
+            && layered.notes.iter().any(|(id, notes)| {
+                d.message == format!("rule `{id}` is disabled")
+                    && notes.iter().any(|n| n.starts_with("disabled"))
+            })
+    };
+    diags.extend(
+        lints::lint(&v, raw)
+            .into_iter()
+            .filter(|d| !disabled_on_purpose(d)),
+    );
+    diags.extend(lints::per_host(&v.policy, hosts));
+    // Every template of every rule and fact, valid or not: all problems at once.
+    let mut templates = Templates::new();
+    for t in raw_templates(raw) {
+        if let Err(d) = templates.add(0, &v.policy, &t) {
+            diags.push(d);
+        }
+    }
+    // What each rule reads: fields, captures, facts, template variables, matchers.
+    let of = |t: &crate::validate::model::Template| templates.variables(0, t);
+    let of_text = |t: &str| templates.variables_in(t);
+    let is_global = |n: &str| templates.is_global(n);
+    let vars = reads::TemplateVars {
+        of: &of,
+        of_text: &of_text,
+        is_global: &is_global,
+    };
+    for rule in &v.policy.rules {
+        diags.extend(reads::rule(&v.policy, rule, &vars));
+    }
+    for fact in v.policy.facts.values() {
+        diags.extend(reads::fact(&v.policy, fact, &vars));
+    }
+    (diags, allows)
+}
+
+/// One policy's rules, exceptions, and the paths and commands it names
+/// (`check --rules`, `--paths`, `--commands`).
+fn inventory(
+    source: &Arc<PolicySource>,
+    raw: &RawPolicy,
+    layered: &layering::Layered,
+    report: &mut Report,
+) {
+    let at = |span: &std::ops::Range<usize>| {
+        let (line, _) = source.line_col(span.start);
+        format!("{}:{line}", source.display_name())
+    };
+    for r in &raw.rules {
+        let r = &r.value;
+        report.rules.push(RuleRow {
+            id: r.id.value.clone(),
+            location: at(&r.id.span),
+            layer: source.layer.name(),
+            events: r.events.value.iter().map(|e| e.value.clone()).collect(),
+            matcher: r.matcher.as_ref().map(|m| match &m.value {
+                crate::policy::syntax::MatcherSpec::All(t) => t.clone(),
+                crate::policy::syntax::MatcherSpec::PerEvent(map) => {
+                    let parts: Vec<String> = map.iter().map(|(e, t)| format!("{e}={t}")).collect();
+                    format!("{{{}}}", parts.join(", "))
+                }
+            }),
+            decision: r.decision.as_ref().map(|d| d.value.as_str()),
+            priority: r.priority.as_ref().map(|p| p.value).unwrap_or(100),
+            defer: r.defer.unwrap_or(false),
+            enabled: r.enabled.unwrap_or(true),
+            notes: layered.notes.get(&r.id.value).cloned().unwrap_or_default(),
+            at: Some((source.clone(), r.id.span.clone())),
+        });
+        let own = r.except.iter().map(|e| (source, e));
+        let granted = r.granted.iter().map(|g| (&g.source, &g.except));
+        for (written, e) in own.chain(granted) {
+            let (line, _) = written.line_col(e.span.start);
+            report.exceptions.push(ExceptionRow {
+                rule: r.id.value.clone(),
+                paths: e.value.paths.iter().map(|p| p.value.clone()).collect(),
+                commands: e.value.commands.iter().map(|c| c.value.clone()).collect(),
+                location: format!("{}:{line}", written.display_name()),
+            });
+        }
+        for e in &r.effects {
+            if let Some(row) = path_row(
+                e.value.path.as_ref(),
+                e.value.within.as_ref(),
+                at(&e.span),
+                format!(
+                    "rule {} ({} effect)",
+                    r.id.value,
+                    snake(&format!("{:?}", e.value.kind.value))
+                ),
+            ) {
+                report.paths.push(row);
+            }
+            if let Some(argv) = &e.value.argv {
+                report.commands.push(CommandRow {
+                    argv: argv.value.iter().map(|a| a.value.clone()).collect(),
+                    location: at(&e.span),
+                    used_by: format!("rule {}", r.id.value),
+                });
+            }
+        }
+    }
+    for r in &raw.rules {
+        for i in &r.value.include {
+            if let Some(row) = path_row(
+                Some(&i.value.path),
+                None,
+                at(&i.span),
+                format!("rule {} (include)", r.value.id.value),
+            ) {
+                report.paths.push(row);
+            }
+        }
+    }
+    for (name, f) in &raw.facts {
+        if let Some(row) = path_row(
+            f.value.path.as_ref(),
+            f.value.within.as_ref(),
+            at(&f.span),
+            format!("fact {name}"),
+        ) {
+            report.paths.push(row);
+        }
+        if let Some(argv) = &f.value.argv {
+            report.commands.push(CommandRow {
+                argv: argv.value.iter().map(|a| a.value.clone()).collect(),
+                location: at(&f.span),
+                used_by: format!("fact {name}"),
+            });
+        }
+    }
 }
 
 /// By file (load order), then position; diagnostics without a file first.

@@ -278,41 +278,7 @@ pub fn discovery(flags: Vec<PathBuf>, env: &BTreeMap<String, String>) -> Discove
 
 /// The binary's entry point: the exit status.
 pub fn status() -> u8 {
-    // `hookrules run` with no options is every hook call: it skips building the
-    // whole command-line parser (about a tenth of a call's instructions).
-    let mut args = std::env::args_os().skip(1);
-    let cli = match (args.next(), args.next()) {
-        (Some(cmd), None) if cmd == "run" => Cli {
-            command: Command::Run {
-                policies: vec![],
-                host: None,
-                event: None,
-                via: None,
-                timeout: None,
-            },
-            no_builtin: false,
-        },
-        // ...and so does `run --timeout SECONDS`, as `init` registers it.
-        (Some(cmd), Some(flag)) if cmd == "run" && flag == "--timeout" => {
-            match (
-                args.next().and_then(|t| t.to_str()?.parse::<f64>().ok()),
-                args.next(),
-            ) {
-                (Some(t), None) => Cli {
-                    command: Command::Run {
-                        policies: vec![],
-                        host: None,
-                        event: None,
-                        via: None,
-                        timeout: Some(t),
-                    },
-                    no_builtin: false,
-                },
-                _ => Cli::parse(),
-            }
-        }
-        _ => Cli::parse(),
-    };
+    let cli = parse_args();
     if matches!(cli.command, Command::Run { .. }) {
         // From here on small allocations are bumps into one region that is
         // never freed (see `os::arena`): reading the environment into a map is
@@ -341,33 +307,15 @@ pub fn status() -> u8 {
             event,
             via,
             timeout,
-        } => match host.as_deref().map(|h| (h, Host::parse(h))) {
-            Some((h, None)) => {
-                let _ = writeln!(
-                    stderr.lock(),
-                    "hookrules: unknown --host `{h}`; one of: {}",
-                    Host::ALL.map(Host::name).join(", ")
-                );
-                2
-            }
-            other => {
-                let hint = Hint {
-                    host: other.and_then(|(_, h)| h),
-                    event: event.as_deref(),
-                };
-                crate::engine::run::process(
-                    &discovery(policies, &env),
-                    &env,
-                    crate::engine::run::Invocation {
-                        hint,
-                        via_plugin: (via.as_deref() == Some("plugin"))
-                            .then_some(wiring::settings_answer as _),
-                        timeout_secs: timeout,
-                        notice: env_notice.as_deref(),
-                    },
-                )
-            }
-        },
+        } => run(
+            &discovery(policies, &env),
+            &env,
+            host.as_deref(),
+            event.as_deref(),
+            via.as_deref(),
+            timeout,
+            env_notice.as_deref(),
+        ),
         Command::Check {
             paths,
             format,
@@ -411,39 +359,16 @@ pub fn status() -> u8 {
             coverage,
             quick,
             expect,
-        } => match (new, expect) {
-            (_, Some(expect)) => quick::test(
-                &quick,
-                expect,
-                &discovery(policies, &env),
-                &env,
-                &std::env::current_dir().unwrap_or_default(),
-                &mut stdout.lock(),
-                &mut stderr.lock(),
-            ),
-            (None, None) if quick.call(Path::new("/")).is_some() => {
-                let _ = writeln!(
-                    stderr.lock(),
-                    "hookrules test: a call needs --expect deny|ask|allow (`hookrules explain` shows what it gets)"
-                );
-                2
-            }
-            (Some(event), None) => scaffold::new_fixture(
-                &event,
-                out.as_deref(),
-                &discovery(policies, &env),
-                &env,
-                &mut std::io::stdin().lock(),
-                &mut stdout.lock(),
-                &mut stderr.lock(),
-            ),
-            (None, None) => test::test_with(
-                &paths,
-                &discovery(policies, &env),
-                coverage,
-                &mut stdout.lock(),
-            ),
-        },
+        } => test_command(
+            &paths,
+            &discovery(policies, &env),
+            new.as_deref(),
+            out.as_deref(),
+            coverage,
+            &quick,
+            expect,
+            &env,
+        ),
         Command::Schema => {
             let _ = writeln!(stdout.lock(), "{}", schema_json());
             0
@@ -517,6 +442,118 @@ pub fn status() -> u8 {
         ),
     };
     code.clamp(0, 255) as u8
+}
+
+/// The command line. `hookrules run` with no options is every hook call: it
+/// skips building the whole command-line parser (about a tenth of a call's
+/// instructions), and so does `run --timeout SECONDS`, as `init` registers it.
+fn parse_args() -> Cli {
+    let run = |timeout| Cli {
+        command: Command::Run {
+            policies: vec![],
+            host: None,
+            event: None,
+            via: None,
+            timeout,
+        },
+        no_builtin: false,
+    };
+    let mut args = std::env::args_os().skip(1);
+    match (args.next(), args.next()) {
+        (Some(cmd), None) if cmd == "run" => run(None),
+        (Some(cmd), Some(flag)) if cmd == "run" && flag == "--timeout" => {
+            match (
+                args.next().and_then(|t| t.to_str()?.parse::<f64>().ok()),
+                args.next(),
+            ) {
+                (Some(t), None) => run(Some(t)),
+                _ => Cli::parse(),
+            }
+        }
+        _ => Cli::parse(),
+    }
+}
+
+/// `hookrules run`: one hook call, through the engine; an unknown `--host`
+/// is an error before anything is read.
+fn run(
+    discovery: &Discovery,
+    env: &BTreeMap<String, String>,
+    host: Option<&str>,
+    event: Option<&str>,
+    via: Option<&str>,
+    timeout: Option<f64>,
+    notice: Option<&str>,
+) -> i32 {
+    let host = match host.map(|h| (h, Host::parse(h))) {
+        Some((h, None)) => {
+            let _ = writeln!(
+                std::io::stderr().lock(),
+                "hookrules: unknown --host `{h}`; one of: {}",
+                Host::ALL.map(Host::name).join(", ")
+            );
+            return 2;
+        }
+        other => other.and_then(|(_, h)| h),
+    };
+    crate::engine::run::process(
+        discovery,
+        env,
+        crate::engine::run::Invocation {
+            hint: Hint { host, event },
+            via_plugin: (via == Some("plugin")).then_some(wiring::settings_answer as _),
+            timeout_secs: timeout,
+            notice,
+        },
+    )
+}
+
+/// `hookrules test`: one call against an expectation, a new fixture from an
+/// event, or the fixtures under PATHS.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "one per option of `hookrules test`"
+)]
+fn test_command(
+    paths: &[PathBuf],
+    discovery: &Discovery,
+    new: Option<&Path>,
+    out: Option<&Path>,
+    coverage: test::Coverage,
+    quick: &quick::QuickArgs,
+    expect: Option<quick::Expected>,
+    env: &BTreeMap<String, String>,
+) -> i32 {
+    let stdout = std::io::stdout();
+    let stderr = std::io::stderr();
+    match (new, expect) {
+        (_, Some(expect)) => quick::test(
+            quick,
+            expect,
+            discovery,
+            env,
+            &std::env::current_dir().unwrap_or_default(),
+            &mut stdout.lock(),
+            &mut stderr.lock(),
+        ),
+        (None, None) if quick.call(Path::new("/")).is_some() => {
+            let _ = writeln!(
+                stderr.lock(),
+                "hookrules test: a call needs --expect deny|ask|allow (`hookrules explain` shows what it gets)"
+            );
+            2
+        }
+        (Some(event), None) => scaffold::new_fixture(
+            event,
+            out,
+            discovery,
+            env,
+            &mut std::io::stdin().lock(),
+            &mut stdout.lock(),
+            &mut stderr.lock(),
+        ),
+        (None, None) => test::test_with(paths, discovery, coverage, &mut stdout.lock()),
+    }
 }
 
 /// The JSON Schema of the policy format, generated from the parser's own types.

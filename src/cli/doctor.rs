@@ -237,15 +237,40 @@ pub fn diagnose(ctx: &Context, discovery: &Discovery) -> Vec<Finding> {
                 .unwrap_or_else(|| "?".into())
         ),
     );
+    let (mut wired, answered) = claude_settings(ctx, me, &mut out);
+    wired |= plugin(ctx, me, &answered, &mut out);
+    wired |= other_agents(ctx, me, &mut out);
+    if !wired {
+        push(&mut out, Check::NotWired, Level::Warn, "hookrules is not wired anywhere: run `hookrules init` (or `init --host NAME`), or install the Claude Code plugin");
+    }
+    let found = discovery.find();
+    policies_in_force(&found, &mut out);
+    export(ctx, discovery, &found, &mut out);
+    managed(&found, &mut out);
+    compiled_set(ctx, discovery, &mut out);
+    builtin_protection(ctx, discovery, &mut out);
+    loosenings(discovery, &mut out);
+    integrity(ctx, &mut out);
+    repository(ctx, &found, &mut out);
+    unguarded(ctx, &mut out);
+    out
+}
 
-    // Claude Code settings layers, and which events each answers.
+/// Claude Code's settings layers: whether each runs this hookrules, and
+/// which events each answers (an event answered by two layers runs twice).
+/// Whether one is wired, and the layers answering each event.
+fn claude_settings(
+    ctx: &Context,
+    me: &str,
+    out: &mut Vec<Finding>,
+) -> (bool, BTreeMap<String, Vec<String>>) {
     let mut wired = false;
     let mut answered: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for (place, path) in wiring::settings_layers(ctx) {
         let Some(w) = wiring::read(place.clone(), &path) else {
             continue;
         };
-        wired |= check_wired(&w, Host::Claude, ctx, me, &mut out);
+        wired |= check_wired(&w, Host::Claude, ctx, me, out);
         for h in &w.handlers {
             answered
                 .entry(h.event.clone())
@@ -260,7 +285,7 @@ pub fn diagnose(ctx: &Context, discovery: &Discovery) -> Vec<Finding> {
         .collect();
     if !twice.is_empty() {
         push(
-            &mut out,
+            out,
             Check::AnsweredTwice,
             Level::Warn,
             format!(
@@ -270,62 +295,79 @@ pub fn diagnose(ctx: &Context, discovery: &Discovery) -> Vec<Finding> {
         );
     }
 
-    // The Claude Code plugin.
-    if let Some((path, name)) = installed_plugin(ctx) {
-        wired = true;
-        push_at(
-            &mut out,
-            Check::Plugin,
-            &path,
-            Level::Ok,
-            format!(
-                "Claude Code plugin {name} is installed ({})",
-                path.display()
-            ),
-        );
-        if !answered.is_empty() {
-            push(&mut out, Check::Plugin, Level::Ok, format!(
-                "the plugin stays quiet on the {} event(s) a settings layer answers, so nothing is answered twice",
-                answered.len()
-            ));
-        }
-        // As plugin/bin/hookrules-launch looks: the user's HOOKRULES_BIN, the
-        // install places, then a system install on PATH (never a hookrules in a
-        // PATH folder the user can write: it is not run, not even here).
-        let home = ctx.env.get("HOME").map(PathBuf::from);
-        let launcher_finds = ctx
-            .env
-            .get("HOOKRULES_BIN")
-            .map(PathBuf::from)
-            .or_else(|| {
-                [".local/bin/hookrules", ".cargo/bin/hookrules"]
-                    .iter()
-                    .filter_map(|rel| home.as_ref().map(|h| h.join(rel)))
-                    .find(|p| p.is_file())
-            })
-            .or_else(|| {
-                wiring::resolve_program("hookrules", ctx).filter(|p| {
-                    use crate::os::files::writable_by_me;
-                    p.is_absolute() && !writable_by_me(p) && !p.parent().is_some_and(writable_by_me)
-                })
-            });
-        match launcher_finds.as_deref().and_then(|p| wiring::version_of(p).map(|v| (p.to_path_buf(), v))) {
-            Some((p, v)) if wiring::same_version(&v, me) => push(&mut out, Check::PluginLauncher, Level::Ok, format!("the plugin's launcher finds {} ({v})", p.display())),
-            Some((p, v)) => push(&mut out, Check::PluginLauncher, Level::Error, format!("the plugin's launcher looks for the plugin's version; {} is `{v}`: if that is not the plugin's version, policies are NOT enforced", p.display())),
-            None => push(&mut out, Check::PluginLauncher, Level::Error, "the plugin's launcher finds no hookrules binary (HOOKRULES_BIN, ~/.local/bin, ~/.cargo/bin, a system install on PATH; not a PATH folder you can write): every event says policies are NOT enforced"),
-        }
-    }
+    (wired, answered)
+}
 
-    // Other agents.
+/// The Claude Code plugin: installed, quiet where a settings layer answers,
+/// and whether its launcher finds a hookrules of its version. Whether it is
+/// installed.
+fn plugin(
+    ctx: &Context,
+    me: &str,
+    answered: &BTreeMap<String, Vec<String>>,
+    out: &mut Vec<Finding>,
+) -> bool {
+    let Some((path, name)) = installed_plugin(ctx) else {
+        return false;
+    };
+    push_at(
+        out,
+        Check::Plugin,
+        &path,
+        Level::Ok,
+        format!(
+            "Claude Code plugin {name} is installed ({})",
+            path.display()
+        ),
+    );
+    if !answered.is_empty() {
+        push(out, Check::Plugin, Level::Ok, format!(
+            "the plugin stays quiet on the {} event(s) a settings layer answers, so nothing is answered twice",
+            answered.len()
+        ));
+    }
+    // As plugin/bin/hookrules-launch looks: the user's HOOKRULES_BIN, the
+    // install places, then a system install on PATH (never a hookrules in a
+    // PATH folder the user can write: it is not run, not even here).
+    let home = ctx.env.get("HOME").map(PathBuf::from);
+    let launcher_finds = ctx
+        .env
+        .get("HOOKRULES_BIN")
+        .map(PathBuf::from)
+        .or_else(|| {
+            [".local/bin/hookrules", ".cargo/bin/hookrules"]
+                .iter()
+                .filter_map(|rel| home.as_ref().map(|h| h.join(rel)))
+                .find(|p| p.is_file())
+        })
+        .or_else(|| {
+            wiring::resolve_program("hookrules", ctx).filter(|p| {
+                use crate::os::files::writable_by_me;
+                p.is_absolute() && !writable_by_me(p) && !p.parent().is_some_and(writable_by_me)
+            })
+        });
+    match launcher_finds.as_deref().and_then(|p| wiring::version_of(p).map(|v| (p.to_path_buf(), v))) {
+        Some((p, v)) if wiring::same_version(&v, me) => push(out, Check::PluginLauncher, Level::Ok, format!("the plugin's launcher finds {} ({v})", p.display())),
+        Some((p, v)) => push(out, Check::PluginLauncher, Level::Error, format!("the plugin's launcher looks for the plugin's version; {} is `{v}`: if that is not the plugin's version, policies are NOT enforced", p.display())),
+        None => push(out, Check::PluginLauncher, Level::Error, "the plugin's launcher finds no hookrules binary (HOOKRULES_BIN, ~/.local/bin, ~/.cargo/bin, a system install on PATH; not a PATH folder you can write): every event says policies are NOT enforced"),
+    }
+    true
+}
+
+/// The other agents' hook files: whether each runs this hookrules (Codex:
+/// whether the hooks are trusted), and VS Code running it more than once.
+/// Whether one is wired.
+fn other_agents(ctx: &Context, me: &str, out: &mut Vec<Finding>) -> bool {
+    let mut wired = false;
     let mut seen = BTreeSet::new();
     for (host, path) in wiring::agent_files(ctx) {
         if !seen.insert(path.clone()) {
             continue;
         }
         if let Some(w) = wiring::read(Place::Agent(host), &path) {
-            let here = check_wired(&w, host, ctx, me, &mut out);
+            let here = check_wired(&w, host, ctx, me, out);
             if here && host == Host::Codex {
-                codex_trust(&w, ctx, &mut out);
+                codex_trust(&w, ctx, out);
             }
             wired |= here;
         }
@@ -345,20 +387,20 @@ pub fn diagnose(ctx: &Context, discovery: &Discovery) -> Vec<Finding> {
         })
         .collect();
     if vscode_files.len() > 1 {
-        push(&mut out, Check::AnsweredTwice, Level::Warn, format!(
+        push(out, Check::AnsweredTwice, Level::Warn, format!(
             "VS Code runs every .github/hooks/*.json, so it runs hookrules more than once per event ({}); keep one (`hookrules uninstall --host vscode`)",
             vscode_files.join(", ")
         ));
     }
-    if !wired {
-        push(&mut out, Check::NotWired, Level::Warn, "hookrules is not wired anywhere: run `hookrules init` (or `init --host NAME`), or install the Claude Code plugin");
-    }
 
-    // Policies in force.
-    let found = discovery.find();
+    wired
+}
+
+/// The policies in force, where they come from, and the pack turned off.
+fn policies_in_force(found: &crate::policy::discover::Found, out: &mut Vec<Finding>) {
     for e in &found.errors {
         push(
-            &mut out,
+            out,
             Check::Policies,
             Level::Error,
             format!("policy: {}", e.message),
@@ -378,7 +420,7 @@ pub fn diagnose(ctx: &Context, discovery: &Discovery) -> Vec<Finding> {
         None => "none found",
     };
     push(
-        &mut out,
+        out,
         Check::Policies,
         Level::Ok,
         format!(
@@ -392,7 +434,7 @@ pub fn diagnose(ctx: &Context, discovery: &Discovery) -> Vec<Finding> {
     );
     if found.builtin_off_by_flag {
         push(
-            &mut out,
+            out,
             Check::Policies,
             Level::Warn,
             "the built-in pack is off: `--no-builtin` leaves it out",
@@ -400,7 +442,7 @@ pub fn diagnose(ctx: &Context, discovery: &Discovery) -> Vec<Finding> {
     }
     for f in &found.builtin_off {
         push(
-            &mut out,
+            out,
             Check::Policies,
             Level::Warn,
             format!(
@@ -409,15 +451,6 @@ pub fn diagnose(ctx: &Context, discovery: &Discovery) -> Vec<Finding> {
             ),
         );
     }
-    export(ctx, discovery, &found, &mut out);
-    managed(&found, &mut out);
-    compiled_set(ctx, discovery, &mut out);
-    builtin_protection(ctx, discovery, &mut out);
-    loosenings(discovery, &mut out);
-    integrity(ctx, &mut out);
-    repository(ctx, &found, &mut out);
-    unguarded(ctx, &mut out);
-    out
 }
 
 /// Export: where decisions go, and what the spool holds (said when export is

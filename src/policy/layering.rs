@@ -30,7 +30,7 @@ use std::sync::Arc;
 
 use super::discover::Trusted;
 use super::loosening::{self, Loosening};
-use super::syntax::{Granted, RawExcept, RawPolicy, RawRule, Sp};
+use super::syntax::{Granted, RawExcept, RawOverride, RawPolicy, RawRule, Sp};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::source::{Layer, PolicySource};
 
@@ -75,37 +75,14 @@ pub fn apply(
             let (head, tail) = policies.split_at_mut(i);
             remove_pending(head, &mut pending[..i]);
             let (src, raw) = &mut tail[0];
-            let mut found = loosening::classify(src, raw, head);
-            let covered = trusted.covers(src);
-            let own = trusted.is_own(src);
-            for l in &mut found {
-                l.trusted = covered;
-                l.own = own;
-            }
-            let managed_log = head
-                .iter()
-                .any(|(s, p)| s.layer == Layer::Managed && p.log.is_some());
-            for l in &found {
-                let mut kept: Vec<&str> = l
-                    .rules
-                    .iter()
-                    .filter(|id| {
-                        head.iter().zip(&pinned).any(|((_, p), pin)| {
-                            *pin && p.rules.iter().any(|r| &r.value.id.value == *id)
-                        })
-                    })
-                    .map(String::as_str)
-                    .collect();
-                if managed_log && matches!(l.item, loosening::Item::Log(_)) {
-                    kept.push("the decision log (its `[log]`)");
-                }
-                diagnostics.push(loosening_diagnostic(src, l, &kept));
-            }
-            if !covered && !found.is_empty() {
-                loosening::restrict(raw, &found);
-                raw.rules.push(notice(src, &found));
-            }
-            loosenings.extend(found);
+            loosenings.extend(judge_project_file(
+                src,
+                raw,
+                head,
+                &pinned,
+                trusted,
+                &mut diagnostics,
+            ));
         }
         // 1. Replacement by id (a loosening: a pinned rule is not replaced
         // from below; the same-id rule is left out).
@@ -174,72 +151,7 @@ pub fn apply(
                             said.join("; ")
                         ));
                     }
-                    let refuses = |f: fn(&loosening::What) -> bool| refused.iter().any(f);
-                    let mut what = vec![];
-                    if let Some(e) = ov.enabled.filter(|_| {
-                        !refuses(|w| {
-                            matches!(w, loosening::What::Disables | loosening::What::Enables)
-                        })
-                    }) {
-                        r.enabled = Some(e);
-                        what.push(if e {
-                            "enabled".to_string()
-                        } else {
-                            "disabled".to_string()
-                        });
-                    }
-                    if let Some(p) = ov
-                        .priority
-                        .as_ref()
-                        .filter(|_| !refuses(|w| matches!(w, loosening::What::Reorders)))
-                    {
-                        r.priority = Some(Sp {
-                            span: r.id.span.clone(),
-                            value: p.value,
-                        });
-                        what.push(format!("priority {}", p.value));
-                    }
-                    if let Some(d) = ov
-                        .decision
-                        .as_ref()
-                        .filter(|_| !refuses(|w| matches!(w, loosening::What::Downgrades { .. })))
-                    {
-                        let span = r
-                            .decision
-                            .as_ref()
-                            .map(|d| d.span.clone())
-                            .unwrap_or(r.id.span.clone());
-                        r.decision = Some(Sp {
-                            span,
-                            value: d.value,
-                        });
-                        what.push(format!("decision {}", d.value.as_str()));
-                    }
-                    if let Some(m) = ov
-                        .mode
-                        .as_ref()
-                        .filter(|_| !refuses(|w| matches!(w, loosening::What::Audits)))
-                    {
-                        r.mode = Some(m.clone());
-                        what.push(format!("mode {}", m.value.as_str()));
-                    }
-                    if let Some(e) = ov
-                        .except
-                        .as_ref()
-                        .filter(|_| !refuses(|w| matches!(w, loosening::What::Excepts)))
-                    {
-                        r.granted.push(Granted {
-                            source: src.clone(),
-                            except: e.clone(),
-                        });
-                        what.push(format!("exception ({})", describe_except(&e.value)));
-                    }
-                    for t in &ov.add_tags {
-                        if !r.tags.contains(t) {
-                            r.tags.push(t.clone());
-                        }
-                        what.push(format!("tag {t}"));
-                    }
+                    let what = apply_override(ov, r, &refused, src);
                     if !what.is_empty() || refused.is_empty() {
                         notes
                             .entry(r.id.value.clone())
@@ -280,6 +192,127 @@ pub fn apply(
         diagnostics,
         loosenings,
     }
+}
+
+/// A project-layer file joins: each thing it loosens or runs gets a
+/// diagnostic (saying what a pinned rule keeps); without the user's trust in
+/// its exact content they are left out, and a notice rule says so once per
+/// session.
+fn judge_project_file(
+    src: &Arc<PolicySource>,
+    raw: &mut RawPolicy,
+    head: &[(Arc<PolicySource>, RawPolicy)],
+    pinned: &[bool],
+    trusted: &Trusted,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Vec<Loosening> {
+    let mut found = loosening::classify(src, raw, head);
+    let covered = trusted.covers(src);
+    let own = trusted.is_own(src);
+    for l in &mut found {
+        l.trusted = covered;
+        l.own = own;
+    }
+    let managed_log = head
+        .iter()
+        .any(|(s, p)| s.layer == Layer::Managed && p.log.is_some());
+    for l in &found {
+        let mut kept: Vec<&str> = l
+            .rules
+            .iter()
+            .filter(|id| {
+                head.iter()
+                    .zip(pinned)
+                    .any(|((_, p), pin)| *pin && p.rules.iter().any(|r| &r.value.id.value == *id))
+            })
+            .map(String::as_str)
+            .collect();
+        if managed_log && matches!(l.item, loosening::Item::Log(_)) {
+            kept.push("the decision log (its `[log]`)");
+        }
+        diagnostics.push(loosening_diagnostic(src, l, &kept));
+    }
+    if !covered && !found.is_empty() {
+        loosening::restrict(raw, &found);
+        raw.rules.push(notice(src, &found));
+    }
+    found
+}
+
+/// Apply what one override sets to one rule it selects, except what is
+/// `refused` (a loosening of a pinned rule); what it changed, as notes say it.
+fn apply_override(
+    ov: &RawOverride,
+    r: &mut RawRule,
+    refused: &[loosening::What],
+    src: &Arc<PolicySource>,
+) -> Vec<String> {
+    let refuses = |f: fn(&loosening::What) -> bool| refused.iter().any(f);
+    let mut what = vec![];
+    if let Some(e) = ov
+        .enabled
+        .filter(|_| !refuses(|w| matches!(w, loosening::What::Disables | loosening::What::Enables)))
+    {
+        r.enabled = Some(e);
+        what.push(if e {
+            "enabled".to_string()
+        } else {
+            "disabled".to_string()
+        });
+    }
+    if let Some(p) = ov
+        .priority
+        .as_ref()
+        .filter(|_| !refuses(|w| matches!(w, loosening::What::Reorders)))
+    {
+        r.priority = Some(Sp {
+            span: r.id.span.clone(),
+            value: p.value,
+        });
+        what.push(format!("priority {}", p.value));
+    }
+    if let Some(d) = ov
+        .decision
+        .as_ref()
+        .filter(|_| !refuses(|w| matches!(w, loosening::What::Downgrades { .. })))
+    {
+        let span = r
+            .decision
+            .as_ref()
+            .map(|d| d.span.clone())
+            .unwrap_or(r.id.span.clone());
+        r.decision = Some(Sp {
+            span,
+            value: d.value,
+        });
+        what.push(format!("decision {}", d.value.as_str()));
+    }
+    if let Some(m) = ov
+        .mode
+        .as_ref()
+        .filter(|_| !refuses(|w| matches!(w, loosening::What::Audits)))
+    {
+        r.mode = Some(m.clone());
+        what.push(format!("mode {}", m.value.as_str()));
+    }
+    if let Some(e) = ov
+        .except
+        .as_ref()
+        .filter(|_| !refuses(|w| matches!(w, loosening::What::Excepts)))
+    {
+        r.granted.push(Granted {
+            source: src.clone(),
+            except: e.clone(),
+        });
+        what.push(format!("exception ({})", describe_except(&e.value)));
+    }
+    for t in &ov.add_tags {
+        if !r.tags.contains(t) {
+            r.tags.push(t.clone());
+        }
+        what.push(format!("tag {t}"));
+    }
+    what
 }
 
 /// `paths [..], commands [..]`, as `check` and the notes show an exception.

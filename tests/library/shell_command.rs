@@ -393,13 +393,37 @@ fn errors_table() {
 
 #[test]
 fn nesting_limit() {
-    let nest = |n: usize| format!("{}ls{}", "echo $(".repeat(n), ")".repeat(n));
-    assert!(parse(&nest(16)).is_ok());
-    let e = parse(&nest(17)).unwrap_err();
-    assert!(e.message.contains("nesting"), "{e}");
-    let sub = |n: usize| format!("{}ls{}", "(".repeat(n).replace('(', "( "), " )".repeat(n));
-    assert!(parse(&sub(16)).is_ok());
-    assert!(parse(&sub(17)).is_err());
+    use hookrules::shell::command::MAX_DEPTH;
+    // on the stack `hookrules run` has (os::stack::MIN), not a test thread's 2 MiB
+    std::thread::Builder::new()
+        .stack_size(hookrules::os::stack::MIN)
+        .spawn(|| {
+            let nest = |n: usize| format!("{}ls{}", "echo $(".repeat(n), ")".repeat(n));
+            assert!(parse(&nest(MAX_DEPTH)).is_ok());
+            let e = parse(&nest(MAX_DEPTH + 1)).unwrap_err();
+            assert!(e.message.contains("nesting"), "{e}");
+            let sub =
+                |n: usize| format!("{}ls{}", "(".repeat(n).replace('(', "( "), " )".repeat(n));
+            assert!(parse(&sub(MAX_DEPTH)).is_ok());
+            assert!(parse(&sub(MAX_DEPTH + 1)).is_err());
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+    // a hundred nested `if`s, as a generator writes them, are read to the `rm` inside
+    let ifs = format!(
+        "{}rm -rf ~{}",
+        "if true; then ".repeat(100),
+        "; fi".repeat(100)
+    );
+    let deep = std::thread::Builder::new()
+        .stack_size(hookrules::os::stack::MIN)
+        .spawn(move || parse(&ifs).map(|cs| cs.iter().any(|c| c.program == "rm")))
+        .unwrap()
+        .join()
+        .unwrap();
+    assert_eq!(deep.ok(), Some(true));
+    // re-parsed strings nest 16 deep at most
     let evals = format!("{}rm x", "eval ".repeat(20));
     assert!(parse(&evals).unwrap_err().message.contains("nesting"));
     let mut s = "rm x".to_string();

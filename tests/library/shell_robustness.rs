@@ -1,6 +1,6 @@
 //! No panics, no hangs, bounded work on garbage and adversarial input.
 
-use hookrules::shell::command::parse;
+use hookrules::shell::command::{parse, MAX_DEPTH};
 use hookrules::shell::path::{is_within, normalize};
 use std::time::{Duration, Instant};
 
@@ -301,54 +301,76 @@ fn megabyte_inputs_are_linear() {
 }
 
 /// Random mixes of every nesting construct at exactly the depth limit parse
-/// (no stack overflow on a 2 MB test thread); one level more is an error.
+/// (no stack overflow on the stack `hookrules run` has, os::stack::MIN); one
+/// level more is an error.
 #[test]
 fn mixed_nesting_at_the_limit() {
-    const LEVELS: &[(&str, &str)] = &[
-        // (a space after `$(` so that `$( (` is not read as `$((`)
-        ("echo $( ", ")"),
-        ("echo \"$( ", ")\""),
-        ("( ", " )"),
-        ("{ ", "; }"),
-        ("if true; then ", "; fi"),
-        ("while true; do ", "; done"),
-        ("for i in 1; do ", "; done"),
-        ("case x in x) ", ";; esac"),
-        ("cat <( ", ")"),
-        ("echo ${a:-$( ", ")}"),
-        ("f() { ", "; }"),
-        ("echo `", "`"),
-    ];
-    let mut rng = XorShift(7);
-    let mut checked = 0;
-    for _ in 0..300 {
-        let picks: Vec<usize> = (0..20).map(|_| rng.below(LEVELS.len())).collect();
-        let build = |depth_budget: usize| {
-            let (mut open, mut close, mut used) = (String::new(), String::new(), 0);
-            for &p in &picks {
-                // `${…$(` costs two levels; backquotes are left out of the
-                // innermost levels because they need escaping when nested.
-                let cost = if p == 9 { 2 } else { 1 };
-                if used + cost > depth_budget || p == 11 {
-                    continue;
-                }
-                used += cost;
-                open.push_str(LEVELS[p].0);
-                close.insert_str(0, LEVELS[p].1);
-            }
-            (format!("{open}rm x{close}"), used)
-        };
-        let (s, used) = build(16);
-        if used == 16 {
-            checked += 1;
-            let cs = parse(&s).unwrap_or_else(|e| panic!("{s:?}: {e}"));
-            assert!(cs.iter().any(|c| c.program == "rm"), "{s:?}");
-            let deeper = format!("( {s} )");
-            assert!(parse(&deeper).is_err(), "{deeper:?}");
+    std::thread::Builder::new()
+        .stack_size(hookrules::os::stack::MIN)
+        .spawn(mixed_nesting)
+        .unwrap()
+        .join()
+        .unwrap();
+}
+
+/// The same mixes on a thread with an eighth of that stack: an error where the
+/// stack runs short, never an overflow.
+#[test]
+fn deep_nesting_on_a_small_stack_is_an_error() {
+    let (s, _) = mixed_script(&mut XorShift(11), MAX_DEPTH);
+    let deepest = std::thread::Builder::new()
+        .stack_size(hookrules::os::stack::MIN / 8)
+        .spawn(move || parse(&s).map(|_| ()))
+        .unwrap()
+        .join()
+        .unwrap();
+    assert!(deepest.is_err());
+}
+
+/// Nesting levels a script can be built of: (opening, closing).
+const LEVELS: &[(&str, &str)] = &[
+    // (a space after `$(` so that `$( (` is not read as `$((`)
+    ("echo $( ", ")"),
+    ("echo \"$( ", ")\""),
+    ("( ", " )"),
+    ("{ ", "; }"),
+    ("if true; then ", "; fi"),
+    ("while true; do ", "; done"),
+    ("for i in 1; do ", "; done"),
+    ("case x in x) ", ";; esac"),
+    ("cat <( ", ")"),
+    ("echo ${a:-$( ", ")}"),
+    ("f() { ", "; }"),
+];
+
+/// A random mix of [`LEVELS`] around `rm x`, `depth` levels deep (`${…$(`
+/// costs two); and its depth, one short of `depth` when the last pick did not fit.
+fn mixed_script(rng: &mut XorShift, depth: usize) -> (String, usize) {
+    let (mut open, mut close, mut used) = (String::new(), String::new(), 0);
+    while used < depth {
+        let p = rng.below(LEVELS.len());
+        let cost = if p == 9 { 2 } else { 1 };
+        if used + cost > depth {
+            continue;
         }
+        used += cost;
+        open.push_str(LEVELS[p].0);
+        close.insert_str(0, LEVELS[p].1);
     }
-    assert!(checked > 100, "only {checked} scripts at the limit");
-    // the heaviest per level: re-parsed strings
+    (format!("{open}rm x{close}"), used)
+}
+
+fn mixed_nesting() {
+    let mut rng = XorShift(7);
+    for _ in 0..12 {
+        let (s, used) = mixed_script(&mut rng, MAX_DEPTH);
+        assert_eq!(used, MAX_DEPTH);
+        let cs = parse(&s).unwrap_or_else(|e| panic!("{s:?}: {e}"));
+        assert!(cs.iter().any(|c| c.program == "rm"), "{s:?}");
+        let deeper = format!("( {s} )");
+        assert!(parse(&deeper).is_err(), "{deeper:?}");
+    }
+    // the heaviest per level: re-parsed strings, 16 deep at most
     let wrap = |s: &str| format!("sh -c \"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""));
     let mut s = "rm x".to_string();
     for _ in 0..16 {

@@ -19,7 +19,7 @@ use super::roles;
 use super::state::{add_links, join, Func, State, Var, Written};
 use super::syntax::{
     self, AndOr, Command, CommandKind, Conn, Heredoc, List, Param, ParamOp, Part, Pipeline,
-    RedirKind, Sub, SubKind, Word, MAX_DEPTH,
+    RedirKind, Sub, SubKind, Word, MAX_DEPTH, MAX_REPARSE,
 };
 use super::wrappers::{self, Action, MAX_WRAPPERS};
 use super::{
@@ -72,6 +72,7 @@ fn extract_complete(script: &str) -> Result<Vec<SimpleCommand>, ParseError> {
         work: script.len().saturating_mul(4).saturating_add(1 << 16),
         state: Rc::new(State::start()),
         calls: 0,
+        reparses: 0,
         active: Vec::new(),
         forks: 0,
         guards: 0,
@@ -254,6 +255,8 @@ struct Extractor {
     state: Rc<State>,
     /// Nesting of function calls and alias expansions being followed.
     calls: usize,
+    /// Nesting of re-parsed strings being read (`bash -c`, `eval`, …).
+    reparses: usize,
     /// Functions being called (a recursive call is not followed again), with
     /// [`Extractor::forks`] and [`Extractor::guards`] when each was called.
     active: Vec<(String, usize, usize)>,
@@ -306,6 +309,27 @@ impl Extractor {
             ));
         }
         self.budget -= text.len();
+        if self.reparses >= MAX_REPARSE {
+            return Err(map.apply(perr(
+                format!("nesting deeper than {MAX_REPARSE} re-parsed levels"),
+                0,
+            )));
+        }
+        self.reparses += 1;
+        let out = self.reparsed(text, depth, via, map, child);
+        self.reparses -= 1;
+        out
+    }
+
+    /// [`Extractor::nested`] once its bounds are checked.
+    fn reparsed(
+        &mut self,
+        text: &str,
+        depth: usize,
+        via: &[String],
+        map: OffMap,
+        child: Option<Option<Vec<Value>>>,
+    ) -> Result<Option<Value>, ParseError> {
         let s = syntax::parse_script_as(text, depth, self.dash).map_err(|e| map.apply(e))?;
         let first = self.out.len();
         let saved = self.state.clone();
@@ -540,7 +564,7 @@ impl Extractor {
 
     fn command(&mut self, c: &Command, stdin: Input, cx: &Cx) -> Result<Ran, ParseError> {
         self.tick(c.offset)?;
-        if c.depth > MAX_DEPTH {
+        if c.depth > MAX_DEPTH || syntax::stack_low(c.depth) {
             return Err(perr(
                 format!("nesting deeper than {MAX_DEPTH} levels"),
                 c.offset,
@@ -1044,7 +1068,7 @@ impl Extractor {
         // An alias defined earlier in the command.
         if let Some(w) = words.first().filter(|w| w.plain) {
             if let Some(text) = self.state.aliases.get(&w.text).cloned() {
-                if self.calls < MAX_DEPTH {
+                if self.calls < MAX_REPARSE {
                     let mut script = text;
                     for f in fields.get(1..).unwrap_or_default() {
                         script.push(' ');
@@ -1144,7 +1168,7 @@ impl Extractor {
         }
         let call = match self.state.funcs.get(&prog) {
             Some(Func(body))
-                if self.calls < MAX_DEPTH && !self.active.iter().any(|(n, ..)| *n == prog) =>
+                if self.calls < MAX_REPARSE && !self.active.iter().any(|(n, ..)| *n == prog) =>
             {
                 Some((
                     body.clone(),
@@ -1766,7 +1790,7 @@ impl Extractor {
         mut from_input: bool,
     ) -> Result<(), ParseError> {
         let off = link.cmd.offset;
-        if depth > MAX_DEPTH {
+        if depth > MAX_DEPTH || syntax::stack_low(depth) {
             return Err(perr(format!("nesting deeper than {MAX_DEPTH} levels"), off));
         }
         let mut hops = 0;

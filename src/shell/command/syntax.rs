@@ -12,8 +12,32 @@ use super::lex::{Op, Tok};
 use super::{perr, ParseError, RedirectOp};
 
 /// Maximum nesting of subshells, groups, compound commands, substitutions,
-/// parameter expansions and re-parsed strings (`bash -c`, `eval`, …).
-pub const MAX_DEPTH: usize = 16;
+/// parameter expansions and re-parsed strings (`bash -c`, `eval`, …): deeper
+/// than people write (a generated script of 100 nested `if`s parses). The
+/// deepest construct per level, a function defined in a function, overflows
+/// 8 MiB ([`crate::os::stack::MIN`]) at about 140 levels in a debug build;
+/// [`stack_low`] turns what is left of that risk into an error.
+pub const MAX_DEPTH: usize = 128;
+
+/// Maximum nesting of re-parsed strings (`bash -c`, `eval`, an `ssh` command
+/// line) among the [`MAX_DEPTH`] levels: each is parsed again, as bash and as
+/// dash, so this bounds the work more than the stack.
+pub const MAX_REPARSE: usize = 16;
+
+/// Nesting up to which the stack is not looked at: every construct fits
+/// [`MAX_REPARSE`] levels on a 2 MiB thread.
+const STACK_UNCHECKED: usize = 16;
+
+/// What must be left of the stack to go one level deeper (a level of the
+/// heaviest construct takes about 60 KiB in a debug build).
+const STACK_RESERVE: usize = 512 << 10;
+
+/// Is the stack too short to go one level deeper than `depth`? Only looked at
+/// beyond [`STACK_UNCHECKED`] levels, so a usual command pays nothing (the
+/// first look finds the thread's stack, once).
+pub(crate) fn stack_low(depth: usize) -> bool {
+    depth > STACK_UNCHECKED && stacker::remaining_stack().is_some_and(|left| left < STACK_RESERVE)
+}
 
 /// A shell word: its text with quotes removed, its parts, and the scripts it
 /// embeds.
@@ -250,7 +274,7 @@ pub(crate) fn parse_script(src: &str, depth: usize) -> Result<Script, ParseError
 /// is a character and the quotes are ordinary quotes). Checked against dash
 /// 0.5.12, Debian's and Ubuntu's `/bin/sh`.
 pub(crate) fn parse_script_as(src: &str, depth: usize, dash: bool) -> Result<Script, ParseError> {
-    if depth > MAX_DEPTH {
+    if depth > MAX_DEPTH || stack_low(depth) {
         return Err(too_deep(0));
     }
     let mut p = Parser {
@@ -362,7 +386,7 @@ impl Parser<'_> {
 
     pub(super) fn enter(&mut self, at: usize) -> Result<(), ParseError> {
         self.depth += 1;
-        if self.depth > MAX_DEPTH {
+        if self.depth > MAX_DEPTH || stack_low(self.depth) {
             Err(too_deep(at))
         } else {
             Ok(())

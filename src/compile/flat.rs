@@ -120,6 +120,24 @@ impl<'b, T: Word> Run<'b, T> {
         self.bytes.get(at..at.checked_add(T::SIZE)?).map(T::read)
     }
 
+    /// Is `w` one of these words, which are sorted? (A binary search.)
+    pub fn contains(self, w: T) -> bool
+    where
+        T: Ord,
+    {
+        let (mut lo, mut hi) = (0, self.len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            match self.get(mid).map(|m| m.cmp(&w)) {
+                Some(std::cmp::Ordering::Less) => lo = mid + 1,
+                Some(std::cmp::Ordering::Greater) => hi = mid,
+                Some(std::cmp::Ordering::Equal) => return true,
+                None => return false,
+            }
+        }
+        false
+    }
+
     /// Words `lo..hi`.
     fn slice(self, lo: usize, hi: usize) -> Option<Run<'b, T>> {
         let bytes = self

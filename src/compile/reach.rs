@@ -797,14 +797,14 @@ impl Reached<'_> {
         prefilter: Option<&mut Shells>,
         paths: Option<&dyn CommandPaths>,
     ) -> Vec<RuleId> {
-        let reached = self.ids.iter().filter(|id| !refused.contains(id));
         match prefilter {
-            None => reached.collect(),
+            None => self.ids.iter().filter(|id| !refused.contains(id)).collect(),
+            // The candidates, looked up among the group's (sorted) ids: work
+            // grows with the candidates, not with the group.
             Some(shells) => {
-                let wanted = self.prefilter.candidates(event, shells, paths);
-                reached
-                    .filter(|id| wanted.binary_search(id).is_ok())
-                    .collect()
+                let mut wanted = self.prefilter.candidates(event, shells, paths);
+                wanted.retain(|id| !refused.contains(id) && self.ids.run().contains(*id));
+                wanted
             }
         }
     }
@@ -1034,16 +1034,41 @@ impl Prefilter<'static> {
                 all,
             });
         }
+        // Selectors that differ only in their `written_by` programs merge
+        // into one with all their programs: it picks every path each of them
+        // picks (an operand of one more program, and nothing else changes),
+        // so the prefilter stays a superset, and it is searched once instead
+        // of once per list (a set whose policies each name their own list of
+        // programs had ~130 selectors in its Bash bucket, ~8k instructions
+        // each on every Bash event).
+        type Merged = (BTreeSet<String>, BTreeMap<String, Vec<RuleId>>, Vec<RuleId>);
+        let mut merged: BTreeMap<PathSelector, Merged> = BTreeMap::new();
         for (selector, lits) in paths {
+            let mut key = selector.clone();
+            let programs = key.written_by.as_mut().map(std::mem::take);
+            let m = merged.entry(key).or_default();
+            m.0.extend(programs.into_iter().flatten());
+            for (literal, ids) in lits {
+                m.1.entry(literal).or_default().extend(ids);
+            }
+            m.2.extend(any_path.remove(selector).unwrap_or_default());
+        }
+        for (mut selector, (programs, mut lits, mut any)) in merged {
+            if let Some(list) = selector.written_by.as_mut() {
+                *list = programs.into_iter().collect();
+            }
+            for ids in lits.values_mut() {
+                ids.sort_unstable();
+                ids.dedup();
+            }
             let (literals, literal_rules) = by_literal(lits);
-            let mut any = any_path.remove(&selector).unwrap_or_default();
             any.sort_unstable();
             any.dedup();
             let mut all: Vec<RuleId> = literal_rules.iter().chain(any.iter().copied()).collect();
             all.sort_unstable();
             all.dedup();
             p.paths.push(PathLiterals {
-                selector: selector.clone(),
+                selector,
                 literals,
                 any: any.into_iter().collect(),
                 all: all.into_iter().collect(),
@@ -1063,17 +1088,14 @@ impl Prefilter<'_> {
         paths: Option<&dyn CommandPaths>,
     ) -> Vec<RuleId> {
         let mut out: Vec<RuleId> = self.always.iter().collect();
+        let dialect = crate::contract::hosts::dialect(&event.value);
+        let cwd = event_cwd(event);
         for fp in &self.programs {
             let Some(text) = fp.field.get(&event.value).and_then(|v| v.as_str()) else {
                 // No command: it runs nothing.
                 continue;
             };
-            match parse_shell(
-                shells,
-                text,
-                crate::contract::hosts::dialect(&event.value),
-                event_cwd(event),
-            ) {
+            match parse_shell(shells, text, dialect, cwd) {
                 Ok(cmds) => {
                     for c in cmds.iter() {
                         let runs = |(id, sub): (RuleId, u32)| fp.runs(c, sub).then_some(id);
@@ -1113,15 +1135,7 @@ impl Prefilter<'_> {
                 // No command: it names no path.
                 continue;
             };
-            let (Some(paths), Ok(cmds)) = (
-                paths,
-                parse_shell(
-                    shells,
-                    text,
-                    crate::contract::hosts::dialect(&event.value),
-                    event_cwd(event),
-                ),
-            ) else {
+            let (Some(paths), Ok(cmds)) = (paths, parse_shell(shells, text, dialect, cwd)) else {
                 // Paths not known, or a command that does not parse (which
                 // names any path).
                 out.extend(pl.all.iter());

@@ -14,8 +14,9 @@
 //!   only the holder of the user's key can compute: SipHash-2-4-128 under keys
 //!   derived from the per-user key by HMAC-SHA256 (`os::state::FastMac`; the key
 //!   is in the user's state folder). The header's tag covers the header; a
-//!   record's tag covers the header's tag, the record's offset and its bytes,
-//!   and is checked when the record is read. Anything that
+//!   record's tag covers the header's tag, what the record is (rule N, list
+//!   N, or a record an authenticated span points to), its offset and its
+//!   bytes, and is checked when the record is read. Anything that
 //!   does not check out (a changed byte with every hash recomputed, a truncated
 //!   file, another set's or another user's file, a folder or FIFO in its place)
 //!   makes `run` build the set from the policies, exactly as without a cache,
@@ -27,7 +28,13 @@
 //! one event reaches (tens of kilobytes of a set that can be megabytes), so the
 //! MAC is computed over exactly the bytes that are read, and its cost grows with
 //! what the event needs, not with the set. A record's tag is bound to the
-//! header's, so records cannot be moved between artifacts. Why SipHash and not
+//! header's, so records cannot be moved between artifacts. The spans of the
+//! rules and lists are in an index after the records, which no tag covers:
+//! each rule's and list's record is bound to its number instead, so a span
+//! changed in the index leads to a record that does not verify, and `run`
+//! reads only the spans of the rules it evaluates (in the header, the
+//! 10k-rule bench set's spans were 134 KB that every event authenticated and
+//! decoded: ~1.3M instructions). Why SipHash and not
 //! HMAC-SHA256 for the bytes: HMAC-SHA256 over those bytes doubled `run`'s
 //! instructions for a cached project set under `bench/callgrind.sh` (software
 //! SHA-256, ~25 instructions a byte, as on CPUs without the SHA extensions);
@@ -48,10 +55,11 @@
 //! can change the binary can change anything.
 //!
 //! Layout: `MAGIC`, header length (u32), header hash (u128), header (postcard),
-//! then records, each a hash (u128) and a postcard body: one per event entry of
-//! the reach table (which holds the spans of its groups of rules, one record
-//! each), one per rule, one per pattern list or named condition, one per
-//! policy's facts, and the layering notes. A rule's record starts with the
+//! then records, each a hash (u128) and a postcard body: one per event entry
+//! of the reach table (which holds the spans of its groups of rules, one
+//! record each), one per rule, one per pattern list or named condition, one
+//! per policy's facts, and the layering notes; then the index (the span of
+//! each rule, then of each list: offset u64 and length u32). A rule's record starts with the
 //! numbers of the pattern lists and named conditions it uses (its lists and
 //! `ref`s are numbers into the list records, see `validate::patterns::stored`);
 //! a list's record holds its patterns and their required literals
@@ -64,11 +72,11 @@ use std::fs::File;
 use std::io::Read;
 use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use serde::{Deserialize, Serialize};
 
-use super::flat::{Keyed, Words};
+use super::flat::{Keyed, Word};
 use super::patterns::StoredList;
 use super::provenance::Provenance;
 use super::reach::{CommandPaths, EventEntry, Reached, RuleId, Shells};
@@ -84,7 +92,7 @@ use crate::source::{Layer, Origin, PolicySource};
 use crate::validate::model::{Fact, NamedCondition, Policy};
 use crate::validate::patterns::stored::{self, List, Numbering};
 
-const MAGIC: &[u8; 8] = b"HRSET006";
+const MAGIC: &[u8; 8] = b"HRSET007";
 /// The purpose the user's key is used for here (see `os::state`).
 const CACHE_PURPOSE: &str = "hookrules cache v1";
 /// Files whose time stamps are this close to the build are not cached (ns).
@@ -108,7 +116,7 @@ const EMBEDDED_SEARCH: &str = "the built-in pack";
 /// read as current; a change that does not (a comment, a refactor, a new
 /// function) needs neither a bump nor a re-bless. Cache files are keyed by the
 /// binary that built them and do not depend on it.
-pub const FORMAT_VERSION: u32 = 9;
+pub const FORMAT_VERSION: u32 = 10;
 
 /// What the embedded artifact records as its builder: the format's version and
 /// a hash of the built-in policies' names and texts, exactly as the pack is
@@ -322,11 +330,13 @@ struct Header<'a> {
     stamps: Vec<Stamp>,
     failure: FailureMode,
     policies: Vec<PolicyHead>,
-    #[serde(borrow)]
-    rules: Words<'a, Span>,
-    /// Pattern lists, by number.
-    #[serde(borrow)]
-    lists: Words<'a, Span>,
+    /// How many rules (numbered from 0) and pattern lists (by number) the
+    /// index holds.
+    rules: u32,
+    lists: u32,
+    /// Where the index is (after the records): the span of each rule, then
+    /// of each list, fixed-width ([`Words`] of [`Span`]s).
+    index: u64,
     /// Each event's entry (one span each), by name.
     #[serde(borrow)]
     events: Keyed<'a, Span>,
@@ -341,8 +351,9 @@ impl Header<'_> {
     /// The same header, owning its lists.
     fn into_owned(self) -> Header<'static> {
         Header {
-            rules: self.rules.into_owned(),
-            lists: self.lists.into_owned(),
+            rules: self.rules,
+            lists: self.lists,
+            index: self.index,
             events: self.events.into_owned(),
             search: self.search,
             binary: self.binary,
@@ -447,6 +458,30 @@ fn header_tag(seal: &Seal, head: &[u8]) -> [u8; 16] {
     }
 }
 
+/// What a record is, bound into its tag: rule `n`, list `n`, or a record
+/// found through a span that is itself authenticated (in the header, or in
+/// another record). The index of the rules' and lists' spans is not: a span
+/// changed there leads to a record whose tag was made for another place or
+/// another rule, and does not verify, so the index costs nothing to check
+/// and `run` reads only the spans of the rules it evaluates.
+#[derive(Debug, Clone, Copy)]
+enum Role {
+    Rule(u32),
+    List(u32),
+    Placed,
+}
+
+impl Role {
+    fn bytes(self) -> [u8; 8] {
+        match self {
+            Role::Rule(n) => u64::from(n),
+            Role::List(n) => (1 << 32) | u64::from(n),
+            Role::Placed => u64::MAX,
+        }
+        .to_le_bytes()
+    }
+}
+
 /// What checks the records of one artifact, bound to its header's tag.
 #[derive(Debug, Clone)]
 enum RecordSeal {
@@ -462,19 +497,19 @@ impl RecordSeal {
         }
     }
 
-    fn tag(&self, at: u64, body: &[u8]) -> [u8; 16] {
+    fn tag(&self, role: Role, at: u64, body: &[u8]) -> [u8; 16] {
+        let parts: [&[u8]; 3] = [&role.bytes(), &at.to_le_bytes(), body];
         match self {
-            RecordSeal::Public(key) => hash(*key, &[&at.to_le_bytes(), body]).to_le_bytes(),
-            RecordSeal::Keyed(k) => k.tag(&[&at.to_le_bytes(), body]),
+            RecordSeal::Public(key) => hash(*key, &parts).to_le_bytes(),
+            RecordSeal::Keyed(k) => k.tag(&parts),
         }
     }
 
-    fn verify(&self, at: u64, body: &[u8], tag: &[u8]) -> bool {
+    fn verify(&self, role: Role, at: u64, body: &[u8], tag: &[u8]) -> bool {
+        let parts: [&[u8]; 3] = [&role.bytes(), &at.to_le_bytes(), body];
         match self {
-            RecordSeal::Public(key) => {
-                hash(*key, &[&at.to_le_bytes(), body]).to_le_bytes()[..] == *tag
-            }
-            RecordSeal::Keyed(k) => k.verify(&[&at.to_le_bytes(), body], tag),
+            RecordSeal::Public(key) => hash(*key, &parts).to_le_bytes()[..] == *tag,
+            RecordSeal::Keyed(k) => k.verify(&parts, tag),
         }
     }
 }
@@ -505,6 +540,9 @@ pub struct Artifact {
     seal: RecordSeal,
     /// Where the records start.
     base: u64,
+    /// The index's bytes (see [`Role`]): borrowed from the binary; a cache
+    /// file's read once, when a rule is first read.
+    index: OnceLock<Option<Cow<'static, [u8]>>>,
     /// Pattern lists read so far, by number.
     lists: Mutex<Vec<Option<List>>>,
 }
@@ -753,14 +791,14 @@ fn encode(
     seal: &Seal,
 ) -> Option<Vec<u8>> {
     let mut body: Vec<u8> = vec![];
-    let mut records: Vec<Span> = vec![];
+    let mut records: Vec<(Span, Role)> = vec![];
     // Each record: 16 bytes for its hash (filled in below), then its bytes.
-    let mut put = |bytes: Vec<u8>| -> Span {
+    let mut put = |role: Role, bytes: Vec<u8>| -> Span {
         let at = body.len() as u64;
         let len = bytes.len() as u32;
         body.extend_from_slice(&[0; 16]);
         body.extend_from_slice(&bytes);
-        records.push((at, len));
+        records.push(((at, len), role));
         (at, len)
     };
     let ser = |v: &dyn erased::Ser| v.bytes();
@@ -771,7 +809,7 @@ fn encode(
         let rule = stored::numbering(&mut numbering, || ser(r))?;
         let mut record = ser(&numbering.take_used())?;
         record.extend_from_slice(&rule);
-        rules.push(put(record));
+        rules.push(put(Role::Rule(rules.len() as u32), record));
     }
     // The table: lists and named conditions, numbered as the rules met them;
     // a condition's body may number more of them, so the table grows as it
@@ -790,20 +828,20 @@ fn encode(
             }
             List::Regexes(_) | List::Globs(_) => ser(&Entry::List(StoredList::of(&list)?))?,
         };
-        lists.push(put(record));
+        lists.push(put(Role::List(lists.len() as u32), record));
         n += 1;
     }
     // An entry: the spans of its groups of rules, each a record.
     let mut entry = |e: &EventEntry| -> Option<Span> {
-        let groups: EventEntry<Span> = e.try_map(|r| Some(put(ser(r)?)))?;
-        Some(put(ser(&groups)?))
+        let groups: EventEntry<Span> = e.try_map(|r| Some(put(Role::Placed, ser(r)?)))?;
+        Some(put(Role::Placed, ser(&groups)?))
     };
     let mut events: BTreeMap<String, Span> = BTreeMap::new();
     for (k, e) in &set.table.events {
         events.insert(k.clone(), entry(e)?);
     }
     let other = entry(&set.table.other)?;
-    let notes = put(ser(&set.notes)?);
+    let notes = put(Role::Placed, ser(&set.notes)?);
     let mut policies: Vec<PolicyHead> = vec![];
     for p in &set.policies {
         let facts: BTreeMap<&String, &Fact> =
@@ -820,8 +858,14 @@ fn encode(
             combine: p.combine,
             unparsable: p.unparsable,
             utc: p.zone == Zone::Utc,
-            facts: put(ser(&facts)?),
+            facts: put(Role::Placed, ser(&facts)?),
         });
+    }
+    // The index, after the records.
+    let index = body.len() as u64;
+    let (rule_count, list_count) = (rules.len() as u32, lists.len() as u32);
+    for span in rules.into_iter().chain(lists) {
+        span.write(&mut body);
     }
     let header = Header {
         search,
@@ -829,8 +873,9 @@ fn encode(
         stamps,
         failure: set.failure,
         policies,
-        rules: rules.into_iter().collect(),
-        lists: lists.into_iter().collect(),
+        rules: rule_count,
+        lists: list_count,
+        index,
         events: Keyed::new(events.into_iter().map(|(name, span)| (name, vec![span]))),
         other,
         notes,
@@ -850,15 +895,15 @@ fn encode(
 /// Write the header's tag and every record's (each bound to the header's and
 /// covering its offset, so a record cannot be edited, moved or taken from
 /// another artifact).
-fn seal_all(out: &mut [u8], records: &[Span], seal: &Seal) {
+fn seal_all(out: &mut [u8], records: &[(Span, Role)], seal: &Seal) {
     let head_len = u32::from_le_bytes([out[8], out[9], out[10], out[11]]) as usize;
     let tag = header_tag(seal, &out[28..28 + head_len]);
     out[12..28].copy_from_slice(&tag);
     let records_seal = RecordSeal::new(seal, tag);
     let base = 28 + head_len;
-    for &(at, len) in records {
+    for &((at, len), role) in records {
         let start = base + at as usize;
-        let t = records_seal.tag(at, &out[start + 16..start + 16 + len as usize]);
+        let t = records_seal.tag(role, at, &out[start + 16..start + 16 + len as usize]);
         out[start..start + 16].copy_from_slice(&t);
     }
 }
@@ -877,22 +922,42 @@ pub fn reseal(bytes: &[u8], seal: &Seal) -> Option<Vec<u8>> {
         let start = base + span.0 as usize + 16;
         bytes.get(start..start + span.1 as usize)
     };
-    let mut spans: Vec<Span> = vec![];
-    spans.extend(header.rules.iter());
-    spans.extend(header.lists.iter());
+    let mut spans: Vec<(Span, Role)> = vec![];
+    let index = base + usize::try_from(header.index).ok()?;
+    for n in 0..header.rules + header.lists {
+        let at = index + n as usize * 12;
+        let span = <Span as Word>::read(bytes.get(at..at + 12)?);
+        let role = match n.checked_sub(header.rules) {
+            None => Role::Rule(n),
+            Some(list) => Role::List(list),
+        };
+        spans.push((span, role));
+    }
     for e in header.event_spans() {
-        spans.push(e);
+        spans.push((e, Role::Placed));
         let entry: EventEntry<Span> = postcard::from_bytes(record(e)?).ok()?;
         entry.try_map(|&g| {
-            spans.push(g);
+            spans.push((g, Role::Placed));
             Some(())
         })?;
     }
-    spans.push(header.notes);
-    spans.extend(header.policies.iter().map(|p| p.facts));
+    spans.push((header.notes, Role::Placed));
+    spans.extend(header.policies.iter().map(|p| (p.facts, Role::Placed)));
     let mut out = bytes.to_vec();
     seal_all(&mut out, &spans, seal);
     Some(out)
+}
+
+/// Where an artifact's index lies (the spans of its rules, then of its
+/// lists, 12 bytes each), and how many rules it has: for tests that edit it.
+/// `None` when the header does not decode.
+#[doc(hidden)]
+pub fn index_of(bytes: &[u8]) -> Option<(std::ops::Range<usize>, usize)> {
+    let head_len = u32::from_le_bytes(bytes.get(8..12)?.try_into().ok()?) as usize;
+    let header: Header<'_> = postcard::from_bytes(bytes.get(28..28 + head_len)?).ok()?;
+    let start = 28 + head_len + usize::try_from(header.index).ok()?;
+    let len = (header.rules as usize + header.lists as usize) * 12;
+    Some((start..start + len, header.rules as usize))
 }
 
 mod erased {
@@ -981,12 +1046,21 @@ impl Artifact {
         if header.search != search || header.binary != binary {
             return Err(Refused::Other);
         }
-        let lists = Mutex::new(vec![None; header.lists.run().len()]);
+        // The index must lie in the file (its spans are checked as they
+        // are used).
+        let index_end = (u64::from(header.rules) + u64::from(header.lists))
+            .checked_mul(12)
+            .and_then(|n| n.checked_add(header.index)?.checked_add(28 + head_len));
+        if index_end.is_none_or(|end| end > len) {
+            return Err(Refused::Damaged);
+        }
+        let lists = Mutex::new(vec![None; header.lists as usize]);
         Ok(Artifact {
             bytes,
             header,
             seal: RecordSeal::new(seal, tag),
             base: 28 + head_len,
+            index: OnceLock::new(),
             lists,
         })
     }
@@ -999,7 +1073,7 @@ impl Artifact {
             self.read::<EventEntry<Span>>(span)
                 .and_then(|e| {
                     e.try_map(|&g| {
-                        let bytes = self.record(g.0, g.1)?;
+                        let bytes = self.record(Role::Placed, g.0, g.1)?;
                         postcard::from_bytes::<Reached<'_>>(&bytes).ok().map(drop)
                     })
                 })
@@ -1013,15 +1087,18 @@ impl Artifact {
         let notes = self
             .read::<BTreeMap<String, Vec<String>>>(h.notes)
             .is_some();
-        let rules = (0..h.rules.run().len()).all(|id| self.rule(id as RuleId).is_some());
+        let rules = (0..h.rules).all(|id| self.rule(id).is_some());
         events && policies && notes && rules
     }
 
     /// A rule: its lists and named conditions (each read once), then the rule
     /// with them.
     fn rule(&self, id: RuleId) -> Option<SetRule> {
-        let (at, len) = self.header.rules.run().get(id as usize)?;
-        let bytes = self.record(at, len)?;
+        if id >= self.header.rules {
+            return None;
+        }
+        let (at, len) = self.span(id as usize)?;
+        let bytes = self.record(Role::Rule(id), at, len)?;
         let (used, rest): (Vec<u32>, &[u8]) = postcard::take_from_bytes(&bytes).ok()?;
         let mut lists = self.lists.lock().unwrap_or_else(|e| e.into_inner());
         for n in used {
@@ -1042,8 +1119,9 @@ impl Artifact {
         if depth > lists.len() {
             return None;
         }
-        let (at, len) = self.header.lists.run().get(n)?;
-        let bytes = self.record(at, len)?;
+        let list = u32::try_from(n).ok().filter(|&n| n < self.header.lists)?;
+        let (at, len) = self.span(self.header.rules as usize + n)?;
+        let bytes = self.record(Role::List(list), at, len)?;
         let (entry, rest): (Entry, &[u8]) = postcard::take_from_bytes(&bytes).ok()?;
         let list = match entry {
             Entry::List(list) => list.into_list(),
@@ -1062,17 +1140,32 @@ impl Artifact {
 
     fn read<T: serde::de::DeserializeOwned>(&self, span: Span) -> Option<T> {
         let (at, len) = span;
-        let bytes = self.record(at, len)?;
+        let bytes = self.record(Role::Placed, at, len)?;
         postcard::from_bytes(&bytes).ok()
     }
 
-    /// A record's bytes, checked against its hash.
-    fn record(&self, at: u64, len: u32) -> Option<Cow<'static, [u8]>> {
+    /// Span `n` of the index (the rules', then the lists'), not yet
+    /// checked: the record it leads to is ([`Role`]).
+    fn span(&self, n: usize) -> Option<Span> {
+        let index = self
+            .index
+            .get_or_init(|| {
+                let h = &self.header;
+                let len = (h.rules as usize + h.lists as usize).checked_mul(12)?;
+                self.bytes.at(self.base.checked_add(h.index)?, len)
+            })
+            .as_deref()?;
+        let at = n.checked_mul(12)?;
+        index.get(at..at.checked_add(12)?).map(<Span as Word>::read)
+    }
+
+    /// A record's bytes, checked against its tag, made for what it is.
+    fn record(&self, role: Role, at: u64, len: u32) -> Option<Cow<'static, [u8]>> {
         let bytes = self
             .bytes
             .at(self.base.checked_add(at)?, 16 + len as usize)?;
         let (tag, body) = bytes.split_at(16);
-        if !self.seal.verify(at, body, tag) {
+        if !self.seal.verify(role, at, body, tag) {
             return None;
         }
         Some(match bytes {
@@ -1091,7 +1184,7 @@ impl Artifact {
         let entry: EventEntry<Span> = self.read(span)?;
         let (group, refused) = entry.pick(event);
         // Read in place: its lists borrow the record's bytes.
-        let bytes = self.record(group.0, group.1)?;
+        let bytes = self.record(Role::Placed, group.0, group.1)?;
         let group: Reached<'_> = postcard::from_bytes(&bytes).ok()?;
         let mut shells = Shells::new();
         let ids: Vec<RuleId> = group.bucket(event, &refused, Some(&mut shells), Some(paths));

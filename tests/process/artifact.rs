@@ -194,6 +194,18 @@ fn a_tampered_artifact_never_lets_rm_rf_root_through() {
             }),
         ),
         (
+            // The index of rules' spans is not covered by the header's tag:
+            // each rule's record is bound to its number instead.
+            "the rules' spans in the index rotated (each names another rule's record)",
+            Box::new(move |p, b| {
+                let (index, rules) = hookrules::compile::artifact::index_of(b).unwrap();
+                assert!(rules > 1);
+                let mut b = b.to_vec();
+                b[index.start..index.start + rules * 12].rotate_left(12);
+                write(p, &b)
+            }),
+        ),
+        (
             "truncated to half",
             Box::new(move |p, b| write(p, &b[..b.len() / 2])),
         ),

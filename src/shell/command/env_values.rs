@@ -81,6 +81,17 @@ pub(super) fn names_in(v: &Value) -> Vec<String> {
     out
 }
 
+/// Does `v` hold the value of a variable whose name is only known when it
+/// runs (`${!name}` with `name` read from input): any variable, secrets
+/// included, as a dump of the environment gives them.
+#[must_use]
+pub(super) fn any_variable_in(v: &Value) -> bool {
+    v.0.iter().any(|s| {
+        s.0.iter()
+            .any(|p| matches!(p, Piece::Unknown(l) if l == "${!…}"))
+    })
+}
+
 /// The variable an unknown piece's label names: `$NAME` or `${NAME…}`.
 fn name_of(label: &str) -> Option<&str> {
     let rest = label.strip_prefix('$')?;

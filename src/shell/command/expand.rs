@@ -383,6 +383,15 @@ impl Expander<'_> {
         }
         let known = self.lookup(&p.name);
         match &p.op {
+            // A process id (this shell's, its parent's): digits only known
+            // when it runs, but a name of one path component, so that
+            // `/proc/$$/environ` is judged as `/proc/*/environ` (cause from
+            // redteam5) rather than as somewhere below `/proc`.
+            ParamOp::Plain
+                if known.is_none() && matches!(p.name.as_str(), "$" | "PPID" | "BASHPID") =>
+            {
+                Got::One(Value::text(&label))
+            }
             ParamOp::Plain => known.unwrap_or_else(|| Got::One(Value::unknown(&label))),
             ParamOp::Index(sub) => {
                 let var = self.state.vars.get(&p.name).map(|b| &b.var);
@@ -432,17 +441,33 @@ impl Expander<'_> {
                 known.unwrap_or_else(|| Got::One(Value::unknown(&format!("${}", p.name))))
             }
             // The named variable's value, when the name is known text.
-            ParamOp::Indirect => match known.map(one).and_then(|v| v.literal()) {
-                Some(n) if super::env_values::is_name(&n) => self.param(
-                    &Param {
-                        name: n,
-                        op: ParamOp::Plain,
-                        quoted: p.quoted,
-                    },
-                    outputs,
-                ),
-                _ => Got::One(Value::unknown(&label)),
-            },
+            // The named variable's value, when the name is known text; each
+            // alternative's (`for v in PATH HOME; do … ${!v}`).
+            ParamOp::Indirect => {
+                let names: Option<Vec<String>> = known.map(one).and_then(|v| {
+                    v.0.iter()
+                        .map(|s| s.literal().filter(|n| super::env_values::is_name(n)))
+                        .collect()
+                });
+                match names {
+                    Some(names) if !names.is_empty() => {
+                        let mut alternatives = Vec::new();
+                        for n in names {
+                            let got = self.param(
+                                &Param {
+                                    name: n,
+                                    op: ParamOp::Plain,
+                                    quoted: p.quoted,
+                                },
+                                outputs,
+                            );
+                            alternatives.extend(one(got).0);
+                        }
+                        Got::One(Value(alternatives))
+                    }
+                    _ => Got::One(Value::unknown(&label)),
+                }
+            }
             ParamOp::Case | ParamOp::Prompt | ParamOp::Other => Got::One(Value::unknown(&label)),
         }
     }

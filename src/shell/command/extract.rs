@@ -1156,7 +1156,8 @@ impl Extractor {
                 writes.push((file_key(&t), w));
             }
         }
-        for f in written_operands(&prog, args) {
+        let by_operands = written_operands(&prog, args);
+        for f in &by_operands {
             if let Some(t) = f.value.literal() {
                 let c = if prog == "tee" {
                     content.as_ref()
@@ -1165,6 +1166,21 @@ impl Extractor {
                 };
                 writes.push((file_key(&t), written(c)));
             }
+        }
+        // Any other program's files, by the table of write places, when it is
+        // given a URL (`aria2c -o F URL`, `axel -o F URL`, `rclone copyurl URL
+        // F`): they hold what the network gave, so a script run from one is
+        // unknown code (cause from redteam5). `gcc -o app main.c` builds from
+        // the project's files and is not one.
+        if by_operands.is_empty()
+            && args.iter().any(|a| a.text.contains("://"))
+            && roles::may_write_files(&prog, args.iter().map(|a| a.text.as_str()))
+        {
+            writes.extend(
+                roles::written_files(&prog, args)
+                    .into_iter()
+                    .map(|t| (file_key(&t), Written::Unknown)),
+            );
         }
         let call = match self.state.funcs.get(&prog) {
             Some(Func(body))
@@ -2537,17 +2553,34 @@ impl Extractor {
             if !a.text.contains('$') {
                 continue;
             }
-            for name in env_values::names_in(&a.value) {
+            // `${!name}` of a name only known when it runs is any variable's
+            // value: reported as `printenv`, the whole environment (cause from
+            // redteam5: `compgen -v | while read v; do echo "${!v}"; done`).
+            let names: Vec<Option<String>> = env_values::names_in(&a.value)
+                .into_iter()
+                .map(Some)
+                .chain(env_values::any_variable_in(&a.value).then_some(None))
+                .collect();
+            for name in names {
                 let mut v = via.to_vec();
-                v.push(format!("{prog} (value of ${name})"));
+                let (shown, shown_values) = match &name {
+                    Some(n) => {
+                        v.push(format!("{prog} (value of ${n})"));
+                        (vec![n.clone()], vec![Value::text(n)])
+                    }
+                    None => {
+                        v.push(format!("{prog} (value of ${{!…}})"));
+                        (Vec::new(), Vec::new())
+                    }
+                };
                 let redirects = match reach {
                     Reach::Printed => link.redirects.clone(),
                     Reach::Sent => Vec::new(),
                 };
                 let mut sc = SimpleCommand::with_values(
                     "printenv".into(),
-                    vec![name.clone()],
-                    vec![Value::text(&name)],
+                    shown,
+                    shown_values,
                     redirects,
                     Vec::new(),
                     v,

@@ -6,6 +6,7 @@
 //! [`super::outputs`] and [`super::writes`] read it, so every rule that asks
 //! what a command writes sees the same answer.
 
+use super::super::value::Value;
 use super::options::{self, Found, Slot};
 use super::{subcommand_matches, SimpleCommand};
 
@@ -90,6 +91,44 @@ pub fn places(c: &SimpleCommand, role: Role) -> Found {
     }
     found.glued.retain(|v| v.literal().is_none_or(|t| t != "-"));
     found
+}
+
+/// Can the table name a file `program` writes: it has rows of its own or
+/// by prefix, or an argument is an option the row for any program reads
+/// (`--output`, `--out-file`, …)? Cheap, for every command.
+#[must_use]
+pub(super) fn may_write_files<'a>(program: &str, mut args: impl Iterator<Item = &'a str>) -> bool {
+    let lower = program.to_ascii_lowercase();
+    BY_PROGRAM
+        .binary_search_by(|(name, _)| (*name).cmp(lower.as_str()))
+        .is_ok()
+        || BY_PREFIX.iter().any(|(p, _)| lower.starts_with(p))
+        || args.any(|a| a.starts_with("--out"))
+}
+
+/// The files (as written, literal ones) that `program args…` writes by the
+/// table's file role.
+#[must_use]
+pub(super) fn written_files(program: &str, args: &[super::expand::Field]) -> Vec<String> {
+    let c = SimpleCommand::with_values(
+        program.to_string(),
+        args.iter().map(|a| a.text.clone()).collect(),
+        args.iter().map(|a| a.value.clone()).collect(),
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        0,
+    );
+    let found = places(&c, Role::File);
+    found
+        .operand
+        .iter()
+        .zip(&c.operand_values)
+        .filter(|(w, _)| **w)
+        .map(|(_, v)| v)
+        .chain(found.glued.iter())
+        .filter_map(Value::literal)
+        .collect()
 }
 
 #[cfg(test)]

@@ -412,6 +412,13 @@ impl Extractor {
             .as_ref()
             .and_then(Value::literal)
             .unwrap_or_else(|| t.text.clone());
+        // A program run from a URL (`deno run https://…`, `uv run
+        // https://…`) is fetched when it runs: nobody has read it (cause from
+        // redteam5).
+        if remote(&path) {
+            self.set_code(at, Code::Dynamic);
+            return Ok(());
+        }
         match self.state.files.get(&super::file_key(&path)).cloned() {
             Some(super::Written::Text(text)) if lang == Lang::ShFile => {
                 let label = via.last().cloned().unwrap_or_default();
@@ -476,4 +483,19 @@ pub(super) fn field_text(f: &Field, skip: usize) -> Text {
         text,
         value: Some(value),
     }
+}
+
+/// Does `name` name code fetched from elsewhere when it runs: a URL (`https://`,
+/// `ftp://`, `git+…`; not `file://`)? A package from a registry (`npx pkg`,
+/// `go run example.com/x@v1`) is a package, as `pip install` installs one.
+fn remote(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    lower.starts_with("git+")
+        || lower.split_once("://").is_some_and(|(scheme, _)| {
+            !scheme.is_empty()
+                && scheme != "file"
+                && scheme
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '.' | '-'))
+        })
 }

@@ -1,12 +1,15 @@
-//! Shell scripts run by name, read from disk.
+//! Shell code run from disk by name, read from disk.
 //!
-//! `bash scripts/clean.sh`, `sh x.sh`, `. ./env.sh` and `./deploy.sh` run
-//! text that is not on the command line but is on disk before the command
-//! runs: the agent may have written it a moment before with a file tool,
-//! whose write was harmless by itself, or a cloned repository brought it. So
-//! the text is read here and judged as the commands it runs, as if given with
-//! `bash -c TEXT SCRIPT ARGS…` (its `$0` and arguments as the command line
-//! gives them; an argument the line does not know stays unknown).
+//! `bash scripts/clean.sh`, `sh x.sh`, `. ./env.sh`, `./deploy.sh`, the
+//! start-up file of `BASH_ENV=FILE bash …` / `ENV=FILE sh -i`, `make TARGET`
+//! (its recipes: [`make`]) and `npm run X` / `yarn X` / `pnpm X` (the
+//! package's scripts: [`package`]) run text that is not on the command line
+//! but is on disk before the command runs: the agent may have written it a
+//! moment before with a file tool, whose write was harmless by itself, or a
+//! cloned repository brought it. So the text is read here and judged as the
+//! commands it runs, as if given with `bash -c TEXT SCRIPT ARGS…` (its `$0`
+//! and arguments as the command line gives them; an argument the line does
+//! not know stays unknown).
 //!
 //! **Certain and uncertain.** A script's command is *certain* when the script
 //! runs it whichever way it goes, exactly as written: at the top level of the
@@ -44,6 +47,9 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use super::{Code, SimpleCommand};
+
+mod make;
+mod package;
 use crate::shell::budget::{self, Limits};
 use crate::shell::value::{Piece, Value};
 
@@ -104,10 +110,11 @@ impl Reader {
         for mut c in cmds {
             let extra = if may_run_script(&c) {
                 match self.script_commands(&c, cwd) {
-                    Script::Runs(path, found) => {
-                        self.stack.push(path);
+                    Script::Runs(paths, found) => {
+                        let depth = self.stack.len();
+                        self.stack.extend(paths);
                         let found = self.expand(found, cwd);
-                        self.stack.pop();
+                        self.stack.truncate(depth);
                         found
                     }
                     Script::Nothing => Vec::new(),
@@ -128,8 +135,8 @@ impl Reader {
 
 /// What a command that may run a script runs.
 enum Script {
-    /// The script at this path runs these commands (marked as its).
-    Runs(PathBuf, Vec<SimpleCommand>),
+    /// The files at these paths run these commands (marked as theirs).
+    Runs(Vec<PathBuf>, Vec<SimpleCommand>),
     /// No script of the project: not there, a directory, unreadable,
     /// installed software, another interpreter's or a binary.
     Nothing,
@@ -138,68 +145,153 @@ enum Script {
 }
 
 /// Could the command run a script file: a shell given a file, `source`/`.`,
-/// or a program named by a path?
+/// a program named by a path, a start-up file named by `BASH_ENV`/`ENV`, or
+/// `make` and the package managers' script runners?
 fn may_run_script(c: &SimpleCommand) -> bool {
     !c.program_unknown
         && (c.code == Some(Code::File)
             || matches!(c.program.as_str(), "source" | ".")
-            || (c.program_path.contains('/') && c.code.is_none()))
+            || (c.program_path.contains('/') && c.code.is_none())
+            || make::runs_make(c)
+            || package::runs_scripts(c))
 }
 
-/// The script a command runs (its name as written), the arguments it gets
-/// and whether it is run by its path: the operand after a shell's options,
-/// `source`'s first operand, or the program itself.
-fn script_of<'c>(c: &'c SimpleCommand, cwd: &str) -> Option<(String, &'c [Value], bool)> {
-    if c.program_path.contains('/') && c.code.is_none() && !SHELLS.contains(&c.program.as_str()) {
-        // `./deploy.sh a b`: the program's own path; read only for a shell's
-        // first line.
-        return Some((c.program_path.clone(), c.operand_values.as_slice(), true));
-    }
-    if c.code != Some(Code::File) && !matches!(c.program.as_str(), "source" | ".") {
+/// What a command runs from disk, in the order it runs it.
+enum Source<'c> {
+    /// A shell script (its name as written, its arguments, and whether it is
+    /// run by its path).
+    Shell(String, &'c [Value], bool),
+    /// `make`'s recipes.
+    Make,
+    /// A package's scripts (`npm run X`).
+    Package,
+}
+
+/// The start-up file a shell reads first (`BASH_ENV=FILE bash …`, `ENV=FILE
+/// sh -i`), when the command names it literally.
+fn startup_file(c: &SimpleCommand) -> Option<String> {
+    if c.code != Some(Code::File) {
         return None;
     }
-    let (script, args) = c.operand_values.split_first()?;
-    Some((known_text(script, cwd)?, args, false))
+    let var = match c.program.as_str() {
+        "bash" => "BASH_ENV",
+        "sh" | "dash" | "ash" | "ksh" | "mksh" | "posh" => "ENV",
+        _ => return None,
+    };
+    let (_, file) = c.assignments.iter().rev().find(|(k, _)| k == var)?;
+    (!file.is_empty() && !file.contains(['$', '`', '<', '>', '(', '\\'])).then(|| file.clone())
+}
+
+/// The sources of the code `c` runs: a start-up file, then the script the
+/// operand after a shell's options names, `source`'s first operand, or the
+/// program itself; or `make`'s recipes, or a package's scripts.
+fn sources<'c>(c: &'c SimpleCommand, cwd: &str) -> Vec<Source<'c>> {
+    let mut out = Vec::new();
+    if let Some(file) = startup_file(c) {
+        out.push(Source::Shell(file, &[], false));
+    }
+    if make::runs_make(c) {
+        out.push(Source::Make);
+    } else if package::runs_scripts(c) {
+        out.push(Source::Package);
+    } else if c.program_path.contains('/')
+        && c.code.is_none()
+        && !SHELLS.contains(&c.program.as_str())
+    {
+        // `./deploy.sh a b`: the program's own path; read only for a shell's
+        // first line.
+        out.push(Source::Shell(
+            c.program_path.clone(),
+            c.operand_values.as_slice(),
+            true,
+        ));
+    } else if c.code == Some(Code::File) || matches!(c.program.as_str(), "source" | ".") {
+        if let Some((script, args)) = c.operand_values.split_first() {
+            if let Some(name) = known_text(script, cwd) {
+                out.push(Source::Shell(name, args, false));
+            }
+        }
+    }
+    out
 }
 
 impl Reader {
-    /// The commands of the script `c` runs. A script that runs itself, or one
-    /// that runs it, is read once: the second time runs the same commands.
+    /// The commands of the code `c` runs from disk. A script that runs
+    /// itself, or one that runs it, is read once: the second time runs the
+    /// same commands.
     fn script_commands(&mut self, c: &SimpleCommand, cwd: &str) -> Script {
-        let Some((name, args, by_path)) = script_of(c, cwd) else {
-            return Script::Nothing;
-        };
         let Some(dir) = folder(&c.cwd, cwd) else {
             return Script::Nothing;
         };
-        let path = Path::new(&dir).join(&name);
-        if installed(&path) || self.stack.contains(&path) {
-            return Script::Nothing;
+        let dir = PathBuf::from(dir);
+        let mut paths = Vec::new();
+        let mut found = Vec::new();
+        for source in sources(c, cwd) {
+            let (path, line) = match source {
+                Source::Shell(name, args, by_path) => {
+                    let path = dir.join(&name);
+                    if installed(&path) || self.stack.contains(&path) {
+                        continue;
+                    }
+                    let text = match read_script(&path, by_path) {
+                        Ok(Some(text)) => text,
+                        Ok(None) => continue,
+                        Err(()) => return Script::Unknown,
+                    };
+                    let mut line = format!(
+                        "bash -c {} {}",
+                        crate::shell::quote(&text),
+                        crate::shell::quote(&name)
+                    );
+                    for a in args {
+                        line.push(' ');
+                        line.push_str(&spelled(a, cwd));
+                    }
+                    (path, line)
+                }
+                Source::Make => match make::recipes(c, &dir) {
+                    Found::Text(path, text) => {
+                        let line = format!("sh -c {} make", crate::shell::quote(&text));
+                        (path, line)
+                    }
+                    Found::Nothing => continue,
+                    Found::Unknown => return Script::Unknown,
+                },
+                Source::Package => match package::scripts(c, &dir) {
+                    Found::Text(path, text) => {
+                        let line = format!("sh -c {} npm", crate::shell::quote(&text));
+                        (path, line)
+                    }
+                    Found::Nothing => continue,
+                    Found::Unknown => return Script::Unknown,
+                },
+            };
+            if self.stack.contains(&path) {
+                continue;
+            }
+            let Some(cmds) = self.run(c, &path, &line) else {
+                return Script::Unknown;
+            };
+            paths.push(path);
+            found.extend(cmds);
         }
-        let text = match read_script(&path, by_path) {
-            Ok(Some(text)) => text,
-            Ok(None) => return Script::Nothing,
-            Err(()) => return Script::Unknown,
-        };
+        if paths.is_empty() {
+            Script::Nothing
+        } else {
+            Script::Runs(paths, found)
+        }
+    }
+
+    /// The commands of `line` (`bash -c TEXT NAME ARGS…`), the code read from
+    /// `path`, marked as its; `None` past the bounds or when it does not parse.
+    fn run(&mut self, c: &SimpleCommand, path: &Path, line: &str) -> Option<Vec<SimpleCommand>> {
         self.read += 1;
         if self.read > MAX_SCRIPTS || self.stack.len() >= MAX_NESTING || budget::check().is_err() {
-            return Script::Unknown;
+            return None;
         }
-        let mut line = format!(
-            "bash -c {} {}",
-            crate::shell::quote(&text),
-            crate::shell::quote(&name)
-        );
-        for a in args {
-            line.push(' ');
-            line.push_str(&spelled(a, cwd));
-        }
-        let Ok(found) = super::parse(&line) else {
-            return Script::Unknown;
-        };
+        let found = super::parse(line).ok()?;
         let label = format!("{} (script file)", path.to_string_lossy());
-        Script::Runs(
-            path,
+        Some(
             found
                 .into_iter()
                 .filter(|f| !f.via.is_empty())
@@ -213,6 +305,16 @@ impl Reader {
                 .collect(),
         )
     }
+}
+
+/// What `make` or a package manager would run.
+enum Found {
+    /// Shell text, read from the file at the path.
+    Text(PathBuf, String),
+    /// Nothing from a file of the project.
+    Nothing,
+    /// Code that cannot be known whole before it runs.
+    Unknown,
 }
 
 /// The text of the script at `path`: `Ok(None)` when the shell would run

@@ -1,0 +1,628 @@
+//! `make [TARGET…]`: the recipes the makefile on disk runs for the targets
+//! and their prerequisites, as shell text.
+//!
+//! GNU make's reading, bounded and simplified where it cannot matter for
+//! what runs: lines joined at a trailing backslash, comments dropped, a rule's
+//! recipe lines (a tab first) in the order make runs them (prerequisites
+//! first, each target once), each in its own shell (`( LINE )`, as make runs
+//! each line); `$(VAR)`, `${VAR}`, `$X` expanded from the makefile's own
+//! assignments and the command line's (`make VAR=x`), `$@ $< $^ $*` from the
+//! rule, `$(MAKE)` as `make`, `$(shell …)` as the command substitution it is,
+//! `$$` as `$`. Anything else (the environment, other functions) is a shell
+//! variable nobody knows, so the command it is in is uncertain. A recipe of
+//! a target that only a conditional (`ifeq … endif`) or a pattern rule
+//! (`%.o: %.c`) gives is in a branch of the text (`if …; then ( LINE ); fi`):
+//! make may or may not run it.
+//!
+//! Unknown code: a makefile over [`super::MAX_SCRIPT_BYTES`] or not a regular
+//! file, a target found nowhere while an `include` could not be read. Nothing:
+//! `make -n` (and `-q`, `--help`, `--version`), no makefile, a target with no
+//! rule (make stops, or the file exists and nothing runs).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use super::{read_script, Found, SimpleCommand, MAX_SCRIPT_BYTES};
+
+/// Targets followed per `make` (prerequisites included).
+const MAX_TARGETS: usize = 64;
+/// Makefiles read per `make` (includes included).
+const MAX_FILES: usize = 8;
+/// Nesting of variable references expanded.
+const MAX_EXPANSION: usize = 16;
+
+/// The text that stands for what nobody knows before make runs.
+const UNKNOWN: &str = "${HOOKRULES_MAKE_UNKNOWN}";
+
+/// Is the command `make` (GNU make's names)?
+pub(super) fn runs_make(c: &SimpleCommand) -> bool {
+    matches!(c.program.as_str(), "make" | "gmake") && c.code.is_none()
+}
+
+/// How `make` is called.
+#[derive(Default)]
+struct Call {
+    dir: Option<String>,
+    file: Option<String>,
+    targets: Vec<String>,
+    vars: BTreeMap<String, String>,
+    runs_nothing: bool,
+}
+
+/// Read make's arguments (GNU make's options).
+fn call(args: &[String]) -> Call {
+    let mut call = Call::default();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        if let Some(long) = a.strip_prefix("--") {
+            let (name, value) = match long.split_once('=') {
+                Some((n, v)) => (n, Some(v.to_string())),
+                None => (long, None),
+            };
+            let mut value = || value.clone().or_else(|| it.next().cloned());
+            match name {
+                "directory" => call.dir = value(),
+                "file" | "makefile" => call.file = value(),
+                "include-dir" | "old-file" | "assume-old" | "what-if" | "new-file"
+                | "assume-new" => {
+                    value();
+                }
+                "dry-run" | "just-print" | "recon" | "question" | "help" | "version"
+                | "print-data-base" => call.runs_nothing = true,
+                _ => {}
+            }
+        } else if let Some(flags) = a.strip_prefix('-').filter(|f| !f.is_empty()) {
+            let chars: Vec<char> = flags.chars().collect();
+            for (i, ch) in chars.iter().enumerate() {
+                let rest: String = chars[i + 1..].iter().collect();
+                let mut value = || {
+                    if rest.is_empty() {
+                        it.next().cloned()
+                    } else {
+                        Some(rest.clone())
+                    }
+                };
+                match ch {
+                    'C' => {
+                        call.dir = value();
+                        break;
+                    }
+                    'f' => {
+                        call.file = value();
+                        break;
+                    }
+                    'I' | 'o' | 'W' => {
+                        value();
+                        break;
+                    }
+                    // Optional values, attached only.
+                    'j' | 'l' | 'O' => break,
+                    'n' | 'q' | 'v' | 'h' | 'p' => call.runs_nothing = true,
+                    _ => {}
+                }
+            }
+        } else if let Some((k, v)) = a.split_once('=').filter(|(k, _)| is_name(k)) {
+            call.vars.insert(k.to_string(), v.to_string());
+        } else {
+            call.targets.push(a.clone());
+        }
+    }
+    call
+}
+
+fn is_name(k: &str) -> bool {
+    !k.is_empty()
+        && k.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.' || b == b'-')
+}
+
+/// A rule: its targets' prerequisites and recipe lines.
+#[derive(Clone, Default)]
+struct Rule {
+    prereqs: Vec<String>,
+    recipe: Vec<String>,
+    /// A conditional holds it: make may not have it.
+    conditional: bool,
+}
+
+/// What was read of the makefiles.
+#[derive(Default)]
+struct Makefile {
+    /// Variables (raw values), and those a conditional sets.
+    vars: BTreeMap<String, String>,
+    unsure: BTreeSet<String>,
+    /// Explicit rules by target, in file order.
+    rules: BTreeMap<String, Vec<Rule>>,
+    /// Pattern rules: (target pattern, rule).
+    patterns: Vec<(String, Rule)>,
+    /// The first target (make's default goal).
+    first: Option<String>,
+    /// An `include` that could not be read.
+    unread_include: bool,
+    files: usize,
+}
+
+/// The recipes `make` runs, as shell text.
+pub(super) fn recipes(c: &SimpleCommand, cwd: &Path) -> Found {
+    let call = call(&c.args);
+    if call.runs_nothing {
+        return Found::Nothing;
+    }
+    if call
+        .dir
+        .iter()
+        .chain(&call.file)
+        .chain(&call.targets)
+        .any(|a| a.contains(['$', '`']))
+    {
+        return Found::Unknown;
+    }
+    let dir = match &call.dir {
+        Some(d) => cwd.join(d),
+        None => cwd.to_path_buf(),
+    };
+    let path = match &call.file {
+        Some(f) => dir.join(f),
+        None => match ["GNUmakefile", "makefile", "Makefile"]
+            .iter()
+            .map(|n| dir.join(n))
+            .find(|p| p.is_file())
+        {
+            Some(p) => p,
+            None => return Found::Nothing,
+        },
+    };
+    let mut mk = Makefile::default();
+    match read(&mut mk, &path, &dir, 0) {
+        Ok(true) => {}
+        Ok(false) => return Found::Nothing,
+        Err(()) => return Found::Unknown,
+    }
+    mk.vars.extend(call.vars.clone());
+    for k in call.vars.keys() {
+        mk.unsure.remove(k);
+    }
+    let goals = if call.targets.is_empty() {
+        match &mk.first {
+            Some(f) => vec![f.clone()],
+            None => return Found::Nothing,
+        }
+    } else {
+        call.targets.clone()
+    };
+    let mut text = String::new();
+    let mut done = BTreeSet::new();
+    let mut missing = false;
+    for g in &goals {
+        if !build(&mk, g, &mut done, &mut text, &mut missing) {
+            return Found::Unknown;
+        }
+    }
+    if missing && mk.unread_include {
+        return Found::Unknown;
+    }
+    if text.is_empty() {
+        return Found::Nothing;
+    }
+    Found::Text(
+        path,
+        format!(
+            "cd {} || exit 1\n{text}",
+            crate::shell::quote(&dir.to_string_lossy())
+        ),
+    )
+}
+
+/// Read a makefile (and what it includes) into `mk`: `Ok(false)` when there
+/// is none to read.
+fn read(mk: &mut Makefile, path: &Path, dir: &Path, depth: usize) -> Result<bool, ()> {
+    mk.files += 1;
+    if mk.files > MAX_FILES || depth > 2 {
+        return Err(());
+    }
+    let text = match read_script(path, false)? {
+        Some(t) => t,
+        None => return Ok(false),
+    };
+    let mut conds = 0usize;
+    let mut current: Option<(Vec<String>, Rule)> = None;
+    let mut define: Option<String> = None;
+    let mut lines = text.split('\n').peekable();
+    while let Some(raw) = lines.next() {
+        let mut line = raw.trim_end_matches('\r').to_string();
+        while line.ends_with('\\') {
+            line.pop();
+            match lines.next() {
+                Some(next) => {
+                    line.push(' ');
+                    line.push_str(next.trim_start());
+                }
+                None => break,
+            }
+        }
+        if let Some(name) = &define {
+            if line.trim() == "endef" {
+                mk.unsure.insert(name.clone());
+                define = None;
+            }
+            continue;
+        }
+        if let Some(recipe) = line.strip_prefix('\t') {
+            if let Some((_, rule)) = current.as_mut() {
+                rule.recipe.push(recipe.to_string());
+                continue;
+            }
+        }
+        let trimmed = line.trim();
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            continue;
+        }
+        // A line that is not a recipe ends the rule.
+        if let Some((targets, rule)) = current.take() {
+            add_rule(mk, targets, rule);
+        }
+        let word = trimmed.split_whitespace().next().unwrap_or("");
+        match word {
+            "ifeq" | "ifneq" | "ifdef" | "ifndef" => {
+                conds += 1;
+                continue;
+            }
+            "else" => continue,
+            "endif" => {
+                conds = conds.saturating_sub(1);
+                continue;
+            }
+            "define" => {
+                define = trimmed.split_whitespace().nth(1).map(str::to_string);
+                continue;
+            }
+            "include" | "-include" | "sinclude" => {
+                // An optional include (`-include $(DEPS)`) that is not there
+                // is usually generated dependencies; a required one that
+                // cannot be read may hold any rule.
+                let required = word == "include";
+                let names = expand(mk, trimmed[word.len()..].trim(), &Auto::default(), 0);
+                for name in names.split_whitespace() {
+                    if name.contains(UNKNOWN) || name.contains(['*', '?', '[']) {
+                        mk.unread_include |= required;
+                        continue;
+                    }
+                    match read(mk, &dir.join(name), dir, depth + 1) {
+                        Ok(true) => {}
+                        Ok(false) => mk.unread_include |= required,
+                        Err(()) => mk.unread_include = true,
+                    }
+                }
+                continue;
+            }
+            _ => {}
+        }
+        let body = trimmed
+            .strip_prefix("export ")
+            .or_else(|| trimmed.strip_prefix("override "))
+            .unwrap_or(trimmed);
+        if let Some((name, op, value)) = assignment(body) {
+            if conds > 0 {
+                mk.unsure.insert(name.to_string());
+            }
+            let value = value.trim().to_string();
+            let value = match op {
+                "+=" => format!("{} {value}", mk.vars.get(name).cloned().unwrap_or_default()),
+                "?=" if mk.vars.contains_key(name) => continue,
+                ":=" | "::=" => expand(mk, &value, &Auto::default(), 0),
+                _ => value,
+            };
+            mk.vars.insert(name.to_string(), value);
+            continue;
+        }
+        if let Some((targets, rest)) = split_rule(trimmed) {
+            let (prereqs, inline) = match rest.split_once(';') {
+                Some((p, r)) => (p, Some(r.trim().to_string())),
+                None => (rest, None),
+            };
+            // A target-specific variable (`t: VAR = x`) is no rule.
+            if assignment(prereqs.trim()).is_some() {
+                continue;
+            }
+            // make expands a rule's targets and prerequisites as it reads them.
+            let none = Auto::default();
+            let targets = expand(mk, targets, &none, 0);
+            let targets: Vec<String> = targets.split_whitespace().map(str::to_string).collect();
+            let prereqs = expand(mk, prereqs, &none, 0);
+            let rule = Rule {
+                prereqs: prereqs.split_whitespace().map(str::to_string).collect(),
+                recipe: inline.into_iter().filter(|r| !r.is_empty()).collect(),
+                conditional: conds > 0,
+            };
+            if mk.first.is_none() {
+                mk.first = targets
+                    .iter()
+                    .find(|t| !t.starts_with('.') && !t.contains('%'))
+                    .cloned();
+            }
+            current = Some((targets, rule));
+        }
+    }
+    if let Some((targets, rule)) = current.take() {
+        add_rule(mk, targets, rule);
+    }
+    Ok(true)
+}
+
+fn add_rule(mk: &mut Makefile, targets: Vec<String>, rule: Rule) {
+    for t in targets {
+        if t.contains('%') {
+            mk.patterns.push((t, rule.clone()));
+        } else {
+            mk.rules.entry(t).or_default().push(rule.clone());
+        }
+    }
+}
+
+/// `NAME = value`, `NAME := value`, `NAME ?= …`, `NAME += …`, `NAME ::= …`,
+/// `NAME != …` (the last runs a shell: its value is unknown).
+fn assignment(line: &str) -> Option<(&str, &str, &str)> {
+    let at = line.find(['=', ':', '?', '+', '!'])?;
+    let name = line[..at].trim();
+    if !is_name(name) {
+        return None;
+    }
+    let rest = &line[at..];
+    for op in ["::=", ":=", "?=", "+=", "!=", "="] {
+        if let Some(v) = rest.strip_prefix(op) {
+            let op = if op == "!=" { "!=" } else { op };
+            return Some((name, op, if op == "!=" { UNKNOWN } else { v }));
+        }
+    }
+    None
+}
+
+/// `targets: prerequisites` (a single or double colon).
+fn split_rule(line: &str) -> Option<(&str, &str)> {
+    let at = line.find(':')?;
+    let rest = &line[at + 1..];
+    let rest = rest.strip_prefix(':').unwrap_or(rest);
+    Some((&line[..at], rest))
+}
+
+/// The automatic variables of a rule.
+#[derive(Default)]
+struct Auto {
+    target: String,
+    prereqs: Vec<String>,
+    stem: String,
+}
+
+/// Add the recipe of `target` (after its prerequisites') to `text`; `false`
+/// past the bounds.
+fn build(
+    mk: &Makefile,
+    target: &str,
+    done: &mut BTreeSet<String>,
+    text: &mut String,
+    missing: &mut bool,
+) -> bool {
+    if done.contains(target) {
+        return true;
+    }
+    if done.len() >= MAX_TARGETS || text.len() as u64 > MAX_SCRIPT_BYTES {
+        return false;
+    }
+    done.insert(target.to_string());
+    let (rules, stem, pattern): (Vec<Rule>, String, bool) = match mk.rules.get(target) {
+        Some(r) => (r.clone(), String::new(), false),
+        None => match mk
+            .patterns
+            .iter()
+            .find_map(|(p, r)| stem_of(p, target).map(|s| (r, s)))
+        {
+            Some((r, s)) => (vec![r.clone()], s, true),
+            None => {
+                *missing = true;
+                return true;
+            }
+        },
+    };
+    let auto_prereqs: Vec<String> = rules
+        .iter()
+        .flat_map(|r| r.prereqs.iter())
+        .map(|p| p.replace('%', &stem))
+        .collect();
+    for p in &auto_prereqs {
+        if !p.contains(UNKNOWN) && !build(mk, p, done, text, missing) {
+            return false;
+        }
+    }
+    let auto = Auto {
+        target: target.to_string(),
+        prereqs: auto_prereqs,
+        stem,
+    };
+    for r in &rules {
+        for line in &r.recipe {
+            let line = line.trim_start_matches(['@', '-', '+', ' ', '\t']);
+            let line = expand(mk, line, &auto, 0);
+            if line.trim().is_empty() {
+                continue;
+            }
+            if r.conditional || pattern {
+                text.push_str("if [ -n \"$HOOKRULES_MAKE_UNKNOWN\" ]; then (\n");
+                text.push_str(&line);
+                text.push_str("\n); fi\n");
+            } else {
+                text.push_str("(\n");
+                text.push_str(&line);
+                text.push_str("\n)\n");
+            }
+        }
+    }
+    true
+}
+
+/// The stem when `target` matches the pattern (`%.o` and `main.o`: `main`).
+fn stem_of(pattern: &str, target: &str) -> Option<String> {
+    let (pre, post) = pattern.split_once('%')?;
+    let stem = target.strip_prefix(pre)?.strip_suffix(post)?;
+    Some(stem.to_string())
+}
+
+/// Expand make's references in `s`: the result is shell text.
+fn expand(mk: &Makefile, s: &str, auto: &Auto, depth: usize) -> String {
+    if depth > MAX_EXPANSION {
+        return UNKNOWN.to_string();
+    }
+    let chars: Vec<char> = s.chars().collect();
+    let mut out = String::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let ch = chars[i];
+        if ch != '$' {
+            out.push(ch);
+            i += 1;
+            continue;
+        }
+        let Some(&next) = chars.get(i + 1) else {
+            out.push('$');
+            break;
+        };
+        match next {
+            '$' => {
+                out.push('$');
+                i += 2;
+            }
+            '(' | '{' => {
+                let close = if next == '(' { ')' } else { '}' };
+                let mut level = 0usize;
+                let mut j = i + 1;
+                let mut end = None;
+                while j < chars.len() {
+                    if chars[j] == next {
+                        level += 1;
+                    } else if chars[j] == close {
+                        level -= 1;
+                        if level == 0 {
+                            end = Some(j);
+                            break;
+                        }
+                    }
+                    j += 1;
+                }
+                let Some(end) = end else {
+                    out.push_str(UNKNOWN);
+                    break;
+                };
+                let inner: String = chars[i + 2..end].iter().collect();
+                out.push_str(&reference(mk, &inner, auto, depth));
+                i = end + 1;
+            }
+            c => {
+                out.push_str(&reference(mk, &c.to_string(), auto, depth));
+                i += 2;
+            }
+        }
+    }
+    out
+}
+
+/// The value of one reference (`VAR`, `@`, `shell cmd`, `MAKE`).
+fn reference(mk: &Makefile, inner: &str, auto: &Auto, depth: usize) -> String {
+    if let Some(cmd) = inner.strip_prefix("shell ") {
+        return format!("$({})", expand(mk, cmd, auto, depth + 1));
+    }
+    match inner {
+        "@" => return crate::shell::quote(&auto.target),
+        "<" => {
+            return auto
+                .prereqs
+                .first()
+                .map(|p| crate::shell::quote(p))
+                .unwrap_or_default()
+        }
+        "^" | "+" => {
+            return auto
+                .prereqs
+                .iter()
+                .map(|p| crate::shell::quote(p))
+                .collect::<Vec<_>>()
+                .join(" ")
+        }
+        "*" => return crate::shell::quote(&auto.stem),
+        "MAKE" => return "make".into(),
+        _ => {}
+    }
+    if inner.contains([' ', ',', ':']) {
+        // A function (`$(wildcard …)`, `$(patsubst …)`) or a substitution
+        // reference: not followed.
+        return UNKNOWN.into();
+    }
+    let name = expand(mk, inner, auto, depth + 1);
+    if mk.unsure.contains(&name) {
+        return UNKNOWN.into();
+    }
+    match mk.vars.get(&name) {
+        Some(v) => expand(mk, v, auto, depth + 1),
+        None => match name.as_str() {
+            "RM" => "rm -f".into(),
+            "CURDIR" => UNKNOWN.into(),
+            "CC" => "cc".into(),
+            "CXX" => "g++".into(),
+            "AR" => "ar".into(),
+            _ => UNKNOWN.into(),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(makefile: &str, args: &[&str]) -> String {
+        static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("hookrules-make-{}-{n}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("Makefile"), makefile).unwrap();
+        let mut c = crate::shell::command::parse(&format!("make {}", args.join(" ")))
+            .unwrap()
+            .remove(0);
+        c.cwd = crate::shell::value::Value::text(&dir.to_string_lossy());
+        let got = match recipes(&c, &dir) {
+            Found::Text(_, t) => t.lines().skip(1).collect::<Vec<_>>().join("\n"),
+            Found::Nothing => "(nothing)".into(),
+            Found::Unknown => "(unknown)".into(),
+        };
+        std::fs::remove_dir_all(&dir).unwrap();
+        got
+    }
+
+    #[test]
+    fn recipes_of_the_goal_and_its_prerequisites_in_order() {
+        let mk = "OUT = build\nall: gen app\n\t@echo done\ngen:\n\t-mkdir -p $(OUT)\napp: gen\n\t$(CC) -o $@ main.c\nclean:\n\trm -rf $(OUT) $$HOME/x\n";
+        assert_eq!(
+            text(mk, &[]),
+            "(\nmkdir -p build\n)\n(\ncc -o app main.c\n)\n(\necho done\n)"
+        );
+        assert_eq!(text(mk, &["clean"]), "(\nrm -rf build $HOME/x\n)");
+        assert_eq!(text(mk, &["OUT=/", "clean"]), "(\nrm -rf / $HOME/x\n)");
+        assert_eq!(text(mk, &["-n", "clean"]), "(nothing)");
+        assert_eq!(text(mk, &["nosuch"]), "(nothing)");
+    }
+
+    #[test]
+    fn conditional_pattern_and_unknown_values_are_marked() {
+        let mk = "ifdef CI\nX := $(shell pwd)\nclean:\n\trm -rf $(X)\nendif\n%.o: %.c\n\tcc -c $< -o $@\n";
+        assert_eq!(
+            text(mk, &["clean"]),
+            "if [ -n \"$HOOKRULES_MAKE_UNKNOWN\" ]; then (\nrm -rf ${HOOKRULES_MAKE_UNKNOWN}\n); fi"
+        );
+        assert_eq!(
+            text(mk, &["main.o"]),
+            "if [ -n \"$HOOKRULES_MAKE_UNKNOWN\" ]; then (\ncc -c main.c -o main.o\n); fi"
+        );
+        assert_eq!(text("include $(DEPS)\nall:\n\ttrue\n", &["x"]), "(unknown)");
+        assert_eq!(
+            text("-include $(DEPS)\nall:\n\ttrue\n", &["x"]),
+            "(nothing)"
+        );
+    }
+}

@@ -144,20 +144,29 @@ struct Makefile {
 
 /// The recipes `make` runs, as shell text.
 pub(super) fn recipes(c: &SimpleCommand, cwd: &Path) -> Found {
-    let call = call(&c.args);
+    // Each argument as the shell hands it to make, when known.
+    let args: Vec<String> = c
+        .args
+        .iter()
+        .zip(&c.values)
+        .map(|(a, v)| super::known_text(v, &cwd.to_string_lossy()).unwrap_or_else(|| a.clone()))
+        .collect();
+    let call = call(&args);
     if call.runs_nothing {
         return Found::Nothing;
     }
-    if call
-        .dir
-        .iter()
-        .chain(&call.file)
-        .chain(&call.targets)
-        .any(|a| a.contains(['$', '`']))
-    {
+    let unknown = |a: &String| a.contains(['$', '`']);
+    if call.file.iter().chain(&call.targets).any(unknown) {
+        return Found::Unknown;
+    }
+    // A folder only the run knows (`make -C "$tmp" -f "$PWD/Makefile"`): the
+    // recipes run there, wherever it is.
+    let dir_unknown = call.dir.as_ref().is_some_and(unknown);
+    if dir_unknown && !call.file.as_ref().is_some_and(|f| f.starts_with('/')) {
         return Found::Unknown;
     }
     let dir = match &call.dir {
+        Some(_) if dir_unknown => cwd.to_path_buf(),
         Some(d) => cwd.join(d),
         None => cwd.to_path_buf(),
     };
@@ -204,13 +213,15 @@ pub(super) fn recipes(c: &SimpleCommand, cwd: &Path) -> Found {
     if text.is_empty() {
         return Found::Nothing;
     }
-    Found::Text(
-        path,
+    let cd = if dir_unknown {
+        format!("cd {UNKNOWN} || exit 1")
+    } else {
         format!(
-            "cd {} || exit 1\n{text}",
+            "cd {} || exit 1",
             crate::shell::quote(&dir.to_string_lossy())
-        ),
-    )
+        )
+    };
+    Found::Text(path, format!("{cd}\n{text}"))
 }
 
 /// Read a makefile (and what it includes) into `mk`: `Ok(false)` when there

@@ -165,7 +165,9 @@ pub fn codex_config(env: &Env) -> Option<PathBuf> {
 /// harness or another program linking the library is not the guard, and its
 /// folder, say `/tmp/…/target`, is nothing to protect), and where `install.sh`
 /// (`~/.local/bin`) and `cargo install` (`~/.cargo/bin`) put it, which the
-/// plugin launcher also looks in.
+/// plugin launcher also looks in; and the file each of those lands on when it
+/// is a link (`~/.local/bin/hookrules -> ~/opt/hookrules-0.9/hr`: removing or
+/// replacing `hr` removes the guard, whatever its name; cause from redteam5).
 #[must_use]
 pub fn binaries(env: &Env, exe: Option<&Path>) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = exe
@@ -176,6 +178,16 @@ pub fn binaries(env: &Env, exe: Option<&Path>) -> Vec<PathBuf> {
     if let Some(h) = home(env) {
         out.push(h.join(".local/bin/hookrules"));
         out.push(h.join(".cargo/bin/hookrules"));
+    }
+    let landed: Vec<PathBuf> = out
+        .iter()
+        .filter(|p| std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink()))
+        .filter_map(|p| std::fs::canonicalize(p).ok())
+        .collect();
+    for p in landed {
+        if !out.contains(&p) {
+            out.push(p);
+        }
     }
     out
 }
@@ -386,6 +398,27 @@ fn plain(path: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn an_installed_link_guards_the_binary_it_lands_on() {
+        // ~/.local/bin/hookrules -> ~/opt/hookrules-0.9/hr: `hr` is the guard
+        // whatever its name (cause from redteam5).
+        let home = tempfile::tempdir().unwrap();
+        let opt = home.path().join("opt/hookrules-0.9");
+        std::fs::create_dir_all(&opt).unwrap();
+        std::fs::create_dir_all(home.path().join(".local/bin")).unwrap();
+        std::fs::write(opt.join("hr"), b"").unwrap();
+        std::os::unix::fs::symlink(opt.join("hr"), home.path().join(".local/bin/hookrules"))
+            .unwrap();
+        let env: Env = [("HOME".to_string(), home.path().display().to_string())]
+            .into_iter()
+            .collect();
+        let bins = binaries(&env, None);
+        let landed = std::fs::canonicalize(opt.join("hr")).unwrap();
+        assert!(bins.contains(&landed), "{bins:?}");
+        assert!(bins.contains(&home.path().join(".local/bin/hookrules")));
+    }
 
     #[test]
     fn the_plugin_launcher_and_places_agree_on_the_data_folder() {

@@ -950,6 +950,7 @@ fn calls(lang: Lang, code: &str) -> Vec<Effect> {
         out.push(Effect::Dynamic);
     }
     let names = table(lang);
+    let bound = bound_names(names, &masked);
     // Trees the code lists or walks, and whether it deletes paths nobody can
     // name (the walk's entries): then it deletes everything in those trees.
     let mut walks: Vec<Value> = Vec::new();
@@ -965,14 +966,34 @@ fn calls(lang: Lang, code: &str) -> Vec<Effect> {
             e += 1;
         }
         let name: String = src[k..e].iter().collect();
-        let Some((_, kind)) = names.iter().find(|(n, _)| *n == name) else {
+        let own = names
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(n, kind)| (*n, kind));
+        let bound = || {
+            bound
+                .iter()
+                .find(|(b, _, _)| *b == name)
+                .map(|(_, n, kind)| (*n, *kind))
+        };
+        let Some((name, kind)) = own.or_else(bound) else {
             k = e;
             continue;
         };
-        // Arguments: `(…)`, or (Perl, Ruby) a literal after a space.
+        // Arguments: `(…)`, or (Perl, Ruby) a literal after a space; a
+        // bound name may be called through `.call(…)` (Ruby) or `->(…)`
+        // (Perl).
         let mut a = e;
         while a < src.len() && src[a] == ' ' {
             a += 1;
+        }
+        if own.is_none() {
+            let rest: String = masked[a..(a + 5).min(src.len())].iter().collect();
+            if rest.starts_with(".call") {
+                a += 5;
+            } else if rest.starts_with("->") {
+                a += 2;
+            }
         }
         let receiver = receiver(&src, &masked, k);
         let args: Vec<String> = if src.get(a) == Some(&'(') {
@@ -1038,9 +1059,9 @@ fn calls(lang: Lang, code: &str) -> Vec<Effect> {
                 {
                     deletes_entries = true;
                 }
-                call(lang, &name, *kind, &args, &mut out);
+                call(lang, name, *kind, &args, &mut out);
             }
-            _ => call(lang, &name, *kind, &args, &mut out),
+            _ => call(lang, name, *kind, &args, &mut out),
         }
     }
     if deletes_entries {
@@ -1056,6 +1077,75 @@ fn calls(lang: Lang, code: &str) -> Vec<Effect> {
                 path,
             });
         }
+    }
+    out
+}
+
+/// Names the code binds to a function of the table, with that function
+/// (cause from redteam5: `from os import system as s; s(…)`): an import's
+/// alias (`from M import F as N`, JS `import {F as N}`), a destructured
+/// binding (`const {F: N} = require(…)`, `({F: N}) => …`), a reference
+/// assigned (`N = os.F`, `const N = require(…).F`, Perl `my $N = \&CORE::F`),
+/// Ruby's `N = method(:F)`. Read in the masked code: names in strings and
+/// comments bind nothing.
+fn bound_names(
+    names: &'static [(&'static str, Kind)],
+    masked: &[char],
+) -> Vec<(String, &'static str, &'static Kind)> {
+    let text: String = masked.iter().collect();
+    let of = |f: &str| names.iter().find(|(n, _)| *n == f).map(|(n, k)| (*n, k));
+    let ident = |s: &str| {
+        let s = s.trim().trim_start_matches(['$', '@']);
+        (!s.is_empty() && s.chars().all(|c| is_ident(c) || c == '$')).then(|| s.to_string())
+    };
+    let mut out: Vec<(String, &'static str, &'static Kind)> = Vec::new();
+    let mut bind = |n: Option<String>, f: &str| {
+        if let (Some(n), Some((f, k))) = (n, of(f)) {
+            if n != f && out.len() < MAX_EFFECTS {
+                out.push((n, f, k));
+            }
+        }
+    };
+    // `F as N` (Python's imports, JS's named imports).
+    let words: Vec<&str> = text
+        .split(|c: char| !(is_ident(c) || c == '$'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    for w in words.windows(3) {
+        if w[1] == "as" {
+            bind(ident(w[2]), w[0]);
+        }
+    }
+    // `{F: N, …}`: destructuring.
+    for part in text.split('{').skip(1) {
+        let inner = part.split('}').next().unwrap_or_default();
+        for entry in inner.split(',') {
+            if let Some((f, n)) = entry.split_once(':') {
+                if !n.contains([':', '(', '=']) {
+                    bind(ident(n), f.trim());
+                }
+            }
+        }
+    }
+    // `N = …F` ending the statement: a reference, not a call.
+    for stmt in text.split([';', '\n']) {
+        let Some((lhs, rhs)) = stmt.split_once('=') else {
+            continue;
+        };
+        if rhs.starts_with(['=', '~']) || lhs.ends_with(['!', '<', '>', '=']) {
+            continue;
+        }
+        let lhs = lhs.split_whitespace().last().unwrap_or_default();
+        let rhs = rhs.trim();
+        let target = match rhs.strip_prefix("method(") {
+            // Ruby: `method(:system)`
+            Some(r) => r
+                .trim_start_matches([' ', ':'])
+                .trim_end_matches([')', ' ']),
+            None if rhs.ends_with(')') => continue,
+            None => rhs.rsplit(['.', ':', '&', ' ']).next().unwrap_or_default(),
+        };
+        bind(ident(lhs), target);
     }
     out
 }
@@ -1754,6 +1844,34 @@ mod tests {
             shells(Lang::Python, "import os; os.system('rm -rf ~')"),
             ["rm -rf ~"]
         );
+        // Names bound to a shell-out (cause from redteam5).
+        for (lang, code) in [
+            (Lang::Python, "from os import system as s; s('rm -rf ~')"),
+            (Lang::Python, "import os; f = os.system; f('rm -rf ~')"),
+            (
+                Lang::Python,
+                "from subprocess import check_output as co\nco('rm -rf ~', shell=True)",
+            ),
+            (
+                Lang::Js,
+                "const {execSync: x} = require('child_process'); x('rm -rf ~')",
+            ),
+            (
+                Lang::Js,
+                "const r = require('child_process').execSync; r('rm -rf ~')",
+            ),
+            (
+                Lang::Js,
+                "import('child_process').then(({execSync: e}) => e('rm -rf ~'))",
+            ),
+            (Lang::Ruby, "x = method(:system); x.call('rm -rf ~')"),
+            (Lang::Perl, "my $s = \\&CORE::system; $s->('rm -rf ~')"),
+        ] {
+            assert_eq!(shells(lang, code), ["rm -rf ~"], "{code}");
+        }
+        // A binding in a string binds nothing; other aliases are other names.
+        assert!(shells(Lang::Python, "print('from os import system as s'); s('x')").is_empty());
+        assert!(shells(Lang::Python, "import numpy as np; np.zeros(3)").is_empty());
         assert_eq!(
             shells(Lang::Python, "__import__('os').system('rm -rf /')"),
             ["rm -rf /"]

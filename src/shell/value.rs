@@ -219,6 +219,24 @@ impl Value {
         }
     }
 
+    /// The text, when there is one alternative and every piece of it is
+    /// known here: literal text, or the starting folder (`cwd`, the event's).
+    /// A command's folder, a script's name, a make variable: what a reader
+    /// of files on disk can open before the command runs.
+    #[must_use]
+    pub fn known_from(&self, cwd: &str) -> Option<String> {
+        let [s] = self.0.as_slice() else { return None };
+        let mut out = String::new();
+        for p in &s.0 {
+            match p {
+                Piece::Start => out.push_str(cwd),
+                Piece::Text(t) => out.push_str(t),
+                _ => return None,
+            }
+        }
+        Some(out)
+    }
+
     /// Does any alternative depend on something nobody can know?
     #[must_use]
     pub fn has_unknown(&self) -> bool {

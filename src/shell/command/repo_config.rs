@@ -21,7 +21,6 @@ use std::path::{Path, PathBuf};
 
 use super::places;
 use super::SimpleCommand;
-use crate::shell::value::{Piece, Value};
 
 /// Bytes read of one configuration file.
 pub const MAX_CONFIG_BYTES: u64 = 64 * 1024;
@@ -55,7 +54,7 @@ pub fn add_repository_code(cmds: &mut Vec<SimpleCommand>, cwd: &str) {
 /// The folder a `git` command runs in, when known: its directory, then
 /// `-C DIR` options.
 fn git_dir_of(c: &SimpleCommand, cwd: &str) -> Option<PathBuf> {
-    let mut dir = PathBuf::from(folder(&c.cwd, cwd)?);
+    let mut dir = PathBuf::from(super::script_files::folder(&c.cwd, cwd)?);
     let mut args = c.args.iter();
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -72,20 +71,6 @@ fn git_dir_of(c: &SimpleCommand, cwd: &str) -> Option<PathBuf> {
         }
     }
     Some(dir)
-}
-
-/// A directory value as text, when every piece of it is known here.
-fn folder(v: &Value, cwd: &str) -> Option<String> {
-    let [s] = v.0.as_slice() else { return None };
-    let mut out = String::new();
-    for p in &s.0 {
-        match p {
-            Piece::Start => out.push_str(cwd),
-            Piece::Text(t) => out.push_str(t),
-            _ => return None,
-        }
-    }
-    out.starts_with('/').then_some(out)
 }
 
 /// The commands the code-taking keys of the configuration of the repository

@@ -207,7 +207,7 @@ fn sources<'c>(c: &'c SimpleCommand, cwd: &str) -> Vec<Source<'c>> {
         ));
     } else if c.code == Some(Code::File) || matches!(c.program.as_str(), "source" | ".") {
         if let Some((script, args)) = c.operand_values.split_first() {
-            if let Some(name) = known_text(script, cwd) {
+            if let Some(name) = script.known_from(cwd) {
                 out.push(Source::Shell(name, args, false));
             }
         }
@@ -416,21 +416,6 @@ fn runs_in_a_shell(head: &[u8]) -> bool {
     SHELLS.contains(&prog)
 }
 
-/// A value's text when every piece of it is known here (the event's `cwd`
-/// for the starting folder).
-fn known_text(v: &Value, cwd: &str) -> Option<String> {
-    let [s] = v.0.as_slice() else { return None };
-    let mut out = String::new();
-    for p in &s.0 {
-        match p {
-            Piece::Start => out.push_str(cwd),
-            Piece::Text(t) => out.push_str(t),
-            _ => return None,
-        }
-    }
-    Some(out)
-}
-
 /// An argument as the script's command line spells it: its text, the home
 /// folder, the project and the temp root as the variables that name them; a
 /// value with several alternatives or a part nobody knows is unknown.
@@ -457,6 +442,6 @@ fn spelled(v: &Value, cwd: &str) -> String {
 }
 
 /// A directory value as an absolute path, when known.
-fn folder(v: &Value, cwd: &str) -> Option<String> {
-    known_text(v, cwd).filter(|d| d.starts_with('/'))
+pub(super) fn folder(v: &Value, cwd: &str) -> Option<String> {
+    v.known_from(cwd).filter(|d| d.starts_with('/'))
 }

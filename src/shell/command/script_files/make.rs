@@ -149,7 +149,10 @@ pub(super) fn recipes(c: &SimpleCommand, cwd: &Path) -> Found {
         .args
         .iter()
         .zip(&c.values)
-        .map(|(a, v)| super::known_text(v, &cwd.to_string_lossy()).unwrap_or_else(|| a.clone()))
+        .map(|(a, v)| {
+            v.known_from(&cwd.to_string_lossy())
+                .unwrap_or_else(|| a.clone())
+        })
         .collect();
     let call = call(&args);
     if call.runs_nothing {

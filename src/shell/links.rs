@@ -29,6 +29,12 @@
 //!   that opens them, which is the command, not the hook, so they stay as
 //!   spelled.
 //! * **Text, not bytes.** A link whose text is not UTF-8 is judged as spelled.
+//! * **Hard links are the same file.** A file the command opens that has
+//!   more than one name (`lstat`'s link count) is looked up, by device and
+//!   inode, among the files of the places whose names matter
+//!   ([`Resolver::same_file`]: the guarded places and the folders secrets are
+//!   kept in, listed once per event and only when such a file is met): a
+//!   project file that is a hard link to `~/.ssh/id_ed25519` is that key.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -45,6 +51,20 @@ pub const MAX_LOOKUPS: usize = 256;
 /// Paths longer than this are not looked up (`PATH_MAX`).
 const MAX_PATH: usize = 4096;
 
+/// Most names listed when looking for the other names of a hard-linked file
+/// (one event): past it a name is not found, which judges the file by the
+/// name the command gave (as before hard links were looked at).
+pub const MAX_IDENTITIES: usize = 4096;
+
+/// A file's identity on this machine: a hard link is another name for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct FileId {
+    /// The device (`st_dev`).
+    pub dev: u64,
+    /// The inode (`st_ino`).
+    pub ino: u64,
+}
+
 /// What the file system holds at a path, as far as the walk cares.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Node {
@@ -54,6 +74,8 @@ enum Node {
     Folder,
     /// A file, a device, a FIFO: anything that is neither a folder nor a link.
     Other,
+    /// A regular file with more than one name (hard links).
+    Shared(FileId),
     /// A symbolic link, with its text.
     Link(String),
     /// A link made earlier in the same command whose target nobody can know.
@@ -129,6 +151,9 @@ pub struct Resolved {
     pub unknown: bool,
     /// The path is a folder on disk (after following its links).
     pub is_folder: bool,
+    /// The last component is a regular file with other names (hard links):
+    /// its identity, to find them ([`Resolver::same_file`]).
+    pub shared: Option<FileId>,
 }
 
 /// Follows links for one event, remembering every lookup.
@@ -143,6 +168,9 @@ struct Inner {
     enabled: bool,
     nodes: HashMap<String, Node>,
     lookups: usize,
+    /// The names of the files in the places whose names matter, by
+    /// identity: listed when a hard-linked file is first met.
+    identities: Option<HashMap<FileId, String>>,
 }
 
 impl Default for Resolver {
@@ -172,6 +200,7 @@ impl Resolver {
                 enabled,
                 nodes: HashMap::new(),
                 lookups: 0,
+                identities: None,
             })),
         }
     }
@@ -208,6 +237,7 @@ impl Resolver {
         // Past a missing component only the command's own links can exist.
         let mut on_disk = true;
         let mut is_folder = false;
+        let mut shared = None;
         let mut inner = self.lock();
         while let Some(c) = todo.pop() {
             match c.as_str() {
@@ -219,6 +249,7 @@ impl Resolver {
                 _ => {}
             }
             is_folder = false;
+            shared = None;
             if c.contains([STAR, QUESTION, BRACKET, SOMETHING]) {
                 out.push(c);
                 append_lexically(&mut out, todo);
@@ -244,6 +275,10 @@ impl Resolver {
                     out.push(c);
                 }
                 Node::Other => out.push(c),
+                Node::Shared(id) => {
+                    shared = Some(id);
+                    out.push(c);
+                }
                 Node::Missing => {
                     on_disk = false;
                     out.push(c);
@@ -287,8 +322,73 @@ impl Resolver {
             followed,
             unknown,
             is_folder: is_folder || out.is_empty(),
+            shared,
         }
     }
+
+    /// Another name of the file `id` among `places` (absolute folders, whose
+    /// files are listed, and files), `None` when it has none there. The
+    /// places are listed once per event, the first time this is asked, and
+    /// only their own entries (no descent): a `readdir` gives each entry's
+    /// inode without opening it, and a hard link lies on the same device as
+    /// the file, so an entry counts when its folder is on `id`'s device.
+    /// At most [`MAX_IDENTITIES`] names are kept.
+    #[must_use]
+    pub fn same_file(&self, id: FileId, places: impl FnOnce() -> Vec<String>) -> Option<String> {
+        let mut inner = self.lock();
+        if !inner.enabled {
+            return None;
+        }
+        inner
+            .identities
+            .get_or_insert_with(|| identities(&places()))
+            .get(&id)
+            .cloned()
+    }
+}
+
+/// The files at `places` (a folder's entries, or the file itself), by
+/// identity; the first name of a file wins.
+fn identities(places: &[String]) -> HashMap<FileId, String> {
+    use std::os::unix::fs::{DirEntryExt, MetadataExt};
+    let mut out: HashMap<FileId, String> = HashMap::new();
+    let add = |out: &mut HashMap<FileId, String>, id: FileId, path: String| {
+        if out.len() < MAX_IDENTITIES {
+            out.entry(id).or_insert(path);
+        }
+    };
+    for place in places {
+        let Ok(m) = std::fs::symlink_metadata(place) else {
+            continue;
+        };
+        let dev = m.dev();
+        if m.is_file() {
+            add(&mut out, FileId { dev, ino: m.ino() }, place.clone());
+            continue;
+        }
+        if !m.is_dir() {
+            continue;
+        }
+        let Ok(entries) = std::fs::read_dir(place) else {
+            continue;
+        };
+        for e in entries.take(MAX_IDENTITIES).flatten() {
+            if out.len() >= MAX_IDENTITIES {
+                return out;
+            }
+            // A folder or a link is not a hard link to a file; `d_type`
+            // answers without a `stat` on most file systems.
+            if e.file_type().is_ok_and(|t| t.is_dir() || t.is_symlink()) {
+                continue;
+            }
+            let Ok(name) = e.file_name().into_string() else {
+                continue;
+            };
+            let path = format!("{}/{name}", place.trim_end_matches('/'));
+            add(&mut out, FileId { dev, ino: e.ino() }, path);
+        }
+    }
+    out
 }
 
 impl Inner {
@@ -323,6 +423,12 @@ impl Inner {
                 }
             }
             Ok(m) if m.is_dir() => Node::Folder,
+            Ok(m) if m.is_file() && std::os::unix::fs::MetadataExt::nlink(&m) > 1 => {
+                Node::Shared(FileId {
+                    dev: std::os::unix::fs::MetadataExt::dev(&m),
+                    ino: std::os::unix::fs::MetadataExt::ino(&m),
+                })
+            }
             Ok(_) => Node::Other,
             Err(e) => match e.kind() {
                 std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory => Node::Missing,
@@ -468,6 +574,38 @@ mod tests {
         // /proc is the command's own view.
         let m = [made("/w/so", Some("/proc/self/fd/1"))];
         assert_eq!(r.resolve("/w/so", true, &m).path, "/w/so");
+    }
+
+    #[test]
+    fn a_hard_link_is_found_among_the_places_that_matter() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path().canonicalize().unwrap();
+        let root = root.to_str().unwrap();
+        std::fs::create_dir_all(format!("{root}/h/.ssh")).unwrap();
+        std::fs::create_dir_all(format!("{root}/p")).unwrap();
+        std::fs::write(format!("{root}/h/.ssh/id_rsa"), "k").unwrap();
+        std::fs::write(format!("{root}/p/plain"), "x").unwrap();
+        std::fs::hard_link(format!("{root}/h/.ssh/id_rsa"), format!("{root}/p/k")).unwrap();
+        let r = Resolver::default();
+        let places = || vec![format!("{root}/h"), format!("{root}/h/.ssh")];
+        let got = r.resolve(&format!("{root}/p/k"), true, &[]);
+        let id = got.shared.expect("two names");
+        assert_eq!(
+            r.same_file(id, places),
+            Some(format!("{root}/h/.ssh/id_rsa"))
+        );
+        // A file with one name has no identity to look up.
+        assert_eq!(
+            r.resolve(&format!("{root}/p/plain"), true, &[]).shared,
+            None
+        );
+        // The places are listed once: a later question does not list again.
+        assert_eq!(
+            r.same_file(id, Vec::new),
+            Some(format!("{root}/h/.ssh/id_rsa"))
+        );
+        // A resolver that must not touch the disk finds nothing.
+        assert_eq!(Resolver::new(false).same_file(id, places), None);
     }
 
     #[test]

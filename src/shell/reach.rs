@@ -633,13 +633,20 @@ fn target(s: &Sym, env: &Env, how: Use<'_>, made: &[Made]) -> Target {
         how.follow_last
     };
     let r = env.links.resolve(&text, follow_last, made);
-    if !r.followed && !r.unknown {
+    // A file with other names (hard links) is the file at the name that
+    // matters: a project file that is `~/.ssh/id_ed25519` is read as the key.
+    let same = r
+        .shared
+        .filter(|_| follow_last && !unknown)
+        .and_then(|id| env.links.same_file(id, || env.identity_places()))
+        .filter(|other| *other != r.path);
+    if !r.followed && !r.unknown && same.is_none() {
         return spelled;
     }
-    let mut landed = if r.followed {
-        env.respell(&r.path)
-    } else {
-        r.path
+    let mut landed = match same {
+        Some(other) => env.respell(&other),
+        None if r.followed => env.respell(&r.path),
+        None => r.path,
     };
     if text.ends_with('/') && !landed.ends_with('/') {
         landed.push('/');
@@ -704,7 +711,54 @@ fn located(text: &str, unknown: bool, unknown_at_end: bool, env: &Env) -> Target
     }
 }
 
+/// Folders in a home folder whose files are judged by their names there
+/// (keys, credentials, tokens, start-up and tool settings), besides the home
+/// folder itself and the guarded places: a file the command opens that is a
+/// hard link to one of their files is judged as that file
+/// ([`Env::identity_places`]). The built-in pack's `secret_folders` and the
+/// credential files it names live here.
+pub const NAMED_FOLDERS: &[&str] = &[
+    ".ssh",
+    ".aws",
+    ".gnupg",
+    ".gnupg/private-keys-v1.d",
+    ".kube",
+    ".docker",
+    ".azure",
+    ".password-store",
+    ".config",
+    ".config/gh",
+    ".config/gcloud",
+    ".config/git",
+    ".config/hub",
+    ".config/op",
+    ".config/rclone",
+    ".config/github-copilot",
+    ".claude",
+    ".codex",
+    ".gemini",
+    ".cargo",
+    ".npm",
+    ".terraform.d",
+    ".vault-token",
+    ".local/share/keyrings",
+];
+
 impl Env {
+    /// The places whose files count by name for hard links: the home folder,
+    /// [`NAMED_FOLDERS`] in it and the guarded places.
+    #[must_use]
+    pub fn identity_places(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        if let Some(home) = self.home.as_deref().filter(|h| h.starts_with('/')) {
+            let home = home.trim_end_matches('/');
+            out.push(home.to_string());
+            out.extend(NAMED_FOLDERS.iter().map(|f| format!("{home}/{f}")));
+        }
+        out.extend(self.guards.list().iter().map(|g| g.path.clone()));
+        out
+    }
+
     /// Is the machine Windows? Its folders say so: the event's `cwd` (or the
     /// home folder) is on a drive or a share (`C:\Users\dev\proj` is
     /// `/c/Users/dev/proj`). A Windows drive seen from WSL (`/mnt/c/…`) is

@@ -7,7 +7,10 @@
 //! `home/.claude/settings.json` (the user's hook settings). In the project:
 //! `out -> /`, `up -> ..` (home), `keys -> ../.ssh`, `etc -> /etc`,
 //! `cfg.json -> ../.claude/settings.json`, `loop -> loop`, `build -> target`
-//! (inside the project), and a chain of 50 links.
+//! (inside the project), and a chain of 50 links. Hard links (the same file
+//! under another name): `deploy.txt` is `home/.ssh/id_ed25519`, `rc.txt` is
+//! `home/.bashrc`, `hooks.json` is `home/.claude/settings.json`, `hosts.txt`
+//! is `home/.ssh/known_hosts`, and `a.txt`/`b.txt` are one project file.
 
 use serde_json::{json, Value};
 
@@ -19,6 +22,9 @@ fn sandbox() -> Sandbox {
         &[
             ("home/.ssh/notes", "x"),
             ("home/.ssh/known_hosts", "x"),
+            ("home/.ssh/id_ed25519", "x"),
+            ("home/.bashrc", "x"),
+            ("home/proj/a.txt", "x"),
             ("home/.claude/settings.json", "{}"),
             ("home/proj/README.md", "x"),
             ("home/proj/target/release/app", "x"),
@@ -39,6 +45,15 @@ fn sandbox() -> Sandbox {
         ("build", "target"),
     ] {
         sb.link(to, link);
+    }
+    for (to, at) in [
+        ("home/.ssh/id_ed25519", "deploy.txt"),
+        ("home/.bashrc", "rc.txt"),
+        ("home/.claude/settings.json", "hooks.json"),
+        ("home/.ssh/known_hosts", "hosts.txt"),
+        ("home/proj/a.txt", "b.txt"),
+    ] {
+        sb.hard_link(to, at);
     }
     // A chain longer than the kernel follows: c0 -> c1 -> … -> c49 -> /.
     for i in 0..50 {
@@ -125,6 +140,30 @@ const COMMANDS: &[(&str, &str, &str)] = &[
     ),
     ("ls -la out/ up/", "allow", "listing"),
     ("cat README.md", "allow", "an ordinary file"),
+    // Hard links on disk: the same file as a key, a start-up file, the
+    // hook settings.
+    ("cat deploy.txt", "deny", "a hard link to ~/.ssh/id_ed25519"),
+    ("less deploy.txt", "deny", "a pager reads the key too"),
+    (
+        "cp deploy.txt /tmp/k",
+        "deny",
+        "copies the key out under another name",
+    ),
+    ("base64 deploy.txt", "deny", "encodes the key"),
+    (
+        "echo 'curl x | sh' >> rc.txt",
+        "deny",
+        "appends to ~/.bashrc through its other name",
+    ),
+    (
+        "echo '{}' > hooks.json",
+        "ask",
+        "writes the user's hook settings",
+    ),
+    ("rm deploy.txt", "allow", "removing one name leaves the key"),
+    ("cat hosts.txt", "allow", "known_hosts is no secret"),
+    ("cat b.txt", "allow", "two names of one project file"),
+    ("echo x >> b.txt", "allow", "writes a project file"),
     ("rm -rf target/release", "allow", "a build folder"),
     // Links made earlier in the same command line.
     (
@@ -233,6 +272,17 @@ const TOOLS: &[(&str, &str, &str, &str)] = &[
     ),
     ("Read", "out/etc/hostname", "allow", "reading a system file"),
     ("Write", "out/etc/motd", "deny", "out -> /: a system write"),
+    ("Read", "deploy.txt", "deny", "a hard link to a private key"),
+    ("Edit", "rc.txt", "deny", "a hard link to ~/.bashrc"),
+    (
+        "Write",
+        "hooks.json",
+        "ask",
+        "a hard link to the hook settings",
+    ),
+    ("Read", "hosts.txt", "allow", "a hard link to known_hosts"),
+    ("Read", "b.txt", "allow", "a hard link inside the project"),
+    ("Write", "a.txt", "allow", "a hard link inside the project"),
 ];
 
 #[test]

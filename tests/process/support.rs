@@ -73,6 +73,12 @@ impl Sandbox {
         std::os::unix::fs::symlink(to, self.project().join(at)).unwrap();
     }
 
+    /// A hard link at `at` (in the project) to `to` (relative to the
+    /// sandbox's root).
+    pub fn hard_link(&self, to: &str, at: &str) {
+        std::fs::hard_link(self.root.join(to), self.project().join(at)).unwrap();
+    }
+
     /// The project.
     pub fn project(&self) -> std::path::PathBuf {
         self.root.join("home/proj")

@@ -11,6 +11,7 @@ pub mod gemini;
 use serde_json::{json, Map, Value};
 
 use crate::contract::events::Blocking;
+use crate::contract::hosts::adapter::AnswerShape;
 use crate::contract::hosts::{self, Hint, Host};
 use crate::contract::Event;
 use crate::decision::Decision;
@@ -27,15 +28,15 @@ pub struct Answer {
     pub exit: i32,
 }
 
-/// Build the output for an event from a decision, in the shape of the agent
-/// that sent the event.
+/// Build the output for an event from a decision, in the format the agent
+/// that sent the event reads ([`AnswerShape`]: one renderer per format).
 pub fn render(event: &Event, d: &Decision) -> Answer {
-    match event.origin.host {
-        Host::Claude | Host::VsCode => claude::render(event, d),
-        Host::Codex => codex::render(event, d),
-        Host::Gemini => gemini::render(event, d),
-        Host::Cursor => cursor::render(event, d),
-        Host::Copilot => copilot::render(event, d),
+    match event.origin.host.adapter().answer {
+        AnswerShape::Claude => claude::render(event, d),
+        AnswerShape::Codex => codex::render(event, d),
+        AnswerShape::Gemini => gemini::render(event, d),
+        AnswerShape::Cursor => cursor::render(event, d),
+        AnswerShape::Copilot => copilot::render(event, d),
     }
 }
 
@@ -172,8 +173,9 @@ fn set_path(obj: &mut Map<String, Value>, path: &str, v: Value) {
 pub fn fail_closed(host: Option<Host>, event_name: Option<&str>, message: &str) -> Answer {
     let reason = format!("hookrules (fail-closed): {message}");
     let event = event_name.and_then(|name| {
+        // The envelope names the event where the host's does (else the hint does).
         let value = match host {
-            Some(Host::Copilot) => json!({}),
+            Some(h) if !h.adapter().names_event => json!({}),
             _ => json!({ "hook_event_name": name }),
         };
         Event::from_value_with(
@@ -231,7 +233,7 @@ mod tests {
     /// An event of `host` named `name` as the host would send it (only the name).
     fn event_of(host: Host, name: &str) -> Event {
         let value = match host {
-            Host::Copilot => json!({}),
+            h if !h.adapter().names_event => json!({}),
             _ => {
                 json!({ "hook_event_name": name, "tool_name": "Bash", "tool_input": {"command": "ls"} })
             }

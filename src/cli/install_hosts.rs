@@ -100,6 +100,26 @@ fn strip(hooks: &mut Map<String, Value>, host: Host, installed: Option<&str>) ->
     removed
 }
 
+/// The first of the other hosts' hook files that `host` also runs (its
+/// [`AlsoRuns`](crate::contract::hosts::adapter::AlsoRuns)) that runs hookrules.
+fn also_runs_hookrules(host: Host, ctx: &Context) -> Result<Option<PathBuf>, String> {
+    for &other in host.adapter().also_runs.hosts {
+        let found = if other.adapter().install.is_none() {
+            // The canonical host: `init` without --host, its settings files.
+            crate::cli::wiring::settings_registers(&ctx.env, "PreToolUse")
+        } else {
+            let file = file_for(other, ctx, false)?;
+            crate::cli::wiring::read(crate::cli::wiring::Place::Agent(other), &file)
+                .filter(|w| !w.handlers.is_empty())
+                .map(|w| w.path)
+        };
+        if found.is_some() {
+            return Ok(found);
+        }
+    }
+    Ok(None)
+}
+
 /// `init --host NAME`.
 pub fn init(
     host: Host,
@@ -109,21 +129,12 @@ pub fn init(
     ctx: &Context,
     out: &mut dyn Write,
 ) -> Result<(), String> {
-    if host == Host::VsCode {
-        // VS Code runs the hooks of Claude Code's settings and of every
-        // .github/hooks/*.json (Copilot's too), and hookrules recognises its
-        // envelope under either: one more file would answer its events twice.
-        let copilot = file_for(Host::Copilot, ctx, false)?;
-        let already =
-            crate::cli::wiring::settings_registers(&ctx.env, "PreToolUse").or_else(|| {
-                crate::cli::wiring::read(crate::cli::wiring::Place::Agent(Host::Copilot), &copilot)
-                    .filter(|w| !w.handlers.is_empty())
-                    .map(|w| w.path)
-            });
-        if let Some(p) = already {
-            let _ = writeln!(out, "VS Code already runs hookrules through {} (VS Code reads that file, and hookrules recognises its events there); nothing to do.", p.display());
-            return Ok(());
-        }
+    // A host that also runs other hosts' hook files (VS Code: Claude Code's
+    // settings and Copilot CLI's .github/hooks file, whose envelopes hookrules
+    // recognises as its own) would answer its events twice from one more file.
+    if let Some(p) = also_runs_hookrules(host, ctx)? {
+        let _ = writeln!(out, "{} already runs hookrules through {} ({} reads that file, and hookrules recognises its events there); nothing to do.", host.title(), p.display(), host.title());
+        return Ok(());
     }
     let path = file_for(host, ctx, user)?;
     let spec = host

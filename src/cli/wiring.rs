@@ -258,16 +258,22 @@ pub fn agent_files(ctx: &Context) -> Vec<(Host, PathBuf)> {
             }
         }
     }
-    // VS Code reads every .github/hooks/*.json (and Claude Code's settings,
-    // listed above): the others there are its too.
-    if let Ok(rd) = std::fs::read_dir(places::repository_hooks(&project)) {
+    // A host that runs every .github/hooks/*.json (VS Code): the files there
+    // that are no host's own are its.
+    let folder_host = Host::ALL
+        .into_iter()
+        .find(|h| h.adapter().also_runs.repository_hooks);
+    if let (Some(host), Ok(rd)) = (
+        folder_host,
+        std::fs::read_dir(places::repository_hooks(&project)),
+    ) {
         let mut extra: Vec<PathBuf> = rd
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.extension().is_some_and(|x| x == "json"))
             .filter(|p| !v.iter().any(|(_, f)| f == p))
             .collect();
         extra.sort();
-        v.extend(extra.into_iter().map(|p| (Host::VsCode, p)));
+        v.extend(extra.into_iter().map(|p| (host, p)));
     }
     v
 }

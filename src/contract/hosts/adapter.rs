@@ -40,6 +40,67 @@ pub struct Adapter {
     /// Its shell tool does not say which shell it starts: on Windows it may be
     /// PowerShell ([`super::dialect`]).
     pub shell_unnamed: bool,
+    /// How its envelope is told from the other hosts' ([`super::sniff`]).
+    pub sniff: Sniff,
+    /// Its envelope names the event (`hook_event_name`). Copilot CLI's does not:
+    /// the event comes from `--event` (a named envelope under its handler is
+    /// another host's, [`super::recognise`]).
+    pub names_event: bool,
+    /// How its hooks read an answer (the renderers are in `answer/`, the stage
+    /// after the decision).
+    pub answer: AnswerShape,
+    /// Other hook files it runs besides its own.
+    pub also_runs: AlsoRuns,
+}
+
+/// How a host's envelope is told from the others'.
+#[derive(Debug, Clone, Copy)]
+pub enum Sniff {
+    /// The canonical shape: a named envelope no other host claims.
+    Fallback,
+    /// Its shape: a test of the object and its event name, if it has one.
+    /// Where two hosts' shapes overlap, the lower `rank` is asked first.
+    Shape {
+        /// Its place in the order of asking.
+        rank: u8,
+        /// The object and its `hook_event_name` (or `hookEventName`).
+        test: fn(&Map<String, Value>, Option<&str>) -> bool,
+    },
+}
+
+/// The answer formats hosts read; each has its renderer in `answer/`. A host
+/// whose hooks read another's format names that one (VS Code reads Claude
+/// Code's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AnswerShape {
+    /// Claude Code's `hookSpecificOutput` (reference §2.4).
+    Claude,
+    /// Codex CLI's.
+    Codex,
+    /// Gemini CLI's.
+    Gemini,
+    /// Cursor's `permission` answers.
+    Cursor,
+    /// Copilot CLI's.
+    Copilot,
+}
+
+/// Hook files a host runs besides its own (`init --host` must not register
+/// hookrules twice; `doctor` lists them as the host's).
+#[derive(Debug, Clone, Copy)]
+pub struct AlsoRuns {
+    /// The hosts whose project hook files it runs too.
+    pub hosts: &'static [super::Host],
+    /// Every `.json` file in the repository's hooks folder (`.github/hooks/`).
+    pub repository_hooks: bool,
+}
+
+impl AlsoRuns {
+    /// Its own file only.
+    pub const NOTHING: AlsoRuns = AlsoRuns {
+        hosts: &[],
+        repository_hooks: false,
+    };
 }
 
 /// How `init --host NAME` writes hookrules into the host's hook file.

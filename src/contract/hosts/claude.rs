@@ -3,7 +3,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::adapter::{Adapter, Call, Events};
+use super::adapter::{Adapter, AlsoRuns, AnswerShape, Call, Events, Sniff};
 use super::call::claude_shape;
 use super::{stamp, Host, Origin, Recognised, TimeUnit, Unrecognised};
 
@@ -19,6 +19,10 @@ pub const ADAPTER: Adapter = Adapter {
     renames: |_| &[],
     quick_call,
     shell_unnamed: false,
+    sniff: Sniff::Fallback,
+    names_event: true,
+    answer: AnswerShape::Claude,
+    also_runs: AlsoRuns::NOTHING,
     install: None,
 };
 

@@ -9,9 +9,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::adapter::{
-    ev, Adapter, Call, Caps, Events, Gives, HandlerShape, HostEvent, Install, UserFile,
-};
+use super::adapter::{Adapter, AlsoRuns, AnswerShape, Call, Caps, Events, Gives, HandlerShape, HostEvent, Install, Sniff, UserFile, ev};
 use super::{stamp, Host, Origin, Recognised, TimeUnit, Unrecognised};
 
 /// Codex CLI, as data.
@@ -28,6 +26,13 @@ pub const ADAPTER: Adapter = Adapter {
     // skips the rest without a word, `codex exec` included.
     quick_call,
     shell_unnamed: true,
+    sniff: Sniff::Shape {
+        rank: 2,
+        test: |obj, _| looks_like(obj),
+    },
+    names_event: true,
+    answer: AnswerShape::Codex,
+    also_runs: AlsoRuns::NOTHING,
     install: Some(Install {
         project_file: ".codex/hooks.json",
         user_file: UserFile::Var {

@@ -6,9 +6,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::adapter::{
-    ev, Adapter, Call, Caps, Events, Gives, HandlerShape, HostEvent, Install, UserFile,
-};
+use super::adapter::{Adapter, AlsoRuns, AnswerShape, Call, Caps, Events, Gives, HandlerShape, HostEvent, Install, Sniff, UserFile, ev};
 use super::call::TEXT;
 use super::{rename_keys, stamp, Host, Origin, Recognised, TimeUnit, Unrecognised};
 
@@ -23,6 +21,13 @@ pub const ADAPTER: Adapter = Adapter {
     renames: |_| INPUT_KEYS,
     quick_call,
     shell_unnamed: true,
+    sniff: Sniff::Shape {
+        rank: 1,
+        test: |_, name| name.is_some_and(is_event),
+    },
+    names_event: true,
+    answer: AnswerShape::Cursor,
+    also_runs: AlsoRuns::NOTHING,
     install: Some(Install {
         project_file: ".cursor/hooks.json",
         user_file: UserFile::Home(".cursor/hooks.json"),

@@ -7,9 +7,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::adapter::{
-    ev, Adapter, Call, Caps, Events, Gives, HandlerShape, HostEvent, Install, UserFile,
-};
+use super::adapter::{Adapter, AlsoRuns, AnswerShape, Call, Caps, Events, Gives, HandlerShape, HostEvent, Install, Sniff, UserFile, ev};
 use super::call::TEXT;
 use super::{rename_keys, stamp, Host, Origin, Recognised, TimeUnit, Unrecognised};
 
@@ -24,6 +22,13 @@ pub const ADAPTER: Adapter = Adapter {
     renames,
     quick_call,
     shell_unnamed: true,
+    sniff: Sniff::Shape {
+        rank: 0,
+        test: |obj, name| name.is_some_and(is_event) && looks_like(obj),
+    },
+    names_event: true,
+    answer: AnswerShape::Gemini,
+    also_runs: AlsoRuns::NOTHING,
     install: Some(Install {
         project_file: ".gemini/settings.json",
         user_file: UserFile::Home(".gemini/settings.json"),

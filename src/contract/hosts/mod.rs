@@ -27,59 +27,53 @@
 
 pub mod adapter;
 pub mod call;
-pub mod claude;
-pub mod codex;
-pub mod copilot;
-pub mod cursor;
-pub mod gemini;
 pub mod handler;
-pub mod vscode;
 
 use serde_json::{Map, Value};
 
-use adapter::Adapter;
+use adapter::{Adapter, Sniff};
 
-/// An agent whose hooks hookrules can answer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Host {
-    /// Claude Code (the canonical shape).
-    Claude,
-    /// OpenAI Codex CLI: Claude-shaped hooks.json; `apply_patch` edits.
-    Codex,
-    /// Google Gemini CLI: `BeforeTool`, `AfterTool`, …; snake_case tool names.
-    Gemini,
-    /// Cursor: `beforeShellExecution`, `preToolUse`, …; `permission` answers.
-    Cursor,
-    /// GitHub Copilot CLI: `toolName` / `toolArgs`, no event name on stdin.
-    Copilot,
-    /// VS Code agent hooks: Claude-shaped events, its own tool names and camelCase inputs.
-    VsCode,
+/// The registry: one line per host, its variant and its file (which holds its
+/// [`Adapter`], everything hookrules knows about it). Adding a host is its
+/// file plus one line here; the order is the order `doctor` and `init --host`
+/// list them.
+macro_rules! registry {
+    ($($variant:ident => $file:ident,)*) => {
+        $(pub mod $file;)*
+
+        /// An agent whose hooks hookrules can answer (what it is: [`Host::adapter`]).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Host {
+            $(
+                #[doc = concat!("The agent of `", stringify!($file), ".rs`.")]
+                $variant,
+            )*
+        }
+
+        impl Host {
+            /// Every host, in registry order.
+            pub const ALL: [Host; [$(stringify!($variant)),*].len()] = [$(Host::$variant),*];
+
+            /// Everything hookrules knows about the host, as data.
+            pub fn adapter(self) -> &'static Adapter {
+                match self {
+                    $(Host::$variant => &$file::ADAPTER,)*
+                }
+            }
+        }
+    };
+}
+
+registry! {
+    Claude => claude,
+    Codex => codex,
+    Gemini => gemini,
+    Cursor => cursor,
+    Copilot => copilot,
+    VsCode => vscode,
 }
 
 impl Host {
-    /// Every host, in the order `doctor` and `init --host` list them.
-    pub const ALL: [Host; 6] = [
-        Host::Claude,
-        Host::Codex,
-        Host::Gemini,
-        Host::Cursor,
-        Host::Copilot,
-        Host::VsCode,
-    ];
-
-    /// Everything hookrules knows about the host, as data: the registry (one
-    /// line per host; the rest of a host lives in its own file).
-    pub fn adapter(self) -> &'static Adapter {
-        match self {
-            Host::Claude => &claude::ADAPTER,
-            Host::Codex => &codex::ADAPTER,
-            Host::Gemini => &gemini::ADAPTER,
-            Host::Cursor => &cursor::ADAPTER,
-            Host::Copilot => &copilot::ADAPTER,
-            Host::VsCode => &vscode::ADAPTER,
-        }
-    }
-
     /// The name used on the command line and in `host.name`.
     pub fn name(self) -> &'static str {
         self.adapter().name
@@ -228,13 +222,26 @@ pub enum Unrecognised {
 impl std::fmt::Display for Unrecognised {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Unrecognised::NoEventName => write!(
-                f,
-                "stdin is not a hook event hookrules recognises: no string `hook_event_name` \
-                 (Claude Code, Codex CLI, Gemini CLI, Cursor, VS Code) and no `toolName` / \
-                 `prompt` / `source` / `reason` of a Copilot CLI hook; pass `--host NAME` \
-                 (claude, codex, gemini, cursor, copilot, vscode) if the agent is one of these"
-            ),
+            Unrecognised::NoEventName => {
+                let titles = |named: bool| -> Vec<&str> {
+                    Host::ALL
+                        .iter()
+                        .map(|h| h.adapter())
+                        .filter(|a| a.names_event == named)
+                        .map(|a| a.title)
+                        .collect()
+                };
+                let names: Vec<&str> = Host::ALL.iter().map(|h| h.name()).collect();
+                write!(
+                    f,
+                    "stdin is not a hook event hookrules recognises: no string `hook_event_name` \
+                     ({}) and not the envelope of {}; pass `--host NAME` ({}) if the agent is one \
+                     of these",
+                    titles(true).join(", "),
+                    titles(false).join(" or "),
+                    names.join(", ")
+                )
+            }
             Unrecognised::NotFromHost(h, why) => {
                 write!(f, "stdin is not a {} hook event: {why}", h.title())
             }
@@ -258,38 +265,40 @@ pub fn recognise(value: Value, hint: Hint<'_>) -> Result<Recognised, Unrecognise
     };
     let named = obj.contains_key("hook_event_name") || obj.contains_key("hookEventName");
     let host = match hint.host {
-        // VS Code also reads .github/hooks/*.json, Copilot's folder, and runs its
-        // handlers with its own (named) envelope, which Copilot never sends.
-        Some(Host::Copilot) if named => sniff(&obj).ok_or(Unrecognised::NoEventName)?,
+        // A named envelope under the handler of a host that never names its
+        // events is another host's (VS Code runs Copilot CLI's hook files with
+        // its own envelope).
+        Some(h) if named && !h.adapter().names_event => {
+            sniff(&obj).ok_or(Unrecognised::NoEventName)?
+        }
         Some(h) => h,
         None => sniff(&obj).ok_or(Unrecognised::NoEventName)?,
     };
     (host.adapter().normalise)(obj, hint.event)
 }
 
-/// Which agent sent this object, judged from its shape alone.
+/// Which agent sent this object, judged from its shape alone: the host whose
+/// [`Sniff::Shape`] claims it (the lowest rank first), else, for a named
+/// envelope, the canonical host ([`Sniff::Fallback`]).
 pub fn sniff(obj: &Map<String, Value>) -> Option<Host> {
     let name = obj
         .get("hook_event_name")
         .or_else(|| obj.get("hookEventName"))
         .and_then(Value::as_str);
-    let Some(name) = name else {
-        return copilot::looks_like(obj).then_some(Host::Copilot);
-    };
-    if gemini::is_event(name) && gemini::looks_like(obj) {
-        return Some(Host::Gemini);
-    }
-    if cursor::is_event(name) {
-        return Some(Host::Cursor);
-    }
-    // Codex's `turn_id` + `model` first: VS Code also has a tool named `apply_patch`.
-    if codex::looks_like(obj) {
-        return Some(Host::Codex);
-    }
-    if vscode::looks_like(obj) {
-        return Some(Host::VsCode);
-    }
-    Some(Host::Claude)
+    let claimed = Host::ALL
+        .into_iter()
+        .filter_map(|h| match h.adapter().sniff {
+            Sniff::Shape { rank, test } if test(obj, name) => Some((rank, h)),
+            _ => None,
+        })
+        .min_by_key(|(rank, _)| *rank)
+        .map(|(_, h)| h);
+    claimed.or_else(|| {
+        name?;
+        Host::ALL
+            .into_iter()
+            .find(|h| matches!(h.adapter().sniff, Sniff::Fallback))
+    })
 }
 
 /// The fields every canonical event gets: `tool_class` (tool events) and `host`.

@@ -9,7 +9,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::adapter::{Adapter, Call, Events, HandlerShape, Install, UserFile};
+use super::adapter::{Adapter, AlsoRuns, AnswerShape, Call, Events, HandlerShape, Install, Sniff, UserFile};
 use super::call::TEXT;
 use super::{rename_keys, stamp, Host, Origin, Recognised, TimeUnit, Unrecognised};
 
@@ -35,6 +35,17 @@ pub const ADAPTER: Adapter = Adapter {
     renames: |_| INPUT_KEYS,
     quick_call,
     shell_unnamed: true,
+    sniff: Sniff::Shape {
+        // After Codex: VS Code also has a tool named `apply_patch`.
+        rank: 3,
+        test: |obj, name| name.is_some() && looks_like(obj),
+    },
+    names_event: true,
+    answer: AnswerShape::Claude,
+    also_runs: AlsoRuns {
+        hosts: &[Host::Claude, Host::Copilot],
+        repository_hooks: true,
+    },
     install: Some(Install {
         project_file: ".github/hooks/hookrules-vscode.json",
         user_file: UserFile::None(

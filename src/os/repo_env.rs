@@ -113,9 +113,10 @@ fn project_files(env: &BTreeMap<String, String>, cwd: Option<&Path>) -> Vec<Path
 
 /// The names of ours that `file` sets (a settings file's `env` object; a
 /// `.env` file's `NAME=` lines). An unreadable or malformed file sets nothing
-/// here; the client would not apply it either.
+/// here; the client would not apply it either. A FIFO, device or socket is
+/// not read (and not waited on).
 fn set_by(file: &Path) -> Vec<String> {
-    let Ok(text) = std::fs::read_to_string(file) else {
+    let Some(text) = read_text(file) else {
         return vec![];
     };
     // The common case costs one substring search: no name of ours in the text.
@@ -222,6 +223,13 @@ fn managed_settings_file(env: &BTreeMap<String, String>) -> PathBuf {
     }
 }
 
+/// A settings or `.env` file's text: a regular file of at most 4 MiB (else
+/// nothing: the files the client reads are small).
+fn read_text(file: &Path) -> Option<String> {
+    let bytes = super::files::read_regular(file, Some(4 << 20)).ok()?;
+    String::from_utf8(bytes).ok()
+}
+
 /// The variables of ours the client's managed settings set (`env`), when the
 /// file is the administrator's (root's, writable by nobody else).
 fn managed_values(env: &BTreeMap<String, String>) -> BTreeMap<String, String> {
@@ -229,7 +237,7 @@ fn managed_values(env: &BTreeMap<String, String>) -> BTreeMap<String, String> {
     if !file.exists() || super::owner::admin_owned(&file).is_err() {
         return BTreeMap::new();
     }
-    let Ok(text) = std::fs::read_to_string(&file) else {
+    let Some(text) = read_text(&file) else {
         return BTreeMap::new();
     };
     serde_json::from_str::<serde_json::Value>(&text)

@@ -111,10 +111,9 @@ pub fn names(path: &Path, kind: Kind) -> Option<Vec<String>> {
     if kind == Kind::Tree {
         return tree(path).filter(|t| t.complete).map(|t| t.names);
     }
-    let mut f = File::open(path).ok()?;
-    if !f.metadata().ok()?.is_file() {
-        return None;
-    }
+    // A FIFO, device or socket is refused without blocking (an open FIFO
+    // waits for a writer): what it holds cannot be known before it runs.
+    let mut f = crate::os::files::open_regular(path).ok()?;
     match kind {
         Kind::Patch => {
             let mut text = String::new();

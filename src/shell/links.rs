@@ -260,6 +260,13 @@ impl Resolver {
                 out.push(c);
                 break;
             }
+            // Past the part that exists, with no link made by the line, what
+            // is left is as spelled (and costs no join per component: a path
+            // of 50,000 components is linear, not quadratic).
+            if !on_disk && made.is_empty() {
+                out.push(c);
+                continue;
+            }
             let here = joined(&out, &c);
             let node = match made.iter().rev().find(|m| m.path == here) {
                 Some(m) => match &m.to {

@@ -1057,6 +1057,9 @@ fn macos_temp_root(comps: &[&str]) -> Option<usize> {
     ok.then_some(start + 5)
 }
 
+/// Is `path` (its components `comps`) a home folder: the user's, or one of
+/// the spellings below (none longer than four components: `classify_among`
+/// relies on that bound).
 fn is_home(path: &str, comps: &[&str], env: &Env) -> bool {
     if env
         .home
@@ -1394,8 +1397,15 @@ fn classify_among(path: &str, env: &Env, may_meet: &dyn Fn(&Guard) -> bool) -> C
     if !place::same(path, project) && within_ci(project, path) {
         c.add(Class::ContainsProject);
     }
-    // Home folders.
-    for k in (1..=comps.len()).rev() {
+    // Home folders: the user's, or a prefix of at most four components
+    // (`is_home`), so longer prefixes are never joined (a path of 50,000
+    // components stays linear).
+    let deepest_home = env
+        .home
+        .as_deref()
+        .map_or(0, |h| h.split('/').filter(|s| !s.is_empty()).count())
+        .max(4);
+    for k in (1..=comps.len().min(deepest_home)).rev() {
         let prefix = &comps[..k];
         let p = format!("/{}", prefix.join("/"));
         if is_home(&p, prefix, env) {

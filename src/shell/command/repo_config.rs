@@ -156,9 +156,11 @@ fn config_file(dir: &Path) -> Option<PathBuf> {
     None
 }
 
+/// The text of a configuration file; a FIFO, device or socket is not read (and
+/// not waited on).
 fn read_limited(path: &Path) -> Option<String> {
     use std::io::Read;
-    let f = std::fs::File::open(path).ok()?;
+    let f = crate::os::files::open_regular(path).ok()?;
     let mut buf = Vec::new();
     f.take(MAX_CONFIG_BYTES).read_to_end(&mut buf).ok()?;
     Some(String::from_utf8_lossy(&buf).into_owned())

@@ -444,34 +444,57 @@ pub fn status() -> u8 {
     code.clamp(0, 255) as u8
 }
 
-/// The command line. `hookrules run` with no options is every hook call: it
-/// skips building the whole command-line parser (about a tenth of a call's
-/// instructions), and so does `run --timeout SECONDS`, as `init` registers it.
+/// The command line. `hookrules run` is every hook call: it skips building
+/// the whole command-line parser (about a third of a harmless call's
+/// instructions beyond the floor; bench/callgrind.sh) when [`run_args`] can
+/// read its words, as every handler hookrules installs writes them (`run`,
+/// `run --timeout SECONDS`, `run --via plugin`, `run --host NAME`).
 fn parse_args() -> Cli {
-    let run = |timeout| Cli {
+    run_args(std::env::args_os().skip(1)).unwrap_or_else(Cli::parse)
+}
+
+/// `run` and its options, when every word is one clap reads the same way:
+/// `--policies`/`-p`, `--host`, `--event`, `--via` and `--timeout`, each with
+/// its value as the next word, and `--no-builtin`. `None` for anything else
+/// (another command, `--opt=value`, `-pDIR`, a value that is empty or starts
+/// with `-`, an option given twice that takes one value, `--help`, `--`): clap
+/// reads those, and says what is wrong.
+fn run_args(mut args: impl Iterator<Item = std::ffi::OsString>) -> Option<Cli> {
+    if args.next()? != "run" {
+        return None;
+    }
+    let (mut policies, mut no_builtin) = (vec![], false);
+    let (mut host, mut event, mut via, mut timeout) = (None, None, None, None);
+    while let Some(word) = args.next() {
+        if word == "--no-builtin" && !no_builtin {
+            no_builtin = true;
+            continue;
+        }
+        use std::os::unix::ffi::OsStrExt;
+        let value = args
+            .next()
+            .filter(|v| v.as_bytes().first().is_some_and(|&b| b != b'-'))?;
+        let text = || value.to_str().map(str::to_string);
+        let once = |slot: &Option<String>| slot.is_none().then(text).flatten();
+        match word.to_str()? {
+            "--policies" | "-p" => policies.push(PathBuf::from(&value)),
+            "--host" => host = Some(once(&host)?),
+            "--event" => event = Some(once(&event)?),
+            "--via" => via = Some(once(&via)?),
+            "--timeout" if timeout.is_none() => timeout = Some(text()?.parse::<f64>().ok()?),
+            _ => return None,
+        }
+    }
+    Some(Cli {
         command: Command::Run {
-            policies: vec![],
-            host: None,
-            event: None,
-            via: None,
+            policies,
+            host,
+            event,
+            via,
             timeout,
         },
-        no_builtin: false,
-    };
-    let mut args = std::env::args_os().skip(1);
-    match (args.next(), args.next()) {
-        (Some(cmd), None) if cmd == "run" => run(None),
-        (Some(cmd), Some(flag)) if cmd == "run" && flag == "--timeout" => {
-            match (
-                args.next().and_then(|t| t.to_str()?.parse::<f64>().ok()),
-                args.next(),
-            ) {
-                (Some(t), None) => run(Some(t)),
-                _ => Cli::parse(),
-            }
-        }
-        _ => Cli::parse(),
-    }
+        no_builtin,
+    })
 }
 
 /// `hookrules run`: one hook call, through the engine; an unknown `--host`
@@ -565,4 +588,59 @@ pub fn schema_json() -> String {
 /// `hookrules rule [CODE]`.
 pub fn rule(code: Option<&str>, out: &mut dyn Write) -> i32 {
     rule::rule(code, out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{run_args, Cli};
+    use clap::Parser;
+
+    /// `run`'s words read without clap give what clap gives, and whatever
+    /// clap refuses is left to clap.
+    #[test]
+    fn run_words_read_without_clap_are_read_as_clap_reads_them() {
+        let read_fast = [
+            "run",
+            "run --timeout 10",
+            "run --timeout 0.5",
+            "run --via plugin",
+            "run --host codex",
+            "run --host copilot --event preToolUse",
+            "run --host gemini --timeout 30",
+            "run --no-builtin --policies a/b --policies c",
+            "run -p a --no-builtin -p b --host x",
+        ];
+        let left_to_clap = [
+            "",
+            "check",
+            "--no-builtin run",
+            "run --timeout",
+            "run --timeout x",
+            "run --timeout -1",
+            "run --timeout=5",
+            "run -pdir",
+            "run --policies=dir",
+            "run --host a --host b",
+            "run --timeout 1 --timeout 2",
+            "run --no-builtin --no-builtin",
+            "run --host --via",
+            "run --help",
+            "run -- x",
+            "run extra",
+            "run --unknown 1",
+        ];
+        let clap = |words: &[&str]| {
+            Cli::try_parse_from(std::iter::once("hookrules").chain(words.iter().copied()))
+                .map(|c| format!("{c:?}"))
+        };
+        for line in read_fast.iter().chain(&left_to_clap) {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            let fast = run_args(words.iter().map(std::ffi::OsString::from));
+            match (&fast, clap(&words)) {
+                (Some(f), Ok(c)) => assert_eq!(format!("{f:?}"), c, "`{line}`"),
+                (Some(f), Err(e)) => panic!("`{line}`: read as {f:?}, clap says {e}"),
+                (None, _) => assert!(!read_fast.contains(line), "`{line}` not read"),
+            }
+        }
+    }
 }

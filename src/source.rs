@@ -86,7 +86,12 @@ impl PolicySource {
     pub fn in_layer(origin: Origin, text: impl Into<Arc<str>>, layer: Layer) -> Arc<Self> {
         let text: Arc<str> = text.into();
         let name = match &origin {
-            Origin::File(p) => p.display().to_string(),
+            // The same text as `display()` for a path in UTF-8, without the
+            // formatting machinery (~700 instructions a policy on every `run`
+            // that reads a cache file's rules).
+            Origin::File(p) => p
+                .to_str()
+                .map_or_else(|| p.display().to_string(), str::to_string),
             Origin::Builtin(n) => format!("builtin:{n}"),
         };
         Arc::new(PolicySource {

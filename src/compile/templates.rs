@@ -267,11 +267,7 @@ impl Templates {
 
     /// The name a template was compiled (or registered) under, and its
     /// policy file.
-    fn compiled_name(
-        &self,
-        pidx: usize,
-        t: &Template,
-    ) -> Result<Named, TemplateError> {
+    fn compiled_name(&self, pidx: usize, t: &Template) -> Result<Named, TemplateError> {
         let key = (pidx, t.span.start);
         if let Some(named) = self.names.borrow().get(&key) {
             return Ok(named.clone());

@@ -591,8 +591,12 @@ fn search_key(discovery: &Discovery) -> String {
 
 /// The artifact file of a policy search.
 pub fn path_for(dir: &Path, discovery: &Discovery) -> PathBuf {
-    let key = search_key(discovery);
-    dir.join(format!("{:032x}.hrc", hash(0, &[key.as_bytes()])))
+    file_of(dir, &search_key(discovery))
+}
+
+/// The artifact file of a search key ([`search_key`]).
+fn file_of(dir: &Path, search: &str) -> PathBuf {
+    dir.join(format!("{:032x}.hrc", hash(0, &[search.as_bytes()])))
 }
 
 /// The compiled set for a policy search: from its artifact when that verifies,
@@ -614,8 +618,9 @@ pub fn load(discovery: &Discovery, env: &BTreeMap<String, String>) -> Loaded {
         return Loaded::Built(Box::new(CompiledSet::build(&discovery.find())));
     };
     let seal = Seal::keyed(&key);
-    let path = path_for(&dir, discovery);
+    // The key is made once: it formats the whole search (~18k instructions).
     let search = search_key(discovery);
+    let path = file_of(&dir, &search);
     match Artifact::open(&path, &search, &seal) {
         Ok(a) => return Loaded::Stored(Box::new(a)),
         Err(Refused::Forged) => crate::os::state::record_integrity(

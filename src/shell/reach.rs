@@ -840,11 +840,71 @@ fn classify_globbed(path: &str, env: &Env) -> Classes {
         }
     }
     let may_meet = |g: &Guard| pattern_may_meet(&comps, g);
-    classes.union(classify_among(
+    classes = classes.union(classify_among(
         &format!("/{}", plain.join("/")),
         env,
         &may_meet,
-    ))
+    ));
+    // A pattern may or may not match the place: hookrules' state asks
+    // (as unknown names below it do), its configuration and key are named.
+    for g in env.guards.list() {
+        if pattern_names_guard(&comps, g) {
+            classes.add(guard_class(g, Reach::Maybe));
+        }
+    }
+    classes
+}
+
+/// Can a path whose components hold patterns name guarded place `g`, or a
+/// name in it, wherever the patterns are (`.clau?e/settings.json`,
+/// `.c*/hookrules/x`, `.claude/setting?.json`)? The shell replaces a pattern
+/// with the names it matches on disk, and a pattern that matches nothing
+/// stays as written, naming nothing: so a path that *may* name the place is
+/// judged as naming it. Component by component, a pattern may be the place's
+/// name there ([`may_name`], but a hidden name only by a pattern that starts
+/// with its dot or a bracket, as bash's globbing without `dotglob`), a literal
+/// is the name (ignoring case); unknown names below (`SOMETHING`) may be
+/// anything, once a pattern has chosen a guarded folder. The place's
+/// spelling under any folder (`anywhere`) is compared with the path's last
+/// components. A place hookrules makes again when it is gone (the cache)
+/// counts only for a name inside it (`rm -rf ~/.cache/*` clears caches). A
+/// path without a pattern component names nothing here (plain paths are
+/// [`guard_reaches`]' question).
+fn pattern_names_guard(comps: &[&str], g: &Guard) -> bool {
+    if !comps.iter().any(|c| c.contains([STAR, QUESTION, BRACKET])) {
+        return false;
+    }
+    let names = |pat: &[&str], place: &[&str]| {
+        let mut chose = false;
+        for (i, c) in pat.iter().enumerate() {
+            if c.strip_prefix(SOMETHING) == Some("") {
+                return chose && (!g.regenerable || i >= place.len());
+            }
+            let Some(name) = place.get(i) else {
+                // Below the place: a folder holds it.
+                return chose && g.folder;
+            };
+            if c.contains([STAR, QUESTION, BRACKET]) {
+                let hidden_ok = !name.starts_with('.') || c.starts_with(['.', BRACKET]);
+                if !hidden_ok || !may_name(c, name) {
+                    return false;
+                }
+                chose = true;
+            } else if !c.eq_ignore_ascii_case(name) {
+                return false;
+            }
+        }
+        chose && pat.len() == place.len() && !g.regenerable
+    };
+    let place: Vec<&str> = g.path.split('/').filter(|c| !c.is_empty()).collect();
+    if names(comps, &place) {
+        return true;
+    }
+    let Some(rel) = g.anywhere.as_deref() else {
+        return false;
+    };
+    let rel: Vec<&str> = rel.split('/').filter(|c| !c.is_empty()).collect();
+    (0..comps.len()).any(|i| comps.get(i..).is_some_and(|tail| names(tail, &rel)))
 }
 
 /// Can a path whose components may hold pattern markers reach guarded place
@@ -1152,10 +1212,10 @@ pub fn guarded_by<'e>(path: &str, env: &'e Env) -> Option<&'e Guard> {
     } else {
         plain
     };
-    env.guards
-        .list()
-        .iter()
-        .find(|g| guard_reaches(&plain, g, env, pattern_may_meet(&comps, g)).is_some())
+    env.guards.list().iter().find(|g| {
+        guard_reaches(&plain, g, env, pattern_may_meet(&comps, g)).is_some()
+            || pattern_names_guard(&comps, g)
+    })
 }
 
 /// A lexical test of where the entries of a tree landing in one folder

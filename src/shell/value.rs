@@ -152,13 +152,22 @@ impl fmt::Display for Sym {
                 Piece::Project => f.write_str("$CLAUDE_PROJECT_DIR")?,
                 Piece::TempRoot => f.write_str("$TMPDIR")?,
                 Piece::Env(n) => write!(f, "${n}")?,
-                Piece::Unknown(w) => f.write_str(w)?,
+                Piece::Unknown(w) => f.write_str(shown_label(w))?,
                 Piece::Below => f.write_str("/…")?,
                 Piece::Contained(p) => write!(f, "(in the container) {p}")?,
             }
         }
         Ok(())
     }
+}
+
+/// Between an unknown piece's shown text and the number of the commands
+/// whose output it is (see [`Value::captured`]); never in a shell word.
+const CAPTURED: char = '\u{1F}';
+
+/// The text an unknown piece shows (without the number of its commands).
+fn shown_label(label: &str) -> &str {
+    label.split_once(CAPTURED).map_or(label, |(shown, _)| shown)
 }
 
 /// The alternatives a value may take (never empty for a word).
@@ -182,6 +191,37 @@ impl Value {
     #[must_use]
     pub fn unknown(what: &str) -> Value {
         Value::one(Sym::unknown(what))
+    }
+
+    /// What the commands the analysis numbered `id` print, when nobody can
+    /// know it before they run: unknown, shown as `shown` (`$(…)`), and
+    /// still naming those commands wherever the value goes (a variable, a
+    /// word, another variable), so that where it is printed or sent the
+    /// commands that produced it are judged as printing or sending it.
+    #[must_use]
+    pub fn captured(shown: &str, id: usize) -> Value {
+        Value::unknown(&format!("{shown}{CAPTURED}{id}"))
+    }
+
+    /// The numbers of the commands whose output pieces of `self` are (see
+    /// [`Value::captured`]), in order, each once.
+    #[must_use]
+    pub fn captured_ids(&self) -> Vec<usize> {
+        let mut out: Vec<usize> = Vec::new();
+        for s in &self.0 {
+            for p in &s.0 {
+                let Piece::Unknown(label) = p else { continue };
+                let Some((_, id)) = label.split_once(CAPTURED) else {
+                    continue;
+                };
+                if let Ok(id) = id.parse::<usize>() {
+                    if !out.contains(&id) {
+                        out.push(id);
+                    }
+                }
+            }
+        }
+        out
     }
 
     /// Add an alternative (duplicates dropped; past [`MAX_ALTERNATIVES`] an
@@ -267,5 +307,22 @@ impl fmt::Display for Value {
             write!(f, "{s}")?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn captured_output_shows_as_written_and_keeps_its_commands() {
+        let mut s = Sym::text("Bearer ");
+        s.extend(&Value::captured("$(…)", 3).0[0]);
+        let v = Value::one(s).union(&Value::captured("`…`", 7));
+        assert_eq!(v.0[0].to_string(), "Bearer $(…)");
+        assert_eq!(v.0[1].to_string(), "`…`");
+        assert!(v.has_unknown());
+        assert_eq!(v.captured_ids(), [3, 7]);
+        assert!(Value::unknown("$(…)").captured_ids().is_empty());
     }
 }

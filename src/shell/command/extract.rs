@@ -31,6 +31,7 @@ use crate::shell::links::MadeLink;
 use crate::shell::value::{Piece, Sym, Value};
 
 mod arith;
+mod captured;
 mod code;
 
 pub(crate) fn extract(script: &str) -> Result<Vec<SimpleCommand>, ParseError> {
@@ -81,6 +82,8 @@ fn extract_complete(script: &str) -> Result<Vec<SimpleCommand>, ParseError> {
         input_lines: None,
         input_text: None,
         dash: false,
+        captured: Vec::new(),
+        captured_before: 0,
     };
     let s = syntax::parse_script(script, 0)?;
     let cx = Cx {
@@ -278,6 +281,11 @@ struct Extractor {
     input_text: Option<String>,
     /// Re-parsed text is read as dash reads it (see [`Extractor::nested_sh`]).
     dash: bool,
+    /// The commands that printed into each substitution whose value is
+    /// unknown, by the number the value names (see [`captured`]).
+    captured: Vec<Vec<SimpleCommand>>,
+    /// How many were captured before the current simple command started.
+    captured_before: usize,
 }
 
 impl Extractor {
@@ -896,8 +904,15 @@ impl Extractor {
                 SubKind::ProcIn => "<(…)",
                 SubKind::ProcOut => ">(…)",
             };
-            let out = self.sub(s, cx)?;
-            outputs.push(out.unwrap_or_else(|| Value::unknown(label)));
+            let first = self.out.len();
+            let out = match self.sub(s, cx)? {
+                Some(v) => v,
+                None if matches!(s.kind, SubKind::Dollar | SubKind::Backtick) => {
+                    self.captured_output(first, &cx.via, label)
+                }
+                None => Value::unknown(label),
+            };
+            outputs.push(out);
         }
         if let Some(elems) = &w.array {
             for e in elems {
@@ -956,7 +971,24 @@ impl Extractor {
         })
     }
 
+    /// A simple command. The outputs its own substitutions capture are its
+    /// own words' (see [`captured`]): only values captured before it started
+    /// carry commands into what it prints.
     fn simple(
+        &mut self,
+        c: &Command,
+        assigns: &[Word],
+        words: &[Word],
+        stdin: Input,
+        cx: &Cx,
+    ) -> Result<Ran, ParseError> {
+        let outer = std::mem::replace(&mut self.captured_before, self.captured.len());
+        let r = self.simple_command(c, assigns, words, stdin, cx);
+        self.captured_before = outer;
+        r
+    }
+
+    fn simple_command(
         &mut self,
         c: &Command,
         assigns: &[Word],
@@ -1923,6 +1955,17 @@ impl Extractor {
             if !program_unknown {
                 if let Some(reach) = env_values::reach_of(&name) {
                     self.env_values_in_args(reach, &name, arg_fields, &via, link, off);
+                } else if name == "printenv" {
+                    // `printenv NAME` of a variable the line exported.
+                    let values: Vec<Value> = texts
+                        .iter()
+                        .filter_map(|n| self.state.vars.get(n))
+                        .map(|b| b.var.scalar())
+                        .collect();
+                    let into = captured::Into::Printed(&link.redirects);
+                    for v in &values {
+                        self.captured_reached(v, "printenv", &into, &via);
+                    }
                 }
             }
             if !program_unknown && places::has_places(&name) {
@@ -2553,6 +2596,26 @@ impl Extractor {
             if !a.text.contains('$') {
                 continue;
             }
+            // The word a sender uses the value in, after the option it is
+            // the value of (`-d $T`, `-H Authorization: Bearer $T`).
+            let place = || {
+                let option = i
+                    .checked_sub(1)
+                    .and_then(|p| args.get(p))
+                    .filter(|p| p.text.starts_with('-') && !p.text.contains('='));
+                match option {
+                    Some(o) => format!("{} {}", o.text, a.text),
+                    None => a.text.clone(),
+                }
+            };
+            let into = match reach {
+                Reach::Printed => captured::Into::Printed(&link.redirects),
+                Reach::Sent => captured::Into::Program {
+                    program: prog,
+                    place: Some(place()),
+                },
+            };
+            self.captured_reached(&a.value, prog, &into, via);
             // `${!name}` of a name only known when it runs is any variable's
             // value: reported as `printenv`, the whole environment (cause from
             // redteam5: `compgen -v | while read v; do echo "${!v}"; done`).
@@ -2587,15 +2650,8 @@ impl Extractor {
                     off,
                 );
                 if reach == Reach::Sent {
-                    let option = i
-                        .checked_sub(1)
-                        .and_then(|p| args.get(p))
-                        .filter(|p| p.text.starts_with('-') && !p.text.contains('='));
                     sc.output_to = vec![prog.to_string()];
-                    sc.output_in = Some(match option {
-                        Some(o) => format!("{} {}", o.text, a.text),
-                        None => a.text.clone(),
-                    });
+                    sc.output_in = Some(place());
                 }
                 sc.cwd = self.state.cwd.clone();
                 self.push(sc);
@@ -2614,11 +2670,14 @@ impl Extractor {
         reader: &str,
     ) {
         let mut names = Vec::new();
+        // Values the command line assigned that the input holds.
+        let mut assigned: Vec<Value> = Vec::new();
         for r in &c.redirs {
             match r.kind {
                 RedirKind::HereString if r.target.text.contains('$') => {
                     if let Some(v) = here_string {
                         names = env_values::names_in(v);
+                        assigned.push(v.clone());
                     }
                 }
                 RedirKind::Heredoc(id) => {
@@ -2629,10 +2688,23 @@ impl Extractor {
                     {
                         names =
                             env_values::names_in_text(&h.body, |n| self.state.vars.contains_key(n));
+                        assigned.extend(
+                            env_values::names_in_text(&h.body, |_| false)
+                                .iter()
+                                .filter_map(|n| self.state.vars.get(n))
+                                .map(|b| b.var.scalar()),
+                        );
                     }
                 }
                 _ => {}
             }
+        }
+        let into = captured::Into::Program {
+            program: reader,
+            place: None,
+        };
+        for v in &assigned {
+            self.captured_reached(v, "<<<", &into, &cx.via);
         }
         for name in names {
             let mut v = cx.via.clone();

@@ -68,7 +68,7 @@ pub const STARTER_POLICY: &str = r##"# Policies for this project, read by hookru
 [policy]
 name = "project"
 # Opt-in packs, off until named here:
-# extends = ["builtin:databases", "builtin:containers", "builtin:cloud", "builtin:publishing"]
+# extends = ["builtin:containers", "builtin:publishing"]
 
 # An example rule: remove the leading "# " from the lines below to turn it on.
 #

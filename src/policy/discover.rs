@@ -50,14 +50,14 @@ pub const BUILTIN: &[(&str, &str)] = &[
         "persistence",
         include_str!("../../policies/persistence.toml"),
     ),
+    ("cloud", include_str!("../../policies/cloud.toml")),
+    ("databases", include_str!("../../policies/databases.toml")),
 ];
 
 /// Opt-in packs, compiled into the binary, off until a policy names them
-/// (`extends = ["builtin:databases"]`, `--policies builtin:databases`).
+/// (`extends = ["builtin:containers"]`, `--policies builtin:containers`).
 pub const OPT_IN: &[(&str, &str)] = &[
-    ("databases", include_str!("../../policies/databases.toml")),
     ("containers", include_str!("../../policies/containers.toml")),
-    ("cloud", include_str!("../../policies/cloud.toml")),
     ("publishing", include_str!("../../policies/publishing.toml")),
 ];
 
@@ -371,7 +371,7 @@ impl Discovery {
         if found.builtin_off.is_empty() && !self.no_builtin {
             // The pack loads first, so every policy can change it; a policy
             // named as `builtin:NAME` or `extends`ed is not loaded twice.
-            // Opt-in packs named this way (`--policies builtin:databases`) stay.
+            // Opt-in packs named this way (`--policies builtin:containers`) stay.
             let named = std::mem::take(&mut found.sources);
             found.sources = builtin().sources;
             let loaded: Vec<Origin> = found.sources.iter().map(|s| s.origin.clone()).collect();

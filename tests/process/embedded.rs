@@ -324,8 +324,8 @@ fn builtin_alone_agrees_with_what_the_search_finds() {
             true,
         ),
         (
-            "-p builtin:databases (opt-in)",
-            Box::new(|s| search(s, |d| d.flags = vec!["builtin:databases".into()])),
+            "-p builtin:containers (opt-in)",
+            Box::new(|s| search(s, |d| d.flags = vec!["builtin:containers".into()])),
             false,
             false,
         ),

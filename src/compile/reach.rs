@@ -823,7 +823,10 @@ pub const MAX_SHELL_BYTES: usize = 256 * 1024;
 
 /// The event's directory (`cwd`), where its commands start.
 pub fn event_cwd(event: &Event) -> Option<&str> {
-    event.value.get("cwd").and_then(|v| v.as_str())
+    match &event.value {
+        serde_json::Value::Object(m) => crate::validate::model::member(m, "cwd")?.as_str(),
+        _ => None,
+    }
 }
 
 /// Parse a shell command once per event. A command over [`MAX_SHELL_BYTES`] or

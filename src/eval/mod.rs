@@ -153,9 +153,14 @@ fn guards(env: &BTreeMap<String, String>, cwd: &Path, project: &Path) -> shell::
                     },
                     regenerable: g.guard == places::Guard::Regenerable,
                     what: g.what,
-                    anywhere: g
-                        .anywhere
-                        .and_then(|a| Some(format!("/{}", a.to_str()?.to_ascii_lowercase()))),
+                    anywhere: g.anywhere.and_then(|a| {
+                        let a = a.to_str()?;
+                        let mut s = String::with_capacity(a.len() + 1);
+                        s.push('/');
+                        s.push_str(a);
+                        s.make_ascii_lowercase();
+                        Some(s)
+                    }),
                 })
             })
             .collect()

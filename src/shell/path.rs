@@ -76,12 +76,15 @@ pub fn normalize(path: &str, cwd: &str, home: Option<&str>) -> Result<String, Pa
 /// check that spares the work for paths that need none.
 #[must_use]
 pub fn is_normal(path: &str) -> bool {
-    path == "/"
-        || path.starts_with('/')
-            && !path.contains('\0')
-            && path[1..]
-                .split('/')
-                .all(|c| !c.is_empty() && c != "." && c != "..")
+    // By bytes, with no searcher set up per `/`: every guarded place is
+    // checked on each event that classifies a path.
+    match path.as_bytes() {
+        b"/" => true,
+        [b'/', names @ ..] => names
+            .split(|&b| b == b'/')
+            .all(|c| !c.is_empty() && c != b"." && c != b".." && !c.contains(&0)),
+        _ => false,
+    }
 }
 
 /// True when `path` (already normalised) is `dir` or inside it, comparing
@@ -131,7 +134,7 @@ mod tests {
     fn a_normal_path_is_what_normalize_makes_of_it() {
         for p in [
             "/", "/a", "/a/b.c", "/a/~", "/a/.b", "//a", "/a/", "/a/./b", "/a/../b", "/a/..", "/.",
-            "a/b", "~/a", "$HOME/a", "",
+            "a/b", "~/a", "$HOME/a", "", "/a\0b", "/\0",
         ] {
             let same = normalize(p, "/cwd", Some("/home/u")).is_ok_and(|n| n == p);
             assert_eq!(is_normal(p), same, "{p:?}");

@@ -287,7 +287,7 @@ impl FieldPath {
     pub fn get<'v>(&self, mut v: &'v serde_json::Value) -> Option<&'v serde_json::Value> {
         for seg in &self.0 {
             v = match (seg, v) {
-                (Segment::Key(k), serde_json::Value::Object(m)) => key(m, k)?,
+                (Segment::Key(k), serde_json::Value::Object(m)) => member(m, k)?,
                 (Segment::Index(i), serde_json::Value::Array(a)) => a.get(*i)?,
                 (Segment::Index(i), serde_json::Value::Object(m)) => m.get(&i.to_string())?,
                 (Segment::FromEnd(k), serde_json::Value::Array(a)) => {
@@ -312,7 +312,7 @@ impl FieldPath {
 /// comparing them costs less than hashing `key` (~280 instructions a
 /// lookup, the most frequent one evaluation makes); a large object is
 /// looked up by hash.
-fn key<'v>(
+pub fn member<'v>(
     m: &'v serde_json::Map<String, serde_json::Value>,
     key: &str,
 ) -> Option<&'v serde_json::Value> {

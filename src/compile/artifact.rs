@@ -1207,8 +1207,15 @@ impl Artifact {
         let mut policies = vec![];
         // Policies with no rule here only need their name: they share one source.
         let mut stub: Option<Arc<PolicySource>> = None;
-        for (i, p) in self.header.policies.iter().enumerate() {
-            let used = rules.iter().any(|r| r.policy == i);
+        // Marked in one pass over the rules (a look through them per policy
+        // was ~0.15M instructions for 180 rules of 200 policies).
+        let mut used = vec![false; self.header.policies.len()];
+        for r in &rules {
+            if let Some(u) = used.get_mut(r.policy) {
+                *u = true;
+            }
+        }
+        for (p, used) in self.header.policies.iter().zip(used) {
             let (source, facts) = if used {
                 // An empty map is one byte, as the header (authenticated) says:
                 // nothing to read.

@@ -308,15 +308,16 @@ impl FieldPath {
     }
 }
 
-/// The value of `key` in an object. An event's objects hold a few keys:
-/// comparing them costs less than hashing `key` (~280 instructions a
-/// lookup, the most frequent one evaluation makes); a large object is
-/// looked up by hash.
+/// The value of `key` in an object. An event's objects hold a few keys
+/// (10 or 11 at the top of a Claude Code event, a few in its tool_input):
+/// comparing them, most by length alone, costs less than hashing `key`
+/// (~280 instructions a lookup, the most frequent one evaluation makes);
+/// a large object is looked up by hash.
 pub fn member<'v>(
     m: &'v serde_json::Map<String, serde_json::Value>,
     key: &str,
 ) -> Option<&'v serde_json::Value> {
-    if m.len() > 8 {
+    if m.len() > 16 {
         return m.get(key);
     }
     m.iter().find(|(k, _)| *k == key).map(|(_, v)| v)

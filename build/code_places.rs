@@ -19,6 +19,7 @@ const LANGS: &[(&str, &str)] = &[
     ("sh-each", "Lang::ShEach"),
     ("argv", "Lang::Argv"),
     ("argv-rest", "Lang::ArgvRest"),
+    ("argv-commas", "Lang::ArgvCommas"),
     ("prompt", "Lang::Prompt"),
     ("sh-file", "Lang::ShFile"),
     ("file", "Lang::File"),
@@ -182,7 +183,7 @@ fn compile(text: &str) -> Result<String, String> {
     let mut places = String::new();
     let mut by_program: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     let mut variables: BTreeMap<String, String> = BTreeMap::new();
-    let mut prefixes: Vec<(String, String)> = Vec::new();
+    let mut patterns: Vec<(String, String)> = Vec::new();
     let mut n = 0usize;
     for (i, row) in rows(&table, "place")?.iter().enumerate() {
         let at = |e: String| format!("place row {}: {e}", i + 1);
@@ -235,13 +236,10 @@ fn compile(text: &str) -> Result<String, String> {
                 return Err(at("a `variable` row names no program".into()));
             }
             let name = text("variable")?.unwrap_or_default();
-            match name.strip_suffix('*') {
-                Some(p) => prefixes.push((p.to_string(), lang.to_string())),
-                None => {
-                    if variables.insert(name.clone(), lang.to_string()).is_some() {
-                        return Err(at(format!("variable `{name}` is listed twice")));
-                    }
-                }
+            if name.contains('*') {
+                patterns.push((name.clone(), lang.to_string()));
+            } else if variables.insert(name.clone(), lang.to_string()).is_some() {
+                return Err(at(format!("variable `{name}` is listed twice")));
             }
             continue;
         }
@@ -344,8 +342,8 @@ fn compile(text: &str) -> Result<String, String> {
     for (name, lang) in &variables {
         let _ = writeln!(out, "    ({}, {lang}),", lit(name));
     }
-    out.push_str("];\n\n/// Variables whose value is code, by the start of their name.\npub(super) static VARIABLE_PREFIXES: &[(&str, Lang)] = &[\n");
-    for (name, lang) in &prefixes {
+    out.push_str("];\n\n/// Variables whose value is code, by a pattern of their name (`*`: any text).\npub(super) static VARIABLE_PATTERNS: &[(&str, Lang)] = &[\n");
+    for (name, lang) in &patterns {
         let _ = writeln!(out, "    ({}, {lang}),", lit(name));
     }
     out.push_str("];\n");

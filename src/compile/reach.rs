@@ -835,7 +835,9 @@ pub fn event_cwd(event: &Event) -> Option<&str> {
 /// are followed by the commands they certainly run
 /// ([`crate::shell::command::add_script_code`]), and `git` commands by what
 /// their repository's configuration runs
-/// ([`crate::shell::command::add_repository_code`]; `cwd` is the event's).
+/// ([`crate::shell::command::add_repository_code`]), `cargo` commands by
+/// the programs their `.cargo/config.toml` names
+/// ([`crate::shell::command::add_cargo_config_code`]; `cwd` is the event's).
 pub fn parse_shell(
     shells: &mut Shells,
     text: &str,
@@ -869,6 +871,7 @@ pub fn parse_shell(
             if let Some(cwd) = cwd {
                 crate::shell::command::add_script_code(&mut cmds, cwd);
                 crate::shell::command::add_repository_code(&mut cmds, cwd);
+                crate::shell::command::add_cargo_config_code(&mut cmds, cwd);
             }
             Arc::new(cmds)
         })

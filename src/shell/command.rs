@@ -30,6 +30,7 @@
 //!   deeper than [`MAX_DEPTH`], or wrapper chains longer than
 //!   [`MAX_WRAPPERS`], is an error.
 
+mod cargo_config;
 mod container;
 mod emit;
 mod env_values;
@@ -59,6 +60,7 @@ use std::collections::HashSet;
 use super::budget::{self, Over};
 use super::value::{Piece, Value};
 
+pub use cargo_config::add_cargo_config_code;
 pub use links::{acts_on_name, is_link_text, made_by};
 pub use outputs::{outputs, Outputs};
 pub use repo_config::add_repository_code;

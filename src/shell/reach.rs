@@ -356,6 +356,9 @@ pub fn targets_for(value: &Value, cwd: &Value, env: &Env, how: Use<'_>) -> Vec<T
     let respelled = windows_spelled(value, env);
     for full in absolute(respelled.as_ref().unwrap_or(value), cwd) {
         push(&mut out, target(&full, env, how, &made));
+        for t in link_matches(&full, env, how, &made) {
+            push(&mut out, t);
+        }
     }
     out
 }
@@ -577,31 +580,12 @@ fn target(s: &Sym, env: &Env, how: Use<'_>, made: &[Made]) -> Target {
     let mut unknown_at_end = false;
     let mut unknown = false;
     for (i, p) in s.0.iter().enumerate() {
-        let resolved: Option<String> = match p {
-            Piece::Text(t) => Some(t.clone()),
-            Piece::Glob(g) => Some(
-                g.chars()
-                    .map(|c| match c {
-                        '*' => STAR,
-                        '?' => QUESTION,
-                        '[' => BRACKET,
-                        c => c,
-                    })
-                    .collect(),
-            ),
-            Piece::Home => env.home.clone(),
-            Piece::HomeOf(u) => Some(home_of(u, env)),
-            Piece::Start => Some(env.cwd.clone()),
-            Piece::Project => Some(env.project.clone()),
-            Piece::TempRoot => Some(env.temp_root()),
-            Piece::Env(n) if n == "USER" || n == "LOGNAME" => env.user.clone(),
-            Piece::Env(_) | Piece::Unknown(_) | Piece::Contained(_) => None,
-            Piece::Below => {
-                text.push('/');
-                text.push_str(SOMETHING);
-                continue;
-            }
-        };
+        if *p == Piece::Below {
+            text.push('/');
+            text.push_str(SOMETHING);
+            continue;
+        }
+        let resolved = piece_text(p, env);
         match resolved {
             Some(t) => text.push_str(&t),
             None => {
@@ -665,6 +649,109 @@ fn target(s: &Sym, env: &Env, how: Use<'_>, made: &[Made]) -> Target {
         t.spelled = Some(Box::new(spelled));
     }
     t
+}
+
+/// The text a piece stands for on this machine (patterns marked), when the
+/// event says: `None` for what only the run knows, a container's path, or
+/// names below (`Below`).
+fn piece_text(p: &Piece, env: &Env) -> Option<String> {
+    match p {
+        Piece::Text(t) => Some(t.clone()),
+        Piece::Glob(g) => Some(
+            g.chars()
+                .map(|c| match c {
+                    '*' => STAR,
+                    '?' => QUESTION,
+                    '[' => BRACKET,
+                    c => c,
+                })
+                .collect(),
+        ),
+        Piece::Home => env.home.clone(),
+        Piece::HomeOf(u) => Some(home_of(u, env)),
+        Piece::Start => Some(env.cwd.clone()),
+        Piece::Project => Some(env.project.clone()),
+        Piece::TempRoot => Some(env.temp_root()),
+        Piece::Env(n) if n == "USER" || n == "LOGNAME" => env.user.clone(),
+        Piece::Env(_) | Piece::Unknown(_) | Piece::Contained(_) | Piece::Below => None,
+    }
+}
+
+/// The names a pattern matches on disk that lead through links, each judged
+/// where it lands: the shell hands the command those names (`rm
+/// c*/settings.json` with `cfg -> .claude` changes Claude Code's settings,
+/// `cat k*/notes` with `keys -> ~/.ssh` reads a key folder). A name that is
+/// no link is what the pattern's own reading judges ([`classify_globbed`],
+/// the lists' pattern comparison). Bounded by [`pattern_on_disk`]; only for
+/// a path whose every piece is known here.
+fn link_matches(s: &Sym, env: &Env, how: Use<'_>, made: &[Made]) -> Vec<Target> {
+    if !how.resolve || !s.0.iter().any(|p| matches!(p, Piece::Glob(_))) {
+        return Vec::new();
+    }
+    let Some(text) =
+        s.0.iter()
+            .map(|p| piece_text(p, env))
+            .collect::<Option<String>>()
+    else {
+        return Vec::new();
+    };
+    let Ok(norm) = normalize(&text, "/", env.home.as_deref()) else {
+        return Vec::new();
+    };
+    // A trailing `/` makes the last name followed (`rm -rf o*/`).
+    let slash = if text.ends_with('/') { "/" } else { "" };
+    pattern_on_disk(&norm)
+        .into_iter()
+        .map(|m| target(&Sym::text(&format!("{m}{slash}")), env, how, made))
+        .filter(|t| t.spelled.is_some() || t.classes.has(Class::Unknown))
+        .collect()
+}
+
+/// Most paths a pattern's expansion on disk keeps ([`pattern_on_disk`]).
+const MAX_PATTERN_MATCHES: usize = 16;
+/// Most entries of one folder read to expand a pattern.
+const MAX_PATTERN_ENTRIES: usize = 4096;
+
+/// The paths a normalised absolute path with pattern components names on
+/// disk, as the shell expands it (a hidden name only by a component that
+/// starts with its dot; letter case ignored, as on the volumes that do):
+/// at most [`MAX_PATTERN_MATCHES`], reading at most [`MAX_PATTERN_ENTRIES`]
+/// entries of a folder.
+fn pattern_on_disk(path: &str) -> Vec<String> {
+    let mut found = vec![String::new()];
+    for comp in path.split('/').filter(|c| !c.is_empty()) {
+        if !comp.contains([STAR, QUESTION, BRACKET]) {
+            for f in &mut found {
+                f.push('/');
+                f.push_str(comp);
+            }
+            continue;
+        }
+        let mut next = Vec::new();
+        'folders: for f in &found {
+            let Ok(entries) = std::fs::read_dir(if f.is_empty() { "/" } else { f }) else {
+                continue;
+            };
+            for e in entries.take(MAX_PATTERN_ENTRIES).flatten() {
+                let name = e.file_name();
+                let Some(name) = name.to_str() else {
+                    continue;
+                };
+                let hidden_ok = !name.starts_with('.') || comp.starts_with('.');
+                if hidden_ok && may_name(comp, &name.to_lowercase()) {
+                    next.push(format!("{f}/{name}"));
+                    if next.len() >= MAX_PATTERN_MATCHES {
+                        break 'folders;
+                    }
+                }
+            }
+        }
+        found = next;
+        if found.is_empty() {
+            break;
+        }
+    }
+    found
 }
 
 /// The target at `text`, a known absolute prefix (patterns marked), which

@@ -232,6 +232,24 @@ const COMMANDS: &[(&str, &str, &str)] = &[
         "ln -s ~/.ssh/known_hosts kh && cat kh",
         "allow",
         "known_hosts",
+    ), // A pattern whose names on disk are links: the shell hands the command those names
+    // (cause 5 from redteam7).
+    (
+        "echo {} > cf?.json",
+        "ask",
+        "cfg.json -> the user's hook settings",
+    ),
+    ("cat k*s/notes", "deny", "keys -> ~/.ssh"),
+    (
+        "rm -rf o[u]t/",
+        "deny",
+        "out -> /, emptied through its slash",
+    ),
+    ("ls -la o*", "allow", "listing the links"),
+    (
+        "cat bu*/release/app",
+        "allow",
+        "build -> target, in the project",
     ),
 ];
 

@@ -107,6 +107,18 @@ pub fn outputs(c: &SimpleCommand) -> Outputs {
         }
         _ => {}
     }
+    // find's actions that print into a file (`-fprint FILE`, `-fls FILE`,
+    // `-fprintf FILE FORMAT`): its expression is no operand, so the table of
+    // roles cannot name them (cause from redteam7).
+    if program == "find" {
+        for (i, a) in c.args.iter().enumerate() {
+            if matches!(a.as_str(), "-fprint" | "-fprint0" | "-fls" | "-fprintf") {
+                if let Some(v) = c.values.get(i + 1) {
+                    out.glued.push(v.clone());
+                }
+            }
+        }
+    }
     // The files the table of roles names.
     let table = roles::places(c, Role::File);
     for (w, t) in out.operand.iter_mut().zip(&table.operand) {

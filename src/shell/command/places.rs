@@ -37,6 +37,9 @@ pub(crate) enum Lang {
     Argv,
     /// An option's value and the words after it up to `;` (`fd -x`).
     ArgvRest,
+    /// The words of a command, no shell, separated by commas in one value
+    /// (`gcc -wrapper sh,-c,CMD`).
+    ArgvCommas,
     /// A prompt string, expanded like a double-quoted string when shown.
     Prompt,
     /// The name of a file of sh code.
@@ -186,9 +189,9 @@ pub(crate) fn variable(name: &str) -> Option<Lang> {
     if let Ok(i) = VARIABLES.binary_search_by(|(n, _)| (*n).cmp(name)) {
         return VARIABLES.get(i).map(|(_, l)| *l);
     }
-    VARIABLE_PREFIXES
+    VARIABLE_PATTERNS
         .iter()
-        .find(|(p, _)| name.starts_with(p))
+        .find(|(p, _)| glob(p, name))
         .map(|(_, l)| *l)
 }
 
@@ -932,6 +935,11 @@ mod tests {
         assert_eq!(variable("GIT_SSH_COMMAND"), Some(Lang::Sh));
         assert_eq!(variable("BASH_FUNC_ls%%"), Some(Lang::BashFunction));
         assert_eq!(variable("HOME"), None);
+        assert_eq!(
+            variable("CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUNNER"),
+            Some(Lang::Sh)
+        );
+        assert_eq!(variable("CARGO_TARGET_DIR"), None);
     }
 
     #[test]

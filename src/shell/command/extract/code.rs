@@ -233,6 +233,15 @@ impl Extractor {
                     return self.run_code(at, Lang::Bash, &code, via, link, depth);
                 }
             }
+            Lang::ArgvCommas => {
+                // The program splits the value at its commas and runs the
+                // words, no shell between (`rm,-rf,~` removes a folder `~`).
+                let words: Vec<Field> = t.text.split(',').map(Field::literal).collect();
+                self.run_words(at, Lang::Argv, &words, None, via, link, depth)?;
+                if t.unknown() {
+                    self.set_code(at, Code::Dynamic);
+                }
+            }
             Lang::ShFile | Lang::File => self.file_code(at, lang, t, via, link, depth)?,
             Lang::PowerShell => self.set_code(at, Code::Inline),
             Lang::Inline(l) => {

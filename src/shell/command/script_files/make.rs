@@ -297,7 +297,7 @@ fn read(mk: &mut Makefile, path: &Path, dir: &Path, depth: usize) -> Result<bool
                 let required = word == "include";
                 let names = expand(mk, trimmed[word.len()..].trim(), &Auto::default(), 0);
                 for name in names.split_whitespace() {
-                    if name.contains(UNKNOWN) || name.contains(['*', '?', '[']) {
+                    if name.contains(['$', '*', '?', '[']) {
                         mk.unread_include |= required;
                         continue;
                     }
@@ -443,7 +443,8 @@ fn build(
         .map(|p| p.replace('%', &stem))
         .collect();
     for p in &auto_prereqs {
-        if !p.contains(UNKNOWN) && !build(mk, p, done, text, missing) {
+        // A name only the environment or the run gives (`$(OBJS)` undefined).
+        if !p.contains('$') && !build(mk, p, done, text, missing) {
             return false;
         }
     }
@@ -471,6 +472,16 @@ fn build(
         }
     }
     true
+}
+
+/// A name the shell can expand as a variable (`HOME`, `BUILD_DIR`; not
+/// `foo.bar` or `1`).
+fn is_shell_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// The stem when `target` matches the pattern (`%.o` and `main.o`: `main`).
@@ -581,6 +592,12 @@ fn reference(mk: &Makefile, inner: &str, auto: &Auto, depth: usize) -> String {
             "CC" => "cc".into(),
             "CXX" => "g++".into(),
             "AR" => "ar".into(),
+            // make reads the environment as variables (`$(HOME)`), and the
+            // recipe's shell sees the same environment: a name the makefile
+            // and the command line leave undefined is the environment's
+            // variable of that name, as the shell reads it (`${HOME}` is the
+            // home folder; one the analysis does not know stays unknown).
+            _ if is_shell_name(&name) => format!("${{{name}}}"),
             _ => UNKNOWN.into(),
         },
     }
@@ -620,6 +637,19 @@ mod tests {
         assert_eq!(text(mk, &["OUT=/", "clean"]), "(\nrm -rf / $HOME/x\n)");
         assert_eq!(text(mk, &["-n", "clean"]), "(nothing)");
         assert_eq!(text(mk, &["nosuch"]), "(nothing)");
+    }
+
+    #[test]
+    fn names_the_makefile_leaves_undefined_are_the_environment() {
+        let mk = "D = $(HOME)/x\nclean:\n\trm -rf $(HOME) ${BUILD_DIR} $(D) $(foo.bar)\n";
+        assert_eq!(
+            text(mk, &["clean"]),
+            "(\nrm -rf ${HOME} ${BUILD_DIR} ${HOME}/x ${HOOKRULES_MAKE_UNKNOWN}\n)"
+        );
+        assert_eq!(
+            text(mk, &["HOME=/tmp/h", "clean"]),
+            "(\nrm -rf /tmp/h ${BUILD_DIR} /tmp/h/x ${HOOKRULES_MAKE_UNKNOWN}\n)"
+        );
     }
 
     #[test]

@@ -13,7 +13,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{Found, SimpleCommand, MAX_SCRIPT_BYTES};
+use super::{Code, Found, SimpleCommand, MAX_SCRIPT_BYTES};
 
 /// Folders climbed to find `package.json`.
 const MAX_CLIMB: usize = 16;
@@ -88,8 +88,48 @@ const LIFECYCLE: &[&str] = &["test", "tst", "t", "start", "stop", "restart"];
 
 /// Is the command a package manager that may run a package's scripts?
 pub(super) fn runs_scripts(c: &SimpleCommand) -> bool {
-    matches!(c.program.as_str(), "npm" | "yarn" | "pnpm" | "bun") && c.code.is_none()
+    match c.program.as_str() {
+        "npm" | "yarn" | "pnpm" => c.code.is_none(),
+        // `bun run NAME` runs a file NAME or the script NAME (the table of
+        // places takes it for a file: the script is read here).
+        "bun" => matches!(c.code, None | Some(Code::File)),
+        _ => false,
+    }
 }
+
+/// bun's own commands (`bun NAME` runs the script NAME otherwise).
+const BUN_BUILTINS: &[&str] = &[
+    "a",
+    "add",
+    "audit",
+    "build",
+    "c",
+    "completions",
+    "create",
+    "discord",
+    "exec",
+    "help",
+    "i",
+    "info",
+    "init",
+    "install",
+    "link",
+    "outdated",
+    "patch",
+    "patch-commit",
+    "pm",
+    "publish",
+    "remove",
+    "repl",
+    "rm",
+    "run",
+    "test",
+    "unlink",
+    "update",
+    "upgrade",
+    "why",
+    "x",
+];
 
 /// What the manager is asked: the folder to start from, the scripts it runs.
 struct Call {
@@ -160,6 +200,9 @@ fn call(prog: &str, args: &[String]) -> Option<Call> {
     let mut scripts = match (prog, first) {
         (_, "run" | "run-script" | "rum" | "urn") => {
             let name = after.first()?;
+            run(name)
+        }
+        ("bun", name) if !name.is_empty() && !BUN_BUILTINS.contains(&name) && after.is_empty() => {
             run(name)
         }
         ("bun", _) => return None,

@@ -529,6 +529,9 @@ pub fn paths_from_commands(cmds: &[SimpleCommand], ps: &PathSelector, ctx: &Ctx)
                     if w.below {
                         out.extend(reach::below(&t, &ctx.reach));
                     }
+                    if w.below && w.through_links {
+                        out.extend(reach::linked_below(&t, &ctx.reach));
+                    }
                     out.push(t);
                 }
             }
@@ -775,6 +778,21 @@ impl crate::compile::reach::CommandPaths for Ctx {
     }
 }
 
+/// Where target operand `i` (value `v`) of `c` lands, and, when `c`
+/// recurses following every link it meets (`find -L … -delete`, `chown -R
+/// -L`), where the links below it lead.
+fn operand_targets(v: &ShellValue, i: usize, c: &SimpleCommand, ctx: &Ctx) -> Vec<Target> {
+    let mut out = shell_targets(v, c, ctx, true, acts_on_name(c, i));
+    if crate::shell::command::follows_links_below(c) {
+        let linked: Vec<Target> = out
+            .iter()
+            .flat_map(|t| reach::linked_below(t, &ctx.reach))
+            .collect();
+        out.extend(linked);
+    }
+    out
+}
+
 /// Does a simple command pass a command test? `Ok(None)`: it does;
 /// `Ok(Some(part))`: the first part of the test it fails (`program`,
 /// `flags_all`, ...), which `explain` shows for commands that came close.
@@ -822,7 +840,7 @@ fn command_matches(
     if let Some(globs) = &ct.target_glob {
         let mut hit = false;
         'operands: for (i, v) in targets() {
-            for t in shell_targets(v, c, ctx, true, acts_on_name(c, i)) {
+            for t in operand_targets(v, i, c, ctx) {
                 if target_glob(globs, &t, ctx)? {
                     hit = true;
                     break 'operands;
@@ -836,7 +854,7 @@ fn command_matches(
     if let Some(cls) = &ct.target_class {
         let mut found: Option<Target> = None;
         'find: for (i, v) in targets() {
-            for t in shell_targets(v, c, ctx, true, acts_on_name(c, i)) {
+            for t in operand_targets(v, i, c, ctx) {
                 if cls.passes(t.classes) {
                     found = Some(t);
                     break 'find;

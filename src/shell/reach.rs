@@ -537,6 +537,104 @@ pub fn below(t: &Target, env: &Env) -> Option<Target> {
     Some(located(&join(&t.path, SOMETHING), false, false, env))
 }
 
+/// Most entries read below a folder looking for the links a recursion that
+/// follows links would enter (one event, one folder).
+pub const MAX_LINKED_WALK: usize = 4096;
+
+/// What a recursion that follows every link it meets (`find -L … -delete`,
+/// `chown -R -L`) reaches through the links below `t` besides `t` itself:
+/// each link found below it (a bounded walk, not entering the links) whose
+/// landing lies outside `t`, with everything below that landing. A walk cut
+/// short by [`MAX_LINKED_WALK`] or an unreadable folder adds a place nobody
+/// knows (the links not seen may lead anywhere).
+#[must_use]
+pub fn linked_below(t: &Target, env: &Env) -> Vec<Target> {
+    if t.pattern.is_some() || t.classes.has(Class::Unknown) || !t.path.starts_with('/') {
+        return Vec::new();
+    }
+    let top = env.links.resolve(&t.path, true, &[]);
+    if top.unknown || !top.is_folder {
+        return Vec::new();
+    }
+    let walk = links_in(&top.path);
+    let mut out: Vec<Target> = Vec::new();
+    for link in &walk.links {
+        let r = env.links.resolve(link, true, &[]);
+        if !r.unknown && is_within(&r.path, &top.path) {
+            continue;
+        }
+        let mut landed = located(&env.respell(&r.path), false, false, env);
+        if r.unknown {
+            landed.classes = Classes::of(&[Class::Unknown]);
+        }
+        if let Some(b) = below(&landed, env) {
+            push(&mut out, b);
+        }
+        push(&mut out, landed);
+    }
+    if !walk.complete {
+        push(
+            &mut out,
+            Target::plain(
+                format!("{}/… (links not all seen)", t.path.trim_end_matches('/')),
+                Classes::of(&[Class::Unknown]),
+            ),
+        );
+    }
+    out
+}
+
+/// The symbolic links found below the folder `top` (physical, absolute),
+/// breadth first, links not entered.
+struct LinksIn {
+    links: Vec<String>,
+    complete: bool,
+}
+
+fn links_in(top: &str) -> LinksIn {
+    let mut links = Vec::new();
+    let mut complete = true;
+    let mut seen = 0usize;
+    let mut queue = std::collections::VecDeque::from([(top.trim_end_matches('/').to_string(), 0)]);
+    while let Some((dir, depth)) = queue.pop_front() {
+        let Ok(entries) = std::fs::read_dir(if dir.is_empty() { "/" } else { &dir }) else {
+            complete = false;
+            continue;
+        };
+        for e in entries {
+            seen += 1;
+            if seen > MAX_LINKED_WALK {
+                return LinksIn {
+                    links,
+                    complete: false,
+                };
+            }
+            let Some((e, kind)) = e
+                .ok()
+                .and_then(|e| Some((e.file_type().ok()?, e)))
+                .map(|(k, e)| (e, k))
+            else {
+                complete = false;
+                continue;
+            };
+            let Ok(name) = e.file_name().into_string() else {
+                continue;
+            };
+            let path = format!("{dir}/{name}");
+            if kind.is_symlink() {
+                links.push(path);
+            } else if kind.is_dir() {
+                if depth + 1 >= crate::shell::contents::MAX_DEPTH {
+                    complete = false;
+                } else {
+                    queue.push_back((path, depth + 1));
+                }
+            }
+        }
+    }
+    LinksIn { links, complete }
+}
+
 /// Every class any alternative may have.
 #[must_use]
 pub fn classes_of(value: &Value, cwd: &Value, env: &Env) -> Classes {

@@ -140,6 +140,44 @@ const COMMANDS: &[(&str, &str, &str)] = &[
     ),
     ("ls -la out/ up/", "allow", "listing"),
     ("cat README.md", "allow", "an ordinary file"),
+    // A recursion that follows the links it meets (`up -> ..` is home,
+    // `out -> /`, both in the project).
+    (
+        "find -L . -name '*.log' -delete",
+        "deny",
+        "find -L enters up/ and out/",
+    ),
+    (
+        "find . -follow -name '*.tmp' -delete",
+        "deny",
+        "-follow is -L",
+    ),
+    (
+        "chmod -R -L go-rwx .",
+        "deny",
+        "changes home and / through the links",
+    ),
+    (
+        "chown -RL nobody .",
+        "deny",
+        "changes the owner of home and / through the links",
+    ),
+    (
+        "find . -name '*.log' -delete",
+        "allow",
+        "without -L the links are not entered",
+    ),
+    (
+        "find -L target -name '*.o' -delete",
+        "allow",
+        "no link below target",
+    ),
+    (
+        "find -L build -name '*.o' -delete",
+        "allow",
+        "build -> target: the starting link lands in the project",
+    ),
+    ("chmod -R -L u+w target", "allow", "no link below target"),
     // Hard links on disk: the same file as a key, a start-up file, the
     // hook settings.
     ("cat deploy.txt", "deny", "a hard link to ~/.ssh/id_ed25519"),

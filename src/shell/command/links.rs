@@ -42,6 +42,27 @@ pub fn acts_on_name(c: &SimpleCommand, i: usize) -> bool {
     false
 }
 
+/// Does `c` recurse below its operands following every link it meets, so
+/// that what those links lead to changes too? `find -L` / `-follow` that
+/// deletes (`-delete`, or runs a remover on what it finds), and `chown`,
+/// `chgrp`, `chmod` with `-R` and `-L`.
+#[must_use]
+pub fn follows_links_below(c: &SimpleCommand) -> bool {
+    let p = c.program.as_str();
+    let has = |f: &str| c.flags.iter().any(|x| x == f);
+    if program_is(p, "find") {
+        let before_start = c
+            .args
+            .iter()
+            .take_while(|a| a.starts_with('-') && !a.starts_with("--") && a.len() == 2);
+        let follows = before_start.into_iter().any(|a| a == "-L") || has("-follow");
+        return follows && has("-delete");
+    }
+    ["chown", "chgrp", "chmod"].iter().any(|x| program_is(p, x))
+        && (has("-R") || has("--recursive"))
+        && has("-L")
+}
+
 /// Is operand `i` of `c` what a link it makes holds (`ln -s T L`'s `T`,
 /// `cp -s`'s sources, a hard link's target)? The command does not open it:
 /// `ln -s ~/.ssh k` reads nothing; what goes through `k` later is judged

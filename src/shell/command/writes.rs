@@ -26,7 +26,7 @@
 //!   the names can be read from disk (`shell::contents`) and judged one by
 //!   one.
 
-use super::links::acts_on_name;
+use super::links::{acts_on_name, follows_links_below};
 use super::outputs::outputs;
 use super::roles::{self, Role};
 use super::transform::Transform;
@@ -45,6 +45,9 @@ pub struct Write {
     /// Everything below the path changes too (a recursive removal, move or
     /// change).
     pub below: bool,
+    /// The recursion follows the links it meets below the path (`find -L …
+    /// -delete`, `chown -R -L`): what they lead to changes too.
+    pub through_links: bool,
     /// The file that lists the names written below a folder (a patch, an
     /// archive); `value` is then the unknown names below that folder, what
     /// counts when the list cannot be read.
@@ -181,6 +184,7 @@ pub fn writes(c: &SimpleCommand) -> Vec<Write> {
             value,
             by_name,
             below,
+            through_links: false,
             listed: None,
         };
         if !out.contains(&w) {
@@ -233,6 +237,7 @@ pub fn writes(c: &SimpleCommand) -> Vec<Write> {
                         value: below(&into),
                         by_name: false,
                         below: false,
+                        through_links: false,
                         listed: Some(Listing {
                             file: src.clone(),
                             kind: Kind::Tree,
@@ -296,6 +301,13 @@ pub fn writes(c: &SimpleCommand) -> Vec<Write> {
         }
     }
     git_writes(c, &mut push, &mut listed);
+    // A recursion told to follow every link it meets changes what the links
+    // below lead to.
+    if follows_links_below(c) {
+        for w in out.iter_mut().filter(|w| w.below) {
+            w.through_links = true;
+        }
+    }
     out.extend(listed);
     out
 }
@@ -396,6 +408,7 @@ pub fn filled(c: &SimpleCommand) -> Vec<Write> {
         value,
         by_name: false,
         below: false,
+        through_links: false,
         listed: None,
     };
     let mut out: Vec<Write> = filled_folders(c)
@@ -407,6 +420,7 @@ pub fn filled(c: &SimpleCommand) -> Vec<Write> {
                 value: below(&l.into),
                 by_name: false,
                 below: false,
+                through_links: false,
                 listed: Some(l),
             },
         })
@@ -779,6 +793,7 @@ fn git_writes(
                     value: below(&into),
                     by_name: false,
                     below: false,
+                    through_links: false,
                     listed: Some(Listing {
                         file,
                         kind: Kind::Patch,

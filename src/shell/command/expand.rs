@@ -468,6 +468,27 @@ impl Expander<'_> {
                     _ => Got::One(Value::unknown(&label)),
                 }
             }
+            ParamOp::Trim {
+                pattern,
+                suffix,
+                longest,
+            } => {
+                let pat = self.joined(pattern, outputs);
+                let value = known.map(one);
+                match (value, pat.literal()) {
+                    (Some(v), Some(pat)) => {
+                        let mut out = Value::default();
+                        for s in &v.0 {
+                            match trim(s, &pat, *suffix, *longest) {
+                                Some(t) => out.add(t),
+                                None => return Got::One(Value::unknown(&label)),
+                            }
+                        }
+                        Got::One(out)
+                    }
+                    _ => Got::One(Value::unknown(&label)),
+                }
+            }
             ParamOp::Case | ParamOp::Prompt | ParamOp::Other => Got::One(Value::unknown(&label)),
         }
     }
@@ -553,6 +574,153 @@ impl Expander<'_> {
     }
 }
 
+/// `${X#pat}` and its kin on one alternative of a known value, when the
+/// result can be computed: every piece is text, or the pattern is empty, or a
+/// suffix is removed within the text after a folder the analysis names
+/// (`${HOME%/}`: a folder's path does not end in `/`). `None`: not known.
+fn trim(s: &Sym, pat: &str, suffix: bool, longest: bool) -> Option<Sym> {
+    if pat.is_empty() {
+        return Some(s.clone());
+    }
+    if let Some(text) = s.literal() {
+        let cut = trim_text(&text, pat, suffix, longest).unwrap_or(text);
+        return Some(Sym::text(&cut));
+    }
+    if !suffix {
+        return None;
+    }
+    // A folder the analysis names (home, the project, the start, the temp
+    // root), then text: the suffix is found in the text, or, when the
+    // pattern matches only slashes, nowhere (the folder's path ends in a
+    // name, and so does text that is not all slashes).
+    let (head, tail) =
+        s.0.split_at(s.0.iter().rposition(|p| !matches!(p, Piece::Text(_)))? + 1);
+    if !matches!(
+        head.last(),
+        Some(Piece::Home | Piece::Project | Piece::Start | Piece::TempRoot)
+    ) {
+        return None;
+    }
+    let text: String = tail
+        .iter()
+        .map(|p| match p {
+            Piece::Text(t) => t.as_str(),
+            _ => "",
+        })
+        .collect();
+    let slashes_only = pat.chars().all(|c| c == '/');
+    let cut = match trim_text(&text, pat, true, longest) {
+        // A longest match may reach into the folder's path: only a pattern
+        // of slashes cannot.
+        Some(t) if !longest || slashes_only || !pat.contains('*') => t,
+        Some(_) => return None,
+        None if slashes_only && !text.ends_with('/') => text.clone(),
+        // `${HOME%/*}`: the folder above; `${HOME%%/*}`: the path is
+        // absolute, so nothing is left.
+        None if pat == "/*" && text.is_empty() && !longest => "/..".to_string(),
+        None if pat == "/*" && longest => return Some(Sym::default()),
+        None => return None,
+    };
+    let mut out = Sym(head.to_vec());
+    if !cut.is_empty() {
+        out.push(Piece::Text(cut));
+    }
+    Some(out)
+}
+
+/// `text` less the shortest (`longest`: longest) prefix or `suffix` matching
+/// the shell pattern `pat`; `None` when none matches (the shell then leaves
+/// the text as it is).
+fn trim_text(text: &str, pat: &str, suffix: bool, longest: bool) -> Option<String> {
+    let bounds: Vec<usize> = text
+        .char_indices()
+        .map(|(i, _)| i)
+        .chain(std::iter::once(text.len()))
+        .collect();
+    let order: Box<dyn Iterator<Item = &usize>> = match (suffix, longest) {
+        // Prefixes: shortest first is from the start; suffixes: shortest
+        // first is from the end.
+        (false, false) | (true, true) => Box::new(bounds.iter()),
+        (false, true) | (true, false) => Box::new(bounds.iter().rev()),
+    };
+    for &at in order {
+        let (part, rest) = if suffix {
+            (&text[at..], &text[..at])
+        } else {
+            (&text[..at], &text[at..])
+        };
+        if pattern_matches(pat, part) {
+            return Some(rest.to_string());
+        }
+    }
+    None
+}
+
+/// Does the shell pattern `pat` (`*`, `?`, `[…]`, `\x`) match all of `s`?
+fn pattern_matches(pat: &str, s: &str) -> bool {
+    let p: Vec<char> = pat.chars().collect();
+    let t: Vec<char> = s.chars().collect();
+    // Iterative matching with one backtrack point for the last `*`.
+    let (mut pi, mut ti) = (0usize, 0usize);
+    let mut star: Option<(usize, usize)> = None;
+    while ti < t.len() {
+        let step = match p.get(pi) {
+            Some('*') => {
+                star = Some((pi, ti));
+                pi += 1;
+                continue;
+            }
+            Some('?') => Some(1),
+            Some('[') => class_len(&p[pi..], t[ti]),
+            Some('\\') if p.get(pi + 1) == Some(&t[ti]) => Some(2),
+            Some(c) if *c == t[ti] && *c != '\\' => Some(1),
+            _ => None,
+        };
+        match step {
+            Some(n) => {
+                pi += n;
+                ti += 1;
+            }
+            None => match star {
+                Some((sp, st)) => {
+                    pi = sp + 1;
+                    ti = st + 1;
+                    star = Some((sp, st + 1));
+                }
+                None => return false,
+            },
+        }
+    }
+    p[pi..].iter().all(|c| *c == '*')
+}
+
+/// The length of the bracket expression at the start of `p` when it matches
+/// `c` (`[a-z]`, `[!/]`, `[^x]`); `None` when it does not match. A `[`
+/// without its `]` is a literal `[`.
+fn class_len(p: &[char], c: char) -> Option<usize> {
+    let mut i = 1;
+    let negate = matches!(p.get(1), Some('!' | '^'));
+    if negate {
+        i += 1;
+    }
+    let start = i;
+    let mut hit = false;
+    while let Some(&x) = p.get(i) {
+        if x == ']' && i > start {
+            return (hit != negate).then_some(i + 1);
+        }
+        if p.get(i + 1) == Some(&'-') && p.get(i + 2).is_some_and(|e| *e != ']') {
+            let e = p[i + 2];
+            hit |= x <= c && c <= e;
+            i += 3;
+        } else {
+            hit |= x == c;
+            i += 1;
+        }
+    }
+    (c == '[').then_some(1)
+}
+
 fn one(g: Got) -> Value {
     match g {
         Got::One(v) => v,
@@ -572,5 +740,55 @@ fn one(g: Got) -> Value {
 impl From<Value> for Got {
     fn from(v: Value) -> Got {
         Got::One(v)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trims_as_bash_does() {
+        // (text, pattern, suffix, longest, result): checked against bash 5.
+        let cases = [
+            ("/etc/", "/", true, false, "/etc"),
+            ("a.tar.gz", ".*", true, false, "a.tar"),
+            ("a.tar.gz", ".*", true, true, "a"),
+            ("a/b/c", "*/", false, false, "b/c"),
+            ("a/b/c", "*/", false, true, "c"),
+            ("/usr/local/lib", "/lib", true, false, "/usr/local"),
+            ("abc", "x", true, false, "abc"),
+            ("abc", "[ab]", false, false, "bc"),
+            ("abc", "[!a]*", false, false, "abc"),
+            ("a*b", "\\*b", true, false, "a"),
+        ];
+        for (text, pat, suffix, longest, want) in cases {
+            let got = trim_text(text, pat, suffix, longest).unwrap_or_else(|| text.to_string());
+            assert_eq!(got, want, "{text} {pat} suffix={suffix} longest={longest}");
+        }
+    }
+
+    #[test]
+    fn trims_a_named_folder_only_where_the_result_is_known() {
+        let home = Sym::piece(Piece::Home);
+        // `${HOME%/}`, `${HOME%%/}`, `${HOME#}`: home.
+        assert_eq!(trim(&home, "/", true, false), Some(home.clone()));
+        assert_eq!(trim(&home, "/", true, true), Some(home.clone()));
+        assert_eq!(trim(&home, "", false, false), Some(home.clone()));
+        // `${HOME%/*}`: the folder above; `${HOME%%/*}`: nothing.
+        let mut up = home.clone();
+        up.push(Piece::Text("/..".into()));
+        assert_eq!(trim(&home, "/*", true, false), Some(up));
+        assert_eq!(trim(&home, "/*", true, true), Some(Sym::default()));
+        // Within the text after it: `${X%/}` of `$HOME/a/`.
+        let mut a = home.clone();
+        a.push(Piece::Text("/a/".into()));
+        let mut a_trimmed = home.clone();
+        a_trimmed.push(Piece::Text("/a".into()));
+        assert_eq!(trim(&a, "/", true, false), Some(a_trimmed));
+        // A prefix of home, or a suffix reaching into it: not known.
+        assert_eq!(trim(&home, "/", false, false), None);
+        assert_eq!(trim(&home, "?", true, false), None);
+        assert_eq!(trim(&Sym::unknown("$X"), "/", true, false), None);
     }
 }

@@ -201,9 +201,9 @@ struct Link<'a> {
     /// Lines the previous element of a pipeline prints, when known.
     input_lines: Option<u64>,
     /// What the previous element of a pipeline printed, all of it, when that
-    /// is `echo` or `printf` of known text (for `xargs`; a here-document or
-    /// here-string is `here`).
-    input_text: Option<String>,
+    /// is `echo` or `printf` of one known value (for `xargs`; a here-document
+    /// or here-string is `here`).
+    input_text: Option<Sym>,
 }
 
 /// The grammar of the shell that reads re-parsed text.
@@ -276,9 +276,9 @@ struct Extractor {
     /// Lines the previous element of a pipeline prints, when its program
     /// says (`yes`: without end, `seq 1 N`: N).
     input_lines: Option<u64>,
-    /// The text the previous element of a pipeline printed, when it is `echo`
-    /// or `printf` of known text.
-    input_text: Option<String>,
+    /// What the previous element of a pipeline printed, when it is `echo`
+    /// or `printf` of one known value (`printf '%s\0' ~`: home, a NUL).
+    input_text: Option<Sym>,
     /// Re-parsed text is read as dash reads it (see [`Extractor::nested_sh`]).
     dash: bool,
     /// The commands that printed into each substitution whose value is
@@ -512,7 +512,7 @@ impl Extractor {
         let mut last = None;
         let mut prev: Option<&Command> = None;
         let mut produced: Option<std::ops::Range<usize>> = None;
-        let mut printed: Option<String> = None;
+        let mut printed: Option<Sym> = None;
         // Earlier elements whose output the elements since passed on as it
         // came (`env | sort | grep x`: grep reads what env printed).
         let mut passed: Vec<std::ops::Range<usize>> = Vec::new();
@@ -1605,14 +1605,17 @@ impl Extractor {
                         .any(|d| t == *d || t.starts_with(&format!("{d}/")))
             });
         if let Some(cdpath) = cdpath.filter(|_| searched) {
-            match cdpath.literal() {
-                Some(list) => {
-                    for entry in list.split(':').filter(|e| !e.is_empty()) {
-                        let from = resolve_dir(&old, &Value::text(entry));
-                        s.cwd = s.cwd.clone().union(&resolve_dir(&from, &target));
+            // Each alternative's folders, split at `:` in its text; a folder
+            // the analysis names (`CDPATH=$HOME`) is kept whole.
+            for list in &cdpath.0 {
+                for entry in split_at_colons(list) {
+                    if entry.has_unknown() {
+                        s.cwd = s.cwd.clone().union(&Value::unknown("CDPATH"));
+                        continue;
                     }
+                    let from = resolve_dir(&old, &Value::one(entry));
+                    s.cwd = s.cwd.clone().union(&resolve_dir(&from, &target));
                 }
-                None => s.cwd = Value::unknown("CDPATH"),
             }
         }
         s.oldpwd = old;
@@ -2168,10 +2171,10 @@ impl Extractor {
                     // Known input (`echo /etc | xargs rm -rf`): the command
                     // it runs, with the operands it reads.
                     let items = match &link.here {
-                        Some((t, _, _)) => Some(t.as_str()),
-                        None => link.input_text.as_deref(),
+                        Some((t, _, _)) => Some(Sym::text(t)),
+                        None => link.input_text.clone(),
                     }
-                    .and_then(|t| wrappers::xargs_items(t, split));
+                    .and_then(|t| wrappers::xargs_values(&t, split));
                     match (replace, items) {
                         // `-I`: one command per item, the string replaced
                         // by it in each word.
@@ -2182,7 +2185,7 @@ impl Extractor {
                                     .iter()
                                     .map(|f| match f.value.literal() {
                                         _ if !f.text.contains(r.as_str()) => f.clone(),
-                                        Some(t) => Field::literal(&t.replace(r.as_str(), item)),
+                                        Some(t) => replaced(&t, r.as_str(), item),
                                         None => Field {
                                             value: Value::unknown("(input from xargs)"),
                                             ..f.clone()
@@ -2201,7 +2204,7 @@ impl Extractor {
                             return Ok(());
                         }
                         (None, Some(items)) => {
-                            fields.extend(items.iter().map(|i| Field::literal(i)));
+                            fields.extend(items.iter().map(field_of));
                             via_label = Some("xargs (known input)");
                         }
                         (Some(r), None) => {
@@ -3670,14 +3673,69 @@ fn list_printed_lines(l: &List) -> Option<u64> {
 
 /// The text a pipeline element prints when it is `echo` or `printf` of known
 /// text (`printf '/usr/share\0'`): what the next element reads, all of it.
-fn printed_text(c: &Command, r: &Ran) -> Option<String> {
+fn printed_text(c: &Command, r: &Ran) -> Option<Sym> {
     let CommandKind::Simple { words, .. } = &c.kind else {
         return None;
     };
     if !matches!(basename(&words.first()?.text), "echo" | "printf") || r.decoded || r.file {
         return None;
     }
-    r.output.as_ref()?.literal()
+    match r.output.as_ref()?.0.as_slice() {
+        [one] => Some(one.clone()),
+        _ => None,
+    }
+}
+
+/// The folders of a `CDPATH` value: split at the `:`s of its text, empty
+/// ones left out.
+fn split_at_colons(list: &Sym) -> Vec<Sym> {
+    let mut out = Vec::new();
+    let mut cur = Sym::default();
+    for p in &list.0 {
+        match p {
+            Piece::Text(t) => {
+                for (i, part) in t.split(':').enumerate() {
+                    if i > 0 && !cur.is_empty() {
+                        out.push(std::mem::take(&mut cur));
+                    }
+                    if !part.is_empty() {
+                        cur.push(Piece::Text(part.to_string()));
+                    }
+                }
+            }
+            p => cur.push(p.clone()),
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+/// A field that is this value (an operand `xargs` read).
+fn field_of(s: &Sym) -> Field {
+    match s.literal() {
+        Some(t) => Field::literal(&t),
+        None => Field {
+            text: s.to_string(),
+            value: Value::one(s.clone()),
+            content: None,
+        },
+    }
+}
+
+/// `xargs -I R`: the word `t` with each `R` replaced by `item`.
+fn replaced(t: &str, r: &str, item: &Sym) -> Field {
+    let mut s = Sym::default();
+    for (i, part) in t.split(r).enumerate() {
+        if i > 0 {
+            s.extend(item);
+        }
+        if !part.is_empty() {
+            s.push(Piece::Text(part.into()));
+        }
+    }
+    field_of(&s)
 }
 
 /// Lines a command prints, when its program says: `yes` without end, `seq

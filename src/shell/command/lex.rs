@@ -905,6 +905,20 @@ impl Parser<'_> {
             (Some(b'?'), _) => (1, b'?'),
             (Some(b'='), _) => (1, b'='),
             (Some(b'+'), _) => (1, b'+'),
+            (Some(b'#' | b'%'), _) if index.is_none() => {
+                let suffix = c0 == Some(b'%');
+                let longest = c1 == c0;
+                self.pos += if longest { 2 } else { 1 };
+                let pattern = self.param_word(buf, in_dq, start)?;
+                return Ok((
+                    name,
+                    ParamOp::Trim {
+                        pattern,
+                        suffix,
+                        longest,
+                    },
+                ));
+            }
             (Some(b'^' | b',' | b'~'), _) if index.is_none() => {
                 self.skip_param(buf, in_dq, start)?;
                 return Ok((name, ParamOp::Case));

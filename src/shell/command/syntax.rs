@@ -100,6 +100,14 @@ pub(crate) enum ParamOp {
     Alternative { word: Vec<Part>, colon: bool },
     /// `${X:?msg}`, `${X?msg}`: the value, or the shell stops with `msg`.
     Required,
+    /// `${X#p}`, `${X##p}` (`suffix: false`), `${X%p}`, `${X%%p}`: the
+    /// value less the shortest (or `longest`) prefix or suffix matching the
+    /// pattern.
+    Trim {
+        pattern: Vec<Part>,
+        suffix: bool,
+        longest: bool,
+    },
     /// `${X^^}`, `${X,,}`, `${X^}`, `${X,}`, `${X~~}`: letter case changed.
     Case,
     /// `${X[@]}`, `${X[*]}`, `${X[N]}`: the subscript.
@@ -108,7 +116,7 @@ pub(crate) enum ParamOp {
     Prompt,
     /// `${!X}`: the value of the variable whose name `X` holds.
     Indirect,
-    /// `${#X}`, `${!X}`, `${X#p}`, `${X/p/r}`, `${X:1:2}`, …: not computed.
+    /// `${#X}`, `${!X}`, `${X/p/r}`, `${X:1:2}`, …: not computed.
     Other,
 }
 

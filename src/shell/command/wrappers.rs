@@ -6,6 +6,7 @@
 use std::ops::Range;
 
 use super::inline::Lang;
+use crate::shell::value::{Piece, Sym};
 
 /// Maximum number of wrappers unwrapped in one command (`sudo env nice …`).
 pub const MAX_WRAPPERS: usize = 16;
@@ -92,6 +93,56 @@ pub(crate) enum XargsSplit {
 /// The most operands known input may give `xargs` before it counts as
 /// unknown (each is judged; the alternatives of a `-I` word multiply).
 const XARGS_ITEMS: usize = 64;
+
+/// The operands `xargs` reads from a printed value (`printf '%s\0' ~`):
+/// split in its text as [`xargs_items`] splits text, the places it names
+/// (home, the project) kept whole inside the operand they fall in; `None`
+/// as there, or when part of it is unknown.
+pub(crate) fn xargs_values(v: &Sym, split: XargsSplit) -> Option<Vec<Sym>> {
+    // Each named place stands in the text as one private-use character
+    // (plane 15), which no split separates.
+    const BASE: u32 = 0xF_0000;
+    let mut text = String::new();
+    let mut places: Vec<Piece> = Vec::new();
+    for p in &v.0 {
+        match p {
+            Piece::Text(t) if !t.chars().any(|c| (c as u32) >= BASE) => text.push_str(t),
+            Piece::Home | Piece::HomeOf(_) | Piece::Start | Piece::Project | Piece::TempRoot => {
+                text.push(char::from_u32(BASE + u32::try_from(places.len()).ok()?)?);
+                places.push(p.clone());
+            }
+            _ => return None,
+        }
+    }
+    let items = xargs_items(&text, split)?;
+    Some(
+        items
+            .iter()
+            .map(|item| {
+                let mut s = Sym::default();
+                let mut lit = String::new();
+                for c in item.chars() {
+                    let at = (c as u32)
+                        .checked_sub(BASE)
+                        .and_then(|i| usize::try_from(i).ok());
+                    match at.and_then(|i| places.get(i)) {
+                        Some(p) => {
+                            if !lit.is_empty() {
+                                s.push(Piece::Text(std::mem::take(&mut lit)));
+                            }
+                            s.push(p.clone());
+                        }
+                        None => lit.push(c),
+                    }
+                }
+                if !lit.is_empty() {
+                    s.push(Piece::Text(lit));
+                }
+                s
+            })
+            .collect(),
+    )
+}
 
 /// The operands `xargs` reads from `text`, split as `split` says; `None` when
 /// they cannot be told (a quote left open, input from a file, too many).

@@ -60,6 +60,12 @@ const LANGS: &[(&str, &str)] = &[
     ("git-ext", "Lang::Escape(Dialect::GitExt)"),
     ("lisp", "Lang::Escape(Dialect::Lisp)"),
     ("octave", "Lang::Escape(Dialect::Octave)"),
+    ("preload", "Lang::Loaded(Load::Preload)"),
+    ("node-options", "Lang::Loaded(Load::NodeOptions)"),
+    ("java-options", "Lang::Loaded(Load::JavaOptions)"),
+    ("perl-options", "Lang::Loaded(Load::PerlOptions)"),
+    ("ruby-options", "Lang::Loaded(Load::RubyOptions)"),
+    ("python-path", "Lang::Loaded(Load::PythonPath)"),
 ];
 
 /// Read the table and write `$OUT_DIR/code_places.rs`.

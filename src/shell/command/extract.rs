@@ -673,6 +673,7 @@ impl Extractor {
                 for s in subs {
                     self.sub(s, cx)?;
                 }
+                self.arith_file_text(head, Some(subs), cx, c.offset)?;
                 self.arith_source(head, cx, c.offset)?;
                 self.repeated(arith_for_count(head), |ex| {
                     ex.guarded(|ex| ex.list(body, cx))
@@ -713,6 +714,7 @@ impl Extractor {
                 for s in subs {
                     self.sub(s, cx)?;
                 }
+                self.arith_file_text(text, Some(subs), cx, c.offset)?;
                 self.arith_source(text, cx, c.offset)?;
                 plain(&self.state)
             }
@@ -884,7 +886,10 @@ impl Extractor {
         // variables it names.
         for p in &w.parts {
             match p {
-                Part::Arith { text, .. } => self.arith_source(text, cx, w.offset)?,
+                Part::Arith { text, .. } => {
+                    self.arith_file_text(text, None, cx, w.offset)?;
+                    self.arith_source(text, cx, w.offset)?;
+                }
                 Part::Param(Param {
                     op: ParamOp::Index(i),
                     ..
@@ -1213,6 +1218,14 @@ impl Extractor {
                     .into_iter()
                     .map(|t| (file_key(&t), Written::Unknown)),
             );
+        }
+        writes.extend(
+            remote_named(&prog, args)
+                .into_iter()
+                .map(|t| (file_key(&t), Written::Unknown)),
+        );
+        if let Some(dir) = unpacked_unknown(&prog, args, &stdin, &self.state.files) {
+            writes.push((filled_key(&dir), Written::Unknown));
         }
         let call = match self.state.funcs.get(&prog) {
             Some(Func(body))
@@ -2498,7 +2511,7 @@ impl Extractor {
             .iter()
             .find_map(|p| path.strip_prefix(p))
             .unwrap_or(&path);
-        match self.state.files.get(&file_key(path)) {
+        match written_at(&self.state.files, path) {
             Some(Written::Text(v)) => known(v),
             Some(Written::Unknown) => Makefile::Unknown,
             None => Makefile::OnDisk,
@@ -2850,18 +2863,14 @@ impl Extractor {
     /// The text of a script file written earlier in this command, run by
     /// path (`./x.sh`, `/tmp/x.sh`).
     fn written_unknown(&self, path: &str) -> bool {
-        path.contains('/')
-            && matches!(
-                self.state.files.get(&file_key(path)),
-                Some(Written::Unknown)
-            )
+        path.contains('/') && matches!(written_at(&self.state.files, path), Some(Written::Unknown))
     }
 
     fn written_script(&self, path: &str) -> Option<Value> {
         if !path.contains('/') {
             return None;
         }
-        match self.state.files.get(&file_key(path))? {
+        match written_at(&self.state.files, path)? {
             Written::Text(t) => Some(t.clone()),
             Written::Unknown => None,
         }
@@ -3038,7 +3047,7 @@ impl Extractor {
                 }
             }
         }
-        match self.state.files.get(&file_key(&path)).cloned() {
+        match written_at(&self.state.files, &path).cloned() {
             Some(Written::Text(text)) => {
                 v.push(format!("{prog} (written)"));
                 let map = OffMap::At(off, path);
@@ -3568,6 +3577,214 @@ fn remember_file(s: &mut State, r: &Redirect, content: Option<&Value>) {
         };
         s.files.insert(file_key(&t), w);
     }
+}
+
+/// The marker key of a folder the command filled with files nobody can
+/// know (`curl … | tar x -C DIR`): every path below it is [`Written::Unknown`].
+fn filled_key(dir: &str) -> String {
+    let d = file_key(dir);
+    let d = d.trim_end_matches('/');
+    format!("{}/\u{E000}", if d.is_empty() { "." } else { d })
+}
+
+/// What the command wrote at `path` earlier in the line: the file itself,
+/// or, below a folder it filled with unknown files, something nobody can
+/// know.
+fn written_at<'a>(
+    files: &'a std::collections::BTreeMap<String, Written>,
+    path: &str,
+) -> Option<&'a Written> {
+    static UNKNOWN: Written = Written::Unknown;
+    let key = file_key(path);
+    if let Some(w) = files.get(&key) {
+        return Some(w);
+    }
+    if !files.keys().any(|k| k.ends_with('\u{E000}')) {
+        return None;
+    }
+    let mut p = key.as_str();
+    loop {
+        let parent = match p.rsplit_once('/') {
+            Some(("", _)) => return None,
+            Some((a, _)) => a,
+            None if p.starts_with('/') => return None,
+            None => ".",
+        };
+        if files.contains_key(&filled_key(parent)) {
+            return Some(&UNKNOWN);
+        }
+        if parent == "." {
+            return None;
+        }
+        p = parent;
+    }
+}
+
+/// The folder an archive whose content nobody knows is unpacked into
+/// (`curl … | tar xz`, `tar xf a.tgz -C x` of an `a.tgz` downloaded earlier
+/// in the line, `unzip a.zip`, `7z x a.7z`, `git clone URL DIR`): its files
+/// did not exist before the command ran. `None`: not such a command.
+fn unpacked_unknown(
+    prog: &str,
+    args: &[Field],
+    stdin: &Input,
+    files: &std::collections::BTreeMap<String, Written>,
+) -> Option<String> {
+    if !matches!(
+        prog,
+        "tar" | "gtar" | "bsdtar" | "unzip" | "7z" | "7za" | "7zz" | "git"
+    ) {
+        return None;
+    }
+    let texts: Vec<&str> = args.iter().map(|a| a.text.as_str()).collect();
+    let downloaded =
+        |f: &str| f.contains("://") || matches!(written_at(files, f), Some(Written::Unknown));
+    let value_of = |short: char, long: &str| -> Option<String> {
+        for (i, t) in texts.iter().enumerate() {
+            if let Some(v) = t.strip_prefix(&format!("--{long}=")) {
+                return Some(v.to_string());
+            }
+            if *t == format!("--{long}") {
+                return texts.get(i + 1).map(|v| (*v).to_string());
+            }
+            // `-C DIR`, `-CDIR`, `-xzf A` (a cluster ending in the letter).
+            let cluster = t.strip_prefix('-').filter(|c| !c.starts_with('-'));
+            let bare = (i == 0 && !t.starts_with('-') && prog.ends_with("tar")).then_some(*t);
+            if let Some(c) = cluster.or(bare) {
+                if let Some(at) = c.find(short) {
+                    let rest = &c[at + 1..];
+                    if rest.is_empty() {
+                        // The value follows (the first cluster's `f` in
+                        // `tar xzf A`: the next word).
+                        return texts.get(i + 1).map(|v| (*v).to_string());
+                    }
+                    if c.chars().take(at).all(|x| x.is_ascii_alphabetic()) && short == 'C' {
+                        return Some(rest.to_string());
+                    }
+                }
+            }
+        }
+        None
+    };
+    match prog {
+        "tar" | "gtar" | "bsdtar" => {
+            let first = texts.first().copied().unwrap_or_default();
+            let extracts = texts
+                .iter()
+                .any(|t| matches!(*t, "-x" | "--extract" | "--get"))
+                || (!first.starts_with("--") && first.trim_start_matches('-').contains('x'));
+            if !extracts {
+                return None;
+            }
+            let unknown = match value_of('f', "file") {
+                Some(a) if a != "-" => downloaded(&a),
+                _ => matches!(stdin, Input::Unknown),
+            };
+            unknown.then(|| value_of('C', "directory").unwrap_or_else(|| ".".into()))
+        }
+        "unzip" => {
+            let archive = texts.iter().find(|t| !t.starts_with('-'))?;
+            downloaded(archive).then(|| {
+                texts
+                    .iter()
+                    .position(|t| *t == "-d")
+                    .and_then(|i| texts.get(i + 1))
+                    .map_or_else(|| ".".into(), |d| (*d).to_string())
+            })
+        }
+        "7z" | "7za" | "7zz" => {
+            let (cmd, rest) = texts.split_first()?;
+            if !matches!(*cmd, "x" | "e") {
+                return None;
+            }
+            let archive = rest.iter().find(|t| !t.starts_with('-'))?;
+            downloaded(archive).then(|| {
+                rest.iter()
+                    .find_map(|t| t.strip_prefix("-o"))
+                    .map_or_else(|| ".".into(), str::to_string)
+            })
+        }
+        "git" => {
+            let at = texts.iter().position(|t| *t == "clone")?;
+            let ops: Vec<&str> = texts[at + 1..]
+                .iter()
+                .copied()
+                .filter(|t| !t.starts_with('-'))
+                .collect();
+            let url = ops.first()?;
+            match ops.get(1) {
+                Some(dir) => Some((*dir).to_string()),
+                None => {
+                    let base = url.trim_end_matches('/').rsplit(['/', ':']).next()?;
+                    Some(base.strip_suffix(".git").unwrap_or(base).to_string())
+                }
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Files a downloader names after the URL (`wget URL`, `curl -O URL`, in
+/// `-P DIR` / `--output-dir DIR`): what the network gave.
+fn remote_named(prog: &str, args: &[Field]) -> Vec<String> {
+    if prog != "wget" && prog != "curl" {
+        return Vec::new();
+    }
+    let texts: Vec<&str> = args.iter().map(|a| a.text.as_str()).collect();
+    let short = |c: char| {
+        texts
+            .iter()
+            .any(|t| t.starts_with('-') && !t.starts_with("--") && t[1..].contains(c))
+    };
+    let long = |n: &str| {
+        texts
+            .iter()
+            .position(|t| *t == n || t.starts_with(&format!("{n}=")))
+            .map(|i| {
+                texts[i]
+                    .split_once('=')
+                    .map(|(_, v)| v.to_string())
+                    .or_else(|| texts.get(i + 1).map(|v| (*v).to_string()))
+            })
+    };
+    let (named, dir) = match prog {
+        "wget" => (
+            !short('O') && long("--output-document").is_none(),
+            long("--directory-prefix").flatten().or_else(|| {
+                texts
+                    .iter()
+                    .position(|t| *t == "-P")
+                    .and_then(|i| texts.get(i + 1).map(|v| (*v).to_string()))
+            }),
+        ),
+        "curl" => (
+            short('O') || long("--remote-name").is_some() || long("--remote-name-all").is_some(),
+            long("--output-dir").flatten(),
+        ),
+        _ => return Vec::new(),
+    };
+    if !named {
+        return Vec::new();
+    }
+    texts
+        .iter()
+        .filter(|t| t.contains("://"))
+        .filter_map(|u| {
+            let path = u.split(['?', '#']).next().unwrap_or(u);
+            let base = path
+                .split_once("://")?
+                .1
+                .split_once('/')?
+                .1
+                .rsplit('/')
+                .next()?;
+            let base = if base.is_empty() { "index.html" } else { base };
+            Some(match &dir {
+                Some(d) => format!("{}/{base}", d.trim_end_matches('/')),
+                None => base.to_string(),
+            })
+        })
+        .collect()
 }
 
 /// Files a program writes through its operands (content unknown, except

@@ -62,6 +62,136 @@ pub(crate) enum Lang {
     Inline(InlineLang),
     /// A tool's command language with shell escapes.
     Escape(Dialect),
+    /// Files or modules of code a program loads into itself, named by a
+    /// variable in that program's syntax ([`Load`]).
+    Loaded(Load),
+}
+
+/// How a variable names the code a program loads into itself before its own
+/// (a preload library, node's `--require`, a Java agent, a Perl or Ruby
+/// module, Python's start-up module). Code from installed software (a bare
+/// module name, a path under the system's folders) is the program's own;
+/// code from a file anyone could have just written (the project, a temp
+/// folder, home) runs unread in every process that inherits the variable:
+/// unknown code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Load {
+    /// Library paths separated by `:` or spaces (`LD_PRELOAD`).
+    Preload,
+    /// node's options: `-r`/`--require`, `--import`, `--loader`,
+    /// `--experimental-loader` name a module.
+    NodeOptions,
+    /// The JVM's options: `-javaagent:PATH`, `-agentpath:PATH`.
+    JavaOptions,
+    /// perl's switches (`PERL5OPT`): `-M`/`-m` load a module, `-I` adds a
+    /// folder modules are looked for in first.
+    PerlOptions,
+    /// ruby's switches (`RUBYOPT`): `-r` requires a library, `-I` adds a
+    /// folder.
+    RubyOptions,
+    /// Folders Python imports from first (`PYTHONPATH`): a
+    /// `sitecustomize.py` or `usercustomize.py` there runs at every start.
+    PythonPath,
+}
+
+impl Load {
+    /// The variable naming the folders the program looks module names up
+    /// in first (`PERL5LIB`, `RUBYLIB`, `NODE_PATH`).
+    pub(crate) fn search_variable(self) -> Option<&'static str> {
+        match self {
+            Load::PerlOptions => Some("PERL5LIB"),
+            Load::RubyOptions => Some("RUBYLIB"),
+            Load::NodeOptions => Some("NODE_PATH"),
+            _ => None,
+        }
+    }
+
+    /// The files and folders of code the value names, as (the name, is it a
+    /// module name the program looks up rather than a path). Unknown syntax
+    /// names nothing.
+    pub(crate) fn names(self, value: &str) -> Vec<(String, bool)> {
+        let words: Vec<&str> = value.split_whitespace().collect();
+        let mut out = Vec::new();
+        match self {
+            Load::Preload => {
+                for w in value.split([':', ' ', '\t']).filter(|w| !w.is_empty()) {
+                    out.push((w.to_string(), false));
+                }
+            }
+            Load::PythonPath => {
+                for w in value.split(':').filter(|w| !w.is_empty()) {
+                    out.push((w.to_string(), false));
+                }
+            }
+            Load::NodeOptions => {
+                let valued = [
+                    "-r",
+                    "--require",
+                    "--import",
+                    "--loader",
+                    "--experimental-loader",
+                ];
+                let mut it = words.iter();
+                while let Some(w) = it.next() {
+                    if valued.contains(w) {
+                        if let Some(v) = it.next() {
+                            out.push(((*v).to_string(), true));
+                        }
+                    } else if let Some((k, v)) = w.split_once('=') {
+                        if valued.contains(&k) {
+                            out.push((v.to_string(), true));
+                        }
+                    }
+                }
+            }
+            Load::JavaOptions => {
+                for w in &words {
+                    for prefix in ["-javaagent:", "-agentpath:"] {
+                        if let Some(rest) = w.strip_prefix(prefix) {
+                            let path = rest.split_once('=').map_or(rest, |(p, _)| p);
+                            out.push((path.to_string(), false));
+                        }
+                    }
+                }
+            }
+            Load::PerlOptions | Load::RubyOptions => {
+                let (load, folder) = if self == Load::PerlOptions {
+                    (["-M", "-m"].as_slice(), "-I")
+                } else {
+                    (["-r"].as_slice(), "-I")
+                };
+                let mut it = words.iter();
+                while let Some(w) = it.next() {
+                    let mut take = |flag: &str, module: bool| {
+                        if let Some(rest) = w.strip_prefix(flag) {
+                            let v = if rest.is_empty() {
+                                it.clone().next().map(|v| (*v).to_string())
+                            } else {
+                                Some(rest.to_string())
+                            };
+                            if let Some(v) = v {
+                                // `-MFoo=bar`, `-M-Foo`: the module's name.
+                                let v = v.trim_start_matches('-');
+                                let v = v.split_once('=').map_or(v, |(m, _)| m);
+                                out.push((v.to_string(), module));
+                            }
+                            return rest.is_empty();
+                        }
+                        false
+                    };
+                    let mut skip = false;
+                    for flag in load {
+                        skip |= take(flag, true);
+                    }
+                    skip |= take(folder, false);
+                    if skip {
+                        it.next();
+                    }
+                }
+            }
+        }
+        out
+    }
 }
 
 impl Lang {
@@ -927,6 +1057,48 @@ mod tests {
                 Lang::Sh,
                 "GIT_CONFIG_VALUE_0 core.pager".into()
             )]
+        );
+    }
+
+    #[test]
+    fn loaded_code_is_read_in_each_programs_syntax() {
+        let names = |l: Load, v: &str| l.names(v);
+        let path = |s: &str| (s.to_string(), false);
+        let module = |s: &str| (s.to_string(), true);
+        assert_eq!(
+            names(Load::Preload, "./a.so:/usr/lib/b.so c.so"),
+            [path("./a.so"), path("/usr/lib/b.so"), path("c.so")]
+        );
+        assert_eq!(
+            names(
+                Load::NodeOptions,
+                "--max-old-space-size=4096 -r ./x.js --import=./l.mjs --require ts-node/register"
+            ),
+            [
+                module("./x.js"),
+                module("./l.mjs"),
+                module("ts-node/register")
+            ]
+        );
+        assert_eq!(
+            names(
+                Load::JavaOptions,
+                "-Xmx2g -javaagent:./a.jar=opt -agentpath:/tmp/x.so"
+            ),
+            [path("./a.jar"), path("/tmp/x.so")]
+        );
+        assert_eq!(
+            names(Load::PerlOptions, "-I. -Mevil -MDevel::Cover=-silent,1 -w"),
+            [path("."), module("evil"), module("Devel::Cover")]
+        );
+        assert_eq!(names(Load::PerlOptions, "-M strict"), [module("strict")]);
+        assert_eq!(
+            names(Load::RubyOptions, "-W0 -r./x -I lib"),
+            [module("./x"), path("lib")]
+        );
+        assert_eq!(
+            names(Load::PythonPath, "src::tools"),
+            [path("src"), path("tools")]
         );
     }
 

@@ -20,9 +20,60 @@
 //! The same holds for the other place where bash expands a variable's value
 //! again: `${x@P}` expands it as a prompt string, running its substitutions.
 
-use super::{Cx, Extractor, Field};
-use crate::shell::command::syntax::{quoted_subs, Word};
-use crate::shell::command::ParseError;
+use super::{Cx, Extractor, Field, OffMap};
+use crate::shell::command::syntax::{quoted_subs, CommandKind, RedirKind, Sub, Word};
+use crate::shell::command::{ParseError, RedirectOp};
+
+/// Programs whose output is (part of) the text of the files they are given:
+/// what they print reaches arithmetic as the file's text.
+const FILE_PRINTERS: &[&str] = &[
+    "cat", "tac", "head", "tail", "cut", "sed", "awk", "gawk", "mawk", "tr", "sort", "uniq",
+    "grep", "egrep", "fgrep", "rg", "jq", "yq", "base64", "xxd", "strings", "rev", "nl", "paste",
+    "fold", "column", "less", "more", "envsubst",
+];
+
+/// Does what substitution `s` prints include a file's text (`$(cat f)`,
+/// `$(< f)`, `` `head -1 f` ``)? A file the kernel writes (`/proc`,
+/// `/sys`) holds numbers, not code; a count (`grep -c`, `wc`) is a number.
+fn prints_file_text(s: &Sub) -> bool {
+    let kernel = |t: &str| {
+        ["/proc/", "/sys/", "/dev/"]
+            .iter()
+            .any(|d| t.starts_with(d))
+    };
+    s.body.items.iter().any(|and_or| {
+        std::iter::once(&and_or.first)
+            .chain(and_or.rest.iter().map(|(_, p)| p))
+            .filter_map(|p| p.cmds.last())
+            .any(|c| {
+                let CommandKind::Simple { words, .. } = &c.kind else {
+                    return false;
+                };
+                let reads = |redirs: &[crate::shell::command::syntax::RawRedir]| {
+                    redirs.iter().any(|r| {
+                        r.kind == RedirKind::File(RedirectOp::Read) && !kernel(&r.target.text)
+                    })
+                };
+                match words.split_first() {
+                    // `$(< f)`: the file's text.
+                    None => reads(&c.redirs),
+                    Some((prog, args)) => {
+                        let name = prog.text.rsplit('/').next().unwrap_or_default();
+                        if !FILE_PRINTERS.contains(&name)
+                            || args
+                                .iter()
+                                .any(|a| matches!(a.text.as_str(), "-c" | "--count"))
+                        {
+                            return false;
+                        }
+                        let files: Vec<&Word> =
+                            args.iter().filter(|a| !a.text.starts_with('-')).collect();
+                        reads(&c.redirs) || files.iter().any(|a| !kernel(&a.text))
+                    }
+                }
+            })
+    })
+}
 
 /// How deep variables naming variables are followed (bash allows 1024).
 const MAX_ARITH_DEPTH: usize = 8;
@@ -79,6 +130,49 @@ fn names(text: &str) -> Vec<&str> {
 }
 
 impl Extractor {
+    /// Arithmetic whose text holds a substitution that prints a file's text
+    /// (`$(( $(cat f) ))`, `let "x=$(<f)"`, `declare -i n=$(cat f)`,
+    /// `read -a 'a[$(cat f)]'`): bash evaluates that text as arithmetic,
+    /// and arithmetic runs the substitutions of the subscripts in it
+    /// (`a[$(cmd)]`), so the file's text is code nobody has read. It is
+    /// reported as an `eval` of unknown text (via `arithmetic`), which the
+    /// pack asks about. `raw`: the text as written; `subs`: its
+    /// substitutions, when already parsed.
+    pub(super) fn arith_file_text(
+        &mut self,
+        raw: &str,
+        subs: Option<&[Sub]>,
+        cx: &Cx,
+        off: usize,
+    ) -> Result<(), ParseError> {
+        let found = match subs {
+            Some(subs) => subs.iter().any(prints_file_text),
+            None if raw.contains("$(") || raw.contains('`') => {
+                if raw.len() > self.budget {
+                    return Ok(());
+                }
+                match quoted_subs(raw, 1) {
+                    Ok((subs, _)) => subs.iter().any(prints_file_text),
+                    Err(_) => false,
+                }
+            }
+            None => false,
+        };
+        if !found {
+            return Ok(());
+        }
+        let mut via = cx.via.clone();
+        via.push("arithmetic (a file's text)".into());
+        self.nested(
+            "eval \"$ARITHMETIC\"",
+            1,
+            &via,
+            OffMap::At(off, "arithmetic".into()),
+            Some(None),
+        )?;
+        Ok(())
+    }
+
     /// Arithmetic as written in the command (`(( … ))`, `$(( … ))`): its own
     /// substitutions were found when it was parsed; the variables it names
     /// are evaluated in turn.
@@ -144,6 +238,7 @@ impl Extractor {
         if sub.contains(['$', '`']) {
             self.budget -= sub.len();
             let (subs, table) = quoted_subs(sub, 1)?;
+            self.arith_file_text(sub, Some(&subs), cx, off)?;
             let mut via = cx.via.clone();
             via.push("arithmetic".into());
             let acx = Cx { table: &table, via };
@@ -229,8 +324,9 @@ impl Extractor {
         match prog {
             "let" => {
                 for a in args {
-                    if let Some(t) = literal(a) {
-                        self.arith_value(&t, cx, off)?;
+                    match literal(a) {
+                        Some(t) => self.arith_value(&t, cx, off)?,
+                        None => self.arith_file_text(&a.text, None, cx, off)?,
                     }
                 }
             }
@@ -277,6 +373,9 @@ impl Extractor {
                     .filter(|t| t.starts_with('-'))
                     .collect();
                 for a in args {
+                    if opts.contains('i') && literal(a).is_none() {
+                        self.arith_file_text(&a.text, None, cx, off)?;
+                    }
                     let Some(t) = literal(a).filter(|t| !t.starts_with('-')) else {
                         continue;
                     };
@@ -311,12 +410,13 @@ impl Extractor {
         cx: &Cx,
         off: usize,
     ) -> Result<(), ParseError> {
-        for (k, (name, _)) in assigns.iter().enumerate() {
+        for (k, (name, raw)) in assigns.iter().enumerate() {
             self.arith_name(name, cx, off)?;
             let base = name.split('[').next().unwrap_or(name);
             if self.state.integers.contains(base) {
-                if let Some(t) = values.get(k).cloned().flatten().and_then(|v| v.literal()) {
-                    self.arith_value(&t, cx, off)?;
+                match values.get(k).cloned().flatten().and_then(|v| v.literal()) {
+                    Some(t) => self.arith_value(&t, cx, off)?,
+                    None => self.arith_file_text(raw, None, cx, off)?,
                 }
             }
         }
@@ -339,9 +439,17 @@ impl Extractor {
             }
             if OPS.contains(&w.text.as_str()) {
                 for k in [i.wrapping_sub(1), i + 1] {
-                    if let Some(Some(t)) = fields.get(k) {
-                        let t = t.clone();
-                        self.arith_value(&t, cx, off)?;
+                    match fields.get(k) {
+                        Some(Some(t)) => {
+                            let t = t.clone();
+                            self.arith_value(&t, cx, off)?;
+                        }
+                        Some(None) => {
+                            if let Some(word) = words.get(k) {
+                                self.arith_file_text(&word.text, Some(&word.subs), cx, off)?;
+                            }
+                        }
+                        None => {}
                     }
                 }
             } else if w.text == "-v" {

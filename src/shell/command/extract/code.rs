@@ -6,7 +6,7 @@
 
 use super::super::escapes::{self, Dialect};
 use super::super::inline;
-use super::super::places::{self, Found, Lang, Source};
+use super::super::places::{self, Found, Lang, Load, Source};
 use super::super::wrappers;
 use super::{Code, Extractor, Field, Grammar, Input, Link, OffMap};
 use crate::shell::command::ParseError;
@@ -123,6 +123,28 @@ impl Extractor {
             let Some(lang) = places::variable(name) else {
                 continue;
             };
+            if let Lang::Loaded(load) = lang {
+                // Folders module names are looked up in first, set beside it
+                // (`PERL5LIB=. PERL5OPT=-Mx`) or exported before.
+                let search = load.search_variable().map(|var| {
+                    assigns
+                        .iter()
+                        .rev()
+                        .find(|(n, _)| n == var)
+                        .map(|(_, v)| v.clone())
+                        .or_else(|| {
+                            let b = self.state.vars.get(var).filter(|b| b.exported)?;
+                            b.var.scalar().literal()
+                        })
+                        .unwrap_or_default()
+                });
+                let t = Text {
+                    text: text.clone(),
+                    value: values.get(k).cloned().flatten(),
+                };
+                self.loaded_code(at, load, &t, search.as_deref().unwrap_or(""));
+                continue;
+            }
             let t = Text {
                 text: text.clone(),
                 value: values.get(k).cloned().flatten(),
@@ -243,6 +265,7 @@ impl Extractor {
                 }
             }
             Lang::ShFile | Lang::File => self.file_code(at, lang, t, via, link, depth)?,
+            Lang::Loaded(load) => self.loaded_code(at, load, t, ""),
             Lang::PowerShell => self.set_code(at, Code::Inline),
             Lang::Inline(l) => {
                 let dynamic = t.unknown();
@@ -395,6 +418,39 @@ impl Extractor {
         }
     }
 
+    /// Code a program loads into itself, named by a variable ([`Load`]):
+    /// unknown when the value is, or when it names a file that is not
+    /// installed software (a path outside the system's folders, a module
+    /// found through a folder the value adds, a `sitecustomize.py` the
+    /// command wrote into a folder Python imports from).
+    fn loaded_code(&mut self, at: usize, load: Load, t: &Text, search: &str) {
+        if t.unknown() {
+            self.set_code(at, Code::Dynamic);
+            return;
+        }
+        let names = load.names(&t.text);
+        // A folder the value or the search variable adds (`-I.`,
+        // `PERL5LIB=.`) makes every module name a file that may be there.
+        let adds_folder = names.iter().any(|(n, module)| !module && !installed(n))
+            || search.split(':').any(|f| !f.is_empty() && !installed(f));
+        let unknown = names.iter().any(|(name, module)| match load {
+            Load::PythonPath => ["sitecustomize.py", "usercustomize.py"].iter().any(|m| {
+                let key = super::file_key(&format!("{}/{m}", name.trim_end_matches('/')));
+                self.state.files.contains_key(&key)
+            }),
+            // A module name is looked up among what is installed, unless
+            // written as a path or a folder of the value comes first.
+            _ if *module => adds_folder || path_like(name) && !installed(name),
+            Load::PerlOptions | Load::RubyOptions => false,
+            // ld.so looks a name without `/` up in the system's folders.
+            Load::Preload if !name.contains('/') => false,
+            _ => !installed(name),
+        });
+        if unknown {
+            self.set_code(at, Code::Dynamic);
+        }
+    }
+
     /// A file (or folder) of code named at a place: read as sh when the
     /// command wrote it a moment before (a process substitution's output, a
     /// file written earlier), unknown when written with text nobody knows or
@@ -428,7 +484,7 @@ impl Extractor {
             self.set_code(at, Code::Dynamic);
             return Ok(());
         }
-        match self.state.files.get(&super::file_key(&path)).cloned() {
+        match super::written_at(&self.state.files, &path).cloned() {
             Some(super::Written::Text(text)) if lang == Lang::ShFile => {
                 let label = via.last().cloned().unwrap_or_default();
                 self.emitted(
@@ -452,6 +508,35 @@ impl Extractor {
             }
         }
     }
+}
+
+/// A module name written as a path (`./x.js`, `../lib/x`, `/tmp/x`, `~/x`),
+/// not a name the program looks up among what is installed.
+fn path_like(name: &str) -> bool {
+    name.starts_with(['.', '/', '~'])
+}
+
+/// Installed software: a path in the system's folders or in a package
+/// folder (`node_modules`, `site-packages`). A file the project, a temp
+/// folder or home holds is not, nor a relative path.
+fn installed(path: &str) -> bool {
+    const SYSTEM: &[&str] = &[
+        "/usr/",
+        "/lib/",
+        "/lib64/",
+        "/lib32/",
+        "/opt/",
+        "/nix/store/",
+        "/snap/",
+        "/System/",
+        "/Library/",
+        "/Applications/",
+        "/gnu/store/",
+    ];
+    SYSTEM.iter().any(|d| path.starts_with(d))
+        || path
+            .split('/')
+            .any(|c| c == "node_modules" || c == "site-packages")
 }
 
 /// The code in a field from byte `skip` of its text: the text, and what the

@@ -188,3 +188,45 @@ fn a_worktree_runs_the_configuration_of_its_repository() {
     );
     assert_eq!(decide(&home, &project, &home.join("wt"), "ls"), "allow");
 }
+
+/// A configuration file the command names as git's global or system one
+/// (`GIT_CONFIG_GLOBAL=FILE git …`) is read like the repository's: the
+/// command chose it, so what it runs is the command's doing.
+#[test]
+fn a_configuration_named_by_the_command_runs_as_the_commands_it_names() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home/dev");
+    let project = home.join("proj");
+    std::fs::create_dir_all(project.join("conf")).unwrap();
+    for (name, text) in [
+        ("evil.gitconfig", "[core]\n\tpager = rm -rf ~\n"),
+        ("conf/alias.gitconfig", "[alias]\n\tst = !rm -rf ~/.ssh\n"),
+        (
+            "ok.gitconfig",
+            "[user]\n\tname = Bob\n[core]\n\tpager = less -R\n",
+        ),
+    ] {
+        std::fs::write(project.join(name), text).unwrap();
+    }
+    let cases = [
+        ("GIT_CONFIG_GLOBAL=evil.gitconfig git log", "deny"),
+        ("GIT_CONFIG_GLOBAL=./evil.gitconfig git -p status", "deny"),
+        ("env GIT_CONFIG_SYSTEM=evil.gitconfig git diff", "deny"),
+        (
+            "cd conf && GIT_CONFIG_GLOBAL=alias.gitconfig git st",
+            "deny",
+        ),
+        ("GIT_CONFIG_GLOBAL=conf/alias.gitconfig git log", "allow"),
+        ("GIT_CONFIG_GLOBAL=ok.gitconfig git log", "allow"),
+        ("GIT_CONFIG_GLOBAL=missing.gitconfig git log", "allow"),
+        ("GIT_CONFIG_GLOBAL=/dev/null git log", "allow"),
+    ];
+    let mut failures = Vec::new();
+    for (command, want) in cases {
+        let got = decide(&home, &project, &project, command);
+        if got != want {
+            failures.push(format!("`{command}`: want {want}, got {got}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -8,7 +8,7 @@
 //! what it finds is the shell text or the words they run ([`Effect`]); the rest
 //! of the code is the tool's own business (queries, transfers, edits).
 
-use super::inline::{self, marked, Effect, Lang};
+use super::inline::{self, marked, Effect, Lang, MARK_HOME, MARK_UNKNOWN};
 use crate::shell::value::Value;
 
 /// A tool's command language.
@@ -276,9 +276,30 @@ fn tcl(code: &str) -> Vec<Effect> {
                     }
                 }
                 if !rest.is_empty() {
-                    out.push(Effect::Words(
-                        rest.iter().map(|w| Value::one(marked(w))).collect(),
-                    ));
+                    out.push(Effect::Words(rest.iter().map(|w| tcl_value(w)).collect()));
+                }
+            }
+            // `file delete ?-force? ?--? NAME…`: `-force` deletes folders
+            // with what is in them.
+            "file" if words.get(1).is_some_and(|w| w == "delete") => {
+                let mut rest = &words[2..];
+                let mut recursive = false;
+                while let Some((w, tail)) = rest.split_first() {
+                    match w.as_str() {
+                        "-force" => recursive = true,
+                        "--" => {
+                            rest = tail;
+                            break;
+                        }
+                        _ => break,
+                    }
+                    rest = tail;
+                }
+                for w in rest {
+                    out.push(Effect::Delete {
+                        recursive,
+                        path: tcl_value(w),
+                    });
                 }
             }
             // expect's `system cmd…`: joined, given to sh.
@@ -292,6 +313,43 @@ fn tcl(code: &str) -> Vec<Effect> {
         }
     }
     out
+}
+
+/// A Tcl word as a value: `$env(HOME)` (and `$::env(HOME)`) and a leading
+/// `~` are the home folder (Tcl 8 expands `~` in file names; `exec` and
+/// `spawn` are judged so too, the stricter reading), any other variable is
+/// unknown.
+fn tcl_value(w: &str) -> Value {
+    let mut text = String::new();
+    let mut rest = w;
+    if let Some(after) = rest.strip_prefix('~') {
+        if after.is_empty() || after.starts_with('/') {
+            text.push(MARK_HOME);
+            rest = after;
+        }
+    }
+    while let Some(at) = rest.find('$') {
+        text.push_str(&rest[..at]);
+        let var = &rest[at + 1..];
+        let home = ["env(HOME)", "::env(HOME)", "{env(HOME)}", "{::env(HOME)}"]
+            .iter()
+            .find(|h| var.starts_with(**h));
+        match home {
+            Some(h) => {
+                text.push(MARK_HOME);
+                rest = &var[h.len()..];
+            }
+            None => {
+                text.push(MARK_UNKNOWN);
+                let end = var
+                    .find(|c: char| !(c.is_ascii_alphanumeric() || "_:(){}".contains(c)))
+                    .unwrap_or(var.len());
+                rest = &var[end..];
+            }
+        }
+    }
+    text.push_str(rest);
+    Value::one(marked(&text))
 }
 
 /// Tcl words: split at blanks, quotes removed.

@@ -39,9 +39,11 @@ pub fn add_repository_code(cmds: &mut Vec<SimpleCommand>, cwd: &str) {
     let mut out = Vec::with_capacity(cmds.len());
     for c in cmds.drain(..) {
         let extra = if c.program == "git" && !c.program_unknown {
-            git_dir_of(&c, cwd)
+            let mut extra: Vec<SimpleCommand> = git_dir_of(&c, cwd)
                 .map(|dir| repository_code(&c, &dir))
-                .unwrap_or_default()
+                .unwrap_or_default();
+            extra.extend(named_config_code(&c, cwd));
+            extra
         } else {
             Vec::new()
         };
@@ -73,14 +75,52 @@ fn git_dir_of(c: &SimpleCommand, cwd: &str) -> Option<PathBuf> {
     Some(dir)
 }
 
+/// The variables that name a configuration file git reads instead of the
+/// user's or the system's (`GIT_CONFIG_GLOBAL=FILE git …`): set by the
+/// command, they are its doing, read like the repository's.
+const CONFIG_VARIABLES: &[&str] = &["GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM"];
+
+/// The commands the code-taking keys of a configuration file the command
+/// names through [`CONFIG_VARIABLES`] run (the file read from disk, relative
+/// to the command's folder).
+fn named_config_code(c: &SimpleCommand, cwd: &str) -> Vec<SimpleCommand> {
+    let mut out = Vec::new();
+    for var in CONFIG_VARIABLES {
+        let Some((_, file)) = c.assignments.iter().rev().find(|(k, _)| k == var) else {
+            continue;
+        };
+        if file.is_empty() || file == "/dev/null" || file.contains(['$', '`']) {
+            continue;
+        }
+        let Some(dir) = super::script_files::folder(&c.cwd, cwd) else {
+            continue;
+        };
+        let home = std::env::var("HOME").unwrap_or_default();
+        let path = match file.strip_prefix("~/") {
+            Some(rest) if !home.is_empty() => Path::new(&home).join(rest),
+            _ => Path::new(&dir).join(file),
+        };
+        let label = format!("{} (configuration named by {var})", path.display());
+        out.extend(config_code(c, &path, &label));
+    }
+    out
+}
+
 /// The commands the code-taking keys of the configuration of the repository
 /// `dir` is in run, as `git -c KEY=VALUE` would run them.
 fn repository_code(c: &SimpleCommand, dir: &Path) -> Vec<SimpleCommand> {
     let Some(config) = config_file(dir) else {
         return Vec::new();
     };
+    let label = format!("{} (repository configuration)", config.display());
+    config_code(c, &config, &label)
+}
+
+/// The commands the code-taking keys of the configuration file `config`
+/// run, as `git -c KEY=VALUE` would run them; `label` heads their `via`.
+fn config_code(c: &SimpleCommand, config: &Path, label: &str) -> Vec<SimpleCommand> {
     let mut entries = Vec::new();
-    read_config(&config, 0, &mut entries);
+    read_config(config, 0, &mut entries);
     // An alias runs only when it is called: the one this command calls.
     let sub = c.operands.first().map(|s| format!("alias.{s}"));
     let code: Vec<&(String, String)> = entries
@@ -102,7 +142,7 @@ fn repository_code(c: &SimpleCommand, dir: &Path) -> Vec<SimpleCommand> {
         script.push(' ');
         script.push_str(&crate::shell::quote(alias));
     }
-    let label = format!("{} (repository configuration)", config.display());
+    let label = label.to_string();
     match super::parse(&script) {
         Ok(found) => found
             .into_iter()

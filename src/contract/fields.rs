@@ -419,6 +419,9 @@ pub fn tool_input(tool: &str) -> Option<(&'static [Field], bool)> {
                     a("old_string", Text),
                     a("new_string", Text),
                     o("replace_all", Bool),
+                    // A Codex patch seen as an Edit: the files its
+                    // `*** Delete File:` lines delete.
+                    o("deleted", TEXTS),
                 ];
                 F
             },

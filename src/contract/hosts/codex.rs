@@ -251,34 +251,55 @@ fn patch_text(input: &Value) -> Option<String> {
 /// adds files, else `Edit`; `file_path` is one path or the list of all of them.
 pub fn patch_as_files(patch: &str) -> (&'static str, Map<String, Value>) {
     let mut paths: Vec<String> = vec![];
+    let mut deleted: Vec<String> = vec![];
     let mut only_adds = true;
     let mut added = String::new();
+    // The lines an update adds and removes, as an Edit's new and old text.
+    let mut new_lines = String::new();
+    let mut old_lines = String::new();
     let mut in_add = false;
+    let mut in_update = false;
     for line in patch.lines() {
         let line = line.trim_end_matches('\r');
         let header = |p: &str| line.strip_prefix(p).map(|s| s.trim().to_string());
         if let Some(p) = header("*** Add File:") {
             paths.push(p);
             in_add = true;
+            in_update = false;
             continue;
         }
-        if let Some(p) = header("*** Update File:")
-            .or_else(|| header("*** Delete File:"))
-            .or_else(|| header("*** Move to:"))
-        {
+        if let Some(p) = header("*** Delete File:") {
+            deleted.push(p.clone());
             paths.push(p);
             only_adds = false;
             in_add = false;
+            in_update = false;
+            continue;
+        }
+        if let Some(p) = header("*** Update File:").or_else(|| header("*** Move to:")) {
+            paths.push(p);
+            only_adds = false;
+            in_add = false;
+            in_update = true;
             continue;
         }
         if line.starts_with("*** ") {
             in_add = false;
+            in_update = false;
             continue;
         }
         if in_add {
             if let Some(l) = line.strip_prefix('+') {
                 added.push_str(l);
                 added.push('\n');
+            }
+        } else if in_update {
+            if let Some(l) = line.strip_prefix('+') {
+                new_lines.push_str(l);
+                new_lines.push('\n');
+            } else if let Some(l) = line.strip_prefix('-') {
+                old_lines.push_str(l);
+                old_lines.push('\n');
             }
         }
     }
@@ -298,8 +319,20 @@ pub fn patch_as_files(patch: &str) -> (&'static str, Map<String, Value>) {
         input.insert("content".into(), Value::String(added));
         "Write"
     } else {
+        // What the updates add is judged as an Edit's new text (a
+        // `fsmonitor =` added to .git/config), what the adds write with it.
+        let mut new_string = added;
+        new_string.push_str(&new_lines);
+        input.insert("new_string".into(), Value::String(new_string));
+        input.insert("old_string".into(), Value::String(old_lines));
         "Edit"
     };
+    if !deleted.is_empty() {
+        input.insert(
+            "deleted".into(),
+            Value::Array(deleted.into_iter().map(Value::String).collect()),
+        );
+    }
     input.insert("patch".into(), Value::String(patch.to_string()));
     (tool, input)
 }
@@ -337,6 +370,11 @@ mod tests {
         let (tool, input) = patch_as_files(patch);
         assert_eq!(tool, "Edit");
         assert_eq!(input["file_path"], json!(["src/a.rs", ".env", "old.txt"]));
+        // What the update adds is the Edit's new text (the added file's
+        // lines with it); what it deletes is listed.
+        assert_eq!(input["new_string"], "KEY=1\ny\n");
+        assert_eq!(input["old_string"], "x\n");
+        assert_eq!(input["deleted"], json!(["old.txt"]));
         let (tool, input) =
             patch_as_files("*** Begin Patch\n*** Add File: notes/a.md\n+hello\n*** End Patch");
         assert_eq!(tool, "Write");

@@ -2062,6 +2062,21 @@ impl Extractor {
                             grammar,
                         )?;
                     }
+                    // A program that takes a command as its trailing words
+                    // (`my-tool --retry 3 rm -rf ~`): when those words are a
+                    // destructive command, it may run them; judged one step
+                    // down (a deny asks), since many programs only take
+                    // such words as data.
+                    if let Some(k) = trailing_command(&prog, arg_fields) {
+                        let mark = self.out.len();
+                        let mut v = via.clone();
+                        v.push(format!("{prog} (trailing words)"));
+                        let words = arg_fields.get(k..).unwrap_or_default().to_vec();
+                        self.chain(words, Vec::new(), v, link, depth + 1, false)?;
+                        for c in self.out.get_mut(mark..).unwrap_or_default() {
+                            c.uncertain = true;
+                        }
+                    }
                     return Ok(());
                 }
                 Action::Error(msg) => return Err(perr(msg, off)),
@@ -3927,6 +3942,88 @@ fn split_at_colons(list: &Sym) -> Vec<Sym> {
         out.push(cur);
     }
     out
+}
+
+/// Programs a command's trailing words may be for (they run what comes after
+/// their own options), when it names one of them: removers, wipers and
+/// changers of modes and owners.
+const TRAILING_DESTRUCTIVE: &[&str] = &[
+    "rm", "rmdir", "shred", "srm", "wipe", "dd", "mkfs", "wipefs", "truncate", "chmod", "chown",
+    "chgrp",
+];
+
+/// Programs whose words are data, never a command they run (a message, a
+/// pattern, a page to show, a package's name).
+const WORDS_ARE_DATA: &[&str] = &[
+    "echo",
+    "printf",
+    "print",
+    "man",
+    "tldr",
+    "info",
+    "help",
+    "whatis",
+    "apropos",
+    "which",
+    "type",
+    "whereis",
+    "grep",
+    "egrep",
+    "fgrep",
+    "rg",
+    "ag",
+    "ack",
+    "git",
+    "alias",
+    "complete",
+    "compgen",
+    "history",
+    "fc",
+    "logger",
+    "notify-send",
+    "say",
+    "espeak",
+    "cowsay",
+    "figlet",
+    "banner",
+    "apt",
+    "apt-get",
+    "brew",
+    "dnf",
+    "yum",
+    "pip",
+    "pip3",
+    "npm",
+    "cargo",
+    "gem",
+    "hash",
+    "test",
+    "[",
+    "[[",
+    "expr",
+    "read",
+    "local",
+    "declare",
+    "export",
+    "set",
+    "unset",
+    "readonly",
+    "let",
+];
+
+/// Where a destructive command starts among `args`, the words after a
+/// program the analysis does not unwrap: the first word naming one of
+/// [`TRAILING_DESTRUCTIVE`] (as written, not quoted into one word) followed
+/// by at least one more word, after at least one word of the program's own.
+fn trailing_command(prog: &str, args: &[Field]) -> Option<usize> {
+    if WORDS_ARE_DATA.contains(&prog) || TRAILING_DESTRUCTIVE.contains(&prog) {
+        return None;
+    }
+    let k = args.iter().position(|a| {
+        let name = a.text.rsplit('/').next().unwrap_or_default();
+        TRAILING_DESTRUCTIVE.contains(&name) || name.starts_with("mkfs.")
+    })?;
+    (k + 1 < args.len()).then_some(k)
 }
 
 /// A field that is this value (an operand `xargs` read).

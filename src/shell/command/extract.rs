@@ -3955,6 +3955,14 @@ const TRAILING_DESTRUCTIVE: &[&str] = &[
 /// Programs whose words are data, never a command they run (a message, a
 /// pattern, a page to show, a package's name).
 const WORDS_ARE_DATA: &[&str] = &[
+    "true",
+    "false",
+    ":",
+    "yes",
+    "exit",
+    "return",
+    "shift",
+    "wait",
     "echo",
     "printf",
     "print",

@@ -14,17 +14,16 @@
 //!
 //! What is read: for each `cargo` command whose folder is known (the event's
 //! `cwd`, then `cd`), the configuration files going up from it (at most
-//! [`MAX_UP`] folders), each at most [`MAX_CONFIG_BYTES`] and only a regular
+//! [`MAX_UP`] folders), each at most [`MAX_CONFIG_BYTES`](super::repo_config::MAX_CONFIG_BYTES) and only a regular
 //! file. The user's own (`$CARGO_HOME/config.toml`) is not read: what the
 //! user set is not the project's doing. A file that is not TOML runs nothing
 //! (cargo refuses it).
 
 use std::path::{Path, PathBuf};
 
+use super::repo_config::read_limited;
 use super::SimpleCommand;
 
-/// Bytes read of one configuration file.
-const MAX_CONFIG_BYTES: u64 = 64 * 1024;
 /// Folders looked at going up for `.cargo/`.
 const MAX_UP: usize = 64;
 /// Programs judged per `cargo` command.
@@ -148,16 +147,6 @@ fn config_files(dir: &Path) -> Vec<PathBuf> {
         d = here.parent();
     }
     out
-}
-
-/// The text of a configuration file; a FIFO, device or socket is not read (and
-/// not waited on).
-fn read_limited(path: &Path) -> Option<String> {
-    use std::io::Read;
-    let f = crate::os::files::open_regular(path).ok()?;
-    let mut buf = Vec::new();
-    f.take(MAX_CONFIG_BYTES).read_to_end(&mut buf).ok()?;
-    Some(String::from_utf8_lossy(&buf).into_owned())
 }
 
 #[cfg(test)]

@@ -21,7 +21,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::repo_config::read_limited;
+use super::repo_config::{add_configured_code, read_limited};
 use super::SimpleCommand;
 
 /// Folders looked at going up for `.cargo/`.
@@ -43,22 +43,11 @@ const TARGET_PROGRAMS: &[&str] = &["runner", "linker"];
 /// cargo configuration names programs, the commands those programs are (their
 /// `via` names the key and the file). `cwd` is the event's directory.
 pub fn add_cargo_config_code(cmds: &mut Vec<SimpleCommand>, cwd: &str) {
-    if !cwd.starts_with('/') || !cmds.iter().any(|c| c.program == "cargo") {
-        return;
-    }
-    let mut out = Vec::with_capacity(cmds.len());
-    for c in cmds.drain(..) {
-        let extra = if c.program == "cargo" && !c.program_unknown {
-            super::script_files::folder(&c.cwd, cwd)
-                .map(|dir| configured_code(&c, Path::new(&dir)))
-                .unwrap_or_default()
-        } else {
-            Vec::new()
-        };
-        out.push(c);
-        out.extend(extra);
-    }
-    *cmds = out;
+    add_configured_code(cmds, "cargo", cwd, |c| {
+        super::script_files::folder(&c.cwd, cwd)
+            .map(|dir| configured_code(c, Path::new(&dir)))
+            .unwrap_or_default()
+    });
 }
 
 /// The commands the programs of the configuration files above `dir` are.

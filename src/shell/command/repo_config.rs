@@ -33,17 +33,32 @@ const MAX_KEYS: usize = 32;
 /// configuration holds code, the commands that code runs (their `via` names
 /// the key and the file). `cwd` is the event's directory.
 pub fn add_repository_code(cmds: &mut Vec<SimpleCommand>, cwd: &str) {
-    if !cwd.starts_with('/') || !cmds.iter().any(|c| c.program == "git") {
+    add_configured_code(cmds, "git", cwd, |c| {
+        let mut extra: Vec<SimpleCommand> = git_dir_of(c, cwd)
+            .map(|dir| repository_code(c, &dir))
+            .unwrap_or_default();
+        extra.extend(named_config_code(c, cwd));
+        extra
+    });
+}
+
+/// Add, after each command of `cmds` that runs `program` (known, not a
+/// variable), the commands `code` finds in that program's configuration
+/// (git's here, cargo's in `cargo_config`). `cwd` is the event's directory;
+/// a relative one reads nothing.
+pub(super) fn add_configured_code(
+    cmds: &mut Vec<SimpleCommand>,
+    program: &str,
+    cwd: &str,
+    code: impl Fn(&SimpleCommand) -> Vec<SimpleCommand>,
+) {
+    if !cwd.starts_with('/') || !cmds.iter().any(|c| c.program == program) {
         return;
     }
     let mut out = Vec::with_capacity(cmds.len());
     for c in cmds.drain(..) {
-        let extra = if c.program == "git" && !c.program_unknown {
-            let mut extra: Vec<SimpleCommand> = git_dir_of(&c, cwd)
-                .map(|dir| repository_code(&c, &dir))
-                .unwrap_or_default();
-            extra.extend(named_config_code(&c, cwd));
-            extra
+        let extra = if c.program == program && !c.program_unknown {
+            code(&c)
         } else {
             Vec::new()
         };

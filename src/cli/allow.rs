@@ -101,16 +101,26 @@ pub fn run(
         let _ = writeln!(err, "hookrules allow: {e}");
         return 2;
     }
+    // A grant is not an answer: no host sent an event, no policy set decided,
+    // no time was spent answering and no event is kept; those fields say so.
     let record = Record {
         v: 1,
         kind: Kind::Allow,
         time: crate::log::time::format_ms(now),
+        host: String::new(),
         session: p.session.clone(),
         event: "PreToolUse".into(),
         tool: Some(p.tool.clone()),
         decision: None,
         rules: p.rules.clone(),
+        policies: Vec::new(),
+        reason: None,
+        audit: Vec::new(),
+        errors: Vec::new(),
+        us: 0,
         version: env!("CARGO_PKG_VERSION").into(),
+        policy_hash: String::new(),
+        bundles: Vec::new(),
         project: located.project.display().to_string(),
         summary: Some(p.summary.clone()),
         allow: Some(AllowNote {
@@ -119,7 +129,8 @@ pub fn run(
             by: Some(g.by.clone()),
             expires: Some(crate::log::time::format_ms(g.expires_ms)),
         }),
-        ..Record::default()
+        input: None,
+        id: crate::log::record::new_id(now),
     };
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
     if let (true, Some(dir)) = (located.settings.enabled, located.settings.dir.as_deref()) {

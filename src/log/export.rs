@@ -627,10 +627,27 @@ mod tests {
     fn record(i: usize) -> Record {
         Record {
             v: 1,
+            kind: crate::log::record::Kind::Decision,
             time: "2026-11-28T12:00:00.000Z".into(),
+            host: String::new(),
+            session: None,
             event: "PreToolUse".into(),
+            tool: None,
+            decision: None,
             rules: vec![format!("rule-{i}")],
-            ..Record::default()
+            policies: Vec::new(),
+            reason: None,
+            audit: Vec::new(),
+            errors: Vec::new(),
+            us: 0,
+            version: String::new(),
+            policy_hash: String::new(),
+            bundles: Vec::new(),
+            project: String::new(),
+            summary: None,
+            allow: None,
+            input: None,
+            id: String::new(),
         }
     }
 

@@ -48,7 +48,13 @@ pub struct AllowNote {
 }
 
 /// One log line.
-#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+///
+/// No `Default`: every place that writes a line (`log::record` for answered
+/// events, `cli::allow` for a grant) names every field, so a new field is a
+/// compile error wherever a line is made until it is given a value, never a
+/// silent empty one. Reading older lines still fills missing fields with their
+/// defaults (`#[serde(default)]` per field).
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Record {
     /// Format version.
     #[serde(default)]

@@ -752,6 +752,12 @@ reason = "Deploys go through CI."
         .unwrap()
         .starts_with("alice@"));
     assert_eq!(granted.summary.as_deref(), Some("make deploy ENV=staging"));
+    // Like every line, the grant has its own id, which a collector uses to
+    // drop a record delivered twice.
+    assert_eq!(granted.id.len(), 26, "{granted:?}");
+    assert!(recs
+        .iter()
+        .all(|r| r.id != granted.id || std::ptr::eq(r, granted)));
     let used = recs
         .iter()
         .find(|r| r.allow.as_ref().is_some_and(|a| a.action == "used"))

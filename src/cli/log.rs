@@ -48,21 +48,25 @@ pub struct LogArgs {
     pub json: bool,
 }
 
-/// The project directory for the log commands: `CLAUDE_PROJECT_DIR`, else the
-/// nearest folder up from here that has a log or a `.claude` folder, else here.
+/// The project directory for the log commands: the project `run` would resolve
+/// ([`crate::contract::project::resolve`]: `CLAUDE_PROJECT_DIR`, else the
+/// repository from here up), unless that folder has no log and a folder from
+/// here up has one: a log is written only for the folder `run` resolved as the
+/// project, so it names the project of a session started elsewhere (a
+/// sub-folder without `.git`, where the client set `CLAUDE_PROJECT_DIR`).
 pub fn project_dir(env: &BTreeMap<String, String>) -> PathBuf {
-    if let Some(p) = env.get("CLAUDE_PROJECT_DIR").filter(|s| !s.is_empty()) {
-        return PathBuf::from(p);
+    let resolved = crate::contract::project::resolve(env, None);
+    let has_log = |dir: &Path| {
+        settings::default_dir(dir, env).is_some_and(|d| d.join(store::CURRENT).exists())
+    };
+    if env.get("CLAUDE_PROJECT_DIR").is_some_and(|s| !s.is_empty()) || has_log(&resolved) {
+        return resolved;
     }
     let here = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
-    for dir in here.ancestors() {
-        let has_log =
-            settings::default_dir(dir, env).is_some_and(|d| d.join(store::CURRENT).exists());
-        if has_log || dir.join(".claude").is_dir() {
-            return dir.to_path_buf();
-        }
-    }
-    here
+    here.ancestors()
+        .find(|dir| has_log(dir))
+        .map(Path::to_path_buf)
+        .unwrap_or(resolved)
 }
 
 /// The project, its policies and log settings, and the log path to read.

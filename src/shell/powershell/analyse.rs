@@ -2165,7 +2165,11 @@ impl Analyser {
                     Some("stop")
                 } else if start == "disabled" {
                     Some("disable")
-                } else if cmdlet.name == "New-Service" || start.starts_with("automatic") {
+                } else if cmdlet.name == "New-Service" {
+                    // registers a new service, with a program the caller
+                    // names: a unit file registered (`systemctl link`)
+                    Some("link")
+                } else if start.starts_with("automatic") {
                     Some("enable")
                 } else {
                     None
@@ -2771,7 +2775,8 @@ impl Analyser {
                     .flatten()
                     .any(|t| t.to_ascii_lowercase().contains("auto"));
                 let v = match verb.as_str() {
-                    "create" => Some("enable"),
+                    // a new service, with a program the caller names
+                    "create" => Some("link"),
                     "config" if auto => Some("enable"),
                     "config" if has("disabled") => Some("disable"),
                     "pause" => Some("stop"),

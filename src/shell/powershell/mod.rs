@@ -11,7 +11,8 @@
 //!   `cat .env`, `irm URL | iex` is `curl URL | pwsh` (a download into a
 //!   shell), `Stop-Computer` is `shutdown`, `Format-Volume` is `mkfs`,
 //!   `Clear-Disk` is `wipefs -a`, `Register-ScheduledTask` and `schtasks
-//!   /create` are `crontab -`, `New-Service` is `systemctl enable`, writing a
+//!   /create` are `crontab -`, `New-Service` is `systemctl link` (a new
+//!   service registered) and `-StartupType Automatic` `systemctl enable`, writing a
 //!   registry value is a write (`>`) to `/registry/hkcu/…/NAME`. The cmdlet's
 //!   name is kept in `program_path` (`when = { field = "program_path",
 //!   equals = "Remove-Item" }`). The mapping is data in [`cmdlets`]; it lives

@@ -35,17 +35,32 @@
 //! on time, never a late one. A script that is not there, a directory or a
 //! file nobody may read runs nothing (the shell refuses it), and adds nothing.
 //!
+//! **Interpreters' script files.** `python3 tools/clean.py`, `node build.js`,
+//! `perl x.pl`, `ruby x.rb`, `php x.php` (and `./x.py` whose first line names
+//! one of them) run a file in a language the analysis reads inline: the file's
+//! text is judged exactly as the same text given with `-c`/`-e`/`-r`
+//! (`python3 -c TEXT`), certain and uncertain as above (a delete whose path
+//! the script computes is uncertain).
+//!
+//! **Code that runs other code of the same file.** A package script that runs
+//! `npm run prep` reads `package.json` again for `prep`; what is read once per
+//! command line is an entry of a file ([`Origin`]: a script, make's goals), so
+//! only the same entry again (a loop) is skipped.
+//!
 //! Installed software's scripts (`/usr`, `/etc`, `/opt`, package caches) are
 //! not read ([`INSTALLED`]): they are programs the system provides, judged by
 //! their names. A file run by path (`./x`) is read only when its first line
 //! names a POSIX shell (`#!/bin/sh`, `#!/usr/bin/env bash`, …) or it has none
-//! (the calling shell then runs it itself); another interpreter's script or
-//! a binary is a program like any other.
+//! (the calling shell then runs it itself), or names an interpreter whose code
+//! the analysis reads; any other program or a binary is a program like any
+//! other.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use super::inline::Lang as InlineLang;
+use super::wrappers::{code_flags, interpreter_lang, interpreter_script};
 use super::{Code, SimpleCommand};
 
 mod make;
@@ -100,8 +115,27 @@ pub fn add_script_code(cmds: &mut Vec<SimpleCommand>, cwd: &str) {
 struct Reader {
     /// How many.
     read: usize,
-    /// The scripts being read, outermost first.
-    stack: Vec<PathBuf>,
+    /// The code being read, outermost first.
+    stack: Vec<Origin>,
+}
+
+/// Where code was read: a file, and the entry of it that runs (a package's
+/// script, make's goals; empty for a whole script). `npm run build` whose
+/// script runs `npm run prep` reads the same file for another entry; the same
+/// entry again is a loop, read once.
+#[derive(Clone, PartialEq, Eq)]
+struct Origin {
+    path: PathBuf,
+    entry: String,
+}
+
+impl Origin {
+    fn file(path: PathBuf) -> Origin {
+        Origin {
+            path,
+            entry: String::new(),
+        }
+    }
 }
 
 impl Reader {
@@ -110,9 +144,9 @@ impl Reader {
         for mut c in cmds {
             let extra = if may_run_script(&c) {
                 match self.script_commands(&c, cwd) {
-                    Script::Runs(paths, found) => {
+                    Script::Runs(origins, found) => {
                         let depth = self.stack.len();
-                        self.stack.extend(paths);
+                        self.stack.extend(origins);
                         let found = self.expand(found, cwd);
                         self.stack.truncate(depth);
                         found
@@ -135,8 +169,9 @@ impl Reader {
 
 /// What a command that may run a script runs.
 enum Script {
-    /// The files at these paths run these commands (marked as theirs).
-    Runs(Vec<PathBuf>, Vec<SimpleCommand>),
+    /// The code read from these places runs these commands (marked as
+    /// theirs).
+    Runs(Vec<Origin>, Vec<SimpleCommand>),
     /// No script of the project: not there, a directory, unreadable,
     /// installed software, another interpreter's or a binary.
     Nothing,
@@ -153,14 +188,18 @@ fn may_run_script(c: &SimpleCommand) -> bool {
             || matches!(c.program.as_str(), "source" | ".")
             || (c.program_path.contains('/') && c.code.is_none())
             || make::runs_make(c)
-            || package::runs_scripts(c))
+            || package::runs_scripts(c)
+            || (c.code.is_none() && interpreter_script(&c.program, &c.args).is_some()))
 }
 
 /// What a command runs from disk, in the order it runs it.
 enum Source<'c> {
     /// A shell script (its name as written, its arguments, and whether it is
-    /// run by its path).
+    /// run by its path: then its first line may name another interpreter).
     Shell(String, &'c [Value], bool),
+    /// A script file given to an interpreter (`python3 tools/clean.py`): the
+    /// language, the program, the file's name as written, its arguments.
+    Interpreted(InlineLang, &'c str, String, &'c [Value]),
     /// `make`'s recipes.
     Make,
     /// A package's scripts (`npm run X`).
@@ -205,6 +244,14 @@ fn sources<'c>(c: &'c SimpleCommand, cwd: &str) -> Vec<Source<'c>> {
             c.operand_values.as_slice(),
             true,
         ));
+    } else if let Some((lang, at)) = interpreter_script(&c.program, &c.args)
+        .filter(|_| c.code.is_none() && c.args.len() == c.values.len())
+    {
+        // The file is the operand at `at`; what follows is its arguments.
+        let args = c.values.get(at + 1..).unwrap_or_default();
+        if let Some(name) = c.values.get(at).and_then(|v| v.known_from(cwd)) {
+            out.push(Source::Interpreted(lang, &c.program, name, args));
+        }
     } else if c.code == Some(Code::File) || matches!(c.program.as_str(), "source" | ".") {
         if let Some((script, args)) = c.operand_values.split_first() {
             if let Some(name) = script.known_from(cwd) {
@@ -224,61 +271,71 @@ impl Reader {
             return Script::Nothing;
         };
         let dir = PathBuf::from(dir);
-        let mut paths = Vec::new();
+        let mut origins = Vec::new();
         let mut found = Vec::new();
         for source in sources(c, cwd) {
-            let (path, line) = match source {
+            let (origin, line) = match source {
                 Source::Shell(name, args, by_path) => {
                     let path = dir.join(&name);
-                    if installed(&path) || self.stack.contains(&path) {
+                    if installed(&path) || self.stack.contains(&Origin::file(path.clone())) {
                         continue;
                     }
-                    let text = match read_script(&path, by_path) {
+                    let (text, runner) = match read_program(&path, by_path) {
+                        Ok(Some(found)) => found,
+                        Ok(None) => continue,
+                        Err(()) => return Script::Unknown,
+                    };
+                    let line = match runner {
+                        Runner::Shell => code_line("bash -c", &text, &name, args, cwd),
+                        Runner::Interpreter(lang, prog) => {
+                            interpreted_line(lang, &prog, &text, &name, args, cwd)
+                        }
+                    };
+                    (Origin::file(path), line)
+                }
+                Source::Interpreted(lang, prog, name, args) => {
+                    let path = dir.join(&name);
+                    if installed(&path) {
+                        continue;
+                    }
+                    let text = match read_script(&path, false) {
                         Ok(Some(text)) => text,
                         Ok(None) => continue,
                         Err(()) => return Script::Unknown,
                     };
-                    let mut line = format!(
-                        "bash -c {} {}",
-                        crate::shell::quote(&text),
-                        crate::shell::quote(&name)
-                    );
-                    for a in args {
-                        line.push(' ');
-                        line.push_str(&spelled(a, cwd));
-                    }
-                    (path, line)
+                    let line = interpreted_line(lang, prog, &text, &name, args, cwd);
+                    (Origin::file(path), line)
                 }
                 Source::Make => match make::recipes(c, &dir) {
-                    Found::Text(path, text) => {
+                    Found::Text(origin, text) => {
                         let line = format!("sh -c {} make", crate::shell::quote(&text));
-                        (path, line)
+                        (origin, line)
                     }
                     Found::Nothing => continue,
                     Found::Unknown => return Script::Unknown,
                 },
                 Source::Package => match package::scripts(c, &dir) {
-                    Found::Text(path, text) => {
+                    Found::Text(origin, text) => {
                         let line = format!("sh -c {} npm", crate::shell::quote(&text));
-                        (path, line)
+                        (origin, line)
                     }
                     Found::Nothing => continue,
                     Found::Unknown => return Script::Unknown,
                 },
             };
-            if self.stack.contains(&path) {
+            if self.stack.contains(&origin) {
                 continue;
             }
-            let Some(cmds) = self.run(c, &path, &line) else {
+            let Some(cmds) = self.run(c, &origin.path, &line) else {
                 return Script::Unknown;
             };
-            paths.push(path);
+            origins.push(origin);
             found.extend(cmds);
         }
-        if paths.is_empty() {
+        if origins.is_empty() {
             Script::Nothing
         } else {
-            Script::Runs(paths, found)
+            Script::Runs(origins, found)
         }
     }
 
@@ -309,12 +366,73 @@ impl Reader {
 
 /// What `make` or a package manager would run.
 enum Found {
-    /// Shell text, read from the file at the path.
-    Text(PathBuf, String),
+    /// Shell text, read from that entry of that file.
+    Text(Origin, String),
     /// Nothing from a file of the project.
     Nothing,
     /// Code that cannot be known whole before it runs.
     Unknown,
+}
+
+/// `PROGRAM FLAG TEXT NAME ARGS…`: the command line that runs `text` as the
+/// file `name` with its arguments as the command line spells them.
+fn code_line(program_and_flag: &str, text: &str, name: &str, args: &[Value], cwd: &str) -> String {
+    let mut line = format!(
+        "{program_and_flag} {} {}",
+        crate::shell::quote(text),
+        crate::shell::quote(name)
+    );
+    for a in args {
+        line.push(' ');
+        line.push_str(&spelled(a, cwd));
+    }
+    line
+}
+
+/// The command line that runs an interpreter's script file as inline code
+/// (`python3 -c TEXT`, `node -e TEXT`, `php -r TEXT`), so the file is judged
+/// exactly as the same text typed after the flag. Its first line (`#!…`)
+/// and PHP's opening tag are no code.
+fn interpreted_line(
+    lang: InlineLang,
+    prog: &str,
+    text: &str,
+    name: &str,
+    args: &[Value],
+    cwd: &str,
+) -> String {
+    let text = match text.strip_prefix("#!") {
+        Some(rest) => rest.find('\n').map_or("", |at| &rest[at..]),
+        None => text,
+    };
+    let text = text.trim_start();
+    let text = text.strip_prefix("<?php").unwrap_or(text);
+    let flag = code_flags(lang).first().copied().unwrap_or("-e");
+    let head = format!("{} {flag}", crate::shell::quote(prog));
+    code_line(&head, text, name, args, cwd)
+}
+
+/// What runs a file run by its path.
+enum Runner {
+    /// A POSIX shell (its first line names one, or it has none).
+    Shell,
+    /// An interpreter whose code the analysis reads (`#!/usr/bin/env
+    /// python3`), by its language and program name.
+    Interpreter(InlineLang, String),
+}
+
+/// The text of the program at `path` and what runs it: a shell script (read
+/// as [`read_script`] reads it), or, run by its path, a script of an
+/// interpreter whose code the analysis reads; `Ok(None)` for any other
+/// program (a binary, another interpreter's script).
+fn read_program(path: &Path, by_path: bool) -> Result<Option<(String, Runner)>, ()> {
+    if !by_path {
+        return Ok(read_script(path, false)?.map(|t| (t, Runner::Shell)));
+    }
+    let Some(text) = read_script_if(path, true, |head| runner(head).is_some())? else {
+        return Ok(None);
+    };
+    Ok(runner(text.as_bytes()).map(|r| (text, r)))
 }
 
 /// The text of the script at `path`: `Ok(None)` when the shell would run
@@ -323,6 +441,17 @@ enum Found {
 /// whole (a FIFO, a device, a socket, longer than [`MAX_SCRIPT_BYTES`], or a
 /// read that fails).
 fn read_script(path: &Path, by_path: bool) -> Result<Option<String>, ()> {
+    read_script_if(path, by_path, |head| {
+        !by_path || matches!(runner(head), Some(Runner::Shell))
+    })
+}
+
+/// [`read_script`], read only when the file's first bytes pass `wanted`.
+fn read_script_if(
+    path: &Path,
+    by_path: bool,
+    wanted: impl Fn(&[u8]) -> bool,
+) -> Result<Option<String>, ()> {
     let Ok(meta) = std::fs::metadata(path) else {
         return Ok(None);
     };
@@ -344,7 +473,7 @@ fn read_script(path: &Path, by_path: bool) -> Result<Option<String>, ()> {
         .take(HEAD_BYTES)
         .read_to_end(&mut bytes)
         .map_err(|_| ())?;
-    if by_path && !runs_in_a_shell(&bytes) {
+    if !wanted(&bytes) {
         return Ok(None);
     }
     f.take(MAX_SCRIPT_BYTES + 1)
@@ -398,11 +527,13 @@ fn certain(f: &SimpleCommand) -> bool {
         && single(&f.cwd)
 }
 
-/// Does a file run by path go to a POSIX shell: its first line names one, or
-/// it has none and is text (the calling shell runs it)?
-fn runs_in_a_shell(head: &[u8]) -> bool {
+/// What runs a file run by its path: a POSIX shell when its first line names
+/// one or it has none and is text (the calling shell runs it), an
+/// interpreter whose code the analysis reads when the line names one;
+/// `None` for anything else.
+fn runner(head: &[u8]) -> Option<Runner> {
     let Some(interp) = head.strip_prefix(b"#!") else {
-        return !head.contains(&0);
+        return (!head.contains(&0)).then_some(Runner::Shell);
     };
     let first = String::from_utf8_lossy(interp);
     let first = first.lines().next().unwrap_or("");
@@ -413,7 +544,12 @@ fn runs_in_a_shell(head: &[u8]) -> bool {
             .find(|w| !w.starts_with('-') && !w.contains('='))
             .unwrap_or("");
     }
-    SHELLS.contains(&prog)
+    if SHELLS.contains(&prog) {
+        return Some(Runner::Shell);
+    }
+    let lang = interpreter_lang(prog)?;
+    interpreter_script(prog, &["x".to_string()])
+        .map(|_| Runner::Interpreter(lang, prog.to_string()))
 }
 
 /// An argument as the script's command line spells it: its text, the home

@@ -1134,14 +1134,10 @@ pub(crate) fn interpreter_lang(prog: &str) -> Option<Lang> {
     })
 }
 
-/// An interpreter given inline code: the language, the indexes of the code
-/// arguments, and whether it reads its program from standard input instead.
-pub(crate) fn interpreter(prog: &str, args: &[String]) -> Option<(Lang, Vec<usize>, bool)> {
-    let p = prog.to_ascii_lowercase();
-    let base = p.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
-    let lang = interpreter_lang(prog)?;
-    // Options that take a value, per language (the value is skipped).
-    let valued: &[&str] = match lang {
+/// An interpreter's options that take a value, per language (the value is
+/// skipped to find its operands).
+fn valued_options(lang: Lang) -> &'static [&'static str] {
+    match lang {
         Lang::Python => &["-m", "-W", "-X", "-Q"],
         Lang::Perl => &["-I", "-M", "-m", "-x"],
         Lang::Ruby => &["-r", "-I", "-C", "-E"],
@@ -1167,8 +1163,12 @@ pub(crate) fn interpreter(prog: &str, args: &[String]) -> Option<(Lang, Vec<usiz
             "--load",
         ],
         _ => &[],
-    };
-    let code_flags: &[&str] = match lang {
+    }
+}
+
+/// An interpreter's options whose value is code, per language.
+pub(crate) fn code_flags(lang: Lang) -> &'static [&'static str] {
+    match lang {
         Lang::Python => &["-c"],
         Lang::Js => &["-e", "--eval", "-p", "--print"],
         Lang::Php => &["-r"],
@@ -1177,7 +1177,63 @@ pub(crate) fn interpreter(prog: &str, args: &[String]) -> Option<(Lang, Vec<usiz
         Lang::Sed => &["-e", "--expression"],
         Lang::Vim => &["-c", "--cmd"],
         _ => &[],
-    };
+    }
+}
+
+/// A general-purpose interpreter given a script file to run (`python3
+/// tools/clean.py`, `node build.js`, `perl -w x.pl a`): its language and the
+/// index of the file among `args` (its arguments follow). `None` for inline
+/// code (`-c`, `-e`), a module (`python -m`), standard input, and programs
+/// that take no script this way.
+pub(crate) fn interpreter_script(prog: &str, args: &[String]) -> Option<(Lang, usize)> {
+    let p = prog.to_ascii_lowercase();
+    let base = p.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    let lang = interpreter_lang(prog)?;
+    let general = matches!(
+        lang,
+        Lang::Python | Lang::Perl | Lang::Ruby | Lang::Php | Lang::Lua | Lang::R | Lang::Julia
+    ) || (lang == Lang::Js && matches!(base, "node" | "nodejs"));
+    if !general {
+        return None;
+    }
+    let valued = valued_options(lang);
+    let codes = code_flags(lang);
+    let mut i = 0;
+    while let Some(a) = args.get(i) {
+        let s = a.as_str();
+        if s == "--" {
+            return args.get(i + 1).map(|_| (lang, i + 1));
+        }
+        if s == "-" || codes.contains(&s) || (lang == Lang::Python && s.starts_with("-m")) {
+            return None;
+        }
+        if !s.starts_with('-') {
+            return Some((lang, i));
+        }
+        if let Some((flag, _)) = s.split_once('=') {
+            if codes.contains(&flag) {
+                return None;
+            }
+            i += 1;
+            continue;
+        }
+        // `-f FILE` is PHP's script.
+        if lang == Lang::Php && s == "-f" {
+            return args.get(i + 1).map(|_| (lang, i + 1));
+        }
+        i += if valued.contains(&s) { 2 } else { 1 };
+    }
+    None
+}
+
+/// An interpreter given inline code: the language, the indexes of the code
+/// arguments, and whether it reads its program from standard input instead.
+pub(crate) fn interpreter(prog: &str, args: &[String]) -> Option<(Lang, Vec<usize>, bool)> {
+    let p = prog.to_ascii_lowercase();
+    let base = p.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    let lang = interpreter_lang(prog)?;
+    let valued = valued_options(lang);
+    let code_flags = code_flags(lang);
     let mut code = Vec::new();
     let mut stdin = false;
     let mut operands = 0;

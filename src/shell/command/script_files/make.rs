@@ -14,10 +14,18 @@
 //! (`%.o: %.c`) gives is in a branch of the text (`if …; then ( LINE ); fi`):
 //! make may or may not run it.
 //!
+//! **Code make runs while it reads.** `$(shell …)` in an immediate context
+//! (a `:=` value, a `!=` assignment, a rule's targets and prerequisites, a
+//! conditional, an `include`, a function call on a line of its own, and the
+//! deferred variables these name) runs when make reads the makefile, before
+//! any goal and whichever goal is asked, even under `make -n`: it comes first
+//! in the text, as certain as its place (a conditional makes it uncertain).
+//!
 //! Unknown code: a makefile over [`super::MAX_SCRIPT_BYTES`] or not a regular
 //! file, a target found nowhere while an `include` could not be read. Nothing:
-//! `make -n` (and `-q`, `--help`, `--version`), no makefile, a target with no
-//! rule (make stops, or the file exists and nothing runs).
+//! `--help`, `--version`, no makefile; only the code make runs while reading
+//! for `make -n` (and `-q`, `-t`) and for a target with no rule (make stops,
+//! or the file exists and no recipe runs).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -46,7 +54,10 @@ struct Call {
     file: Option<String>,
     targets: Vec<String>,
     vars: BTreeMap<String, String>,
-    runs_nothing: bool,
+    /// `--help`, `--version`: no makefile is read.
+    reads_nothing: bool,
+    /// `-n`, `-q`, `-t`: the makefile is read, no recipe runs.
+    runs_no_recipe: bool,
 }
 
 /// Read make's arguments (GNU make's options).
@@ -67,8 +78,10 @@ fn call(args: &[String]) -> Call {
                 | "assume-new" => {
                     value();
                 }
-                "dry-run" | "just-print" | "recon" | "question" | "help" | "version"
-                | "print-data-base" => call.runs_nothing = true,
+                "dry-run" | "just-print" | "recon" | "question" | "touch" => {
+                    call.runs_no_recipe = true
+                }
+                "help" | "version" => call.reads_nothing = true,
                 _ => {}
             }
         } else if let Some(flags) = a.strip_prefix('-').filter(|f| !f.is_empty()) {
@@ -97,7 +110,8 @@ fn call(args: &[String]) -> Call {
                     }
                     // Optional values, attached only.
                     'j' | 'l' | 'O' => break,
-                    'n' | 'q' | 'v' | 'h' | 'p' => call.runs_nothing = true,
+                    'n' | 'q' | 't' => call.runs_no_recipe = true,
+                    'v' | 'h' => call.reads_nothing = true,
                     _ => {}
                 }
             }
@@ -140,6 +154,9 @@ struct Makefile {
     /// An `include` that could not be read.
     unread_include: bool,
     files: usize,
+    /// Shell text make runs while reading (`$(shell …)` in an immediate
+    /// context), and whether a conditional holds it.
+    parse_time: Vec<(String, bool)>,
 }
 
 /// The recipes `make` runs, as shell text.
@@ -155,7 +172,7 @@ pub(super) fn recipes(c: &SimpleCommand, cwd: &Path) -> Found {
         })
         .collect();
     let call = call(&args);
-    if call.runs_nothing {
+    if call.reads_nothing {
         return Found::Nothing;
     }
     let unknown = |a: &String| a.contains(['$', '`']);
@@ -194,15 +211,16 @@ pub(super) fn recipes(c: &SimpleCommand, cwd: &Path) -> Found {
     for k in call.vars.keys() {
         mk.unsure.remove(k);
     }
-    let goals = if call.targets.is_empty() {
-        match &mk.first {
-            Some(f) => vec![f.clone()],
-            None => return Found::Nothing,
-        }
-    } else {
-        call.targets.clone()
+    let goals = match (&mk.first, call.targets.is_empty()) {
+        _ if call.runs_no_recipe => Vec::new(),
+        (Some(f), true) => vec![f.clone()],
+        (None, true) => Vec::new(),
+        (_, false) => call.targets.clone(),
     };
     let mut text = String::new();
+    for (shell, conditional) in &mk.parse_time {
+        push_line(&mut text, shell, *conditional);
+    }
     let mut done = BTreeSet::new();
     let mut missing = false;
     for g in &goals {
@@ -224,7 +242,102 @@ pub(super) fn recipes(c: &SimpleCommand, cwd: &Path) -> Found {
             crate::shell::quote(&dir.to_string_lossy())
         )
     };
-    Found::Text(path, format!("{cd}\n{text}"))
+    let entry = goals.join(" ");
+    Found::Text(super::Origin { path, entry }, format!("{cd}\n{text}"))
+}
+
+/// One line of shell text, in its own shell as make runs each; in a branch
+/// of the text when make may not run it.
+fn push_line(text: &mut String, line: &str, uncertain: bool) {
+    if uncertain {
+        text.push_str("if [ -n \"$HOOKRULES_MAKE_UNKNOWN\" ]; then (\n");
+        text.push_str(line);
+        text.push_str("\n); fi\n");
+    } else {
+        text.push_str("(\n");
+        text.push_str(line);
+        text.push_str("\n)\n");
+    }
+}
+
+/// Add to `mk.parse_time` the `$(shell …)` calls make runs as it reads
+/// `text` in an immediate context, as shell text: those written in it, in
+/// the functions it calls (`$(info $(shell …))`), and in the deferred
+/// variables it names (`X = $(shell …)` then `all: $(X)`).
+fn parse_time(mk: &mut Makefile, text: &str, conditional: bool) {
+    let mut found = Vec::new();
+    let mut seen = BTreeSet::new();
+    shells_in(mk, text, 0, &mut seen, &mut found);
+    for shell in found {
+        if mk.parse_time.len() < MAX_TARGETS {
+            mk.parse_time.push((shell, conditional));
+        }
+    }
+}
+
+fn shells_in(
+    mk: &Makefile,
+    text: &str,
+    depth: usize,
+    seen: &mut BTreeSet<String>,
+    out: &mut Vec<String>,
+) {
+    if depth > MAX_EXPANSION || out.len() >= MAX_TARGETS {
+        return;
+    }
+    for inner in references(text) {
+        if let Some(cmd) = inner.strip_prefix("shell ") {
+            out.push(expand(mk, cmd, &Auto::default(), 0));
+        } else if inner.contains([' ', ',', ':']) {
+            // A function: its arguments are read now too.
+            shells_in(mk, &inner, depth + 1, seen, out);
+        } else if let Some(value) = mk.vars.get(&inner) {
+            if seen.insert(inner.clone()) {
+                shells_in(mk, value, depth + 1, seen, out);
+            }
+        }
+    }
+}
+
+/// The references of make text (`$(…)`, `${…}`, `$X`), outermost only, by
+/// their inner text; `$$` is none.
+fn references(s: &str) -> Vec<String> {
+    let chars: Vec<char> = s.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i + 1 < chars.len() {
+        if chars[i] != '$' {
+            i += 1;
+            continue;
+        }
+        let next = chars[i + 1];
+        match next {
+            '$' => i += 2,
+            '(' | '{' => {
+                let close = if next == '(' { ')' } else { '}' };
+                let mut level = 0usize;
+                let mut j = i + 1;
+                while j < chars.len() {
+                    if chars[j] == next {
+                        level += 1;
+                    } else if chars[j] == close {
+                        level -= 1;
+                        if level == 0 {
+                            break;
+                        }
+                    }
+                    j += 1;
+                }
+                out.push(chars[i + 2..j.min(chars.len())].iter().collect());
+                i = j + 1;
+            }
+            c => {
+                out.push(c.to_string());
+                i += 2;
+            }
+        }
+    }
+    out
 }
 
 /// Read a makefile (and what it includes) into `mk`: `Ok(false)` when there
@@ -278,6 +391,7 @@ fn read(mk: &mut Makefile, path: &Path, dir: &Path, depth: usize) -> Result<bool
         let word = trimmed.split_whitespace().next().unwrap_or("");
         match word {
             "ifeq" | "ifneq" | "ifdef" | "ifndef" => {
+                parse_time(mk, trimmed, conds > 0);
                 conds += 1;
                 continue;
             }
@@ -295,6 +409,7 @@ fn read(mk: &mut Makefile, path: &Path, dir: &Path, depth: usize) -> Result<bool
                 // is usually generated dependencies; a required one that
                 // cannot be read may hold any rule.
                 let required = word == "include";
+                parse_time(mk, trimmed, conds > 0);
                 let names = expand(mk, trimmed[word.len()..].trim(), &Auto::default(), 0);
                 for name in names.split_whitespace() {
                     if name.contains(['$', '*', '?', '[']) {
@@ -323,7 +438,16 @@ fn read(mk: &mut Makefile, path: &Path, dir: &Path, depth: usize) -> Result<bool
             let value = match op {
                 "+=" => format!("{} {value}", mk.vars.get(name).cloned().unwrap_or_default()),
                 "?=" if mk.vars.contains_key(name) => continue,
-                ":=" | "::=" => expand(mk, &value, &Auto::default(), 0),
+                ":=" | "::=" | ":::=" => {
+                    parse_time(mk, &value, conds > 0);
+                    expand(mk, &value, &Auto::default(), 0)
+                }
+                // `X != CMD` runs CMD now; its output nobody knows.
+                "!=" => {
+                    let shell = expand(mk, &value, &Auto::default(), 0);
+                    mk.parse_time.push((shell, conds > 0));
+                    UNKNOWN.to_string()
+                }
                 _ => value,
             };
             mk.vars.insert(name.to_string(), value);
@@ -335,9 +459,14 @@ fn read(mk: &mut Makefile, path: &Path, dir: &Path, depth: usize) -> Result<bool
                 None => (rest, None),
             };
             // A target-specific variable (`t: VAR = x`) is no rule.
-            if assignment(prereqs.trim()).is_some() {
+            if let Some((_, op, value)) = assignment(prereqs.trim()) {
+                if matches!(op, ":=" | "::=" | ":::=") {
+                    parse_time(mk, value, conds > 0);
+                }
                 continue;
             }
+            parse_time(mk, targets, conds > 0);
+            parse_time(mk, prereqs, conds > 0);
             // make expands a rule's targets and prerequisites as it reads them.
             let none = Auto::default();
             let targets = expand(mk, targets, &none, 0);
@@ -355,6 +484,10 @@ fn read(mk: &mut Makefile, path: &Path, dir: &Path, depth: usize) -> Result<bool
                     .cloned();
             }
             current = Some((targets, rule));
+        } else {
+            // A function called on a line of its own (`$(shell …)`,
+            // `$(eval …)`, `$(info …)`).
+            parse_time(mk, trimmed, conds > 0);
         }
     }
     if let Some((targets, rule)) = current.take() {
@@ -374,7 +507,7 @@ fn add_rule(mk: &mut Makefile, targets: Vec<String>, rule: Rule) {
 }
 
 /// `NAME = value`, `NAME := value`, `NAME ?= …`, `NAME += …`, `NAME ::= …`,
-/// `NAME != …` (the last runs a shell: its value is unknown).
+/// `NAME :::= …`, `NAME != …` (the last runs a shell).
 fn assignment(line: &str) -> Option<(&str, &str, &str)> {
     let at = line.find(['=', ':', '?', '+', '!'])?;
     let name = line[..at].trim();
@@ -382,10 +515,9 @@ fn assignment(line: &str) -> Option<(&str, &str, &str)> {
         return None;
     }
     let rest = &line[at..];
-    for op in ["::=", ":=", "?=", "+=", "!=", "="] {
+    for op in [":::=", "::=", ":=", "?=", "+=", "!=", "="] {
         if let Some(v) = rest.strip_prefix(op) {
-            let op = if op == "!=" { "!=" } else { op };
-            return Some((name, op, if op == "!=" { UNKNOWN } else { v }));
+            return Some((name, op, v));
         }
     }
     None
@@ -655,17 +787,35 @@ mod tests {
     #[test]
     fn conditional_pattern_and_unknown_values_are_marked() {
         let mk = "ifdef CI\nX := $(shell pwd)\nclean:\n\trm -rf $(X)\nendif\n%.o: %.c\n\tcc -c $< -o $@\n";
+        // `pwd` runs while make reads, if CI is set.
+        let pwd = "if [ -n \"$HOOKRULES_MAKE_UNKNOWN\" ]; then (\npwd\n); fi\n";
         assert_eq!(
             text(mk, &["clean"]),
-            "if [ -n \"$HOOKRULES_MAKE_UNKNOWN\" ]; then (\nrm -rf ${HOOKRULES_MAKE_UNKNOWN}\n); fi"
+            format!("{pwd}if [ -n \"$HOOKRULES_MAKE_UNKNOWN\" ]; then (\nrm -rf ${{HOOKRULES_MAKE_UNKNOWN}}\n); fi")
         );
         assert_eq!(
             text(mk, &["main.o"]),
-            "if [ -n \"$HOOKRULES_MAKE_UNKNOWN\" ]; then (\ncc -c main.c -o main.o\n); fi"
+            format!(
+                "{pwd}if [ -n \"$HOOKRULES_MAKE_UNKNOWN\" ]; then (\ncc -c main.c -o main.o\n); fi"
+            )
         );
         assert_eq!(text("include $(DEPS)\nall:\n\ttrue\n", &["x"]), "(unknown)");
         assert_eq!(
             text("-include $(DEPS)\nall:\n\ttrue\n", &["x"]),
+            "(nothing)"
+        );
+    }
+
+    #[test]
+    fn shell_calls_run_while_reading_come_first_for_any_goal() {
+        let mk = "V := $(shell git describe)\nL = $(shell later)\nN != uname -s\nD = $(shell dep)\nall: $(D)\n\techo $(L)\n$(info $(shell seen))\n";
+        let first = "(\ngit describe\n)\n(\nuname -s\n)\n(\ndep\n)\n(\nseen\n)";
+        assert_eq!(text(mk, &["-n"]), first);
+        assert_eq!(text(mk, &["nosuch"]), first);
+        assert_eq!(text(mk, &[]), format!("{first}\n(\necho $(later)\n)"));
+        assert_eq!(text(mk, &["--version"]), "(nothing)");
+        assert_eq!(
+            text("X := $$(not make)\nall:\n\ttrue\n", &["-n"]),
             "(nothing)"
         );
     }

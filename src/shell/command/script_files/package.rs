@@ -291,7 +291,8 @@ pub(super) fn scripts(c: &SimpleCommand, cwd: &Path) -> Found {
         }
     }
     if any {
-        Found::Text(path, out)
+        let entry = call.scripts.join(" ");
+        Found::Text(super::Origin { path, entry }, out)
     } else {
         Found::Nothing
     }

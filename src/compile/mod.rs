@@ -14,7 +14,7 @@ pub mod provenance;
 pub mod reach;
 pub mod set;
 pub mod templates;
-pub mod text_tests;
+pub mod test_kinds;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;

@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use super::flat::{Keyed, Texts, Words};
 use super::literals;
+use super::test_kinds::PathNeed;
 use crate::contract::events::tool_aliases;
 use crate::contract::Event;
 use crate::policy::syntax::Quantifier;
@@ -292,7 +293,7 @@ fn test(t: &Test, depth: usize) -> Need {
         Selector::JsonPath(_) | Selector::Fact { .. } => return Need::Always,
     };
     // What a passing text must contain, from the test's own definition.
-    let Some(lits) = super::text_tests::needs(&t.op, &t.normalize) else {
+    let Some(lits) = super::test_kinds::needs(&t.op, &t.normalize) else {
         return Need::Always;
     };
     finish(
@@ -345,17 +346,10 @@ fn paths_test(t: &Test, ps: &PathSelector) -> Need {
     match t.quantifier {
         Quantifier::Any | Quantifier::All => {}
     }
-    let lits = match &t.op {
-        Op::Glob(globs) => super::patterns::glob_atoms(globs),
-        Op::Class(_) => None,
-        Op::Regex { .. }
-        | Op::Equals(_)
-        | Op::OneOf(_)
-        | Op::Contains(_)
-        | Op::Exists(_)
-        | Op::Compare(..)
-        | Op::Command(_) => return Need::Always,
-    };
+    let need = super::test_kinds::path_needs(&t.op);
+    if let PathNeed::Nothing = need {
+        return Need::Always;
+    }
     // One copy of the selector for all the test's atoms.
     let ps = Arc::new(picks_at_least(ps));
     // No path, no match (see `eval::values::apply`).
@@ -364,7 +358,7 @@ fn paths_test(t: &Test, ps: &PathSelector) -> Need {
             selector: ps.clone(),
         }])
     };
-    let Some(lits) = lits else {
+    let PathNeed::OneOf(lits) = need else {
         return any_path();
     };
     // Every included pattern's literal, or nothing is known.

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::{Ctx, EvalError};
 use crate::compile::patterns::{self, PatternError};
-use crate::compile::text_tests;
+use crate::compile::test_kinds;
 use crate::policy::syntax::{normalized, Quantifier};
 use crate::shell::command::options::{self, Found, Slot};
 use crate::shell::command::{
@@ -227,7 +227,7 @@ fn text_test(
     value: &Value,
     captures: &mut BTreeMap<String, String>,
 ) -> Result<bool, EvalError> {
-    Ok(text_tests::passes(
+    Ok(test_kinds::passes(
         &t.op,
         &t.normalize,
         texts,
@@ -917,66 +917,6 @@ pub fn describe(t: &Test) -> String {
     } else {
         format!(" normalized {:?}", t.normalize).to_lowercase()
     };
-    let key = t.op.kind().key();
-    let op = match &t.op {
-        Op::Regex { .. }
-        | Op::Glob(_)
-        | Op::Equals(_)
-        | Op::OneOf(_)
-        | Op::Contains(_)
-        | Op::Compare(..) => text_tests::describe(&t.op).unwrap_or_default(),
-        Op::Exists(b) => format!("{key} = {b}"),
-        Op::Class(c) => format!("{key} {}", describe_classes(c)),
-        Op::Command(ct) => {
-            let mut parts = vec![];
-            if !ct.program.is_empty() {
-                parts.push(format!("program {:?}", ct.program));
-            }
-            if !ct.subcommand.is_empty() {
-                parts.push(format!("subcommand {:?}", ct.subcommand));
-            }
-            if !ct.flags_all.is_empty() {
-                parts.push(format!("flags_all {:?}", ct.flags_all));
-            }
-            if !ct.flags_any.is_empty() {
-                parts.push(format!("flags_any {:?}", ct.flags_any));
-            }
-            if !ct.flags_none.is_empty() {
-                parts.push(format!("flags_none {:?}", ct.flags_none));
-            }
-            if !ct.arg_in.is_empty() {
-                parts.push(format!("arg_in {:?}", ct.arg_in));
-            }
-            if let Some(g) = &ct.target_glob {
-                parts.push(format!("target_glob {:?}", g.sources));
-            }
-            if !ct.skip_options.is_empty() {
-                parts.push(format!("skip_options ({} lines)", ct.skip_options.len()));
-            }
-            if let Some(r) = &ct.arg_matches {
-                parts.push(format!("arg_matches {:?}", r.sources));
-            }
-            if let Some(c) = &ct.target_class {
-                parts.push(format!("target_class {}", describe_classes(c)));
-            }
-            if let Some(b) = ct.program_unknown {
-                parts.push(format!("program_unknown = {b}"));
-            }
-            if !ct.code.is_empty() {
-                let names: Vec<&str> = ct.code.iter().map(|k| k.as_str()).collect();
-                parts.push(format!("code {names:?}"));
-            }
-            if ct.when.is_some() {
-                parts.push("when {...}".into());
-            }
-            format!("{key} {{ {} }}", parts.join(", "))
-        }
-    };
+    let op = test_kinds::describe(&t.op);
     format!("{sel}{norm} {op}")
-}
-
-fn describe_classes(c: &ClassTest) -> String {
-    let mut names: Vec<String> = c.any.names().iter().map(|n| n.to_string()).collect();
-    names.extend(c.none.names().iter().map(|n| format!("!{n}")));
-    format!("{names:?}")
 }

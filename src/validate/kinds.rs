@@ -11,7 +11,7 @@
 //! ([`Selector::kind`], [`Op::kind`]), so a new selector or test does not
 //! compile until it has a row here, a static read rule (`validate::reads`) and
 //! its meaning: a test of texts defines its evaluation and its prefilter need
-//! side by side in `compile::text_tests`; a selector's reader and need are in
+//! side by side in `compile::test_kinds`; a selector's reader and need are in
 //! `eval::values` and `compile::reach`.
 
 use crate::policy::syntax::{FactKind, RawCondition, RawFact, Sp};

@@ -1,19 +1,22 @@
-//! The tests of a value's texts, each defined once: what a text must contain
-//! for the test to pass (the prefilter's need), whether the texts pass
+//! Every test kind, defined once: what a text must contain for the test to
+//! pass (the prefilter's need), what the paths a command names must hold
+//! (the need of a `paths … from_command` test), whether the texts pass
 //! (evaluation) and how a trace shows the test.
 //!
 //! `matches`, `matches_all`, `matches_none`, `glob`, `equals`, `one_of`,
 //! `contains` and the four comparisons apply to the texts of a field, a
 //! JSONPath result, a fact or a path. Each has one section below: what it
-//! needs, whether it passes, how a trace shows it. [`needs`], [`passes`] and
-//! [`describe`] only dispatch, with exhaustive matches, so a new test does not
-//! compile until it says all three. The prefilter
+//! needs, whether it passes, how a trace shows it. [`needs`], [`path_needs`],
+//! [`passes`] and [`describe`] only dispatch, with exhaustive matches, so a
+//! new test does not compile until it says all four. The prefilter
 //! ([`super::reach`]) keeps a rule only when one of the literals [`needs`]
 //! gives occurs in the event's text, so a literal must occur in every text
 //! list [`passes`] accepts; the unit test below checks that for every kind on
 //! passing and failing texts. The tests that are not about texts (`exists`,
 //! `command`, `class`) are decided by their selector's reader in
-//! `eval::values` and require nothing known here.
+//! `eval::values` and require nothing known here; their sections say how a
+//! trace shows them. The key, and how a test's value is read and validated,
+//! are its row in `validate::kinds`.
 
 use std::collections::BTreeMap;
 
@@ -22,7 +25,7 @@ use serde_json::Value;
 use super::literals;
 use super::patterns::{self, PatternError};
 use crate::policy::syntax::{normalized, Normalization};
-use crate::validate::model::{CmpOp, Globs, Op, RegexMode, Regexes};
+use crate::validate::model::{ClassTest, CmpOp, CommandTest, Globs, Op, RegexMode, Regexes};
 
 /// The literals one of which a text passing `op` contains, lowercase; `None`
 /// when nothing is known (the rule is always a candidate). `normalize` is the
@@ -76,8 +79,36 @@ pub fn passes(
     })
 }
 
-/// How a trace shows the test (`matches ["rm\\s"]`), under its key.
-pub fn describe(op: &Op) -> Option<String> {
+/// What the paths a command names must hold for a `paths … from_command`
+/// test to pass.
+pub enum PathNeed {
+    /// Nothing known: the rule is always a candidate.
+    Nothing,
+    /// Some path (no path, no match: see `eval::values::apply`).
+    SomePath,
+    /// Some path with one of these literals (in one of its texts), each
+    /// `\0`-prefixed when it must start the text.
+    OneOf(Vec<String>),
+}
+
+/// What the paths a command names must hold for `op` to pass on them.
+pub fn path_needs(op: &Op) -> PathNeed {
+    match op {
+        Op::Glob(globs) => glob_path_needs(globs),
+        Op::Class(_) => class_path_needs(),
+        Op::Regex { .. }
+        | Op::Equals(_)
+        | Op::OneOf(_)
+        | Op::Contains(_)
+        | Op::Exists(_)
+        | Op::Compare(..)
+        | Op::Command(_) => PathNeed::Nothing,
+    }
+}
+
+/// How a trace shows the test (`matches ["rm\\s"]`, `exists = true`), under
+/// its key.
+pub fn describe(op: &Op) -> String {
     let key = op.kind().key();
     let what = match op {
         Op::Regex { regexes, .. } => regex_shows(regexes),
@@ -86,9 +117,11 @@ pub fn describe(op: &Op) -> Option<String> {
         Op::OneOf(list) => one_of_shows(list),
         Op::Contains(needle) => contains_shows(needle),
         Op::Compare(_, x) => compare_shows(*x),
-        Op::Exists(_) | Op::Command(_) | Op::Class(_) => return None,
+        Op::Exists(b) => exists_shows(*b),
+        Op::Class(c) => class_shows(c),
+        Op::Command(ct) => command_shows(ct),
     };
-    Some(format!("{key} {what}"))
+    format!("{key} {what}")
 }
 
 // --- matches, matches_all, matches_none -------------------------------------
@@ -181,6 +214,15 @@ fn glob_shows(globs: &Globs) -> String {
     format!("{:?}", globs.sources)
 }
 
+/// One of the list's required literals in a path's texts; without them,
+/// some path.
+fn glob_path_needs(globs: &Globs) -> PathNeed {
+    match patterns::glob_atoms(globs) {
+        Some(lits) => PathNeed::OneOf(lits),
+        None => PathNeed::SomePath,
+    }
+}
+
 // --- equals -----------------------------------------------------------------
 
 /// A string: itself. Other values are not texts the prefilter can look for.
@@ -268,6 +310,72 @@ fn compare_passes(op: CmpOp, x: f64, value: &Value) -> bool {
 
 fn compare_shows(x: f64) -> String {
     x.to_string()
+}
+
+// --- exists (decided by the selector's reader) -----------------------------
+
+fn exists_shows(b: bool) -> String {
+    format!("= {b}")
+}
+
+// --- class (decided by the `paths` selector's reader) -----------------------
+
+/// Some path, whatever its classes.
+fn class_path_needs() -> PathNeed {
+    PathNeed::SomePath
+}
+
+fn class_shows(c: &ClassTest) -> String {
+    let mut names: Vec<String> = c.any.names().iter().map(|n| n.to_string()).collect();
+    names.extend(c.none.names().iter().map(|n| format!("!{n}")));
+    format!("{names:?}")
+}
+
+// --- command (decided by the `commands` selector's reader) ------------------
+
+fn command_shows(ct: &CommandTest) -> String {
+    let mut parts = vec![];
+    if !ct.program.is_empty() {
+        parts.push(format!("program {:?}", ct.program));
+    }
+    if !ct.subcommand.is_empty() {
+        parts.push(format!("subcommand {:?}", ct.subcommand));
+    }
+    if !ct.flags_all.is_empty() {
+        parts.push(format!("flags_all {:?}", ct.flags_all));
+    }
+    if !ct.flags_any.is_empty() {
+        parts.push(format!("flags_any {:?}", ct.flags_any));
+    }
+    if !ct.flags_none.is_empty() {
+        parts.push(format!("flags_none {:?}", ct.flags_none));
+    }
+    if !ct.arg_in.is_empty() {
+        parts.push(format!("arg_in {:?}", ct.arg_in));
+    }
+    if let Some(g) = &ct.target_glob {
+        parts.push(format!("target_glob {:?}", g.sources));
+    }
+    if !ct.skip_options.is_empty() {
+        parts.push(format!("skip_options ({} lines)", ct.skip_options.len()));
+    }
+    if let Some(r) = &ct.arg_matches {
+        parts.push(format!("arg_matches {:?}", r.sources));
+    }
+    if let Some(c) = &ct.target_class {
+        parts.push(format!("target_class {}", class_shows(c)));
+    }
+    if let Some(b) = ct.program_unknown {
+        parts.push(format!("program_unknown = {b}"));
+    }
+    if !ct.code.is_empty() {
+        let names: Vec<&str> = ct.code.iter().map(|k| k.as_str()).collect();
+        parts.push(format!("code {names:?}"));
+    }
+    if ct.when.is_some() {
+        parts.push("when {...}".into());
+    }
+    format!("{{ {} }}", parts.join(", "))
 }
 
 #[cfg(test)]

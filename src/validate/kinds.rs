@@ -1,19 +1,23 @@
 //! The condition kinds, each defined once: its key in the TOML, how it is
-//! found in a raw condition, what it goes with, and the words traces and
-//! diagnostics use for it.
+//! found in a raw condition, how its value is read and validated, what it
+//! goes with, and the words traces and diagnostics use for it.
 //!
 //! A condition is a combinator (`all`, `any`, `not`, `ref`) or one selector
-//! with one test. Each family is a closed enum with one table row per kind
-//! ([`Combinator::ALL`], [`SelectorKind::ALL`], [`TestKind::ALL`]), the way
-//! ast-grep's rule variants are: validation reads its key lists from these
-//! tables (none is written out by hand), `explain`'s trace names a test by the
-//! same key, and the validated model maps back to its kind exhaustively
-//! ([`Selector::kind`], [`Op::kind`]), so a new selector or test does not
-//! compile until it has a row here, a static read rule (`validate::reads`) and
-//! its meaning: a test of texts defines its evaluation and its prefilter need
-//! side by side in `compile::test_kinds`; a selector's reader and need are in
-//! `eval::values` and `compile::reach`.
+//! with one test. Each family is a closed enum. Selectors and tests are
+//! declared as one row per kind (the `selector_kinds!` and `test_kinds!`
+//! tables), the way ast-grep's rule variants are: the enum, its `ALL`, its key (the
+//! name of its field in [`RawCondition`], so the two cannot differ), whether
+//! it is written, how it is read into the validated model, and the mapping
+//! back from the model ([`Selector::kind`], [`Op::kind`]) all come from the
+//! row. Validation reads its key lists from `ALL` (none is written out by
+//! hand), and the schema, the unknown-key errors and their "did you mean"
+//! come from `RawCondition` itself. What a test needs of the event (the
+//! prefilter), whether it passes and how a trace shows it are its section
+//! of `compile::test_kinds` (a later stage). A selector's reader is in
+//! `eval` and its need in `compile::reach`; its static read rule in
+//! `validate::reads`.
 
+use super::{toml_to_json, Validator};
 use crate::policy::syntax::{FactKind, RawCondition, RawFact, Sp};
 use crate::validate::model::{CmpOp, Op, RegexMode, Selector};
 
@@ -60,61 +64,97 @@ impl Combinator {
     }
 }
 
-/// Where a test's values come from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SelectorKind {
+/// Defines [`SelectorKind`] from one row per selector: its variant (with its
+/// doc), the field of [`RawCondition`] that holds it (whose name is its key),
+/// the validated [`Selector`]s of its kind, how a trace names what it selects,
+/// and how its written value is read and validated into a `Selector`
+/// (`|validator, condition, value| …`). From the rows come the closed enum,
+/// [`SelectorKind::ALL`] (in row order, the order diagnostics list them),
+/// [`SelectorKind::key`], [`SelectorKind::written`],
+/// [`SelectorKind::trace_words`], [`SelectorKind::read`] and
+/// [`Selector::kind`].
+macro_rules! selector_kinds {
+    ($(
+        $(#[doc = $doc:literal])*
+        $kind:ident: $field:ident for $sel:pat, shown $shown:literal,
+        |$v:pat_param, $raw:pat_param, $value:pat_param| $read:expr;
+    )*) => {
+        /// Where a test's values come from.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum SelectorKind {
+            $($(#[doc = $doc])* $kind,)*
+        }
+
+        impl SelectorKind {
+            /// Every selector, in the order diagnostics list them.
+            pub const ALL: [SelectorKind; [$(SelectorKind::$kind),*].len()] =
+                [$(SelectorKind::$kind),*];
+
+            /// Its key: the name of its field in a raw condition.
+            pub fn key(self) -> &'static str {
+                match self {
+                    $(SelectorKind::$kind => stringify!($field),)*
+                }
+            }
+
+            /// Its value in this condition, when it is written there.
+            pub fn written(self, raw: &RawCondition) -> Option<&Sp<String>> {
+                match self {
+                    $(SelectorKind::$kind => raw.$field.as_ref(),)*
+                }
+            }
+
+            /// How a trace names what it selects (`commands of tool_input.command`).
+            pub fn trace_words(self) -> &'static str {
+                match self {
+                    $(SelectorKind::$kind => $shown,)*
+                }
+            }
+
+            /// Read and validate it in this condition (diagnostics go to
+            /// `v`). `None` when it is not written there or is not valid.
+            pub(super) fn read(self, v: &mut Validator<'_>, raw: &RawCondition) -> Option<Selector> {
+                match self {
+                    $(SelectorKind::$kind => {
+                        let $value = raw.$field.as_ref()?;
+                        let $v = v;
+                        let $raw = raw;
+                        $read
+                    })*
+                }
+            }
+        }
+
+        impl Selector {
+            /// Its kind.
+            pub fn kind(&self) -> SelectorKind {
+                match self {
+                    $($sel => SelectorKind::$kind,)*
+                }
+            }
+        }
+    };
+}
+
+selector_kinds! {
     /// `field = "tool_input.command"`: one field of the event.
-    Field,
+    Field: field for Selector::Field(_), shown "field",
+    |v, _, path| v.field_path(path).map(Selector::Field);
     /// `jsonpath = "$.…"`: a JSONPath query into the event.
-    JsonPath,
+    JsonPath: jsonpath for Selector::JsonPath(_), shown "jsonpath",
+    |v, _, query| v.json_query(query).map(Selector::JsonPath);
     /// `fact = "name.path"`: a fact's value.
-    Fact,
+    Fact: fact for Selector::Fact { .. }, shown "fact",
+    |v, _, fact| v.fact_selector(fact);
     /// `commands = "tool_input.command"`: the simple commands of a shell line.
-    Commands,
+    Commands: commands for Selector::Commands(_), shown "commands of",
+    |v, _, path| v.field_path(path).map(Selector::Commands);
     /// `paths = "tool_input.file_path"`: normalised paths.
-    Paths,
+    Paths: paths for Selector::Paths(_), shown "paths",
+    |v, raw, path| v.path_selector(raw, path);
 }
 
 impl SelectorKind {
-    /// Every selector, in the order diagnostics list them.
-    pub const ALL: [SelectorKind; 5] = [
-        SelectorKind::Field,
-        SelectorKind::JsonPath,
-        SelectorKind::Fact,
-        SelectorKind::Commands,
-        SelectorKind::Paths,
-    ];
-
-    /// Its key.
-    pub fn key(self) -> &'static str {
-        match self {
-            SelectorKind::Field => "field",
-            SelectorKind::JsonPath => "jsonpath",
-            SelectorKind::Fact => "fact",
-            SelectorKind::Commands => "commands",
-            SelectorKind::Paths => "paths",
-        }
-    }
-
-    /// Its value in this condition, when it is written there.
-    pub fn written(self, raw: &RawCondition) -> Option<&Sp<String>> {
-        match self {
-            SelectorKind::Field => raw.field.as_ref(),
-            SelectorKind::JsonPath => raw.jsonpath.as_ref(),
-            SelectorKind::Fact => raw.fact.as_ref(),
-            SelectorKind::Commands => raw.commands.as_ref(),
-            SelectorKind::Paths => raw.paths.as_ref(),
-        }
-    }
-
-    /// How a trace names what it selects (`commands of tool_input.command`).
-    pub fn trace_words(self) -> &'static str {
-        match self {
-            SelectorKind::Commands => "commands of",
-            other => other.key(),
-        }
-    }
-
     /// The selectors written in a condition, in table order.
     pub fn written_in(raw: &RawCondition) -> Vec<SelectorKind> {
         Self::ALL
@@ -133,50 +173,130 @@ impl SelectorKind {
     }
 }
 
-impl Selector {
-    /// Its kind.
-    pub fn kind(&self) -> SelectorKind {
-        match self {
-            Selector::Field(_) => SelectorKind::Field,
-            Selector::JsonPath(_) => SelectorKind::JsonPath,
-            Selector::Fact { .. } => SelectorKind::Fact,
-            Selector::Commands(_) => SelectorKind::Commands,
-            Selector::Paths(_) => SelectorKind::Paths,
+/// Defines [`TestKind`] from one row per test: its variant (with its doc),
+/// the field of [`RawCondition`] that holds it (whose name is its key), the
+/// validated [`Op`]s of its kind, and how its written value is read and
+/// validated into an `Op` (`|validator, condition, value, selector| …`).
+/// From the rows come the closed enum, [`TestKind::ALL`] (in row order, the
+/// order diagnostics list them), [`TestKind::key`], [`TestKind::written`],
+/// [`TestKind::read`] and [`Op::kind`], so none of them is kept by hand.
+macro_rules! test_kinds {
+    ($(
+        $(#[doc = $doc:literal])*
+        $kind:ident: $field:ident for $op:pat,
+        |$v:pat_param, $raw:pat_param, $value:pat_param, $sel:pat_param| $read:expr;
+    )*) => {
+        /// The test applied to each selected value.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum TestKind {
+            $($(#[doc = $doc])* $kind,)*
         }
-    }
+
+        impl TestKind {
+            /// Every test, in the order diagnostics list them.
+            pub const ALL: [TestKind; [$(TestKind::$kind),*].len()] = [$(TestKind::$kind),*];
+
+            /// Its key (also how a trace names it): the name of its field in
+            /// a raw condition.
+            pub fn key(self) -> &'static str {
+                match self {
+                    $(TestKind::$kind => stringify!($field),)*
+                }
+            }
+
+            /// Is it written in this condition?
+            pub fn written(self, raw: &RawCondition) -> bool {
+                match self {
+                    $(TestKind::$kind => raw.$field.is_some(),)*
+                }
+            }
+
+            /// Read and validate its value in this condition (diagnostics go
+            /// to `v`); `selector` is the condition's selector, for help
+            /// lines. `None` when it is not written there or is not valid.
+            pub(super) fn read(
+                self,
+                v: &mut Validator<'_>,
+                raw: &RawCondition,
+                selector: SelectorKind,
+            ) -> Option<Op> {
+                match self {
+                    $(TestKind::$kind => {
+                        let $value = raw.$field.as_ref()?;
+                        let $v = v;
+                        let $raw = raw;
+                        let $sel = selector;
+                        $read
+                    })*
+                }
+            }
+        }
+
+        impl Op {
+            /// Its kind.
+            pub fn kind(&self) -> TestKind {
+                match self {
+                    $($op => TestKind::$kind,)*
+                }
+            }
+        }
+    };
 }
 
-/// The test applied to each selected value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TestKind {
+test_kinds! {
     /// `matches`: some regex matches.
-    Matches,
+    Matches: matches for Op::Regex { mode: RegexMode::Any, .. },
+    |v, raw, list, sel| Some(Op::Regex {
+        mode: RegexMode::Any,
+        regexes: v.test_regexes(raw, sel, TestKind::Matches, list)?,
+    });
     /// `matches_all`: every regex matches.
-    MatchesAll,
+    MatchesAll: matches_all for Op::Regex { mode: RegexMode::All, .. },
+    |v, raw, list, sel| Some(Op::Regex {
+        mode: RegexMode::All,
+        regexes: v.test_regexes(raw, sel, TestKind::MatchesAll, list)?,
+    });
     /// `matches_none`: no regex matches.
-    MatchesNone,
+    MatchesNone: matches_none for Op::Regex { mode: RegexMode::None, .. },
+    |v, raw, list, sel| Some(Op::Regex {
+        mode: RegexMode::None,
+        regexes: v.test_regexes(raw, sel, TestKind::MatchesNone, list)?,
+    });
     /// `glob`: globs (with `!` exclusions).
-    Glob,
+    Glob: glob for Op::Glob(_),
+    |v, raw, list, _| v.globs(list, raw.case_insensitive.unwrap_or(false)).map(Op::Glob);
     /// `equals`: a value.
-    Equals,
+    Equals: equals for Op::Equals(_),
+    |_, _, want, _| Some(Op::Equals(toml_to_json(&want.value)));
     /// `one_of`: one of these values.
-    OneOf,
+    OneOf: one_of for Op::OneOf(_),
+    |v, _, list, _| Some(Op::OneOf(
+        v.items(list)?.into_iter().map(serde_json::Value::String).collect(),
+    ));
     /// `exists`: present and not null, or not.
-    Exists,
+    Exists: exists for Op::Exists(_),
+    |_, _, b, _| Some(Op::Exists(b.value));
     /// `contains`: a substring or an element.
-    Contains,
+    Contains: contains for Op::Contains(_),
+    |_, _, needle, _| Some(Op::Contains(needle.value.clone()));
     /// `gt`.
-    Gt,
+    Gt: gt for Op::Compare(CmpOp::Gt, _),
+    |_, _, x, _| Some(Op::Compare(CmpOp::Gt, x.value));
     /// `ge`.
-    Ge,
+    Ge: ge for Op::Compare(CmpOp::Ge, _),
+    |_, _, x, _| Some(Op::Compare(CmpOp::Ge, x.value));
     /// `lt`.
-    Lt,
+    Lt: lt for Op::Compare(CmpOp::Lt, _),
+    |_, _, x, _| Some(Op::Compare(CmpOp::Lt, x.value));
     /// `le`.
-    Le,
+    Le: le for Op::Compare(CmpOp::Le, _),
+    |_, _, x, _| Some(Op::Compare(CmpOp::Le, x.value));
     /// `command = { … }`: a test of each simple command.
-    Command,
+    Command: command for Op::Command(_),
+    |v, _, test, _| v.command_test(test).map(|t| Op::Command(Box::new(t)));
     /// `class = [...]`: location classes of each path.
-    Class,
+    Class: class for Op::Class(_),
+    |v, _, list, _| v.class_test(list).map(Op::Class);
 }
 
 /// A test that goes with one selector only.
@@ -193,64 +313,6 @@ pub struct Pairing {
 }
 
 impl TestKind {
-    /// Every test, in the order diagnostics list them.
-    pub const ALL: [TestKind; 14] = [
-        TestKind::Matches,
-        TestKind::MatchesAll,
-        TestKind::MatchesNone,
-        TestKind::Glob,
-        TestKind::Equals,
-        TestKind::OneOf,
-        TestKind::Exists,
-        TestKind::Contains,
-        TestKind::Gt,
-        TestKind::Ge,
-        TestKind::Lt,
-        TestKind::Le,
-        TestKind::Command,
-        TestKind::Class,
-    ];
-
-    /// Its key (also how a trace names it).
-    pub fn key(self) -> &'static str {
-        match self {
-            TestKind::Matches => "matches",
-            TestKind::MatchesAll => "matches_all",
-            TestKind::MatchesNone => "matches_none",
-            TestKind::Glob => "glob",
-            TestKind::Equals => "equals",
-            TestKind::OneOf => "one_of",
-            TestKind::Exists => "exists",
-            TestKind::Contains => "contains",
-            TestKind::Gt => "gt",
-            TestKind::Ge => "ge",
-            TestKind::Lt => "lt",
-            TestKind::Le => "le",
-            TestKind::Command => "command",
-            TestKind::Class => "class",
-        }
-    }
-
-    /// Is it written in this condition?
-    pub fn written(self, raw: &RawCondition) -> bool {
-        match self {
-            TestKind::Matches => raw.matches.is_some(),
-            TestKind::MatchesAll => raw.matches_all.is_some(),
-            TestKind::MatchesNone => raw.matches_none.is_some(),
-            TestKind::Glob => raw.glob.is_some(),
-            TestKind::Equals => raw.equals.is_some(),
-            TestKind::OneOf => raw.one_of.is_some(),
-            TestKind::Exists => raw.exists.is_some(),
-            TestKind::Contains => raw.contains.is_some(),
-            TestKind::Gt => raw.gt.is_some(),
-            TestKind::Ge => raw.ge.is_some(),
-            TestKind::Lt => raw.lt.is_some(),
-            TestKind::Le => raw.le.is_some(),
-            TestKind::Command => raw.command.is_some(),
-            TestKind::Class => raw.class.is_some(),
-        }
-    }
-
     /// The selector it goes with, when it does not go with every selector.
     pub fn pairing(self) -> Option<Pairing> {
         match self {
@@ -270,27 +332,6 @@ impl TestKind {
         }
     }
 
-    /// The regex list semantics, for the three regex tests.
-    pub fn regex_mode(self) -> Option<RegexMode> {
-        match self {
-            TestKind::Matches => Some(RegexMode::Any),
-            TestKind::MatchesAll => Some(RegexMode::All),
-            TestKind::MatchesNone => Some(RegexMode::None),
-            _ => None,
-        }
-    }
-
-    /// The comparison, for the four numeric tests.
-    pub fn comparison(self) -> Option<CmpOp> {
-        match self {
-            TestKind::Gt => Some(CmpOp::Gt),
-            TestKind::Ge => Some(CmpOp::Ge),
-            TestKind::Lt => Some(CmpOp::Lt),
-            TestKind::Le => Some(CmpOp::Le),
-            _ => None,
-        }
-    }
-
     /// The tests written in a condition, in table order.
     pub fn written_in(raw: &RawCondition) -> Vec<TestKind> {
         Self::ALL.into_iter().filter(|k| k.written(raw)).collect()
@@ -304,32 +345,6 @@ impl TestKind {
             .map(TestKind::key)
             .collect::<Vec<_>>()
             .join(", ")
-    }
-}
-
-impl Op {
-    /// Its kind.
-    pub fn kind(&self) -> TestKind {
-        match self {
-            Op::Regex { mode, .. } => match mode {
-                RegexMode::Any => TestKind::Matches,
-                RegexMode::All => TestKind::MatchesAll,
-                RegexMode::None => TestKind::MatchesNone,
-            },
-            Op::Glob(_) => TestKind::Glob,
-            Op::Equals(_) => TestKind::Equals,
-            Op::OneOf(_) => TestKind::OneOf,
-            Op::Exists(_) => TestKind::Exists,
-            Op::Contains(_) => TestKind::Contains,
-            Op::Compare(op, _) => match op {
-                CmpOp::Gt => TestKind::Gt,
-                CmpOp::Ge => TestKind::Ge,
-                CmpOp::Lt => TestKind::Lt,
-                CmpOp::Le => TestKind::Le,
-            },
-            Op::Command(_) => TestKind::Command,
-            Op::Class(_) => TestKind::Class,
-        }
     }
 }
 
@@ -372,7 +387,8 @@ impl FactKind {
 mod tests {
     use super::{SelectorKind, TestKind};
 
-    /// The keys are the raw condition's field names, each once: the schema
+    /// The keys are the raw condition's field names, each once, and no serde
+    /// rename makes the TOML key differ from the field's name: the schema
     /// (generated from `RawCondition`) and these tables agree.
     #[test]
     fn every_key_is_a_field_of_a_raw_condition() {

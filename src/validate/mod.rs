@@ -616,12 +616,12 @@ impl Validator<'_> {
                 .set_help(p.help);
             return None;
         }
-        let selector = self.selector(raw, selector_kind)?;
+        let selector = selector_kind.read(self, raw)?;
         let selector_text = selector_kind
             .written(raw)
             .map(|s| s.value.clone())
             .unwrap_or_default();
-        let op = self.op(raw, tests[0], selector_kind)?;
+        let op = tests[0].read(self, raw, selector_kind)?;
         Some(Condition::Test(Arc::new(Test {
             selector,
             normalize: raw.normalize.iter().map(|n| n.value).collect(),
@@ -663,47 +663,41 @@ impl Validator<'_> {
         }
     }
 
-    /// Read the condition's selector, of the kind written there.
-    fn selector(&mut self, raw: &RawCondition, kind: SelectorKind) -> Option<Selector> {
-        let written = kind.written(raw)?;
-        match kind {
-            SelectorKind::Field => self.field_path(written).map(Selector::Field),
-            SelectorKind::JsonPath => {
-                match jsonpath_rust::parser::parse_json_path(&written.value) {
-                    Ok(query) => Some(Selector::JsonPath(JsonQuery {
-                        text: written.value.clone(),
-                        query,
-                    })),
-                    Err(e) => {
-                        self.err(
-                            Code::InvalidJsonPath,
-                            written.span.clone(),
-                            format!("invalid JSONPath: {e}"),
-                        )
-                        .set_help("JSONPath starts at `$`, e.g. `$.tool_calls[*].tool_name`");
-                        None
-                    }
-                }
+    /// A `jsonpath = …` query.
+    fn json_query(&mut self, written: &Sp<String>) -> Option<JsonQuery> {
+        match jsonpath_rust::parser::parse_json_path(&written.value) {
+            Ok(query) => Some(JsonQuery {
+                text: written.value.clone(),
+                query,
+            }),
+            Err(e) => {
+                self.err(
+                    Code::InvalidJsonPath,
+                    written.span.clone(),
+                    format!("invalid JSONPath: {e}"),
+                )
+                .set_help("JSONPath starts at `$`, e.g. `$.tool_calls[*].tool_name`");
+                None
             }
-            SelectorKind::Fact => {
-                let f = written;
-                let (name, rest) = f.value.split_once('.').unwrap_or((&f.value, ""));
-                self.fact(name, f.span.clone())?;
-                let path = match FieldPath::parse(rest) {
-                    Ok(p) => p,
-                    Err(e) => {
-                        self.err(Code::InvalidCondition, f.span.clone(), e);
-                        return None;
-                    }
-                };
-                Some(Selector::Fact {
-                    name: name.to_string(),
-                    path,
-                })
-            }
-            SelectorKind::Commands => self.field_path(written).map(Selector::Commands),
-            SelectorKind::Paths => self.path_selector(raw, written),
         }
+    }
+
+    /// A `fact = "name.path"` selector: a fact of `[facts]` and a path into
+    /// its value.
+    fn fact_selector(&mut self, f: &Sp<String>) -> Option<Selector> {
+        let (name, rest) = f.value.split_once('.').unwrap_or((&f.value, ""));
+        self.fact(name, f.span.clone())?;
+        let path = match FieldPath::parse(rest) {
+            Ok(p) => p,
+            Err(e) => {
+                self.err(Code::InvalidCondition, f.span.clone(), e);
+                return None;
+            }
+        };
+        Some(Selector::Fact {
+            name: name.to_string(),
+            path,
+        })
     }
 
     /// `paths = …` and the settings that go with it.
@@ -738,51 +732,19 @@ impl Validator<'_> {
         }))
     }
 
-    /// Read the condition's test, of the kind written there; `selector` is
-    /// the kind and value of its selector, for help lines.
-    fn op(&mut self, raw: &RawCondition, kind: TestKind, selector: SelectorKind) -> Option<Op> {
-        match kind {
-            TestKind::Matches | TestKind::MatchesAll | TestKind::MatchesNone => {
-                let list = match kind {
-                    TestKind::MatchesAll => raw.matches_all.as_ref(),
-                    TestKind::MatchesNone => raw.matches_none.as_ref(),
-                    _ => raw.matches.as_ref(),
-                }?;
-                let mode = kind.regex_mode()?;
-                self.regex_place = selector
-                    .written(raw)
-                    .map(|v| (selector.key().to_string(), v.value.clone(), kind.key()));
-                let regexes = self.regexes(list)?;
-                Some(Op::Regex { mode, regexes })
-            }
-            TestKind::Glob => {
-                let g = raw.glob.as_ref()?;
-                self.globs(g, raw.case_insensitive.unwrap_or(false))
-                    .map(Op::Glob)
-            }
-            TestKind::Equals => Some(Op::Equals(toml_to_json(&raw.equals.as_ref()?.value))),
-            TestKind::OneOf => {
-                let items = self.items(raw.one_of.as_ref()?)?;
-                Some(Op::OneOf(
-                    items.into_iter().map(serde_json::Value::String).collect(),
-                ))
-            }
-            TestKind::Exists => Some(Op::Exists(raw.exists.as_ref()?.value)),
-            TestKind::Contains => Some(Op::Contains(raw.contains.as_ref()?.value.clone())),
-            TestKind::Gt | TestKind::Ge | TestKind::Lt | TestKind::Le => {
-                let v = match kind {
-                    TestKind::Gt => raw.gt.as_ref(),
-                    TestKind::Ge => raw.ge.as_ref(),
-                    TestKind::Lt => raw.lt.as_ref(),
-                    _ => raw.le.as_ref(),
-                }?;
-                Some(Op::Compare(kind.comparison()?, v.value))
-            }
-            TestKind::Command => self
-                .command_test(raw.command.as_ref()?)
-                .map(|t| Op::Command(Box::new(t))),
-            TestKind::Class => self.class_test(raw.class.as_ref()?).map(Op::Class),
-        }
+    /// A regex test's list, with its selector and key kept for the help
+    /// lines of its errors.
+    fn test_regexes(
+        &mut self,
+        raw: &RawCondition,
+        selector: SelectorKind,
+        test: TestKind,
+        list: &Sp<Vec<Sp<PatternItem>>>,
+    ) -> Option<Arc<Regexes>> {
+        self.regex_place = selector
+            .written(raw)
+            .map(|v| (selector.key().to_string(), v.value.clone(), test.key()));
+        self.regexes(list)
     }
 
     /// A list of location classes, `!` for exclusions.

@@ -18,7 +18,7 @@ use crate::shell::links::MadeLink;
 use crate::shell::reach::{self, Classes, Target};
 use crate::shell::value::Value as ShellValue;
 use crate::validate::model::{
-    ClassTest, CommandTest, Op, PathSelector, ProgramOptions, RegexMode, Selector, Test,
+    ClassTest, CommandTest, Op, PathSelector, ProgramOptions, Selector, Test,
 };
 
 /// What a selector picked.
@@ -155,16 +155,8 @@ pub fn apply(
                     text_test(t, &texts, &Value::String(target.path.clone()), captures)
                 })
                 .collect::<Result<Vec<bool>, EvalError>>()?;
-            if paths.is_empty()
-                && matches!(
-                    t.op,
-                    Op::Regex {
-                        mode: RegexMode::None,
-                        ..
-                    }
-                )
-            {
-                return Ok((true, saw));
+            if paths.is_empty() {
+                return Ok((t.op.passes_on_nothing(), saw));
             }
             Ok((quantify(&results), saw))
         }
@@ -194,16 +186,8 @@ pub fn apply(
             if let Op::Exists(b) = t.op {
                 return Ok((values.iter().any(|v| !v.is_null()) == b, saw));
             }
-            if values.is_empty()
-                && matches!(
-                    t.op,
-                    Op::Regex {
-                        mode: RegexMode::None,
-                        ..
-                    }
-                )
-            {
-                return Ok((true, saw));
+            if values.is_empty() {
+                return Ok((t.op.passes_on_nothing(), saw));
             }
             let results = values
                 .iter()

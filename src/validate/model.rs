@@ -547,6 +547,25 @@ pub enum Op {
     Class(ClassTest),
 }
 
+impl Op {
+    /// Does the test pass when its selector picked nothing (an absent field,
+    /// a command that names no path)? Evaluation answers so without looking
+    /// further, and `check` takes a field as required by a test that does not.
+    pub fn passes_on_nothing(&self) -> bool {
+        match self {
+            Op::Regex { mode, .. } => *mode == RegexMode::None,
+            Op::Exists(b) => !*b,
+            Op::Glob(_)
+            | Op::Equals(_)
+            | Op::OneOf(_)
+            | Op::Contains(_)
+            | Op::Compare(..)
+            | Op::Command(_)
+            | Op::Class(_) => false,
+        }
+    }
+}
+
 /// `target_class` / `class`: in one of `any` (or anywhere, when empty) and in
 /// none of `none`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -128,14 +128,7 @@ fn required_fields(c: &Condition, out: &mut BTreeSet<String>) {
         Condition::All(v) => v.iter().for_each(|c| required_fields(c, out)),
         Condition::Ref(n) => required_fields(&n.condition, out),
         Condition::Test(t) => {
-            let needs = !matches!(
-                t.op,
-                Op::Exists(false)
-                    | Op::Regex {
-                        mode: RegexMode::None,
-                        ..
-                    }
-            );
+            let needs = !t.op.passes_on_nothing();
             if let (Selector::Field(p), true) = (&t.selector, needs) {
                 out.insert(p.0.iter().map(seg_text).collect::<Vec<_>>().join("."));
             }

@@ -46,162 +46,193 @@ pub fn apply(
     tracing: bool,
     nested: &mut Nested<'_>,
 ) -> Result<(bool, String), EvalError> {
-    let quantify = |results: &[bool]| match t.quantifier {
-        Quantifier::Any => results.iter().any(|b| *b),
-        Quantifier::All => !results.is_empty() && results.iter().all(|b| *b),
-    };
     match sel {
         Selected::Unparsable(e) => Ok((false, format!("unparsable command: {e}"))),
-        Selected::Commands(cmds) => {
-            let Op::Command(ct) = &t.op else {
-                return Ok((false, String::new()));
-            };
-            let mut results = vec![];
-            let mut misses = vec![];
-            for c in cmds.iter() {
-                let miss = command_matches(ct, c, ctx, captures, nested)?;
-                results.push(miss.is_none());
-                misses.push(miss);
-            }
-            // A command whose program is right but which fails a later part came
-            // close: say which part.
-            let saw = if tracing {
-                cmds.iter()
-                    .zip(&misses)
-                    .map(|(c, miss)| match miss {
-                        Some(part) if *part != "program" => {
-                            format!("{} (program ✓, {part} ✗)", describe_command(c))
-                        }
-                        _ => describe_command(c),
-                    })
-                    .collect::<Vec<_>>()
-                    .join(" ; ")
-            } else {
-                String::new()
-            };
-            Ok((
-                quantify(&results),
-                if saw.is_empty() {
-                    "(no commands)".into()
-                } else {
-                    saw
-                },
-            ))
-        }
-        Selected::Paths(paths) => {
-            let saw = if tracing {
-                let shown: Vec<String> = paths
-                    .iter()
-                    .map(|p| {
-                        let through = match &p.spelled {
-                            Some(s) => format!("{} → ", s.path),
-                            None => String::new(),
-                        };
-                        if matches!(t.op, Op::Class(_)) {
-                            format!("{through}{} ({})", p.path, p.classes.names().join(", "))
-                        } else {
-                            format!("{through}{}", p.path)
-                        }
-                    })
-                    .collect();
-                format!("{shown:?}")
-            } else {
-                String::new()
-            };
-            if let Op::Exists(b) = t.op {
-                return Ok((paths.is_empty() != b, saw));
-            }
-            if let Op::Class(ct) = &t.op {
-                let mut results = vec![];
-                for p in paths {
-                    let ok = ct.passes(p.classes);
-                    if ok {
-                        capture_target(captures, p, ct, &ctx.reach);
-                    }
-                    results.push(ok);
-                }
-                return Ok((quantify(&results), saw));
-            }
-            let results = paths
-                .iter()
-                .map(|target| {
-                    // A list of names matches the path where it lands or as
-                    // spelled, each judged whole (an exclusion of one form
-                    // does not excuse the other).
-                    if let Op::Glob(globs) = &t.op {
-                        for form in target.forms() {
-                            let texts: Vec<String> = path_views(&form.path, ctx)
-                                .iter()
-                                .map(|v| normalized(v, &t.normalize))
-                                .collect();
-                            let globs = patterns::for_place(globs, &form.path);
-                            let hit = match &form.pattern {
-                                Some(marked) => {
-                                    patterns::globs_name(globs, &texts, &path_views(marked, ctx))?
-                                }
-                                None => patterns::globs_match(globs, &texts)?,
-                            };
-                            if hit {
-                                return Ok(true);
-                            }
-                        }
-                        return Ok(false);
-                    }
-                    let texts: Vec<String> = target
-                        .forms()
-                        .flat_map(|f| path_views(&f.path, ctx))
-                        .map(|v| normalized(&v, &t.normalize))
-                        .collect();
-                    text_test(t, &texts, &Value::String(target.path.clone()), captures)
-                })
-                .collect::<Result<Vec<bool>, EvalError>>()?;
-            if paths.is_empty() {
-                return Ok((t.op.passes_on_nothing(), saw));
-            }
-            Ok((quantify(&results), saw))
-        }
-        Selected::Values(values) => {
-            // `quantifier = "all"` over one array means every element.
-            let exploded: Vec<Value>;
-            let values: &Vec<Value> = match values.as_slice() {
-                [Value::Array(items)] if t.quantifier == Quantifier::All => {
-                    exploded = items.clone();
-                    &exploded
-                }
-                _ => values,
-            };
-            let saw = if tracing {
-                if values.is_empty() {
-                    "(absent)".to_string()
-                } else {
-                    values
-                        .iter()
-                        .map(|v| v.to_string())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                }
-            } else {
-                String::new()
-            };
-            if let Op::Exists(b) = t.op {
-                return Ok((values.iter().any(|v| !v.is_null()) == b, saw));
-            }
-            if values.is_empty() {
-                return Ok((t.op.passes_on_nothing(), saw));
-            }
-            let results = values
-                .iter()
-                .map(|v| {
-                    let mut raw = vec![];
-                    texts(v, &mut raw);
-                    let texts: Vec<String> =
-                        raw.iter().map(|s| normalized(s, &t.normalize)).collect();
-                    text_test(t, &texts, v, captures)
-                })
-                .collect::<Result<Vec<bool>, EvalError>>()?;
-            Ok((quantify(&results), saw))
-        }
+        Selected::Commands(cmds) => on_commands(t, cmds, ctx, captures, tracing, nested),
+        Selected::Paths(paths) => on_paths(t, paths, ctx, captures, tracing),
+        Selected::Values(values) => on_values(t, values, captures, tracing),
     }
+}
+
+/// Whether the results of the selected values pass, under the test's quantifier.
+fn quantify(t: &Test, results: &[bool]) -> bool {
+    match t.quantifier {
+        Quantifier::Any => results.iter().any(|b| *b),
+        Quantifier::All => !results.is_empty() && results.iter().all(|b| *b),
+    }
+}
+
+/// A `command = { … }` test of the simple commands of a shell line.
+fn on_commands(
+    t: &Test,
+    cmds: &[SimpleCommand],
+    ctx: &Ctx,
+    captures: &mut BTreeMap<String, String>,
+    tracing: bool,
+    nested: &mut Nested<'_>,
+) -> Result<(bool, String), EvalError> {
+    let Op::Command(ct) = &t.op else {
+        return Ok((false, String::new()));
+    };
+    let mut results = vec![];
+    let mut misses = vec![];
+    for c in cmds.iter() {
+        let miss = command_matches(ct, c, ctx, captures, nested)?;
+        results.push(miss.is_none());
+        misses.push(miss);
+    }
+    // A command whose program is right but which fails a later part came
+    // close: say which part.
+    let saw = if tracing {
+        cmds.iter()
+            .zip(&misses)
+            .map(|(c, miss)| match miss {
+                Some(part) if *part != "program" => {
+                    format!("{} (program ✓, {part} ✗)", describe_command(c))
+                }
+                _ => describe_command(c),
+            })
+            .collect::<Vec<_>>()
+            .join(" ; ")
+    } else {
+        String::new()
+    };
+    Ok((
+        quantify(t, &results),
+        if saw.is_empty() {
+            "(no commands)".into()
+        } else {
+            saw
+        },
+    ))
+}
+
+/// A test of normalised paths (`exists`, `class`, `glob`, or a text test of
+/// their spellings).
+fn on_paths(
+    t: &Test,
+    paths: &[Target],
+    ctx: &Ctx,
+    captures: &mut BTreeMap<String, String>,
+    tracing: bool,
+) -> Result<(bool, String), EvalError> {
+    let saw = if tracing {
+        let shown: Vec<String> = paths
+            .iter()
+            .map(|p| {
+                let through = match &p.spelled {
+                    Some(s) => format!("{} → ", s.path),
+                    None => String::new(),
+                };
+                if matches!(t.op, Op::Class(_)) {
+                    format!("{through}{} ({})", p.path, p.classes.names().join(", "))
+                } else {
+                    format!("{through}{}", p.path)
+                }
+            })
+            .collect();
+        format!("{shown:?}")
+    } else {
+        String::new()
+    };
+    if let Op::Exists(b) = t.op {
+        return Ok((paths.is_empty() != b, saw));
+    }
+    if let Op::Class(ct) = &t.op {
+        let mut results = vec![];
+        for p in paths {
+            let ok = ct.passes(p.classes);
+            if ok {
+                capture_target(captures, p, ct, &ctx.reach);
+            }
+            results.push(ok);
+        }
+        return Ok((quantify(t, &results), saw));
+    }
+    let results = paths
+        .iter()
+        .map(|target| {
+            // A list of names matches the path where it lands or as
+            // spelled, each judged whole (an exclusion of one form
+            // does not excuse the other).
+            if let Op::Glob(globs) = &t.op {
+                for form in target.forms() {
+                    let texts: Vec<String> = path_views(&form.path, ctx)
+                        .iter()
+                        .map(|v| normalized(v, &t.normalize))
+                        .collect();
+                    let globs = patterns::for_place(globs, &form.path);
+                    let hit = match &form.pattern {
+                        Some(marked) => {
+                            patterns::globs_name(globs, &texts, &path_views(marked, ctx))?
+                        }
+                        None => patterns::globs_match(globs, &texts)?,
+                    };
+                    if hit {
+                        return Ok(true);
+                    }
+                }
+                return Ok(false);
+            }
+            let texts: Vec<String> = target
+                .forms()
+                .flat_map(|f| path_views(&f.path, ctx))
+                .map(|v| normalized(&v, &t.normalize))
+                .collect();
+            text_test(t, &texts, &Value::String(target.path.clone()), captures)
+        })
+        .collect::<Result<Vec<bool>, EvalError>>()?;
+    if paths.is_empty() {
+        return Ok((t.op.passes_on_nothing(), saw));
+    }
+    Ok((quantify(t, &results), saw))
+}
+
+/// A test of JSON values (fields, JSONPath results, facts).
+fn on_values(
+    t: &Test,
+    values: &[Value],
+    captures: &mut BTreeMap<String, String>,
+    tracing: bool,
+) -> Result<(bool, String), EvalError> {
+    // `quantifier = "all"` over one array means every element.
+    let exploded: Vec<Value>;
+    let values: &[Value] = match values {
+        [Value::Array(items)] if t.quantifier == Quantifier::All => {
+            exploded = items.clone();
+            &exploded
+        }
+        _ => values,
+    };
+    let saw = if tracing {
+        if values.is_empty() {
+            "(absent)".to_string()
+        } else {
+            values
+                .iter()
+                .map(|v| v.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
+    } else {
+        String::new()
+    };
+    if let Op::Exists(b) = t.op {
+        return Ok((values.iter().any(|v| !v.is_null()) == b, saw));
+    }
+    if values.is_empty() {
+        return Ok((t.op.passes_on_nothing(), saw));
+    }
+    let results = values
+        .iter()
+        .map(|v| {
+            let mut raw = vec![];
+            texts(v, &mut raw);
+            let texts: Vec<String> = raw.iter().map(|s| normalized(s, &t.normalize)).collect();
+            text_test(t, &texts, v, captures)
+        })
+        .collect::<Result<Vec<bool>, EvalError>>()?;
+    Ok((quantify(t, &results), saw))
 }
 
 /// One value (given as its texts) against a non-command test.

@@ -875,122 +875,125 @@ pub fn parse_shell(
     r
 }
 
-impl Prefilter<'static> {
-    fn build(ids: &[RuleId], needs: &[Need]) -> Prefilter<'static> {
-        // The maps borrow their fields and selectors from `needs`; each is
-        // copied once into the prefilter (a selector holds whole option
-        // tables: copying it for every atom was most of a set's build).
-        let mut p = Prefilter::default();
-        let mut always: Vec<RuleId> = vec![];
-        let mut programs: BTreeMap<&FieldPath, ProgramsBuilder> = BTreeMap::new();
-        let mut texts: BTreeMap<&FieldPath, BTreeMap<String, Vec<RuleId>>> = BTreeMap::new();
-        let mut paths: BTreeMap<&PathSelector, BTreeMap<String, Vec<RuleId>>> = BTreeMap::new();
-        let mut any_path: BTreeMap<&PathSelector, Vec<RuleId>> = BTreeMap::new();
-        // Literals in command objects' fields, per command field.
-        let mut within: BTreeMap<&FieldPath, BTreeMap<&FieldPath, BTreeMap<String, Vec<RuleId>>>> =
-            BTreeMap::new();
-        // Exact and `prefix*` program names per field, flattened into each
-        // field's `Keyed` lists at the end.
-        type Names = BTreeMap<String, Vec<(RuleId, u32)>>;
-        let mut exact: BTreeMap<&FieldPath, Names> = BTreeMap::new();
-        let mut prefixes: BTreeMap<&FieldPath, Names> = BTreeMap::new();
-        for &id in ids {
-            match &needs[id as usize] {
-                Need::Always => always.push(id),
-                Need::AnyOf(atoms) => {
-                    for a in atoms {
-                        match a {
-                            Atom::Program {
-                                field,
-                                name,
-                                subcommand,
-                            } => {
-                                let fp = programs
-                                    .entry(field)
-                                    .or_insert_with(|| ProgramsBuilder::new(field.clone()));
-                                let wanted = (id, fp.subcommand(subcommand));
-                                match name.strip_suffix('*') {
-                                    Some(_) => prefixes
-                                        .entry(field)
-                                        .or_default()
-                                        .entry(name.clone())
-                                        .or_default()
-                                        .push(wanted),
-                                    // Program names compare ASCII-case-insensitively
-                                    // (`program_is`): exact names are kept lowercase.
-                                    None => exact
-                                        .entry(field)
-                                        .or_default()
-                                        .entry(name.to_ascii_lowercase())
-                                        .or_default()
-                                        .push(wanted),
-                                }
-                                fp.all.push(id);
-                            }
-                            Atom::UnknownProgram { field } => {
-                                let fp = programs
-                                    .entry(field)
-                                    .or_insert_with(|| ProgramsBuilder::new(field.clone()));
-                                fp.unknown.push(id);
-                                fp.all.push(id);
-                            }
-                            Atom::Code { field, code } => {
-                                let fp = programs
-                                    .entry(field)
-                                    .or_insert_with(|| ProgramsBuilder::new(field.clone()));
-                                match fp.code.iter_mut().find(|(c, _)| c == code) {
-                                    Some((_, v)) => v.push(id),
-                                    None => fp.code.push((*code, vec![id])),
-                                }
-                                fp.all.push(id);
-                            }
-                            Atom::Within {
-                                field,
-                                inner,
-                                literal,
-                            } => {
-                                let fp = programs
-                                    .entry(field)
-                                    .or_insert_with(|| ProgramsBuilder::new(field.clone()));
-                                fp.all.push(id);
-                                within
-                                    .entry(field)
-                                    .or_default()
-                                    .entry(inner)
-                                    .or_default()
-                                    .entry(literal.clone())
-                                    .or_default()
-                                    .push(id);
-                            }
-                            Atom::AnyPath { selector } => {
-                                paths.entry(selector.as_ref()).or_default();
-                                any_path.entry(selector.as_ref()).or_default().push(id);
-                            }
-                            Atom::Text { field, literal } => texts
-                                .entry(field)
-                                .or_default()
-                                .entry(literal.clone())
-                                .or_default()
-                                .push(id),
-                            Atom::Path { selector, literal } => paths
-                                .entry(selector.as_ref())
-                                .or_default()
-                                .entry(literal.clone())
-                                .or_default()
-                                .push(id),
-                        }
-                    }
+/// Exact and `prefix*` program names of one field, with the rules (and
+/// subcommand numbers) that want each.
+type Names = BTreeMap<String, Vec<(RuleId, u32)>>;
+
+/// Literals, with the rules that want each.
+type Literals = BTreeMap<String, Vec<RuleId>>;
+
+/// A bucket's atoms gathered per field and selector, before they become a
+/// [`Prefilter`]. The maps borrow their fields and selectors from the rules'
+/// needs; each is copied once into the prefilter (a selector holds whole
+/// option tables: copying it for every atom was most of a set's build).
+#[derive(Default)]
+struct Gathered<'n> {
+    always: Vec<RuleId>,
+    programs: BTreeMap<&'n FieldPath, ProgramsBuilder>,
+    texts: BTreeMap<&'n FieldPath, Literals>,
+    paths: BTreeMap<&'n PathSelector, Literals>,
+    any_path: BTreeMap<&'n PathSelector, Vec<RuleId>>,
+    /// Literals in command objects' fields, per command field.
+    within: BTreeMap<&'n FieldPath, BTreeMap<&'n FieldPath, Literals>>,
+    /// Exact program names per field, flattened into each field's `Keyed`
+    /// lists at the end.
+    exact: BTreeMap<&'n FieldPath, Names>,
+    /// `prefix*` program names per field, likewise.
+    prefixes: BTreeMap<&'n FieldPath, Names>,
+}
+
+impl<'n> Gathered<'n> {
+    /// The programs of a command field.
+    fn programs_of(&mut self, field: &'n FieldPath) -> &mut ProgramsBuilder {
+        self.programs
+            .entry(field)
+            .or_insert_with(|| ProgramsBuilder::new(field.clone()))
+    }
+
+    /// One atom of rule `id`.
+    fn add(&mut self, id: RuleId, atom: &'n Atom) {
+        match atom {
+            Atom::Program {
+                field,
+                name,
+                subcommand,
+            } => {
+                let fp = self.programs_of(field);
+                let wanted = (id, fp.subcommand(subcommand));
+                fp.all.push(id);
+                match name.strip_suffix('*') {
+                    Some(_) => self
+                        .prefixes
+                        .entry(field)
+                        .or_default()
+                        .entry(name.clone())
+                        .or_default()
+                        .push(wanted),
+                    // Program names compare ASCII-case-insensitively
+                    // (`program_is`): exact names are kept lowercase.
+                    None => self
+                        .exact
+                        .entry(field)
+                        .or_default()
+                        .entry(name.to_ascii_lowercase())
+                        .or_default()
+                        .push(wanted),
                 }
             }
+            Atom::UnknownProgram { field } => {
+                let fp = self.programs_of(field);
+                fp.unknown.push(id);
+                fp.all.push(id);
+            }
+            Atom::Code { field, code } => {
+                let fp = self.programs_of(field);
+                match fp.code.iter_mut().find(|(c, _)| c == code) {
+                    Some((_, v)) => v.push(id),
+                    None => fp.code.push((*code, vec![id])),
+                }
+                fp.all.push(id);
+            }
+            Atom::Within {
+                field,
+                inner,
+                literal,
+            } => {
+                self.programs_of(field).all.push(id);
+                self.within
+                    .entry(field)
+                    .or_default()
+                    .entry(inner)
+                    .or_default()
+                    .entry(literal.clone())
+                    .or_default()
+                    .push(id);
+            }
+            Atom::AnyPath { selector } => {
+                self.paths.entry(selector.as_ref()).or_default();
+                self.any_path.entry(selector.as_ref()).or_default().push(id);
+            }
+            Atom::Text { field, literal } => self
+                .texts
+                .entry(field)
+                .or_default()
+                .entry(literal.clone())
+                .or_default()
+                .push(id),
+            Atom::Path { selector, literal } => self
+                .paths
+                .entry(selector.as_ref())
+                .or_default()
+                .entry(literal.clone())
+                .or_default()
+                .push(id),
         }
-        let by_literal = |lits: BTreeMap<String, Vec<RuleId>>| {
-            let mut all: Vec<RuleId> = lits.values().flatten().copied().collect();
-            all.sort_unstable();
-            all.dedup();
-            (Keyed::new(lits), all.into_iter().collect())
-        };
-        p.always = always.into_iter().collect();
-        for mut b in programs.into_values() {
+    }
+
+    /// Each command field's programs, with the literals its command objects'
+    /// fields must contain.
+    fn programs(&mut self) -> Vec<FieldPrograms<'static>> {
+        let mut out = vec![];
+        for mut b in std::mem::take(&mut self.programs).into_values() {
             b.all.sort_unstable();
             b.all.dedup();
             let mut fp = FieldPrograms {
@@ -1011,7 +1014,7 @@ impl Prefilter<'static> {
                 within: vec![],
                 all: b.all.into_iter().collect(),
             };
-            for (inner, lits) in within.remove(&fp.field).unwrap_or_default() {
+            for (inner, lits) in self.within.remove(&fp.field).unwrap_or_default() {
                 let (literals, all) = by_literal(lits);
                 fp.within.push(FieldLiterals {
                     field: inner.clone(),
@@ -1019,32 +1022,45 @@ impl Prefilter<'static> {
                     all,
                 });
             }
-            if let Some(names) = exact.remove(&fp.field) {
+            if let Some(names) = self.exact.remove(&fp.field) {
                 fp.exact = Keyed::new(names);
             }
-            if let Some(names) = prefixes.remove(&fp.field) {
+            if let Some(names) = self.prefixes.remove(&fp.field) {
                 fp.prefixes = Keyed::new(names);
             }
-            p.programs.push(fp);
+            out.push(fp);
         }
-        for (field, lits) in texts {
-            let (literals, all) = by_literal(lits);
-            p.texts.push(FieldLiterals {
-                field: field.clone(),
-                literals,
-                all,
-            });
-        }
-        // Selectors that differ only in their `written_by` programs merge
-        // into one with all their programs: it picks every path each of them
-        // picks (an operand of one more program, and nothing else changes),
-        // so the prefilter stays a superset, and it is searched once instead
-        // of once per list (a set whose policies each name their own list of
-        // programs had ~130 selectors in its Bash bucket, ~8k instructions
-        // each on every Bash event).
-        type Merged = (BTreeSet<String>, BTreeMap<String, Vec<RuleId>>, Vec<RuleId>);
+        out
+    }
+
+    /// Each field's literals.
+    fn texts(&mut self) -> Vec<FieldLiterals<'static>> {
+        std::mem::take(&mut self.texts)
+            .into_iter()
+            .map(|(field, lits)| {
+                let (literals, all) = by_literal(lits);
+                FieldLiterals {
+                    field: field.clone(),
+                    literals,
+                    all,
+                }
+            })
+            .collect()
+    }
+
+    /// Each path selector's literals, and the rules that want some path.
+    ///
+    /// Selectors that differ only in their `written_by` programs merge into
+    /// one with all their programs: it picks every path each of them picks
+    /// (an operand of one more program, and nothing else changes), so the
+    /// prefilter stays a superset, and it is searched once instead of once
+    /// per list (a set whose policies each name their own list of programs
+    /// had ~130 selectors in its Bash bucket, ~8k instructions each on every
+    /// Bash event).
+    fn paths(&mut self) -> Vec<PathLiterals<'static>> {
+        type Merged = (BTreeSet<String>, Literals, Vec<RuleId>);
         let mut merged: BTreeMap<PathSelector, Merged> = BTreeMap::new();
-        for (selector, lits) in paths {
+        for (selector, lits) in std::mem::take(&mut self.paths) {
             let mut key = selector.clone();
             let programs = key.written_by.as_mut().map(std::mem::take);
             let m = merged.entry(key).or_default();
@@ -1052,8 +1068,9 @@ impl Prefilter<'static> {
             for (literal, ids) in lits {
                 m.1.entry(literal).or_default().extend(ids);
             }
-            m.2.extend(any_path.remove(selector).unwrap_or_default());
+            m.2.extend(self.any_path.remove(selector).unwrap_or_default());
         }
+        let mut out = vec![];
         for (mut selector, (programs, mut lits, mut any)) in merged {
             if let Some(list) = selector.written_by.as_mut() {
                 *list = programs.into_iter().collect();
@@ -1068,14 +1085,40 @@ impl Prefilter<'static> {
             let mut all: Vec<RuleId> = literal_rules.iter().chain(any.iter().copied()).collect();
             all.sort_unstable();
             all.dedup();
-            p.paths.push(PathLiterals {
+            out.push(PathLiterals {
                 selector,
                 literals,
                 any: any.into_iter().collect(),
                 all: all.into_iter().collect(),
             });
         }
-        p
+        out
+    }
+}
+
+/// Literals keyed for search, and every rule that wants one of them.
+fn by_literal(lits: Literals) -> (Keyed<'static, RuleId>, Words<'static, RuleId>) {
+    let mut all: Vec<RuleId> = lits.values().flatten().copied().collect();
+    all.sort_unstable();
+    all.dedup();
+    (Keyed::new(lits), all.into_iter().collect())
+}
+
+impl Prefilter<'static> {
+    fn build(ids: &[RuleId], needs: &[Need]) -> Prefilter<'static> {
+        let mut g = Gathered::default();
+        for &id in ids {
+            match &needs[id as usize] {
+                Need::Always => g.always.push(id),
+                Need::AnyOf(atoms) => atoms.iter().for_each(|a| g.add(id, a)),
+            }
+        }
+        Prefilter {
+            always: std::mem::take(&mut g.always).into_iter().collect(),
+            programs: g.programs(),
+            texts: g.texts(),
+            paths: g.paths(),
+        }
     }
 }
 

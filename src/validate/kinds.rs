@@ -16,10 +16,17 @@
 //! of `compile::test_kinds` (a later stage). A selector's reader is in
 //! `eval` and its need in `compile::reach`; its static read rule in
 //! `validate::reads`.
+//!
+//! A kind of fact has its key, the setting it cannot do without and what it
+//! computes (the shape `check` reads `fact = "name.path"` against) here, in
+//! [`FactKind`]'s impl; the computation itself is `eval::facts::compute`,
+//! and a test (`tests/library/reads.rs`) holds the two to the same fields.
 
+use super::reads::Node;
 use super::{toml_to_json, Validator};
+use crate::contract::fields::Presence;
 use crate::policy::syntax::{FactKind, RawCondition, RawFact, Sp};
-use crate::validate::model::{CmpOp, Op, RegexMode, Selector};
+use crate::validate::model::{CmpOp, Fact, Op, RegexMode, Selector};
 
 /// `all`, `any`, `not`, `ref`: conditions over conditions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -379,6 +386,68 @@ impl FactKind {
                 !f.vars.is_empty(),
             )),
             FactKind::LastAssistantMessage | FactKind::ProjectMarkers => None,
+        }
+    }
+
+    /// What a fact of this kind computes (`eval::facts::compute`), given its
+    /// settings: the shape `check` reads a `fact = "name.path"` against.
+    pub(super) fn output(self, f: &Fact) -> Node {
+        let text = || Node::Scalar("text");
+        let texts = || Node::List(Box::new(Node::Scalar("text")));
+        let a = |n: &str, node: Node| (n.to_string(), Presence::Always, node);
+        let o = |n: &str, node: Node| (n.to_string(), Presence::Sometimes, node);
+        let fields = match self {
+            FactKind::File => {
+                let mut v = vec![
+                    a("path", text()),
+                    a("exists", Node::Scalar("true or false")),
+                ];
+                if !f.headings.is_empty() {
+                    v.push(a("has_headings", Node::Scalar("true or false")));
+                    v.push(a("missing_headings", texts()));
+                }
+                if let Some(re) = &f.regex {
+                    v.push(a("matches", Node::Scalar("true or false")));
+                    v.push(a(
+                        "captures",
+                        Node::Object {
+                            fields: re.capture_names().flatten().map(|n| o(n, text())).collect(),
+                            complete: true,
+                        },
+                    ));
+                }
+                if f.json {
+                    v.push(a("json", Node::Any));
+                }
+                if f.lines.is_some() {
+                    v.push(a("head", text()));
+                    v.push(a("lines", texts()));
+                }
+                v
+            }
+            FactKind::Glob => vec![
+                a("count", Node::Scalar("a number")),
+                a("files", texts()),
+                o("newest", text()),
+            ],
+            FactKind::Command => vec![
+                a("status", Node::Scalar("a number")),
+                a("ok", Node::Scalar("true or false")),
+                a("stdout", text()),
+                a("stderr", text()),
+                a("output", text()),
+            ],
+            FactKind::Env => f.vars.iter().map(|v| o(v, text())).collect(),
+            FactKind::LastAssistantMessage => return Node::Scalar("text"),
+            FactKind::ProjectMarkers => f
+                .markers
+                .iter()
+                .map(|m| a(m, Node::Scalar("true or false")))
+                .collect(),
+        };
+        Node::Object {
+            fields,
+            complete: true,
         }
     }
 }

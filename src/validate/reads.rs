@@ -25,7 +25,6 @@ use std::ops::Range;
 use crate::contract::events::{self, EventSpec};
 use crate::contract::fields::{self, Field, Presence, Shape};
 use crate::diagnostics::{did_you_mean, Code, Diagnostic};
-use crate::policy::syntax::FactKind;
 use crate::validate::model::{
     Condition, EventScope, Fact, Matcher, Op, Policy, RegexMode, Rule, Segment, Selector, Template,
 };
@@ -192,7 +191,7 @@ fn unknown_root(policy: &Policy, t: &Template, root: &str) -> Diagnostic {
 
 /// A value's shape (owned: facts and captures are described per policy).
 #[derive(Debug, Clone)]
-enum Node {
+pub(super) enum Node {
     Scalar(&'static str),
     Any,
     List(Box<Node>),
@@ -372,72 +371,12 @@ fn rule_node() -> Node {
 
 /// What a fact computes (`eval::facts::compute`), given its settings.
 pub fn fact_fields(f: &Fact) -> Vec<(String, bool)> {
-    match fact_node(f) {
+    match f.kind.output(f) {
         Node::Object { fields, .. } => fields
             .into_iter()
             .map(|(n, p, _)| (n, p == Presence::Always))
             .collect(),
         _ => vec![],
-    }
-}
-
-fn fact_node(f: &Fact) -> Node {
-    let text = || Node::Scalar("text");
-    let texts = || Node::List(Box::new(Node::Scalar("text")));
-    let a = |n: &str, node: Node| (n.to_string(), Presence::Always, node);
-    let o = |n: &str, node: Node| (n.to_string(), Presence::Sometimes, node);
-    let fields = match f.kind {
-        FactKind::File => {
-            let mut v = vec![
-                a("path", text()),
-                a("exists", Node::Scalar("true or false")),
-            ];
-            if !f.headings.is_empty() {
-                v.push(a("has_headings", Node::Scalar("true or false")));
-                v.push(a("missing_headings", texts()));
-            }
-            if let Some(re) = &f.regex {
-                v.push(a("matches", Node::Scalar("true or false")));
-                v.push(a(
-                    "captures",
-                    Node::Object {
-                        fields: re.capture_names().flatten().map(|n| o(n, text())).collect(),
-                        complete: true,
-                    },
-                ));
-            }
-            if f.json {
-                v.push(a("json", Node::Any));
-            }
-            if f.lines.is_some() {
-                v.push(a("head", text()));
-                v.push(a("lines", texts()));
-            }
-            v
-        }
-        FactKind::Glob => vec![
-            a("count", Node::Scalar("a number")),
-            a("files", texts()),
-            o("newest", text()),
-        ],
-        FactKind::Command => vec![
-            a("status", Node::Scalar("a number")),
-            a("ok", Node::Scalar("true or false")),
-            a("stdout", text()),
-            a("stderr", text()),
-            a("output", text()),
-        ],
-        FactKind::Env => f.vars.iter().map(|v| o(v, text())).collect(),
-        FactKind::LastAssistantMessage => return Node::Scalar("text"),
-        FactKind::ProjectMarkers => f
-            .markers
-            .iter()
-            .map(|m| a(m, Node::Scalar("true or false")))
-            .collect(),
-    };
-    Node::Object {
-        fields,
-        complete: true,
     }
 }
 
@@ -895,7 +834,8 @@ impl Reader<'_> {
                     Selector::Paths(ps) => Some(ps.field.0.clone()),
                     Selector::Fact { name, path } => {
                         if let Some(f) = self.policy.facts.get(name) {
-                            let found = lookup(&fact_node(f), &path.0, None, name, &fact_words(f));
+                            let found =
+                                lookup(&f.kind.output(f), &path.0, None, name, &fact_words(f));
                             self.report(found, &t.selector_text, &t.span, at);
                         }
                         None
@@ -1011,7 +951,7 @@ impl Reader<'_> {
                         // An unknown fact is reported by the validator (HR010).
                         None => return,
                         Some(f) => lookup(
-                            &fact_node(f),
+                            &f.kind.output(f),
                             &segs[1..],
                             None,
                             &format!("facts.{name}"),

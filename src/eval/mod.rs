@@ -981,8 +981,6 @@ impl<T: Tracer> Evaluator<'_, T> {
                 vec![],
             ));
         }
-        let render =
-            |t: &Option<Template>| t.as_ref().map(|t| tpl.render(pidx, t, &ctx)).transpose();
         // Texts for people and the model lose trailing whitespace; file contents,
         // records and arguments keep theirs.
         // What `{{ … }}` inserts into them cannot control the terminal or
@@ -998,12 +996,47 @@ impl<T: Tracer> Evaluator<'_, T> {
             .into_iter()
             .filter(|s| !s.trim().is_empty())
             .collect();
+        context.extend(self.includes(pidx, rule, &ctx)?);
+        let message = text(&rule.message)?.filter(|s| !s.trim().is_empty());
+        let mut rewrite = vec![];
+        for (k, t) in &rule.rewrite {
+            rewrite.push((k.clone(), tpl.render(pidx, t, &ctx)?));
+        }
+        let effects = self.effects(pidx, rule, &ctx)?;
+        let policy = &self.compiled.buckets[pidx].policy;
+        Ok((
+            Contribution {
+                policy: policy.name.clone(),
+                rule: rule.id.clone(),
+                priority: rule.priority,
+                decision: rule.decision,
+                defer: rule.defer,
+                reason,
+                context,
+                message,
+                rewrite,
+                audit: false,
+            },
+            effects,
+        ))
+    }
+
+    /// The files a rule's `include` reads into the context, each under its
+    /// heading (a file that cannot be read is left out).
+    fn includes(
+        &self,
+        pidx: usize,
+        rule: &Rule,
+        ctx: &minijinja::Value,
+    ) -> Result<Vec<String>, EvalError> {
+        let tpl = &self.compiled.templates;
+        let mut context = vec![];
         for inc in &rule.include {
-            let path = tpl.render(pidx, &inc.path, &ctx)?;
+            let path = tpl.render(pidx, &inc.path, ctx)?;
             let title = inc
                 .title
                 .as_ref()
-                .map(|t| tpl.render(pidx, t, &ctx))
+                .map(|t| tpl.render(pidx, t, ctx))
                 .transpose()?
                 .map(|s| s.trim_end().to_string());
             let within = files::literal_folder(&inc.path.text);
@@ -1015,12 +1048,20 @@ impl<T: Tracer> Evaluator<'_, T> {
                 context.push(format!("{heading}\n{body}"));
             }
         }
-        let message = text(&rule.message)?.filter(|s| !s.trim().is_empty());
-        let mut rewrite = vec![];
-        for (k, t) in &rule.rewrite {
-            rewrite.push((k.clone(), tpl.render(pidx, t, &ctx)?));
-        }
+        Ok(context)
+    }
+
+    /// A rule's effects, rendered, to run once the decision is made.
+    fn effects(
+        &self,
+        pidx: usize,
+        rule: &Rule,
+        ctx: &minijinja::Value,
+    ) -> Result<Vec<Pending>, EvalError> {
+        let tpl = &self.compiled.templates;
         let policy = &self.compiled.buckets[pidx].policy;
+        let render =
+            |t: &Option<Template>| t.as_ref().map(|t| tpl.render(pidx, t, ctx)).transpose();
         let mut effects = vec![];
         for e in &rule.effects {
             // Record leaves are rendered from text: say which effect they are in.
@@ -1041,15 +1082,15 @@ impl<T: Tracer> Evaluator<'_, T> {
                     content: render(&e.content)?.unwrap_or_default(),
                 },
                 EffectKind::WriteJson => PendingEffect::WriteJson {
-                    record: render_record(tpl, e.record.as_ref(), &ctx).map_err(at_effect)?,
+                    record: render_record(tpl, e.record.as_ref(), ctx).map_err(at_effect)?,
                     keep: e.keep.clone(),
                 },
                 EffectKind::AppendJsonl => PendingEffect::AppendJsonl {
-                    record: render_record(tpl, e.record.as_ref(), &ctx).map_err(at_effect)?,
+                    record: render_record(tpl, e.record.as_ref(), ctx).map_err(at_effect)?,
                 },
                 EffectKind::DeleteFile => PendingEffect::DeleteFile,
                 EffectKind::Run => PendingEffect::Run {
-                    argv: render_argv(tpl, pidx, &e.argv, &ctx)?,
+                    argv: render_argv(tpl, pidx, &e.argv, ctx)?,
                     timeout_ms: e.timeout_ms,
                 },
             };
@@ -1062,21 +1103,7 @@ impl<T: Tracer> Evaluator<'_, T> {
                 effect,
             });
         }
-        Ok((
-            Contribution {
-                policy: policy.name.clone(),
-                rule: rule.id.clone(),
-                priority: rule.priority,
-                decision: rule.decision,
-                defer: rule.defer,
-                reason,
-                context,
-                message,
-                rewrite,
-                audit: false,
-            },
-            effects,
-        ))
+        Ok(effects)
     }
 }
 

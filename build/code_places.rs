@@ -46,6 +46,7 @@ const LANGS: &[(&str, &str)] = &[
     ("mysql", "Lang::Escape(Dialect::Mysql)"),
     ("sqlite", "Lang::Escape(Dialect::Sqlite)"),
     ("gdb", "Lang::Escape(Dialect::Gdb)"),
+    ("lldb", "Lang::Escape(Dialect::Lldb)"),
     ("tcl", "Lang::Escape(Dialect::Tcl)"),
     ("m4", "Lang::Escape(Dialect::M4)"),
     ("dc", "Lang::Escape(Dialect::Dc)"),

@@ -1,6 +1,6 @@
 //! The command languages of tools whose commands can reach a shell: an FTP or
 //! `ed` session's `!cmd`, psql's `\!`, mysql's `system`, sqlite's `.shell`,
-//! gdb's `shell`, Tcl's `exec`, m4's `esyscmd`, dc's `!`, gnuplot's `system`,
+//! gdb's `shell`, lldb's `platform shell`, Tcl's `exec`, m4's `esyscmd`, dc's `!`, gnuplot's `system`,
 //! rpm's `%(…)`, TeX's `\write18`, socat's `EXEC:`, screen's `stuff`, keys
 //! typed into a tmux pane, less's input preprocessor.
 //!
@@ -24,8 +24,13 @@ pub(crate) enum Dialect {
     /// sqlite3 and duckdb: `.shell cmd`, `.system cmd`, `.once |cmd`,
     /// `.output |cmd`, `.read |cmd`, `.import |cmd`.
     Sqlite,
-    /// gdb: `shell cmd`, `!cmd`, `pipe … | cmd`, `python …`.
+    /// gdb: `shell cmd`, `!cmd`, `pipe … | cmd`, `python …`, and an
+    /// expression that calls `system("cmd")` (`call`, `print`).
     Gdb,
+    /// lldb: `platform shell cmd` (and its abbreviations), `shell cmd`,
+    /// `script …` (Python, or Lua with `-l lua`), and an expression that
+    /// calls `system("cmd")` (`expression`, `p`, `call`).
+    Lldb,
     /// Tcl and expect: `exec …`, `spawn …`, `system …`, `open "|cmd"`.
     Tcl,
     /// m4: `syscmd(cmd)`, `esyscmd(cmd)`.
@@ -73,6 +78,7 @@ pub(crate) fn scan(dialect: Dialect, code: &str, words: &[String]) -> Vec<Effect
         Dialect::Mysql => mysql(code),
         Dialect::Sqlite => sqlite(code),
         Dialect::Gdb => gdb(code),
+        Dialect::Lldb => lldb(code),
         Dialect::Tcl => tcl(code),
         Dialect::M4 => m4(code),
         Dialect::Dc => dc(code),
@@ -237,7 +243,94 @@ fn gdb(code: &str) -> Vec<Effect> {
             }
         } else if let Some(py) = word_after(l, &["python", "py", "python-interactive", "pi"]) {
             out.extend(inline::scan(Lang::Python, py));
+        } else {
+            out.extend(debugger_expression(l));
         }
+    }
+    out
+}
+
+/// A debugger command line that calls one of [`DEBUGGER_EXPRESSION`]'s
+/// functions (`break system` names one, and calls nothing).
+fn debugger_expression(line: &str) -> Vec<Effect> {
+    let squeezed: String = line.chars().filter(|c| !c.is_whitespace()).collect();
+    if DEBUGGER_EXPRESSION
+        .iter()
+        .any(|(name, _)| squeezed.contains(&format!("{name}(")))
+    {
+        calls(line, DEBUGGER_EXPRESSION, &['"'])
+    } else {
+        Vec::new()
+    }
+}
+
+/// What an expression a debugger evaluates in the program may run: the C
+/// library's shell-outs (`call system("…")`, `expr (int)system("…")`).
+const DEBUGGER_EXPRESSION: &[(&str, Does)] = &[("system", Does::Shell), ("popen", Does::Shell)];
+
+/// lldb's command language. Commands and options may be abbreviated to any
+/// unique prefix (`pla sh`, `platform she`), as lldb accepts them.
+fn lldb(code: &str) -> Vec<Effect> {
+    let mut out = Vec::new();
+    for line in code.lines() {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let Some(first) = words.first() else {
+            continue;
+        };
+        let abbreviates = |w: &str, full: &str, min: usize| w.len() >= min && full.starts_with(w);
+        // `platform shell [-h] [-t SEC] [-s SHELL] [--] CMD`, `shell CMD`.
+        let shell_at = if abbreviates(first, "platform", 3)
+            && words.get(1).is_some_and(|w| abbreviates(w, "shell", 2))
+        {
+            Some(2)
+        } else if *first == "shell" {
+            Some(1)
+        } else {
+            None
+        };
+        if let Some(k) = shell_at {
+            let mut rest = &words[k..];
+            while let Some(w) = rest.first() {
+                match *w {
+                    "--" => {
+                        rest = &rest[1..];
+                        break;
+                    }
+                    "-h" | "--host" => rest = &rest[1..],
+                    "-t" | "--timeout" | "-s" | "--shell" => {
+                        rest = rest.get(2..).unwrap_or_default()
+                    }
+                    _ => break,
+                }
+            }
+            if !rest.is_empty() {
+                out.push(shell(&rest.join(" ")));
+            }
+            continue;
+        }
+        // `script [-l python|lua] [--] CODE`.
+        if abbreviates(first, "script", 3) {
+            let mut rest = &words[1..];
+            let mut lang = Lang::Python;
+            while let Some(w) = rest.first() {
+                match *w {
+                    "--" => {
+                        rest = &rest[1..];
+                        break;
+                    }
+                    "-l" | "--language" => {
+                        if rest.get(1).is_some_and(|l| l.eq_ignore_ascii_case("lua")) {
+                            lang = Lang::Lua;
+                        }
+                        rest = rest.get(2..).unwrap_or_default();
+                    }
+                    _ => break,
+                }
+            }
+            out.extend(inline::scan(lang, &rest.join(" ")));
+            continue;
+        }
+        out.extend(debugger_expression(line));
     }
     out
 }
@@ -900,6 +993,31 @@ mod tests {
             &["rm -rf ~"],
         ),
         (Dialect::Gdb, "run", &[]),
+        (Dialect::Gdb, "call system(\"rm -rf ~\")", &["rm -rf ~"]),
+        (Dialect::Gdb, "print strlen(\"system\")", &[]),
+        (Dialect::Gdb, "break system", &[]),
+        (Dialect::Lldb, "platform shell rm -rf ~", &["rm -rf ~"]),
+        (Dialect::Lldb, "pla sh -t 5 -- rm -rf ~", &["rm -rf ~"]),
+        (Dialect::Lldb, "shell id", &["id"]),
+        (
+            Dialect::Lldb,
+            "script import os; os.system('rm -rf ~')",
+            &["rm -rf ~"],
+        ),
+        (
+            Dialect::Lldb,
+            "script -l lua -- os.execute('rm -rf ~')",
+            &["rm -rf ~"],
+        ),
+        (
+            Dialect::Lldb,
+            "expr (int)system(\"rm -rf ~\")",
+            &["rm -rf ~"],
+        ),
+        (Dialect::Lldb, "run", &[]),
+        (Dialect::Lldb, "bt all", &[]),
+        (Dialect::Lldb, "platform status", &[]),
+        (Dialect::Lldb, "breakpoint set -n main", &[]),
         (Dialect::Tcl, "spawn ssh host; expect eof", &["ssh host"]),
         (
             Dialect::Tcl,

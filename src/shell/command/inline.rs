@@ -1599,10 +1599,51 @@ fn sed(script: &str) -> Vec<Effect> {
 fn vim(cmd: &str) -> Vec<Effect> {
     let mut out = Vec::new();
     let mut c = cmd.trim().trim_start_matches(':').trim_start();
+    let mut built = false;
     for prefix in ["silent!", "silent", "exe", "execute"] {
         if let Some(r) = c.strip_prefix(prefix) {
+            built |= prefix.starts_with("exe");
             c = r.trim_start();
         }
+    }
+    // An ex command whose name, or the whole of which (`:execute $X`), is
+    // only known when it runs: unknown code (`vim -c "$CMD"`).
+    if c.starts_with(MARK_UNKNOWN) || (built && c.contains(MARK_UNKNOWN)) {
+        out.push(Effect::Dynamic);
+    }
+    // The interpreters vim embeds: `:lua os.execute(…)`, `:py3 import os; …`,
+    // `:perl system(…)`, `:ruby system(…)` (`:lua=EXPR` prints the value).
+    let embedded = [
+        ("luado", Lang::Lua),
+        ("py3do", Lang::Python),
+        ("pydo", Lang::Python),
+        ("pyxdo", Lang::Python),
+        ("perldo", Lang::Perl),
+        ("rubydo", Lang::Ruby),
+        ("lua", Lang::Lua),
+        ("python3", Lang::Python),
+        ("python", Lang::Python),
+        ("pythonx", Lang::Python),
+        ("py3", Lang::Python),
+        ("pyx", Lang::Python),
+        ("py", Lang::Python),
+        ("perl", Lang::Perl),
+        ("ruby", Lang::Ruby),
+        ("rub", Lang::Ruby),
+    ];
+    for (name, lang) in embedded {
+        let Some(rest) = c.strip_prefix(name) else {
+            continue;
+        };
+        let rest = rest.strip_prefix('=').unwrap_or(rest);
+        if !rest.starts_with([' ', '\t']) && !rest.is_empty() {
+            continue;
+        }
+        if rest.contains(MARK_UNKNOWN) {
+            out.push(Effect::Dynamic);
+        }
+        out.extend(scan(lang, rest.trim()));
+        return out;
     }
     for prefix in ["r", "read", "w", "write"] {
         if let Some(r) = c.strip_prefix(prefix) {
@@ -1899,6 +1940,17 @@ mod tests {
         );
         assert_eq!(shells(Lang::Sed, "e rm -rf ~"), ["rm -rf ~"]);
         assert_eq!(shells(Lang::Vim, ":!rm -rf ~"), ["rm -rf ~"]);
+        assert_eq!(
+            shells(Lang::Vim, ":lua os.execute(\"rm -rf ~\")"),
+            ["rm -rf ~"]
+        );
+        assert_eq!(
+            shells(Lang::Vim, "py3 import os; os.system('rm -rf ~')"),
+            ["rm -rf ~"]
+        );
+        assert_eq!(shells(Lang::Vim, "perldo system('id')"), ["id"]);
+        assert!(shells(Lang::Vim, "luafile init.lua").is_empty());
+        assert!(shells(Lang::Vim, "set number").is_empty());
         assert_eq!(
             shells(Lang::AppleScript, "do shell script \"rm -rf ~\""),
             ["rm -rf ~"]

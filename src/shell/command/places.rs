@@ -203,7 +203,12 @@ impl Lang {
         match self {
             Lang::Escape(d) => matches!(
                 d,
-                Dialect::Tcl | Dialect::M4 | Dialect::Dc | Dialect::Gnuplot | Dialect::Gdb
+                Dialect::Tcl
+                    | Dialect::M4
+                    | Dialect::Dc
+                    | Dialect::Gnuplot
+                    | Dialect::Gdb
+                    | Dialect::Lldb
             ),
             Lang::Sh | Lang::Bash | Lang::Inline(_) | Lang::PowerShell => true,
             _ => false,

@@ -11,7 +11,12 @@
 //! characters as it leaves to its wildcards: `.e*` writes `.e` of `.env` and
 //! leaves `nv`; `*.pem` writes `.pem`; `~/.ssh/*` leaves only what the list's
 //! own `**` leaves; `*.json` writes `.json` but leaves `credentials`, so it
-//! does not name `credentials.json`. A name that starts with `.` and is
+//! does not name `credentials.json`. At a tie (as many written as left), a
+//! pattern that also writes characters of its own, where the list pattern has
+//! a wildcard, names a family of its own: `image.E??` writes `.e` of `*.env`
+//! and leaves `nv`, but its `image` is what it chose (EnCase's `image.E01`…),
+//! and `multiple_json_file_*.json` is not after `*_secret.json`; `.e*` and
+//! `id_*` write nothing else, so what they narrow to is the secret. A name that starts with `.` and is
 //! wildcards after it (`.*`, `.??*`, `.[^.]*`) names every hidden file: the
 //! dot is what chooses them, because bash's wildcards never match a leading
 //! dot.
@@ -372,7 +377,7 @@ pub fn names(shell: &ShellPattern, list: &ListPattern) -> bool {
         alt.last
             .as_deref()
             .is_none_or(|name| shell.last_may_be(name))
-            && score(shell, &alt.toks).is_some_and(|s| s <= 0)
+            && score(shell, &alt.toks).is_some_and(|s| s <= (0, 0))
     })
 }
 
@@ -438,15 +443,18 @@ fn accepts(t: &Tok, c: char) -> bool {
 }
 
 /// The lowest (wildcard-taken fixed characters − written fixed characters)
-/// over the paths both accept, or `None` when they share none.
-fn score(sp: &ShellPattern, e: &[Tok]) -> Option<i32> {
+/// over the paths both accept, then, among those, the fewest characters the
+/// shell pattern writes where the list pattern has a wildcard of a name (`*`,
+/// `?`, `[…]`: `image` of `image.E??` against `*.env`); `None` when they share
+/// no path.
+fn score(sp: &ShellPattern, e: &[Tok]) -> Option<(i32, i32)> {
     let p = &sp.toks;
     let (n, m) = (p.len(), e.len());
-    const INF: i32 = i32::MAX / 2;
+    const INF: (i32, i32) = (i32::MAX / 2, 0);
     // best[i][j][s]: s = at the start of a name.
     let idx = |i: usize, j: usize, s: usize| (i * (m + 1) + j) * 2 + s;
     let mut best = vec![INF; (n + 1) * (m + 1) * 2];
-    best[idx(0, 0, 1)] = 0;
+    best[idx(0, 0, 1)] = (0, 0);
     for i in 0..=n {
         for j in 0..=m {
             for s in [1usize, 0] {
@@ -454,18 +462,20 @@ fn score(sp: &ShellPattern, e: &[Tok]) -> Option<i32> {
                 if v >= INF {
                     continue;
                 }
-                let relax = |i2: usize, j2: usize, s2: usize, w: i32, best: &mut Vec<i32>| {
-                    let k = idx(i2, j2, s2);
-                    if v + w < best[k] {
-                        best[k] = v + w;
-                    }
-                };
+                let relax =
+                    |i2: usize, j2: usize, s2: usize, w: (i32, i32), best: &mut Vec<(i32, i32)>| {
+                        let k = idx(i2, j2, s2);
+                        let to = (v.0 + w.0, v.1 + w.1);
+                        if to < best[k] {
+                            best[k] = to;
+                        }
+                    };
                 // Empty runs.
                 if i < n && matches!(p[i], Tok::Star | Tok::Deep) {
-                    relax(i + 1, j, s, 0, &mut best);
+                    relax(i + 1, j, s, (0, 0), &mut best);
                 }
                 if j < m && matches!(e[j], Tok::Star | Tok::Deep) {
-                    relax(i, j + 1, s, 0, &mut best);
+                    relax(i, j + 1, s, (0, 0), &mut best);
                 }
                 if i == n || j == m {
                     continue;
@@ -485,13 +495,16 @@ fn score(sp: &ShellPattern, e: &[Tok]) -> Option<i32> {
                 let comp = sp.comp[i];
                 let p_wild = !matches!(pt, Tok::Lit(_));
                 let e_lit = matches!(et, Tok::Lit(_));
-                let w = if e_lit && p_wild && !sp.every_hidden[comp] {
+                let fixed = if e_lit && p_wild && !sp.every_hidden[comp] {
                     1
                 } else if e_lit && !p_wild && sp.chosen[comp] && *pt != Tok::Lit('/') {
                     -1
                 } else {
                     0
                 };
+                let own =
+                    i32::from(!p_wild && sp.chosen[comp] && matches!(et, Tok::Star | Tok::One(_)));
+                let w = (fixed, own);
                 // A `/`.
                 if accepts(pt, '/') && accepts(et, '/') && (pi, ej) != (i, j) {
                     relax(pi, ej, 1, w, &mut best);
@@ -566,6 +579,9 @@ mod tests {
             ("/p/.[!.]*", ".npmrc"),
             ("/p/.g*", "/p/.git"),
             ("/p/…", "/p/**"),
+            // a tie that writes nothing but the secret's characters
+            ("/p/*.e*", "*.env"),
+            ("/p/_*.json", "*_secret.json"),
         ] {
             assert!(named(shell, list), "{shell} should name {list}");
         }
@@ -593,6 +609,14 @@ mod tests {
             ("/p/build/.??*", "/p/.git"),
             ("/p/*.log", "/p/.git"),
             ("/p/…", ".env"),
+            // a tie where the pattern also writes a name of its own
+            ("/p/data/image.E??", "*.env"),
+            ("/p/data/prod.e*", "*.env"),
+            (
+                "/p/path/to/multiple_json_file_*.json",
+                "*_secret.{yaml,yml,json}",
+            ),
+            ("/p/backup_*.json", "*_secret.json"),
         ] {
             assert!(!named(shell, list), "{shell} should not name {list}");
         }

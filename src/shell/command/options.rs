@@ -15,7 +15,8 @@ use crate::shell::value::{Piece, Sym, Value};
 pub enum Slot<'a> {
     /// An option (`-i`, `--key`, `-key`) or a keyword (`private-key`): the next
     /// word is its value; `--key=V` and, for a one-letter option, `-iV` carry
-    /// it glued.
+    /// it glued. A long option may be a family: `*` stands for one or more
+    /// characters of the name (`--*-key`: `--zfs-key`, `--server-key`).
     Option(&'a str),
     /// A word prefix (`of=`): the rest of a word that starts with it.
     Prefix(&'a str),
@@ -80,7 +81,11 @@ pub fn find(c: &SimpleCommand, slots: &[Slot<'_>]) -> Found {
     let mut after_dashdash = false;
     let mut next_is_value = false;
     let mut operand_at = 0usize;
-    let is_option = |a: &str| slots.contains(&Slot::Option(a));
+    let is_option = |a: &str| {
+        slots
+            .iter()
+            .any(|s| matches!(s, Slot::Option(o) if option_is(o, a)))
+    };
     for (i, a) in c.args.iter().enumerate() {
         if !after_dashdash && a == "--" {
             after_dashdash = true;
@@ -156,9 +161,9 @@ pub fn find(c: &SimpleCommand, slots: &[Slot<'_>]) -> Found {
 pub fn has_option(c: &SimpleCommand, option: &str) -> bool {
     let short = option.len() == 2 && !option.starts_with("--");
     c.args.iter().take_while(|a| *a != "--").any(|a| {
-        a == option
-            || a.strip_prefix(option)
-                .is_some_and(|rest| rest.starts_with('='))
+        option_is(option, a)
+            || a.split_once('=')
+                .is_some_and(|(name, _)| option_is(option, name))
             || (short && a.len() > 2 && !a.starts_with("--") && {
                 let letters = &a[1..];
                 letters.chars().all(|ch| ch.is_ascii_alphanumeric())
@@ -264,7 +269,8 @@ fn ends_cluster(flag: &str, slots: &[Slot<'_>]) -> bool {
 fn glued_at(flag: &str, slots: &[Slot<'_>]) -> Option<usize> {
     if let Some((name, _)) = flag.split_once('=') {
         return slots
-            .contains(&Slot::Option(name))
+            .iter()
+            .any(|s| matches!(s, Slot::Option(o) if option_is(o, name)))
             .then_some(name.len() + 1);
     }
     if flag.starts_with("--") || flag.len() <= 2 {
@@ -272,6 +278,40 @@ fn glued_at(flag: &str, slots: &[Slot<'_>]) -> Option<usize> {
     }
     let short = flag.get(..2)?;
     slots.contains(&Slot::Option(short)).then_some(2)
+}
+
+/// Is the word `a` the option `pattern` names: the same word, or, for a long
+/// option with `*` in it (`--*-key`), one whose name has one or more
+/// characters (no `=`) where each `*` stands?
+fn option_is(pattern: &str, a: &str) -> bool {
+    if pattern == a {
+        return true;
+    }
+    if !pattern.starts_with("--") || !pattern.contains('*') || a.contains('=') {
+        return false;
+    }
+    let mut parts = pattern.split('*');
+    let Some(mut rest) = parts.next().and_then(|first| a.strip_prefix(first)) else {
+        return false;
+    };
+    let parts: Vec<&str> = parts.collect();
+    for (k, part) in parts.iter().enumerate() {
+        let last = k + 1 == parts.len();
+        // At least one character for the `*`, then the next fixed part: the
+        // last one at the end of the word, the others at their first place.
+        let found = match last {
+            true => rest
+                .len()
+                .checked_sub(part.len())
+                .filter(|at| *at >= 1 && rest.ends_with(part)),
+            false => rest.get(1..).and_then(|r| r.find(part)).map(|at| at + 1),
+        };
+        let Some(at) = found else {
+            return false;
+        };
+        rest = &rest[at + part.len()..];
+    }
+    true
 }
 
 /// `512`, `4M`, `1GiB`, `0x200`: a number, never a path.
@@ -366,6 +406,33 @@ mod tests {
         ] {
             assert!(!options_only(&c(cmd), &allowed), "{cmd}");
         }
+    }
+
+    #[test]
+    fn a_family_of_long_options_is_named_with_a_star() {
+        assert_eq!(
+            places(
+                "grub-mount --zfs-key /data/zfs.key /dev/sdb /mnt",
+                "--*-key"
+            ),
+            ["/data/zfs.key"]
+        );
+        assert_eq!(places("x --server-key=s.key y", "--*-key"), ["s.key"]);
+        assert_eq!(
+            places("x --sign-key-file k.pem y", "--*-key-file"),
+            ["k.pem"]
+        );
+        // the star stands for at least one character; the rest is fixed
+        assert!(places("x --key k.pem y", "--*-key").is_empty());
+        assert!(places("x --keys k.pem", "--*-key").is_empty());
+        assert!(places("x --zfs-keyring k", "--*-key").is_empty());
+        assert!(places("x -zfs-key k", "--*-key").is_empty());
+        assert!(places("x --a-b-c k", "--*-*-c").len() == 1);
+        let c = |cmd: &str| crate::shell::command::parse(cmd).unwrap().remove(0);
+        assert!(has_option(&c("gpg --export-key k"), "--export-*"));
+        assert!(has_option(&c("x --print-key=k"), "--print-*"));
+        assert!(!has_option(&c("x --printer k"), "--print-*"));
+        assert!(!has_option(&c("x -- --print-key k"), "--print-*"));
     }
 
     #[test]

@@ -2012,6 +2012,9 @@ impl Extractor {
                         Some(Written::Unknown) => Some(None),
                         None => None,
                     };
+                    let has_input = link.here.is_some()
+                        || !matches!(link.stdin, Input::None)
+                        || link.redirects.iter().any(|r| r.op == RedirectOp::Read);
                     if let Some(r) = crate::shell::powershell::from_bash(
                         &prog,
                         &arg_values,
@@ -2019,6 +2022,7 @@ impl Extractor {
                         &v,
                         off,
                         &written,
+                        has_input,
                     ) {
                         let (code, mut cmds) = r?;
                         if let Some(code) = code {

@@ -657,7 +657,10 @@ pub(crate) fn classify(prog: &str, args: &[String]) -> Action {
             super::container::run(args).unwrap_or(Action::None)
         }
         "find" => find(args),
-        "unbuffer" | "caffeinate" | "fakeroot" | "proxychains" | "proxychains4" | "torsocks"
+        // fakeroot(1): `-l LIB`/`--lib LIB`, `--faked BIN`, `-s FILE`, `-i FILE`
+        // and `-b FD` take a value; `-u` (`--unknown-is-real`) takes none.
+        "fakeroot" => exec(args, opts(args, "lsib", &["lib", "faked"]).next),
+        "unbuffer" | "caffeinate" | "proxychains" | "proxychains4" | "torsocks"
         | "dbus-run-session" | "catchsegv" | "firejail" | "npx" | "bunx" | "pnpx" | "uvx" => exec(
             args,
             opts(

@@ -128,6 +128,8 @@ pub type FromBash = (Option<Code>, Vec<SimpleCommand>);
 /// `powershell -EncodedCommand …`, `cmd /c …`, `cmd //c …` in Git Bash):
 /// where its code comes from and the commands it runs (with `via` and the
 /// carrier's offset and directory). `None` when `prog` is not one.
+/// `has_input`: the command's standard input is a pipe, a redirection or a
+/// here-document (a shell with no command runs it).
 ///
 /// # Errors
 /// As [`parse`], for the code it runs.
@@ -138,6 +140,7 @@ pub fn from_bash(
     via: &[String],
     offset: usize,
     written: &dyn Fn(&str) -> Option<Option<String>>,
+    has_input: bool,
 ) -> Option<Result<FromBash, ParseError>> {
     // A word whose value is not known is marked, so code made of it is dynamic.
     const UNKNOWN: &str = "\u{E013}";
@@ -219,7 +222,12 @@ pub fn from_bash(
             // command through other quoting (about_Pwsh): its text is read as
             // any inline code, judged by what it does.
             Cli::Decoded(Some(text)) => run(&mut a, &text, Code::Inline, None),
-            Cli::Decoded(None) | Cli::Stdin | Cli::Interactive => Ok(Some(Code::Dynamic)),
+            Cli::Decoded(None) | Cli::Stdin => Ok(Some(Code::Dynamic)),
+            // No command: an interactive shell, as a bare `bash` is; given
+            // input (a pipe, a redirection, a here-string), that input is its
+            // code, which this analysis does not read.
+            Cli::Interactive if !has_input => Ok(None),
+            Cli::Interactive => Ok(Some(Code::Dynamic)),
             Cli::File => {
                 let script = words.iter().find(|w| {
                     let l = w.to_ascii_lowercase();

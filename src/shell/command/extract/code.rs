@@ -211,9 +211,17 @@ impl Extractor {
                 let sh = match value.strip_prefix('!') {
                     Some(sh) => sh.to_string(),
                     // A helper given by path runs as a program, by name as
-                    // `git credential-NAME`; an alias that is a git command
+                    // `git credential-NAME` (its options may name paths:
+                    // `store --file ~/.creds`); an alias that is a git command
                     // line runs when called (see `places::Source::GitAlias`).
-                    None if lang == Lang::GitHelper && value.contains('/') => value.to_string(),
+                    None if lang == Lang::GitHelper
+                        && value
+                            .split_whitespace()
+                            .next()
+                            .is_some_and(|name| name.contains('/')) =>
+                    {
+                        value.to_string()
+                    }
                     None if lang == Lang::GitHelper => format!("git credential-{value}"),
                     None => return Ok(()),
                 };

@@ -532,6 +532,12 @@ pub fn paths_from_commands(cmds: &[SimpleCommand], ps: &PathSelector, ctx: &Ctx)
                 if skipped && !redirect {
                     continue;
                 }
+                if w.listed
+                    .as_ref()
+                    .is_some_and(|l| l.unless_folder && is_folder(&l.into, c, ctx))
+                {
+                    continue;
+                }
                 if let Some(listed) = w
                     .listed
                     .as_ref()
@@ -650,6 +656,19 @@ pub fn paths_from_commands(cmds: &[SimpleCommand], ps: &PathSelector, ctx: &Ctx)
         }
     }
     out
+}
+
+/// Is `v` (every place it may be) a folder on disk now? A tree moved or
+/// copied there lands inside it (`mv x.ts /tmp/`: `/tmp/x.ts`), not as it.
+fn is_folder(v: &ShellValue, c: &SimpleCommand, ctx: &Ctx) -> bool {
+    let places = shell_targets(v, c, ctx, true, false);
+    !places.is_empty()
+        && places.iter().all(|t| {
+            t.pattern.is_none()
+                && t.path.starts_with('/')
+                && !t.classes.has(reach::Class::Unknown)
+                && std::path::Path::new(&t.path).is_dir()
+        })
 }
 
 /// The places a table of options (`skip_options`, `written_through`) names in

@@ -80,6 +80,9 @@ struct Case {
     new_string: Option<String>,
     /// The event's cwd (default: the project).
     cwd: Option<String>,
+    /// The project folder (default `/home/dev/myproj`): a project in a temp
+    /// folder (`/tmp/work`) is judged where it is.
+    project: Option<String>,
     expect: Expect,
     why: String,
     /// A known gap: "needs <feature>".
@@ -124,6 +127,8 @@ struct Prepared {
     event: Value,
     /// The machine is Windows (see `Case::windows`).
     windows: bool,
+    /// The project folder, when not the default (see `Case::project`).
+    project: Option<String>,
 }
 
 /// One family: a corpus file.
@@ -213,6 +218,7 @@ fn load(path: &Path, problems: &mut Vec<String>) -> Family {
                     todo: c.todo,
                     event,
                     windows: c.windows,
+                    project: c.project.clone(),
                 });
             }
             Err(e) => problems.push(format!("{location}: {e}")),
@@ -230,6 +236,7 @@ fn prepare(c: &Case) -> Result<(String, bool, Value), String> {
     let cwd = c
         .cwd
         .as_deref()
+        .or(c.project.as_deref())
         .unwrap_or(if c.windows { WIN_PROJECT } else { PROJECT });
     let mut shown = String::new();
     let (command, tool) = match (&c.command, &c.powershell) {
@@ -279,6 +286,9 @@ fn prepare(c: &Case) -> Result<(String, bool, Value), String> {
     };
     if let Some(cwd) = &c.cwd {
         let _ = write!(shown, "  (cwd {cwd})");
+    }
+    if let Some(project) = &c.project {
+        let _ = write!(shown, "  (project {project})");
     }
     if c.windows {
         shown.push_str("  (Windows)");
@@ -445,14 +455,17 @@ fn discovery(pack: Option<&str>) -> Discovery {
     }
 }
 
-fn evaluate(d: &Discovery, event: &Value, windows: bool) -> Outcome {
+fn evaluate(d: &Discovery, event: &Value, windows: bool, project: Option<&str>) -> Outcome {
     let mut env = BTreeMap::new();
     if windows {
         env.insert("USERPROFILE".to_string(), WIN_HOME.to_string());
         env.insert("CLAUDE_PROJECT_DIR".to_string(), WIN_PROJECT.to_string());
     } else {
         env.insert("HOME".to_string(), HOME.to_string());
-        env.insert("CLAUDE_PROJECT_DIR".to_string(), PROJECT.to_string());
+        env.insert(
+            "CLAUDE_PROJECT_DIR".to_string(),
+            project.unwrap_or(PROJECT).to_string(),
+        );
     }
     let bytes = serde_json::to_vec(event).expect("event serialises");
     let (answer, decision) = in_process(
@@ -546,7 +559,7 @@ fn run_families(title: &str, d: &Discovery, families: &[Family]) -> usize {
     for fam in families {
         let mut score = Score::default();
         for case in &fam.cases {
-            let out = evaluate(d, &case.event, case.windows);
+            let out = evaluate(d, &case.event, case.windows, case.project.as_deref());
             let g = grade(case.expect, &out.verdict);
             score.add(g, case.todo.is_some());
             let by = if out.determined_by.is_empty() {

@@ -71,6 +71,9 @@ pub struct Listing {
     /// The `--transform` expressions that rewrite each name first (known to
     /// apply: see [`super::transform::Transform::parse`]).
     pub rename: Vec<String>,
+    /// The tree lands at `into` only when `into` is no folder on disk (`mv
+    /// SRC DST`: into `DST/SRC` when `DST` is a folder, as `DST` when not).
+    pub unless_folder: bool,
 }
 
 impl Listing {
@@ -232,9 +235,15 @@ pub fn writes(c: &SimpleCommand) -> Vec<Write> {
                 } else {
                     Vec::new()
                 };
-                for into in roots.iter().cloned() {
+                for (into, unless_folder) in roots.iter().cloned() {
+                    // Unread (no such tree on disk): the root lands there
+                    // itself (a file moved is all its tree), entries below.
+                    let mut unread = into.clone();
+                    for s in below(&into).0 {
+                        unread.add(s);
+                    }
                     listed.push(Write {
-                        value: below(&into),
+                        value: unread,
                         by_name: false,
                         below: false,
                         through_links: false,
@@ -245,6 +254,7 @@ pub fn writes(c: &SimpleCommand) -> Vec<Write> {
                             strip: 0,
                             absolute: false,
                             rename: Vec::new(),
+                            unless_folder,
                         }),
                     });
                 }
@@ -318,12 +328,12 @@ pub fn writes(c: &SimpleCommand) -> Vec<Write> {
 /// does not exist yet: `dst` itself):
 /// * `cp -r`, `mv`, `scp -r`: `dst/base` when `dst` is a folder (always with
 ///   `-t` or several sources), `dst` when it is not (`-T`); both when the
-///   disk decides. `SRC/.` lands in `dst`; so does `SRC/` on BSD and macOS.
+///   disk decides (then `dst` itself is marked [`Listing::unless_folder`]). `SRC/.` lands in `dst`; so does `SRC/` on BSD and macOS.
 /// * `rsync`: `SRC/` and `SRC/.` land in `dst`, `SRC` in `dst/base`.
 /// * `ditto`: the contents of `SRC` land in `dst`.
 ///
 /// None when `src` is not a known text (its name cannot be told).
-fn tree_roots(c: &SimpleCommand, src: &Value, dst: &Value, sources: usize) -> Vec<Value> {
+fn tree_roots(c: &SimpleCommand, src: &Value, dst: &Value, sources: usize) -> Vec<(Value, bool)> {
     let Some(text) = tail_text(src) else {
         return Vec::new();
     };
@@ -341,16 +351,16 @@ fn tree_roots(c: &SimpleCommand, src: &Value, dst: &Value, sources: usize) -> Ve
             .unwrap_or_default();
         (!name.is_empty() && name != "." && name != "..").then(|| name.to_string())
     };
-    let mut roots = Vec::new();
-    let mut add = |v: Value| {
-        if !roots.contains(&v) {
-            roots.push(v);
+    let mut roots: Vec<(Value, bool)> = Vec::new();
+    let mut add = |v: Value, unless_folder: bool| {
+        if !roots.iter().any(|(r, _)| *r == v) {
+            roots.push((v, unless_folder));
         }
     };
     if program_is(p, "rsync") {
         match base {
-            Some(b) if !contents && !slash => add(join(dst, &b)),
-            _ => add(dst.clone()),
+            Some(b) if !contents && !slash => add(join(dst, &b), false),
+            _ => add(dst.clone(), false),
         }
         return roots;
     }
@@ -358,12 +368,16 @@ fn tree_roots(c: &SimpleCommand, src: &Value, dst: &Value, sources: usize) -> Ve
     let no_folder = flag("-T") || flag("--no-target-directory");
     match base {
         Some(b) if !contents && !no_folder => {
-            add(join(dst, &b));
-            if !into_folder || slash {
-                add(dst.clone());
+            add(join(dst, &b), false);
+            // (a source's trailing `/` means its contents for cp on BSD and
+            // macOS, wherever `dst` is; mv moves the folder itself)
+            if slash && !program_is(p, "mv") {
+                add(dst.clone(), false);
+            } else if !into_folder {
+                add(dst.clone(), true);
             }
         }
-        _ => add(dst.clone()),
+        _ => add(dst.clone(), false),
     }
     roots
 }
@@ -472,6 +486,7 @@ fn filled_folders(c: &SimpleCommand) -> Vec<Filled> {
                 strip: 0,
                 absolute: false,
                 rename: Vec::new(),
+                unless_folder: false,
             }),
             None => Filled::Below(dir),
         }];
@@ -529,6 +544,7 @@ fn filled_folders(c: &SimpleCommand) -> Vec<Filled> {
                 strip: 0,
                 absolute: false,
                 rename: Vec::new(),
+                unless_folder: false,
             }),
             None => Filled::Below(dir),
         }];
@@ -687,6 +703,7 @@ fn tar(c: &SimpleCommand) -> Vec<Filled> {
                 strip,
                 absolute,
                 rename,
+                unless_folder: false,
             }),
             _ => unknown(),
         }];
@@ -801,6 +818,7 @@ fn git_writes(
                         strip: 0,
                         absolute: false,
                         rename: Vec::new(),
+                        unless_folder: false,
                     }),
                 });
             }

@@ -440,16 +440,22 @@ impl Expander<'_> {
             ParamOp::Required => {
                 known.unwrap_or_else(|| Got::One(Value::unknown(&format!("${}", p.name))))
             }
-            // The named variable's value, when the name is known text.
             // The named variable's value, when the name is known text; each
             // alternative's (`for v in PATH HOME; do … ${!v}`).
             ParamOp::Indirect => {
+                let known_unset = known.is_none() && !self.state.vars.contains_key(&p.name);
                 let names: Option<Vec<String>> = known.map(one).and_then(|v| {
                     v.0.iter()
                         .map(|s| s.literal().filter(|n| super::env_values::is_name(n)))
                         .collect()
                 });
                 match names {
+                    // A name the line never set (`echo ${!variable}`): one
+                    // variable the environment names, unknown as `printenv
+                    // "$X"` is; not every variable, as a name read from
+                    // input or a command's output may be (`compgen -v |
+                    // while read v; do echo ${!v}; done`).
+                    _ if known_unset => Got::One(Value::unknown(&format!("${{!{}}}", p.name))),
                     Some(names) if !names.is_empty() => {
                         let mut alternatives = Vec::new();
                         for n in names {

@@ -660,8 +660,18 @@ pub(crate) fn classify(prog: &str, args: &[String]) -> Action {
         // fakeroot(1): `-l LIB`/`--lib LIB`, `--faked BIN`, `-s FILE`, `-i FILE`
         // and `-b FD` take a value; `-u` (`--unknown-is-real`) takes none.
         "fakeroot" => exec(args, opts(args, "lsib", &["lib", "faked"]).next),
-        "unbuffer" | "caffeinate" | "proxychains" | "proxychains4" | "torsocks"
-        | "dbus-run-session" | "catchsegv" | "firejail" | "npx" | "bunx" | "pnpx" | "uvx" => exec(
+        // Each wrapper's own options that take a value: unbuffer(1) has none
+        // (`-p` reads the pipeline), caffeinate(8) `-t SECONDS` and `-w PID`,
+        // proxychains `-f FILE` (`-q` is quiet), torsocks(1) `-u`, `-p`,
+        // `-a`, `-P` and their long names.
+        "unbuffer" | "catchsegv" => exec(args, opts(args, "", &[]).next),
+        "caffeinate" => exec(args, opts(args, "tw", &[]).next),
+        "proxychains" | "proxychains4" => exec(args, opts(args, "f", &[]).next),
+        "torsocks" => exec(
+            args,
+            opts(args, "upaP", &["user", "pass", "address", "port"]).next,
+        ),
+        "dbus-run-session" | "firejail" | "npx" | "bunx" | "pnpx" | "uvx" => exec(
             args,
             opts(
                 args,

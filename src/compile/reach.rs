@@ -829,7 +829,9 @@ pub fn event_cwd(event: &Event) -> Option<&str> {
 /// are followed by the commands they certainly run
 /// ([`crate::shell::command::add_script_code`]), and `git` commands by what
 /// their repository's configuration runs
-/// ([`crate::shell::command::add_repository_code`]), `cargo` commands by
+/// ([`crate::shell::command::add_repository_code`]), a `git push` that names
+/// no branch by the one it pushes
+/// ([`crate::shell::command::name_push_refspecs`]), `cargo` commands by
 /// the programs their `.cargo/config.toml` names
 /// ([`crate::shell::command::add_cargo_config_code`]; `cwd` is the event's).
 pub fn parse_shell(
@@ -865,6 +867,7 @@ pub fn parse_shell(
             if let Some(cwd) = cwd {
                 crate::shell::command::add_script_code(&mut cmds, cwd);
                 crate::shell::command::add_repository_code(&mut cmds, cwd);
+                crate::shell::command::name_push_refspecs(&mut cmds, cwd);
                 crate::shell::command::add_cargo_config_code(&mut cmds, cwd);
                 crate::shell::command::add_startup_code(&mut cmds, cwd);
             }

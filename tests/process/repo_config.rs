@@ -230,3 +230,71 @@ fn a_configuration_named_by_the_command_runs_as_the_commands_it_names() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// (the branch checked out, the repository's configuration, the command,
+/// the decision): a `git push` that names no branch pushes the current one
+/// to its upstream, and is judged as if it named them (issue 30, cause 6).
+const PUSH_CASES: &[(&str, Config, &str, &str)] = &[
+    ("main", &[], "git push --force", "deny"),
+    ("main", &[], "git push -f", "deny"),
+    ("main", &[], "git push --force-with-lease", "deny"),
+    ("master", &[], "git push --force origin", "deny"),
+    ("develop", &[], "git push -f upstream", "deny"),
+    (
+        "feature/x",
+        &[("branch.feature/x.merge", "refs/heads/main")],
+        "git push --force-with-lease",
+        "deny",
+    ),
+    (
+        "feature/x",
+        &[("remote.pushDefault", "fork")],
+        "git push --force-with-lease",
+        "allow",
+    ),
+    ("feature/x", &[], "git push --force-with-lease", "allow"),
+    ("feature/x", &[], "git push -f", "ask"),
+    ("feature/x", &[], "git push", "allow"),
+    ("main", &[], "git push", "allow"),
+    (
+        "main",
+        &[],
+        "git push --force-with-lease --dry-run",
+        "allow",
+    ),
+    ("main", &[], "git push --force origin feature/x", "ask"),
+    ("feature/x", &[], "git push --force --all", "deny"),
+    ("feature/x", &[], "cd /tmp && git push --force", "ask"),
+];
+
+#[test]
+fn a_push_that_names_no_branch_is_judged_by_the_branch_it_pushes() {
+    let probe = tempfile::tempdir().unwrap();
+    if !git(probe.path(), &["--version"]) {
+        eprintln!("SKIPPED: no git on PATH");
+        return;
+    }
+    let mut failures = Vec::new();
+    for (branch, config, command, want) in PUSH_CASES {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = tmp.path().join("home/dev");
+        let project = home.join("proj");
+        std::fs::create_dir_all(&project).unwrap();
+        assert!(git(&project, &["init", "-q", "."]), "git init");
+        let head = format!("refs/heads/{branch}");
+        assert!(
+            git(&project, &["symbolic-ref", "HEAD", &head]),
+            "symbolic-ref"
+        );
+        for (k, v) in *config {
+            assert!(git(&project, &["config", k, v]), "git config {k} {v}");
+        }
+        let got = decide(&home, &project, &project, command);
+        if got != *want {
+            failures.push(format!(
+                "on {branch} {config:?}: `{command}`: want {want}, got {got}"
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

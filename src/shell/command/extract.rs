@@ -138,6 +138,29 @@ impl Cx<'_> {
     }
 }
 
+/// Programs that decode or unscramble text (`base64 -d`, `xxd -r`, `rev`,
+/// `tr` for rot13, `openssl enc -d`, decompressors): what they print as a
+/// command word hides the command from a reader.
+const DECODERS: &[&str] = &[
+    "base64", "gbase64", "base32", "basenc", "xxd", "openssl", "rev", "tr", "uudecode", "gunzip",
+    "zcat", "gzip", "bzip2", "bunzip2", "xz", "unxz", "zstd", "brotli",
+];
+
+/// Is the last path component of a program word (its name) made of a
+/// command substitution's output (`$(…)`, `` `…` ``) in some alternative?
+fn name_from_output(v: &Value) -> bool {
+    v.0.iter().any(|s| {
+        let start =
+            s.0.iter()
+                .rposition(|p| matches!(p, Piece::Text(t) | Piece::Glob(t) if t.contains('/')))
+                .map_or(0, |k| k + 1);
+        s.0.get(start..)
+            .unwrap_or_default()
+            .iter()
+            .any(|p| matches!(p, Piece::Unknown(l) if l.starts_with("$(…)")))
+    })
+}
+
 /// What a command's standard input is, as far as the analysis knows.
 #[derive(Clone)]
 enum Input {
@@ -1019,9 +1042,20 @@ impl Extractor {
         }
         let mut fields = Vec::new();
         let mut word_outs = Vec::with_capacity(words.len());
-        for w in words {
+        // The command word is text a decoder printed (`$(echo … | base64 -d)`):
+        // code hidden behind an encoding, whatever it decodes to.
+        let mut word_decoded = false;
+        for (k, w) in words.iter().enumerate() {
             let first = self.out.len();
             let outs = self.outputs(w, cx)?;
+            if k == 0 {
+                word_decoded = self.out.get(first..).unwrap_or_default().iter().any(|sc| {
+                    sc.via.len() == cx.via.len() + 1
+                        && sc.via.starts_with(&cx.via)
+                        && sc.via.last().is_some_and(|l| is_substitution(l))
+                        && DECODERS.contains(&sc.program.as_str())
+                });
+            }
             substituted.push((first..self.out.len(), w));
             fields.extend(self.expand_word(w, &outs));
             word_outs.push(outs);
@@ -1030,6 +1064,15 @@ impl Extractor {
             .first()
             .map(|f| basename(&f.text).to_string())
             .unwrap_or_default();
+        // (`eval "$(tool init)"` reads its own word again: the rules about
+        // shells judge what eval runs.)
+        let name_printed = cx.via.last().is_none_or(|l| l != "eval")
+            && words.first().is_some_and(|w| {
+                w.subs
+                    .iter()
+                    .any(|s| matches!(s.kind, SubKind::Dollar | SubKind::Backtick))
+            })
+            && fields.first().is_some_and(|f| name_from_output(&f.value));
         for (range, w) in substituted {
             self.output_read_by(range, &cx.via, std::slice::from_ref(&reader), Some(&w.text));
         }
@@ -1265,6 +1308,25 @@ impl Extractor {
             c.depth,
             false,
         )?;
+        // The program's own name is what a program prints (`$(curl …)`,
+        // `$(cat cmd.txt) x`, `/usr/bin/$(…)`), not a folder before a name
+        // (`$(npm bin)/eslint`): unknown code, whatever its arguments. (Text
+        // `eval` runs is judged by the rules about shells.)
+        let code = if word_decoded {
+            Some(Code::Decoded)
+        } else if name_printed {
+            Some(Code::Dynamic)
+        } else {
+            None
+        };
+        if let Some(code) = code {
+            let mut top = self.out.get_mut(mark..).unwrap_or_default().iter_mut();
+            if let Some(sc) = top.find(|sc| sc.via == cx.via) {
+                if sc.code.is_none() && (code == Code::Decoded || sc.program_unknown) {
+                    sc.code = Some(code);
+                }
+            }
+        }
         let made: Vec<MadeLink> = self
             .out
             .get(mark..)
@@ -1743,6 +1805,19 @@ impl Extractor {
                 (Value::one(Sym::piece(Piece::Env("USER".into()))), false)
             }
             "which" | "command" | "type" => {
+                let name = texts.iter().rev().find(|a| !a.starts_with('-'))?;
+                (Value::text(&format!("/usr/bin/{}", basename(name))), false)
+            }
+            // Version managers and toolchains that print the path of the
+            // program they are asked about (`$(pyenv which python) -m pytest`).
+            "pyenv" | "rbenv" | "nodenv" | "goenv" | "jenv" | "plenv" | "asdf" | "mise" | "rtx"
+            | "rustup"
+                if texts.first() == Some(&"which") =>
+            {
+                let name = texts.iter().skip(1).rev().find(|a| !a.starts_with('-'))?;
+                (Value::text(&format!("/usr/bin/{}", basename(name))), false)
+            }
+            "xcrun" if texts.iter().any(|a| matches!(*a, "-f" | "--find")) => {
                 let name = texts.iter().rev().find(|a| !a.starts_with('-'))?;
                 (Value::text(&format!("/usr/bin/{}", basename(name))), false)
             }

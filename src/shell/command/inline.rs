@@ -132,6 +132,7 @@ pub(crate) fn scan(lang: Lang, code: &str) -> Vec<Effect> {
 /// What `code` in `lang` does, when the interpreter prints the value of the
 /// code (`node -p`) or not.
 pub(crate) fn scan_printing(lang: Lang, code: &str, prints_result: bool) -> Vec<Effect> {
+    let _scope = Bindings::enter(lang, code);
     let mut out = match lang {
         Lang::Sed => sed(code),
         Lang::Vim => vim(code),
@@ -208,6 +209,9 @@ fn literal_at(lang: Lang, src: &[char], i: usize) -> Option<(Sym, usize)> {
                 if let Some(h) = home {
                     sym.push(Piece::Home);
                     k += h.chars().count();
+                } else if let Some((v, len)) = interpolated_variable(lang, src, k) {
+                    sym.extend(&single(v));
+                    k += len;
                 } else if src
                     .get(k + 1)
                     .is_some_and(|c| c.is_alphanumeric() || *c == '_' || *c == '{')
@@ -257,6 +261,29 @@ fn literal_at(lang: Lang, src: &[char], i: usize) -> Option<(Sym, usize)> {
             }
         }
     }
+}
+
+/// A variable the code bound, interpolated at `k` (its `$`) into a Perl or
+/// PHP string (`"$h/x"`, `"${h}"`): its value and the characters it takes.
+fn interpolated_variable(lang: Lang, src: &[char], k: usize) -> Option<(Value, usize)> {
+    let braced = src.get(k + 1) == Some(&'{');
+    let start = k + 1 + usize::from(braced);
+    let mut e = start;
+    while src.get(e).is_some_and(|c| c.is_alphanumeric() || *c == '_') {
+        e += 1;
+    }
+    if e == start || (braced && src.get(e) != Some(&'}')) {
+        return None;
+    }
+    // `$h{key}`, `$h[0]`, `$h->x`: an element, not the variable.
+    if !braced && matches!(src.get(e), Some('{' | '[')) || src.get(e..e + 2) == Some(&['-', '>']) {
+        return None;
+    }
+    let name: String = std::iter::once('$')
+        .chain(src[start..e].iter().copied())
+        .collect();
+    let v = bound_value(lang, &name)?;
+    Some((v, e + usize::from(braced) - k))
 }
 
 fn marker_piece(c: char) -> Piece {
@@ -391,7 +418,56 @@ const HOME_EXPRS: &[&str] = &[
     "Sys.getenv(\"HOME\")",
     "homedir()",
     "ENVIRON[\"HOME\"]",
+    "ENVIRON['HOME']",
+    "$_SERVER['HOME']",
+    "$_ENV['HOME']",
+    "getenv('HOME')",
+    "os.getenv('HOME')",
+    "os.environ['HOME']",
+    "os.environ.get('HOME')",
+    "process.env['HOME']",
+    "ENV['HOME']",
+    "ENV.fetch('HOME')",
+    "$ENV{'HOME'}",
+    "Deno.env.get('HOME')",
+    "Sys.getenv('HOME')",
+    "require('os').homedir()",
+    "os.path.expanduser('~')",
+    "expanduser('~')",
+    "Path('~').expanduser()",
+    "pathlib.Path('~').expanduser()",
+    "pwd.getpwuid(os.getuid()).pw_dir",
+    "pwd.getpwuid(os.getuid())[5]",
+    "(getpwuid($<))[7]",
+    "(getpwuid$<)[7]",
+    "os.userInfo().homedir",
+    "require('os').userInfo().homedir",
+    "Etc.getpwuid.dir",
+    "Etc.getpwuid().dir",
+    "File.expand_path('~')",
+    "posix_getpwuid(posix_getuid())['dir']",
+    "os.homedir()",
 ];
+
+/// Reads of the home variable that give a default when it is unset
+/// (`os.environ.get('HOME', '/tmp')`): HOME is set wherever a command runs,
+/// so they are home. Compared as [`HOME_EXPRS`] are, up to the `,`.
+const HOME_WITH_DEFAULT: &[&str] = &[
+    "os.environ.get('HOME',",
+    "os.getenv('HOME',",
+    "ENV.fetch('HOME',",
+    "Sys.getenv('HOME',",
+    "get(ENV,'HOME',",
+];
+
+/// Is `compact` (an expression without blanks) the home folder? `"…"` and
+/// `'…'` are the same here, so `$_SERVER["HOME"]` is `$_SERVER['HOME']`.
+fn is_home_expr(compact: &str) -> bool {
+    let single = compact.replace('"', "'");
+    HOME_EXPRS.contains(&single.as_str())
+        || HOME_EXPRS.contains(&compact)
+        || (single.ends_with(')') && HOME_WITH_DEFAULT.iter().any(|h| single.starts_with(h)))
+}
 
 /// Expressions that are the working directory.
 const CWD_EXPRS: &[&str] = &[
@@ -413,6 +489,161 @@ const TILDE_EXPANDERS: &[&str] = &[
     "File.expand_path",
     "path.expand",
     "glob",
+];
+
+// ------------------------------------------------------------ variables
+
+std::thread_local! {
+    /// The variables of the code being scanned (see [`Bindings`]).
+    static BINDINGS: std::cell::RefCell<Vec<(String, Value)>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Most variables one piece of code binds (bounds work on adversarial input).
+const MAX_BINDINGS: usize = 64;
+
+/// The variables a piece of code assigns a path it computes (`h =
+/// os.environ['HOME']`, `my $h = $ENV{HOME};`, `const h = os.homedir()`,
+/// `local h = os.getenv("HOME")`), so that a later use of the variable (`'rm
+/// -rf ' + h`, `"rm -rf $h"`, `#{h}`) is judged by that value. A variable
+/// assigned more than once may be any of its values. Kept for the scan of
+/// that code only (a thread-local: every expression the scan evaluates would
+/// otherwise carry them), restored when the scan ends, so a nested scan
+/// (vim's `:lua`) does not see or leak another language's variables.
+struct Bindings {
+    saved: Vec<(String, Value)>,
+}
+
+impl Bindings {
+    fn enter(lang: Lang, code: &str) -> Bindings {
+        let saved = BINDINGS.with(|b| std::mem::take(&mut *b.borrow_mut()));
+        if !matches!(
+            lang,
+            Lang::Sed | Lang::Vim | Lang::Make | Lang::AppleScript | Lang::Awk
+        ) {
+            for (name, rhs) in assignments(lang, code) {
+                let v = eval(lang, &rhs);
+                if v.has_unknown() {
+                    continue;
+                }
+                BINDINGS.with(|b| {
+                    let mut b = b.borrow_mut();
+                    if let Some(slot) = b.iter_mut().find(|(n, _)| *n == name) {
+                        slot.1 = std::mem::take(&mut slot.1).union(&v);
+                    } else if b.len() < MAX_BINDINGS {
+                        b.push((name, v));
+                    }
+                });
+            }
+        }
+        Bindings { saved }
+    }
+}
+
+impl Drop for Bindings {
+    fn drop(&mut self) {
+        let saved = std::mem::take(&mut self.saved);
+        BINDINGS.with(|b| *b.borrow_mut() = saved);
+    }
+}
+
+/// The value of variable `name` (with its sigil: `$h` in Perl and PHP), when
+/// the code assigned it one.
+fn bound_value(lang: Lang, name: &str) -> Option<Value> {
+    let plain = name.strip_prefix('$').unwrap_or(name);
+    let ok = !plain.is_empty()
+        && plain.chars().all(|c| c.is_alphanumeric() || c == '_')
+        && !plain.starts_with(|c: char| c.is_ascii_digit())
+        && (name.starts_with('$') == matches!(lang, Lang::Perl | Lang::Php));
+    if !ok {
+        return None;
+    }
+    BINDINGS.with(|b| {
+        b.borrow()
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.clone())
+    })
+}
+
+/// `NAME = EXPR` statements of `code` (after `my`, `our`, `local`, `const`,
+/// `let`, `var`), in order, split at top-level `;` and line ends.
+fn assignments(lang: Lang, code: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for line in code.lines() {
+        for stmt in split_top(line, ";") {
+            let mut st = stmt.trim();
+            for kw in ["my ", "our ", "local ", "const ", "let ", "var "] {
+                if let Some(r) = st.strip_prefix(kw) {
+                    st = r.trim_start();
+                }
+            }
+            let Some(eq) = st.find('=') else {
+                continue;
+            };
+            let name = st[..eq].trim();
+            let rhs = &st[eq + 1..];
+            if rhs.starts_with(['=', '~'])
+                || name.ends_with(['!', '<', '>', '+', '-', '*', '/', '.', '|', '&'])
+            {
+                continue;
+            }
+            if bound_name_ok(lang, name) {
+                out.push((name.to_string(), rhs.trim().to_string()));
+            }
+            if out.len() >= MAX_BINDINGS {
+                return out;
+            }
+        }
+    }
+    out
+}
+
+/// Is `name` a plain variable of `lang` (`$h` in Perl and PHP, `h` elsewhere)?
+fn bound_name_ok(lang: Lang, name: &str) -> bool {
+    let sigil = matches!(lang, Lang::Perl | Lang::Php);
+    let plain = if sigil {
+        match name.strip_prefix('$') {
+            Some(p) => p,
+            None => return false,
+        }
+    } else {
+        name
+    };
+    !plain.is_empty()
+        && plain.chars().all(|c| c.is_alphanumeric() || c == '_')
+        && !plain.starts_with(|c: char| c.is_ascii_digit())
+}
+
+/// Functions (and methods with no argument, as `x.to_s`) whose value is the
+/// path they are given, as text or a path object.
+const TRANSPARENT: &[&str] = &[
+    "str",
+    "String",
+    "os.fspath",
+    "fspath",
+    "os.path.abspath",
+    "os.path.realpath",
+    "os.path.normpath",
+    "abspath",
+    "realpath",
+    "normpath",
+    "path.normalize",
+    "Pathname.new",
+    "Pathname",
+    "File.realpath",
+    "Cwd::abs_path",
+    "abs_path",
+    "realpath",
+    "tostring",
+];
+
+/// Methods with no argument whose value is their receiver's path.
+const TRANSPARENT_METHODS: &[&str] = &[
+    ".to_s",
+    ".toString()",
+    ".to_path",
+    ".as_posix()",
+    ".to_str()",
 ];
 
 /// Functions that join path parts with `/`.
@@ -460,9 +691,15 @@ fn eval(lang: Lang, expr: &str) -> Value {
         .or_else(|| e.strip_suffix(".absolute()"))
         .unwrap_or(e)
         .trim();
+    if let Some(inner) = TRANSPARENT_METHODS.iter().find_map(|m| e.strip_suffix(m)) {
+        return eval(lang, inner);
+    }
     let compact: String = e.chars().filter(|c| !c.is_whitespace()).collect();
-    if HOME_EXPRS.contains(&compact.as_str()) {
+    if is_home_expr(&compact) {
         return Value::one(Sym::piece(Piece::Home));
+    }
+    if let Some(v) = bound_value(lang, &compact) {
+        return v;
     }
     if CWD_EXPRS.contains(&compact.as_str()) {
         return Value::one(Sym::piece(Piece::Start));
@@ -495,14 +732,42 @@ fn eval(lang: Lang, expr: &str) -> Value {
             return v;
         }
     }
-    // Concatenation with `+` (or Perl/PHP ` . `).
-    for sep in [" + ", "+", " . "] {
+    // Alternatives: `A || B`, `A ?? B`, Python's `A or B` (a default when
+    // A is unset or empty): either.
+    for sep in [" || ", "||", " ?? ", " or "] {
         let parts = split_top(e, sep);
-        if parts.len() > 1 {
+        if parts.len() > 1 && parts.iter().all(|p| !p.is_empty()) {
+            let mut v = eval(lang, &parts[0]);
+            for p in &parts[1..] {
+                v = v.union(&eval(lang, p));
+            }
+            return v;
+        }
+    }
+    // Concatenation: `+`, Perl's and PHP's `.` (with or without blanks),
+    // Lua's `..`.
+    let concat_ops: &[&str] = match lang {
+        Lang::Perl | Lang::Php => &[" + ", "+", " . ", "."],
+        Lang::Lua => &[" .. ", ".."],
+        _ => &[" + ", "+", " . "],
+    };
+    for sep in concat_ops {
+        let parts = split_top(e, sep);
+        // `1.5` and Perl's range `1..9` are not concatenations.
+        let operands = parts
+            .iter()
+            .all(|p| !p.is_empty() && !p.starts_with(|c: char| c.is_ascii_digit()));
+        if parts.len() > 1 && operands {
             let mut v = Value::one(Sym::default());
             for p in parts {
                 v = v.concat(&eval(lang, &p));
             }
+            return v;
+        }
+    }
+    // Python's formatting: `'rm -rf %s' % x`, `'rm -rf {}'.format(x)`.
+    if lang == Lang::Python {
+        if let Some(v) = formatted(lang, e) {
             return v;
         }
     }
@@ -517,6 +782,12 @@ fn eval(lang: Lang, expr: &str) -> Value {
             let inner: String = chars[open + 1..chars.len() - 1].iter().collect();
             let args = split_args(&inner);
             let short = name.rsplit(['.', ':', '>']).next().unwrap_or(name);
+            // `str(Path.home())`, `os.path.abspath(x)`: the same path.
+            if TRANSPARENT.contains(&name) || TRANSPARENT.contains(&short) {
+                if let [one] = args.as_slice() {
+                    return eval(lang, one);
+                }
+            }
             if TILDE_EXPANDERS.contains(&name) || TILDE_EXPANDERS.contains(&short) {
                 if let [one] = args.as_slice() {
                     let v = eval(lang, one);
@@ -556,6 +827,65 @@ fn eval(lang: Lang, expr: &str) -> Value {
         return v;
     }
     Value::unknown(e)
+}
+
+/// Python's `%` and `str.format` on a literal: the literal with each
+/// `%s`/`%r`/`%d` (or `{}`, `{0}`) replaced by the value of its argument, in
+/// order. `None` when `e` is neither.
+fn formatted(lang: Lang, e: &str) -> Option<Value> {
+    let (template, args) = if let [t, a] = split_top(e, "%").as_slice() {
+        let a = a.trim();
+        let inner = a
+            .strip_prefix('(')
+            .and_then(|r| r.strip_suffix(')'))
+            .filter(|_| matching(&a.chars().collect::<Vec<_>>(), 0) == Some(a.chars().count() - 1));
+        let args = match inner {
+            Some(i) => split_args(i),
+            None => vec![a.to_string()],
+        };
+        (t.clone(), args)
+    } else {
+        let open = e.find(".format(")?;
+        let rest = &e[open + ".format".len()..];
+        let chars: Vec<char> = rest.chars().collect();
+        if matching(&chars, 0) != Some(chars.len() - 1) {
+            return None;
+        }
+        let inner: String = chars[1..chars.len() - 1].iter().collect();
+        (e[..open].to_string(), split_args(&inner))
+    };
+    let chars: Vec<char> = template.trim().chars().collect();
+    let (lit, end) = literal_at(lang, &chars, 0)?;
+    if end != chars.len() {
+        return None;
+    }
+    let text = lit.literal()?;
+    let mut out = Value::one(Sym::default());
+    let mut next = args.iter();
+    let mut rest = text.as_str();
+    loop {
+        let at = [
+            rest.find("%s"),
+            rest.find("%r"),
+            rest.find("%d"),
+            rest.find("{}"),
+            rest.find("{0}"),
+        ]
+        .into_iter()
+        .flatten()
+        .min();
+        let Some(at) = at else {
+            out = out.concat(&Value::text(rest));
+            return Some(out);
+        };
+        out = out.concat(&Value::text(&rest[..at]));
+        let len = if rest[at..].starts_with("{0}") { 3 } else { 2 };
+        out = match next.next() {
+            Some(a) => out.concat(&eval(lang, a)),
+            None => out.concat(&Value::unknown("…")),
+        };
+        rest = &rest[at + len..];
+    }
 }
 
 /// `~` at the start of a path that a function expands (or R, which always
@@ -1307,9 +1637,11 @@ fn call(lang: Lang, name: &str, kind: Kind, args: &[String], out: &mut Vec<Effec
                 out.push(Effect::Words(args.iter().map(|a| eval(lang, a)).collect()));
                 return;
             }
+            let whole_unknown = |s: &Sym| matches!(s.0.as_slice(), [Piece::Unknown(_)]);
             match v.0.as_slice() {
-                [s] if !matches!(s.0.as_slice(), [Piece::Unknown(_)]) => {
-                    out.push(Effect::Shell(s.clone()));
+                // One command line, or one of a few (`'rm -rf ' + (h || d)`): each may run.
+                alts if !alts.is_empty() && !alts.iter().any(whole_unknown) => {
+                    out.extend(alts.iter().map(|s| Effect::Shell(s.clone())));
                 }
                 _ if generic => {}
                 _ => out.push(Effect::Dynamic),
@@ -1965,6 +2297,141 @@ mod tests {
         assert!(scan(Lang::Js, "console.log(process.version)").is_empty());
         assert!(scan(Lang::Awk, "{print $1}").is_empty());
         assert!(scan(Lang::Sed, "s/old/new/g").is_empty());
+    }
+
+    /// (language, code, the shell command it runs) where the target is the
+    /// home folder computed in the language's own way: concatenation,
+    /// interpolation, formatting, a variable, a conversion.
+    const HOME_SHELL_OUTS: &[(Lang, &str, &str)] = &[
+        (
+            Lang::Perl,
+            r#"system("rm -rf ".$ENV{HOME})"#,
+            "rm -rf $HOME",
+        ),
+        (
+            Lang::Perl,
+            r#"system("rm -rf " . $ENV{HOME} . "/.ssh")"#,
+            "rm -rf $HOME/.ssh",
+        ),
+        (
+            Lang::Perl,
+            r#"my $h = $ENV{HOME}; system("rm -rf $h")"#,
+            "rm -rf $HOME",
+        ),
+        (
+            Lang::Perl,
+            r#"$d = $ENV{'HOME'}; system "rm -rf ${d}/x""#,
+            "rm -rf $HOME/x",
+        ),
+        (
+            Lang::Perl,
+            r#"system("rm -rf ".(getpwuid($<))[7])"#,
+            "rm -rf $HOME",
+        ),
+        (
+            Lang::Php,
+            r#"system("rm -rf " . $_SERVER["HOME"]);"#,
+            "rm -rf $HOME",
+        ),
+        (
+            Lang::Php,
+            r#"$h = getenv("HOME"); system("rm -rf $h");"#,
+            "rm -rf $HOME",
+        ),
+        (
+            Lang::Lua,
+            r#"os.execute("rm -rf " .. os.getenv("HOME"))"#,
+            "rm -rf $HOME",
+        ),
+        (
+            Lang::Lua,
+            r#"local h = os.getenv("HOME"); os.execute("rm -rf " .. h)"#,
+            "rm -rf $HOME",
+        ),
+        (
+            Lang::Python,
+            "os.system('rm -rf %s' % os.environ['HOME'])",
+            "rm -rf $HOME",
+        ),
+        (
+            Lang::Python,
+            "os.system('rm -rf {}'.format(os.environ['HOME']))",
+            "rm -rf $HOME",
+        ),
+        (
+            Lang::Python,
+            "os.system('rm -rf ' + str(pathlib.Path.home()))",
+            "rm -rf $HOME",
+        ),
+        (
+            Lang::Python,
+            "os.system('rm -rf ' + os.environ.get('HOME', '/tmp'))",
+            "rm -rf $HOME",
+        ),
+        (
+            Lang::Python,
+            "h = os.environ['HOME']; os.system('rm -rf ' + h)",
+            "rm -rf $HOME",
+        ),
+        (
+            Lang::Python,
+            "h = os.path.expanduser('~')\nos.system(f'rm -rf {h}')",
+            "rm -rf $HOME",
+        ),
+        (
+            Lang::Js,
+            "const h = process.env.HOME; execSync('rm -rf ' + h)",
+            "rm -rf $HOME",
+        ),
+        (
+            Lang::Js,
+            "execSync(`rm -rf ${os.userInfo().homedir}`)",
+            "rm -rf $HOME",
+        ),
+        (
+            Lang::Ruby,
+            r#"h = ENV["HOME"]; system("rm -rf #{h}")"#,
+            "rm -rf $HOME",
+        ),
+        (
+            Lang::Ruby,
+            r#"system("rm -rf " + Dir.home.to_s)"#,
+            "rm -rf $HOME",
+        ),
+    ];
+
+    #[test]
+    fn home_computed_in_the_language_is_home() {
+        for (lang, code, want) in HOME_SHELL_OUTS {
+            assert_eq!(shells(*lang, code), [*want], "{lang:?}: {code}");
+        }
+        // A default: either may run.
+        assert_eq!(
+            shells(
+                Lang::Js,
+                "execSync('rm -rf ' + (process.env.HOME || '/tmp'))"
+            ),
+            ["rm -rf $HOME", "rm -rf /tmp"]
+        );
+        // Data and other variables stay what they are.
+        assert_eq!(
+            shells(Lang::Perl, r#"system("ls ".$ENV{HOME})"#),
+            ["ls $HOME"]
+        );
+        assert!(shells(Lang::Perl, r#"print $ENV{HOME}"#).is_empty());
+        assert_eq!(
+            shells(Lang::Python, "h = 'build'; os.system('rm -rf ' + h)"),
+            ["rm -rf build"]
+        );
+        assert_eq!(
+            shells(Lang::Perl, r#"my %h = (a => 1); system("echo $h{a}")"#),
+            ["echo ${__hookrules_unknown}"]
+        );
+        assert_eq!(
+            shells(Lang::Python, "os.system('rm -rf ' + x)"),
+            ["rm -rf ${__hookrules_unknown}"]
+        );
+        assert_eq!(shells(Lang::Perl, "system('seq', 1..3)").len(), 0);
     }
 
     #[test]

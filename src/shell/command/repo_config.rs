@@ -185,10 +185,15 @@ fn config_code(c: &SimpleCommand, config: &Path, label: &str) -> Vec<SimpleComma
     }
 }
 
-/// The configuration file of the repository `dir` is in: the first `.git`
-/// going up (a folder, or a file naming the folder with `gitdir:`), and the
-/// common folder a worktree's names.
+/// The configuration file of the repository `dir` is in (see [`git_dirs`]).
 fn config_file(dir: &Path) -> Option<PathBuf> {
+    git_dirs(dir).map(|(_, common)| common.join("config"))
+}
+
+/// The git folders of the repository `dir` is in: the first `.git` going up
+/// (a folder, or a file naming the folder with `gitdir:`; a worktree's own
+/// `HEAD` is there), and the common folder a worktree's names (its `config`).
+fn git_dirs(dir: &Path) -> Option<(PathBuf, PathBuf)> {
     let mut d = Some(dir);
     for _ in 0..MAX_UP {
         let here = d?;
@@ -203,12 +208,143 @@ fn config_file(dir: &Path) -> Option<PathBuf> {
             };
             let common = read_limited(&git_dir.join("commondir"))
                 .map(|t| git_dir.join(t.trim()))
-                .unwrap_or(git_dir);
-            return Some(common.join("config"));
+                .unwrap_or_else(|| git_dir.clone());
+            return Some((git_dir, common));
         }
         d = here.parent();
     }
     None
+}
+
+/// Options of `git push` that push other refs than the current branch's
+/// (or print what they would push): the command names its refs.
+const PUSH_NAMES_ITS_REFS: &[&str] = &[
+    "--all",
+    "--branches",
+    "--mirror",
+    "--tags",
+    "--follow-tags",
+    "-d",
+    "--delete",
+    "--prune",
+];
+
+/// Options of `git push` that take a value as the next word.
+const PUSH_VALUED: &[&str] = &[
+    "--repo",
+    "--receive-pack",
+    "--exec",
+    "-o",
+    "--push-option",
+    "--signed",
+];
+
+/// Name the refspec of each `git push` of `cmds` that names none, as git
+/// finds it: the current branch (the repository's `HEAD`) pushed to its
+/// upstream (`branch.NAME.merge`, else the same name) on its remote
+/// (`branch.NAME.pushRemote`, `remote.pushDefault`, `branch.NAME.remote`,
+/// else `origin`). `git push --force` is then judged as `git push --force
+/// origin main` when the branch is `main`, and as a push of the feature
+/// branch it is on otherwise. Nothing changes when the branch is not known
+/// (no repository found, a detached `HEAD`, a folder only known at run
+/// time): the rules judge the push as naming no branch. `cwd` is the event's
+/// directory.
+pub fn name_push_refspecs(cmds: &mut [SimpleCommand], cwd: &str) {
+    if !cwd.starts_with('/') {
+        return;
+    }
+    for c in cmds.iter_mut() {
+        if c.program != "git" || c.program_unknown {
+            continue;
+        }
+        let Some(push_at) = c.args.iter().position(|a| a == "push") else {
+            continue;
+        };
+        // `push` must be the subcommand: only options before it.
+        let before = &c.args[..push_at];
+        let mut k = 0;
+        let mut is_sub = true;
+        while k < before.len() {
+            match before[k].as_str() {
+                "-C" | "-c" | "--git-dir" | "--work-tree" | "--namespace" | "--config-env" => {
+                    k += 2
+                }
+                s if s.starts_with('-') => k += 1,
+                _ => {
+                    is_sub = false;
+                    break;
+                }
+            }
+        }
+        if !is_sub || k != push_at {
+            continue;
+        }
+        let rest = &c.args[push_at + 1..];
+        let mut operands = 0;
+        let mut skip = false;
+        let mut names_refs = false;
+        for a in rest {
+            if skip {
+                skip = false;
+                continue;
+            }
+            if PUSH_VALUED.contains(&a.as_str()) {
+                skip = true;
+            } else if PUSH_NAMES_ITS_REFS.contains(&a.as_str()) || a == "--" {
+                names_refs = true;
+            } else if !a.starts_with('-') {
+                operands += 1;
+            }
+        }
+        if names_refs || operands > 1 || rest.iter().any(|a| a.contains(['$', '`'])) {
+            continue;
+        }
+        let Some(dir) = git_dir_of(c, cwd) else {
+            continue;
+        };
+        let Some((git_dir, common)) = git_dirs(&dir) else {
+            continue;
+        };
+        let Some(branch) = read_limited(&git_dir.join("HEAD")).and_then(|h| {
+            h.trim()
+                .strip_prefix("ref: refs/heads/")
+                .map(str::to_string)
+        }) else {
+            continue;
+        };
+        let mut entries = Vec::new();
+        read_config(&common.join("config"), 0, &mut entries);
+        let get = |key: &str| {
+            entries
+                .iter()
+                .rev()
+                .find(|(k, _)| k.eq_ignore_ascii_case(key) || *k == key)
+                .map(|(_, v)| v.clone())
+        };
+        let remote = get(&format!("branch.{branch}.pushremote"))
+            .or_else(|| get("remote.pushdefault"))
+            .or_else(|| get(&format!("branch.{branch}.remote")))
+            .unwrap_or_else(|| "origin".to_string());
+        let upstream = get(&format!("branch.{branch}.merge"))
+            .map(|m| m.strip_prefix("refs/heads/").unwrap_or(&m).to_string())
+            .unwrap_or_else(|| branch.clone());
+        let refspec = if upstream == branch {
+            branch
+        } else {
+            format!("{branch}:{upstream}")
+        };
+        let mut add = Vec::new();
+        if operands == 0 {
+            add.push(remote);
+        }
+        add.push(refspec);
+        for a in add {
+            c.values.push(crate::shell::value::Value::text(&a));
+            c.operand_values.push(crate::shell::value::Value::text(&a));
+            c.operands.push(a.clone());
+            c.args.push(a);
+        }
+    }
 }
 
 /// The text of a configuration file (at most [`MAX_CONFIG_BYTES`]; git's and

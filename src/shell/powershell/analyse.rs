@@ -191,6 +191,9 @@ pub(super) struct Analyser {
     steps: usize,
     /// Inside a branch or loop body: assignments may not happen.
     maybe: usize,
+    /// Inside the body of a loop nothing ends (`while ($true)`, `for (;;)`):
+    /// a process started there without waiting is started without end.
+    forever: usize,
     /// Placeholders in canonical lines, by number.
     unknowns: Vec<Sym>,
     /// Functions being called (no recursion).
@@ -237,6 +240,7 @@ impl Analyser {
             depth: 0,
             steps: 0,
             maybe: 0,
+            forever: 0,
             unknowns: vec![],
             calling: vec![],
             moved: None,
@@ -345,13 +349,20 @@ impl Analyser {
                 self.maybe_stmts(body)?;
                 Ok(V::unknown("(foreach)"))
             }
-            Stmt::Loop { heads, body } => {
+            Stmt::Loop {
+                heads,
+                body,
+                forever,
+            } => {
                 self.maybe += 1;
                 for h in heads {
                     self.stmt(h)?;
                 }
                 self.maybe -= 1;
-                self.maybe_stmts(body)?;
+                self.forever += usize::from(*forever);
+                let r = self.maybe_stmts(body);
+                self.forever -= usize::from(*forever);
+                r?;
                 Ok(V::unknown("(loop)"))
             }
             Stmt::Switch { subject, arms } => {
@@ -1154,6 +1165,7 @@ impl Analyser {
                 return Ok(self.script_block_from(&v));
             }
             ("diagnostics.process", "start") => {
+                self.started_without_waiting("[Diagnostics.Process]::Start");
                 let name = a
                     .first()
                     .cloned()
@@ -2034,11 +2046,17 @@ impl Analyser {
                     .get("ArgumentList")
                     .map(split_arguments)
                     .unwrap_or_default();
+                if b.get("Wait").is_none() {
+                    self.started_without_waiting(cmdlet.name);
+                }
                 self.start(&name, args)?;
                 V::unknown("(process)")
             }
             Action::PerItem => {
                 let item = input.cloned();
+                if matches!(cmdlet.name, "Start-Job" | "Start-ThreadJob") {
+                    self.started_without_waiting(cmdlet.name);
+                }
                 if cmdlet.name == "Where-Object"
                     && input.is_some_and(|i| i.from == From::Environment)
                 {
@@ -2447,6 +2465,29 @@ impl Analyser {
 
     /// A command that runs code (`eval` for Invoke-Expression, `pwsh`), with
     /// where its code comes from.
+    /// A process (or job) started without waiting for it: inside a loop
+    /// nothing ends, one more each time round, without end, as bash's `while
+    /// true; do x & done`. Reported as a command started in the background
+    /// that many times ([`SimpleCommand::background_jobs`]), which the rules
+    /// about process floods judge for both shells.
+    fn started_without_waiting(&mut self, label: &str) {
+        if self.forever == 0 {
+            return;
+        }
+        let mut sc = SimpleCommand::with_values(
+            label.to_string(),
+            vec![],
+            vec![],
+            vec![],
+            vec![],
+            self.via.clone(),
+            self.offset.unwrap_or(0),
+        );
+        sc.cwd = self.cwd.clone();
+        sc.background_jobs = u64::MAX;
+        self.out.push(sc);
+    }
+
     fn runner(&mut self, prog: &str, code: Code, label: &str) -> R<()> {
         let mut sc = SimpleCommand::with_values(
             prog.to_string(),

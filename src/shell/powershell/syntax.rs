@@ -45,7 +45,13 @@ pub(super) enum Stmt {
         body: Vec<Stmt>,
     },
     /// `for`, `while`, `do … while/until`: heads run, then the body, any number of times.
-    Loop { heads: Vec<Stmt>, body: Vec<Stmt> },
+    /// `forever`: nothing ends it but a `break` (`while ($true)`, `for (;;)`,
+    /// `do { } until ($false)`).
+    Loop {
+        heads: Vec<Stmt>,
+        body: Vec<Stmt>,
+        forever: bool,
+    },
     /// `switch (…) { pattern {…} … }`: every arm may run.
     Switch {
         subject: Chain,
@@ -469,6 +475,23 @@ impl Parser {
     }
 
     /// `( pipeline )` of an `if`, `while`, `switch`, `foreach`.
+    /// The value of a loop's condition read from `start` to here (`($true)`,
+    /// `(1)`, `( $false )`), when it is a constant.
+    fn constant_condition(&self, start: usize) -> Option<bool> {
+        let text: String = self
+            .s
+            .get(start..self.i)?
+            .iter()
+            .filter(|c| !c.is_whitespace() && !matches!(c, '(' | ')'))
+            .collect::<String>()
+            .to_ascii_lowercase();
+        match text.as_str() {
+            "$true" | "1" | "-not$false" | "!$false" => Some(true),
+            "$false" | "0" | "$null" => Some(false),
+            _ => None,
+        }
+    }
+
     fn paren_chain(&mut self) -> Result<Chain, ParseError> {
         self.skip_space(true);
         if self.peek() != Some('(') {
@@ -611,6 +634,9 @@ impl Parser {
                 }
                 self.i += 1;
                 let mut heads = vec![];
+                // `for (init; condition; step)`: no condition runs forever.
+                let mut slot = 0;
+                let mut condition = false;
                 loop {
                     self.skip_space(true);
                     match self.peek() {
@@ -618,32 +644,52 @@ impl Parser {
                             self.i += 1;
                             break;
                         }
-                        Some(';') => self.i += 1,
+                        Some(';') => {
+                            self.i += 1;
+                            slot += 1;
+                        }
                         None => return Err(self.err("a `(` is never closed")),
-                        _ => heads.push(self.statement()?),
+                        _ => {
+                            condition |= slot == 1;
+                            heads.push(self.statement()?);
+                        }
                     }
                 }
                 let body = self.block()?;
-                Ok(Stmt::Loop { heads, body })
+                Ok(Stmt::Loop {
+                    heads,
+                    body,
+                    forever: !condition,
+                })
             }
             "while" => {
+                let start = self.i;
                 let c = self.paren_chain()?;
+                let forever = self.constant_condition(start) == Some(true);
                 let body = self.block()?;
                 Ok(Stmt::Loop {
                     heads: vec![Stmt::Chain(c)],
                     body,
+                    forever,
                 })
             }
             "do" => {
                 let body = self.block()?;
                 self.skip_space(true);
-                if !(self.eat_keyword("while") || self.eat_keyword("until")) {
+                let until = if self.eat_keyword("while") {
+                    false
+                } else if self.eat_keyword("until") {
+                    true
+                } else {
                     return Err(self.err("expected `while` or `until` after a do block"));
-                }
+                };
+                let start = self.i;
                 let c = self.paren_chain()?;
+                let forever = self.constant_condition(start) == Some(!until);
                 Ok(Stmt::Loop {
                     heads: vec![Stmt::Chain(c)],
                     body,
+                    forever,
                 })
             }
             "switch" => {

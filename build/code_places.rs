@@ -69,6 +69,20 @@ const LANGS: &[(&str, &str)] = &[
     ("python-path", "Lang::Loaded(Load::PythonPath)"),
 ];
 
+/// `format` names of project files and the `places::Format` each stands for.
+const FORMATS: &[(&str, &str)] = &[
+    ("scripts", "Format::Scripts"),
+    ("taskfile", "Format::Taskfile"),
+    ("just", "Format::Just"),
+    ("rake", "Format::Rake"),
+    ("tox", "Format::Tox"),
+    ("pre-commit", "Format::PreCommit"),
+    ("cmake", "Format::CMake"),
+    ("go-generate", "Format::GoGenerate"),
+    ("git-hooks", "Format::GitHooks"),
+    ("build-script", "Format::BuildScript"),
+];
+
 /// Read the table and write `$OUT_DIR/code_places.rs`.
 pub fn generate() {
     println!("cargo:rerun-if-changed={TABLE}");
@@ -119,9 +133,9 @@ fn list_lit(v: &[String]) -> String {
 fn compile(text: &str) -> Result<String, String> {
     let table: toml::Table = text.parse().map_err(|e| format!("not TOML: {e}"))?;
     for key in table.keys() {
-        if !matches!(key.as_str(), "program" | "place") {
+        if !matches!(key.as_str(), "program" | "place" | "project_file") {
             return Err(format!(
-                "unknown top-level key `{key}` (expected `program`, `place`)"
+                "unknown top-level key `{key}` (expected `program`, `place`, `project_file`)"
             ));
         }
     }
@@ -354,7 +368,81 @@ fn compile(text: &str) -> Result<String, String> {
         let _ = writeln!(out, "    ({}, {lang}),", lit(name));
     }
     out.push_str("];\n");
+    project_files(&table, &mut out)?;
     Ok(out)
+}
+
+/// The `project_file` rows: `PROJECT_FILES`, sorted by program name (a
+/// program's rows in the table's order).
+fn project_files(table: &toml::Table, out: &mut String) -> Result<(), String> {
+    let mut rows_out: Vec<(String, usize, String)> = Vec::new();
+    for (i, row) in rows(table, "project_file")?.iter().enumerate() {
+        let at = |e: String| format!("project_file row {}: {e}", i + 1);
+        let known = ["program", "subcommand", "files", "format", "key", "run"];
+        if let Some(k) = row.keys().find(|k| !known.contains(&k.as_str())) {
+            return Err(at(format!("unknown key `{k}`")));
+        }
+        let list = |k: &str| -> Result<Vec<String>, String> {
+            row.get(k)
+                .map_or(Ok(Vec::new()), |v| strings(v, k))
+                .map_err(at)
+        };
+        let programs = list("program")?;
+        if programs.is_empty() {
+            return Err(at("no `program`".into()));
+        }
+        let files = list("files")?;
+        let format_name = row
+            .get("format")
+            .and_then(|v| v.as_str())
+            .ok_or_else(|| at("no `format`".into()))?;
+        let format = FORMATS
+            .iter()
+            .find(|(n, _)| *n == format_name)
+            .map(|(_, r)| *r)
+            .ok_or_else(|| at(format!("unknown format `{format_name}`")))?;
+        let needs_files = !matches!(format_name, "go-generate" | "git-hooks");
+        if needs_files && files.is_empty() {
+            return Err(at("no `files`".into()));
+        }
+        let key = match row.get("key") {
+            None => None,
+            Some(v) => Some(
+                v.as_str()
+                    .ok_or_else(|| at("`key` must be a string".into()))?
+                    .to_string(),
+            ),
+        };
+        if key.is_some() != (format_name == "scripts") {
+            return Err(at(
+                "`key` goes with `format = \"scripts\"`, which needs it".into()
+            ));
+        }
+        let subs: Vec<String> = list("subcommand")?
+            .iter()
+            .map(|s| {
+                let words: Vec<String> = s.split_whitespace().map(str::to_string).collect();
+                list_lit(&words)
+            })
+            .collect();
+        let text = format!(
+            "ProjectFile {{ subcommand: &[{}], files: {}, format: {format}, key: {}, run: {} }}",
+            subs.join(", "),
+            list_lit(&files),
+            opt_lit(key.as_ref()),
+            list_lit(&list("run")?),
+        );
+        for p in programs {
+            rows_out.push((p.to_ascii_lowercase(), i, text.clone()));
+        }
+    }
+    rows_out.sort();
+    out.push_str("\n/// Project files whose code a runner runs, by program (sorted).\npub(super) static PROJECT_FILES: &[(&str, ProjectFile)] = &[\n");
+    for (p, _, text) in &rows_out {
+        let _ = writeln!(out, "    ({}, {text}),", lit(p));
+    }
+    out.push_str("];\n");
+    Ok(())
 }
 
 /// The rows of a top-level array of tables.

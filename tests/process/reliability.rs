@@ -70,6 +70,7 @@ data_files!(
     templates,
     shell,
     scripts,
+    project_files,
     deadline
 );
 

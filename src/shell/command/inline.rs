@@ -1051,6 +1051,8 @@ fn table(lang: Lang) -> &'static [(&'static str, Kind)] {
         ],
         Lang::Ruby => &[
             ("system", Shell),
+            // Rake's (FileUtils') shell-out, in a Rakefile's tasks.
+            ("sh", Shell),
             ("exec", Shell),
             ("spawn", Shell),
             ("popen", Shell),

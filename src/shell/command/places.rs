@@ -263,7 +263,86 @@ pub(crate) struct Place {
     pub runs: Option<&'static str>,
 }
 
+/// How a project file holds the code its runner runs (see the table's
+/// `project_file` header; `script_files` reads each).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Format {
+    /// Named command lines in a JSON, JSONC, TOML or YAML file, under a key.
+    Scripts,
+    /// A Taskfile's tasks (`cmds`, `deps`).
+    Taskfile,
+    /// A justfile's recipes.
+    Just,
+    /// A Rakefile (Ruby).
+    Rake,
+    /// tox.ini's `commands`.
+    Tox,
+    /// `.pre-commit-config.yaml`'s local hooks.
+    PreCommit,
+    /// A CMake script (`cmake -P FILE`) or a project's `CMakeLists.txt`.
+    CMake,
+    /// The `//go:generate` lines of a Go package.
+    GoGenerate,
+    /// The hooks git runs for a subcommand.
+    GitHooks,
+    /// The build scripts (`build.rs`) of a cargo workspace.
+    BuildScript,
+}
+
+/// One `project_file` row: a runner that runs code kept in a project file.
+#[derive(Debug)]
+pub(crate) struct ProjectFile {
+    /// The subcommands it belongs to (each a sequence of words); empty: the
+    /// program itself.
+    pub subcommand: &'static [&'static [&'static str]],
+    /// The file names looked for (the nearest going up).
+    pub files: &'static [&'static str],
+    pub format: Format,
+    /// Where in the file the named command lines are (`tasks`,
+    /// `tool.pdm.scripts`).
+    pub key: Option<&'static str>,
+    /// The entries it always runs (lifecycle scripts, hooks); empty: those
+    /// the command names.
+    pub run: &'static [&'static str],
+}
+
 include!(concat!(env!("OUT_DIR"), "/code_places.rs"));
+
+/// The project files `prog args…` (`prog` lowercase) runs code from: each
+/// row with the index of the first argument after its subcommand's words.
+pub(crate) fn project_files(prog: &str, args: &[String]) -> Vec<(&'static ProjectFile, usize)> {
+    let from = PROJECT_FILES.partition_point(|(p, _)| *p < prog);
+    let rows = PROJECT_FILES
+        .get(from..)
+        .unwrap_or_default()
+        .iter()
+        .take_while(|(p, _)| *p == prog);
+    let syntax = syntax_of(prog);
+    let sub_at = subcommand_at(syntax, args);
+    let mut out = Vec::new();
+    for (_, row) in rows {
+        if row.subcommand.is_empty() {
+            out.push((row, 0));
+            continue;
+        }
+        let Some(s) = sub_at else { continue };
+        let found = row.subcommand.iter().find(|w| {
+            w.iter()
+                .enumerate()
+                .all(|(k, word)| args.get(s + k).is_some_and(|a| a == word))
+        });
+        if let Some(words) = found {
+            out.push((row, s + words.len()));
+        }
+    }
+    out
+}
+
+/// Does `prog` (lowercase) run code kept in a project file? Cheap.
+pub(crate) fn has_project_files(prog: &str) -> bool {
+    let at = PROJECT_FILES.partition_point(|(p, _)| *p < prog);
+    PROJECT_FILES.get(at).is_some_and(|(p, _)| *p == prog)
+}
 
 /// Where code found in a command is.
 #[derive(Debug, Clone, PartialEq)]

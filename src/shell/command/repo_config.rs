@@ -185,6 +185,57 @@ fn config_code(c: &SimpleCommand, config: &Path, label: &str) -> Vec<SimpleComma
     }
 }
 
+/// The folder git runs hooks from for a `git` command in the folder `dir`
+/// (its `-C` options followed), and the top of the working tree they run in:
+/// `core.hooksPath` of the repository's configuration (relative to the top,
+/// `~/` the home folder), else the `hooks` folder of its git folder.
+pub(super) fn hooks_folder(c: &SimpleCommand, dir: &Path) -> Option<(PathBuf, PathBuf)> {
+    let dir = git_dir_of(c, &dir.to_string_lossy())?;
+    let (_, common) = git_dirs(&dir)?;
+    let top = work_tree_top(&dir)?;
+    let mut entries = Vec::new();
+    read_config(&common.join("config"), 0, &mut entries);
+    // `git -c core.hooksPath=DIR …` comes after the files.
+    let mut args = c.args.iter();
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "-c" => {
+                if let Some((k, v)) = args.next().and_then(|kv| kv.split_once('=')) {
+                    entries.push((k.to_ascii_lowercase(), v.to_string()));
+                }
+            }
+            "-C" | "--git-dir" | "--work-tree" | "--namespace" | "--config-env" => {
+                args.next();
+            }
+            s if s.starts_with('-') => {}
+            _ => break,
+        }
+    }
+    let set = entries
+        .iter()
+        .rev()
+        .find(|(k, _)| k == "core.hookspath")
+        .map(|(_, v)| v.clone());
+    let hooks = match set {
+        Some(v) if v.contains(['$', '`']) => return None,
+        Some(v) => match v.strip_prefix("~/") {
+            Some(rest) => PathBuf::from(std::env::var("HOME").ok()?).join(rest),
+            None => top.join(v),
+        },
+        None => common.join("hooks"),
+    };
+    Some((hooks, top))
+}
+
+/// The top of the working tree `dir` is in: the first folder going up that
+/// holds a `.git` (a folder, or a worktree's file).
+fn work_tree_top(dir: &Path) -> Option<PathBuf> {
+    dir.ancestors()
+        .take(MAX_UP)
+        .find(|d| d.join(".git").exists())
+        .map(Path::to_path_buf)
+}
+
 /// The configuration file of the repository `dir` is in (see [`git_dirs`]).
 fn config_file(dir: &Path) -> Option<PathBuf> {
     git_dirs(dir).map(|(_, common)| common.join("config"))

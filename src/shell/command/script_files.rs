@@ -65,6 +65,7 @@ use super::{Code, SimpleCommand};
 
 mod make;
 mod package;
+mod project;
 use crate::shell::budget::{self, Limits};
 use crate::shell::value::{Piece, Value};
 
@@ -189,6 +190,7 @@ fn may_run_script(c: &SimpleCommand) -> bool {
             || (c.program_path.contains('/') && c.code.is_none())
             || make::runs_make(c)
             || package::runs_scripts(c)
+            || project::runs_project_code(c)
             || (c.code.is_none() && interpreter_script(&c.program, &c.args).is_some()))
 }
 
@@ -204,6 +206,10 @@ enum Source<'c> {
     Make,
     /// A package's scripts (`npm run X`).
     Package,
+    /// Code a project file holds for its runner (a `project_file` row of
+    /// the code-places table), with the index of the first argument after
+    /// the row's subcommand.
+    Project(&'static super::places::ProjectFile, usize),
 }
 
 /// The start-up file a shell reads first (`BASH_ENV=FILE bash …`, `ENV=FILE
@@ -228,6 +234,13 @@ fn sources<'c>(c: &'c SimpleCommand, cwd: &str) -> Vec<Source<'c>> {
     let mut out = Vec::new();
     if let Some(file) = startup_file(c) {
         out.push(Source::Shell(file, &[], false));
+    }
+    if project::runs_project_code(c) {
+        out.extend(
+            project::rows(c)
+                .into_iter()
+                .map(|(row, from)| Source::Project(row, from)),
+        );
     }
     if make::runs_make(c) {
         out.push(Source::Make);
@@ -309,6 +322,18 @@ impl Reader {
                 Source::Make => match make::recipes(c, &dir) {
                     Found::Text(origin, text) => {
                         let line = format!("sh -c {} make", crate::shell::quote(&text));
+                        (origin, line)
+                    }
+                    Found::Nothing => continue,
+                    Found::Unknown => return Script::Unknown,
+                },
+                Source::Project(row, from) => match project::code(c, row, from, &dir) {
+                    Found::Text(origin, text) => {
+                        let line = format!(
+                            "sh -c {} {}",
+                            crate::shell::quote(&text),
+                            crate::shell::quote(&c.program)
+                        );
                         (origin, line)
                     }
                     Found::Nothing => continue,

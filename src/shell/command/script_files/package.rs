@@ -1,4 +1,5 @@
-//! `npm run X`, `npm test`, `npm install`, `yarn X`, `pnpm X`, `bun run X`:
+//! `npm run X`, `npm test`, `npm install`, `yarn X`, `pnpm X`, `bun run X`
+//! (and the lifecycle events `publish`, `pack`, `version`, `rebuild`):
 //! the scripts of the nearest `package.json` the package manager runs, as
 //! shell text (each in its own `sh -c`, as the managers run them): `preX`,
 //! `X`, `postX`, with the arguments given after `--` (npm and yarn 1 run the
@@ -197,6 +198,7 @@ fn call(prog: &str, args: &[String]) -> Option<Call> {
         .map(str::to_string)
         .to_vec()
     };
+    let lifecycle = |names: &[&str]| names.iter().map(|n| (*n).to_string()).collect::<Vec<_>>();
     let mut scripts = match (prog, first) {
         (_, "run" | "run-script" | "rum" | "urn") => {
             let name = after.first()?;
@@ -219,12 +221,26 @@ fn call(prog: &str, args: &[String]) -> Option<Call> {
             install()
         }
         ("yarn", "") | ("yarn", "install") => install(),
+        // Other lifecycle events run the package's scripts of their names.
+        (_, "publish") => lifecycle(&[
+            "prepublishOnly",
+            "prepack",
+            "prepare",
+            "postpack",
+            "publish",
+            "postpublish",
+        ]),
+        (_, "pack") => lifecycle(&["prepack", "prepare", "postpack"]),
+        ("npm" | "pnpm", "version") if !after.is_empty() => {
+            lifecycle(&["preversion", "version", "postversion"])
+        }
+        (_, "rebuild") => lifecycle(&["preinstall", "install", "postinstall", "prepare"]),
         ("yarn" | "pnpm", name) if !name.is_empty() && !BUILTINS.contains(&name) => run(name),
         _ => return None,
     };
     if ignore {
         // Only the script named runs (no pre, post or install scripts).
-        if scripts.len() != 3 {
+        if scripts.len() != 3 || matches!(first, "pack" | "version" | "rebuild") {
             return None;
         }
         scripts = vec![scripts.swap_remove(1)];
@@ -344,5 +360,11 @@ mod tests {
         assert_eq!(s("npm install --ignore-scripts"), None);
         assert_eq!(s("npm -w api run clean"), None);
         assert_eq!(s("npm ls"), None);
+        assert_eq!(s("npm publish").map(|c| c.0.len()), Some(6));
+        assert_eq!(s("yarn pack").map(|c| c.0.len()), Some(3));
+        assert_eq!(s("npm version patch").map(|c| c.0.len()), Some(3));
+        assert_eq!(s("npm version"), None);
+        assert_eq!(s("npm publish --ignore-scripts"), None);
+        assert_eq!(s("npm pack --ignore-scripts"), None);
     }
 }

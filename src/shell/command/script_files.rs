@@ -107,8 +107,40 @@ pub fn add_script_code(cmds: &mut Vec<SimpleCommand>, cwd: &str) {
         spent: BUDGET_SPENT,
         deadline: Instant::now().checked_add(BUDGET_TIME),
     });
-    let mut reader = Reader::default();
+    let mut reader = Reader {
+        written: written_files(cmds, cwd),
+        ..Reader::default()
+    };
     *cmds = reader.expand(std::mem::take(cmds), cwd);
+}
+
+/// The files the command line writes (`> f`, `>> f`, `tee f`, the target of
+/// `cp`/`mv`/`ln`), as absolute paths: a runner's file among them holds text
+/// only the run knows when the runner reads it.
+fn written_files(cmds: &[SimpleCommand], cwd: &str) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for c in cmds {
+        let Some(dir) = folder(&c.cwd, cwd) else {
+            continue;
+        };
+        let dir = Path::new(&dir);
+        let targets = c
+            .redirects
+            .iter()
+            .filter(|r| !matches!(r.op, super::RedirectOp::Read))
+            .map(|r| &r.value);
+        let operands: Vec<&Value> = match c.program.as_str() {
+            "tee" => c.operand_values.iter().collect(),
+            "cp" | "mv" | "ln" | "install" => c.operand_values.last().into_iter().collect(),
+            _ => Vec::new(),
+        };
+        for v in targets.chain(operands) {
+            if let Some(p) = v.known_from(&dir.to_string_lossy()) {
+                out.push(dir.join(p));
+            }
+        }
+    }
+    out
 }
 
 /// The scripts read for one command line.
@@ -118,6 +150,20 @@ struct Reader {
     read: usize,
     /// The code being read, outermost first.
     stack: Vec<Origin>,
+    /// The files the command line writes ([`written_files`]).
+    written: Vec<PathBuf>,
+}
+
+impl Reader {
+    /// Does the line write a file named one of `names` in `dir` or a folder
+    /// above it (where the runner looks for its file)?
+    fn writes_one_of(&self, dir: &Path, names: &[&str]) -> bool {
+        self.written.iter().any(|w| {
+            w.file_name()
+                .is_some_and(|n| names.iter().any(|x| Path::new(x).file_name() == Some(n)))
+                && w.parent().is_some_and(|p| dir.starts_with(p))
+        })
+    }
 }
 
 /// Where code was read: a file, and the entry of it that runs (a package's
@@ -311,6 +357,10 @@ impl Reader {
                     if installed(&path) {
                         continue;
                     }
+                    if self.written.contains(&path) {
+                        // Written by the line itself: its text is the run's.
+                        return Script::Unknown;
+                    }
                     let text = match read_script(&path, false) {
                         Ok(Some(text)) => text,
                         Ok(None) => continue,
@@ -327,6 +377,21 @@ impl Reader {
                     Found::Nothing => continue,
                     Found::Unknown => return Script::Unknown,
                 },
+                Source::Project(row, _)
+                    if self.writes_one_of(&dir, row.files)
+                        || (row.format == super::places::Format::GitHooks
+                            && self.written.iter().any(|w| {
+                                w.file_name()
+                                    .is_some_and(|n| row.run.iter().any(|h| n == *h))
+                            })) =>
+                {
+                    return Script::Unknown
+                }
+                Source::Package
+                    if package::names_scripts(c) && self.writes_one_of(&dir, &["package.json"]) =>
+                {
+                    return Script::Unknown
+                }
                 Source::Project(row, from) => match project::code(c, row, from, &dir) {
                     Found::Text(origin, text) => {
                         let line = format!(

@@ -252,6 +252,11 @@ fn call(prog: &str, args: &[String]) -> Option<Call> {
     })
 }
 
+/// Does the command run scripts of the package (not only install others')?
+pub(super) fn names_scripts(c: &SimpleCommand) -> bool {
+    call(&c.program, &c.args).is_some()
+}
+
 /// The scripts the package manager runs, as shell text.
 pub(super) fn scripts(c: &SimpleCommand, cwd: &Path) -> Found {
     let Some(call) = call(&c.program, &c.args) else {

@@ -663,10 +663,8 @@ fn go_generate(args: &[String], dir: &Path) -> Found {
         if crate::shell::budget::check().is_err() {
             return Found::Unknown;
         }
-        let text = match read_script(f, false) {
-            Ok(Some(t)) => t,
-            Ok(None) => continue,
-            Err(()) => return Found::Unknown,
+        let Some(text) = read_go_file(f) else {
+            return Found::Unknown;
         };
         let folder = f.parent().unwrap_or(dir);
         let package = text
@@ -699,6 +697,20 @@ fn go_generate(args: &[String], dir: &Path) -> Found {
         Some(path) => out.found(path, operands.join(" ")),
         None => Found::Nothing,
     }
+}
+
+/// Bytes read of one Go file: generated Go files are often larger than a
+/// script, and a directive may be anywhere in one.
+const MAX_GO_FILE_BYTES: u64 = 1 << 20;
+
+/// The text of a Go file (a regular file, read whole up to
+/// [`MAX_GO_FILE_BYTES`]); `None` when it cannot be read whole.
+fn read_go_file(path: &Path) -> Option<String> {
+    use std::io::Read;
+    let f = crate::os::files::open_regular(path).ok()?;
+    let mut bytes = Vec::new();
+    f.take(MAX_GO_FILE_BYTES + 1).read_to_end(&mut bytes).ok()?;
+    (bytes.len() as u64 <= MAX_GO_FILE_BYTES).then(|| String::from_utf8_lossy(&bytes).into_owned())
 }
 
 /// Add the `.go` files of `dir` (and below it when `walk`, skipping

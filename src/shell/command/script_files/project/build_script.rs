@@ -126,26 +126,31 @@ fn members(root: &Path, table: &toml::Table) -> Vec<PathBuf> {
 fn effects(text: &str) -> Vec<String> {
     let src: Vec<char> = text.chars().collect();
     let masked = mask(&src);
-    let code: String = masked.iter().collect();
     let mut vars: BTreeMap<String, String> = BTreeMap::new();
     let mut out = Vec::new();
     let mut i = 0;
     while i < src.len() && out.len() < MAX_EFFECTS {
-        let rest = &code[byte_at(&code, i)..];
-        if let Some(r) = rest.strip_prefix("let ") {
+        if word_at(&masked, i, "let ") {
             // `let [mut] NAME[: T] = EXPR;`
-            let r = r.trim_start().trim_start_matches("mut ").trim_start();
-            let name: String = r
-                .chars()
-                .take_while(|c| c.is_alphanumeric() || *c == '_')
+            let mut k = skip_space(&masked, i + 4);
+            if word_at(&masked, k, "mut ") {
+                k = skip_space(&masked, k + 4);
+            }
+            let name: String = masked[k..]
+                .iter()
+                .take_while(|c| c.is_alphanumeric() || **c == '_')
                 .collect();
-            if let Some(eq) = r.find('=') {
-                let start = i + (rest.len() - r.len()) + eq + 1;
-                let end = find_char(&masked, start, ';').unwrap_or(src.len());
-                let expr: String = src[start..end].iter().collect();
+            let semi = find_char(&masked, k, ';').unwrap_or(src.len());
+            let eq = (k..semi).find(|j| {
+                masked[*j] == '='
+                    && masked.get(j + 1) != Some(&'=')
+                    && !matches!(masked[j - 1], '=' | '!' | '<' | '>')
+            });
+            if let Some(eq) = eq {
+                let expr: String = src[eq + 1..semi].iter().collect();
                 vars.insert(name, value(&expr, &vars));
                 // The expression may itself do something.
-                i = start;
+                i = eq + 1;
                 continue;
             }
         }
@@ -363,10 +368,6 @@ fn mask(src: &[char]) -> Vec<char> {
         k += 1;
     }
     out
-}
-
-fn byte_at(s: &str, char_index: usize) -> usize {
-    s.char_indices().nth(char_index).map_or(s.len(), |(b, _)| b)
 }
 
 /// Does `word` start at `i`, not inside a longer name?

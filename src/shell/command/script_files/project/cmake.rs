@@ -90,12 +90,13 @@ pub(super) fn code(row: &ProjectFile, args: &[String], dir: &Path) -> Found {
         if src.to_string_lossy().contains(['$', '`']) {
             return Found::Unknown;
         }
-        match file_text(
-            &src,
-            &[],
-            Some(row.files.first().copied().unwrap_or("CMakeLists.txt")),
-        ) {
+        let name = row.files.first().copied().unwrap_or("CMakeLists.txt");
+        match file_text(&src, &[], Some(name)) {
             Ok(found) => found,
+            // A configure runs files this module does not follow anyway
+            // (`add_subdirectory`, `include`): a top file past the bound is
+            // one more of them. A FIFO or a device is not.
+            Err(Found::Unknown) if src.join(name).is_file() => return Found::Nothing,
             Err(found) => return found,
         }
     };

@@ -299,6 +299,27 @@ fn shells_in(
     }
 }
 
+/// Where the bracket at `open` (`(` or `{`) closes, counting nested pairs of
+/// the same kind as make does; `None` when it never closes.
+fn closing(chars: &[char], open: usize) -> Option<usize> {
+    let (opener, close) = match chars.get(open)? {
+        '(' => ('(', ')'),
+        _ => ('{', '}'),
+    };
+    let mut level = 0usize;
+    for (j, &c) in chars.iter().enumerate().skip(open) {
+        if c == opener {
+            level += 1;
+        } else if c == close {
+            level -= 1;
+            if level == 0 {
+                return Some(j);
+            }
+        }
+    }
+    None
+}
+
 /// The references of make text (`$(…)`, `${…}`, `$X`), outermost only, by
 /// their inner text; `$$` is none.
 fn references(s: &str) -> Vec<String> {
@@ -314,21 +335,8 @@ fn references(s: &str) -> Vec<String> {
         match next {
             '$' => i += 2,
             '(' | '{' => {
-                let close = if next == '(' { ')' } else { '}' };
-                let mut level = 0usize;
-                let mut j = i + 1;
-                while j < chars.len() {
-                    if chars[j] == next {
-                        level += 1;
-                    } else if chars[j] == close {
-                        level -= 1;
-                        if level == 0 {
-                            break;
-                        }
-                    }
-                    j += 1;
-                }
-                out.push(chars[i + 2..j.min(chars.len())].iter().collect());
+                let j = closing(&chars, i + 1).unwrap_or(chars.len());
+                out.push(chars[i + 2..j].iter().collect());
                 i = j + 1;
             }
             c => {
@@ -648,23 +656,7 @@ fn expand(mk: &Makefile, s: &str, auto: &Auto, depth: usize) -> String {
                 i += 2;
             }
             '(' | '{' => {
-                let close = if next == '(' { ')' } else { '}' };
-                let mut level = 0usize;
-                let mut j = i + 1;
-                let mut end = None;
-                while j < chars.len() {
-                    if chars[j] == next {
-                        level += 1;
-                    } else if chars[j] == close {
-                        level -= 1;
-                        if level == 0 {
-                            end = Some(j);
-                            break;
-                        }
-                    }
-                    j += 1;
-                }
-                let Some(end) = end else {
+                let Some(end) = closing(&chars, i + 1) else {
                     out.push_str(UNKNOWN);
                     break;
                 };

@@ -2463,8 +2463,6 @@ impl Analyser {
         Ok(())
     }
 
-    /// A command that runs code (`eval` for Invoke-Expression, `pwsh`), with
-    /// where its code comes from.
     /// A process (or job) started without waiting for it: inside a loop
     /// nothing ends, one more each time round, without end, as bash's `while
     /// true; do x & done`. Reported as a command started in the background
@@ -2474,23 +2472,15 @@ impl Analyser {
         if self.forever == 0 {
             return;
         }
-        let mut sc = SimpleCommand::with_values(
-            label.to_string(),
-            vec![],
-            vec![],
-            vec![],
-            vec![],
-            self.via.clone(),
-            self.offset.unwrap_or(0),
-        );
-        sc.cwd = self.cwd.clone();
+        let mut sc = self.bare(label);
         sc.background_jobs = u64::MAX;
         self.out.push(sc);
     }
 
-    fn runner(&mut self, prog: &str, code: Code, label: &str) -> R<()> {
+    /// A command with no words but its program, where this one runs.
+    fn bare(&self, program: &str) -> SimpleCommand {
         let mut sc = SimpleCommand::with_values(
-            prog.to_string(),
+            program.to_string(),
             vec![],
             vec![],
             vec![],
@@ -2498,8 +2488,15 @@ impl Analyser {
             self.via.clone(),
             self.offset.unwrap_or(0),
         );
-        sc.program_path = label.to_string();
         sc.cwd = self.cwd.clone();
+        sc
+    }
+
+    /// A command that runs code (`eval` for Invoke-Expression, `pwsh`), with
+    /// where its code comes from.
+    fn runner(&mut self, prog: &str, code: Code, label: &str) -> R<()> {
+        let mut sc = self.bare(prog);
+        sc.program_path = label.to_string();
         sc.code = Some(code);
         self.out.push(sc);
         Ok(())

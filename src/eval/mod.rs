@@ -718,7 +718,8 @@ impl<T: Tracer> Evaluator<'_, T> {
                 values::Selected::Values(p.get(root).cloned().into_iter().collect())
             }
             Selector::JsonPath(q) => {
-                let found = jsonpath_rust::query::js_path_process(&q.query, root)
+                let query = q.query().map_err(EvalError::JsonPath)?;
+                let found = jsonpath_rust::query::js_path_process(query, root)
                     .map_err(EvalError::JsonPath)?;
                 values::Selected::Values(found.into_iter().map(|r| r.val().clone()).collect())
             }

@@ -665,11 +665,8 @@ impl Validator<'_> {
 
     /// A `jsonpath = …` query.
     fn json_query(&mut self, written: &Sp<String>) -> Option<JsonQuery> {
-        match jsonpath_rust::parser::parse_json_path(&written.value) {
-            Ok(query) => Some(JsonQuery {
-                text: written.value.clone(),
-                query,
-            }),
+        match JsonQuery::parse(written.value.clone()) {
+            Ok(query) => Some(query),
             Err(e) => {
                 self.err(
                     Code::InvalidJsonPath,

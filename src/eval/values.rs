@@ -628,9 +628,9 @@ pub fn paths_from_commands(cmds: &[SimpleCommand], ps: &PathSelector, ctx: &Ctx)
         // TOKEN | docker login --password-stdin`).
         let used = skipped_places(c, &ps.skip_options).operand;
         let handed_over = ps.reads_only && hands_to_user(c, cmds.get(at + 1), &ps.skip_options);
-        let text = crate::shell::command::shell_text_operand(c);
+        let text = crate::shell::command::shell_text_operands(c);
         for (i, (o, v)) in c.operands.iter().zip(&c.operand_values).enumerate() {
-            if handed_over || used.get(i).copied().unwrap_or(false) || text == Some(i) {
+            if handed_over || used.get(i).copied().unwrap_or(false) || text.contains(&i) {
                 continue;
             }
             let is_output = written.operand.get(i).copied().unwrap_or(false);

@@ -448,18 +448,39 @@ pub fn runs_code(c: &SimpleCommand) -> bool {
     c.code.is_some() || wrappers::interpreter_lang(&c.program).is_some()
 }
 
-/// The operand that is a shell's `-c` text (`bash -c 'ssh-add KEY; git
-/// push'`): its commands are judged themselves; the text is not a path.
+/// The operands that are shell text, not paths: a shell's `-c` text (`bash
+/// -c 'ssh-add KEY; git push'`) and the value of an option that takes a
+/// shell command (`rsync -e 'ssh -i KEY'`, `scp -S PROG`, `sshfs -o
+/// ssh_command=…`, from the places that take code). Their commands are
+/// judged themselves, as the key given to `ssh -i` is; the text is no file
+/// the program opens.
 #[must_use]
-pub fn shell_text_operand(c: &SimpleCommand) -> Option<usize> {
+pub fn shell_text_operands(c: &SimpleCommand) -> Vec<usize> {
     let prog = c.program.to_ascii_lowercase();
-    let at = wrappers::shell_text_arg(&prog, &c.args)?;
+    let mut at: Vec<usize> = wrappers::shell_text_arg(&prog, &c.args)
+        .into_iter()
+        .collect();
+    if places::has_places(&prog) {
+        at.extend(places::find(&prog, &c.args).into_iter().filter_map(|f| {
+            match (f.source, f.lang) {
+                (
+                    places::Source::Arg { arg, .. },
+                    places::Lang::Sh | places::Lang::Bash | places::Lang::ShOrBool,
+                ) => Some(arg),
+                _ => None,
+            }
+        }));
+    }
+    if at.is_empty() {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
     let mut after_dashdash = false;
     let mut operand = 0;
     for (i, a) in c.args.iter().enumerate() {
         let is_flag = !after_dashdash && a.starts_with('-') && a.len() > 1;
-        if i == at {
-            return (!is_flag).then_some(operand);
+        if at.contains(&i) && !is_flag {
+            out.push(operand);
         }
         if !after_dashdash && a == "--" {
             after_dashdash = true;
@@ -467,7 +488,7 @@ pub fn shell_text_operand(c: &SimpleCommand) -> Option<usize> {
             operand += 1;
         }
     }
-    None
+    out
 }
 
 /// Where the subcommand starts: the first operand not directly after a short flag

@@ -222,6 +222,7 @@ fn compile(text: &str) -> Result<String, String> {
             "variable",
             "lang",
             "runs",
+            "file",
         ];
         if let Some(k) = row.keys().find(|k| !known.contains(&k.as_str())) {
             return Err(at(format!("unknown key `{k}`")));
@@ -292,6 +293,15 @@ fn compile(text: &str) -> Result<String, String> {
         if rest && wheres[0] != "operand" {
             return Err(at("`rest` goes with `operand`".into()));
         }
+        let file = match get("file") {
+            None => false,
+            Some(v) => v
+                .as_bool()
+                .ok_or_else(|| at("`file` is true or false".into()))?,
+        };
+        if file && !matches!(wheres[0], "option" | "operand") {
+            return Err(at("`file` goes with `option` or `operand`".into()));
+        }
         if key.is_some() && wheres[0] != "option" {
             return Err(at("`key` goes with `option`".into()));
         }
@@ -337,7 +347,7 @@ fn compile(text: &str) -> Result<String, String> {
         let subs: Vec<String> = subcommands.iter().map(|s| list_lit(s)).collect();
         let _ = writeln!(
             places,
-            "    Place {{ subcommand: &[{}], at: {where_}, lang: {lang}, runs: {} }},",
+            "    Place {{ subcommand: &[{}], at: {where_}, lang: {lang}, runs: {}, file: {file} }},",
             subs.join(", "),
             opt_lit(runs.as_ref()),
         );

@@ -217,6 +217,12 @@ pub struct SimpleCommand {
     /// such commands earn one step down: a deny asks, an ask is left out.
     /// Commands of the line itself are never uncertain.
     pub uncertain: bool,
+    /// Files on disk whose text the command runs as code, in the language
+    /// of the place that reads it: a shell's or a client's standard input
+    /// (`sh < cmds.txt`, `cat x | sh`, `psql db < drop.sql`) or an option
+    /// naming a file of code (`psql -f drop.sql`). `script_files` reads
+    /// them as it reads a script given by name.
+    pub(crate) code_files: Vec<(Value, places::Lang)>,
 }
 
 /// Where the code a shell, an interpreter, `eval` or `source` runs comes from.
@@ -338,6 +344,7 @@ impl SimpleCommand {
             output_to: Vec::new(),
             output_in: None,
             made: Vec::new(),
+            code_files: Vec::new(),
         }
     }
 }

@@ -71,6 +71,7 @@ data_files!(
     shell,
     scripts,
     project_files,
+    code_files,
     deadline
 );
 

@@ -165,6 +165,13 @@ fn psql(code: &str) -> Vec<Effect> {
             out.push(shell(cmd));
             continue;
         }
+        let include = ["include_relative", "include", "ir", "i"]
+            .iter()
+            .find_map(|m| line.strip_prefix(m).filter(|r| r.starts_with([' ', '\t'])));
+        if let Some(file) = include {
+            out.extend(reads_file("psql", file));
+            continue;
+        }
         for meta in ["out", "o", "gx", "g", "w", "write"] {
             if let Some(r) = line.strip_prefix(meta) {
                 if r.starts_with([' ', '\t', '|']) || r.is_empty() {
@@ -198,6 +205,9 @@ fn mysql(code: &str) -> Vec<Effect> {
     for cmd in line_commands(code, &["system", "pager", "\\P"]) {
         out.push(shell(cmd.trim_end().trim_end_matches(';')));
     }
+    for file in line_commands(code, &["source", "\\."]) {
+        out.extend(reads_file("mysql", file));
+    }
     out
 }
 
@@ -220,7 +230,24 @@ fn sqlite(code: &str) -> Vec<Effect> {
             out.push(shell(cmd));
         }
     }
+    for rest in line_commands(code, &[".read"]) {
+        out.extend(reads_file("sqlite3", rest));
+    }
     out
+}
+
+/// A client's command that runs the code of a file (sqlite's `.read FILE`,
+/// psql's `\i FILE`, mysql's `source FILE`): the client reading the file on
+/// its standard input, whose text is judged as the same code given inline.
+fn reads_file(client: &str, rest: &str) -> Option<Effect> {
+    let r = rest.trim().trim_end_matches(';').trim_end();
+    let name = r
+        .strip_prefix(['\'', '"'])
+        .map_or(r, |q| q.trim_end_matches(['\'', '"']));
+    if name.is_empty() || name.starts_with('|') || name.contains(['\n', '\'', '"']) {
+        return None;
+    }
+    Some(shell(&format!("{client} < {}", crate::shell::quote(name))))
 }
 
 fn gdb(code: &str) -> Vec<Effect> {

@@ -172,8 +172,9 @@ enum Input {
     Decoded(String),
     /// Output nobody can know beforehand (`curl …`).
     Unknown,
-    /// The content of files on disk, not read (`cat scripts/setup.sh | sh`).
-    File,
+    /// The content of files on disk, not read here (`cat scripts/setup.sh |
+    /// sh`): the files, when the command names them outright.
+    File(Vec<Value>),
 }
 
 /// The states after a command, split by its exit status (`None`: that
@@ -199,9 +200,10 @@ struct Ran {
     output: Option<Value>,
     /// The output was decoded from known input.
     decoded: bool,
-    /// The output is the content of files the analysis does not read (`cat
-    /// scripts/setup.sh`): as trusted as the files, not unknown.
-    file: bool,
+    /// The output is the content of files the analysis does not read here
+    /// (`cat scripts/setup.sh`): as trusted as the files, not unknown. The
+    /// files, when named outright.
+    file: Option<Vec<Value>>,
 }
 
 /// An interpreter's inline code: its language, the arguments holding code,
@@ -512,7 +514,7 @@ impl Extractor {
                 exit: Exit::same(&self.state),
                 output: None,
                 decoded: false,
-                file: false,
+                file: None,
             }),
             [one] => self.command(one, Input::None, cx),
             cmds => {
@@ -573,7 +575,7 @@ impl Extractor {
                     None => Input::Known(v.clone()),
                 },
                 (Some(v), false) => Input::Known(v.clone()),
-                (None, _) if r.file => Input::File,
+                (None, _) if r.file.is_some() => Input::File(r.file.clone().unwrap_or_default()),
                 (None, _) => Input::Unknown,
             };
             // What the element left (its own effect included).
@@ -589,7 +591,7 @@ impl Extractor {
             exit: Exit::same(&end),
             output: last.as_ref().and_then(|r| r.output.clone()),
             decoded: last.as_ref().is_some_and(|r| r.decoded),
-            file: last.as_ref().is_some_and(|r| r.file),
+            file: last.as_ref().and_then(|r| r.file.clone()),
         })
     }
 
@@ -606,7 +608,7 @@ impl Extractor {
             exit: Exit::same(s),
             output: None,
             decoded: false,
-            file: false,
+            file: None,
         };
         let ran = match &c.kind {
             CommandKind::Simple { assigns, words } => {
@@ -624,7 +626,7 @@ impl Extractor {
                     exit: Exit::same(&self.state),
                     output: out,
                     decoded: false,
-                    file: false,
+                    file: None,
                 }
             }
             CommandKind::Group(list) => {
@@ -633,7 +635,7 @@ impl Extractor {
                     exit: Exit::same(&self.state),
                     output: out,
                     decoded: false,
-                    file: false,
+                    file: None,
                 }
             }
             CommandKind::If { arms, otherwise } => {
@@ -1141,7 +1143,7 @@ impl Extractor {
                 exit: Exit::same(&self.state),
                 output: None,
                 decoded: false,
-                file: false,
+                file: None,
             });
         }
 
@@ -1173,7 +1175,7 @@ impl Extractor {
                         exit: Exit::same(&self.state),
                         output,
                         decoded: false,
-                        file: false,
+                        file: None,
                     });
                 }
             }
@@ -1211,7 +1213,7 @@ impl Extractor {
         let output = self.output_of(&prog, args, &stdin, &link);
         // `cat FILE…` of files named outright prints them: code read from it
         // is a script file, like `sh FILE`.
-        let file = output.is_none()
+        let printed_files = (output.is_none()
             && prog == "cat"
             && link.redirects.is_empty()
             && args.iter().any(|a| !a.text.starts_with('-'))
@@ -1223,7 +1225,13 @@ impl Extractor {
                             .value
                             .literal()
                             .is_some_and(|t| self.state.files.contains_key(&file_key(&t))))
-            });
+            }))
+        .then(|| {
+            args.iter()
+                .filter(|a| !a.text.starts_with('-'))
+                .map(|a| a.value.clone())
+                .collect::<Vec<Value>>()
+        });
         let content = output.as_ref().map(|(v, _)| v.clone());
         let mut writes: Vec<(String, Written)> = Vec::new();
         for r in link.redirects.iter().filter(|r| r.op != RedirectOp::Read) {
@@ -1407,6 +1415,7 @@ impl Extractor {
             Some((v, d)) => (Some(v), d),
             None => (None, false),
         };
+        let file = printed_files;
         Ok(Ran {
             exit,
             output,
@@ -2442,6 +2451,14 @@ impl Extractor {
         if code.stdin {
             if let Some((text, _, _)) = &link.here {
                 texts.push(text.clone());
+            } else if let Some(r) = link.redirects.iter().find(|r| r.op == RedirectOp::Read) {
+                // `python3 < tools/x.py`: the file's text, read from disk later.
+                self.set_code(at, Code::File);
+                self.stdin_files(
+                    at,
+                    std::slice::from_ref(&r.value),
+                    places::Lang::Inline(code.lang),
+                );
             } else {
                 match &link.stdin {
                     Input::Known(v) => match v.0.as_slice() {
@@ -2453,7 +2470,11 @@ impl Extractor {
                     },
                     Input::Decoded(t) => texts.push(t.clone()),
                     Input::Unknown => dynamic = true,
-                    Input::None | Input::File => {}
+                    Input::File(files) => {
+                        self.set_code(at, Code::File);
+                        self.stdin_files(at, files, places::Lang::Inline(code.lang));
+                    }
+                    Input::None => {}
                 }
             }
         }
@@ -3037,7 +3058,9 @@ impl Extractor {
                 value: r.value.clone(),
                 content: link.read_from.clone(),
             };
-            return self.file_script(at, prog, Some(&f), via, link, depth);
+            self.file_script(at, prog, Some(&f), via, link, depth)?;
+            self.stdin_files(at, std::slice::from_ref(&r.value), places::Lang::Sh);
+            return Ok(());
         }
         match &link.stdin {
             Input::None => {}
@@ -3069,9 +3092,25 @@ impl Extractor {
                 )?;
             }
             Input::Unknown => self.set_code(at, Code::Dynamic),
-            Input::File => self.set_code(at, Code::File),
+            Input::File(files) => {
+                self.set_code(at, Code::File);
+                self.stdin_files(at, files, places::Lang::Sh);
+            }
         }
         Ok(())
+    }
+
+    /// The command at `at` reads its code in `lang` from these files on
+    /// its standard input (read from disk later, by `script_files`): those
+    /// whose names are known, when the command's code is a file on disk.
+    pub(super) fn stdin_files(&mut self, at: usize, files: &[Value], lang: places::Lang) {
+        let Some(c) = self.out.get_mut(at) else {
+            return;
+        };
+        if c.code != Some(Code::File) {
+            return;
+        }
+        c.code_files.extend(files.iter().map(|v| (v.clone(), lang)));
     }
 
     /// A shell (or `source`) running a script file.
@@ -3988,7 +4027,8 @@ fn printed_text(c: &Command, r: &Ran) -> Option<Sym> {
     let CommandKind::Simple { words, .. } = &c.kind else {
         return None;
     };
-    if !matches!(basename(&words.first()?.text), "echo" | "printf") || r.decoded || r.file {
+    if !matches!(basename(&words.first()?.text), "echo" | "printf") || r.decoded || r.file.is_some()
+    {
         return None;
     }
     match r.output.as_ref()?.0.as_slice() {

@@ -261,6 +261,8 @@ pub(crate) struct Place {
     pub lang: Lang,
     /// For [`Lang::Argv`]: the program whose words they are.
     pub runs: Option<&'static str>,
+    /// The value names a file whose text is the code (`psql -f FILE`).
+    pub file: bool,
 }
 
 /// How a project file holds the code its runner runs (see the table's
@@ -344,6 +346,22 @@ pub(crate) fn has_project_files(prog: &str) -> bool {
     PROJECT_FILES.get(at).is_some_and(|(p, _)| *p == prog)
 }
 
+/// The option of `prog` (lowercase) whose value is code in `lang` (`psql
+/// -c`, `mysql -e`, `sqlite3 -cmd`): its own, with no key or prefix.
+pub(crate) fn inline_option(prog: &str, lang: Lang) -> Option<&'static str> {
+    places_of(prog)?
+        .iter()
+        .filter_map(|i| PLACES.get(usize::from(*i)))
+        .find_map(|p| match p.at {
+            At::Option {
+                names,
+                key: None,
+                prefix: None,
+            } if p.subcommand.is_empty() && p.lang == lang && !p.file => names.first().copied(),
+            _ => None,
+        })
+}
+
 /// Where code found in a command is.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Source {
@@ -356,6 +374,9 @@ pub(crate) enum Source {
     Var(String),
     /// Standard input.
     Stdin,
+    /// The name of a file of code, in argument `arg` from byte `skip`
+    /// (`psql -f drop.sql`).
+    File { arg: usize, skip: usize },
     /// A git alias that is a git command line: run `git` with the alias's
     /// words (argument `arg` from byte `skip`) and then arguments `rest`.
     GitAlias {
@@ -735,6 +756,7 @@ fn find_written(prog: &str, args: &[String]) -> Vec<Found> {
                                 Source::Args(arg..end)
                             }
                             Lang::Escape(Dialect::Screen) => Source::Args(arg..args.len()),
+                            _ if p.file => Source::File { arg, skip },
                             _ => Source::Arg { arg, skip },
                         };
                         out.push(Found {
@@ -756,6 +778,7 @@ fn find_written(prog: &str, args: &[String]) -> Vec<Found> {
                     continue;
                 };
                 let source = match (p.lang, rest) {
+                    _ if p.file => Source::File { arg: at, skip: 0 },
                     (Lang::Argv | Lang::ShEach, _) | (_, true) => Source::Args(at..args.len()),
                     _ => Source::Arg { arg: at, skip: 0 },
                 };

@@ -60,6 +60,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use super::inline::Lang as InlineLang;
+use super::places::Lang;
 use super::wrappers::{code_flags, interpreter_lang, interpreter_script};
 use super::{Code, SimpleCommand};
 
@@ -256,6 +257,10 @@ enum Source<'c> {
     /// the code-places table), with the index of the first argument after
     /// the row's subcommand.
     Project(&'static super::places::ProjectFile, usize),
+    /// A file of code in a tool's language, read on its standard input or
+    /// named by an option (`psql db < drop.sql`, `psql -f drop.sql`): the
+    /// language and the file's name as written.
+    Code(super::places::Lang, String),
 }
 
 /// The start-up file a shell reads first (`BASH_ENV=FILE bash …`, `ENV=FILE
@@ -280,6 +285,17 @@ fn sources<'c>(c: &'c SimpleCommand, cwd: &str) -> Vec<Source<'c>> {
     let mut out = Vec::new();
     if let Some(file) = startup_file(c) {
         out.push(Source::Shell(file, &[], false));
+    }
+    // Code read from files on standard input or named by an option.
+    for (v, lang) in &c.code_files {
+        let Some(name) = v.known_from(cwd) else {
+            continue;
+        };
+        out.push(match lang {
+            Lang::Sh | Lang::Bash => Source::Shell(name, &[], false),
+            Lang::Inline(l) => Source::Interpreted(*l, &c.program, name, &[]),
+            _ => Source::Code(*lang, name),
+        });
     }
     if project::runs_project_code(c) {
         out.extend(
@@ -311,7 +327,9 @@ fn sources<'c>(c: &'c SimpleCommand, cwd: &str) -> Vec<Source<'c>> {
         if let Some(name) = c.values.get(at).and_then(|v| v.known_from(cwd)) {
             out.push(Source::Interpreted(lang, &c.program, name, args));
         }
-    } else if c.code == Some(Code::File) || matches!(c.program.as_str(), "source" | ".") {
+    } else if (c.code == Some(Code::File) && c.code_files.is_empty())
+        || matches!(c.program.as_str(), "source" | ".")
+    {
         if let Some((script, args)) = c.operand_values.split_first() {
             if let Some(name) = script.known_from(cwd) {
                 out.push(Source::Shell(name, args, false));
@@ -368,6 +386,21 @@ impl Reader {
                     };
                     let line = interpreted_line(lang, prog, &text, &name, args, cwd);
                     (Origin::file(path), line)
+                }
+                Source::Code(lang, name) => {
+                    let path = dir.join(&name);
+                    if installed(&path) {
+                        continue;
+                    }
+                    if self.written.contains(&path) {
+                        return Script::Unknown;
+                    }
+                    let text = match read_script(&path, false) {
+                        Ok(Some(text)) => text,
+                        Ok(None) => continue,
+                        Err(()) => return Script::Unknown,
+                    };
+                    (Origin::file(path), place_line(&c.program, lang, &text))
                 }
                 Source::Make => match make::recipes(c, &dir) {
                     Found::Text(origin, text) => {
@@ -500,6 +533,26 @@ fn interpreted_line(
     let flag = code_flags(lang).first().copied().unwrap_or("-e");
     let head = format!("{} {flag}", crate::shell::quote(prog));
     code_line(&head, text, name, args, cwd)
+}
+
+/// The command line that runs `text` as the code `prog` reads in `lang`:
+/// given to the program's option for inline code in that language when the
+/// table has one (`psql -c TEXT`, `mysql -e TEXT`: what rules read in a
+/// command's words), else on its standard input (`at <<'EOF' … EOF`).
+fn place_line(prog: &str, lang: Lang, text: &str) -> String {
+    let prog_q = crate::shell::quote(prog);
+    let line = if let Some(flag) = super::places::inline_option(&prog.to_ascii_lowercase(), lang) {
+        format!("{prog_q} {flag} {}", crate::shell::quote(text))
+    } else {
+        let mut delim = String::from("HOOKRULES_EOF");
+        while text.lines().any(|l| l == delim) {
+            delim.push('_');
+        }
+        format!("{prog_q} <<'{delim}'\n{text}\n{delim}\n")
+    };
+    // In a shell of its own, so that the program is one of the commands the
+    // file's code runs.
+    format!("sh -c {}", crate::shell::quote(&line))
 }
 
 /// What runs a file run by its path.

@@ -9,7 +9,7 @@ use super::super::inline;
 use super::super::places::{self, Found, Lang, Load, Source};
 use super::super::wrappers;
 use super::{Code, Extractor, Field, Grammar, Input, Link, OffMap};
-use crate::shell::command::ParseError;
+use crate::shell::command::{ParseError, RedirectOp};
 use crate::shell::value::{Piece, Value};
 
 /// Code at a place, as the analysis knows it.
@@ -87,6 +87,16 @@ impl Extractor {
                     self.run_code(at, lang, &t, &v, link, depth)?;
                 }
                 Source::Stdin => self.stdin_code(at, lang, prog, &v, link, depth)?,
+                Source::File { arg, skip } => {
+                    // Read from disk later (`script_files`), as a script
+                    // given by name is.
+                    // Unknown when nobody knows its name or the line wrote it.
+                    let Some(f) = args.get(arg) else { continue };
+                    let t = field_text(f, skip);
+                    self.file_code(at, Lang::File, &t, &v, link, depth)?;
+                    let value = t.value.unwrap_or_else(|| Value::text(&t.text));
+                    self.stdin_files(at, &[value], lang);
+                }
                 Source::GitAlias { arg, skip, rest } => {
                     // The alias's words, then the arguments after its name.
                     let Some(f) = args.get(arg) else { continue };
@@ -393,6 +403,11 @@ impl Extractor {
         }
         let text = if let Some((text, _, _)) = &link.here {
             Some(Text::literal(text))
+        } else if let Some(r) = link.redirects.iter().find(|r| r.op == RedirectOp::Read) {
+            // `psql db < drop.sql`: the file's text, read from disk later.
+            self.set_code(at, Code::File);
+            self.stdin_files(at, std::slice::from_ref(&r.value), lang);
+            None
         } else {
             match &link.stdin {
                 Input::Known(v) => Some(match v.0.as_slice() {
@@ -413,8 +428,9 @@ impl Extractor {
                     self.set_code(at, Code::Dynamic);
                     None
                 }
-                Input::File => {
+                Input::File(files) => {
                     self.set_code(at, Code::File);
+                    self.stdin_files(at, files, lang);
                     None
                 }
                 _ => None,

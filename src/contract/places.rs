@@ -7,6 +7,7 @@
 //!
 //! Paths only: nothing here touches the disk.
 
+use crate::shell::reach::Wiring;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::os::unix::ffi::OsStrExt;
@@ -224,6 +225,9 @@ pub struct Guarded {
     /// (another host may take a nested folder for the project): the part
     /// after the project (`.codex/hooks.json`).
     pub anywhere: Option<PathBuf>,
+    /// It switches hookrules on, when it is there (a host's hook file, the
+    /// binary): removing or replacing it switches the guard off.
+    pub wiring: Option<Wiring>,
 }
 
 /// Every file and folder that decides what the agent may do, for a project,
@@ -242,7 +246,11 @@ pub fn guarded(env: &Env, cwd: &Path, project: &Path, exe: Option<&Path>) -> Vec
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
     let envs = [env, &plain];
-    let mut add = |path: Option<PathBuf>, folder: bool, guard: Guard, what: Cow<'static, str>| {
+    let mut add = |path: Option<PathBuf>,
+                   folder: bool,
+                   guard: Guard,
+                   what: Cow<'static, str>,
+                   wiring: Option<Wiring>| {
         let Some(path) = path.filter(|p| p.is_absolute()) else {
             return;
         };
@@ -264,6 +272,7 @@ pub fn guarded(env: &Env, cwd: &Path, project: &Path, exe: Option<&Path>) -> Vec
             guard,
             what,
             anywhere,
+            wiring,
         });
     };
     for env in envs {
@@ -273,12 +282,14 @@ pub fn guarded(env: &Env, cwd: &Path, project: &Path, exe: Option<&Path>) -> Vec
             false,
             Guard::Key,
             Cow::Borrowed("hookrules' per-user key"),
+            None,
         );
         add(
             state,
             true,
             Guard::State,
             Cow::Borrowed("hookrules' state (decision log, allowances, trust records)"),
+            None,
         );
     }
     add(
@@ -286,6 +297,7 @@ pub fn guarded(env: &Env, cwd: &Path, project: &Path, exe: Option<&Path>) -> Vec
         true,
         Guard::Config,
         Cow::Borrowed("the project's hookrules policies"),
+        None,
     );
     for env in envs {
         add(
@@ -293,18 +305,21 @@ pub fn guarded(env: &Env, cwd: &Path, project: &Path, exe: Option<&Path>) -> Vec
             true,
             Guard::Config,
             Cow::Borrowed("the user's hookrules policies"),
+            None,
         );
         add(
             cache_home(env),
             true,
             Guard::Regenerable,
             Cow::Borrowed("hookrules' compiled-policy cache"),
+            None,
         );
         add(
             plugin_data(env),
             true,
             Guard::Regenerable,
             Cow::Borrowed("the hookrules plugin's data (the binary it runs)"),
+            None,
         );
     }
     for bin in binaries(env, exe) {
@@ -313,6 +328,7 @@ pub fn guarded(env: &Env, cwd: &Path, project: &Path, exe: Option<&Path>) -> Vec
             false,
             Guard::Config,
             Cow::Borrowed("the hookrules binary"),
+            Some(Wiring::Binary),
         );
     }
     for s in claude_settings(env, cwd, project, false) {
@@ -321,6 +337,7 @@ pub fn guarded(env: &Env, cwd: &Path, project: &Path, exe: Option<&Path>) -> Vec
             false,
             Guard::Config,
             Cow::Borrowed("Claude Code's project settings (they register the hooks)"),
+            Some(Wiring::Hooks),
         );
     }
     for env in envs {
@@ -330,6 +347,7 @@ pub fn guarded(env: &Env, cwd: &Path, project: &Path, exe: Option<&Path>) -> Vec
                 false,
                 Guard::Config,
                 Cow::Borrowed("Claude Code's user settings (they register the hooks)"),
+                Some(Wiring::Hooks),
             );
         }
         add(
@@ -337,6 +355,7 @@ pub fn guarded(env: &Env, cwd: &Path, project: &Path, exe: Option<&Path>) -> Vec
             true,
             Guard::Config,
             Cow::Borrowed("Claude Code's plugins (the hooks they register)"),
+            None,
         );
     }
     for host in Host::ALL {
@@ -344,7 +363,13 @@ pub fn guarded(env: &Env, cwd: &Path, project: &Path, exe: Option<&Path>) -> Vec
             for env in envs {
                 if let Ok(f) = hook_file(host, env, project, user) {
                     let what = format!("{}'s hook file", host.title());
-                    add(Some(f), false, Guard::Config, Cow::Owned(what));
+                    add(
+                        Some(f),
+                        false,
+                        Guard::Config,
+                        Cow::Owned(what),
+                        Some(Wiring::Hooks),
+                    );
                 }
             }
         }
@@ -354,6 +379,7 @@ pub fn guarded(env: &Env, cwd: &Path, project: &Path, exe: Option<&Path>) -> Vec
         true,
         Guard::Config,
         Cow::Borrowed("the repository's hook files (Copilot, VS Code)"),
+        Some(Wiring::Hooks),
     );
     for env in envs {
         add(
@@ -361,6 +387,7 @@ pub fn guarded(env: &Env, cwd: &Path, project: &Path, exe: Option<&Path>) -> Vec
             false,
             Guard::Config,
             Cow::Borrowed("Codex's config (it trusts the project's hooks)"),
+            None,
         );
     }
     out

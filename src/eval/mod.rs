@@ -152,6 +152,9 @@ fn guards(env: &BTreeMap<String, String>, cwd: &Path, project: &Path) -> shell::
                         places::Guard::Key => shell::reach::Class::GuardKey,
                     },
                     regenerable: g.guard == places::Guard::Regenerable,
+                    wires: g
+                        .wiring
+                        .map(|kind| shell::reach::Wires::new(kind, g.path.clone())),
                     what: g.what,
                     anywhere: g.anywhere.and_then(|a| {
                         let a = a.to_str()?;

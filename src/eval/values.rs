@@ -528,6 +528,9 @@ pub fn paths_from_commands(cmds: &[SimpleCommand], ps: &PathSelector, ctx: &Ctx)
         if ps.writes {
             let skipped = ps.skip_programs.iter().any(|p| program_is(&c.program, p));
             for w in writes(c) {
+                if ps.replaces && w.keeps {
+                    continue;
+                }
                 let redirect = c.redirects.iter().any(|r| r.value == w.value);
                 if skipped && !redirect {
                     continue;

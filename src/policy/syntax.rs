@@ -462,6 +462,11 @@ pub struct RawCondition {
     /// everything below when they recurse), and the unknown names below a
     /// folder an archive, a download or a clone fills (`DIR/…`).
     pub writes: Option<bool>,
+    /// With `writes`: only the writes that replace or remove what is there
+    /// (`>`, a copy, move or link onto it, `rm`, `truncate`, a move away, an
+    /// extraction), not those that change it in place and keep the rest
+    /// (`>>`, `sed -i`, a patch, an editor, `chmod`, `touch`).
+    pub replaces: Option<bool>,
     /// With `paths`: follow symbolic links, on disk and those the command
     /// makes, so a class judges where the path lands (default `true`; `false`:
     /// the path as spelled).

@@ -64,6 +64,7 @@ use super::value::{Piece, Value};
 pub use cargo_config::add_cargo_config_code;
 pub use links::{acts_on_name, follows_links_below, is_link_text, made_by};
 pub use outputs::{outputs, Outputs};
+pub(crate) use repo_config::read_limited;
 pub use repo_config::{add_repository_code, name_push_refspecs};
 pub use script_files::add_script_code;
 pub use startup_files::add_startup_code;

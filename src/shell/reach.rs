@@ -78,6 +78,11 @@ pub enum Class {
     GuardState,
     /// hookrules' per-user key (a secret).
     GuardKey,
+    /// What switches hookrules on, where it is there: a host's hook or
+    /// settings file whose text names hookrules (or a folder holding one),
+    /// and the hookrules binary ([`Wiring`]). Removing or replacing it
+    /// switches the guard off; it is also [`Class::GuardConfig`].
+    GuardWiring,
 }
 
 impl Class {
@@ -100,6 +105,7 @@ impl Class {
         (Class::OutsideProject, "outside_project"),
         (Class::Unknown, "unknown"),
         (Class::GuardKey, "guard_key"),
+        (Class::GuardWiring, "guard_wiring"),
         (Class::GuardState, "guard_state"),
         (Class::GuardConfig, "guard_config"),
     ];
@@ -217,6 +223,67 @@ pub struct Guard {
     /// its part below the project, with a leading `/`, in lowercase
     /// (`/.codex/hooks.json`).
     pub anywhere: Option<String>,
+    /// It switches hookrules on, when it is there ([`Class::GuardWiring`]).
+    pub wires: Option<Wires>,
+}
+
+/// How a guarded place switches hookrules on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wiring {
+    /// A host's hook or settings file, or a folder of them: it registers
+    /// hookrules when its text names it.
+    Hooks,
+    /// The hookrules binary.
+    Binary,
+}
+
+/// A guarded place that may switch hookrules on, and whether it does, read
+/// from the disk the first time an event asks (most events never do).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Wires {
+    kind: Wiring,
+    /// Where it is, as the environment spells it.
+    at: std::path::PathBuf,
+    found: OnceLock<bool>,
+}
+
+/// Most entries of a folder of hook files read for [`Wires::on`].
+const MAX_HOOK_FILES: usize = 64;
+
+impl Wires {
+    /// The place at `at`, of this kind.
+    #[must_use]
+    pub fn new(kind: Wiring, at: std::path::PathBuf) -> Wires {
+        Wires {
+            kind,
+            at,
+            found: OnceLock::new(),
+        }
+    }
+
+    /// Does it switch hookrules on now: the binary is there; the hook file
+    /// (or a file in the folder) names hookrules. Files are read through the
+    /// bounded reader that never waits on a FIFO or a device.
+    pub fn on(&self) -> bool {
+        *self.found.get_or_init(|| {
+            let names_us = |p: &std::path::Path| {
+                crate::shell::command::read_limited(p)
+                    .is_some_and(|t| t.to_ascii_lowercase().contains("hookrules"))
+            };
+            let Ok(meta) = std::fs::symlink_metadata(&self.at) else {
+                return false;
+            };
+            match self.kind {
+                Wiring::Binary => true,
+                Wiring::Hooks if meta.is_dir() => std::fs::read_dir(&self.at).is_ok_and(|d| {
+                    d.flatten()
+                        .take(MAX_HOOK_FILES)
+                        .any(|e| names_us(&e.path()))
+                }),
+                Wiring::Hooks => names_us(&self.at),
+            }
+        })
+    }
 }
 
 /// The guarded places of an event, made when a path is first classified.
@@ -525,16 +592,51 @@ fn known_text(s: &Sym, env: &Env) -> Option<String> {
 
 /// Everything below a target that a recursive removal, move or change
 /// reaches (`rm -rf d` changes `d/…`), unless the target is a link the command
-/// acts on by name (`rm -rf link` removes only the link), a pattern or unknown.
+/// acts on by name (`rm -rf link` removes only the link) or unknown. Below a
+/// pattern is below each folder it matches on disk ([`pattern_below`]).
 #[must_use]
-pub fn below(t: &Target, env: &Env) -> Option<Target> {
-    if t.pattern.is_some() || t.classes.has(Class::Unknown) || !t.path.starts_with('/') {
-        return None;
+pub fn below(t: &Target, env: &Env) -> Vec<Target> {
+    if t.classes.has(Class::Unknown) || !t.path.starts_with('/') {
+        return Vec::new();
+    }
+    if let Some(pattern) = &t.pattern {
+        return pattern_below(pattern, env);
     }
     if env.links.is_link(&t.path) {
-        return None;
+        return Vec::new();
     }
-    Some(located(&join(&t.path, SOMETHING), false, false, env))
+    vec![located(&join(&t.path, SOMETHING), false, false, env)]
+}
+
+/// What a recursion reaches below a pattern (`rm -rf .c*`, normalised, its
+/// markers in place): the shell replaces the pattern with the names it
+/// matches on disk ([`pattern_on_disk`]), and the recursion goes below each
+/// folder among them (not below a link, which is removed by name; not into a
+/// place hookrules makes again, as for a plain folder above it: `rm -rf
+/// ~/.cache/*` clears caches). A pattern that matches nothing stays as
+/// written and names nothing; when the matches are more than the expansion
+/// keeps, some name below some match counts too.
+fn pattern_below(pattern: &str, env: &Env) -> Vec<Target> {
+    let matches = pattern_on_disk(pattern);
+    let mut out: Vec<Target> = Vec::new();
+    if matches.len() >= MAX_PATTERN_MATCHES {
+        out.push(located(&join(pattern, SOMETHING), false, false, env));
+    }
+    for m in matches {
+        if !std::fs::symlink_metadata(&m).is_ok_and(|md| md.is_dir()) {
+            continue;
+        }
+        let lower = m.to_ascii_lowercase();
+        let regenerable = env
+            .guards
+            .list()
+            .iter()
+            .any(|g| g.regenerable && g.path == lower);
+        if !regenerable {
+            out.push(located(&join(&m, SOMETHING), false, false, env));
+        }
+    }
+    out
 }
 
 /// Most entries read below a folder looking for the links a recursion that
@@ -567,7 +669,7 @@ pub fn linked_below(t: &Target, env: &Env) -> Vec<Target> {
         if r.unknown {
             landed.classes = Classes::of(&[Class::Unknown]);
         }
-        if let Some(b) = below(&landed, env) {
+        for b in below(&landed, env) {
             push(&mut out, b);
         }
         push(&mut out, landed);
@@ -1035,6 +1137,9 @@ fn classify_globbed(path: &str, env: &Env) -> Classes {
     for g in env.guards.list() {
         if pattern_names_guard(&comps, g) {
             classes.add(guard_class(g, Reach::Maybe));
+            if g.wires.as_ref().is_some_and(Wires::on) {
+                classes.add(Class::GuardWiring);
+            }
         }
     }
     classes
@@ -1370,7 +1475,10 @@ fn is_system(comps: &[&str], env: &Env) -> bool {
 
 /// The guard classes.
 pub const GUARDS: Classes = Classes(
-    1 << Class::GuardConfig as u32 | 1 << Class::GuardState as u32 | 1 << Class::GuardKey as u32,
+    1 << Class::GuardConfig as u32
+        | 1 << Class::GuardState as u32
+        | 1 << Class::GuardKey as u32
+        | 1 << Class::GuardWiring as u32,
 );
 
 /// The guarded place a normalised path lies in (or, ending in `SOMETHING`,
@@ -1397,10 +1505,19 @@ pub fn guarded_by<'e>(path: &str, env: &'e Env) -> Option<&'e Guard> {
     } else {
         plain
     };
-    env.guards.list().iter().find(|g| {
+    let mut found = env.guards.list().iter().filter(|g| {
         guard_reaches(&plain, g, env, pattern_may_meet(&comps, g)).is_some()
             || pattern_names_guard(&comps, g)
-    })
+    });
+    // Of several (`.claude` holds policies and settings), the one that
+    // switches hookrules on, when one does: what removing the path undoes.
+    let first = found.next()?;
+    Some(
+        std::iter::once(first)
+            .chain(found)
+            .find(|g| g.wires.as_ref().is_some_and(Wires::on))
+            .unwrap_or(first),
+    )
 }
 
 /// A lexical test of where the entries of a tree landing in one folder
@@ -1612,6 +1729,9 @@ fn classify_among(path: &str, env: &Env, may_meet: &dyn Fn(&Guard) -> bool) -> C
         for g in env.guards.list() {
             if let Some(reach) = guard_reaches(&lower, g, env, may_meet(g)) {
                 c.add(guard_class(g, reach));
+                if g.wires.as_ref().is_some_and(Wires::on) {
+                    c.add(Class::GuardWiring);
+                }
             }
         }
     }

@@ -716,6 +716,16 @@ impl Validator<'_> {
             Some(l) => self.program_options(l)?,
             None => vec![],
         };
+        let writes = raw.writes.unwrap_or(false);
+        let replaces = raw.replaces.unwrap_or(false);
+        if replaces && !writes {
+            self.err(
+                Code::InvalidCondition,
+                p.span.clone(),
+                "`replaces = true` narrows the paths a command writes: it goes with `writes = true`",
+            );
+            return None;
+        }
         Some(Selector::Paths(PathSelector {
             field,
             from_command: raw.from_command.unwrap_or(false),
@@ -724,7 +734,8 @@ impl Validator<'_> {
             skip_options,
             written_through,
             reads_only: raw.reads_only.unwrap_or(false),
-            writes: raw.writes.unwrap_or(false),
+            writes,
+            replaces,
             resolve_symlinks: raw.resolve_symlinks.unwrap_or(true),
         }))
     }

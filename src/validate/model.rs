@@ -366,6 +366,10 @@ pub struct PathSelector {
     /// Only the paths the command writes (`shell::command::writes`).
     #[serde(default)]
     pub writes: bool,
+    /// Of those, only the writes that replace or remove what is there (not
+    /// in-place changes: `shell::command::Write::keeps`).
+    #[serde(default)]
+    pub replaces: bool,
     /// Follow symbolic links (default); `false`: paths as spelled.
     pub resolve_symlinks: bool,
 }

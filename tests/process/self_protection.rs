@@ -288,7 +288,7 @@ fn writes_land_where_links_and_the_environment_put_them() {
             "the plugin launcher's remembered binary, in CLAUDE_PLUGIN_DATA",
         ),
         (format!("chmod a-x {exe}"), "ask", "the hookrules binary itself"),
-        (format!("cp /bin/true {exe}"), "ask", "replaced by another program"),
+        (format!("cp /bin/true {exe}"), "deny", "replaced by another program: the guard switched off"),
         ("ln -s .claude c2 && tee c2/settings.json < /dev/null".into(), "ask", "a link made a moment before"),
         (
             "python3 -c \"import json; print(json.dumps(json.load(open('.claude/settings.json'))))\"".into(),
@@ -744,4 +744,146 @@ fn a_tree_copied_moved_or_synced_is_judged_by_where_its_entries_land() {
             && text.contains("proj/.claude/settings.json"),
         "{text}"
     );
+}
+
+/// A sandbox where hookrules is switched on: the project's and the user's
+/// settings, Codex's, Gemini's and Copilot's hook files name it, and the
+/// binary is in `~/.local/bin`. `settings.local.json` holds permissions only.
+fn wired_sandbox() -> Sandbox {
+    let hook = r#"{"hooks":{"PreToolUse":[{"matcher":"*","hooks":[{"type":"command","command":"hookrules run"}]}]},"permissions":{"allow":[]}}"#;
+    let sb = Sandbox::new(
+        &[
+            "home/proj/.claude/hookrules",
+            "home/proj/.codex",
+            "home/proj/.github/hooks",
+            "home/proj/.gemini",
+            "home/proj/src",
+            "home/.claude",
+            "home/.local/bin",
+            "xconfig/hookrules",
+        ],
+        &[
+            ("home/proj/.claude/settings.json", hook),
+            (
+                "home/proj/.claude/settings.local.json",
+                r#"{"permissions":{"allow":["Bash(npm test)"]}}"#,
+            ),
+            (
+                "home/proj/.claude/hookrules/team.toml",
+                "[policy]\nname = \"team\"\n",
+            ),
+            (
+                "home/proj/.codex/hooks.json",
+                r#"{"hooks":{"PreToolUse":[{"hooks":[{"type":"command","command":"hookrules run --host codex"}]}]}}"#,
+            ),
+            (
+                "home/proj/.gemini/settings.json",
+                r#"{"hooks":{"BeforeTool":[{"hooks":[{"type":"command","command":"hookrules run --host gemini"}]}]}}"#,
+            ),
+            (
+                "home/proj/.github/hooks/hookrules.json",
+                r#"{"version":1,"hooks":{"preToolUse":[{"type":"command","bash":"hookrules run --host copilot"}]}}"#,
+            ),
+            ("home/proj/src/main.rs", "fn main() {}"),
+            ("home/.claude/settings.json", hook),
+            ("home/.local/bin/hookrules", "#!/bin/sh\n"),
+            ("xconfig/hookrules/mine.toml", "[policy]\nname = \"mine\"\n"),
+        ],
+        &[("XDG_CONFIG_HOME", "xconfig"), ("XDG_STATE_HOME", "xstate")],
+    );
+    sb.link(".claude", "cfg");
+    sb
+}
+
+#[test]
+fn switching_the_guard_off_is_denied_changing_it_asks() {
+    let sb = wired_sandbox();
+    let p = |rel: &str| sb.project().join(rel).to_string_lossy().into_owned();
+    let ps = |command: &str| claude(&sb, "PowerShell", &json!({ "command": command }));
+    let cases = vec![
+        // What switches hookrules on, removed or replaced, by any route.
+        (sb.bash("rm .claude/settings.json"), "deny", "the project's wiring removed"),
+        (sb.bash("echo '{}' > .claude/settings.json"), "deny", "overwritten"),
+        (sb.bash(": > ~/.claude/settings.json"), "deny", "the user's wiring emptied"),
+        (sb.bash("truncate -s 0 .codex/hooks.json"), "deny", "Codex's wiring truncated"),
+        (sb.bash("jq 'del(.hooks)' .claude/settings.json > t.json && mv t.json .claude/settings.json"), "deny", "replaced by a move"),
+        (sb.bash("cp src/main.rs .gemini/settings.json"), "deny", "a copy onto Gemini's wiring"),
+        (sb.bash("ln -sf /dev/null .claude/settings.json"), "deny", "a link onto it"),
+        (sb.bash("mv .claude .claude-off"), "deny", "the folder holding it moved away"),
+        (sb.bash("git mv .github/hooks .github/hooks-off"), "deny", "Copilot's hook folder moved"),
+        (sb.bash("rm -rf .c*"), "deny", "a pattern that names the folder"),
+        (sb.bash("d=cfg; rm -rf \"$d\"/"), "deny", "through a committed link, by a variable"),
+        (sb.bash("rm ~/.local/bin/hookrules"), "deny", "the binary"),
+        (sb.bash("git checkout -- .claude/settings.json"), "deny", "restored over"),
+        (ps("Remove-Item -Recurse -Force .claude"), "deny", "PowerShell"),
+        (
+            claude(&sb, "Write", &json!({"file_path": p(".claude/settings.json"), "content": "{\"permissions\":{}}"})),
+            "deny",
+            "written without hookrules",
+        ),
+        (
+            claude(&sb, "Edit", &json!({"file_path": p("cfg/settings.json"), "old_string": "\"command\":\"hookrules run\"", "new_string": "\"command\":\"true\""})),
+            "deny",
+            "an edit that takes it out, through the link",
+        ),
+        (
+            claude(&sb, "MultiEdit", &json!({"file_path": sb.at("home/.claude/settings.json"), "edits": [{"old_string": "hookrules run", "new_string": "true"}]})),
+            "deny",
+            "the user's settings",
+        ),
+        (
+            codex_patch(&sb, "*** Begin Patch\n*** Delete File: .codex/hooks.json\n*** End Patch\n"),
+            "deny",
+            "Codex's patch deleting its wiring",
+        ),
+        (
+            copilot(&sb, "edit", &json!({"path": p(".github/hooks/hookrules.json"), "old_str": "hookrules run --host copilot", "new_str": "true"})),
+            "deny",
+            "Copilot's edit taking it out",
+        ),
+        (
+            claude(&sb, "Write", &json!({"file_path": p(".claude/hookrules/me.local.toml"), "content": "[policy]\nbuiltin = false\n"})),
+            "deny",
+            "a policy that drops the built-in rules",
+        ),
+        (
+            sb.bash("printf '[policy]\\nbuiltin = false\\n' >> ~/.config/hookrules/mine.toml"),
+            "deny",
+            "the same by the shell",
+        ),
+        (sb.bash("hookrules uninstall"), "deny", "uninstalled"),
+        (sb.bash("hookrules init --command /bin/true"), "deny", "re-pointed"),
+        // Changes that keep it: the user confirms them.
+        (sb.bash("sed -i 's/\"allow\":\\[\\]/\"allow\":[\"Bash(ls)\"]/' .claude/settings.json"), "ask", "an edit in place"),
+        (sb.bash("echo >> .claude/settings.json"), "ask", "an append"),
+        (sb.bash("chmod 644 .claude/settings.json"), "ask", "its mode"),
+        (sb.bash("rm .claude/settings.local.json"), "ask", "settings that do not register hookrules"),
+        (sb.bash("rm .claude/hookrules/team.toml"), "ask", "a policy removed: the built-in pack stays"),
+        (
+            claude(&sb, "Edit", &json!({"file_path": p(".claude/settings.json"), "old_string": "\"allow\":[]", "new_string": "\"allow\":[\"Bash(ls)\"]"})),
+            "ask",
+            "an edit that keeps it",
+        ),
+        (
+            claude(&sb, "Write", &json!({"file_path": p(".claude/settings.json"), "content": "{\"hooks\":{\"PreToolUse\":[{\"hooks\":[{\"type\":\"command\",\"command\":\"hookrules run\"}]}]},\"permissions\":{}}"})),
+            "ask",
+            "rewritten with hookrules kept",
+        ),
+        (
+            claude(&sb, "Write", &json!({"file_path": p(".claude/hookrules/extra.toml"), "content": "[policy]\nname = \"extra\"\n"})),
+            "ask",
+            "a new policy",
+        ),
+        (sb.bash("hookrules init --client-version 1.0.0"), "ask", "fewer events"),
+        // Reads and look-alikes run.
+        (sb.bash("cat .claude/settings.json"), "allow", "reads"),
+        (sb.bash("cp .claude/settings.json /tmp/settings-review.json"), "allow", "a copy out"),
+        (sb.bash("rm -rf src/.cache"), "allow", "another folder"),
+        (sb.bash("hookrules uninstall --dry-run"), "allow", "prints the diff"),
+        (sb.bash("grep -rn 'builtin = false' docs/"), "allow", "a search"),
+    ];
+    check(&sb, &cases);
+    // The reason names what switches hookrules on, not the policies beside it.
+    let (_, text) = sb.run(&sb.bash("mv .claude .claude-off"));
+    assert!(text.contains("Claude Code's project settings"), "{text}");
 }

@@ -400,7 +400,7 @@ pub fn name_push_refspecs(cmds: &mut [SimpleCommand], cwd: &str) {
 
 /// The text of a configuration file (at most [`MAX_CONFIG_BYTES`]; git's and
 /// cargo's alike); a FIFO, device or socket is not read (and not waited on).
-pub(super) fn read_limited(path: &Path) -> Option<String> {
+pub(crate) fn read_limited(path: &Path) -> Option<String> {
     use std::io::Read;
     let f = crate::os::files::open_regular(path).ok()?;
     let mut buf = Vec::new();

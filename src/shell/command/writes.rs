@@ -52,6 +52,11 @@ pub struct Write {
     /// archive); `value` is then the unknown names below that folder, what
     /// counts when the list cannot be read.
     pub listed: Option<Listing>,
+    /// The write changes the file in place and keeps the rest of it (an
+    /// append, an in-place edit, a patch, a change of mode or times); when
+    /// false it replaces or removes what is there (`>`, a copy or move onto
+    /// it, `rm`, `truncate`, an extraction, a move away).
+    pub keeps: bool,
 }
 
 /// A patch or archive that names what a command writes below a folder.
@@ -115,6 +120,15 @@ const CHANGERS: &[&str] = &[
     "truncate", "touch", "chmod", "chown", "chgrp", "setfacl", "chattr", "mkfifo", "mknod",
     "shred", "dos2unix", "unix2dos", "mkdir", "patch", "vim", "vi", "nvim", "nano", "emacs", "ed",
     "ex", "sudoedit", "visudo", "sponge", "tee",
+];
+
+/// Of [`CHANGERS`], those that keep what they change (its content, when
+/// they touch only its mode, owner or times, or edit it), unless told
+/// otherwise (`tee` and `sponge` replace the file unless `-a`).
+const KEEPERS: &[&str] = &[
+    "touch", "chmod", "chown", "chgrp", "setfacl", "chattr", "mkfifo", "mknod", "dos2unix",
+    "unix2dos", "mkdir", "patch", "vim", "vi", "nvim", "nano", "emacs", "ed", "ex", "sudoedit",
+    "visudo",
 ];
 
 /// Programs that remove what they are given.
@@ -182,6 +196,8 @@ pub fn in_place(c: &SimpleCommand) -> bool {
 pub fn writes(c: &SimpleCommand) -> Vec<Write> {
     let mut out: Vec<Write> = Vec::new();
     let mut listed: Vec<Write> = Vec::new();
+    // Set while pushing the writes that keep what they change.
+    let keeping = std::cell::Cell::new(false);
     let mut push = |value: Value, by_name: bool, below: bool| {
         let w = Write {
             value,
@@ -189,6 +205,7 @@ pub fn writes(c: &SimpleCommand) -> Vec<Write> {
             below,
             through_links: false,
             listed: None,
+            keeps: keeping.get(),
         };
         if !out.contains(&w) {
             out.push(w);
@@ -196,7 +213,13 @@ pub fn writes(c: &SimpleCommand) -> Vec<Write> {
     };
     for r in &c.redirects {
         if r.op != super::RedirectOp::Read && !r.target.is_empty() {
+            let appends = matches!(
+                r.op,
+                super::RedirectOp::Append | super::RedirectOp::ReadWrite
+            );
+            keeping.set(appends);
             push(r.value.clone(), false, false);
+            keeping.set(false);
         }
     }
     let p = c.program.as_str();
@@ -247,6 +270,7 @@ pub fn writes(c: &SimpleCommand) -> Vec<Write> {
                         by_name: false,
                         below: false,
                         through_links: false,
+                        keeps: false,
                         listed: Some(Listing {
                             file: src.clone(),
                             kind: Kind::Tree,
@@ -272,12 +296,15 @@ pub fn writes(c: &SimpleCommand) -> Vec<Write> {
     if is(REMOVERS) || is(CHANGERS) || in_place(c) {
         let removes = is(REMOVERS);
         let deep = recursive && !is(&["rmdir"]);
+        let appends = is(&["tee", "sponge"]) && (flag("-a") || flag("--append"));
+        keeping.set(!removes && (in_place(c) || is(KEEPERS) || appends));
         for (i, v) in c.target_operands() {
             if o.operand.get(i).copied().unwrap_or(false) {
                 continue;
             }
             push(v.clone(), removes || acts_on_name(c, i), deep);
         }
+        keeping.set(false);
     }
     if is(&["mv"]) {
         for i in (0..n).filter(|i| !o.operand[*i]) {
@@ -424,6 +451,7 @@ pub fn filled(c: &SimpleCommand) -> Vec<Write> {
         below: false,
         through_links: false,
         listed: None,
+        keeps: false,
     };
     let mut out: Vec<Write> = filled_folders(c)
         .into_iter()
@@ -435,6 +463,8 @@ pub fn filled(c: &SimpleCommand) -> Vec<Write> {
                 by_name: false,
                 below: false,
                 through_links: false,
+                // A patch changes the files it names in place.
+                keeps: l.kind == Kind::Patch,
                 listed: Some(l),
             },
         })
@@ -811,6 +841,7 @@ fn git_writes(
                     by_name: false,
                     below: false,
                     through_links: false,
+                    keeps: true,
                     listed: Some(Listing {
                         file,
                         kind: Kind::Patch,

@@ -1640,6 +1640,9 @@ enum Reach {
     /// Unknown names below a folder that holds the place (`tar -x -C ~`,
     /// `find ~ -name x -delete`): the write may land there.
     Maybe,
+    /// Unknown names in the folder the place is in (`rm -rf .claude`, `mv
+    /// ~/.local/bin x`): the place goes with its folder.
+    Beside,
 }
 
 /// The class a path reaching `g` gets: the place's own when the write lands
@@ -1648,7 +1651,7 @@ enum Reach {
 /// is everyday work that may reach the state, not a write into it).
 fn guard_class(g: &Guard, reach: Reach) -> Class {
     match (g.class, reach) {
-        (Class::GuardState, Reach::Maybe) => Class::GuardConfig,
+        (Class::GuardState, Reach::Maybe | Reach::Beside) => Class::GuardConfig,
         (class, _) => class,
     }
 }
@@ -1699,8 +1702,11 @@ fn guard_reaches(lower: &str, g: &Guard, env: &Env, by_path: bool) -> Option<Rea
             && is_within(gl, folder)
             && !folder.eq_ignore_ascii_case(project)
         {
+            let beside = gl.rsplit_once('/').is_some_and(|(parent, _)| parent == folder);
             return Some(if g.class == Class::GuardKey {
                 Reach::In
+            } else if beside {
+                Reach::Beside
             } else {
                 Reach::Maybe
             });
@@ -1729,7 +1735,10 @@ fn classify_among(path: &str, env: &Env, may_meet: &dyn Fn(&Guard) -> bool) -> C
         for g in env.guards.list() {
             if let Some(reach) = guard_reaches(&lower, g, env, may_meet(g)) {
                 c.add(guard_class(g, reach));
-                if g.wires.as_ref().is_some_and(Wires::on) {
+                // What switches hookrules on is removed with its own folder,
+                // not counted for every tree that holds it (`rm -rf /`
+                // is another rule's).
+                if reach != Reach::Maybe && g.wires.as_ref().is_some_and(Wires::on) {
                     c.add(Class::GuardWiring);
                 }
             }

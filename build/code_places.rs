@@ -17,6 +17,7 @@ const LANGS: &[(&str, &str)] = &[
     ("bash", "Lang::Bash"),
     ("sh-or-bool", "Lang::ShOrBool"),
     ("sh-each", "Lang::ShEach"),
+    ("sh-like", "Lang::ShLike"),
     ("argv", "Lang::Argv"),
     ("argv-rest", "Lang::ArgvRest"),
     ("argv-commas", "Lang::ArgvCommas"),
@@ -223,6 +224,7 @@ fn compile(text: &str) -> Result<String, String> {
             "lang",
             "runs",
             "file",
+            "flag",
         ];
         if let Some(k) = row.keys().find(|k| !known.contains(&k.as_str())) {
             return Err(at(format!("unknown key `{k}`")));
@@ -293,6 +295,10 @@ fn compile(text: &str) -> Result<String, String> {
         if rest && wheres[0] != "operand" {
             return Err(at("`rest` goes with `operand`".into()));
         }
+        let flags = match get("flag") {
+            None => Vec::new(),
+            Some(v) => strings(v, "flag").map_err(at)?,
+        };
         let file = match get("file") {
             None => false,
             Some(v) => v
@@ -347,9 +353,10 @@ fn compile(text: &str) -> Result<String, String> {
         let subs: Vec<String> = subcommands.iter().map(|s| list_lit(s)).collect();
         let _ = writeln!(
             places,
-            "    Place {{ subcommand: &[{}], at: {where_}, lang: {lang}, runs: {}, file: {file} }},",
+            "    Place {{ subcommand: &[{}], at: {where_}, lang: {lang}, runs: {}, file: {file}, flag: {} }},",
             subs.join(", "),
             opt_lit(runs.as_ref()),
+            list_lit(&flags),
         );
         for p in programs_of_row {
             by_program

@@ -2165,6 +2165,32 @@ impl Extractor {
                             c.uncertain = true;
                         }
                     }
+                    // A program given `-c TEXT` whose options the analysis
+                    // does not know (`foosh -c 'rm -rf ~'`): shells take their
+                    // code so, so when TEXT is a shell command line that
+                    // destroys, it may run it; judged one step down, since
+                    // for many programs `-c` takes something else.
+                    if let Some(text) = shell_like_option(&prog, arg_fields) {
+                        let mark = self.out.len();
+                        let saved = self.state.clone();
+                        let mut v = via.clone();
+                        v.push(format!("{prog} -c (a shell's code?)"));
+                        let map = OffMap::At(off, format!("{prog} -c"));
+                        let parsed =
+                            self.nested_as(Grammar::Sh, &text, depth + 1, &v, map, Some(None));
+                        let destroys = self.out.get(mark..).unwrap_or_default().iter().any(|c| {
+                            TRAILING_DESTRUCTIVE.contains(&c.program.as_str())
+                                || c.program.starts_with("mkfs.")
+                        });
+                        if parsed.is_err() || !destroys {
+                            self.out.truncate(mark);
+                            self.state = saved;
+                        } else {
+                            for c in self.out.get_mut(mark..).unwrap_or_default() {
+                                c.uncertain = true;
+                            }
+                        }
+                    }
                     return Ok(());
                 }
                 Action::Error(msg) => return Err(perr(msg, off)),
@@ -4151,6 +4177,26 @@ fn trailing_command(prog: &str, args: &[Field]) -> Option<usize> {
         TRAILING_DESTRUCTIVE.contains(&name) || name.starts_with("mkfs.")
     })?;
     (k + 1 < args.len()).then_some(k)
+}
+
+/// The text after `-c` of a program the code-places table does not know and
+/// whose words are not data, when it is known and more than one word (a
+/// command line, not a name or a number).
+fn shell_like_option(prog: &str, args: &[Field]) -> Option<String> {
+    if WORDS_ARE_DATA.contains(&prog)
+        || places::has_places(prog)
+        || wrappers::interpreter_lang(prog).is_some()
+    {
+        return None;
+    }
+    let k = args
+        .iter()
+        .take_while(|a| a.text != "--")
+        .position(|a| a.text == "-c")?;
+    let text = args.get(k + 1)?.value.literal()?;
+    text.trim()
+        .contains([' ', '\t', ';', '&', '|'])
+        .then_some(text)
 }
 
 /// A field that is this value (an operand `xargs` read).

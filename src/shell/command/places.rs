@@ -33,6 +33,10 @@ pub(crate) enum Lang {
     ShOrBool,
     /// Each operand is one sh command line (hyperfine).
     ShEach,
+    /// Another shell's command line (xonsh, elvish, rc, nu, tcsh): read as
+    /// sh where it parses as sh (`rm -rf ~` is the same command in each);
+    /// text in the shell's own syntax is its own, no opinion.
+    ShLike,
     /// The words of a command, no shell.
     Argv,
     /// An option's value and the words after it up to `;` (`fd -x`).
@@ -263,6 +267,9 @@ pub(crate) struct Place {
     pub runs: Option<&'static str>,
     /// The value names a file whose text is the code (`psql -f FILE`).
     pub file: bool,
+    /// The place holds code only when the command has one of these flags
+    /// (`pnpm exec -c TEXT`, `--shell-mode`); empty: always.
+    pub flag: &'static [&'static str],
 }
 
 /// How a project file holds the code its runner runs (see the table's
@@ -687,17 +694,28 @@ fn find_written(prog: &str, args: &[String]) -> Vec<Found> {
     } else {
         None
     };
+    // A row of a subcommand of a program whose options the table does not
+    // list (`npm exec -c TEXT`): the subcommand is its first operand.
+    let row_sub_at = sub_at.or_else(|| subcommand_at(syntax, args));
     let mut out = Vec::new();
     // `screen -X CMD ARGS…` sends a command to a session: its operands are
     // that command's, not a program to start.
     let screen_x = prog == "screen" && args.iter().any(|a| a == "-X");
     for p in rows.iter().filter_map(|i| PLACES.get(usize::from(*i))) {
+        if !p.flag.is_empty()
+            && !args
+                .iter()
+                .take_while(|a| *a != "--")
+                .any(|a| p.flag.contains(&a.as_str()))
+        {
+            continue;
+        }
         // The arguments the place reads: the program's own options (before a
         // subcommand), or the subcommand's (after its words).
         let scope: Range<usize> = if p.subcommand.is_empty() {
             0..sub_at.unwrap_or(args.len())
         } else {
-            let Some(s) = sub_at else { continue };
+            let Some(s) = row_sub_at else { continue };
             let Some(words) = p.subcommand.iter().find(|w| {
                 w.iter()
                     .enumerate()
@@ -709,7 +727,7 @@ fn find_written(prog: &str, args: &[String]) -> Vec<Found> {
         };
         let label = match p.subcommand.is_empty() {
             true => prog.to_string(),
-            false => match sub_at {
+            false => match row_sub_at {
                 Some(s) => format!("{prog} {}", args[s..scope.start].join(" ")),
                 None => prog.to_string(),
             },

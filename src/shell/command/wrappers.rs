@@ -13,7 +13,8 @@ pub const MAX_WRAPPERS: usize = 16;
 
 /// Programs treated as POSIX-like shells (`-c STR`, script on stdin).
 pub(crate) const SHELLS: &[&str] = &[
-    "sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "fish", "rbash", "yash", "posh",
+    "sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "fish", "rbash", "yash", "posh", "oksh",
+    "loksh", "pdksh", "lksh", "ksh93", "osh",
 ];
 
 /// What running `prog args…` means for the commands inside it.

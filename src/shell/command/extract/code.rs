@@ -201,6 +201,19 @@ impl Extractor {
                     self.set_code(at, Code::Dynamic);
                 }
             }
+            Lang::ShLike => {
+                // Where the text is not sh, it is the shell's own syntax.
+                let mark = self.out.len();
+                let saved = self.state.clone();
+                let code = self.out.get(at).and_then(|c| c.code);
+                if self.run_code(at, Lang::Sh, t, via, link, depth).is_err() {
+                    self.out.truncate(mark);
+                    self.state = saved;
+                    if let Some(c) = self.out.get_mut(at) {
+                        c.code = code;
+                    }
+                }
+            }
             Lang::ShOrBool => {
                 let bool_word = [
                     "true", "false", "yes", "no", "on", "off", "1", "0", "always", "never", "auto",

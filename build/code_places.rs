@@ -82,6 +82,15 @@ const FORMATS: &[(&str, &str)] = &[
     ("go-generate", "Format::GoGenerate"),
     ("git-hooks", "Format::GitHooks"),
     ("build-script", "Format::BuildScript"),
+    ("script", "Format::Script"),
+    ("conftest", "Format::Conftest"),
+    ("setup-py", "Format::SetupPy"),
+    ("lefthook", "Format::Lefthook"),
+    ("overcommit", "Format::Overcommit"),
+    ("workflow", "Format::Workflow"),
+    ("workspaces", "Format::Workspaces"),
+    ("compose", "Format::Compose"),
+    ("jvm-build", "Format::JvmBuild"),
 ];
 
 /// Read the table and write `$OUT_DIR/code_places.rs`.
@@ -418,7 +427,10 @@ fn project_files(table: &toml::Table, out: &mut String) -> Result<(), String> {
             .find(|(n, _)| *n == format_name)
             .map(|(_, r)| *r)
             .ok_or_else(|| at(format!("unknown format `{format_name}`")))?;
-        let needs_files = !matches!(format_name, "go-generate" | "git-hooks");
+        let needs_files = !matches!(
+            format_name,
+            "go-generate" | "git-hooks" | "conftest" | "setup-py" | "workflow" | "workspaces"
+        );
         if needs_files && files.is_empty() {
             return Err(at("no `files`".into()));
         }

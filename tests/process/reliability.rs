@@ -72,6 +72,7 @@ data_files!(
     scripts,
     project_files,
     code_files,
+    runners,
     deadline
 );
 

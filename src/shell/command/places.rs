@@ -296,6 +296,24 @@ pub(crate) enum Format {
     GitHooks,
     /// The build scripts (`build.rs`) of a cargo workspace.
     BuildScript,
+    /// A shell script the runner runs (direnv's `.envrc`).
+    Script,
+    /// The `conftest.py` files pytest imports.
+    Conftest,
+    /// The `setup.py` of each local folder pip builds.
+    SetupPy,
+    /// lefthook's hooks.
+    Lefthook,
+    /// overcommit's hooks.
+    Overcommit,
+    /// The `run:` steps of GitHub workflows (act).
+    Workflow,
+    /// A script in every package of a workspace (turbo, nx, lerna, …).
+    Workspaces,
+    /// A compose file's services, as `docker run`.
+    Compose,
+    /// gradle's, maven's and sbt's build files: their deletes and commands.
+    JvmBuild,
 }
 
 /// One `project_file` row: a runner that runs code kept in a project file.

@@ -133,6 +133,17 @@ fn written_files(cmds: &[SimpleCommand], cwd: &str) -> Vec<PathBuf> {
         let operands: Vec<&Value> = match c.program.as_str() {
             "tee" => c.operand_values.iter().collect(),
             "cp" | "mv" | "ln" | "install" => c.operand_values.last().into_iter().collect(),
+            // A download's output file (`curl -o F`, `wget -O F`).
+            "curl" | "wget" => c
+                .args
+                .iter()
+                .zip(c.values.iter().skip(1))
+                .filter(|(a, _)| {
+                    matches!(a.as_str(), "-o" | "--output" | "-O" | "--output-document")
+                        && !(c.program == "curl" && a.as_str() == "-O")
+                })
+                .map(|(_, v)| v)
+                .collect(),
             _ => Vec::new(),
         };
         for v in targets.chain(operands) {

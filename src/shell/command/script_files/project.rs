@@ -31,14 +31,18 @@ use super::{read_program, read_script, Found, Origin, SimpleCommand, MAX_SCRIPT_
 
 mod build_script;
 mod cmake;
+mod compose;
+mod hooks;
 mod just;
+mod jvm_build;
 mod rake;
 mod tree;
+mod workspaces;
 
 /// Folders climbed to find a project file.
-const MAX_CLIMB: usize = 16;
+pub(super) const MAX_CLIMB: usize = 16;
 /// Entries followed per command (dependencies included).
-const MAX_ENTRIES: usize = 64;
+pub(super) const MAX_ENTRIES: usize = 64;
 /// Go files read for one `go generate`.
 const MAX_GO_FILES: usize = 256;
 /// Folders walked for `go generate ./...`.
@@ -50,13 +54,37 @@ pub(super) const UNKNOWN: &str = "${HOOKRULES_TASK_UNKNOWN}";
 /// Does the command run code from a project file (a `project_file` row names
 /// its program)?
 pub(super) fn runs_project_code(c: &SimpleCommand) -> bool {
-    !c.program_unknown && places::has_project_files(&c.program.to_ascii_lowercase())
+    !c.program_unknown
+        && (places::has_project_files(&c.program.to_ascii_lowercase())
+            || python_module(c).is_some_and(|(m, _)| places::has_project_files(&m)))
 }
 
 /// The rows of the command, each with the index of its first argument after
 /// the row's subcommand.
 pub(super) fn rows(c: &SimpleCommand) -> Vec<(&'static ProjectFile, usize)> {
+    if let Some((module, at)) = python_module(c) {
+        let rest = c.args.get(at..).unwrap_or_default();
+        return places::project_files(&module, rest)
+            .into_iter()
+            .map(|(row, from)| (row, from + at))
+            .collect();
+    }
     places::project_files(&c.program.to_ascii_lowercase(), &c.args)
+}
+
+/// A Python module run as a program (`python3 -m pytest`, `python -m pip
+/// install .`): the module's name and the index of its first argument.
+fn python_module(c: &SimpleCommand) -> Option<(String, usize)> {
+    if super::super::wrappers::interpreter_lang(&c.program)
+        != Some(super::super::inline::Lang::Python)
+    {
+        return None;
+    }
+    let k = c.args.iter().position(|a| a == "-m")?;
+    if c.args[..k].iter().any(|a| !a.starts_with('-')) {
+        return None;
+    }
+    Some((c.args.get(k + 1)?.to_ascii_lowercase(), k + 2))
 }
 
 /// The code one row's file runs for the command, as shell text.
@@ -82,6 +110,15 @@ pub(super) fn code(c: &SimpleCommand, row: &ProjectFile, from: usize, dir: &Path
         Format::CMake => cmake::code(row, rest, dir),
         Format::GoGenerate => go_generate(rest, dir),
         Format::BuildScript => build_script::code(row, rest, dir),
+        Format::Script => hooks::script(row, rest, dir),
+        Format::Conftest => hooks::conftest(rest, dir),
+        Format::SetupPy => hooks::setup_py(rest, dir),
+        Format::Lefthook => hooks::lefthook(row, rest, dir),
+        Format::Overcommit => hooks::overcommit(row, rest, dir),
+        Format::Workflow => hooks::workflow(rest, dir),
+        Format::Workspaces => workspaces::code(&c.program.to_ascii_lowercase(), &args, dir),
+        Format::Compose => compose::code(row, rest, dir),
+        Format::JvmBuild => jvm_build::code(row, rest, dir),
         Format::GitHooks => {
             let sub = from.checked_sub(1).and_then(|k| args.get(k));
             git_hooks(c, row, sub.map_or("", String::as_str), rest, dir)
@@ -89,12 +126,14 @@ pub(super) fn code(c: &SimpleCommand, row: &ProjectFile, from: usize, dir: &Path
     }
 }
 
-/// The nearest of `names` at or above `dir`.
+/// The nearest of `names` at or above `dir`: a file, or anything else that
+/// is not a folder (a FIFO, a device), which the reader then finds cannot
+/// be read whole.
 pub(super) fn nearest(dir: &Path, names: &[&str]) -> Option<PathBuf> {
     dir.ancestors()
         .take(MAX_CLIMB)
         .flat_map(|d| names.iter().map(move |n| d.join(n)))
-        .find(|p| p.is_file())
+        .find(|p| std::fs::metadata(p).is_ok_and(|m| !m.is_dir()))
 }
 
 /// The text of the file `names` finds from `dir` (or `named`, when the
@@ -196,7 +235,7 @@ fn untemplated(line: &str) -> String {
 
 /// The first operand of `args` (the entry a runner is asked for) and the
 /// ones after it.
-fn first_operand(args: &[String]) -> Option<&String> {
+pub(super) fn first_operand(args: &[String]) -> Option<&String> {
     args.iter().find(|a| !a.starts_with('-'))
 }
 
@@ -432,16 +471,73 @@ fn tox(row: &ProjectFile, args: &[String], dir: &Path) -> Found {
             };
             for line in value.lines() {
                 let line = line.trim().trim_start_matches('-').trim_start();
-                let line = line
-                    .replace("{toxinidir}", &crate::shell::quote(&root.to_string_lossy()))
-                    .replace("{posargs}", UNKNOWN);
-                // Other substitutions (`{envdir}`, `{env:X}`) only the run knows.
+                let line = tox_substituted(line, &root, env);
+                // Other substitutions only the run knows.
                 let line = braces_unknown(&line);
                 out.line(&line, false);
             }
         }
     }
     out.found(path, envs.join(","))
+}
+
+/// A tox command line with tox's substitutions made: the folders it names
+/// (`{toxinidir}`, `{tox_root}`, `{toxworkdir}`, `{envdir}`, `{envtmpdir}`,
+/// `{homedir}`), the environment's variables (`{env:HOME}`, `{env:X:default}`)
+/// as the shell's, `{/}` and `{:}`; others (`{posargs}`) only the run knows.
+fn tox_substituted(line: &str, root: &Path, env: &str) -> String {
+    let q = |p: &Path| crate::shell::quote(&p.to_string_lossy());
+    let work = root.join(".tox");
+    let env_dir = work.join(env);
+    let mut line = line.to_string();
+    for (from, to) in [
+        ("{toxinidir}", q(root)),
+        ("{tox_root}", q(root)),
+        ("{toxworkdir}", q(&work)),
+        ("{work_dir}", q(&work)),
+        ("{envdir}", q(&env_dir)),
+        ("{env_dir}", q(&env_dir)),
+        ("{envtmpdir}", q(&env_dir.join("tmp"))),
+        ("{env_tmp_dir}", q(&env_dir.join("tmp"))),
+        ("{envname}", crate::shell::quote(env)),
+        ("{env_name}", crate::shell::quote(env)),
+        ("{homedir}", "\"$HOME\"".to_string()),
+        ("{/}", "/".to_string()),
+        ("{:}", ":".to_string()),
+    ] {
+        line = line.replace(from, &to);
+    }
+    // `{env:NAME}` and `{env:NAME:default}`: the variable, as the shell has it.
+    let mut out = String::new();
+    let mut rest = line.as_str();
+    while let Some(at) = rest.find("{env:") {
+        out.push_str(&rest[..at]);
+        let body = &rest[at + 5..];
+        match body.find('}') {
+            Some(end) => {
+                let (name, default) = match body[..end].split_once(':') {
+                    Some((n, d)) => (n, Some(d)),
+                    None => (&body[..end], None),
+                };
+                let ok =
+                    !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+                match (ok, default) {
+                    (true, Some(d)) if !d.contains(['"', '$', '`', '\\']) => {
+                        out.push_str(&format!("\"${{{name}:-{d}}}\""));
+                    }
+                    (true, None) => out.push_str(&format!("\"${{{name}}}\"")),
+                    _ => out.push_str(UNKNOWN),
+                }
+                rest = &body[end + 1..];
+            }
+            None => {
+                rest = &rest[at..];
+                break;
+            }
+        }
+    }
+    out.push_str(rest);
+    out.replace("{posargs}", UNKNOWN)
 }
 
 /// tox's `{…}` substitutions left after the known ones, as unknown text.
@@ -451,7 +547,8 @@ fn braces_unknown(line: &str) -> String {
     while let Some(at) = rest.find('{') {
         out.push_str(&rest[..at]);
         match rest[at..].find('}') {
-            Some(end) if !rest[at + 1..at + end].contains(' ') => {
+            // (`${NAME}`: the shell's, from the substitutions above.)
+            Some(end) if !rest[at + 1..at + end].contains(' ') && !out.ends_with('$') => {
                 out.push_str(UNKNOWN);
                 rest = &rest[at + end + 1..];
             }
@@ -779,6 +876,22 @@ fn git_hooks(
     for hook in row.run.iter().filter(|h| !skipped.contains(h)) {
         let path = hooks.join(hook);
         if !executable(&path) {
+            continue;
+        }
+        // husky (9): `core.hooksPath` is `.husky/_`, whose hooks run the
+        // project's `.husky/HOOK` with `sh -e`.
+        let husky = hooks
+            .file_name()
+            .is_some_and(|n| n == "_")
+            .then(|| hooks.parent().map(|p| p.join(hook)))
+            .flatten()
+            .filter(|p| p.is_file());
+        if let Some(own) = husky {
+            first.get_or_insert_with(|| own.clone());
+            out.line(
+                &format!("sh -e {}", crate::shell::quote(&own.to_string_lossy())),
+                false,
+            );
             continue;
         }
         match read_program(&path, true) {

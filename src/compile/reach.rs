@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::flat::{Keyed, Texts, Words};
+use super::flat::{Keyed, Run, Texts, Words};
 use super::literals;
 use super::test_kinds::PathNeed;
 use crate::contract::events::tool_aliases;
@@ -139,6 +139,13 @@ pub enum Atom {
         /// The selector.
         selector: Arc<PathSelector>,
     },
+    /// The event has this field (a branch of an `any` whose tests read it and
+    /// cannot pass without it, [`required`]: a file tool's `file_path` in a
+    /// rule for shells and file tools is not there on a shell call).
+    Present {
+        /// The field.
+        field: FieldPath,
+    },
 }
 
 impl Atom {
@@ -151,6 +158,21 @@ impl Atom {
             | Atom::UnknownProgram { .. }
             | Atom::Code { .. }
             | Atom::AnyPath { .. } => 8,
+            Atom::Present { .. } => 1,
+        }
+    }
+
+    /// The event field the atom looks at: it is found only in an event that
+    /// has the field.
+    fn field(&self) -> &FieldPath {
+        match self {
+            Atom::Text { field, .. }
+            | Atom::Program { field, .. }
+            | Atom::UnknownProgram { field }
+            | Atom::Code { field, .. }
+            | Atom::Within { field, .. }
+            | Atom::Present { field } => field,
+            Atom::Path { selector, .. } | Atom::AnyPath { selector } => &selector.field,
         }
     }
 }
@@ -180,11 +202,70 @@ pub enum Need {
     AnyOf(Vec<Atom>),
 }
 
-/// What a rule requires: what its `when` requires (`unless` can only remove matches).
-pub fn need(rule: &Rule) -> Need {
-    match &rule.when {
-        Some(c) => condition(c, 0),
-        None => Need::Always,
+/// What a rule requires of an event: one of its atoms, and every one of its
+/// fields. Both come from its `when` (`unless` can only remove matches).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Needs {
+    /// One of these atoms.
+    pub atoms: Need,
+    /// Fields the event must have, sorted: the ones its atoms do not already
+    /// look at (an atom is found only in an event with its field).
+    pub fields: Vec<FieldPath>,
+}
+
+/// What a rule requires.
+pub fn needs(rule: &Rule) -> Needs {
+    let Some(when) = &rule.when else {
+        return Needs {
+            atoms: Need::Always,
+            fields: vec![],
+        };
+    };
+    let atoms = condition(when, 0);
+    let mut fields: Vec<FieldPath> = required(when, 0).into_iter().collect();
+    if let Need::AnyOf(atoms) = &atoms {
+        fields.retain(|f| atoms.iter().any(|a| a.field() != f));
+    }
+    Needs { atoms, fields }
+}
+
+/// The event fields a condition cannot hold without: those a test reads that
+/// does not pass on nothing (`exists = false`, `matches_none` do), through
+/// `all` (each member's) and `any` (every member's). Evaluation selects nothing
+/// from a field the event lacks (`eval::values::apply`), and a `commands` or
+/// `paths` selector nothing from a command or path that is not there; the
+/// test then gives its answer on nothing. (`not` requires nothing; a
+/// command's `when` reads the command's object, not the event.)
+pub fn required(c: &Condition, depth: usize) -> BTreeSet<FieldPath> {
+    if depth > 16 {
+        return BTreeSet::new();
+    }
+    match c {
+        Condition::All(members) => members
+            .iter()
+            .flat_map(|m| required(m, depth + 1))
+            .collect(),
+        Condition::Any(members) => {
+            let mut each = members.iter().map(|m| required(m, depth + 1));
+            let first = each.next().unwrap_or_default();
+            each.fold(first, |common, m| {
+                common.intersection(&m).cloned().collect()
+            })
+        }
+        Condition::Not(_) => BTreeSet::new(),
+        Condition::Ref(named) => required(&named.condition, depth + 1),
+        Condition::Test(t) => {
+            let field = match &t.selector {
+                Selector::Field(p) | Selector::Commands(p) => Some(p),
+                Selector::Paths(ps) => Some(&ps.field),
+                Selector::JsonPath(_) | Selector::Fact { .. } => None,
+            };
+            field
+                .filter(|_| !t.op.passes_on_nothing())
+                .cloned()
+                .into_iter()
+                .collect()
+        }
     }
 }
 
@@ -212,7 +293,11 @@ fn condition(c: &Condition, depth: usize) -> Need {
             for m in members {
                 match condition(m, depth + 1) {
                     Need::AnyOf(v) => out.extend(v),
-                    Need::Always => return Need::Always,
+                    // Nothing known of its texts: the field it reads will do.
+                    Need::Always => match required(m, depth + 1).into_iter().next() {
+                        Some(field) => out.push(Atom::Present { field }),
+                        None => return Need::Always,
+                    },
                 }
             }
             finish(out)
@@ -327,7 +412,8 @@ fn within(field: &FieldPath, atoms: Vec<Atom>) -> Need {
             | Atom::Code { .. }
             | Atom::Within { .. }
             | Atom::Path { .. }
-            | Atom::AnyPath { .. } => None,
+            | Atom::AnyPath { .. }
+            | Atom::Present { .. } => None,
         })
         .collect();
     atoms.map_or(Need::Always, finish)
@@ -452,6 +538,24 @@ pub struct Prefilter<'a> {
     /// Path atoms, per selector.
     #[serde(borrow)]
     pub paths: Vec<PathLiterals<'a>>,
+    /// Fields the event has, or must have.
+    #[serde(borrow)]
+    pub fields: Vec<FieldPresence<'a>>,
+}
+
+/// A field's presence: an atom of some rules, a requirement of others.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct FieldPresence<'a> {
+    /// The field.
+    pub field: FieldPath,
+    /// Rules with an atom [`Atom::Present`] of it: candidates when the event
+    /// has it.
+    #[serde(borrow)]
+    pub present: Words<'a, RuleId>,
+    /// Rules that cannot match without it ([`Needs::fields`]), sorted: left
+    /// out when the event lacks it.
+    #[serde(borrow)]
+    pub required: Words<'a, RuleId>,
 }
 
 /// Literals a path a selector picks must contain, with the rules that want each.
@@ -636,11 +740,14 @@ impl Table {
                 names.extend(v.iter().cloned());
             }
         }
-        let needs: Vec<Need> = rules
+        let needs: Vec<Needs> = rules
             .iter()
             .map(|r| match r.rule {
-                Some(rule) if !r.always => need(rule),
-                _ => Need::Always,
+                Some(rule) if !r.always => needs(rule),
+                _ => Needs {
+                    atoms: Need::Always,
+                    fields: vec![],
+                },
             })
             .collect();
         let mut table = Table::default();
@@ -659,7 +766,7 @@ impl Table {
 }
 
 impl EventEntry {
-    fn build(rules: &[RuleInfo<'_>], needs: &[Need], event: Option<&str>) -> EventEntry {
+    fn build(rules: &[RuleInfo<'_>], needs: &[Needs], event: Option<&str>) -> EventEntry {
         let mut e = EventEntry::default();
         let reached = |ids: Vec<RuleId>| Reached {
             prefilter: Prefilter::build(&ids, needs),
@@ -903,6 +1010,9 @@ struct Gathered<'n> {
     exact: BTreeMap<&'n FieldPath, Names>,
     /// `prefix*` program names per field, likewise.
     prefixes: BTreeMap<&'n FieldPath, Names>,
+    /// Per field: the rules with its presence as an atom, and the rules that
+    /// require it.
+    fields: BTreeMap<&'n FieldPath, (Vec<RuleId>, Vec<RuleId>)>,
 }
 
 impl<'n> Gathered<'n> {
@@ -989,7 +1099,26 @@ impl<'n> Gathered<'n> {
                 .entry(literal.clone())
                 .or_default()
                 .push(id),
+            Atom::Present { field } => self.fields.entry(field).or_default().0.push(id),
         }
+    }
+
+    /// Each field's presence: as an atom, as a requirement.
+    fn fields(&mut self) -> Vec<FieldPresence<'static>> {
+        std::mem::take(&mut self.fields)
+            .into_iter()
+            .map(|(field, (mut present, mut required))| {
+                present.sort_unstable();
+                present.dedup();
+                required.sort_unstable();
+                required.dedup();
+                FieldPresence {
+                    field: field.clone(),
+                    present: present.into_iter().collect(),
+                    required: required.into_iter().collect(),
+                }
+            })
+            .collect()
     }
 
     /// Each command field's programs, with the literals its command objects'
@@ -1108,12 +1237,16 @@ fn by_literal(lits: Literals) -> (Keyed<'static, RuleId>, Words<'static, RuleId>
 }
 
 impl Prefilter<'static> {
-    fn build(ids: &[RuleId], needs: &[Need]) -> Prefilter<'static> {
+    fn build(ids: &[RuleId], needs: &[Needs]) -> Prefilter<'static> {
         let mut g = Gathered::default();
         for &id in ids {
-            match &needs[id as usize] {
+            let needs = &needs[id as usize];
+            match &needs.atoms {
                 Need::Always => g.always.push(id),
                 Need::AnyOf(atoms) => atoms.iter().for_each(|a| g.add(id, a)),
+            }
+            for f in &needs.fields {
+                g.fields.entry(f).or_default().1.push(id);
             }
         }
         Prefilter {
@@ -1121,6 +1254,7 @@ impl Prefilter<'static> {
             programs: g.programs(),
             texts: g.texts(),
             paths: g.paths(),
+            fields: g.fields(),
         }
     }
 }
@@ -1135,6 +1269,15 @@ impl Prefilter<'_> {
         paths: Option<&dyn CommandPaths>,
     ) -> Vec<RuleId> {
         let mut out: Vec<RuleId> = self.always.iter().collect();
+        // The requirements of the fields the event lacks.
+        let mut lacking: Vec<Run<'_, RuleId>> = vec![];
+        for fp in &self.fields {
+            if fp.field.get(&event.value).is_some() {
+                out.extend(fp.present.iter());
+            } else if !fp.required.is_empty() {
+                lacking.push(fp.required.run());
+            }
+        }
         let dialect = crate::contract::hosts::dialect(&event.value);
         let cwd = event_cwd(event);
         for fp in &self.programs {
@@ -1215,6 +1358,9 @@ impl Prefilter<'_> {
         }
         out.sort_unstable();
         out.dedup();
+        if !lacking.is_empty() {
+            out.retain(|&id| !lacking.iter().any(|r| r.contains(id)));
+        }
         out
     }
 }

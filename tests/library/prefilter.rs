@@ -138,6 +138,15 @@ fn left_out_for(set: &CompiledSet, env: &BTreeMap<String, String>, cwd: &str, cm
         "hook_event_name": "PreToolUse", "tool_name": "Bash",
         "tool_input": {"command": cmd}, "session_id": "s", "cwd": cwd,
     });
+    left_out_of(set, env, &json)
+}
+
+/// [`left_out_for`], for any event.
+fn left_out_of(
+    set: &CompiledSet,
+    env: &BTreeMap<String, String>,
+    json: &serde_json::Value,
+) -> usize {
     let event = Event::parse(json.to_string().as_bytes()).unwrap();
     let ctx = Ctx::from_env(&event, env.clone(), Now::at(1_763_700_000));
     // Some commands are judged against the disk (`mv /tmp /tmp2` looks for
@@ -152,13 +161,13 @@ fn left_out_for(set: &CompiledSet, env: &BTreeMap<String, String>, cwd: &str, cm
         let some = outcome(set, &event, &ctx, true);
         let after = outcome(set, &event, &ctx, false);
         if before == after {
-            assert_eq!(some, before, "{cmd:?} in {cwd}");
+            assert_eq!(some, before, "{json}");
             break;
         }
         tries += 1;
         assert!(
             tries < 20,
-            "{cmd:?} in {cwd}: the whole bucket's outcome changed between two evaluations 20 times"
+            "{json}: the whole bucket's outcome changed between two evaluations 20 times"
         );
     }
     let query = Query {
@@ -221,4 +230,153 @@ fn the_prefilter_leaves_out_only_rules_that_cannot_match() {
     });
     // The prefilter does leave rules out (else this test proves nothing).
     assert!(left_out > cases.len(), "{left_out} rules left out");
+}
+
+/// The file-tool calls of the corpus, as events.
+fn corpus_tool_calls() -> Vec<serde_json::Value> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(root().join("tests/corpus"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    files.sort();
+    let mut out = vec![];
+    for f in &files {
+        let corpus: toml::Table = toml::from_str(&std::fs::read_to_string(f).unwrap()).unwrap();
+        for case in corpus["case"].as_array().unwrap() {
+            let Some(tool) = case.get("tool").and_then(|t| t.as_str()) else {
+                continue;
+            };
+            let mut input = serde_json::Map::new();
+            for k in [
+                "file_path",
+                "path",
+                "pattern",
+                "glob",
+                "content",
+                "new_string",
+            ] {
+                if let Some(v) = case.get(k).and_then(|v| v.as_str()) {
+                    input.insert(k.into(), v.into());
+                }
+            }
+            if tool == "Edit" {
+                input.insert("old_string".into(), "hello".into());
+            }
+            let cwd = case.get("cwd").and_then(|v| v.as_str());
+            out.push(serde_json::json!({
+                "hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": input,
+                "session_id": "s", "cwd": cwd.unwrap_or("/home/dev/proj"),
+            }));
+        }
+    }
+    out
+}
+
+/// Calls that lack a field some rules read, or have one only some calls
+/// have (a subagent's `agent_id`), for every tool the pack and the seeds
+/// name.
+fn partial_calls() -> Vec<serde_json::Value> {
+    let inputs = [
+        ("Bash", serde_json::json!({})),
+        (
+            "Bash",
+            serde_json::json!({"command": "cat .claude/settings.json"}),
+        ),
+        ("Read", serde_json::json!({})),
+        (
+            "Write",
+            serde_json::json!({"content": "{\"disableAllHooks\": true}"}),
+        ),
+        (
+            "Write",
+            serde_json::json!({"file_path": ".claude/settings.json", "content": "{\"disableAllHooks\": true}"}),
+        ),
+        (
+            "Write",
+            serde_json::json!({"file_path": "/home/dev/.gitconfig"}),
+        ),
+        (
+            "Edit",
+            serde_json::json!({"file_path": ".git/config", "old_string": "a"}),
+        ),
+        (
+            "MultiEdit",
+            serde_json::json!({"file_path": ".git/config", "edits": [{"old_string": "a", "new_string": "[core]\n\tfsmonitor = x"}]}),
+        ),
+        (
+            "MultiEdit",
+            serde_json::json!({"file_path": ".claude/settings.json", "edits": [{"old_string": "a", "new_string": "\"disableAllHooks\": true"}]}),
+        ),
+        ("PowerShell", serde_json::json!({})),
+        ("Task", serde_json::json!({"prompt": "review"})),
+        (
+            "WebFetch",
+            serde_json::json!({"url": "https://example.com"}),
+        ),
+    ];
+    let mut out = vec![];
+    for (tool, input) in inputs {
+        for agent in [None, Some("Explore")] {
+            let mut event = serde_json::json!({
+                "hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": input,
+                "session_id": "s", "cwd": "/home/dev/proj",
+            });
+            if let Some(agent) = agent {
+                event["agent_id"] = "a1".into();
+                event["agent_type"] = agent.into();
+            }
+            out.push(event);
+        }
+    }
+    for name in ["Stop", "SubagentStop", "UserPromptSubmit", "SessionStart"] {
+        out.push(serde_json::json!({"hook_event_name": name, "session_id": "s", "cwd": "/home/dev/proj"}));
+    }
+    out
+}
+
+/// The same as for commands, for tool calls and calls that lack fields: the
+/// prefilter leaves a rule out for a field the call lacks (a rule that
+/// cannot match without it, an `any` branch that reads it) only when it
+/// cannot match. Over the pack and each seed's policies.
+#[test]
+fn the_prefilter_keeps_every_rule_a_tool_call_can_match() {
+    let mut sets = vec![CompiledSet::build(&hookrules::policy::discover::builtin())];
+    for dir in std::fs::read_dir(root().join("examples")).unwrap() {
+        let p = dir.unwrap().path().join("policies");
+        if p.is_dir() {
+            let d = hookrules::policy::discover::Discovery {
+                flags: vec![p],
+                ..Default::default()
+            };
+            sets.push(CompiledSet::build(&d.find()));
+        }
+    }
+    let mut env = BTreeMap::new();
+    env.insert("HOME".to_string(), "/home/dev".to_string());
+    env.insert(
+        "CLAUDE_PROJECT_DIR".to_string(),
+        "/home/dev/proj".to_string(),
+    );
+    let mut events = corpus_tool_calls();
+    assert!(
+        events.len() > 300,
+        "the corpus' tool calls: {}",
+        events.len()
+    );
+    // A call the contract refuses (a Bash call without its command) reaches
+    // no rule.
+    let partial: Vec<serde_json::Value> = partial_calls()
+        .into_iter()
+        .filter(|e| Event::parse(e.to_string().as_bytes()).is_ok())
+        .collect();
+    assert!(partial.len() > 10, "partial calls: {}", partial.len());
+    events.extend(partial);
+    let mut left_out = 0;
+    for set in &sets {
+        for json in &events {
+            left_out += left_out_of(set, &env, json);
+        }
+    }
+    assert!(left_out > events.len(), "{left_out} rules left out");
 }

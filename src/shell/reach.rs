@@ -1702,7 +1702,9 @@ fn guard_reaches(lower: &str, g: &Guard, env: &Env, by_path: bool) -> Option<Rea
             && is_within(gl, folder)
             && !folder.eq_ignore_ascii_case(project)
         {
-            let beside = gl.rsplit_once('/').is_some_and(|(parent, _)| parent == folder);
+            let beside = gl
+                .rsplit_once('/')
+                .is_some_and(|(parent, _)| parent == folder);
             return Some(if g.class == Class::GuardKey {
                 Reach::In
             } else if beside {

@@ -936,7 +936,9 @@ pub fn event_cwd(event: &Event) -> Option<&str> {
 /// are followed by the commands they certainly run
 /// ([`crate::shell::command::add_script_code`]), and `git` commands by what
 /// their repository's configuration runs
-/// ([`crate::shell::command::add_repository_code`]), a `git push` that names
+/// ([`crate::shell::command::add_repository_code`]) and by the command
+/// git's autocorrect runs for a mistyped subcommand
+/// ([`crate::shell::command::add_autocorrected`]), a `git push` that names
 /// no branch by the one it pushes
 /// ([`crate::shell::command::name_push_refspecs`]), `cargo` commands by
 /// the programs their `.cargo/config.toml` names
@@ -971,6 +973,7 @@ pub fn parse_shell(
     let r = dialect
         .parse(text)
         .map(|mut cmds| {
+            crate::shell::command::add_autocorrected(&mut cmds, cwd);
             if let Some(cwd) = cwd {
                 crate::shell::command::add_script_code(&mut cmds, cwd);
                 crate::shell::command::add_repository_code(&mut cmds, cwd);

@@ -37,6 +37,8 @@ mod env_values;
 mod escapes;
 mod expand;
 mod extract;
+mod git_autocorrect;
+mod help;
 mod inline;
 mod lex;
 mod links;
@@ -55,6 +57,7 @@ mod syntax;
 mod transform;
 mod wrappers;
 mod writes;
+mod zsh;
 
 use std::collections::HashSet;
 
@@ -62,6 +65,7 @@ use super::budget::{self, Over};
 use super::value::{Piece, Value};
 
 pub use cargo_config::add_cargo_config_code;
+pub use git_autocorrect::add_autocorrected;
 pub use links::{acts_on_name, follows_links_below, is_link_text, made_by};
 pub use outputs::{outputs, Outputs};
 pub(crate) use repo_config::read_limited;
@@ -313,6 +317,7 @@ impl SimpleCommand {
         let program = program_name(&program_path).to_string();
         let (mut args, mut values) = (args, values);
         spell_out_long_options(&program, &mut args, &mut values);
+        help::help_request(&program, &mut args, &mut values);
         let (flags, operand_at) = split_flags(&program, &args);
         let operands = operand_at
             .iter()

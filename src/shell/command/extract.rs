@@ -240,6 +240,9 @@ enum Grammar {
     Bash,
     /// `/bin/sh`: read as bash, and as dash where the two differ.
     Sh,
+    /// zsh: read as bash once its glob qualifiers are read as zsh reads
+    /// them ([`super::zsh`]).
+    Zsh,
 }
 
 impl Grammar {
@@ -247,6 +250,7 @@ impl Grammar {
     fn of(prog: &str) -> Grammar {
         match prog.to_ascii_lowercase().as_str() {
             "sh" | "dash" | "ash" | "posh" => Grammar::Sh,
+            "zsh" => Grammar::Zsh,
             "eval" | "source" | "." | "trap" => Grammar::Same,
             _ => Grammar::Bash,
         }
@@ -407,6 +411,12 @@ impl Extractor {
         }
         let differs = grammar == Grammar::Sh
             && (text.contains("((") || text.contains("$'") || text.contains("$\""));
+        // zsh's glob qualifiers (`*.md(N)`, `*(D)`) read as zsh does.
+        let zsh_text = match grammar {
+            Grammar::Zsh => super::zsh::as_bash(text),
+            _ => None,
+        };
+        let text = zsh_text.as_deref().unwrap_or(text);
         let mark = self.out.len();
         let saved = self.state.clone();
         let mut out = self.nested(text, depth, via, map.clone(), child.clone());

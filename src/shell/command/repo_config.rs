@@ -185,6 +185,21 @@ fn config_code(c: &SimpleCommand, config: &Path, label: &str) -> Vec<SimpleComma
     }
 }
 
+/// The value of configuration `key` (lowercase section and name) in the
+/// repository a `git` command in the folder `dir` runs in (its `-C` options
+/// followed, includes read), the last one winning.
+pub(super) fn setting(c: &SimpleCommand, dir: &Path, key: &str) -> Option<String> {
+    let dir = git_dir_of(c, &dir.to_string_lossy())?;
+    let config = config_file(&dir)?;
+    let mut entries = Vec::new();
+    read_config(&config, 0, &mut entries);
+    entries
+        .into_iter()
+        .rev()
+        .find(|(k, _)| k.eq_ignore_ascii_case(key))
+        .map(|(_, v)| v)
+}
+
 /// The folder git runs hooks from for a `git` command in the folder `dir`
 /// (its `-C` options followed), and the top of the working tree they run in:
 /// `core.hooksPath` of the repository's configuration (relative to the top,

@@ -374,6 +374,9 @@ impl Reader {
                         Err(()) => return Script::Unknown,
                     };
                     let line = match runner {
+                        Runner::Shell if c.program == "zsh" || zsh_script(&text) => {
+                            code_line("zsh -c", &text, &name, args, cwd)
+                        }
                         Runner::Shell => code_line("bash -c", &text, &name, args, cwd),
                         Runner::Interpreter(lang, prog) => {
                             interpreted_line(lang, &prog, &text, &name, args, cwd)
@@ -679,6 +682,22 @@ fn certain(f: &SimpleCommand) -> bool {
         && f.values.iter().all(single)
         && f.redirects.iter().all(|r| single(&r.value))
         && single(&f.cwd)
+}
+
+/// Does the script's first line name zsh (`#!/bin/zsh`, `#!/usr/bin/env
+/// zsh`)? zsh reads it, with its own glob qualifiers.
+fn zsh_script(text: &str) -> bool {
+    let Some(line) = text.lines().next().and_then(|l| l.strip_prefix("#!")) else {
+        return false;
+    };
+    let mut words = line.split_whitespace();
+    let mut prog = words.next().unwrap_or("").rsplit('/').next().unwrap_or("");
+    if prog == "env" {
+        prog = words
+            .find(|w| !w.starts_with('-') && !w.contains('='))
+            .unwrap_or("");
+    }
+    prog == "zsh"
 }
 
 /// What runs a file run by its path: a POSIX shell when its first line names

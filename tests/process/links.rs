@@ -67,13 +67,18 @@ fn sandbox() -> Sandbox {
     sb
 }
 
-/// A file tool's call on `rel` in the project.
+/// A file tool's call on `rel` in the project (NotebookEdit names it
+/// `notebook_path`).
 fn file_tool(sb: &Sandbox, tool: &str, rel: &str) -> Value {
     let path = sb.project().join(rel);
+    let key = match tool {
+        "NotebookEdit" => "notebook_path",
+        _ => "file_path",
+    };
     json!({
         "hook_event_name": "PreToolUse", "tool_name": tool, "session_id": "s",
         "cwd": sb.project(),
-        "tool_input": { "file_path": path, "content": "x", "old_string": "a", "new_string": "b" },
+        "tool_input": { key: path, "content": "x", "old_string": "a", "new_string": "b", "new_source": "x" },
     })
 }
 
@@ -339,6 +344,25 @@ const TOOLS: &[(&str, &str, &str, &str)] = &[
     ("Read", "hosts.txt", "allow", "a hard link to known_hosts"),
     ("Read", "b.txt", "allow", "a hard link inside the project"),
     ("Write", "a.txt", "allow", "a hard link inside the project"),
+    // Writes through a folder link land where it leads (keys -> ~/.ssh).
+    (
+        "Write",
+        "keys/id_ed25519",
+        "deny",
+        "overwrites a private key through the link",
+    ),
+    (
+        "NotebookEdit",
+        "keys/x.ipynb",
+        "deny",
+        "a notebook written into ~/.ssh",
+    ),
+    (
+        "NotebookEdit",
+        "build/x.ipynb",
+        "allow",
+        "a notebook through a link inside the project",
+    ),
 ];
 
 #[test]

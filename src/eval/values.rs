@@ -10,6 +10,7 @@ use crate::compile::patterns::{self, PatternError};
 use crate::compile::test_kinds;
 use crate::policy::syntax::{normalized, Quantifier};
 use crate::shell::command::options::{self, Found, Slot};
+use crate::shell::command::uploads;
 use crate::shell::command::{
     acts_on_name, filled, in_place, is_link_text, outputs, program_is, writes, Listing, Outputs,
     RedirectOp, SimpleCommand,
@@ -649,6 +650,13 @@ pub fn paths_from_commands(cmds: &[SimpleCommand], ps: &PathSelector, ctx: &Ctx)
                     continue;
                 }
                 out.extend(targets);
+            }
+        }
+        // Files a request sends, named inside an argument (`curl -F f=@F`,
+        // `--data-binary @F`, `wget --post-file=F`): read where they land.
+        if !only_written {
+            for v in uploads(c) {
+                out.extend(shell_targets(&v, c, ctx, ps.resolve_symlinks, false));
             }
         }
         if operands_count && c.operands_from_input {

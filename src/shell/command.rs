@@ -55,6 +55,7 @@ mod startup_files;
 mod state;
 mod syntax;
 mod transform;
+mod uploads;
 mod wrappers;
 mod writes;
 mod zsh;
@@ -74,6 +75,7 @@ pub use script_files::add_script_code;
 pub use startup_files::add_startup_code;
 pub use syntax::MAX_DEPTH;
 pub use transform::Transform;
+pub use uploads::uploads;
 pub use wrappers::MAX_WRAPPERS;
 pub use writes::{filled, in_place, writes, Listing, Write};
 

@@ -141,8 +141,15 @@ fn on_paths(
     }
     if let Op::Class(ct) = &t.op {
         let mut results = vec![];
+        // A private key is known by its content, read only when asked.
+        let by_content =
+            ct.any.has(reach::Class::PrivateKey) || ct.none.has(reach::Class::PrivateKey);
         for p in paths {
-            let ok = ct.passes(p.classes);
+            let classes = match by_content {
+                true => reach::with_content(p),
+                false => p.classes,
+            };
+            let ok = ct.passes(classes);
             if ok {
                 capture_target(captures, p, ct, &ctx.reach);
             }

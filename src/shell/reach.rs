@@ -83,6 +83,10 @@ pub enum Class {
     /// and the hookrules binary ([`Wiring`]). Removing or replacing it
     /// switches the guard off; it is also [`Class::GuardConfig`].
     GuardWiring,
+    /// A file on disk whose first bytes are a private key (PEM, OpenSSH, PGP,
+    /// PuTTY), whatever its name (`deploy/id_deploy`). Read only when a test
+    /// asks for it ([`with_content`]).
+    PrivateKey,
 }
 
 impl Class {
@@ -108,6 +112,7 @@ impl Class {
         (Class::GuardWiring, "guard_wiring"),
         (Class::GuardState, "guard_state"),
         (Class::GuardConfig, "guard_config"),
+        (Class::PrivateKey, "private_key"),
     ];
 
     /// The name used in policies.
@@ -388,6 +393,51 @@ impl Target {
     pub fn forms(&self) -> impl Iterator<Item = &Target> {
         std::iter::once(self).chain(self.spelled.as_deref())
     }
+}
+
+/// The classes of `t`, with [`Class::PrivateKey`] when it is a file on disk
+/// whose first bytes are a private key. Only a test that names the class
+/// calls this: it opens the file (a regular file only, never waiting on a
+/// FIFO) and reads at most 4 KiB.
+#[must_use]
+pub fn with_content(t: &Target) -> Classes {
+    let mut classes = t.classes;
+    if t.pattern.is_none()
+        && t.path.starts_with('/')
+        && !classes.has(Class::Unknown)
+        && holds_private_key(&t.path)
+    {
+        classes.add(Class::PrivateKey);
+    }
+    classes
+}
+
+/// Is the file at `path` a private key by its content: a PEM file (its first
+/// line a `-----BEGIN …` armour, or openssl's `Bag Attributes`) with a
+/// private key's armour at the start of a line (a certificate may come
+/// first), an SSH2 or PuTTY private key? A source file that quotes an armour
+/// is not one: its first line is code.
+fn holds_private_key(path: &str) -> bool {
+    const HEAD: u64 = 4096;
+    let Ok(head) = crate::os::files::read_capped(std::path::Path::new(path), HEAD) else {
+        return false;
+    };
+    let mut lines = head
+        .lines()
+        .map(|l| l.trim_start_matches('\u{feff}').trim())
+        .filter(|l| !l.is_empty());
+    let Some(first) = lines.next() else {
+        return false;
+    };
+    let private = |l: &str| {
+        l.starts_with("PuTTY-User-Key-File-")
+            || l == "---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----"
+            || l == "-----BEGIN PGP PRIVATE KEY BLOCK-----"
+            || (l.starts_with("-----BEGIN ") && l.ends_with("PRIVATE KEY-----"))
+    };
+    private(first)
+        || ((first.starts_with("-----BEGIN ") || first.starts_with("Bag Attributes"))
+            && lines.any(private))
 }
 
 /// A file name no folder has: stands for "some name here" when classifying.

@@ -12,6 +12,9 @@
 //! under another name): `deploy.txt` is `home/.ssh/id_ed25519`, `rc.txt` is
 //! `home/.bashrc`, `hooks.json` is `home/.claude/settings.json`, `hosts.txt`
 //! is `home/.ssh/known_hosts`, and `a.txt`/`b.txt` are one project file.
+//! Private keys by content: `id_deploy` (an OpenSSH key under a name no
+//! list knows), `tests/fixtures/id_test` (a test's throwaway key) and
+//! `src/keys.go` (code that quotes a key's armour).
 
 use serde_json::{json, Value};
 
@@ -19,7 +22,13 @@ use crate::support::Sandbox;
 
 fn sandbox() -> Sandbox {
     let sb = Sandbox::new(
-        &["home/proj/target/release", "home/.ssh", "home/.claude"],
+        &[
+            "home/proj/target/release",
+            "home/.ssh",
+            "home/.claude",
+            "home/proj/tests/fixtures",
+            "home/proj/src",
+        ],
         &[
             ("home/.ssh/notes", "x"),
             ("home/.ssh/known_hosts", "x"),
@@ -29,6 +38,18 @@ fn sandbox() -> Sandbox {
             ("home/.claude/settings.json", "{}"),
             ("home/proj/README.md", "x"),
             ("home/proj/target/release/app", "x"),
+            (
+                "home/proj/id_deploy",
+                "-----BEGIN OPENSSH PRIVATE KEY-----\nx\n",
+            ),
+            (
+                "home/proj/tests/fixtures/id_test",
+                "-----BEGIN OPENSSH PRIVATE KEY-----\nx\n",
+            ),
+            (
+                "home/proj/src/keys.go",
+                "package k\n\nconst k = `\n-----BEGIN RSA PRIVATE KEY-----\n`\n",
+            ),
         ],
         &[
             ("XDG_STATE_HOME", "state"),
@@ -318,6 +339,25 @@ const COMMANDS: &[(&str, &str, &str)] = &[
         "allow",
         "an ordinary file sent",
     ),
+    // A private key by its content, whatever its name.
+    ("cat id_deploy", "deny", "an OpenSSH private key by content"),
+    ("base64 id_deploy", "deny", "encodes the key"),
+    (
+        "ssh -i id_deploy host",
+        "allow",
+        "the key given to ssh, which uses it",
+    ),
+    ("ssh-add id_deploy", "allow", "the agent loads it"),
+    (
+        "cat tests/fixtures/id_test",
+        "allow",
+        "a test fixture's throwaway key",
+    ),
+    (
+        "cat src/keys.go",
+        "allow",
+        "code that quotes an armour is no key",
+    ),
     (
         "cat bu*/release/app",
         "allow",
@@ -392,6 +432,20 @@ const TOOLS: &[(&str, &str, &str, &str)] = &[
         "allow",
         "a notebook through a link inside the project",
     ),
+    // A private key by its content.
+    (
+        "Read",
+        "id_deploy",
+        "deny",
+        "an OpenSSH private key by content",
+    ),
+    (
+        "Read",
+        "tests/fixtures/id_test",
+        "allow",
+        "a test fixture's throwaway key",
+    ),
+    ("Read", "src/keys.go", "allow", "code that quotes an armour"),
 ];
 
 #[test]

@@ -1184,10 +1184,14 @@ fn classify_globbed(path: &str, env: &Env) -> Classes {
     ));
     // A pattern may or may not match the place: hookrules' state asks
     // (as unknown names below it do), its configuration and key are named.
+    // What switches hookrules on counts when the pattern names it, not for
+    // unknown names below a pattern (`/tmp/*/…`: that is below every
+    // folder, see `guard_reaches`' `Reach::Beside`).
+    let named = !comps.iter().any(|c| c.contains(SOMETHING));
     for g in env.guards.list() {
         if pattern_names_guard(&comps, g) {
             classes.add(guard_class(g, Reach::Maybe));
-            if g.wires.as_ref().is_some_and(Wires::on) {
+            if named && g.wires.as_ref().is_some_and(Wires::on) {
                 classes.add(Class::GuardWiring);
             }
         }

@@ -214,9 +214,15 @@ impl Text {
 
 /// `{{…}}` templates as a variable nobody set.
 fn untemplated(line: &str) -> String {
+    unknown_between(line, "{{")
+}
+
+/// Each `OPEN…}}` of `line` (a template, a workflow's `${{ … }}`) as a
+/// variable nobody set: only the run knows its value.
+pub(super) fn unknown_between(line: &str, open: &str) -> String {
     let mut out = String::new();
     let mut rest = line;
-    while let Some(at) = rest.find("{{") {
+    while let Some(at) = rest.find(open) {
         out.push_str(&rest[..at]);
         match rest[at..].find("}}") {
             Some(end) => {

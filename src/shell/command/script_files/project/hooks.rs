@@ -16,7 +16,7 @@ use serde_json::Value;
 
 use super::super::super::places::ProjectFile;
 use super::super::{read_script, Found};
-use super::{file_text, first_operand, tree, Text, MAX_ENTRIES, UNKNOWN};
+use super::{file_text, first_operand, tree, unknown_between, Text, MAX_ENTRIES, UNKNOWN};
 
 /// Folders walked below the start for `conftest.py` files.
 const MAX_TEST_DIRS: usize = 64;
@@ -586,7 +586,7 @@ pub(super) fn workflow(args: &[String], dir: &Path) -> Found {
                     &format!(
                         "cd {} || exit 1\n{}",
                         crate::shell::quote(&at.to_string_lossy()),
-                        expressions_unknown(run)
+                        unknown_between(run, "${{")
                     ),
                     !host,
                 );
@@ -627,25 +627,4 @@ fn triggers(tree: &Value, event: &str) -> bool {
         Some(Value::Object(m)) => m.contains_key(event),
         _ => false,
     }
-}
-
-/// A step's `${{ … }}` expressions, which only the run knows.
-fn expressions_unknown(line: &str) -> String {
-    let mut out = String::new();
-    let mut rest = line;
-    while let Some(at) = rest.find("${{") {
-        out.push_str(&rest[..at]);
-        match rest[at..].find("}}") {
-            Some(end) => {
-                out.push_str(UNKNOWN);
-                rest = &rest[at + end + 2..];
-            }
-            None => {
-                rest = &rest[at..];
-                break;
-            }
-        }
-    }
-    out.push_str(rest);
-    out
 }

@@ -91,6 +91,7 @@ const FORMATS: &[(&str, &str)] = &[
     ("workspaces", "Format::Workspaces"),
     ("compose", "Format::Compose"),
     ("jvm-build", "Format::JvmBuild"),
+    ("code", "Format::Code"),
 ];
 
 /// Read the table and write `$OUT_DIR/code_places.rs`.
@@ -404,7 +405,16 @@ fn project_files(table: &toml::Table, out: &mut String) -> Result<(), String> {
     let mut rows_out: Vec<(String, usize, String)> = Vec::new();
     for (i, row) in rows(table, "project_file")?.iter().enumerate() {
         let at = |e: String| format!("project_file row {}: {e}", i + 1);
-        let known = ["program", "subcommand", "files", "format", "key", "run"];
+        let known = [
+            "program",
+            "subcommand",
+            "files",
+            "format",
+            "key",
+            "run",
+            "default",
+            "lang",
+        ];
         if let Some(k) = row.keys().find(|k| !known.contains(&k.as_str())) {
             return Err(at(format!("unknown key `{k}`")));
         }
@@ -447,6 +457,35 @@ fn project_files(table: &toml::Table, out: &mut String) -> Result<(), String> {
                 "`key` goes with `format = \"scripts\"`, which needs it".into()
             ));
         }
+        let string = |k: &str| -> Result<Option<String>, String> {
+            match row.get(k) {
+                None => Ok(None),
+                Some(v) => v
+                    .as_str()
+                    .map(|s| Some(s.to_string()))
+                    .ok_or_else(|| at(format!("`{k}` must be a string"))),
+            }
+        };
+        let default = string("default")?;
+        if default.is_some() && format_name != "scripts" {
+            return Err(at("`default` goes with `format = \"scripts\"`".into()));
+        }
+        let lang = match string("lang")? {
+            None => None,
+            Some(name) => Some(
+                LANGS
+                    .iter()
+                    .find(|(n, _)| *n == name)
+                    .map(|(_, r)| (*r).to_string())
+                    .filter(|r| r.starts_with("Lang::Inline(") || r == "Lang::Sh")
+                    .ok_or_else(|| at(format!("`lang = \"{name}\"`: a project file's code is sh or an interpreter's language")))?,
+            ),
+        };
+        if lang.is_some() != (format_name == "code") {
+            return Err(at(
+                "`lang` goes with `format = \"code\"`, which needs it".into()
+            ));
+        }
         let subs: Vec<String> = list("subcommand")?
             .iter()
             .map(|s| {
@@ -455,11 +494,13 @@ fn project_files(table: &toml::Table, out: &mut String) -> Result<(), String> {
             })
             .collect();
         let text = format!(
-            "ProjectFile {{ subcommand: &[{}], files: {}, format: {format}, key: {}, run: {} }}",
+            "ProjectFile {{ subcommand: &[{}], files: {}, format: {format}, key: {}, run: {}, default: {}, lang: {} }}",
             subs.join(", "),
             list_lit(&files),
             opt_lit(key.as_ref()),
             list_lit(&list("run")?),
+            opt_lit(default.as_ref()),
+            lang.map_or_else(|| "None".to_string(), |l| format!("Some({l})")),
         );
         for p in programs {
             rows_out.push((p.to_ascii_lowercase(), i, text.clone()));

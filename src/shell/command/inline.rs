@@ -1006,6 +1006,8 @@ fn table(lang: Lang) -> &'static [(&'static str, Kind)] {
             ("popen", Shell),
             ("Popen", Shell),
             ("run", Shell),
+            // fabric's `c.local(…)`, `fabric.api.local(…)`: a command line run here.
+            ("local", Shell),
             ("call", Shell),
             ("check_call", Shell),
             ("check_output", Shell),
@@ -1593,6 +1595,20 @@ fn reads_a_file(expr: &str) -> bool {
         || (named("file_get_contents(") && !url)
 }
 
+/// A Python keyword argument (`check=True`, `env = {…}`), not `a == b`.
+fn is_keyword_arg(arg: &str) -> bool {
+    let t = arg.trim_start();
+    let name_len = t
+        .chars()
+        .take_while(|c| is_ident(*c))
+        .map(char::len_utf8)
+        .sum::<usize>();
+    name_len > 0 && {
+        let rest = t[name_len..].trim_start();
+        rest.starts_with('=') && !rest.starts_with("==")
+    }
+}
+
 fn call(lang: Lang, name: &str, kind: Kind, args: &[String], out: &mut Vec<Effect>) {
     let Some(first) = args.first() else {
         return;
@@ -1610,6 +1626,7 @@ fn call(lang: Lang, name: &str, kind: Kind, args: &[String], out: &mut Vec<Effec
     let generic = matches!(
         name,
         "run"
+            | "local"
             | "call"
             | "exec"
             | "spawn"
@@ -1637,6 +1654,19 @@ fn call(lang: Lang, name: &str, kind: Kind, args: &[String], out: &mut Vec<Effec
                 args.len() > 1 && matches!(lang, Lang::Perl | Lang::Ruby) && v.literal().is_some();
             if literal_args {
                 out.push(Effect::Words(args.iter().map(|a| eval(lang, a)).collect()));
+                return;
+            }
+            // nox's and Python runners' `session.run("rm", "-rf", x, silent=True)`: a
+            // program and its words, given one an argument (keywords left out).
+            let positional: Vec<&String> = args.iter().filter(|a| !is_keyword_arg(a)).collect();
+            if lang == Lang::Python
+                && name == "run"
+                && positional.len() > 1
+                && v.literal().is_some_and(|p| !p.contains(' '))
+            {
+                out.push(Effect::Words(
+                    positional.iter().map(|a| eval(lang, a)).collect(),
+                ));
                 return;
             }
             let whole_unknown = |s: &Sym| matches!(s.0.as_slice(), [Piece::Unknown(_)]);

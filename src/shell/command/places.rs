@@ -314,6 +314,9 @@ pub(crate) enum Format {
     Compose,
     /// gradle's, maven's and sbt's build files: their deletes and commands.
     JvmBuild,
+    /// A file of code in the row's `lang` that the runner loads whole
+    /// (a noxfile, `tasks.py`, a gulpfile, a Gemfile).
+    Code,
 }
 
 /// One `project_file` row: a runner that runs code kept in a project file.
@@ -331,6 +334,11 @@ pub(crate) struct ProjectFile {
     /// The entries it always runs (lifecycle scripts, hooks); empty: those
     /// the command names.
     pub run: &'static [&'static str],
+    /// The entry run when the command names none (`cargo make`: `default`);
+    /// `None`: it runs none.
+    pub default: Option<&'static str>,
+    /// The language of a [`Format::Code`] file.
+    pub lang: Option<Lang>,
 }
 
 include!(concat!(env!("OUT_DIR"), "/code_places.rs"));

@@ -207,6 +207,8 @@ fn call(prog: &str, args: &[String]) -> Option<Call> {
         ("bun", name) if !name.is_empty() && !BUN_BUILTINS.contains(&name) && after.is_empty() => {
             run(name)
         }
+        // bun runs the package's own install scripts too (not its dependencies').
+        ("bun", "install" | "i") if after.is_empty() => install(),
         ("bun", _) => return None,
         (_, name) if LIFECYCLE.contains(&name) => {
             let name = match first {

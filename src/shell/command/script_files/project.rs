@@ -35,6 +35,7 @@ mod compose;
 mod hooks;
 mod just;
 mod jvm_build;
+mod loaded;
 mod rake;
 mod tree;
 mod workspaces;
@@ -119,6 +120,7 @@ pub(super) fn code(c: &SimpleCommand, row: &ProjectFile, from: usize, dir: &Path
         Format::Workspaces => workspaces::code(&c.program.to_ascii_lowercase(), &args, dir),
         Format::Compose => compose::code(row, rest, dir),
         Format::JvmBuild => jvm_build::code(row, rest, dir),
+        Format::Code => loaded::code(row, rest, dir),
         Format::GitHooks => {
             let sub = from.checked_sub(1).and_then(|k| args.get(k));
             git_hooks(c, row, sub.map_or("", String::as_str), rest, dir)
@@ -249,8 +251,8 @@ pub(super) fn first_operand(args: &[String]) -> Option<&String> {
 /// run`, `pdm run`, `hatch run`, `poe`).
 fn scripts(row: &ProjectFile, args: &[String], dir: &Path) -> Found {
     let names: Vec<String> = if row.run.is_empty() {
-        match first_operand(args) {
-            Some(n) => vec![n.clone()],
+        match first_operand(args).map(String::as_str).or(row.default) {
+            Some(n) => vec![n.to_string()],
             None => return Found::Nothing,
         }
     } else {
@@ -351,7 +353,23 @@ fn commands(table: &Value, v: &Value, out: &mut Text, seen: &mut Vec<String>) ->
                     }
                 }
             }
-            for k in ["task", "ref"] {
+            // cargo-make's `command = "rm"` with `args = ["-rf", "x"]`: one command line.
+            if let (Some(Value::String(prog)), Some(Value::Array(words))) =
+                (map.get("command"), map.get("args"))
+            {
+                let mut line = expanding_quote(prog);
+                for w in words {
+                    line.push(' ');
+                    line.push_str(&w.as_str().map_or_else(|| UNKNOWN.into(), expanding_quote));
+                }
+                out.line(&line, false);
+                return COMMAND_KEYS
+                    .iter()
+                    .filter(|k| **k != "command")
+                    .filter_map(|k| map.get(*k))
+                    .all(|c| commands(table, c, out, seen));
+            }
+            for k in ["task", "ref", "run_task"] {
                 if let Some(n) = map.get(k).and_then(Value::as_str) {
                     let n = n.split_whitespace().next().unwrap_or("");
                     return entry(table, n, out, seen);
@@ -364,6 +382,25 @@ fn commands(table: &Value, v: &Value, out: &mut Text, seen: &mut Vec<String>) ->
         }
         _ => true,
     }
+}
+
+/// A word a runner hands a program without a shell, expanding only its
+/// `${VAR}`s (cargo-make's `args`): double-quoted, `${…}` left to expand.
+fn expanding_quote(word: &str) -> String {
+    let mut out = String::from("\"");
+    let mut chars = word.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '$' if chars.peek() == Some(&'{') => out.push('$'),
+            '"' | '\\' | '`' | '$' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }
 
 /// A Taskfile's tasks: those named (all operands before `--`), else

@@ -12,5 +12,6 @@ pub mod fields;
 pub mod hosts;
 pub mod places;
 pub mod project;
+pub mod stand_in;
 
 pub use event::Event;

@@ -146,19 +146,19 @@ pub struct Judged {
 /// judged again by the managed layer, since the tool would run with the
 /// rewritten input, which the managed rules never saw. When a managed rule asks
 /// or denies (or stricter) on it, that stands beside the first judgement (the
-/// strictest wins, and an outcome that stops the tool drops the rewrite);
-/// otherwise the decision is kept. None: nothing to judge again (no rewrite,
-/// only the managed layer's own, or no managed layer).
+/// strictest wins, and an outcome that stops the tool drops the rewrite).
+/// Empty: nothing to judge again (no rewrite, only the managed layer's own, or
+/// no managed layer), or nothing stricter than allow said about the rewrite.
 fn managed_judge_rewrite(
     set: &Set,
     event: &Event,
     ctx: &Ctx,
     outcome: &eval::Outcome,
     first: &Decision,
-) -> Option<Decision> {
+) -> Vec<eval::Contribution> {
     use crate::policy::managed::is_managed_policy;
     if first.rewrite.is_empty() {
-        return None;
+        return vec![];
     }
     let provenance = set.provenance();
     let managed = |policy: &str| is_managed_policy(policy, provenance);
@@ -172,52 +172,71 @@ fn managed_judge_rewrite(
             .iter()
             .any(|b| b.layer == crate::source::Layer::Managed)
     {
-        return None;
+        return vec![];
     }
-    let input = answer::rewritten_input(event, first)?;
+    let Some(input) = answer::rewritten_input(event, first) else {
+        return vec![];
+    };
     let mut value = event.value.clone();
     value["tool_input"] = input;
     let rewritten = Event {
         value,
         ..event.clone()
     };
-    let mut again_ctx = Ctx::from_env(&rewritten, ctx.env_vars.clone(), ctx.now.clone());
-    again_ctx.deadline = ctx.deadline;
-    again_ctx.run_commands = ctx.run_commands;
-    let compiled = set.for_event(&rewritten, &again_ctx, false);
-    let again = eval::evaluate(&compiled, &rewritten, &again_ctx, &mut eval::trace::NoTrace);
     let by: Vec<&str> = outcome
         .contributions
         .iter()
         .filter(|c| !c.rewrite.is_empty())
         .map(|c| c.rule.as_str())
         .collect();
-    let stricter: Vec<eval::Contribution> = again
+    let note = format!("the input as rule {} rewrote it", by.join(", "));
+    stricter_on(set, &rewritten, ctx, &managed, &note)
+}
+
+/// An MCP tool that is a shell or a local file tool is judged as the built-in
+/// calls it stands for too ([`crate::contract::stand_in`]): what the rules
+/// say about those calls, stricter than allow, stands beside the first
+/// judgement (the strictest wins). Empty: the tool stands for nothing, or
+/// nothing stricter than allow was said about what it stands for.
+fn stand_in_judge(set: &Set, event: &Event, ctx: &Ctx) -> Vec<eval::Contribution> {
+    let tool = event.str("tool_name").unwrap_or_default();
+    let mut stricter = vec![];
+    for other in crate::contract::stand_in::stand_ins(event) {
+        let name = other.str("tool_name").unwrap_or_default();
+        let note = format!("{tool} does what {name} does, and was judged as that call");
+        stricter.extend(stricter_on(set, &other, ctx, &|_| true, &note));
+    }
+    stricter
+}
+
+/// What the rules of the policies `keep` accepts say about `other` (an event
+/// judged beside the first: its input as rewritten, or the call it stands
+/// for), stricter than allow, each reason followed by `note`.
+fn stricter_on(
+    set: &Set,
+    other: &Event,
+    ctx: &Ctx,
+    keep: &dyn Fn(&str) -> bool,
+    note: &str,
+) -> Vec<eval::Contribution> {
+    let mut again_ctx = Ctx::from_env(other, ctx.env_vars.clone(), ctx.now.clone());
+    again_ctx.deadline = ctx.deadline;
+    again_ctx.run_commands = ctx.run_commands;
+    let compiled = set.for_event(other, &again_ctx, false);
+    let again = eval::evaluate(&compiled, other, &again_ctx, &mut eval::trace::NoTrace);
+    again
         .contributions
         .into_iter()
-        .filter(|c| !c.audit && managed(&c.policy))
+        .filter(|c| !c.audit && keep(&c.policy))
         .filter(|c| {
             decision::strictness(c.decision)
                 > decision::strictness(Some(crate::policy::syntax::DecisionKind::Allow))
         })
         .map(|mut c| {
-            c.reason = Some(format!(
-                "{} (the input as rule {} rewrote it)",
-                c.reason.unwrap_or_default(),
-                by.join(", ")
-            ));
+            c.reason = Some(format!("{} ({note})", c.reason.unwrap_or_default()));
             c
         })
-        .collect();
-    if stricter.is_empty() {
-        return None;
-    }
-    let mut all = outcome.contributions.clone();
-    all.extend(stricter);
-    Some(Decision {
-        failures: first.failures.clone(),
-        ..decision::combine(&all, first.errors.clone())
-    })
+        .collect()
 }
 
 /// Judge one event: the one place where context, rules, evaluation, decision
@@ -230,13 +249,26 @@ pub fn judge<T: Tracer>(set: &Set, event: &Event, world: World<'_>, tracer: &mut
     let compiled = set.for_event(event, &ctx, tracer.enabled());
     let mut outcome = eval::evaluate(&compiled, event, &ctx, tracer);
     let mut decision = decision::decide(&outcome);
-    if let Some(again) = managed_judge_rewrite(set, event, &ctx, &outcome, &decision) {
-        decision = again;
+    let mut beside = managed_judge_rewrite(set, event, &ctx, &outcome, &decision);
+    beside.extend(stand_in_judge(set, event, &ctx));
+    let beside_rules: Vec<String> = beside.iter().map(|c| c.rule.clone()).collect();
+    if !beside.is_empty() {
+        let mut all = outcome.contributions.clone();
+        all.extend(beside);
+        decision = Decision {
+            failures: decision.failures.clone(),
+            ..decision::combine(&all, decision.errors.clone())
+        };
     }
     if tracer.enabled() {
-        tracer.step(Step::Combine {
-            note: decision::describe(&decision, outcome.contributions.len()),
-        });
+        let mut note = decision::describe(&decision, outcome.contributions.len());
+        if !beside_rules.is_empty() {
+            note.push_str(&format!(
+                "; judged beside this call (its input as rewritten, or the built-in call an MCP tool stands for): {}",
+                beside_rules.join(", ")
+            ));
+        }
+        tracer.step(Step::Combine { note });
     }
     let answer = answer::render(event, &decision);
     Judged {

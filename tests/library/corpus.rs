@@ -69,6 +69,11 @@ struct Case {
     host: Option<String>,
     /// A file tool (exclusive with `command`).
     tool: Option<Tool>,
+    /// An MCP tool's full name (`mcp__server__tool`), called with `input`
+    /// (exclusive with `command` and `tool`).
+    mcp: Option<String>,
+    /// The MCP tool's input.
+    input: Option<Value>,
     file_path: Option<String>,
     path: Option<String>,
     pattern: Option<String>,
@@ -248,6 +253,23 @@ fn prepare(c: &Case) -> Result<(String, bool, Value), String> {
         }
         (None, None) => (None, "Bash"),
     };
+    if c.mcp.is_some() != c.input.is_some() {
+        return Err("an MCP case has both `mcp` and `input`".into());
+    }
+    if let (Some(name), Some(input)) = (&c.mcp, &c.input) {
+        if command.is_some() || c.tool.is_some() || c.host.is_some() {
+            return Err("an MCP case takes no `command`, `tool` or `host`".into());
+        }
+        let _ = write!(shown, "{name} {input}");
+        let event = json!({
+            "hook_event_name": "PreToolUse",
+            "tool_name": name,
+            "tool_input": input,
+            "cwd": cwd,
+            "session_id": "s",
+        });
+        return Ok((shown, false, event));
+    }
     let (is_command, tool_name, input) = match (command, c.tool) {
         (Some(cmd), None) => {
             if cmd.trim().is_empty() {

@@ -167,12 +167,25 @@ pub fn normalise(mut obj: Map<String, Value>) -> Result<Recognised, Unrecognised
     let event = super::str_of(&obj, "hook_event_name")
         .ok_or(Unrecognised::NoEventName)?
         .to_string();
-    let canonical = EVENTS
-        .iter()
-        .find(|e| e.name == event)
-        .map(|e| e.canonical)
-        .unwrap_or(event.as_str())
-        .to_string();
+    let canonical = match EVENTS.iter().find(|e| e.name == event) {
+        Some(e) => e.canonical.to_string(),
+        // Claude Code's name for an event Gemini names otherwise (`PreToolUse`
+        // for `BeforeTool`): this handler receives another agent's events (a
+        // handler line pasted into the wrong host's file). Kept, it would be an
+        // event Gemini cannot block, so every decision would be ignored.
+        None if crate::contract::events::spec(&event).is_some() => {
+            return Err(Unrecognised::NotFromHost(
+                Host::Gemini,
+                format!(
+                    "`{event}` is Claude Code's name for an event; Gemini CLI sends its own \
+                     (`BeforeTool`, `AfterTool`, `BeforeAgent`, `AfterAgent`, …), so this \
+                     handler receives another agent's events"
+                ),
+            ));
+        }
+        // A newer Gemini event: kept under its own name.
+        None => event.clone(),
+    };
     obj.insert("hook_event_name".into(), Value::String(canonical.clone()));
     let raw_tool = obj.get("tool_name").cloned();
     let raw_input = obj.get("tool_input").cloned();
@@ -283,5 +296,16 @@ mod tests {
         assert_eq!(v["hook_event_name"], "Stop");
         assert_eq!(v["last_assistant_message"], "done");
         assert_eq!(v["stop_hook_active"], true);
+    }
+
+    #[test]
+    fn another_agents_event_names_are_refused_newer_gemini_names_kept() {
+        let Value::Object(claude) = json!({"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf /"}}) else {
+            unreachable!()
+        };
+        let err = normalise(claude).unwrap_err().to_string();
+        assert!(err.contains("`PreToolUse` is Claude Code's name"), "{err}");
+        let v = norm(json!({"hook_event_name":"AfterSomethingNew","session_id":"s"}));
+        assert_eq!(v["hook_event_name"], "AfterSomethingNew");
     }
 }

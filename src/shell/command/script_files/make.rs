@@ -47,12 +47,34 @@ pub(super) fn runs_make(c: &SimpleCommand) -> bool {
     matches!(c.program.as_str(), "make" | "gmake") && c.code.is_none()
 }
 
+/// An argument as the shell hands it to make: its text, and whether that
+/// text is known before the command runs. A known text is literal, `$` and
+/// all (`make test !$`: bash runs `-c` text without history expansion, so
+/// make is given the two characters); an unknown one is the word as written
+/// (`$X`, `$(cmd)`).
+#[derive(Clone)]
+struct Word {
+    text: String,
+    known: bool,
+}
+
+impl Word {
+    /// The rest of this argument after an option letter glued to it
+    /// (`-C$dir`), known as the argument is.
+    fn rest(&self, text: String) -> Word {
+        Word {
+            text,
+            known: self.known,
+        }
+    }
+}
+
 /// How `make` is called.
 #[derive(Default)]
 struct Call {
-    dir: Option<String>,
-    file: Option<String>,
-    targets: Vec<String>,
+    dir: Option<Word>,
+    file: Option<Word>,
+    targets: Vec<Word>,
     vars: BTreeMap<String, String>,
     /// `--help`, `--version`: no makefile is read.
     reads_nothing: bool,
@@ -61,13 +83,13 @@ struct Call {
 }
 
 /// Read make's arguments (GNU make's options).
-fn call(args: &[String]) -> Call {
+fn call(args: &[Word]) -> Call {
     let mut call = Call::default();
     let mut it = args.iter();
     while let Some(a) = it.next() {
-        if let Some(long) = a.strip_prefix("--") {
+        if let Some(long) = a.text.strip_prefix("--") {
             let (name, value) = match long.split_once('=') {
-                Some((n, v)) => (n, Some(v.to_string())),
+                Some((n, v)) => (n, Some(a.rest(v.to_string()))),
                 None => (long, None),
             };
             let mut value = || value.clone().or_else(|| it.next().cloned());
@@ -84,7 +106,7 @@ fn call(args: &[String]) -> Call {
                 "help" | "version" => call.reads_nothing = true,
                 _ => {}
             }
-        } else if let Some(flags) = a.strip_prefix('-').filter(|f| !f.is_empty()) {
+        } else if let Some(flags) = a.text.strip_prefix('-').filter(|f| !f.is_empty()) {
             let chars: Vec<char> = flags.chars().collect();
             for (i, ch) in chars.iter().enumerate() {
                 let rest: String = chars[i + 1..].iter().collect();
@@ -92,7 +114,7 @@ fn call(args: &[String]) -> Call {
                     if rest.is_empty() {
                         it.next().cloned()
                     } else {
-                        Some(rest.clone())
+                        Some(a.rest(rest.clone()))
                     }
                 };
                 match ch {
@@ -115,7 +137,7 @@ fn call(args: &[String]) -> Call {
                     _ => {}
                 }
             }
-        } else if let Some((k, v)) = a.split_once('=').filter(|(k, _)| is_name(k)) {
+        } else if let Some((k, v)) = a.text.split_once('=').filter(|(k, _)| is_name(k)) {
             call.vars.insert(k.to_string(), v.to_string());
         } else {
             call.targets.push(a.clone());
@@ -162,36 +184,39 @@ struct Makefile {
 /// The recipes `make` runs, as shell text.
 pub(super) fn recipes(c: &SimpleCommand, cwd: &Path) -> Found {
     // Each argument as the shell hands it to make, when known.
-    let args: Vec<String> = c
+    let args: Vec<Word> = c
         .args
         .iter()
         .zip(&c.values)
-        .map(|(a, v)| {
-            v.known_from(&cwd.to_string_lossy())
-                .unwrap_or_else(|| a.clone())
+        .map(|(a, v)| match v.known_from(&cwd.to_string_lossy()) {
+            Some(text) => Word { text, known: true },
+            None => Word {
+                text: a.clone(),
+                known: false,
+            },
         })
         .collect();
     let call = call(&args);
     if call.reads_nothing {
         return Found::Nothing;
     }
-    let unknown = |a: &String| a.contains(['$', '`']);
+    let unknown = |w: &Word| !w.known;
     if call.file.iter().chain(&call.targets).any(unknown) {
         return Found::Unknown;
     }
     // A folder only the run knows (`make -C "$tmp" -f "$PWD/Makefile"`): the
     // recipes run there, wherever it is.
     let dir_unknown = call.dir.as_ref().is_some_and(unknown);
-    if dir_unknown && !call.file.as_ref().is_some_and(|f| f.starts_with('/')) {
+    if dir_unknown && !call.file.as_ref().is_some_and(|f| f.text.starts_with('/')) {
         return Found::Unknown;
     }
     let dir = match &call.dir {
         Some(_) if dir_unknown => cwd.to_path_buf(),
-        Some(d) => cwd.join(d),
+        Some(d) => cwd.join(&d.text),
         None => cwd.to_path_buf(),
     };
     let path = match &call.file {
-        Some(f) => dir.join(f),
+        Some(f) => dir.join(&f.text),
         None => match ["GNUmakefile", "makefile", "Makefile"]
             .iter()
             .map(|n| dir.join(n))
@@ -215,7 +240,7 @@ pub(super) fn recipes(c: &SimpleCommand, cwd: &Path) -> Found {
         _ if call.runs_no_recipe => Vec::new(),
         (Some(f), true) => vec![f.clone()],
         (None, true) => Vec::new(),
-        (_, false) => call.targets.clone(),
+        (_, false) => call.targets.iter().map(|t| t.text.clone()).collect(),
     };
     let mut text = String::new();
     for (shell, conditional) in &mk.parse_time {
@@ -774,6 +799,18 @@ mod tests {
             text(mk, &["HOME=/tmp/h", "clean"]),
             "(\nrm -rf /tmp/h ${BUILD_DIR} /tmp/h/x ${HOOKRULES_MAKE_UNKNOWN}\n)"
         );
+    }
+
+    #[test]
+    fn a_dollar_the_shell_hands_over_is_a_target_name_not_an_unknown() {
+        let mk = "test:\n\tcargo test\nclean:\n\trm -rf target\n";
+        // `!$` is text outside an interactive shell, `'$X'` is quoted: both are known names.
+        assert_eq!(text(mk, &["test", "!$"]), "(\ncargo test\n)");
+        assert_eq!(text(mk, &["'$X'"]), "(nothing)");
+        // A variable's value, glued to an option or not, is known only when it runs.
+        assert_eq!(text(mk, &["$X"]), "(unknown)");
+        assert_eq!(text(mk, &["-C$X", "clean"]), "(unknown)");
+        assert_eq!(text(mk, &["--file=$MK", "test"]), "(unknown)");
     }
 
     #[test]

@@ -22,6 +22,7 @@ use crate::contract::events::tool_aliases;
 use crate::contract::Event;
 use crate::policy::syntax::Quantifier;
 use crate::shell::command::{command_object, program_is, subcommand_matches, Code, SimpleCommand};
+use crate::shell::reach::{Class, Classes};
 use crate::shell::Dialect;
 use crate::validate::model::{
     texts, Condition, EventScope, FieldPath, Matcher, Op, PathSelector, Rule, Selector, Test,
@@ -139,6 +140,14 @@ pub enum Atom {
         /// The selector.
         selector: Arc<PathSelector>,
     },
+    /// This `paths = …, from_command = true` selector picks a path with one
+    /// of these classes (as a `class` test judges it: [`PathsSeen`]).
+    Class {
+        /// The selector.
+        selector: Arc<PathSelector>,
+        /// The classes.
+        classes: Classes,
+    },
     /// The event has this field (a branch of an `any` whose tests read it and
     /// cannot pass without it, [`required`]: a file tool's `file_path` in a
     /// rule for shells and file tools is not there on a shell call).
@@ -157,7 +166,8 @@ impl Atom {
             Atom::Program { .. }
             | Atom::UnknownProgram { .. }
             | Atom::Code { .. }
-            | Atom::AnyPath { .. } => 8,
+            | Atom::AnyPath { .. }
+            | Atom::Class { .. } => 8,
             Atom::Present { .. } => 1,
         }
     }
@@ -172,7 +182,9 @@ impl Atom {
             | Atom::Code { field, .. }
             | Atom::Within { field, .. }
             | Atom::Present { field } => field,
-            Atom::Path { selector, .. } | Atom::AnyPath { selector } => &selector.field,
+            Atom::Path { selector, .. }
+            | Atom::AnyPath { selector }
+            | Atom::Class { selector, .. } => &selector.field,
         }
     }
 }
@@ -180,17 +192,30 @@ impl Atom {
 /// The paths a command names, as a later stage sees them: for the prefilter
 /// of `paths = …, from_command = true` tests. Evaluation implements it (its
 /// context knows the directories paths resolve against), so the prefilter
-/// looks at exactly the texts the test will judge; without it, every rule
-/// with such an atom is a candidate.
+/// looks at exactly the texts and classes the test will judge; without it,
+/// every rule with such an atom is a candidate.
 pub trait CommandPaths {
-    /// The texts a test of `selector` sees for the paths these commands name
-    /// (every form of each path), before any normalisation; `None` when a
-    /// test may match a path by more than its texts (a shell pattern operand).
-    fn path_texts(
+    /// What a test of `selector` sees of the paths these commands name;
+    /// `content`: with the classes only a file's content gives
+    /// ([`Class::PrivateKey`]), which cost a read of each file.
+    fn paths_seen(
         &self,
         commands: &[SimpleCommand],
         selector: &PathSelector,
-    ) -> Option<Vec<String>>;
+        content: bool,
+    ) -> PathsSeen;
+}
+
+/// What a test sees of the paths a selector picks.
+#[derive(Debug, Default)]
+pub struct PathsSeen {
+    /// The texts of every form of each path, before any normalisation;
+    /// `None` when a test may match a path by more than its texts (a shell
+    /// pattern operand).
+    pub texts: Option<Vec<String>>,
+    /// The classes of the paths, all together, as a `class` test judges
+    /// each (where it lands).
+    pub classes: Classes,
 }
 
 /// What a rule requires of an event.
@@ -342,7 +367,9 @@ fn test(t: &Test, depth: usize) -> Need {
         Selector::Field(p) => p,
         Selector::Commands(p) => {
             return match &t.op {
-                Op::Command(ct) if !ct.program.is_empty() => finish(
+                // A list that names every program (`"*"`) requires none:
+                // what the rest of the test requires will do.
+                Op::Command(ct) if !ct.program.is_empty() && !any_program(&ct.program) => finish(
                     ct.program
                         .iter()
                         .map(|name| Atom::Program {
@@ -391,6 +418,11 @@ fn test(t: &Test, depth: usize) -> Need {
     )
 }
 
+/// Does a `program` list accept every program (`"*"`: a prefix of none)?
+fn any_program(names: &[String]) -> bool {
+    names.iter().any(|n| n == "*")
+}
+
 /// What a `command = { when = … }` test requires of the event: the texts
 /// `when` requires of a command object, in some command of the field's
 /// shell command. Only text atoms carry over (a `commands` or `paths`
@@ -413,6 +445,7 @@ fn within(field: &FieldPath, atoms: Vec<Atom>) -> Need {
             | Atom::Within { .. }
             | Atom::Path { .. }
             | Atom::AnyPath { .. }
+            | Atom::Class { .. }
             | Atom::Present { .. } => None,
         })
         .collect();
@@ -444,8 +477,16 @@ fn paths_test(t: &Test, ps: &PathSelector) -> Need {
             selector: ps.clone(),
         }])
     };
-    let PathNeed::OneOf(lits) = need else {
-        return any_path();
+    let lits = match need {
+        PathNeed::Nothing => return Need::Always,
+        PathNeed::SomePath => return any_path(),
+        PathNeed::Classes(classes) => {
+            return finish(vec![Atom::Class {
+                selector: ps,
+                classes,
+            }])
+        }
+        PathNeed::OneOf(lits) => lits,
     };
     // Every included pattern's literal, or nothing is known.
     let atoms: Option<Vec<Atom>> = lits
@@ -569,6 +610,13 @@ pub struct PathLiterals<'a> {
     /// Rules wanting some path here, whatever it is.
     #[serde(borrow)]
     pub any: Words<'a, RuleId>,
+    /// Rules wanting a path with one of some classes here, per set of
+    /// classes.
+    pub classes: Vec<(Classes, Vec<RuleId>)>,
+    /// Every rule with a literal or some-path atom here (when the paths'
+    /// texts are not known).
+    #[serde(borrow)]
+    pub by_texts: Words<'a, RuleId>,
     /// Every rule with an atom here (when the paths are not known).
     #[serde(borrow)]
     pub all: Words<'a, RuleId>,
@@ -1006,6 +1054,7 @@ struct Gathered<'n> {
     texts: BTreeMap<&'n FieldPath, Literals>,
     paths: BTreeMap<&'n PathSelector, Literals>,
     any_path: BTreeMap<&'n PathSelector, Vec<RuleId>>,
+    classes: BTreeMap<&'n PathSelector, Vec<(Classes, Vec<RuleId>)>>,
     /// Literals in command objects' fields, per command field.
     within: BTreeMap<&'n FieldPath, BTreeMap<&'n FieldPath, Literals>>,
     /// Exact program names per field, flattened into each field's `Keyed`
@@ -1087,6 +1136,14 @@ impl<'n> Gathered<'n> {
             Atom::AnyPath { selector } => {
                 self.paths.entry(selector.as_ref()).or_default();
                 self.any_path.entry(selector.as_ref()).or_default().push(id);
+            }
+            Atom::Class { selector, classes } => {
+                self.paths.entry(selector.as_ref()).or_default();
+                let wanted = self.classes.entry(selector.as_ref()).or_default();
+                match wanted.iter_mut().find(|(c, _)| c == classes) {
+                    Some((_, ids)) => ids.push(id),
+                    None => wanted.push((*classes, vec![id])),
+                }
             }
             Atom::Text { field, literal } => self
                 .texts
@@ -1193,7 +1250,12 @@ impl<'n> Gathered<'n> {
     /// had ~130 selectors in its Bash bucket, ~8k instructions each on every
     /// Bash event).
     fn paths(&mut self) -> Vec<PathLiterals<'static>> {
-        type Merged = (BTreeSet<String>, Literals, Vec<RuleId>);
+        type Merged = (
+            BTreeSet<String>,
+            Literals,
+            Vec<RuleId>,
+            BTreeMap<Classes, Vec<RuleId>>,
+        );
         let mut merged: BTreeMap<PathSelector, Merged> = BTreeMap::new();
         for (selector, lits) in std::mem::take(&mut self.paths) {
             let mut key = selector.clone();
@@ -1204,9 +1266,12 @@ impl<'n> Gathered<'n> {
                 m.1.entry(literal).or_default().extend(ids);
             }
             m.2.extend(self.any_path.remove(selector).unwrap_or_default());
+            for (classes, ids) in self.classes.remove(selector).unwrap_or_default() {
+                m.3.entry(classes).or_default().extend(ids);
+            }
         }
         let mut out = vec![];
-        for (mut selector, (programs, mut lits, mut any)) in merged {
+        for (mut selector, (programs, mut lits, mut any, classes)) in merged {
             if let Some(list) = selector.written_by.as_mut() {
                 *list = programs.into_iter().collect();
             }
@@ -1217,13 +1282,28 @@ impl<'n> Gathered<'n> {
             let (literals, literal_rules) = by_literal(lits);
             any.sort_unstable();
             any.dedup();
-            let mut all: Vec<RuleId> = literal_rules.iter().chain(any.iter().copied()).collect();
+            let mut by_texts: Vec<RuleId> =
+                literal_rules.iter().chain(any.iter().copied()).collect();
+            by_texts.sort_unstable();
+            by_texts.dedup();
+            let classes: Vec<(Classes, Vec<RuleId>)> = classes
+                .into_iter()
+                .map(|(c, mut ids)| {
+                    ids.sort_unstable();
+                    ids.dedup();
+                    (c, ids)
+                })
+                .collect();
+            let mut all: Vec<RuleId> = by_texts.to_vec();
+            all.extend(classes.iter().flat_map(|(_, ids)| ids.iter().copied()));
             all.sort_unstable();
             all.dedup();
             out.push(PathLiterals {
                 selector,
                 literals,
                 any: any.into_iter().collect(),
+                classes,
+                by_texts: by_texts.into_iter().collect(),
                 all: all.into_iter().collect(),
             });
         }
@@ -1334,10 +1414,19 @@ impl Prefilter<'_> {
                 out.extend(pl.all.iter());
                 continue;
             };
+            // A private key is known by its content, read only when a rule
+            // here asks for it.
+            let content = pl.classes.iter().any(|(c, _)| c.has(Class::PrivateKey));
+            let seen = paths.paths_seen(&cmds, &pl.selector, content);
+            for (classes, ids) in &pl.classes {
+                if seen.classes.meets(*classes) {
+                    out.extend_from_slice(ids);
+                }
+            }
             // A glob test compares ASCII-lowercased texts, lowercased first
             // when it ignores case (`K`, the Kelvin sign, becomes `k`): both.
-            let Some(texts) = paths.path_texts(&cmds, &pl.selector) else {
-                out.extend(pl.all.iter());
+            let Some(texts) = seen.texts else {
+                out.extend(pl.by_texts.iter());
                 continue;
             };
             if texts.is_empty() {

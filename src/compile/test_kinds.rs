@@ -25,6 +25,7 @@ use serde_json::Value;
 use super::literals;
 use super::patterns::{self, PatternError};
 use crate::policy::syntax::{normalized, Normalization};
+use crate::shell::reach::Classes;
 use crate::validate::model::{ClassTest, CmpOp, CommandTest, Globs, Op, RegexMode, Regexes};
 
 /// The literals one of which a text passing `op` contains, lowercase; `None`
@@ -86,6 +87,10 @@ pub enum PathNeed {
     Nothing,
     /// Some path (no path, no match: see `eval::values::apply`).
     SomePath,
+    /// Some path with one of these classes (as the test judges it: with
+    /// [`Class::PrivateKey`](crate::shell::reach::Class::PrivateKey) when
+    /// its content says so).
+    Classes(Classes),
     /// Some path with one of these literals (in one of its texts), each
     /// `\0`-prefixed when it must start the text.
     OneOf(Vec<String>),
@@ -95,7 +100,7 @@ pub enum PathNeed {
 pub fn path_needs(op: &Op) -> PathNeed {
     match op {
         Op::Glob(globs) => glob_path_needs(globs),
-        Op::Class(_) => class_path_needs(),
+        Op::Class(c) => class_path_needs(c),
         Op::Regex { .. }
         | Op::Equals(_)
         | Op::OneOf(_)
@@ -320,9 +325,13 @@ fn exists_shows(b: bool) -> String {
 
 // --- class (decided by the `paths` selector's reader) -----------------------
 
-/// Some path, whatever its classes.
-fn class_path_needs() -> PathNeed {
-    PathNeed::SomePath
+/// Some path with a class the test lists plainly (a path with none of
+/// them fails it, whatever its `!` classes); with none listed, some path.
+fn class_path_needs(c: &ClassTest) -> PathNeed {
+    match c.anywhere {
+        true => PathNeed::SomePath,
+        false => PathNeed::Classes(c.any),
+    }
 }
 
 fn class_shows(c: &ClassTest) -> String {

@@ -803,30 +803,36 @@ fn names_no_local_file(operand: &str, t: &Target) -> bool {
 }
 
 /// The prefilter sees the paths a command names as the tests do: every form
-/// ([`path_views`]) of each path [`paths_from_commands`] picks.
+/// ([`path_views`]) of each path [`paths_from_commands`] picks, and the
+/// classes a `class` test judges (where each path lands).
 impl crate::compile::reach::CommandPaths for Ctx {
-    fn path_texts(
+    fn paths_seen(
         &self,
         commands: &[SimpleCommand],
         selector: &PathSelector,
-    ) -> Option<Vec<String>> {
+        content: bool,
+    ) -> crate::compile::reach::PathsSeen {
         let targets = paths_from_commands(commands, selector, self);
+        let classes = targets.iter().fold(Classes::default(), |all, t| {
+            all.union(match content {
+                true => reach::with_content(t),
+                false => t.classes,
+            })
+        });
         // A shell pattern (`.e*`) is judged by the names it can match
         // (`patterns::globs_name`), which need not hold a list's literal.
-        if targets
+        let pattern = targets
             .iter()
             .flat_map(Target::forms)
-            .any(|t| t.pattern.is_some())
-        {
-            return None;
-        }
-        Some(
+            .any(|t| t.pattern.is_some());
+        let texts = (!pattern).then(|| {
             targets
                 .iter()
                 .flat_map(Target::forms)
                 .flat_map(|t| path_views(&t.path, self))
-                .collect(),
-        )
+                .collect()
+        });
+        crate::compile::reach::PathsSeen { texts, classes }
     }
 }
 

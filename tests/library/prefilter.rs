@@ -380,3 +380,108 @@ fn the_prefilter_keeps_every_rule_a_tool_call_can_match() {
     }
     assert!(left_out > events.len(), "{left_out} rules left out");
 }
+
+/// A `class` test is judged in the prefilter by the classes of the paths
+/// picked, as the test judges them: a private key known only by its content
+/// (no secret's name) keeps its rule, read or copied, and the same command
+/// on a file that is no key leaves it out.
+#[test]
+fn the_prefilter_keeps_a_key_known_by_its_content() {
+    let set = CompiledSet::build(&hookrules::policy::discover::builtin());
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("proj");
+    std::fs::create_dir_all(project.join("deploy")).unwrap();
+    std::fs::write(
+        project.join("deploy/id_deploy"),
+        "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\n",
+    )
+    .unwrap();
+    std::fs::write(project.join("deploy/notes"), "deploy notes\n").unwrap();
+    let project = project.to_str().unwrap();
+    let mut env = BTreeMap::new();
+    env.insert("HOME".to_string(), dir.path().to_str().unwrap().to_string());
+    env.insert("CLAUDE_PROJECT_DIR".to_string(), project.to_string());
+    let key_rule = |cmd: &str| {
+        let json = serde_json::json!({
+            "hook_event_name": "PreToolUse", "tool_name": "Bash",
+            "tool_input": {"command": cmd}, "session_id": "s", "cwd": project,
+        });
+        let event = Event::parse(json.to_string().as_bytes()).unwrap();
+        let ctx = Ctx::from_env(&event, env.clone(), Now::at(1_763_700_000));
+        let query = Query {
+            prefilter: true,
+            explain: false,
+        };
+        set.for_event_with(&event, query, Some(&ctx))
+            .buckets
+            .iter()
+            .flat_map(|b| b.rules.iter())
+            .any(|r| r.id == "secret-key-content-shell")
+    };
+    for cmd in [
+        "cat deploy/id_deploy",
+        "cp deploy/id_deploy /tmp/k",
+        "cd deploy && less id_deploy",
+    ] {
+        left_out_for(&set, &env, project, cmd);
+        assert!(key_rule(cmd), "{cmd}: the key's rule is a candidate");
+    }
+    for cmd in ["cat deploy/notes", "npm test -- --watch=false"] {
+        left_out_for(&set, &env, project, cmd);
+        assert!(!key_rule(cmd), "{cmd}: the key's rule is left out");
+    }
+}
+/// Every rule a shell call reaches is decoded from the embedded pack and
+/// evaluated: its cost is paid on every command of every user. A command
+/// that runs a program no rule names, with options and a file no rule looks
+/// for, must reach no rule of the pack, in Bash and in PowerShell; the
+/// bench's harmless call (`bench/events/PreToolUse-Bash.json`) too. (A
+/// write, `> out.txt`, reaches the rules about what a redirection
+/// overwrites: they ask only for a redirection that writes.)
+#[test]
+fn a_shell_command_no_rule_looks_for_reaches_no_rule() {
+    let set = CompiledSet::build(&hookrules::policy::discover::builtin());
+    let mut env = BTreeMap::new();
+    env.insert("HOME".to_string(), "/home/dev".to_string());
+    env.insert(
+        "CLAUDE_PROJECT_DIR".to_string(),
+        "/home/dev/proj".to_string(),
+    );
+    let mut events = vec![serde_json::from_slice::<serde_json::Value>(
+        &std::fs::read(root().join("bench/events/PreToolUse-Bash.json")).unwrap(),
+    )
+    .unwrap()];
+    for (tool, cmd) in [
+        ("Bash", "frobnicate --level 3 notes.txt"),
+        ("Bash", "frobnicate < notes.txt | tabulate --wide"),
+        ("PowerShell", "Frobnicate-Item notes.txt -Level 3"),
+    ] {
+        events.push(serde_json::json!({
+            "hook_event_name": "PreToolUse", "tool_name": tool,
+            "tool_input": {"command": cmd}, "session_id": "s", "cwd": "/home/dev/proj",
+        }));
+    }
+    let query = Query {
+        prefilter: true,
+        explain: false,
+    };
+    for json in &events {
+        let event = Event::parse(json.to_string().as_bytes()).unwrap();
+        let ctx = Ctx::from_env(&event, env.clone(), Now::at(1_763_700_000));
+        let reached: Vec<String> = set
+            .for_event_with(&event, query, Some(&ctx))
+            .buckets
+            .iter()
+            .flat_map(|b| b.rules.iter().map(|r| r.id.clone()))
+            .collect();
+        assert!(
+            reached.is_empty(),
+            "{}: {reached:?} reach a command no rule looks for, so they are decoded and \
+             evaluated on every shell call. Give each branch of their `when` something the \
+             prefilter can check: a program (not `\"*\"`), a literal its text must hold, a \
+             class of path, a path list (see `compile::reach`), and measure the harmless \
+             call with `bench/callgrind.sh` (pre-bash)",
+            json["tool_input"]["command"]
+        );
+    }
+}

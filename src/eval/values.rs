@@ -272,12 +272,31 @@ pub fn tool_path(
     follow_last: bool,
     made: &[MadeLink],
 ) -> Target {
+    // Answered once per event ([`Located`]): a file tool's path is judged by
+    // each rule's test of it (eleven on a harmless Write).
+    let key = (p.to_string(), resolve_symlinks, follow_last);
+    let answered = |seen: &Answers| {
+        seen.tools
+            .get(&key)
+            .and_then(|found| found.iter().find(|(m, _)| m == made))
+            .map(|(_, target)| target.clone())
+    };
+    if let Some(target) = answered(&ctx.located.lock()) {
+        return target;
+    }
     let how = reach::Use {
         resolve: resolve_symlinks,
         follow_last,
         made,
     };
-    reach::tool_target(p, &ctx.reach, how)
+    let target = reach::tool_target(p, &ctx.reach, how);
+    ctx.located
+        .lock()
+        .tools
+        .entry(key)
+        .or_default()
+        .push((made.to_vec(), target.clone()));
+    target
 }
 
 /// Where a shell value may point, seen from the directory `cwd`, for command
@@ -292,8 +311,9 @@ fn shell_targets(
     by_name: bool,
 ) -> Vec<Target> {
     let key = (v.clone(), c.cwd.clone(), resolve_symlinks, by_name);
-    let answered = |seen: &HashMap<_, Vec<(Vec<MadeLink>, Vec<Target>)>>| {
-        seen.get(&key)
+    let answered = |seen: &Answers| {
+        seen.shell
+            .get(&key)
             .and_then(|found| found.iter().find(|(made, _)| *made == c.made))
             .map(|(_, targets)| targets.clone())
     };
@@ -308,26 +328,36 @@ fn shell_targets(
     let targets = reach::targets_for(v, &c.cwd, &ctx.reach, how);
     ctx.located
         .lock()
+        .shell
         .entry(key)
         .or_default()
         .push((c.made.clone(), targets.clone()));
     targets
 }
 
-/// The places shell values were found to point at during one event, by
-/// (value, the command's folder, links resolved, acted on by name) and the
-/// links the command made before: the prefilter and the tests ask where the
-/// same operands land (several selectors each), and each answer follows
-/// links and checks every guarded place (tens of thousands of instructions
-/// per path). The event's context is made once per event and not changed,
-/// so an answer stays right for the event.
+/// The places shell values and tools' paths were found to point at during
+/// one event: shell values by (value, the command's folder, links resolved,
+/// acted on by name), tools' paths by (path, links resolved, last link
+/// followed), each with the links made before: the prefilter and the tests
+/// ask where the same operands and paths land (several selectors and rules
+/// each), and each answer follows links and checks every guarded place (tens
+/// of thousands of instructions per path). The event's context is made once
+/// per event and not changed, so an answer stays right for the event.
 #[derive(Debug, Clone, Default)]
-pub struct Located(Arc<Mutex<LocatedMap>>);
+pub struct Located(Arc<Mutex<Answers>>);
 
-type LocatedMap = HashMap<(ShellValue, ShellValue, bool, bool), Vec<(Vec<MadeLink>, Vec<Target>)>>;
+/// [`Located`]'s answers.
+#[derive(Debug, Default)]
+struct Answers {
+    shell: HashMap<(ShellValue, ShellValue, bool, bool), AfterLinks<Vec<Target>>>,
+    tools: HashMap<(String, bool, bool), AfterLinks<Target>>,
+}
+
+/// Answers by the links made before.
+type AfterLinks<T> = Vec<(Vec<MadeLink>, T)>;
 
 impl Located {
-    fn lock(&self) -> std::sync::MutexGuard<'_, LocatedMap> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Answers> {
         // A panic elsewhere while it was held leaves only finished answers.
         self.0.lock().unwrap_or_else(|e| e.into_inner())
     }

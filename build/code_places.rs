@@ -68,6 +68,7 @@ const LANGS: &[(&str, &str)] = &[
     ("perl-options", "Lang::Loaded(Load::PerlOptions)"),
     ("ruby-options", "Lang::Loaded(Load::RubyOptions)"),
     ("python-path", "Lang::Loaded(Load::PythonPath)"),
+    ("less-options", "Lang::LessOptions"),
 ];
 
 /// `format` names of project files and the `places::Format` each stands for.
@@ -92,6 +93,11 @@ const FORMATS: &[(&str, &str)] = &[
     ("compose", "Format::Compose"),
     ("jvm-build", "Format::JvmBuild"),
     ("code", "Format::Code"),
+    ("terraform", "Format::Terraform"),
+    ("nix-shell", "Format::NixShell"),
+    ("devcontainer", "Format::Devcontainer"),
+    ("meson", "Format::Meson"),
+    ("msbuild", "Format::Msbuild"),
 ];
 
 /// Read the table and write `$OUT_DIR/code_places.rs`.
@@ -328,7 +334,11 @@ fn compile(text: &str) -> Result<String, String> {
                     "option",
                 )
                 .map_err(at)?;
-                if let Some(bad) = names.iter().find(|o| !o.starts_with('-') || o.len() < 2) {
+                // `+`: a command given as the rest of a `+` word (`less +CMD`).
+                if let Some(bad) = names
+                    .iter()
+                    .find(|o| *o != "+" && (!o.starts_with('-') || o.len() < 2))
+                {
                     return Err(at(format!("`{bad}` is not an option")));
                 }
                 format!(

@@ -1960,7 +1960,22 @@ fn sed(script: &str) -> Vec<Effect> {
 }
 
 /// vim's `-c`/`+` commands: `:!cmd`, `:r !cmd`, `:w !cmd`, `system('…')`.
-fn vim(cmd: &str) -> Vec<Effect> {
+/// Vim's ex commands: one (`vim -c CMD`), or a script of them, a command a
+/// line (`vim -S FILE`, ex mode's standard input; `"` starts a comment).
+fn vim(code: &str) -> Vec<Effect> {
+    if !code.trim().contains('\n') {
+        return vim_command(code);
+    }
+    code.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('"'))
+        .flat_map(vim_command)
+        .take(MAX_EFFECTS)
+        .collect()
+}
+
+/// One ex command.
+fn vim_command(cmd: &str) -> Vec<Effect> {
     let mut out = Vec::new();
     let mut c = cmd.trim().trim_start_matches(':').trim_start();
     let mut built = false;
@@ -2315,6 +2330,10 @@ mod tests {
         assert_eq!(shells(Lang::Vim, "perldo system('id')"), ["id"]);
         assert!(shells(Lang::Vim, "luafile init.lua").is_empty());
         assert!(shells(Lang::Vim, "set number").is_empty());
+        assert_eq!(
+            shells(Lang::Vim, "\" a script\nset nocompatible\n:!rm -rf ~\nwq\n"),
+            ["rm -rf ~"]
+        );
         assert_eq!(
             shells(Lang::AppleScript, "do shell script \"rm -rf ~\""),
             ["rm -rf ~"]

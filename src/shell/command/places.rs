@@ -69,6 +69,9 @@ pub(crate) enum Lang {
     /// Files or modules of code a program loads into itself, named by a
     /// variable in that program's syntax ([`Load`]).
     Loaded(Load),
+    /// less's options in a variable (`LESS`): a `+CMD` among them is an
+    /// initial command (`+!CMD` runs CMD in a shell).
+    LessOptions,
 }
 
 /// How a variable names the code a program loads into itself before its own
@@ -317,6 +320,16 @@ pub(crate) enum Format {
     /// A file of code in the row's `lang` that the runner loads whole
     /// (a noxfile, `tasks.py`, a gulpfile, a Gemfile).
     Code,
+    /// terraform's `external` programs and `local-exec` provisioners.
+    Terraform,
+    /// A nix shell's `shellHook`.
+    NixShell,
+    /// A dev container's `initializeCommand`.
+    Devcontainer,
+    /// meson's `run_command(…)`.
+    Meson,
+    /// MSBuild's `Exec` tasks.
+    Msbuild,
 }
 
 /// One `project_file` row: a runner that runs code kept in a project file.
@@ -620,6 +633,11 @@ fn nth_operand(syntax: &Syntax, args: &[String], from: usize, n: usize) -> Optio
 /// it and the byte where it starts.
 fn option_value(syntax: &Syntax, args: &[String], i: usize, name: &str) -> Option<(usize, usize)> {
     let a = args.get(i)?;
+    // `+CMD`: a command given as the rest of a word starting with `+`
+    // (less's and more's initial commands).
+    if name == "+" {
+        return (a.len() > 1 && a.starts_with('+')).then_some((i, 1));
+    }
     if a == name {
         return (i + 1 < args.len()).then_some((i + 1, 0));
     }

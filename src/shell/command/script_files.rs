@@ -61,7 +61,7 @@ use std::time::{Duration, Instant};
 
 use super::inline::Lang as InlineLang;
 use super::places::Lang;
-use super::wrappers::{code_flags, interpreter_lang, interpreter_script};
+use super::wrappers::{code_flags, interpreter_lang, interpreter_program, interpreter_script};
 use super::{Code, SimpleCommand};
 
 mod make;
@@ -110,6 +110,7 @@ pub fn add_script_code(cmds: &mut Vec<SimpleCommand>, cwd: &str) {
     });
     let mut reader = Reader {
         written: written_files(cmds, cwd),
+        fetched: fetched_folders(cmds, cwd),
         ..Reader::default()
     };
     *cmds = reader.expand(std::mem::take(cmds), cwd);
@@ -155,6 +156,148 @@ fn written_files(cmds: &[SimpleCommand], cwd: &str) -> Vec<PathBuf> {
     out
 }
 
+/// The folders the command line fills with files it fetches or unpacks
+/// (`git clone URL [DIR]`, `gh repo clone`, `hg clone`, `tar -x -C DIR`,
+/// `unzip -d DIR`), as absolute paths: code a runner reads there is the
+/// download's, which only the run knows. An archive unpacked where the
+/// command runs fills the folders below it (its top folder: `tar xz && cd
+/// tool-1.2 && make`); the folder itself keeps the project's own files
+/// (`tar xzf data.tgz && python3 train.py`): `true` with such a folder.
+fn fetched_folders(cmds: &[SimpleCommand], cwd: &str) -> Vec<(PathBuf, bool)> {
+    /// git clone's and hg clone's options that take a value.
+    const CLONE_VALUED: &[&str] = &[
+        "-b",
+        "--branch",
+        "-o",
+        "--origin",
+        "-c",
+        "--config",
+        "--depth",
+        "--reference",
+        "--reference-if-able",
+        "-u",
+        "--upload-pack",
+        "--template",
+        "--separate-git-dir",
+        "-j",
+        "--jobs",
+        "--filter",
+        "--shallow-since",
+        "--shallow-exclude",
+        "--bundle-uri",
+        "-r",
+        "--rev",
+        "-U",
+        "--updaterev",
+        "-e",
+        "--ssh",
+    ];
+    let mut out = Vec::new();
+    for c in cmds {
+        let Some(dir) = folder(&c.cwd, cwd) else {
+            continue;
+        };
+        let base = Path::new(&dir);
+        // Each argument as the shell hands it over, when known.
+        let words: Vec<Option<String>> = c.values.iter().map(|v| v.known_from(&dir)).collect();
+        let word = |k: usize| words.get(k).cloned().flatten();
+        let sub_words: &[&str] = match c.program.as_str() {
+            "git" | "hg" | "svn" => &["clone", "checkout", "co"],
+            "gh" => &["repo"],
+            _ => &[],
+        };
+        let mut into: Option<(PathBuf, bool)> = None;
+        if !sub_words.is_empty() {
+            let Some(at) = c.args.iter().position(|a| sub_words.contains(&a.as_str())) else {
+                continue;
+            };
+            if c.program == "git" && c.args[at] != "clone" {
+                continue;
+            }
+            let from = if c.program == "gh" {
+                // `gh repo clone REPO [DIR]`
+                if c.args.get(at + 1).map(String::as_str) != Some("clone") {
+                    continue;
+                }
+                at + 2
+            } else {
+                at + 1
+            };
+            let mut operands = Vec::new();
+            let mut k = from;
+            while k < c.args.len() {
+                let a = &c.args[k];
+                if a == "--" {
+                    operands.extend((k + 1..c.args.len()).map(&word));
+                    break;
+                }
+                if CLONE_VALUED.contains(&a.as_str()) {
+                    k += 2;
+                    continue;
+                }
+                if !a.starts_with('-') {
+                    operands.push(word(k));
+                }
+                k += 1;
+            }
+            let dest = match (operands.first(), operands.get(1)) {
+                (_, Some(Some(d))) => d.clone(),
+                (Some(Some(url)), None) => {
+                    let name = url
+                        .trim_end_matches('/')
+                        .rsplit(['/', ':'])
+                        .next()
+                        .unwrap_or("");
+                    name.strip_suffix(".git").unwrap_or(name).to_string()
+                }
+                // A folder nobody knows: the command's own, and below.
+                _ => String::new(),
+            };
+            into = Some((base.join(dest), false));
+        } else if matches!(
+            c.program.as_str(),
+            "tar" | "gtar" | "bsdtar" | "unzip" | "7z" | "7za"
+        ) {
+            let extracts = match c.program.as_str() {
+                "unzip" => true,
+                "7z" | "7za" => c.args.first().is_some_and(|a| a == "x" || a == "e"),
+                _ => c.args.iter().any(|a| {
+                    a == "--extract"
+                        || a == "--get"
+                        || (!a.starts_with("--")
+                            && a.trim_start_matches('-')
+                                .starts_with(|ch: char| ch.is_ascii_alphabetic())
+                            && a.trim_start_matches('-').contains('x')
+                            && (a.starts_with('-') || c.args.first() == Some(a)))
+                }),
+            };
+            if !extracts {
+                continue;
+            }
+            let named = c
+                .args
+                .iter()
+                .position(|a| matches!(a.as_str(), "-C" | "--directory" | "-d"));
+            let dest = match named {
+                Some(k) => word(k + 1).unwrap_or_default(),
+                None => c
+                    .args
+                    .iter()
+                    .zip(0..)
+                    .find_map(|(a, k)| a.strip_prefix("--directory=").map(|_| k))
+                    .and_then(|k| word(k).map(|w| w["--directory=".len()..].to_string()))
+                    .unwrap_or_default(),
+            };
+            let here = dest.is_empty() || dest == ".";
+            into = Some((base.join(dest), here));
+        }
+        if let Some(p) = into {
+            out.push(p);
+        }
+    }
+    out
+}
+
 /// The scripts read for one command line.
 #[derive(Default)]
 struct Reader {
@@ -164,6 +307,9 @@ struct Reader {
     stack: Vec<Origin>,
     /// The files the command line writes ([`written_files`]).
     written: Vec<PathBuf>,
+    /// The folders it fetches or unpacks files into ([`fetched_folders`]),
+    /// each with whether only the folders below it are the download's.
+    fetched: Vec<(PathBuf, bool)>,
 }
 
 impl Reader {
@@ -274,19 +420,53 @@ enum Source<'c> {
     Code(super::places::Lang, String),
 }
 
-/// The start-up file a shell reads first (`BASH_ENV=FILE bash …`, `ENV=FILE
-/// sh -i`), when the command names it literally.
-fn startup_file(c: &SimpleCommand) -> Option<String> {
+/// The language a file's name says its code is in (`x.py`, `x.ts`, `x.sh`).
+pub(super) fn file_lang(name: &str) -> Option<Lang> {
+    let ext = name.rsplit_once('.')?.1.to_ascii_lowercase();
+    Some(match ext.as_str() {
+        "sh" | "bash" => Lang::Sh,
+        "py" | "pyw" => Lang::Inline(InlineLang::Python),
+        "js" | "mjs" | "cjs" | "ts" | "mts" | "cts" | "jsx" | "tsx" => Lang::Inline(InlineLang::Js),
+        "rb" => Lang::Inline(InlineLang::Ruby),
+        "pl" | "pm" => Lang::Inline(InlineLang::Perl),
+        "php" => Lang::Inline(InlineLang::Php),
+        "lua" => Lang::Inline(InlineLang::Lua),
+        "r" => Lang::Inline(InlineLang::R),
+        "jl" => Lang::Inline(InlineLang::Julia),
+        "awk" => Lang::Inline(InlineLang::Awk),
+        "vim" => Lang::Inline(InlineLang::Vim),
+        _ => return None,
+    })
+}
+
+/// The start-up file a program reads first, named by a variable the command
+/// sets literally: `BASH_ENV=FILE bash …`, `ENV=FILE sh -i`, zsh's
+/// `$ZDOTDIR/.zshenv` (read by every zsh) and Python's `PYTHONSTARTUP`.
+fn startup_file(c: &SimpleCommand) -> Option<Source<'static>> {
     if c.code != Some(Code::File) {
         return None;
     }
+    let python = interpreter_lang(&c.program) == Some(InlineLang::Python);
     let var = match c.program.as_str() {
         "bash" => "BASH_ENV",
         "sh" | "dash" | "ash" | "ksh" | "mksh" | "posh" => "ENV",
+        "zsh" => "ZDOTDIR",
+        _ if python => "PYTHONSTARTUP",
         _ => return None,
     };
     let (_, file) = c.assignments.iter().rev().find(|(k, _)| k == var)?;
-    (!file.is_empty() && !file.contains(['$', '`', '<', '>', '(', '\\'])).then(|| file.clone())
+    if file.is_empty() || file.contains(['$', '`', '<', '>', '(', '\\']) {
+        return None;
+    }
+    Some(match var {
+        "ZDOTDIR" => Source::Shell(
+            format!("{}/.zshenv", file.trim_end_matches('/')),
+            &[],
+            false,
+        ),
+        "PYTHONSTARTUP" => Source::Interpreted(InlineLang::Python, "python3", file.clone(), &[]),
+        _ => Source::Shell(file.clone(), &[], false),
+    })
 }
 
 /// The sources of the code `c` runs: a start-up file, then the script the
@@ -294,18 +474,26 @@ fn startup_file(c: &SimpleCommand) -> Option<String> {
 /// program itself; or `make`'s recipes, or a package's scripts.
 fn sources<'c>(c: &'c SimpleCommand, cwd: &str) -> Vec<Source<'c>> {
     let mut out = Vec::new();
-    if let Some(file) = startup_file(c) {
-        out.push(Source::Shell(file, &[], false));
+    if let Some(source) = startup_file(c) {
+        out.push(source);
     }
     // Code read from files on standard input or named by an option.
     for (v, lang) in &c.code_files {
         let Some(name) = v.known_from(cwd) else {
             continue;
         };
+        // A file named where any program may be (`uv run x.py`, `deno run
+        // x.ts`): in the language its name says.
+        let lang = match (lang, file_lang(&name)) {
+            (Lang::File, Some(l)) => l,
+            _ => *lang,
+        };
         out.push(match lang {
             Lang::Sh | Lang::Bash => Source::Shell(name, &[], false),
-            Lang::Inline(l) => Source::Interpreted(*l, &c.program, name, &[]),
-            _ => Source::Code(*lang, name),
+            Lang::Inline(l) => {
+                Source::Interpreted(l, interpreter_program(l).unwrap_or(&c.program), name, &[])
+            }
+            _ => Source::Code(lang, name),
         });
     }
     if project::runs_project_code(c) {
@@ -359,9 +547,24 @@ impl Reader {
             return Script::Nothing;
         };
         let dir = PathBuf::from(dir);
+        let sources = sources(c, cwd);
+        // Code read in a folder the line fetches (`git clone URL && cd repo
+        // && make`): the download's, which only the run knows. (git's own
+        // hooks are not fetched: a clone does not bring them.)
+        let fetched = self
+            .fetched
+            .iter()
+            .any(|(f, below)| dir.starts_with(f) && !(*below && dir == *f));
+        if fetched
+            && sources.iter().any(|s| {
+                !matches!(s, Source::Project(row, _) if row.format == super::places::Format::GitHooks)
+            })
+        {
+            return Script::Unknown;
+        }
         let mut origins = Vec::new();
         let mut found = Vec::new();
-        for source in sources(c, cwd) {
+        for source in sources {
             let (origin, line) = match source {
                 Source::Shell(name, args, by_path) => {
                     let path = dir.join(&name);

@@ -1148,6 +1148,26 @@ pub(crate) fn interpreter_lang(prog: &str) -> Option<Lang> {
     })
 }
 
+/// The program that runs a file of code in `lang` (`python3 x.py`, `node
+/// x.js`); `None` for a language no program runs a file of this way.
+pub(crate) fn interpreter_program(lang: Lang) -> Option<&'static str> {
+    Some(match lang {
+        Lang::Python => "python3",
+        Lang::Perl => "perl",
+        Lang::Ruby => "ruby",
+        Lang::Js => "node",
+        Lang::Php => "php",
+        Lang::Lua => "lua",
+        Lang::R => "Rscript",
+        Lang::Julia => "julia",
+        Lang::Awk => "awk",
+        Lang::Sed => "sed",
+        Lang::Vim => "vim",
+        Lang::AppleScript => "osascript",
+        Lang::Make => return None,
+    })
+}
+
 /// An interpreter's options that take a value, per language (the value is
 /// skipped to find its operands).
 fn valued_options(lang: Lang) -> &'static [&'static str] {

@@ -74,6 +74,14 @@ impl Extractor {
                     let Some(f) = args.get(arg) else { continue };
                     let t = field_text(f, skip);
                     self.run_code(at, lang, &t, &v, link, depth)?;
+                    // A file of code a runner names (`uv run x.py`, `deno run
+                    // x.ts`): read in the language its name says.
+                    if lang == Lang::File
+                        && super::super::script_files::file_lang(&t.text).is_some()
+                    {
+                        let value = t.value.unwrap_or_else(|| Value::text(&t.text));
+                        self.stdin_files(at, &[value], lang);
+                    }
                 }
                 Source::Args(range) => {
                     let fields = args.get(range).unwrap_or_default();
@@ -318,6 +326,20 @@ impl Extractor {
                 }
                 let words = wrappers::split_words(&t.text);
                 self.effects(at, escapes::scan(d, &t.text, &words), via, link, depth)?;
+            }
+            Lang::LessOptions => {
+                // An option's string runs to a `$` or the end (less(1)).
+                for part in t.text.split('$') {
+                    let plus = part
+                        .char_indices()
+                        .find(|(i, c)| *c == '+' && (*i == 0 || part[..*i].ends_with(' ')));
+                    if let Some((i, _)) = plus {
+                        let cmd = &part[i + 1..];
+                        let cmd = cmd.strip_prefix('+').unwrap_or(cmd);
+                        let bang = Lang::Escape(Dialect::Bang);
+                        self.run_code(at, bang, &Text::literal(cmd), via, link, depth)?;
+                    }
+                }
             }
         }
         Ok(())

@@ -33,6 +33,7 @@ mod build_script;
 mod cmake;
 mod compose;
 mod hooks;
+mod host_commands;
 mod just;
 mod jvm_build;
 mod loaded;
@@ -121,6 +122,14 @@ pub(super) fn code(c: &SimpleCommand, row: &ProjectFile, from: usize, dir: &Path
         Format::Compose => compose::code(row, rest, dir),
         Format::JvmBuild => jvm_build::code(row, rest, dir),
         Format::Code => loaded::code(row, rest, dir),
+        Format::Terraform
+        | Format::NixShell
+        | Format::Devcontainer
+        | Format::Meson
+        | Format::Msbuild => {
+            let sub = from.checked_sub(1).and_then(|k| args.get(k));
+            host_commands::code(row, sub.map_or("", String::as_str), rest, dir)
+        }
         Format::GitHooks => {
             let sub = from.checked_sub(1).and_then(|k| args.get(k));
             git_hooks(c, row, sub.map_or("", String::as_str), rest, dir)
@@ -296,7 +305,13 @@ fn entry(table: &Value, name: &str, out: &mut Text, seen: &mut Vec<String>) -> b
 }
 
 /// Keys whose value names entries that run first.
-const DEPENDENCY_KEYS: &[&str] = &["deps", "depends", "dependencies", "depends_on"];
+const DEPENDENCY_KEYS: &[&str] = &[
+    "deps",
+    "depends",
+    "dependencies",
+    "depends_on",
+    "depends-on",
+];
 /// Keys whose value is what an entry runs: command lines, or entries.
 const COMMAND_KEYS: &[&str] = &[
     "cmd",

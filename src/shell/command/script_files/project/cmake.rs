@@ -7,17 +7,22 @@
 //! Values: `set(X …)` of literal words, `-D X=V`, the source folder's
 //! variables, `$ENV{X}` (the shell's `${X}`); anything else is what only the
 //! run knows. A command inside `if`, `foreach`, `while`, `function` or
-//! `macro` may run or not (uncertain). Files it includes are not followed.
+//! `macro` may run or not (uncertain). The files it includes by path and its
+//! subdirectories' `CMakeLists.txt` are read the same way (CMake's own
+//! modules are not).
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use super::super::Found;
+use super::super::{read_script, Found};
 use super::{file_text, Text, UNKNOWN};
 use crate::shell::command::places::ProjectFile;
 
 /// Commands read per file.
 const MAX_COMMANDS: usize = 4096;
+/// Files read for one configure or script (the files it includes, its
+/// subdirectories').
+const MAX_FILES: usize = 64;
 
 /// The code `cmake ARGS` runs from the project.
 pub(super) fn code(row: &ProjectFile, args: &[String], dir: &Path) -> Found {
@@ -112,9 +117,72 @@ pub(super) fn code(row: &ProjectFile, args: &[String], dir: &Path) -> Found {
             .or_insert_with(|| folder_text.clone());
     }
     let mut out = Text::new(&folder);
+    let mut files = 1;
+    if !read(&text, &folder, &mut vars, false, &mut out, &mut files) {
+        return Found::Unknown;
+    }
+    let entry = script.unwrap_or_else(|| "configure".into());
+    out.found(path, entry)
+}
+
+/// Read the commands of one file of CMake code (in `folder`) into `out`,
+/// following the files it includes (`include(cmake/x.cmake)`: a path, not
+/// one of CMake's own modules) and its subdirectories' `CMakeLists.txt`;
+/// `nested`: the file is read from inside a block, so what it does may run
+/// or not. `false` past the bounds or for a file that cannot be read whole.
+fn read(
+    text: &str,
+    folder: &Path,
+    vars: &mut BTreeMap<String, String>,
+    nested: bool,
+    out: &mut Text,
+    files: &mut usize,
+) -> bool {
     let mut depth = 0usize;
-    for (name, words) in commands(&text).into_iter().take(MAX_COMMANDS) {
+    for (name, words) in commands(text).into_iter().take(MAX_COMMANDS) {
         match name.as_str() {
+            "include" | "add_subdirectory" => {
+                let Some(target) = words.first().map(|w| expand(vars, w)) else {
+                    continue;
+                };
+                if target.contains(UNKNOWN) || target.contains('\u{1}') {
+                    continue;
+                }
+                let include = name == "include";
+                if include && !(target.contains('/') || target.ends_with(".cmake")) {
+                    // A module of CMake's own (`include(GNUInstallDirs)`).
+                    continue;
+                }
+                let (file, sub) = if include {
+                    (folder.join(&target), folder.to_path_buf())
+                } else {
+                    let d = folder.join(&target);
+                    (d.join("CMakeLists.txt"), d)
+                };
+                *files += 1;
+                if *files > MAX_FILES {
+                    return false;
+                }
+                let text = match read_script(&file, false) {
+                    Ok(Some(t)) => t,
+                    Ok(None) => continue,
+                    Err(()) => return false,
+                };
+                let sub_text = sub.to_string_lossy().into_owned();
+                let mut scoped;
+                let vars_for = if include {
+                    &mut *vars
+                } else {
+                    scoped = vars.clone();
+                    for v in ["CMAKE_CURRENT_SOURCE_DIR", "CMAKE_CURRENT_LIST_DIR"] {
+                        scoped.insert(v.to_string(), sub_text.clone());
+                    }
+                    &mut scoped
+                };
+                if !read(&text, &sub, vars_for, nested || depth > 0, out, files) {
+                    return false;
+                }
+            }
             "if" | "foreach" | "while" | "function" | "macro" | "block" => depth += 1,
             "endif" | "endforeach" | "endwhile" | "endfunction" | "endmacro" | "endblock" => {
                 depth = depth.saturating_sub(1);
@@ -124,7 +192,7 @@ pub(super) fn code(row: &ProjectFile, args: &[String], dir: &Path) -> Found {
                     let known: Vec<String> = v
                         .iter()
                         .filter(|w| !matches!(w.as_str(), "CACHE" | "PARENT_SCOPE" | "FORCE"))
-                        .map(|w| expand(&vars, w))
+                        .map(|w| expand(vars, w))
                         .collect();
                     let value = if known.iter().any(|w| w.contains(UNKNOWN)) || v.is_empty() {
                         UNKNOWN.to_string()
@@ -135,17 +203,16 @@ pub(super) fn code(row: &ProjectFile, args: &[String], dir: &Path) -> Found {
                 }
             }
             _ => {
-                for line in effects(&name, &words, &vars) {
-                    out.line(&line, depth > 0);
+                for line in effects(&name, &words, vars) {
+                    out.line(&line, nested || depth > 0);
                     if out.full() {
-                        return Found::Unknown;
+                        return false;
                     }
                 }
             }
         }
     }
-    let entry = script.unwrap_or_else(|| "configure".into());
-    out.found(path, entry)
+    true
 }
 
 /// A path with `.` and `..` taken away by its text (the build folder of `cd

@@ -23,6 +23,7 @@ use super::super::{interpreted_line, Found};
 use super::{file_text, Text};
 use crate::shell::command::inline::Lang as InlineLang;
 use crate::shell::command::places::{Lang, ProjectFile};
+use crate::shell::command::wrappers::interpreter_program;
 
 /// Options with which a runner only lists its entries or prints its help.
 const ONLY_LISTS: &[&str] = &["-l", "--list", "-h", "--help", "-V", "--version"];
@@ -67,15 +68,8 @@ pub(super) fn code(row: &ProjectFile, args: &[String], dir: &Path) -> Found {
             }
         }
         Some(Lang::Inline(lang)) => {
-            let prog = match lang {
-                InlineLang::Ruby => "ruby",
-                InlineLang::Js => "node",
-                InlineLang::Perl => "perl",
-                InlineLang::Php => "php",
-                InlineLang::Lua => "lua",
-                InlineLang::R => "Rscript",
-                InlineLang::Julia => "julia",
-                _ => return Found::Unknown,
+            let Some(prog) = interpreter_program(lang) else {
+                return Found::Unknown;
             };
             out.line(&interpreted_line(lang, prog, &text, &file, &[], "/"), false);
         }

@@ -229,6 +229,9 @@ struct Link<'a> {
     /// is `echo` or `printf` of one known value (for `xargs`; a here-document
     /// or here-string is `here`).
     input_text: Option<Sym>,
+    /// A here-string's value as data (`xargs rm -rf <<< ~`: home, not the
+    /// text `~`); `here` holds it as the text a shell would read as code.
+    here_data: Option<Value>,
 }
 
 /// The grammar of the shell that reads re-parsed text.
@@ -1143,6 +1146,7 @@ impl Extractor {
                 redirects: Vec::new(),
                 stdin: Input::None,
                 here: None,
+                here_data: None,
                 read_from: None,
                 input_lines: None,
                 input_text: None,
@@ -1197,6 +1201,7 @@ impl Extractor {
             stdin: stdin.clone(),
             input_text,
             here,
+            here_data: here_string.clone(),
             read_from,
             input_lines,
         };
@@ -1746,6 +1751,12 @@ impl Extractor {
         let texts: Vec<&str> = args.iter().map(|a| a.text.as_str()).collect();
         let known_in = || -> Option<String> {
             match (&link.here, stdin) {
+                // A here-string's data is its value (`<<< ~` is home).
+                (Some(_), _) if link.here_data.is_some() => link
+                    .here_data
+                    .as_ref()
+                    .and_then(Value::literal)
+                    .map(|l| format!("{l}\n")),
                 (Some((t, _, _)), _) => Some(t.clone()),
                 (None, Input::Known(v)) => v.literal(),
                 (None, Input::Decoded(t)) => Some(t.clone()),
@@ -1841,6 +1852,15 @@ impl Extractor {
                 (Value::text(&format!("/usr/bin/{}", basename(name))), false)
             }
             "cat" if texts.iter().all(|a| a.starts_with('-') || *a == "-") => match &link.here {
+                // A here-string prints its value (`cat <<< ~`: home).
+                Some(_)
+                    if link
+                        .here_data
+                        .as_ref()
+                        .is_some_and(|v| v.literal().is_none()) =>
+                {
+                    (link.here_data.clone()?, false)
+                }
                 Some((t, _, _)) => (Value::text(t), false),
                 None => match stdin {
                     Input::Known(v) => (v.clone(), false),
@@ -2322,9 +2342,16 @@ impl Extractor {
                     fields = fields.split_off((skip + 1).min(fields.len()));
                     // Known input (`echo /etc | xargs rm -rf`): the command
                     // it runs, with the operands it reads.
-                    let items = match &link.here {
-                        Some((t, _, _)) => Some(Sym::text(t)),
-                        None => link.input_text.clone(),
+                    // A here-string is data whose pieces (home, the project)
+                    // are kept; one that may hold several values, or unknown
+                    // ones, is input nobody knows beforehand.
+                    let items = match (&link.here_data, &link.here) {
+                        (Some(v), _) => match v.0.as_slice() {
+                            [one] => Some(one.clone()),
+                            _ => None,
+                        },
+                        (None, Some((t, _, _))) => Some(Sym::text(t)),
+                        (None, None) => link.input_text.clone(),
                     }
                     .and_then(|t| wrappers::xargs_values(&t, split));
                     match (replace, items) {

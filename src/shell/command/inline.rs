@@ -340,6 +340,14 @@ fn matching(src: &[char], open: usize) -> Option<usize> {
 
 /// Split an argument list at top-level commas.
 fn split_args(s: &str) -> Vec<String> {
+    split_top_level(s, &['\'', '"', '`'])
+}
+
+/// The parts of a list at its top level: split at commas outside brackets and
+/// outside strings opened by one of `quotes` (a backslash escapes inside
+/// them), each part trimmed. One answer for every language the analysis reads
+/// lists of (call arguments, Gradle and Terraform lists, Nix and Meson calls).
+pub(crate) fn split_top_level(s: &str, quotes: &[char]) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur = String::new();
     let mut depth = 0i32;
@@ -358,9 +366,9 @@ fn split_args(s: &str) -> Vec<String> {
             continue;
         }
         match ch {
-            '\'' | '"' | '`' => {
-                quote = Some(ch);
-                cur.push(ch);
+            c if quotes.contains(&c) => {
+                quote = Some(c);
+                cur.push(c);
             }
             '(' | '[' | '{' => {
                 depth += 1;

@@ -257,49 +257,9 @@ fn balanced(s: &str) -> &str {
     s
 }
 
-/// The parts of a list at its top level: split at commas outside quotes and
-/// brackets.
+/// The parts of a list at its top level (commas outside quotes and brackets).
 fn split_top(s: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut depth = 0i32;
-    let mut quote: Option<char> = None;
-    let mut cur = String::new();
-    let mut escaped = false;
-    for ch in s.chars() {
-        if let Some(q) = quote {
-            cur.push(ch);
-            if escaped {
-                escaped = false;
-            } else if ch == '\\' {
-                escaped = true;
-            } else if ch == q {
-                quote = None;
-            }
-            continue;
-        }
-        match ch {
-            '\'' | '"' => {
-                quote = Some(ch);
-                cur.push(ch);
-            }
-            '(' | '[' | '{' => {
-                depth += 1;
-                cur.push(ch);
-            }
-            ')' | ']' | '}' => {
-                depth -= 1;
-                cur.push(ch);
-            }
-            ',' if depth == 0 => {
-                out.push(std::mem::take(&mut cur).trim().to_string());
-            }
-            _ => cur.push(ch),
-        }
-    }
-    if !cur.trim().is_empty() {
-        out.push(cur.trim().to_string());
-    }
-    out
+    crate::shell::command::inline::split_top_level(s, &['\'', '"'])
 }
 
 /// The home folder, as the build tools name it.

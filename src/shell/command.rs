@@ -648,14 +648,24 @@ fn sed_scripts(args: &[String], operand_at: &[usize]) -> Vec<usize> {
     }
 }
 
+/// git's own options that take the next word as their value (`-C DIR`, `-c K=V`).
+const GIT_OPTIONS_WITH_VALUE: &[&str] = &[
+    "-C",
+    "-c",
+    "--git-dir",
+    "--work-tree",
+    "--namespace",
+    "--exec-path",
+    "--config-env",
+];
+
 /// git's subcommand: the first word that is not an option of git itself
 /// (`git -C dir -c k=v --no-pager reset` is `reset`).
 fn git_subcommand(args: &[String]) -> Option<&str> {
     let mut words = args.iter();
     while let Some(a) = words.next() {
         match a.as_str() {
-            "-C" | "-c" | "--git-dir" | "--work-tree" | "--namespace" | "--exec-path"
-            | "--config-env" => {
+            a if GIT_OPTIONS_WITH_VALUE.contains(&a) => {
                 words.next();
             }
             a if a.starts_with('-') => {}
@@ -663,6 +673,25 @@ fn git_subcommand(args: &[String]) -> Option<&str> {
         }
     }
     None
+}
+
+/// The positions of the values of git's own options before its subcommand
+/// (`web` in `git -C web clean -fdx build/`): values, not operands, so the
+/// subcommand is git's first operand however git is pointed at a repository.
+fn git_option_values(args: &[String]) -> Vec<usize> {
+    let mut values = Vec::new();
+    let mut i = 0;
+    while let Some(a) = args.get(i) {
+        match a.as_str() {
+            a if GIT_OPTIONS_WITH_VALUE.contains(&a) => {
+                values.push(i + 1);
+                i += 2;
+            }
+            a if a.starts_with('-') => i += 1,
+            _ => break,
+        }
+    }
+    values
 }
 
 /// Write out each long option the program accepts abbreviated (`curl
@@ -744,12 +773,15 @@ fn split_flags(program: &str, args: &[String]) -> (Vec<String>, Vec<usize>) {
         }
         return (flags, operands);
     }
-    let sub = if program.eq_ignore_ascii_case("git") {
-        git_subcommand(args)
+    let (sub, option_values) = if program.eq_ignore_ascii_case("git") {
+        (git_subcommand(args), git_option_values(args))
     } else {
-        None
+        (None, vec![])
     };
     for (i, a) in args.iter().enumerate() {
+        if option_values.contains(&i) {
+            continue;
+        }
         if after_dd {
             operands.push(i);
         } else if a == "--" {
@@ -800,5 +832,25 @@ mod sed_tests {
             Vec::<String>::new()
         );
         assert_eq!(scripts("-i -f script.sed /etc/hosts"), ["script.sed"]);
+    }
+}
+
+#[cfg(test)]
+mod git_option_tests {
+    use super::*;
+
+    fn operands(cmd: &str) -> Vec<String> {
+        let args: Vec<String> = cmd.split(' ').map(String::from).collect();
+        let (_, at) = split_flags("git", &args);
+        at.into_iter().map(|i| args[i].clone()).collect()
+    }
+
+    #[test]
+    fn values_of_gits_own_options_are_not_operands() {
+        assert_eq!(operands("-C web clean -fdx build/"), ["clean", "build/"]);
+        assert_eq!(operands("-c core.pager=cat --git-dir .git log -1"), ["log"]);
+        // After the subcommand, the same words are the subcommand's.
+        assert_eq!(operands("commit -C HEAD~1 -c x"), ["commit", "HEAD~1", "x"]);
+        assert_eq!(operands("-C"), Vec::<String>::new());
     }
 }

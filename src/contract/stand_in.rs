@@ -18,7 +18,9 @@
 //!
 //! A file tool that names a remote place (`owner`/`repo`, a `url`, a
 //! `bucket`, …) reads or writes there, not on this machine, and stands for
-//! nothing here.
+//! nothing here. A local delete or move also stands for the `rm -r` or `mv`
+//! it is; SQL given to a database's tool for `psql -c SQL`; a remote delete of
+//! a whole resource for a CLI's delete subcommand (see `docs/hosts.md`).
 
 use serde_json::{Map, Value};
 
@@ -82,6 +84,154 @@ const WRITE_WORDS: &[&str] = &[
     "touch",
     "overwrite",
 ];
+/// Words of a name that say it deletes: a local delete also stands for `rm`
+/// of its paths, so the deletion rules judge where they lie (home, the
+/// project's `.git`, …) as they do for the shell.
+const DELETE_WORDS: &[&str] = &[
+    "delete", "remove", "rm", "unlink", "rmdir", "trash", "erase",
+];
+/// Words of a name that say it moves: a local move also stands for `mv`.
+const MOVE_WORDS: &[&str] = &["move", "mv", "rename"];
+/// Words of a name that say it removes a remote resource.
+const REMOVING_WORDS: &[&str] = &[
+    "delete",
+    "destroy",
+    "drop",
+    "terminate",
+    "remove",
+    "purge",
+    "undefine",
+    "uninstall",
+    "wipe",
+];
+/// What a remote delete removes for good when it names one of these (a
+/// repository, a namespace, a bucket, a database, a VM, …): a whole resource,
+/// not an entry in one (`delete_comment`, `delete_entities` of a memory
+/// store, `delete_file` of a repository are changes the resource keeps).
+const RESOURCE_WORDS: &[&str] = &[
+    "repository",
+    "repositories",
+    "repo",
+    "repos",
+    "namespace",
+    "namespaces",
+    "cluster",
+    "clusters",
+    "bucket",
+    "buckets",
+    "database",
+    "databases",
+    "db",
+    "table",
+    "tables",
+    "collection",
+    "collections",
+    "index",
+    "indexes",
+    "indices",
+    "instance",
+    "instances",
+    "server",
+    "servers",
+    "volume",
+    "volumes",
+    "project",
+    "projects",
+    "stack",
+    "stacks",
+    "deployment",
+    "deployments",
+    "environment",
+    "environments",
+    "app",
+    "apps",
+    "application",
+    "applications",
+    "service",
+    "services",
+    "function",
+    "functions",
+    "droplet",
+    "droplets",
+    "vm",
+    "vms",
+    "machine",
+    "machines",
+    "pool",
+    "pools",
+    "snapshot",
+    "snapshots",
+    "backup",
+    "backups",
+    "schema",
+    "schemas",
+    "keyspace",
+    "topic",
+    "topics",
+    "queue",
+    "queues",
+    "zone",
+    "zones",
+    "domain",
+    "domains",
+    "release",
+    "releases",
+    "organization",
+    "organisation",
+    "org",
+    "workspace",
+    "workspaces",
+    "branch",
+    "site",
+    "sites",
+    "secret",
+    "secrets",
+];
+/// Input fields that name the kind of resource a generic tool acts on
+/// (`kubectl_delete` with `resourceType = "namespace"`).
+const RESOURCE_TYPE_FIELDS: &[&str] =
+    &["resourceType", "resource_type", "resource", "kind", "type"];
+/// Input fields that hold SQL text whatever the tool is called.
+const SQL_FIELDS: &[&str] = &["sql", "statement", "sql_query", "sqlQuery", "sqlStatement"];
+/// Input fields that hold SQL text when the server or tool is a database's.
+const QUERY_FIELDS: &[&str] = &["query", "queries"];
+/// Words of a server's or a tool's name that say it runs SQL on a database.
+const DATABASE_WORDS: &[&str] = &[
+    "sql",
+    "postgres",
+    "postgresql",
+    "pg",
+    "psql",
+    "mysql",
+    "mariadb",
+    "sqlite",
+    "sqlite3",
+    "duckdb",
+    "database",
+    "db",
+    "supabase",
+    "neon",
+    "snowflake",
+    "bigquery",
+    "clickhouse",
+    "mssql",
+    "sqlserver",
+    "oracle",
+    "cockroach",
+    "cockroachdb",
+    "planetscale",
+    "turso",
+    "d1",
+    "redshift",
+    "athena",
+    "trino",
+    "presto",
+    "databricks",
+    "timescale",
+    "tidb",
+    "yugabyte",
+];
+
 /// Words of a name that say it copies: its source is read, its destination
 /// written.
 const COPY_WORDS: &[&str] = &["copy", "cp", "duplicate"];
@@ -239,7 +389,13 @@ pub fn stand_ins(event: &Event) -> Vec<Event> {
     let Some(input) = event.value.get("tool_input").and_then(Value::as_object) else {
         return vec![];
     };
-    let calls = kind(own).map_or(vec![], |k| calls(k, own, input));
+    let server = tool
+        .strip_prefix("mcp__")
+        .and_then(|t| t.split("__").next())
+        .unwrap_or("");
+    let mut calls = kind(own).map_or(vec![], |k| calls(k, own, input));
+    calls.extend(sql(server, own, input));
+    calls.extend(remote_delete(server, own, input));
     calls
         .into_iter()
         .filter_map(|(name, tool_input)| as_event(event, name, tool_input))
@@ -279,7 +435,11 @@ fn calls(kind: Kind, own: &str, input: &Map<String, Value>) -> Vec<(&'static str
     let Some(file_path) = paths(input, PATH_FIELDS) else {
         return vec![];
     };
-    vec![match kind {
+    let mut shell = vec![];
+    if kind == Kind::Write {
+        shell.extend(local_delete_or_move(own, input, &file_path));
+    }
+    shell.push(match kind {
         Kind::Read => ("Read", json!({ "file_path": file_path })),
         Kind::Write => (
             "Write",
@@ -289,7 +449,132 @@ fn calls(kind: Kind, own: &str, input: &Map<String, Value>) -> Vec<(&'static str
             "Edit",
             json!({ "file_path": file_path, "old_string": "", "new_string": content }),
         ),
-    }]
+    });
+    shell
+}
+
+/// A path as one shell word that means the same path: quoted, except a
+/// leading `~` or `~/`, which a file tool's server expands to home as the
+/// shell does.
+fn path_word(p: &str) -> String {
+    match p.strip_prefix('~') {
+        Some("") => "~".into(),
+        Some(rest) if rest.starts_with('/') => format!("~/{}", quote(&rest[1..])),
+        _ => quote(p),
+    }
+}
+
+/// The `rm -r` a local delete tool stands for, or the `mv` a local move
+/// stands for, beside its `Write`: the shell's rules judge a deletion or a
+/// move by where its paths lie, which a write of the same paths does not say.
+/// Recursive whatever the tool is called: a server's `delete_file` given a
+/// folder may remove it with what is in it, and for a file `rm -r` is `rm`.
+fn local_delete_or_move(
+    own: &str,
+    input: &Map<String, Value>,
+    all: &Value,
+) -> Option<(&'static str, Value)> {
+    let w = words(own);
+    let has = |set: &[&str]| w.iter().any(|x| set.contains(&x.as_str()));
+    let texts = |v: &Value| -> Vec<String> {
+        match v {
+            Value::String(s) => vec![path_word(s)],
+            Value::Array(a) => a.iter().filter_map(Value::as_str).map(path_word).collect(),
+            _ => vec![],
+        }
+    };
+    if has(MOVE_WORDS) {
+        let from = paths(
+            input,
+            &["source", "src", "from", "path", "old_path", "oldPath"],
+        )?;
+        let to = paths(
+            input,
+            &["destination", "dest", "target", "to", "new_path", "newPath"],
+        )?;
+        let mut argv = vec!["mv".to_string(), "--".into()];
+        argv.extend(texts(&from));
+        argv.extend(texts(&to));
+        return Some(("Bash", serde_json::json!({ "command": argv.join(" ") })));
+    }
+    if has(DELETE_WORDS) {
+        let mut argv = vec!["rm".to_string(), "-r".into(), "--".into()];
+        argv.extend(texts(all));
+        return Some(("Bash", serde_json::json!({ "command": argv.join(" ") })));
+    }
+    None
+}
+
+/// The database client an MCP tool that runs SQL stands for (`psql -c
+/// SQL`), so the database rules judge the statement: a tool with an SQL
+/// field, or a `query` field of a database's server or tool. A `query` of
+/// any other tool is a search, not SQL.
+fn sql(server: &str, own: &str, input: &Map<String, Value>) -> Option<(&'static str, Value)> {
+    let database = words(server)
+        .iter()
+        .chain(&words(own))
+        .any(|w| DATABASE_WORDS.contains(&w.as_str()));
+    let fields = SQL_FIELDS
+        .iter()
+        .chain(QUERY_FIELDS.iter().filter(|_| database));
+    let text = fields.filter_map(|f| input.get(*f)).find_map(|v| match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Array(a) => {
+            let all: Option<Vec<&str>> = a.iter().map(Value::as_str).collect();
+            all.map(|q| q.join(";\n"))
+        }
+        _ => None,
+    })?;
+    (!text.trim().is_empty()).then(|| {
+        (
+            "Bash",
+            serde_json::json!({ "command": format!("psql -c {}", quote(&text)) }),
+        )
+    })
+}
+
+/// A tool whose name removes a named remote resource (`delete_repository`,
+/// `drop_database`, `kubectl_delete` of a `namespace`) stands for that
+/// resource's CLI deleting it, as `mcp-SERVER delete RESOURCE`: the pack's
+/// rule for any program's delete subcommand judges it. A local file tool's
+/// delete is judged as `rm` instead.
+fn remote_delete(
+    server: &str,
+    own: &str,
+    input: &Map<String, Value>,
+) -> Option<(&'static str, Value)> {
+    let w = words(own);
+    if !w.iter().any(|x| REMOVING_WORDS.contains(&x.as_str())) {
+        return None;
+    }
+    let local = !REMOTE_FIELDS.iter().any(|f| input.contains_key(*f))
+        && paths(input, PATH_FIELDS).is_some();
+    if local {
+        return None;
+    }
+    let typed = RESOURCE_TYPE_FIELDS
+        .iter()
+        .filter_map(|f| input.get(*f).and_then(Value::as_str))
+        .flat_map(words);
+    let resource = w
+        .iter()
+        .cloned()
+        .chain(typed)
+        .find(|x| RESOURCE_WORDS.contains(&x.as_str()))?;
+    let program: String = server
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    Some((
+        "Bash",
+        serde_json::json!({ "command": format!("mcp-{program} delete {resource}") }),
+    ))
 }
 
 /// `event` with another tool and input.
@@ -407,10 +692,11 @@ mod tests {
         )
         .unwrap();
         assert_eq!((n.as_str(), &i["content"]), ("Write", &Value::from("x")));
-        let (n, i) = stands_for(
+        let (n, i) = all(
             "mcp__filesystem__move_file",
             serde_json::json!({"source": "a", "destination": "b"}),
         )
+        .pop()
         .unwrap();
         assert_eq!(
             (n.as_str(), i["file_path"].as_array().map(Vec::len)),
@@ -446,10 +732,21 @@ mod tests {
     #[test]
     fn other_tools_stand_for_nothing() {
         let none = [
-            // A tool that runs something, but no command text.
+            // A tool that runs something, but no command text or SQL.
+            ("mcp__tasks__run_job", serde_json::json!({"job": "nightly"})),
+            // A search's query is not SQL.
             (
-                "mcp__db__run_query",
-                serde_json::json!({"query": "select 1"}),
+                "mcp__search__query",
+                serde_json::json!({"query": "delete from the docs"}),
+            ),
+            // Removing an entry of a resource, not the resource.
+            (
+                "mcp__memory__delete_entities",
+                serde_json::json!({"entityNames": ["x"]}),
+            ),
+            (
+                "mcp__github__delete_file",
+                serde_json::json!({"owner": "o", "repo": "r", "path": "a"}),
             ),
             // A remote file.
             (
@@ -480,6 +777,78 @@ mod tests {
         for (tool, input) in none {
             assert_eq!(stands_for(tool, input), None, "{tool}");
         }
+    }
+
+    #[test]
+    fn local_deletes_and_moves_stand_for_rm_and_mv_beside_their_write() {
+        let del = all(
+            "mcp__filesystem__delete_directory",
+            serde_json::json!({"path": "~/work dir"}),
+        );
+        assert_eq!(del[0].0, "Bash");
+        assert_eq!(del[0].1["command"], "rm -r -- ~/'work dir'");
+        assert_eq!(del[1].0, "Write");
+        let del = all(
+            "mcp__fs__remove",
+            serde_json::json!({"path": "/p/a", "recursive": true}),
+        );
+        assert_eq!(del[0].1["command"], "rm -r -- /p/a");
+        let del = all("mcp__fs__delete_file", serde_json::json!({"path": "a.txt"}));
+        assert_eq!(del[0].1["command"], "rm -r -- a.txt");
+        let mv = all(
+            "mcp__filesystem__move_file",
+            serde_json::json!({"source": "/p/.git", "destination": "/tmp/x"}),
+        );
+        assert_eq!(mv[0].1["command"], "mv -- /p/.git /tmp/x");
+        assert_eq!(mv[1].0, "Write");
+    }
+
+    #[test]
+    fn sql_tools_stand_for_a_database_client_running_their_sql() {
+        for (tool, input) in [
+            (
+                "mcp__postgres__query",
+                serde_json::json!({"sql": "DROP TABLE users"}),
+            ),
+            (
+                "mcp__sqlite__write_query",
+                serde_json::json!({"query": "DROP TABLE users"}),
+            ),
+            (
+                "mcp__supabase__execute_sql",
+                serde_json::json!({"project_id": "p", "query": "DROP TABLE users"}),
+            ),
+            (
+                "mcp__any__run",
+                serde_json::json!({"statement": "DROP TABLE users"}),
+            ),
+        ] {
+            let (n, i) = stands_for(tool, input).unwrap_or_else(|| panic!("{tool}"));
+            assert_eq!(
+                (n.as_str(), &i["command"]),
+                ("Bash", &Value::from("psql -c 'DROP TABLE users'")),
+                "{tool}"
+            );
+        }
+    }
+
+    #[test]
+    fn remote_deletes_of_a_whole_resource_stand_for_a_cli_delete() {
+        let (n, i) = stands_for(
+            "mcp__github__delete_repository",
+            serde_json::json!({"owner": "o", "repo": "r"}),
+        )
+        .unwrap();
+        assert_eq!(
+            (n.as_str(), &i["command"]),
+            ("Bash", &Value::from("mcp-github delete repository"))
+        );
+        let (_, i) = stands_for(
+            "mcp__kubernetes__kubectl_delete",
+            serde_json::json!({"resourceType": "namespace", "name": "prod"}),
+        )
+        .unwrap();
+        assert_eq!(i["command"], "mcp-kubernetes delete namespace");
     }
 
     #[test]

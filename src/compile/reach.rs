@@ -204,6 +204,15 @@ pub trait CommandPaths {
         selector: &PathSelector,
         content: bool,
     ) -> PathsSeen;
+
+    /// The same, for the paths an event field holds (`paths =
+    /// "tool_input.file_path"`).
+    fn field_paths_seen(
+        &self,
+        value: &serde_json::Value,
+        selector: &PathSelector,
+        content: bool,
+    ) -> PathsSeen;
 }
 
 /// What a test sees of the paths a selector picks.
@@ -246,7 +255,7 @@ pub fn needs(rule: &Rule) -> Needs {
             fields: vec![],
         };
     };
-    let atoms = condition(when, 0);
+    let atoms = condition(when, 0, On::Event);
     let mut fields: Vec<FieldPath> = required(when, 0).into_iter().collect();
     if let Need::AnyOf(atoms) = &atoms {
         fields.retain(|f| atoms.iter().any(|a| a.field() != f));
@@ -294,7 +303,15 @@ pub fn required(c: &Condition, depth: usize) -> BTreeSet<FieldPath> {
     }
 }
 
-fn condition(c: &Condition, depth: usize) -> Need {
+/// What a condition is judged on: the event, or the object of one of its
+/// commands (a `command = { when = … }`), whose fields are not the event's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum On {
+    Event,
+    Command,
+}
+
+fn condition(c: &Condition, depth: usize, on: On) -> Need {
     if depth > 16 {
         return Need::Always;
     }
@@ -302,7 +319,7 @@ fn condition(c: &Condition, depth: usize) -> Need {
         // Any member's atoms will do: take the most selective (fewest, then longest).
         Condition::All(members) => members
             .iter()
-            .filter_map(|m| match condition(m, depth + 1) {
+            .filter_map(|m| match condition(m, depth + 1, on) {
                 Need::AnyOf(v) => Some(v),
                 Need::Always => None,
             })
@@ -316,7 +333,7 @@ fn condition(c: &Condition, depth: usize) -> Need {
         Condition::Any(members) => {
             let mut out = vec![];
             for m in members {
-                match condition(m, depth + 1) {
+                match condition(m, depth + 1, on) {
                     Need::AnyOf(v) => out.extend(v),
                     // Nothing known of its texts: the field it reads will do.
                     Need::Always => match required(m, depth + 1).into_iter().next() {
@@ -328,8 +345,8 @@ fn condition(c: &Condition, depth: usize) -> Need {
             finish(out)
         }
         Condition::Not(_) => Need::Always,
-        Condition::Ref(named) => condition(&named.condition, depth + 1),
-        Condition::Test(t) => test(t, depth),
+        Condition::Ref(named) => condition(&named.condition, depth + 1, on),
+        Condition::Test(t) => test(t, depth, on),
     }
 }
 
@@ -357,7 +374,7 @@ fn finish(mut atoms: Vec<Atom>) -> Need {
     Need::AnyOf(atoms)
 }
 
-fn test(t: &Test, depth: usize) -> Need {
+fn test(t: &Test, depth: usize, on: On) -> Need {
     // Any: some value passes; All: every value passes and there is one. Either
     // way some value's texts pass the test.
     match t.quantifier {
@@ -394,14 +411,18 @@ fn test(t: &Test, depth: usize) -> Need {
                 // A command passes only when its object meets `when`: what
                 // that requires of the object's texts, some command's object
                 // must have.
-                Op::Command(ct) => match ct.when.as_ref().map(|w| condition(w, depth + 1)) {
+                Op::Command(ct) => match ct
+                    .when
+                    .as_ref()
+                    .map(|w| condition(w, depth + 1, On::Command))
+                {
                     Some(Need::AnyOf(atoms)) => within(p, atoms),
                     Some(Need::Always) | None => Need::Always,
                 },
                 _ => Need::Always,
             };
         }
-        Selector::Paths(ps) => return paths_test(t, ps),
+        Selector::Paths(ps) => return paths_test(t, ps, on),
         Selector::JsonPath(_) | Selector::Fact { .. } => return Need::Always,
     };
     // What a passing text must contain, from the test's own definition.
@@ -452,14 +473,15 @@ fn within(field: &FieldPath, atoms: Vec<Atom>) -> Need {
     atoms.map_or(Need::Always, finish)
 }
 
-/// What a `paths` test requires: for a glob test of the paths a command
-/// names, one of the list's required literals in one of their texts, or
-/// (a list without them, or a `class` test) some path at all. (Paths of a
-/// field, and other tests, require nothing known.)
-fn paths_test(t: &Test, ps: &PathSelector) -> Need {
+/// What a `paths` test requires, of the paths a command names or an event
+/// field holds: for a glob test, one of the list's required literals in one
+/// of their texts (a list without them: some path); for a `class` test, a
+/// path of one of its classes. (Paths of a command object's field, and
+/// other tests, require nothing known.)
+fn paths_test(t: &Test, ps: &PathSelector, on: On) -> Need {
     // Links are followed through one cache per event, so the prefilter sees
     // the paths the test will (where they land and as spelled).
-    if !ps.from_command || !t.normalize.is_empty() {
+    if on == On::Command && !ps.from_command || !t.normalize.is_empty() {
         return Need::Always;
     }
     match t.quantifier {
@@ -1404,20 +1426,34 @@ impl Prefilter<'_> {
             fl.search(&event.value, &mut out);
         }
         for pl in &self.paths {
-            let Some(text) = pl.selector.field.get(&event.value).and_then(|v| v.as_str()) else {
-                // No command: it names no path.
-                continue;
-            };
-            let (Some(paths), Ok(cmds)) = (paths, parse_shell(shells, text, dialect, cwd)) else {
-                // Paths not known, or a command that does not parse (which
-                // names any path).
-                out.extend(pl.all.iter());
-                continue;
-            };
             // A private key is known by its content, read only when a rule
             // here asks for it.
             let content = pl.classes.iter().any(|(c, _)| c.has(Class::PrivateKey));
-            let seen = paths.paths_seen(&cmds, &pl.selector, content);
+            let seen = if pl.selector.from_command {
+                let Some(text) = pl.selector.field.get(&event.value).and_then(|v| v.as_str())
+                else {
+                    // No command: it names no path.
+                    continue;
+                };
+                let (Some(paths), Ok(cmds)) = (paths, parse_shell(shells, text, dialect, cwd))
+                else {
+                    // Paths not known, or a command that does not parse
+                    // (which names any path).
+                    out.extend(pl.all.iter());
+                    continue;
+                };
+                paths.paths_seen(&cmds, &pl.selector, content)
+            } else {
+                let Some(value) = pl.selector.field.get(&event.value) else {
+                    // No field: no path.
+                    continue;
+                };
+                let Some(paths) = paths else {
+                    out.extend(pl.all.iter());
+                    continue;
+                };
+                paths.field_paths_seen(value, &pl.selector, content)
+            };
             for (classes, ids) in &pl.classes {
                 if seen.classes.meets(*classes) {
                     out.extend_from_slice(ids);

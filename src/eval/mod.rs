@@ -756,6 +756,12 @@ impl<T: Tracer> Evaluator<'_, T> {
                         }
                     });
                 }
+                // An event field's paths, as the prefilter sees them.
+                if object.is_none() {
+                    return Ok(values::Selected::Paths(
+                        raw.map_or_else(Vec::new, |v| values::field_paths(&v, ps, self.ctx)),
+                    ));
+                }
                 let mut texts: Vec<String> = vec![];
                 if let Some(v) = raw {
                     values::texts(&v, &mut texts);

@@ -832,9 +832,10 @@ fn names_no_local_file(operand: &str, t: &Target) -> bool {
     }
 }
 
-/// The prefilter sees the paths a command names as the tests do: every form
-/// ([`path_views`]) of each path [`paths_from_commands`] picks, and the
-/// classes a `class` test judges (where each path lands).
+/// The prefilter sees the paths a command names or a field holds as the
+/// tests do: every form ([`path_views`]) of each path [`paths_from_commands`]
+/// or [`field_paths`] picks, and the classes a `class` test judges (where
+/// each path lands).
 impl crate::compile::reach::CommandPaths for Ctx {
     fn paths_seen(
         &self,
@@ -842,28 +843,58 @@ impl crate::compile::reach::CommandPaths for Ctx {
         selector: &PathSelector,
         content: bool,
     ) -> crate::compile::reach::PathsSeen {
-        let targets = paths_from_commands(commands, selector, self);
-        let classes = targets.iter().fold(Classes::default(), |all, t| {
-            all.union(match content {
-                true => reach::with_content(t),
-                false => t.classes,
-            })
-        });
-        // A shell pattern (`.e*`) is judged by the names it can match
-        // (`patterns::globs_name`), which need not hold a list's literal.
-        let pattern = targets
+        seen(
+            &paths_from_commands(commands, selector, self),
+            self,
+            content,
+        )
+    }
+
+    fn field_paths_seen(
+        &self,
+        value: &Value,
+        selector: &PathSelector,
+        content: bool,
+    ) -> crate::compile::reach::PathsSeen {
+        seen(&field_paths(value, selector, self), self, content)
+    }
+}
+
+/// What a test sees of these paths.
+fn seen(targets: &[Target], ctx: &Ctx, content: bool) -> crate::compile::reach::PathsSeen {
+    let classes = targets.iter().fold(Classes::default(), |all, t| {
+        all.union(match content {
+            true => reach::with_content(t),
+            false => t.classes,
+        })
+    });
+    // A shell pattern (`.e*`) is judged by the names it can match
+    // (`patterns::globs_name`), which need not hold a list's literal.
+    let pattern = targets
+        .iter()
+        .flat_map(Target::forms)
+        .any(|t| t.pattern.is_some());
+    let texts = (!pattern).then(|| {
+        targets
             .iter()
             .flat_map(Target::forms)
-            .any(|t| t.pattern.is_some());
-        let texts = (!pattern).then(|| {
-            targets
-                .iter()
-                .flat_map(Target::forms)
-                .flat_map(|t| path_views(&t.path, self))
-                .collect()
-        });
-        crate::compile::reach::PathsSeen { texts, classes }
-    }
+            .flat_map(|t| path_views(&t.path, ctx))
+            .collect()
+    });
+    crate::compile::reach::PathsSeen { texts, classes }
+}
+
+/// The paths a `paths` selector picks from an event field (`paths =
+/// "tool_input.file_path"`): where each of its texts lands, as a tool
+/// opens it.
+pub fn field_paths(value: &Value, ps: &PathSelector, ctx: &Ctx) -> Vec<Target> {
+    let mut found: Vec<String> = vec![];
+    texts(value, &mut found);
+    found
+        .iter()
+        .filter(|p| !p.is_empty())
+        .map(|p| tool_path(p, ctx, ps.resolve_symlinks, true, &[]))
+        .collect()
 }
 
 /// Where target operand `i` (value `v`) of `c` lands, and, when `c`

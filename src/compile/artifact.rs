@@ -61,7 +61,9 @@
 //! per policy's facts, and the layering notes; then the index (the span of
 //! each rule, then of each list: offset u64 and length u32). A rule's record starts with the
 //! numbers of the pattern lists and named conditions it uses (its lists and
-//! `ref`s are numbers into the list records, see `validate::patterns::stored`);
+//! `ref`s are numbers into the list records, see `validate::patterns::stored`)
+//! and its gate (`reach::gate`: the program atoms, with the flags and
+//! arguments they ask for, that `run` judges before it decodes the rest);
 //! a list's record holds its patterns and their required literals
 //! (`patterns::StoredList`), a named condition's the numbers it uses and its
 //! body; each is read once per process.
@@ -79,7 +81,7 @@ use serde::{Deserialize, Serialize};
 use super::flat::{Keyed, Word};
 use super::patterns::StoredList;
 use super::provenance::Provenance;
-use super::reach::{CommandPaths, EventEntry, Reached, RuleId, Shells};
+use super::reach::{self, CommandPaths, EventEntry, Gate, Reached, RuleId, Shells};
 use super::set::{assemble, CompiledSet, Query, SetRule};
 use super::Compiled;
 use crate::contract::Event;
@@ -820,12 +822,14 @@ fn encode(
         (at, len)
     };
     let ser = |v: &dyn erased::Ser| v.bytes();
-    // Each rule: the numbers of the lists it uses, then the rule.
+    // Each rule: the numbers of the lists it uses, its gate, then the rule.
     let mut numbering = Numbering::default();
     let mut rules: Vec<Span> = vec![];
-    for r in &set.rules {
+    for (id, r) in set.rules.iter().enumerate() {
         let rule = stored::numbering(&mut numbering, || ser(r))?;
         let mut record = ser(&numbering.take_used())?;
+        let gate: Option<&Gate> = set.table.gates.get(id).and_then(Option::as_ref);
+        record.extend_from_slice(&ser(&gate)?);
         record.extend_from_slice(&rule);
         rules.push(put(Role::Rule(rules.len() as u32), record));
     }
@@ -1112,17 +1116,27 @@ impl Artifact {
     /// A rule: its lists and named conditions (each read once), then the rule
     /// with them.
     fn rule(&self, id: RuleId) -> Option<SetRule> {
+        self.gated_rule(id, |_| true)?
+    }
+
+    /// A rule, if `pass` passes its gate ([`reach::gate`]; `Some(None)` when
+    /// it does not: then nothing more of it is decoded).
+    fn gated_rule(&self, id: RuleId, pass: impl FnOnce(&Gate) -> bool) -> Option<Option<SetRule>> {
         if id >= self.header.rules {
             return None;
         }
         let (at, len) = self.span(id as usize)?;
         let bytes = self.record(Role::Rule(id), at, len)?;
         let (used, rest): (Vec<u32>, &[u8]) = postcard::take_from_bytes(&bytes).ok()?;
+        let (gate, rest): (Option<Gate>, &[u8]) = postcard::take_from_bytes(rest).ok()?;
+        if gate.is_some_and(|g| !pass(&g)) {
+            return Some(None);
+        }
         let mut lists = self.lists.lock().unwrap_or_else(|e| e.into_inner());
         for n in used {
             self.entry(&mut lists, n, 0)?;
         }
-        stored::resolving(&mut lists, || postcard::from_bytes(rest).ok())
+        stored::resolving(&mut lists, || postcard::from_bytes(rest).ok()).map(Some)
     }
 
     /// Read entry `n` of the list table into `lists` (with the entries a
@@ -1201,9 +1215,11 @@ impl Artifact {
         let mut shells = Shells::new();
         let ids: Vec<RuleId> = group.bucket(event, &refused, Some(&mut shells), Some(paths));
         let mut rules: Vec<SetRule> = Vec::with_capacity(ids.len());
+        let mut commands = reach::field_commands(event, &mut shells);
         for &id in &ids {
-            rules.push(self.rule(id)?);
+            rules.extend(self.gated_rule(id, |g| g.holds(&mut commands))?);
         }
+        drop(commands);
         let mut policies = vec![];
         // Policies with no rule here only need their name: they share one source.
         let mut stub: Option<Arc<PolicySource>> = None;

@@ -25,7 +25,8 @@ use crate::shell::command::{command_object, program_is, subcommand_matches, Code
 use crate::shell::reach::{Class, Classes};
 use crate::shell::Dialect;
 use crate::validate::model::{
-    texts, Condition, EventScope, FieldPath, Matcher, Op, PathSelector, Rule, Selector, Test,
+    texts, CommandWords, Condition, EventScope, FieldPath, Matcher, Op, PathSelector, Rule,
+    Selector, Test,
 };
 
 /// A rule's index in its compiled set.
@@ -96,6 +97,11 @@ pub enum Atom {
         name: String,
         /// Its leading operands (`["token", "create"]`).
         subcommand: Vec<String>,
+        /// What the tests that want this program ask of the command's flags
+        /// and arguments, any of which will do (empty: some test asks for
+        /// nothing more). The bucket's lists leave them out; a rule's
+        /// [`gate`] judges them before the rule is read.
+        words: Vec<Arc<CommandWords>>,
     },
     /// The shell command in this field runs a program whose name is an
     /// unknown expansion (`$CMD -rf /`).
@@ -263,6 +269,99 @@ pub fn needs(rule: &Rule) -> Needs {
     Needs { atoms, fields }
 }
 
+/// What a rule's record tells before the rest of it is read ([`gate`]): the
+/// programs its `command` tests want, with the subcommand and the flags and
+/// arguments each asks for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Gate(Vec<GateEntry>);
+
+/// Programs of one field's shell command, with what a command that runs one
+/// must have.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct GateEntry {
+    field: FieldPath,
+    /// As a `program` list has them (a trailing `*` is a prefix).
+    programs: Vec<String>,
+    subcommand: Vec<String>,
+    /// Any of these will do (empty: nothing more).
+    words: Vec<Arc<CommandWords>>,
+}
+
+/// A rule's gate: when every atom of its need ([`needs`]) is a program atom
+/// and one of them asks for flags or arguments ([`CommandWords`]), those
+/// atoms. The bucket's lists find the rule by its program and subcommand
+/// alone; a rule none of whose atoms a command of the event holds for, with
+/// its words, cannot match ([`Gate::holds`]), and that costs a few words
+/// decoded instead of the whole rule (the 10,000-rule bench set's `npm
+/// test` reached 82 rules by their program, most of which ask for flags or
+/// arguments it does not have).
+pub fn gate(needs: &Needs) -> Option<Gate> {
+    let Need::AnyOf(atoms) = &needs.atoms else {
+        return None;
+    };
+    let mut entries: Vec<GateEntry> = vec![];
+    let mut words_asked = false;
+    for a in atoms {
+        let Atom::Program {
+            field,
+            name,
+            subcommand,
+            words,
+        } = a
+        else {
+            return None;
+        };
+        words_asked |= !words.is_empty();
+        let same = |e: &&mut GateEntry| {
+            e.field == *field && e.subcommand == *subcommand && e.words == *words
+        };
+        match entries.iter_mut().find(same) {
+            Some(e) => e.programs.push(name.clone()),
+            None => entries.push(GateEntry {
+                field: field.clone(),
+                programs: vec![name.clone()],
+                subcommand: subcommand.clone(),
+                words: words.clone(),
+            }),
+        }
+    }
+    words_asked.then_some(Gate(entries))
+}
+
+impl Gate {
+    /// Does a command of the event run one of its programs with the
+    /// subcommand and one of the words asked for, as the `command` test
+    /// judges them (`program_is`, `subcommand_matches`,
+    /// [`CommandWords::fails`])? `commands` gives a field's commands
+    /// (`None`: the event has no command there; `Err`: it does not parse,
+    /// and may run anything).
+    pub fn holds(&self, commands: &mut dyn FnMut(&FieldPath) -> Option<Parsed>) -> bool {
+        self.0.iter().any(|e| match commands(&e.field) {
+            None => false,
+            Some(Err(_)) => true,
+            Some(Ok(cmds)) => cmds.iter().any(|c| {
+                e.programs.iter().any(|p| program_is(&c.program, p))
+                    && subcommand_matches(c, &e.subcommand)
+                    && (e.words.is_empty() || e.words.iter().any(|w| w.fails(c).is_none()))
+            }),
+        })
+    }
+}
+
+/// The commands of an event's field, for a [`Gate`]: parsed once per event
+/// (`shells`), as the prefilter and evaluation parse them.
+pub fn field_commands<'s>(
+    event: &'s Event,
+    shells: &'s mut Shells,
+) -> impl FnMut(&FieldPath) -> Option<Parsed> + 's {
+    let dialect = crate::contract::hosts::dialect(&event.value);
+    let cwd = event_cwd(event);
+    move |field| {
+        let text = field.get(&event.value)?.as_str()?;
+        Some(parse_shell(shells, text, dialect, cwd))
+    }
+}
+
 /// The event fields a condition cannot hold without: those a test reads that
 /// does not pass on nothing (`exists = false`, `matches_none` do), through
 /// `all` (each member's) and `any` (every member's). Evaluation selects nothing
@@ -357,21 +456,59 @@ const MAX_ATOMS: usize = 4 * literals::MAX_ALTERNATIVES;
 fn finish(mut atoms: Vec<Atom>) -> Need {
     atoms.sort();
     atoms.dedup();
+    merge_words(&mut atoms);
     if atoms.len() > MAX_ATOMS {
-        // Too many: the programs alone, whatever their subcommands, are
-        // fewer and still required.
+        // Too many: the programs alone, whatever their subcommands and
+        // words, are fewer and still required.
         for a in &mut atoms {
-            if let Atom::Program { subcommand, .. } = a {
+            if let Atom::Program {
+                subcommand, words, ..
+            } = a
+            {
                 subcommand.clear();
+                words.clear();
             }
         }
         atoms.sort();
         atoms.dedup();
+        merge_words(&mut atoms);
     }
     if atoms.is_empty() || atoms.len() > MAX_ATOMS {
         return Need::Always;
     }
     Need::AnyOf(atoms)
+}
+
+/// One program atom per field, program and subcommand (sorted `atoms`
+/// have them next to each other): the words of each, any of which will do,
+/// or none when one of them asks for none.
+fn merge_words(atoms: &mut Vec<Atom>) {
+    atoms.dedup_by(|later, kept| match (later, kept) {
+        (
+            Atom::Program {
+                field: f,
+                name: n,
+                subcommand: s,
+                words: more,
+            },
+            Atom::Program {
+                field,
+                name,
+                subcommand,
+                words,
+            },
+        ) if f == field && n == name && s == subcommand => {
+            match more.is_empty() || words.is_empty() {
+                true => words.clear(),
+                false => {
+                    words.append(more);
+                    words.dedup();
+                }
+            }
+            true
+        }
+        _ => false,
+    });
 }
 
 fn test(t: &Test, depth: usize, on: On) -> Need {
@@ -386,16 +523,23 @@ fn test(t: &Test, depth: usize, on: On) -> Need {
             return match &t.op {
                 // A list that names every program (`"*"`) requires none:
                 // what the rest of the test requires will do.
-                Op::Command(ct) if !ct.program.is_empty() && !any_program(&ct.program) => finish(
-                    ct.program
-                        .iter()
-                        .map(|name| Atom::Program {
-                            field: p.clone(),
-                            name: name.clone(),
-                            subcommand: ct.subcommand.clone(),
-                        })
-                        .collect(),
-                ),
+                Op::Command(ct) if !ct.program.is_empty() && !any_program(&ct.program) => {
+                    let words: Vec<Arc<CommandWords>> = match ct.words.is_empty() {
+                        true => vec![],
+                        false => vec![Arc::new(ct.words.clone())],
+                    };
+                    finish(
+                        ct.program
+                            .iter()
+                            .map(|name| Atom::Program {
+                                field: p.clone(),
+                                name: name.clone(),
+                                subcommand: ct.subcommand.clone(),
+                                words: words.clone(),
+                            })
+                            .collect(),
+                    )
+                }
                 Op::Command(ct) if ct.program_unknown == Some(true) => {
                     finish(vec![Atom::UnknownProgram { field: p.clone() }])
                 }
@@ -552,6 +696,9 @@ pub struct Table {
     pub events: BTreeMap<String, EventEntry>,
     /// For any other event: the rules with `events = ["*"]`.
     pub other: EventEntry,
+    /// Each rule's [`gate`], by id: what its record tells before the rest of
+    /// it is read.
+    pub gates: Vec<Option<Gate>>,
 }
 
 /// The rules of one event, by its matcher value. `R` is how each group of
@@ -826,6 +973,7 @@ impl Table {
             table.events.insert(name, entry);
         }
         table.other = EventEntry::build(rules, &needs, None);
+        table.gates = needs.iter().map(gate).collect();
         table
     }
 
@@ -981,8 +1129,11 @@ impl Reached<'_> {
     }
 }
 
+/// A shell command's simple commands, or why it does not parse.
+pub type Parsed = Result<Arc<Vec<SimpleCommand>>, String>;
+
 /// Shell commands parsed during the prefilter, kept for evaluation.
-pub type Shells = HashMap<String, Result<Arc<Vec<SimpleCommand>>, String>>;
+pub type Shells = HashMap<String, Parsed>;
 
 /// The longest command the shell analysis reads, in bytes. Its cost grows with
 /// the words of a command (about 650 bytes of memory and 1.6 µs per byte of
@@ -1104,6 +1255,7 @@ impl<'n> Gathered<'n> {
                 field,
                 name,
                 subcommand,
+                words: _,
             } => {
                 let fp = self.programs_of(field);
                 let wanted = (id, fp.subcommand(subcommand));

@@ -209,7 +209,14 @@ impl CompiledSet {
     ) -> Compiled {
         let mut shells = reach::Shells::new();
         let entry = self.table.entry(&event.name);
-        let ids = entry.bucket(event, query.prefilter.then_some(&mut shells), paths);
+        let mut ids = entry.bucket(event, query.prefilter.then_some(&mut shells), paths);
+        if query.prefilter {
+            let mut commands = reach::field_commands(event, &mut shells);
+            ids.retain(|&id| match self.table.gates.get(id as usize) {
+                Some(Some(gate)) => gate.holds(&mut commands),
+                _ => true,
+            });
+        }
         self.compile(event, &ids, query, shells)
     }
 

@@ -350,17 +350,17 @@ fn command_shows(ct: &CommandTest) -> String {
     if !ct.subcommand.is_empty() {
         parts.push(format!("subcommand {:?}", ct.subcommand));
     }
-    if !ct.flags_all.is_empty() {
-        parts.push(format!("flags_all {:?}", ct.flags_all));
+    if !ct.words.flags_all.is_empty() {
+        parts.push(format!("flags_all {:?}", ct.words.flags_all));
     }
-    if !ct.flags_any.is_empty() {
-        parts.push(format!("flags_any {:?}", ct.flags_any));
+    if !ct.words.flags_any.is_empty() {
+        parts.push(format!("flags_any {:?}", ct.words.flags_any));
     }
-    if !ct.flags_none.is_empty() {
-        parts.push(format!("flags_none {:?}", ct.flags_none));
+    if !ct.words.flags_none.is_empty() {
+        parts.push(format!("flags_none {:?}", ct.words.flags_none));
     }
-    if !ct.arg_in.is_empty() {
-        parts.push(format!("arg_in {:?}", ct.arg_in));
+    if !ct.words.arg_in.is_empty() {
+        parts.push(format!("arg_in {:?}", ct.words.arg_in));
     }
     if let Some(g) = &ct.target_glob {
         parts.push(format!("target_glob {:?}", g.sources));

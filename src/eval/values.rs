@@ -934,18 +934,8 @@ fn command_matches(
     if !crate::shell::command::subcommand_matches(c, &ct.subcommand) {
         return Ok(Some("subcommand"));
     }
-    let has = |f: &String| c.flags.iter().any(|x| x == f);
-    if !ct.flags_all.iter().all(|group| group.iter().any(has)) {
-        return Ok(Some("flags_all"));
-    }
-    if !ct.flags_any.is_empty() && !ct.flags_any.iter().any(has) {
-        return Ok(Some("flags_any"));
-    }
-    if ct.flags_none.iter().any(has) {
-        return Ok(Some("flags_none"));
-    }
-    if !ct.arg_in.is_empty() && !c.args.iter().any(|a| ct.arg_in.iter().any(|w| w == a)) {
-        return Ok(Some("arg_in"));
+    if let Some(part) = ct.words.fails(c) {
+        return Ok(Some(part));
     }
     // Operands at the test's `skip_options` places are no targets.
     let skipped = match ct.skip_options.is_empty() {

@@ -808,17 +808,17 @@ impl Validator<'_> {
             t.subcommand = s.value.iter().map(|s| s.value.clone()).collect();
         }
         if let Some(f) = &raw.flags_all {
-            t.flags_all = f.value.iter().map(|g| g.value.clone()).collect();
+            t.words.flags_all = f.value.iter().map(|g| g.value.clone()).collect();
         }
         if let Some(f) = &raw.flags_any {
-            t.flags_any = f.value.iter().map(|g| g.value.clone()).collect();
+            t.words.flags_any = f.value.iter().map(|g| g.value.clone()).collect();
         }
         if let Some(f) = &raw.flags_none {
-            t.flags_none = f.value.iter().map(|g| g.value.clone()).collect();
+            t.words.flags_none = f.value.iter().map(|g| g.value.clone()).collect();
         }
         if let Some(a) = &raw.arg_in {
             match self.items(a) {
-                Some(v) => t.arg_in = v,
+                Some(v) => t.words.arg_in = v,
                 None => ok = false,
             }
         }

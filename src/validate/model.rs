@@ -15,7 +15,7 @@ use crate::policy::syntax::{
     CombineMode, DecisionKind, EffectKind, FactKind, FailureMode, Normalization, Quantifier,
     UnparsableCommand,
 };
-use crate::shell::command::Code;
+use crate::shell::command::{Code, SimpleCommand};
 use crate::shell::reach::{Class, Classes};
 use crate::source::PolicySource;
 
@@ -599,13 +599,12 @@ impl ClassTest {
     }
 }
 
-/// A test of one simple command.
-#[derive(Debug, Default, Serialize, Deserialize)]
-pub struct CommandTest {
-    /// Program basename in this set (empty: any).
-    pub program: Vec<String>,
-    /// Leading operands.
-    pub subcommand: Vec<String>,
+/// What a `command` test asks of a command's flags and arguments, judged by
+/// [`CommandWords::fails`] for evaluation (`eval::values`) and for the
+/// prefilter (`compile::reach`: a rule whose program atoms name a command
+/// that fails them is not read).
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct CommandWords {
     /// Each group must be present (any spelling).
     pub flags_all: Vec<Vec<String>>,
     /// Any of these present (empty: no constraint).
@@ -614,6 +613,48 @@ pub struct CommandTest {
     pub flags_none: Vec<String>,
     /// Some argument is exactly one of these.
     pub arg_in: Vec<String>,
+}
+
+impl CommandWords {
+    /// Does it ask nothing?
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.flags_all.is_empty()
+            && self.flags_any.is_empty()
+            && self.flags_none.is_empty()
+            && self.arg_in.is_empty()
+    }
+
+    /// The first part `c` fails (`flags_all`, `flags_any`, `flags_none`,
+    /// `arg_in`), or `None` when it passes them all.
+    #[must_use]
+    pub fn fails(&self, c: &SimpleCommand) -> Option<&'static str> {
+        let has = |f: &String| c.flags.iter().any(|x| x == f);
+        if !self.flags_all.iter().all(|group| group.iter().any(has)) {
+            return Some("flags_all");
+        }
+        if !self.flags_any.is_empty() && !self.flags_any.iter().any(has) {
+            return Some("flags_any");
+        }
+        if self.flags_none.iter().any(has) {
+            return Some("flags_none");
+        }
+        if !self.arg_in.is_empty() && !c.args.iter().any(|a| self.arg_in.iter().any(|w| w == a)) {
+            return Some("arg_in");
+        }
+        None
+    }
+}
+
+/// A test of one simple command.
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub struct CommandTest {
+    /// Program basename in this set (empty: any).
+    pub program: Vec<String>,
+    /// Leading operands.
+    pub subcommand: Vec<String>,
+    /// What it asks of the command's flags and arguments.
+    pub words: CommandWords,
     /// Some operand, normalised as a path, matches.
     #[serde(with = "super::patterns::stored::opt_globs")]
     pub target_glob: Option<Arc<Globs>>,

@@ -485,3 +485,114 @@ fn a_shell_command_no_rule_looks_for_reaches_no_rule() {
         );
     }
 }
+
+/// A `command` test's flags and arguments are judged before its rule is
+/// read (the rule's gate, `compile::reach::gate`): a command that runs the
+/// program but lacks them leaves the rule out, one that has them keeps it,
+/// and either way the outcome is the whole bucket's. A rule that asks for
+/// no flags, or whose other branch asks for none, stays a candidate.
+#[test]
+fn a_command_without_the_flags_a_rule_asks_for_leaves_it_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let policies = dir.path().join("policies");
+    std::fs::create_dir_all(&policies).unwrap();
+    std::fs::write(
+        policies.join("p.toml"),
+        r#"
+[[rule]]
+id = "npm-yes"
+events = ["PreToolUse"]
+matcher = "Bash"
+when = { commands = "tool_input.command", command = { program = ["npm"], flags_any = ["-y", "--yes"] } }
+decision = "ask"
+reason = "npm without questions"
+
+[[rule]]
+id = "npm-all"
+events = ["PreToolUse"]
+matcher = "Bash"
+when = { commands = "tool_input.command", command = { program = ["npm", "pnpm"], flags_all = [["-g", "--global"], ["-f", "--force"]], flags_none = ["--dry-run"] } }
+decision = "deny"
+reason = "forced global install"
+
+[[rule]]
+id = "npm-prod"
+events = ["PreToolUse"]
+matcher = "Bash"
+when = { any = [
+  { commands = "tool_input.command", command = { program = ["npm"], subcommand = ["run"], arg_in = ["prod", "deploy"] } },
+  { commands = "tool_input.command", command = { program = ["yarn"], arg_in = ["deploy"] } },
+] }
+decision = "ask"
+reason = "a deploy"
+
+[[rule]]
+id = "npm-any"
+events = ["PreToolUse"]
+matcher = "Bash"
+when = { any = [
+  { commands = "tool_input.command", command = { program = ["npm"], flags_any = ["-y"] } },
+  { commands = "tool_input.command", command = { program = ["npm"] } },
+] }
+context = "npm"
+"#,
+    )
+    .unwrap();
+    let set = CompiledSet::build(
+        &hookrules::policy::discover::Discovery {
+            flags: vec![policies],
+            no_builtin: true,
+            ..Default::default()
+        }
+        .find(),
+    );
+    let mut env = BTreeMap::new();
+    env.insert("HOME".to_string(), "/home/dev".to_string());
+    env.insert(
+        "CLAUDE_PROJECT_DIR".to_string(),
+        "/home/dev/proj".to_string(),
+    );
+    let candidates = |cmd: &str| -> Vec<String> {
+        left_out_for(&set, &env, "/home/dev/proj", cmd);
+        let json = serde_json::json!({
+            "hook_event_name": "PreToolUse", "tool_name": "Bash",
+            "tool_input": {"command": cmd}, "session_id": "s", "cwd": "/home/dev/proj",
+        });
+        let event = Event::parse(json.to_string().as_bytes()).unwrap();
+        let ctx = Ctx::from_env(&event, env.clone(), Now::at(1_763_700_000));
+        let query = Query {
+            prefilter: true,
+            explain: false,
+        };
+        set.for_event_with(&event, query, Some(&ctx))
+            .buckets
+            .iter()
+            .flat_map(|b| b.rules.iter().map(|r| r.id.clone()))
+            .collect()
+    };
+    for (cmd, want) in [
+        ("npm test -- --watch=false", &["npm-any"][..]),
+        ("npm install -y left-pad", &["npm-yes", "npm-any"]),
+        ("NPM i --yes", &["npm-yes", "npm-any"]),
+        ("npm i -g -f x", &["npm-all", "npm-any"]),
+        ("npm i -g x", &["npm-any"]),
+        ("pnpm add --global --force x", &["npm-all"]),
+        ("npm i --global -f --dry-run x", &["npm-any"]),
+        ("npm run prod", &["npm-prod", "npm-any"]),
+        ("npm prod", &["npm-any"]),
+        ("yarn deploy", &["npm-prod"]),
+        ("yarn build", &[]),
+        ("cd web && npm ci -y; echo done", &["npm-yes", "npm-any"]),
+        // A command that does not parse may run anything.
+        (
+            "npm test $(",
+            &["npm-yes", "npm-all", "npm-prod", "npm-any"],
+        ),
+    ] {
+        let mut got = candidates(cmd);
+        got.sort();
+        let mut want: Vec<String> = want.iter().map(|s| s.to_string()).collect();
+        want.sort();
+        assert_eq!(got, want, "{cmd}");
+    }
+}

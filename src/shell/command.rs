@@ -660,19 +660,13 @@ const GIT_OPTIONS_WITH_VALUE: &[&str] = &[
 ];
 
 /// git's subcommand: the first word that is not an option of git itself
-/// (`git -C dir -c k=v --no-pager reset` is `reset`).
+/// or its value (`git -C dir -c k=v --no-pager reset` is `reset`).
 fn git_subcommand(args: &[String]) -> Option<&str> {
-    let mut words = args.iter();
-    while let Some(a) = words.next() {
-        match a.as_str() {
-            a if GIT_OPTIONS_WITH_VALUE.contains(&a) => {
-                words.next();
-            }
-            a if a.starts_with('-') => {}
-            a => return Some(a),
-        }
-    }
-    None
+    let values = git_option_values(args);
+    args.iter()
+        .enumerate()
+        .find(|(i, a)| !a.starts_with('-') && !values.contains(i))
+        .map(|(_, a)| a.as_str())
 }
 
 /// The positions of the values of git's own options before its subcommand

@@ -424,6 +424,9 @@ fn project_files(table: &toml::Table, out: &mut String) -> Result<(), String> {
             "run",
             "default",
             "lang",
+            "file_option",
+            "dir_option",
+            "file_variable",
         ];
         if let Some(k) = row.keys().find(|k| !known.contains(&k.as_str())) {
             return Err(at(format!("unknown key `{k}`")));
@@ -503,14 +506,38 @@ fn project_files(table: &toml::Table, out: &mut String) -> Result<(), String> {
                 list_lit(&words)
             })
             .collect();
+        let options = |k: &str| -> Result<Vec<String>, String> {
+            let found = list(k)?;
+            match found
+                .iter()
+                .find(|o| !o.starts_with('-') || o.contains('='))
+            {
+                Some(bad) => Err(at(format!("`{bad}` in `{k}` is not an option"))),
+                None => Ok(found),
+            }
+        };
+        let names_file = row.contains_key("file_option") || row.contains_key("file_variable");
+        if names_file
+            && !matches!(
+                format_name,
+                "scripts" | "code" | "jvm-build" | "build-script" | "compose"
+            )
+        {
+            return Err(at(format!(
+                "`format = \"{format_name}\"` reads its own options: no `file_option` or `file_variable`"
+            )));
+        }
         let text = format!(
-            "ProjectFile {{ subcommand: &[{}], files: {}, format: {format}, key: {}, run: {}, default: {}, lang: {} }}",
+            "ProjectFile {{ subcommand: &[{}], files: {}, format: {format}, key: {}, run: {}, default: {}, lang: {}, file_option: {}, dir_option: {}, file_variable: {} }}",
             subs.join(", "),
             list_lit(&files),
             opt_lit(key.as_ref()),
             list_lit(&list("run")?),
             opt_lit(default.as_ref()),
             lang.map_or_else(|| "None".to_string(), |l| format!("Some({l})")),
+            list_lit(&options("file_option")?),
+            list_lit(&options("dir_option")?),
+            list_lit(&list("file_variable")?),
         );
         for p in programs {
             rows_out.push((p.to_ascii_lowercase(), i, text.clone()));

@@ -352,6 +352,15 @@ pub(crate) struct ProjectFile {
     pub default: Option<&'static str>,
     /// The language of a [`Format::Code`] file.
     pub lang: Option<Lang>,
+    /// Options whose value names the file the runner reads instead
+    /// (`nox -f other.py`, `eslint -c x.js`, `gradle -b x.gradle`).
+    pub file_option: &'static [&'static str],
+    /// Options whose value is the folder it starts from (`scons -C sub`,
+    /// `deno task --cwd sub`, `composer -d sub`).
+    pub dir_option: &'static [&'static str],
+    /// Variables whose value names the file (`BUNDLE_GEMFILE`,
+    /// `COMPOSE_FILE`).
+    pub file_variable: &'static [&'static str],
 }
 
 include!(concat!(env!("OUT_DIR"), "/code_places.rs"));

@@ -627,8 +627,10 @@ impl Reader {
                     Found::Nothing => continue,
                     Found::Unknown => return Script::Unknown,
                 },
-                Source::Project(row, _)
+                Source::Project(row, from)
                     if self.writes_one_of(&dir, row.files)
+                        || project::named_file(c, row, from, &dir)
+                            .is_some_and(|p| self.written.contains(&p))
                         || (row.format == super::places::Format::GitHooks
                             && self.written.iter().any(|w| {
                                 w.file_name()

@@ -89,21 +89,42 @@ fn python_module(c: &SimpleCommand) -> Option<(String, usize)> {
     Some((c.args.get(k + 1)?.to_ascii_lowercase(), k + 2))
 }
 
-/// The code one row's file runs for the command, as shell text.
-pub(super) fn code(c: &SimpleCommand, row: &ProjectFile, from: usize, dir: &Path) -> Found {
-    // Each argument as the shell hands it to the runner, when known.
-    let args: Vec<String> = c
-        .args
+/// Each argument as the shell hands it to the runner, when known (else as
+/// written).
+fn known_args(c: &SimpleCommand, dir: &Path) -> Vec<String> {
+    c.args
         .iter()
         .zip(&c.values)
         .map(|(a, v)| {
             v.known_from(&dir.to_string_lossy())
                 .unwrap_or_else(|| a.clone())
         })
-        .collect();
-    let rest = args.get(from..).unwrap_or_default();
+        .collect()
+}
+
+/// The file the command names for the row to read (`nox -f x.py`,
+/// `BUNDLE_GEMFILE=x bundle`), as a path: a file the line itself writes
+/// holds text only the run knows.
+pub(super) fn named_file(
+    c: &SimpleCommand,
+    row: &ProjectFile,
+    from: usize,
+    dir: &Path,
+) -> Option<PathBuf> {
+    let at = located(c, row, &known_args(c, dir), from, dir).ok()?;
+    at.file.map(|f| at.dir.join(f))
+}
+
+/// The code one row's file runs for the command, as shell text.
+pub(super) fn code(c: &SimpleCommand, row: &ProjectFile, from: usize, dir: &Path) -> Found {
+    let args = known_args(c, dir);
+    let at = match located(c, row, &args, from, dir) {
+        Ok(at) => at,
+        Err(found) => return found,
+    };
+    let (rest, dir, named) = (at.rest.as_slice(), at.dir.as_path(), at.file.as_deref());
     match row.format {
-        Format::Scripts => scripts(row, rest, dir),
+        Format::Scripts => scripts(row, rest, dir, named),
         Format::Taskfile => taskfile(row, rest, dir),
         Format::Just => just::recipes(row, rest, dir),
         Format::Rake => rake::tasks(row, rest, dir),
@@ -111,7 +132,7 @@ pub(super) fn code(c: &SimpleCommand, row: &ProjectFile, from: usize, dir: &Path
         Format::PreCommit => pre_commit(row, rest, dir),
         Format::CMake => cmake::code(row, rest, dir),
         Format::GoGenerate => go_generate(rest, dir),
-        Format::BuildScript => build_script::code(row, rest, dir),
+        Format::BuildScript => build_script::code(row, rest, dir, named),
         Format::Script => hooks::script(row, rest, dir),
         Format::Conftest => hooks::conftest(rest, dir),
         Format::SetupPy => hooks::setup_py(rest, dir),
@@ -119,9 +140,9 @@ pub(super) fn code(c: &SimpleCommand, row: &ProjectFile, from: usize, dir: &Path
         Format::Overcommit => hooks::overcommit(row, rest, dir),
         Format::Workflow => hooks::workflow(rest, dir),
         Format::Workspaces => workspaces::code(&c.program.to_ascii_lowercase(), &args, dir),
-        Format::Compose => compose::code(row, rest, dir),
-        Format::JvmBuild => jvm_build::code(row, rest, dir),
-        Format::Code => loaded::code(row, rest, dir),
+        Format::Compose => compose::code(row, rest, dir, named),
+        Format::JvmBuild => jvm_build::code(row, rest, dir, named),
+        Format::Code => loaded::code(row, rest, dir, named),
         Format::Terraform
         | Format::NixShell
         | Format::Devcontainer
@@ -137,6 +158,90 @@ pub(super) fn code(c: &SimpleCommand, row: &ProjectFile, from: usize, dir: &Path
     }
 }
 
+/// Where a runner looks for its file: the folder it starts from (the
+/// command's, or the one a `dir_option` names), the file a `file_option` or
+/// `file_variable` names (from that folder), and the arguments after the
+/// row's subcommand without those options and their values.
+struct Located {
+    dir: PathBuf,
+    file: Option<String>,
+    rest: Vec<String>,
+}
+
+/// Read the row's `dir_option`s, `file_option`s (`-f X`, `--file=X`; a
+/// value that starts with `-` is another option) and `file_variable`s (the
+/// first of a `:`-separated list, as `COMPOSE_FILE` gives several) from the
+/// command: `Err(Unknown)` when one names a file or folder only the run
+/// knows.
+fn located(
+    c: &SimpleCommand,
+    row: &ProjectFile,
+    args: &[String],
+    from: usize,
+    dir: &Path,
+) -> Result<Located, Found> {
+    let mut at = Located {
+        dir: dir.to_path_buf(),
+        file: None,
+        rest: Vec::new(),
+    };
+    let unknown = |v: &str| v.is_empty() || v.contains(['$', '`']);
+    if let Some((_, v)) = c
+        .assignments
+        .iter()
+        .rev()
+        .find(|(k, _)| row.file_variable.contains(&k.as_str()))
+    {
+        let first = v.split(':').next().unwrap_or("");
+        if unknown(first) {
+            return Err(Found::Unknown);
+        }
+        at.file = Some(first.to_string());
+    }
+    let mut k = 0;
+    while k < args.len() {
+        let a = &args[k];
+        if a == "--" {
+            at.rest.extend(args[k.max(from)..].iter().cloned());
+            break;
+        }
+        let found = row
+            .file_option
+            .iter()
+            .map(|o| (o, true))
+            .chain(row.dir_option.iter().map(|o| (o, false)))
+            .find_map(|(o, is_file)| {
+                if a == o {
+                    let v = args.get(k + 1).filter(|v| !v.starts_with('-'))?;
+                    Some((v.clone(), is_file, 2))
+                } else {
+                    let v = a.strip_prefix(*o)?.strip_prefix('=')?;
+                    Some((v.to_string(), is_file, 1))
+                }
+            });
+        match found {
+            Some((v, is_file, used)) => {
+                if unknown(&v) {
+                    return Err(Found::Unknown);
+                }
+                if is_file {
+                    at.file = Some(v);
+                } else {
+                    at.dir = at.dir.join(v);
+                }
+                k += used;
+            }
+            None => {
+                if k >= from {
+                    at.rest.push(a.clone());
+                }
+                k += 1;
+            }
+        }
+    }
+    Ok(at)
+}
+
 /// The nearest of `names` at or above `dir`: a file, or anything else that
 /// is not a folder (a FIFO, a device), which the reader then finds cannot
 /// be read whole.
@@ -145,6 +250,22 @@ pub(super) fn nearest(dir: &Path, names: &[&str]) -> Option<PathBuf> {
         .take(MAX_CLIMB)
         .flat_map(|d| names.iter().map(move |n| d.join(n)))
         .find(|p| std::fs::metadata(p).is_ok_and(|m| !m.is_dir()))
+}
+
+/// The file a runner reads: the one the command names (a folder named
+/// holds it: `mvn -f backend`), else the nearest of `names`.
+pub(super) fn named_or_nearest(dir: &Path, names: &[&str], named: Option<&str>) -> Option<PathBuf> {
+    match named {
+        Some(n) => {
+            let p = dir.join(n);
+            if p.is_dir() {
+                names.iter().map(|x| p.join(x)).find(|x| x.is_file())
+            } else {
+                Some(p)
+            }
+        }
+        None => nearest(dir, names),
+    }
 }
 
 /// The text of the file `names` finds from `dir` (or `named`, when the
@@ -258,7 +379,7 @@ pub(super) fn first_operand(args: &[String]) -> Option<&String> {
 
 /// Named command lines under the row's key (`deno task`, `composer`, `mise
 /// run`, `pdm run`, `hatch run`, `poe`).
-fn scripts(row: &ProjectFile, args: &[String], dir: &Path) -> Found {
+fn scripts(row: &ProjectFile, args: &[String], dir: &Path, named: Option<&str>) -> Found {
     let names: Vec<String> = if row.run.is_empty() {
         match first_operand(args).map(String::as_str).or(row.default) {
             Some(n) => vec![n.to_string()],
@@ -267,7 +388,7 @@ fn scripts(row: &ProjectFile, args: &[String], dir: &Path) -> Found {
     } else {
         row.run.iter().map(|s| (*s).to_string()).collect()
     };
-    let (path, text) = match file_text(dir, row.files, None) {
+    let (path, text) = match file_text(dir, row.files, named) {
         Ok(found) => found,
         Err(found) => return found,
     };

@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::super::{read_script, Found};
-use super::{nearest, Text, UNKNOWN};
+use super::{named_or_nearest, Text, UNKNOWN};
 use crate::shell::command::places::ProjectFile;
 
 /// Packages whose build script is read per command.
@@ -27,11 +27,11 @@ const MAX_PACKAGES: usize = 32;
 const MAX_EFFECTS: usize = 64;
 
 /// The code the build scripts of the workspace run.
-pub(super) fn code(row: &ProjectFile, args: &[String], dir: &Path) -> Found {
+pub(super) fn code(row: &ProjectFile, args: &[String], dir: &Path, named: Option<&str>) -> Found {
     if args.iter().any(|a| a == "--help" || a == "-h") {
         return Found::Nothing;
     }
-    let Some(manifest) = nearest(dir, row.files) else {
+    let Some(manifest) = named_or_nearest(dir, row.files, named) else {
         return Found::Nothing;
     };
     let mut scripts = Vec::new();

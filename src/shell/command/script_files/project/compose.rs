@@ -66,7 +66,7 @@ const SUB_VALUED: &[&str] = &[
 ];
 
 /// The services `up`/`run`/`create`/`start` starts, as `docker run` lines.
-pub(super) fn code(row: &ProjectFile, args: &[String], dir: &Path) -> Found {
+pub(super) fn code(row: &ProjectFile, args: &[String], dir: &Path, named: Option<&str>) -> Found {
     let mut files: Vec<String> = Vec::new();
     let mut profiles: Vec<String> = Vec::new();
     let mut project_dir = None;
@@ -146,7 +146,8 @@ pub(super) fn code(row: &ProjectFile, args: &[String], dir: &Path) -> Found {
         Some(p) => dir.join(p),
         None => dir.to_path_buf(),
     };
-    let named = files.first().cloned();
+    // `-f` first, else `COMPOSE_FILE` (the row's `file_variable`).
+    let named = files.first().cloned().or(named.map(str::to_string));
     let (path, text) = match file_text(&base, row.files, named.as_deref()) {
         Ok(found) => found,
         Err(found) => return found,

@@ -51,6 +51,8 @@ struct Justfile {
 /// The code `just ARGS` runs.
 pub(super) fn recipes(row: &ProjectFile, args: &[String], dir: &Path) -> Found {
     let mut file = None;
+    // A justfile named is found from where just is run, not from `-d`.
+    let start = dir.to_path_buf();
     let mut dir = dir.to_path_buf();
     let mut words: Vec<String> = Vec::new();
     let mut overrides = BTreeMap::new();
@@ -58,6 +60,7 @@ pub(super) fn recipes(row: &ProjectFile, args: &[String], dir: &Path) -> Found {
     while let Some(a) = it.next() {
         match a.as_str() {
             "-f" | "--justfile" => file = it.next().cloned(),
+            s if s.starts_with("--justfile=") => file = Some(s["--justfile=".len()..].into()),
             "-d" | "--working-directory" => {
                 if let Some(d) = it.next() {
                     if d.contains(['$', '`']) {
@@ -90,7 +93,8 @@ pub(super) fn recipes(row: &ProjectFile, args: &[String], dir: &Path) -> Found {
             words[0] = r;
         }
     }
-    let (path, text) = match file_text(&dir, row.files, file.as_deref()) {
+    let from = if file.is_some() { &start } else { &dir };
+    let (path, text) = match file_text(from, row.files, file.as_deref()) {
         Ok(found) => found,
         Err(found) => return found,
     };

@@ -25,11 +25,11 @@ use regex::Regex;
 
 use super::super::super::places::ProjectFile;
 use super::super::{read_script, Found};
-use super::{nearest, Text, MAX_ENTRIES, UNKNOWN};
+use super::{named_or_nearest, Text, MAX_ENTRIES, UNKNOWN};
 
 /// The build files of the nearest of the row's files, read together: a
 /// gradle build and its settings, or the one file of maven or sbt.
-pub(super) fn code(row: &ProjectFile, args: &[String], dir: &Path) -> Found {
+pub(super) fn code(row: &ProjectFile, args: &[String], dir: &Path, named: Option<&str>) -> Found {
     if args.iter().any(|a| {
         matches!(
             a.as_str(),
@@ -38,12 +38,20 @@ pub(super) fn code(row: &ProjectFile, args: &[String], dir: &Path) -> Found {
     }) {
         return Found::Nothing;
     }
-    let Some(first) = nearest(dir, row.files) else {
+    let Some(first) = named_or_nearest(dir, row.files, named) else {
         return Found::Nothing;
     };
     let root = first.parent().unwrap_or(Path::new("/")).to_path_buf();
     let mut out = Text::new(&root);
-    for name in row.files {
+    // A file the command names (`gradle -b x.gradle`) is read alone.
+    let own = [first
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned())];
+    let names: Vec<&str> = match named {
+        Some(_) if !row.files.iter().any(|f| *f == own[0]) => vec![own[0].as_str()],
+        _ => row.files.to_vec(),
+    };
+    for name in names {
         let path = root.join(name);
         let text = match read_script(&path, false) {
             Ok(Some(t)) => t,

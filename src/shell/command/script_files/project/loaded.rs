@@ -29,7 +29,7 @@ use crate::shell::command::wrappers::interpreter_program;
 const ONLY_LISTS: &[&str] = &["-l", "--list", "-h", "--help", "-V", "--version"];
 
 /// The code the row's file runs for the command.
-pub(super) fn code(row: &ProjectFile, args: &[String], dir: &Path) -> Found {
+pub(super) fn code(row: &ProjectFile, args: &[String], dir: &Path, named: Option<&str>) -> Found {
     if args.iter().any(|a| ONLY_LISTS.contains(&a.as_str())) {
         return Found::Nothing;
     }
@@ -39,7 +39,7 @@ pub(super) fn code(row: &ProjectFile, args: &[String], dir: &Path) -> Found {
         .filter(|a| !a.starts_with('-') && !a.contains('='))
         .map(String::as_str)
         .collect();
-    let (path, text) = match file_text(dir, row.files, None) {
+    let (path, text) = match file_text(dir, row.files, named) {
         Ok(found) => found,
         Err(found) => return found,
     };

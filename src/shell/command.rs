@@ -55,6 +55,7 @@ mod startup_files;
 mod state;
 mod syntax;
 mod transform;
+mod unread;
 mod uploads;
 mod wrappers;
 mod writes;

@@ -63,6 +63,10 @@ pub(crate) enum Dialect {
     Lisp,
     /// Octave and MATLAB: `system("cmd")`, `unix("cmd")`, `rmdir("d", "s")`.
     Octave,
+    /// A language the analysis does not read (`elixir -e`, `bb -e`): the
+    /// constructs of the `call` rows of that language
+    /// ([`super::unread`]).
+    Calls(&'static str),
 }
 
 /// Most effects one piece of code reports.
@@ -93,6 +97,7 @@ pub(crate) fn scan(dialect: Dialect, code: &str, words: &[String]) -> Vec<Effect
         Dialect::TmuxCommand => tmux_commands(&super::wrappers::split_words(code)),
         Dialect::Lisp => calls(code, LISP, &['"']),
         Dialect::Octave => calls(code, OCTAVE, &['"', '\'']),
+        Dialect::Calls(lang) => super::unread::effects(lang, code),
     };
     out.truncate(MAX_EFFECTS);
     out

@@ -1153,6 +1153,11 @@ fn table(lang: Lang) -> &'static [(&'static str, Kind)] {
         Lang::Lua => &[
             ("execute", Shell),
             ("popen", Shell),
+            // xmake's `os.exec`, `os.execv`, `os.rm` (files and folders), `os.rmdir`
+            ("exec", Shell),
+            ("execv", ProgramList),
+            ("rm", DeleteTree),
+            ("rmdir", DeleteTree),
             ("remove", Delete),
             ("open", Read),
             ("lines", Read),

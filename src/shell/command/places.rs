@@ -330,6 +330,69 @@ pub(crate) enum Format {
     Meson,
     /// MSBuild's `Exec` tasks.
     Msbuild,
+    /// Commands at paths of a JSON, YAML or TOML file (`commands`,
+    /// `may_commands`).
+    Tree,
+    /// Files in a language the analysis does not read, judged by the
+    /// constructs of the `call` rows of its `calls` language.
+    Calls,
+    /// A Python entry point (`module:function`) named under `key`.
+    EntryPoint,
+}
+
+/// How a `call` row's construct is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CallForm {
+    /// `NAME(ARGS)` (`*.NAME(`: any receiver).
+    Paren,
+    /// `(NAME ARGS)`.
+    Sexp,
+    /// A line `NAME = TEXT` (or `NAME TEXT`): the text.
+    Line,
+    /// Every string in the brackets after `NAME`.
+    Strings,
+    /// A string that starts with the row's `prefix`: the rest.
+    Prefix,
+}
+
+/// What a `call` row's construct runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CallCode {
+    /// A sh command line.
+    Sh,
+    /// A bash command line.
+    Bash,
+    /// A command's words (one string alone: a command line).
+    Argv,
+    /// A program, then a list of its arguments.
+    ProgramArgs,
+    /// A path deleted with what it holds.
+    Delete,
+    /// A command nobody can read before it runs (ask).
+    Unknown,
+}
+
+/// One `call` row: a construct of a language the analysis does not read
+/// that runs a command or deletes.
+#[derive(Debug)]
+pub(crate) struct Call {
+    pub lang: &'static str,
+    pub form: CallForm,
+    /// The construct's names.
+    pub call: &'static [&'static str],
+    /// The argument (from 1) that holds the command, unless `key` names it.
+    pub arg: usize,
+    /// Keyword arguments that hold the command (`cmd = …`, `.argv = …`).
+    pub key: &'static [&'static str],
+    /// The arguments from `arg` on are the words.
+    pub rest: bool,
+    pub code: CallCode,
+    pub prefix: Option<&'static str>,
+}
+
+/// The `call` rows of a language.
+pub(crate) fn calls(lang: &str) -> impl Iterator<Item = &'static Call> + '_ {
+    CALLS.iter().filter(move |c| c.lang == lang)
 }
 
 /// One `project_file` row: a runner that runs code kept in a project file.
@@ -361,6 +424,25 @@ pub(crate) struct ProjectFile {
     /// Variables whose value names the file (`BUNDLE_GEMFILE`,
     /// `COMPOSE_FILE`).
     pub file_variable: &'static [&'static str],
+    /// The first operand after the subcommand names the file (`gem build
+    /// x.gemspec`, `ansible-playbook site.yml`).
+    pub file_operand: bool,
+    /// The `call` language of a [`Format::Calls`] file.
+    pub calls: Option<&'static str>,
+    /// For [`Format::Calls`]: the names of the files read in every folder
+    /// below the nearest of `files` (`BUILD`, `*.bzl`).
+    pub walk: &'static [&'static str],
+    /// For [`Format::Tree`]: paths (`/`-separated, `*` any key or item) to
+    /// commands the run runs, and their language.
+    pub commands: &'static [(&'static str, Lang)],
+    /// The same, for commands the run may run.
+    pub may_commands: &'static [(&'static str, Lang)],
+    /// For [`Format::Scripts`]: folders whose executable files are entries
+    /// too (mise's `.mise/tasks/NAME`).
+    pub task_dirs: &'static [&'static str],
+    /// Options with which the runner runs none of the file's code
+    /// (`--check`, `--list`).
+    pub no_run: &'static [&'static str],
 }
 
 include!(concat!(env!("OUT_DIR"), "/code_places.rs"));
@@ -393,6 +475,12 @@ pub(crate) fn project_files(prog: &str, args: &[String]) -> Vec<(&'static Projec
         }
     }
     out
+}
+
+/// The index of the first operand of `args` (`prog`'s options and their
+/// values read as its `program` row says), when there is one.
+pub(crate) fn first_operand(prog: &str, args: &[String]) -> Option<usize> {
+    operands_from(syntax_of(prog), args, 0).filter(|k| *k < args.len())
 }
 
 /// Does `prog` (lowercase) run code kept in a project file? Cheap.

@@ -313,6 +313,23 @@ struct Reader {
 }
 
 impl Reader {
+    /// Does the line write a file named one of `names` (`*.END`: an ending)
+    /// in `dir`, a folder above it or one below it (the files a runner walks,
+    /// `BUILD`, `*.bzl`)?
+    fn writes_walked(&self, dir: &Path, names: &[&str]) -> bool {
+        self.written.iter().any(|w| {
+            let named = w.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+                names.iter().any(|x| match x.strip_prefix('*') {
+                    Some(end) => n.ends_with(end),
+                    None => n == *x,
+                })
+            });
+            named
+                && w.parent()
+                    .is_some_and(|p| p.starts_with(dir) || dir.starts_with(p))
+        })
+    }
+
     /// Does the line write a file named one of `names` in `dir` or a folder
     /// above it (where the runner looks for its file)?
     fn writes_one_of(&self, dir: &Path, names: &[&str]) -> bool {
@@ -629,6 +646,7 @@ impl Reader {
                 },
                 Source::Project(row, from)
                     if self.writes_one_of(&dir, row.files)
+                        || self.writes_walked(&dir, row.walk)
                         || project::named_file(c, row, from, &dir)
                             .is_some_and(|p| self.written.contains(&p))
                         || (row.format == super::places::Format::GitHooks

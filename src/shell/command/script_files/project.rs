@@ -30,7 +30,9 @@ use super::super::places::{self, Format, ProjectFile};
 use super::{read_program, read_script, Found, Origin, SimpleCommand, MAX_SCRIPT_BYTES};
 
 mod build_script;
+mod calls;
 mod cmake;
+mod commands_at;
 mod compose;
 mod hooks;
 mod host_commands;
@@ -51,7 +53,7 @@ const MAX_GO_FILES: usize = 256;
 const MAX_GO_DIRS: usize = 64;
 
 /// The text that stands for what only the run knows.
-pub(super) const UNKNOWN: &str = "${HOOKRULES_TASK_UNKNOWN}";
+pub(super) use crate::shell::command::unread::UNKNOWN;
 
 /// Does the command run code from a project file (a `project_file` row names
 /// its program)?
@@ -123,7 +125,13 @@ pub(super) fn code(c: &SimpleCommand, row: &ProjectFile, from: usize, dir: &Path
         Err(found) => return found,
     };
     let (rest, dir, named) = (at.rest.as_slice(), at.dir.as_path(), at.file.as_deref());
+    if args.iter().any(|a| row.no_run.contains(&a.as_str())) {
+        return Found::Nothing;
+    }
     match row.format {
+        Format::Tree => commands_at::code(row, dir, named),
+        Format::Calls => calls::code(row, rest, dir, named),
+        Format::EntryPoint => loaded::entry_point(row, rest, dir, named),
         Format::Scripts => scripts(row, rest, dir, named),
         Format::Taskfile => taskfile(row, rest, dir),
         Format::Just => just::recipes(row, rest, dir),
@@ -239,17 +247,48 @@ fn located(
             }
         }
     }
+    if row.file_operand {
+        if let Some(k) = places::first_operand(&c.program.to_ascii_lowercase(), &at.rest) {
+            let v = at.rest.remove(k);
+            if unknown(&v) {
+                return Err(Found::Unknown);
+            }
+            at.file = Some(v);
+        }
+    }
     Ok(at)
 }
 
 /// The nearest of `names` at or above `dir`: a file, or anything else that
 /// is not a folder (a FIFO, a device), which the reader then finds cannot
 /// be read whole.
+/// A name `*.END` is the first file of the folder (by name) ending so
+/// (`*.gemspec`).
 pub(super) fn nearest(dir: &Path, names: &[&str]) -> Option<PathBuf> {
     dir.ancestors()
         .take(MAX_CLIMB)
-        .flat_map(|d| names.iter().map(move |n| d.join(n)))
+        .flat_map(|d| names.iter().filter_map(move |n| in_folder(d, n)))
         .find(|p| std::fs::metadata(p).is_ok_and(|m| !m.is_dir()))
+}
+
+/// The path of `name` in `dir` (`*.END`: the first file ending so).
+fn in_folder(dir: &Path, name: &str) -> Option<PathBuf> {
+    let Some(end) = name.strip_prefix('*') else {
+        return Some(dir.join(name));
+    };
+    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.ends_with(end) && n.len() > end.len())
+        })
+        .take(MAX_ENTRIES)
+        .collect();
+    found.sort();
+    found.into_iter().next()
 }
 
 /// The file a runner reads: the one the command names (a folder named
@@ -259,7 +298,10 @@ pub(super) fn named_or_nearest(dir: &Path, names: &[&str], named: Option<&str>) 
         Some(n) => {
             let p = dir.join(n);
             if p.is_dir() {
-                names.iter().map(|x| p.join(x)).find(|x| x.is_file())
+                names
+                    .iter()
+                    .filter_map(|x| in_folder(&p, x))
+                    .find(|x| x.is_file())
             } else {
                 Some(p)
             }
@@ -278,8 +320,7 @@ pub(super) fn file_text(
 ) -> Result<(PathBuf, String), Found> {
     let path = match named {
         Some(n) if n.contains(['$', '`']) => return Err(Found::Unknown),
-        Some(n) => dir.join(n),
-        None => nearest(dir, names).ok_or(Found::Nothing)?,
+        named => named_or_nearest(dir, names, named).ok_or(Found::Nothing)?,
     };
     match read_script(&path, false) {
         Ok(Some(text)) => Ok((path, text)),
@@ -294,6 +335,8 @@ pub(super) fn file_text(
 pub(super) struct Text {
     out: String,
     lines: usize,
+    /// Every line added is what the run may do.
+    pub(super) may: bool,
 }
 
 impl Text {
@@ -304,12 +347,14 @@ impl Text {
                 crate::shell::quote(&dir.to_string_lossy())
             ),
             lines: 0,
+            may: false,
         }
     }
 
     /// Add a command line; in a branch of the text when the runner may not
     /// run it. Templates (`{{.X}}`) are what only the run knows.
     pub(super) fn line(&mut self, line: &str, uncertain: bool) {
+        let uncertain = uncertain || self.may;
         let line = untemplated(line);
         if line.trim().is_empty() {
             return;
@@ -390,6 +435,7 @@ fn scripts(row: &ProjectFile, args: &[String], dir: &Path, named: Option<&str>) 
     };
     let (path, text) = match file_text(dir, row.files, named) {
         Ok(found) => found,
+        Err(Found::Nothing) if !row.task_dirs.is_empty() => return task_files(row, &names, dir),
         Err(found) => return found,
     };
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
@@ -397,8 +443,11 @@ fn scripts(row: &ProjectFile, args: &[String], dir: &Path, named: Option<&str>) 
         return Found::Nothing;
     };
     let Some(table) = row.key.and_then(|k| tree::at(&tree, k)) else {
-        return Found::Nothing;
+        return task_files(row, &names, dir);
     };
+    if !row.task_dirs.is_empty() && names.iter().any(|n| table.get(n).is_none()) {
+        return task_files(row, &names, dir);
+    }
     let mut out = Text::new(path.parent().unwrap_or(Path::new("/")));
     let mut seen = Vec::new();
     for n in &names {
@@ -407,6 +456,30 @@ fn scripts(row: &ProjectFile, args: &[String], dir: &Path, named: Option<&str>) 
         }
     }
     out.found(path, names.join(" "))
+}
+
+/// Entries kept as executable files in the row's `task_dirs` (mise's
+/// `.mise/tasks/NAME`; `db:migrate` is `db/migrate`), the nearest going up:
+/// each runs by its path.
+fn task_files(row: &ProjectFile, names: &[String], dir: &Path) -> Found {
+    let mut out = Text::new(dir);
+    let mut first = None;
+    for n in names {
+        let rel = n.replace(':', "/");
+        if rel.split('/').any(|p| p.is_empty() || p == "..") {
+            continue;
+        }
+        let wanted: Vec<String> = row.task_dirs.iter().map(|d| format!("{d}/{rel}")).collect();
+        let wanted: Vec<&str> = wanted.iter().map(String::as_str).collect();
+        if let Some(p) = nearest(dir, &wanted) {
+            out.line(&crate::shell::quote(&p.to_string_lossy()), false);
+            first.get_or_insert(p);
+        }
+    }
+    match first {
+        Some(p) => out.found(p, names.join(" ")),
+        None => Found::Nothing,
+    }
 }
 
 /// Add the command lines of entry `name` of `table` (its dependencies
@@ -449,7 +522,7 @@ const COMMAND_KEYS: &[&str] = &[
 /// table of dependencies and commands; a line naming another entry
 /// (composer's `@name`, a `composite`'s name, `{task: name}`, `{ref:
 /// name}`) runs that entry.
-fn commands(table: &Value, v: &Value, out: &mut Text, seen: &mut Vec<String>) -> bool {
+pub(super) fn commands(table: &Value, v: &Value, out: &mut Text, seen: &mut Vec<String>) -> bool {
     match v {
         Value::String(line) => {
             if let Some(other) = line.strip_prefix('@') {
@@ -504,6 +577,15 @@ fn commands(table: &Value, v: &Value, out: &mut Text, seen: &mut Vec<String>) ->
                     .filter(|k| **k != "command")
                     .filter_map(|k| map.get(*k))
                     .all(|c| commands(table, c, out, seen));
+            }
+            // mise's `file = "scripts/x.sh"`: a script run by its path.
+            if let Some(Value::String(f)) = map.get("file") {
+                let f = if f.starts_with('/') {
+                    f.clone()
+                } else {
+                    format!("./{}", f.trim_start_matches("./"))
+                };
+                out.line(&crate::shell::quote(&f), false);
             }
             for k in ["task", "ref", "run_task"] {
                 if let Some(n) = map.get(k).and_then(Value::as_str) {

@@ -49,24 +49,7 @@ pub(super) fn code(row: &ProjectFile, args: &[String], dir: &Path, named: Option
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
     let mut out = Text::new(&root);
     match row.lang {
-        Some(Lang::Inline(InlineLang::Python)) => {
-            let parts = python_parts(&text, &names);
-            let line =
-                |code: &str| interpreted_line(InlineLang::Python, "python3", code, &file, &[], "/");
-            out.line(&line(&parts.top), false);
-            if !parts.named.trim().is_empty() {
-                out.line(
-                    &line(&format!("{}\n{}", parts.bindings, parts.named)),
-                    false,
-                );
-            }
-            if !parts.others.trim().is_empty() {
-                out.line(
-                    &line(&format!("{}\n{}", parts.bindings, parts.others)),
-                    true,
-                );
-            }
-        }
+        Some(Lang::Inline(InlineLang::Python)) => python_lines(&mut out, &text, &file, &names),
         Some(Lang::Inline(lang)) => {
             let Some(prog) = interpreter_program(lang) else {
                 return Found::Unknown;
@@ -77,6 +60,102 @@ pub(super) fn code(row: &ProjectFile, args: &[String], dir: &Path, named: Option
         _ => return Found::Unknown,
     }
     out.found(path, names.join(" "))
+}
+
+/// A Python file's code as lines of `out`: its top-level code and the
+/// functions `names` names run, the other functions may run.
+fn python_lines(out: &mut Text, text: &str, file: &str, names: &[&str]) {
+    let parts = python_parts(text, names);
+    let line = |code: &str| interpreted_line(InlineLang::Python, "python3", code, file, &[], "/");
+    out.line(&line(&parts.top), false);
+    if !parts.named.trim().is_empty() {
+        out.line(
+            &line(&format!("{}\n{}", parts.bindings, parts.named)),
+            false,
+        );
+    }
+    if !parts.others.trim().is_empty() {
+        out.line(
+            &line(&format!("{}\n{}", parts.bindings, parts.others)),
+            true,
+        );
+    }
+}
+
+/// The Python entry point a runner runs by name (`poetry run NAME`, `uv run
+/// NAME`: `[tool.poetry.scripts]`, `[project.scripts]`, pdm's `{call =
+/// …}`): `package.module:function` is the module's file of the project
+/// (`package/module.py`, its `__init__.py`, or under `src/`), loaded (its
+/// top-level code runs) and the function called. A name the table does not
+/// have is another program (`poetry run pytest`), judged by its name.
+pub(super) fn entry_point(
+    row: &ProjectFile,
+    args: &[String],
+    dir: &Path,
+    named: Option<&str>,
+) -> Found {
+    let Some(name) = super::first_operand(args) else {
+        return Found::Nothing;
+    };
+    let (path, text) = match file_text(dir, row.files, named) {
+        Ok(found) => found,
+        Err(found) => return found,
+    };
+    let file_name = path
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let Some(tree) = super::tree::parse(&file_name, &text) else {
+        return Found::Nothing;
+    };
+    let spec = match row
+        .key
+        .and_then(|k| super::tree::at(&tree, k))
+        .and_then(|t| t.get(name))
+    {
+        Some(serde_json::Value::String(s)) => s.clone(),
+        Some(v) => match v.get("call").and_then(serde_json::Value::as_str) {
+            Some(s) => s.to_string(),
+            None => return Found::Nothing,
+        },
+        None => return Found::Nothing,
+    };
+    // `pkg.mod:main [extra]`, pdm's `pkg.mod:main(arg)`.
+    let spec = spec.split(['[', ' ']).next().unwrap_or("");
+    let (module, function) = spec.split_once(':').unwrap_or((spec, ""));
+    let function = function.split(['(', '.']).next().unwrap_or("").trim();
+    if module.is_empty()
+        || !module
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
+    {
+        return Found::Nothing;
+    }
+    let root = path.parent().unwrap_or(Path::new("/")).to_path_buf();
+    let rel = module.replace('.', "/");
+    let found = ["", "src/"]
+        .iter()
+        .flat_map(|base| {
+            [
+                format!("{base}{rel}.py"),
+                format!("{base}{rel}/__init__.py"),
+            ]
+        })
+        .map(|p| root.join(p))
+        .find(|p| p.is_file());
+    let Some(module_path) = found else {
+        return Found::Nothing;
+    };
+    let text = match super::super::read_script(&module_path, false) {
+        Ok(Some(t)) => t,
+        Ok(None) => return Found::Nothing,
+        Err(()) => return Found::Unknown,
+    };
+    let file = module_path
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let mut out = Text::new(&root);
+    python_lines(&mut out, &text, &file, &[function]);
+    out.found(module_path, name.clone())
 }
 
 /// A Python file's code split by what runs it.

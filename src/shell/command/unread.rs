@@ -1,0 +1,563 @@
+//! Code in languages the analysis does not read (Starlark, Elixir, Zig,
+//! Swift, Clojure, dune, Erlang terms, ninja), judged by what its text shows:
+//! the constructs that run a command or delete, listed per language by the
+//! `call` rows of `policies/data/code-places.toml`. A scan, not a parser:
+//! a construct is found by its name, its command read from the literals it
+//! is given; what a value computes is unknown text.
+//!
+//! Build files in these languages are read by
+//! `script_files::project::calls` (what the build may do); code given on
+//! the command line (`elixir -e`, `bb -e`) is a place whose language is one
+//! of these (`escapes::Dialect::Calls`), where a command computed from
+//! values is code nobody can read, as a Lisp's is.
+
+use regex::Regex;
+
+use super::inline::{marked, split_top_level, Effect};
+use super::places::{self, Call, CallCode, CallForm};
+
+/// The text that stands for what only the run knows (a build file's
+/// runner reads it as a variable nobody set).
+pub(crate) const UNKNOWN: &str = "${HOOKRULES_TASK_UNKNOWN}";
+
+/// The text that stands for the home folder in a command found.
+const HOME: &str = "${HOME}";
+
+/// Expressions that are the home folder.
+const HOME_EXPRS: &[&str] = &[
+    "System.user_home()",
+    "System.user_home!()",
+    "System.user_home",
+    "System.user_home!",
+    "NSHomeDirectory()",
+    "(System/getProperty \"user.home\")",
+    "(System/getenv \"HOME\")",
+    "System.get_env(\"HOME\")",
+    "os.getenv(\"HOME\")",
+];
+
+/// What one construct amounts to.
+pub(crate) enum Seen {
+    /// A command line (sh).
+    Line(String),
+    /// A command nobody can read before it runs.
+    Unknown,
+}
+
+/// What `code` in the `call` language `lang` runs, as effects: each
+/// command found as a shell line, a command computed from values (or one
+/// the language runs where nothing can be read) as code nobody can read.
+pub(crate) fn effects(lang: &str, code: &str) -> Vec<Effect> {
+    let rows: Vec<&Call> = places::calls(lang).collect();
+    constructs(&rows, code)
+        .into_iter()
+        .map(|seen| match seen {
+            Seen::Line(l) if !l.contains(UNKNOWN) => Effect::Shell(marked(&l)),
+            _ => Effect::Dynamic,
+        })
+        .collect()
+}
+
+/// The constructs of `rows` in `text`, in the order of the rows.
+pub(crate) fn constructs(rows: &[&Call], text: &str) -> Vec<Seen> {
+    let mut out = Vec::new();
+    for row in rows {
+        match row.form {
+            CallForm::Paren | CallForm::Sexp => {
+                for name in row.call {
+                    let Some(re) = opening(row.form, name) else {
+                        continue;
+                    };
+                    for m in re.find_iter(text) {
+                        // The opening bracket: the last character matched
+                        // (`(` of `NAME(`), or the first (`(` of `(NAME`).
+                        let open = match row.form {
+                            CallForm::Sexp => m.start() + m.as_str().find('(').unwrap_or(0),
+                            _ => m.end() - 1,
+                        };
+                        let inner = bracketed(text, open);
+                        let args = match row.form {
+                            CallForm::Sexp => sexp_items(inner).into_iter().skip(1).collect(),
+                            _ => split_top_level(inner, &['"', '\'']),
+                        };
+                        out.extend(seen(row, &args, row.form == CallForm::Sexp));
+                    }
+                }
+            }
+            CallForm::Line => {
+                for name in row.call {
+                    let pattern = format!(
+                        r"(?m)^[ \t]*{}(?:[ \t]*=[ \t]*|[ \t]+)(.*)$",
+                        regex::escape(name)
+                    );
+                    let Ok(re) = Regex::new(&pattern) else {
+                        continue;
+                    };
+                    for c in re.captures_iter(text) {
+                        let line = c.get(1).map_or("", |m| m.as_str()).trim();
+                        if !line.is_empty() {
+                            out.push(Seen::Line(line.to_string()));
+                        }
+                    }
+                }
+            }
+            CallForm::Strings => {
+                for name in row.call {
+                    let Ok(re) = Regex::new(&format!(r"\b{}\b", regex::escape(name))) else {
+                        continue;
+                    };
+                    for m in re.find_iter(text) {
+                        let rest = &text[m.end()..];
+                        let Some(at) = rest.find(['[', '{', '(']) else {
+                            continue;
+                        };
+                        for s in strings_in(bracketed(rest, at)) {
+                            out.extend(seen(row, &[s], false));
+                        }
+                    }
+                }
+            }
+            CallForm::Prefix => {
+                let prefix = row.prefix.unwrap_or("");
+                for s in strings_in(text) {
+                    if let Some(code) =
+                        literal(&s).and_then(|t| t.strip_prefix(prefix).map(str::to_string))
+                    {
+                        out.push(Seen::Line(code));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The pattern of a construct's opening: `NAME(` (`*.NAME(`: after any
+/// receiver) or `(NAME `.
+fn opening(form: CallForm, name: &str) -> Option<Regex> {
+    let pattern = match (form, name.strip_prefix("*.")) {
+        (CallForm::Sexp, _) => format!(r"\(\s*{}[\s)]", regex::escape(name)),
+        (_, Some(method)) => format!(r"\.{}\s*\(", regex::escape(method)),
+        (_, None) => format!(r"(?:^|[^\w.:]){}\s*\(", regex::escape(name)),
+    };
+    Regex::new(&pattern).ok()
+}
+
+/// What one construct runs, from its arguments.
+fn seen(row: &Call, args: &[String], atoms: bool) -> Option<Seen> {
+    if row.code == CallCode::Unknown {
+        return Some(Seen::Unknown);
+    }
+    let value = if row.key.is_empty() {
+        args.get(row.arg - 1).cloned()?
+    } else {
+        args.iter().find_map(|a| keyed(a, row.key))?
+    };
+    let word = |v: &str| text_of(v, atoms);
+    Some(Seen::Line(match row.code {
+        CallCode::Sh | CallCode::Bash => word(&value),
+        CallCode::Argv => {
+            let words: Vec<String> = if row.rest {
+                // Leading option maps (`(shell {:dir "x"} "make")`) are no words.
+                args.get(row.arg - 1..)
+                    .unwrap_or_default()
+                    .iter()
+                    .skip_while(|a| a.starts_with('{'))
+                    .map(|a| word(a))
+                    .collect()
+            } else {
+                list_items(&value).iter().map(|a| word(a)).collect()
+            };
+            match words.as_slice() {
+                // One string alone: a command line (babashka's `shell "…"`).
+                [one] if row.rest && one.contains(' ') => one.clone(),
+                _ => words_line(&words),
+            }
+        }
+        CallCode::ProgramArgs => {
+            let mut words = vec![word(&value)];
+            if let Some(list) = args.get(row.arg) {
+                words.extend(list_items(list).iter().map(|a| word(a)));
+            }
+            words_line(&words)
+        }
+        CallCode::Delete => format!("rm -rf -- {}", words_line(&[word(&value)])),
+        CallCode::Unknown => return Some(Seen::Unknown),
+    }))
+}
+
+/// The value of the keyword argument `keys` names in `arg` (`cmd = …`,
+/// `command: …`, Zig's `.argv = …`), looking inside a struct or map
+/// literal (`.{ .argv = … }`).
+fn keyed(arg: &str, keys: &[&str]) -> Option<String> {
+    let a = arg.trim().trim_start_matches('.');
+    for k in keys {
+        if let Some(rest) = a.strip_prefix(k) {
+            let rest = rest.trim_start();
+            if let Some(v) = rest
+                .strip_prefix('=')
+                .filter(|r| !r.starts_with('='))
+                .or_else(|| rest.strip_prefix(':'))
+            {
+                return Some(v.trim().to_string());
+            }
+        }
+    }
+    let inner = a.strip_prefix('{').or_else(|| a.strip_prefix("%{"))?;
+    let inner = inner.strip_suffix('}').unwrap_or(inner);
+    split_top_level(inner, &['"', '\''])
+        .iter()
+        .find_map(|part| keyed(part, keys))
+}
+
+/// The text inside the bracket at `open` up to its match (outside strings).
+fn bracketed(text: &str, open: usize) -> &str {
+    let mut depth = 0usize;
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    for (i, ch) in text[open..].char_indices() {
+        if let Some(q) = quote {
+            if escaped {
+                escaped = false;
+            } else if ch == '\\' {
+                escaped = true;
+            } else if ch == q {
+                quote = None;
+            }
+            continue;
+        }
+        match ch {
+            '"' => quote = Some('"'),
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return &text[open + 1..open + i];
+                }
+            }
+            _ => {}
+        }
+    }
+    text.get(open + 1..).unwrap_or("")
+}
+
+/// The items of an s-expression's text, split at blanks outside strings and
+/// brackets.
+fn sexp_items(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut depth = 0i32;
+    let mut quote = false;
+    let mut escaped = false;
+    for ch in s.chars() {
+        if quote {
+            cur.push(ch);
+            if escaped {
+                escaped = false;
+            } else if ch == '\\' {
+                escaped = true;
+            } else if ch == '"' {
+                quote = false;
+            }
+            continue;
+        }
+        match ch {
+            '"' => {
+                quote = true;
+                cur.push(ch);
+            }
+            '(' | '[' | '{' => {
+                depth += 1;
+                cur.push(ch);
+            }
+            ')' | ']' | '}' => {
+                depth -= 1;
+                cur.push(ch);
+            }
+            c if c.is_whitespace() && depth == 0 => {
+                if !cur.is_empty() {
+                    out.push(std::mem::take(&mut cur));
+                }
+            }
+            c => cur.push(c),
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+/// The string literals of `text` (as written, quotes included).
+fn strings_in(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur: Option<(char, String)> = None;
+    let mut escaped = false;
+    for ch in text.chars() {
+        match &mut cur {
+            Some((q, s)) => {
+                s.push(ch);
+                if escaped {
+                    escaped = false;
+                } else if ch == '\\' {
+                    escaped = true;
+                } else if ch == *q {
+                    if let Some((_, s)) = cur.take() {
+                        out.push(s);
+                    }
+                }
+            }
+            None if ch == '"' => cur = Some((ch, String::from(ch))),
+            None => {}
+        }
+    }
+    out
+}
+
+/// The items of a list literal: `[a, b]`, Zig's `&.{ a, b }`, Elixir's
+/// `~w(a b)`, a Clojure vector; a single value is a list of one.
+fn list_items(v: &str) -> Vec<String> {
+    let t = v.trim();
+    if let Some(words) = t.strip_prefix("~w(").or_else(|| t.strip_prefix("~W(")) {
+        let words = words.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+        let words = words.strip_suffix(')').unwrap_or(words);
+        return words.split_whitespace().map(|w| format!("{w:?}")).collect();
+    }
+    let t = t.strip_prefix('&').unwrap_or(t).trim_start();
+    let t = t.strip_prefix('.').unwrap_or(t);
+    let inner = ["[", "{", "("]
+        .iter()
+        .find_map(|o| t.strip_prefix(o))
+        .map(|s| &s[..s.len().saturating_sub(1)]);
+    match inner {
+        Some(s) if s.contains(',') || !s.contains(char::is_whitespace) => {
+            split_top_level(s, &['"', '\''])
+        }
+        Some(s) => sexp_items(s),
+        None => vec![t.to_string()],
+    }
+}
+
+/// The text of a value: a string literal's text (interpolations unknown),
+/// a home expression as `${HOME}`, an s-expression's atom as written;
+/// anything else (a variable, a call, a concatenation) is unknown.
+fn text_of(v: &str, atoms: bool) -> String {
+    let t = v.trim();
+    if HOME_EXPRS.contains(&t) {
+        return HOME.into();
+    }
+    if let Some(s) = literal(t) {
+        return s;
+    }
+    // `'rm -rf ' + path` (Starlark, Zig's `++`, Elixir's `<>`): each part.
+    let parts = concatenated(t);
+    if parts.len() > 1 {
+        return parts.iter().map(|p| text_of(p, false)).collect();
+    }
+    if atoms && !t.is_empty() && !t.starts_with(['(', '[', '{']) {
+        return interpolations_unknown(t);
+    }
+    UNKNOWN.into()
+}
+
+/// The operands of a string concatenation (`+`, `++`, `<>` outside strings
+/// and brackets); one part when `t` is none.
+fn concatenated(t: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut depth = 0i32;
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    let mut chars = t.chars().peekable();
+    while let Some(ch) = chars.next() {
+        if let Some(q) = quote {
+            cur.push(ch);
+            if escaped {
+                escaped = false;
+            } else if ch == '\\' {
+                escaped = true;
+            } else if ch == q {
+                quote = None;
+            }
+            continue;
+        }
+        match ch {
+            '"' | '\'' => {
+                quote = Some(ch);
+                cur.push(ch);
+            }
+            '(' | '[' | '{' => {
+                depth += 1;
+                cur.push(ch);
+            }
+            ')' | ']' | '}' => {
+                depth -= 1;
+                cur.push(ch);
+            }
+            '+' if depth == 0 => {
+                if chars.peek() == Some(&'+') {
+                    chars.next();
+                }
+                out.push(std::mem::take(&mut cur).trim().to_string());
+            }
+            '<' if depth == 0 && chars.peek() == Some(&'>') => {
+                chars.next();
+                out.push(std::mem::take(&mut cur).trim().to_string());
+            }
+            c => cur.push(c),
+        }
+    }
+    out.push(cur.trim().to_string());
+    out
+}
+
+/// A string literal's text: `"…"`, `'…'`, `"""…"""`, `r"…"`, escapes
+/// undone, interpolations (`#{…}`, `%{…}`, `\(…)`, `${…}`) unknown; `None`
+/// when `t` is not one literal.
+fn literal(t: &str) -> Option<String> {
+    let t = t
+        .strip_prefix('r')
+        .filter(|r| r.starts_with(['"', '\'']))
+        .unwrap_or(t);
+    let inner = t
+        .strip_prefix("\"\"\"")
+        .and_then(|s| s.strip_suffix("\"\"\""))
+        .or_else(|| t.strip_prefix('"').and_then(|s| s.strip_suffix('"')))
+        .or_else(|| t.strip_prefix('\'').and_then(|s| s.strip_suffix('\'')))?;
+    // A literal ends where its quote does: `"a" + "b"` is not one.
+    let q = t.chars().next()?;
+    let mut escaped = false;
+    for ch in inner.chars() {
+        if escaped {
+            escaped = false;
+        } else if ch == '\\' {
+            escaped = true;
+        } else if ch == q && !t.starts_with("\"\"\"") {
+            return None;
+        }
+    }
+    let mut out = String::new();
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            match chars.next() {
+                Some('n') => out.push('\n'),
+                Some('t') => out.push('\t'),
+                // Swift's `\(…)`: an interpolation.
+                Some('(') => out.push_str("\\("),
+                Some(other) => out.push(other),
+                None => {}
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    Some(interpolations_unknown(&out))
+}
+
+/// `#{…}`, `%{…}` and `\(…)` (Elixir, Ruby, dune, Swift) as unknown text.
+fn interpolations_unknown(s: &str) -> String {
+    let mut out = String::new();
+    let mut rest = s;
+    loop {
+        let next = ["#{", "%{", "\\("]
+            .iter()
+            .filter_map(|o| rest.find(o).map(|at| (at, *o)))
+            .min();
+        let Some((at, open)) = next else {
+            break;
+        };
+        out.push_str(&rest[..at]);
+        let close = if open == "\\(" { ')' } else { '}' };
+        match rest[at..].find(close) {
+            Some(end) => {
+                // dune's `%{env:HOME=/tmp}`: the variable.
+                let inner = &rest[at + open.len()..at + end];
+                match inner
+                    .strip_prefix("env:")
+                    .map(|v| v.split('=').next().unwrap_or(""))
+                {
+                    Some(v)
+                        if !v.is_empty()
+                            && v.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') =>
+                    {
+                        out.push_str(&format!("${{{v}}}"));
+                    }
+                    _ => out.push_str(UNKNOWN),
+                }
+                rest = &rest[at + end + 1..];
+            }
+            None => {
+                rest = &rest[at..];
+                break;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Words as one command line, each quoted; the unknown text and the home
+/// folder in them stay variables the analysis sees.
+fn words_line(words: &[String]) -> String {
+    words
+        .iter()
+        .map(|w| quoted(w))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn quoted(w: &str) -> String {
+    let mut out = String::new();
+    let mut rest = w;
+    while let Some(at) = rest.find("${") {
+        let name_end = rest[at + 2..].find('}').map(|e| at + 2 + e);
+        let Some(end) = name_end.filter(|e| {
+            let name = &rest[at + 2..*e];
+            !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        }) else {
+            break;
+        };
+        if at > 0 {
+            out.push_str(&crate::shell::quote(&rest[..at]));
+        }
+        out.push('"');
+        out.push_str(&rest[at..=end]);
+        out.push('"');
+        rest = &rest[end + 1..];
+    }
+    if !rest.is_empty() || out.is_empty() {
+        out.push_str(&crate::shell::quote(rest));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literals_lists_and_keywords_are_read_as_written() {
+        assert_eq!(literal("'rm -rf ~'").as_deref(), Some("rm -rf ~"));
+        assert_eq!(literal("\"a\" + x"), None);
+        assert_eq!(
+            literal("\"rm -rf #{home}\"").as_deref(),
+            Some("rm -rf ${HOOKRULES_TASK_UNKNOWN}")
+        );
+        assert_eq!(
+            list_items("&.{ \"rm\", \"-rf\", \"/\" }"),
+            ["\"rm\"", "\"-rf\"", "\"/\""]
+        );
+        assert_eq!(list_items("~w(rm -rf /)"), ["\"rm\"", "\"-rf\"", "\"/\""]);
+        assert_eq!(
+            keyed(".{ .allocator = a, .argv = &.{ \"rm\" } }", &["argv"]).as_deref(),
+            Some("&.{ \"rm\" }")
+        );
+        assert_eq!(keyed("cmd = 'x'", &["cmd"]).as_deref(), Some("'x'"));
+        assert_eq!(keyed("cmd == 'x'", &["cmd"]), None);
+        assert_eq!(
+            words_line(&["rm".into(), "-rf".into(), HOME.into()]),
+            "rm -rf \"${HOME}\""
+        );
+    }
+}

@@ -44,6 +44,7 @@ mod lex;
 mod links;
 mod literal;
 mod long_options;
+mod nesting;
 pub mod options;
 mod outputs;
 mod places;

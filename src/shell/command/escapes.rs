@@ -9,6 +9,7 @@
 //! of the code is the tool's own business (queries, transfers, edits).
 
 use super::inline::{self, marked, Effect, Lang, MARK_HOME, MARK_UNKNOWN};
+use super::nesting::Literals;
 use crate::shell::value::Value;
 
 /// A tool's command language.
@@ -507,23 +508,12 @@ fn m4(code: &str) -> Vec<Effect> {
                 continue;
             }
             let rest = &code[i + name.len()..];
-            let Some(inner) = rest.strip_prefix('(') else {
+            if !rest.starts_with('(') {
                 continue;
-            };
-            let mut depth = 1usize;
-            let end = inner
-                .char_indices()
-                .find(|(_, c)| {
-                    match c {
-                        '(' => depth += 1,
-                        ')' => depth -= 1,
-                        _ => {}
-                    }
-                    depth == 0
-                })
-                .map_or(inner.len(), |(k, _)| k);
+            }
+            let inner = Literals::NONE.inside(rest, 0);
             // m4's quotes (`` `…' `` and `[…]`) are not part of the text.
-            let text: String = inner[..end]
+            let text: String = inner
                 .chars()
                 .filter(|c| !matches!(c, '`' | '\'' | '[' | ']'))
                 .collect();
@@ -584,26 +574,15 @@ fn gnuplot(code: &str) -> Vec<Effect> {
 
 fn rpm(code: &str) -> Vec<Effect> {
     let mut out = Vec::new();
-    for (open, close, lua) in [("%(", ')', false), ("%{lua:", '}', true)] {
+    for (open, lua) in [("%(", false), ("%{lua:", true)] {
         for (i, _) in code.match_indices(open) {
-            let inner = &code[i + open.len()..];
-            let mut depth = 1usize;
-            let o = if close == ')' { '(' } else { '{' };
-            let end = inner
-                .char_indices()
-                .find(|(_, c)| {
-                    if *c == o {
-                        depth += 1;
-                    } else if *c == close {
-                        depth -= 1;
-                    }
-                    depth == 0
-                })
-                .map_or(inner.len(), |(k, _)| k);
+            // From the bracket after `%`.
+            let inner = Literals::NONE.inside(&code[i + 1..], 0);
             if lua {
-                out.extend(inline::scan(Lang::Lua, &inner[..end]));
+                let code = inner.strip_prefix("lua:").unwrap_or(inner);
+                out.extend(inline::scan(Lang::Lua, code));
             } else {
-                out.push(shell(&inner[..end]));
+                out.push(shell(inner));
             }
         }
     }
@@ -614,20 +593,8 @@ fn tex(code: &str) -> Vec<Effect> {
     let mut out = Vec::new();
     for (i, _) in code.match_indices("\\write18") {
         let rest = code[i + "\\write18".len()..].trim_start();
-        if let Some(inner) = rest.strip_prefix('{') {
-            let mut depth = 1usize;
-            let end = inner
-                .char_indices()
-                .find(|(_, c)| {
-                    match c {
-                        '{' => depth += 1,
-                        '}' => depth -= 1,
-                        _ => {}
-                    }
-                    depth == 0
-                })
-                .map_or(inner.len(), |(k, _)| k);
-            out.push(shell(&inner[..end]));
+        if rest.starts_with('{') {
+            out.push(shell(Literals::NONE.inside(rest, 0)));
         }
     }
     // `\input|"cmd"`, `\input{|"cmd"}`, `\openin…=|"cmd"`.

@@ -22,6 +22,7 @@
 //! Values the shell put into the code before the interpreter saw it (`"$HOME"`
 //! inside `python -c "…"`) arrive as marker characters (see [`MARK_HOME`]).
 
+use super::nesting::Literals;
 use crate::shell::value::{Piece, Sym, Value};
 
 mod env;
@@ -302,90 +303,12 @@ fn single(v: Value) -> Sym {
 
 /// Index of the bracket closing the one at `open`, skipping string literals.
 fn matching(src: &[char], open: usize) -> Option<usize> {
-    let (o, c) = match src.get(open)? {
-        '(' => ('(', ')'),
-        '[' => ('[', ']'),
-        '{' => ('{', '}'),
-        _ => return None,
-    };
-    let mut depth = 0usize;
-    let mut k = open;
-    let mut quote: Option<char> = None;
-    while let Some(&ch) = src.get(k) {
-        match quote {
-            Some(q) => {
-                if ch == '\\' {
-                    k += 1;
-                } else if ch == q {
-                    quote = None;
-                }
-            }
-            None => {
-                if matches!(ch, '\'' | '"' | '`') {
-                    quote = Some(ch);
-                } else if ch == o {
-                    depth += 1;
-                } else if ch == c {
-                    depth -= 1;
-                    if depth == 0 {
-                        return Some(k);
-                    }
-                }
-            }
-        }
-        k += 1;
-    }
-    None
+    Literals::SCRIPT.close_in_chars(src, open)
 }
 
 /// Split an argument list at top-level commas.
 fn split_args(s: &str) -> Vec<String> {
-    split_top_level(s, &['\'', '"', '`'])
-}
-
-/// The parts of a list at its top level: split at commas outside brackets and
-/// outside strings opened by one of `quotes` (a backslash escapes inside
-/// them), each part trimmed. One answer for every language the analysis reads
-/// lists of (call arguments, Gradle and Terraform lists, Nix and Meson calls).
-pub(crate) fn split_top_level(s: &str, quotes: &[char]) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut depth = 0i32;
-    let mut quote: Option<char> = None;
-    let mut esc = false;
-    for ch in s.chars() {
-        if let Some(q) = quote {
-            cur.push(ch);
-            if esc {
-                esc = false;
-            } else if ch == '\\' {
-                esc = true;
-            } else if ch == q {
-                quote = None;
-            }
-            continue;
-        }
-        match ch {
-            c if quotes.contains(&c) => {
-                quote = Some(c);
-                cur.push(c);
-            }
-            '(' | '[' | '{' => {
-                depth += 1;
-                cur.push(ch);
-            }
-            ')' | ']' | '}' => {
-                depth -= 1;
-                cur.push(ch);
-            }
-            ',' if depth == 0 => out.push(std::mem::take(&mut cur).trim().to_string()),
-            c => cur.push(c),
-        }
-    }
-    if !cur.trim().is_empty() {
-        out.push(cur.trim().to_string());
-    }
-    out
+    Literals::SCRIPT.list(s)
 }
 
 // ------------------------------------------------------------ expressions
@@ -927,48 +850,14 @@ fn tilde(s: Sym, pattern: bool) -> Sym {
     }
 }
 
-/// Split at a top-level separator (outside brackets and literals).
+/// Split at a top-level separator (outside brackets and literals), each
+/// part trimmed.
 fn split_top(s: &str, sep: &str) -> Vec<String> {
-    let chars: Vec<char> = s.chars().collect();
-    let sepc: Vec<char> = sep.chars().collect();
-    let mut out = Vec::new();
-    let mut depth = 0i32;
-    let mut quote: Option<char> = None;
-    let mut start = 0;
-    let mut k = 0;
-    while k < chars.len() {
-        let ch = chars[k];
-        if let Some(q) = quote {
-            if ch == '\\' {
-                k += 1;
-            } else if ch == q {
-                quote = None;
-            }
-            k += 1;
-            continue;
-        }
-        match ch {
-            '\'' | '"' | '`' => quote = Some(ch),
-            '(' | '[' | '{' => depth += 1,
-            ')' | ']' | '}' => depth -= 1,
-            _ if depth == 0 && chars[k..].starts_with(&sepc) && k > 0 => {
-                out.push(
-                    chars[start..k]
-                        .iter()
-                        .collect::<String>()
-                        .trim()
-                        .to_string(),
-                );
-                k += sepc.len();
-                start = k;
-                continue;
-            }
-            _ => {}
-        }
-        k += 1;
-    }
-    out.push(chars[start..].iter().collect::<String>().trim().to_string());
-    out
+    Literals::SCRIPT
+        .split(s, &[sep])
+        .into_iter()
+        .map(|p| p.trim().to_string())
+        .collect()
 }
 
 // ------------------------------------------------------------ calls

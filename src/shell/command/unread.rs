@@ -13,7 +13,8 @@
 
 use regex::Regex;
 
-use super::inline::{marked, split_top_level, Effect};
+use super::inline::{marked, Effect};
+use super::nesting::Literals;
 use super::places::{self, Call, CallCode, CallForm};
 
 /// The text that stands for what only the run knows (a build file's
@@ -75,10 +76,10 @@ pub(crate) fn constructs(rows: &[&Call], text: &str) -> Vec<Seen> {
                             CallForm::Sexp => m.start() + m.as_str().find('(').unwrap_or(0),
                             _ => m.end() - 1,
                         };
-                        let inner = bracketed(text, open);
+                        let inner = Literals::DOUBLE.inside(text, open);
                         let args = match row.form {
                             CallForm::Sexp => sexp_items(inner).into_iter().skip(1).collect(),
-                            _ => split_top_level(inner, &['"', '\'']),
+                            _ => Literals::QUOTES.list(inner),
                         };
                         out.extend(seen(row, &args, row.form == CallForm::Sexp));
                     }
@@ -111,7 +112,7 @@ pub(crate) fn constructs(rows: &[&Call], text: &str) -> Vec<Seen> {
                         let Some(at) = rest.find(['[', '{', '(']) else {
                             continue;
                         };
-                        for s in strings_in(bracketed(rest, at)) {
+                        for s in strings_in(Literals::DOUBLE.inside(rest, at)) {
                             out.extend(seen(row, &[s], false));
                         }
                     }
@@ -205,113 +206,29 @@ fn keyed(arg: &str, keys: &[&str]) -> Option<String> {
     }
     let inner = a.strip_prefix('{').or_else(|| a.strip_prefix("%{"))?;
     let inner = inner.strip_suffix('}').unwrap_or(inner);
-    split_top_level(inner, &['"', '\''])
+    Literals::QUOTES
+        .list(inner)
         .iter()
         .find_map(|part| keyed(part, keys))
-}
-
-/// The text inside the bracket at `open` up to its match (outside strings).
-fn bracketed(text: &str, open: usize) -> &str {
-    let mut depth = 0usize;
-    let mut quote: Option<char> = None;
-    let mut escaped = false;
-    for (i, ch) in text[open..].char_indices() {
-        if let Some(q) = quote {
-            if escaped {
-                escaped = false;
-            } else if ch == '\\' {
-                escaped = true;
-            } else if ch == q {
-                quote = None;
-            }
-            continue;
-        }
-        match ch {
-            '"' => quote = Some('"'),
-            '(' | '[' | '{' => depth += 1,
-            ')' | ']' | '}' => {
-                depth = depth.saturating_sub(1);
-                if depth == 0 {
-                    return &text[open + 1..open + i];
-                }
-            }
-            _ => {}
-        }
-    }
-    text.get(open + 1..).unwrap_or("")
 }
 
 /// The items of an s-expression's text, split at blanks outside strings and
 /// brackets.
 fn sexp_items(s: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut depth = 0i32;
-    let mut quote = false;
-    let mut escaped = false;
-    for ch in s.chars() {
-        if quote {
-            cur.push(ch);
-            if escaped {
-                escaped = false;
-            } else if ch == '\\' {
-                escaped = true;
-            } else if ch == '"' {
-                quote = false;
-            }
-            continue;
-        }
-        match ch {
-            '"' => {
-                quote = true;
-                cur.push(ch);
-            }
-            '(' | '[' | '{' => {
-                depth += 1;
-                cur.push(ch);
-            }
-            ')' | ']' | '}' => {
-                depth -= 1;
-                cur.push(ch);
-            }
-            c if c.is_whitespace() && depth == 0 => {
-                if !cur.is_empty() {
-                    out.push(std::mem::take(&mut cur));
-                }
-            }
-            c => cur.push(c),
-        }
-    }
-    if !cur.is_empty() {
-        out.push(cur);
-    }
-    out
+    Literals::DOUBLE
+        .words(s)
+        .into_iter()
+        .map(str::to_string)
+        .collect()
 }
 
 /// The string literals of `text` (as written, quotes included).
 fn strings_in(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur: Option<(char, String)> = None;
-    let mut escaped = false;
-    for ch in text.chars() {
-        match &mut cur {
-            Some((q, s)) => {
-                s.push(ch);
-                if escaped {
-                    escaped = false;
-                } else if ch == '\\' {
-                    escaped = true;
-                } else if ch == *q {
-                    if let Some((_, s)) = cur.take() {
-                        out.push(s);
-                    }
-                }
-            }
-            None if ch == '"' => cur = Some((ch, String::from(ch))),
-            None => {}
-        }
-    }
-    out
+    Literals::DOUBLE
+        .literals(text)
+        .into_iter()
+        .map(str::to_string)
+        .collect()
 }
 
 /// The items of a list literal: `[a, b]`, Zig's `&.{ a, b }`, Elixir's
@@ -330,9 +247,7 @@ fn list_items(v: &str) -> Vec<String> {
         .find_map(|o| t.strip_prefix(o))
         .map(|s| &s[..s.len().saturating_sub(1)]);
     match inner {
-        Some(s) if s.contains(',') || !s.contains(char::is_whitespace) => {
-            split_top_level(s, &['"', '\''])
-        }
+        Some(s) if s.contains(',') || !s.contains(char::is_whitespace) => Literals::QUOTES.list(s),
         Some(s) => sexp_items(s),
         None => vec![t.to_string()],
     }
@@ -363,52 +278,11 @@ fn text_of(v: &str, atoms: bool) -> String {
 /// The operands of a string concatenation (`+`, `++`, `<>` outside strings
 /// and brackets); one part when `t` is none.
 fn concatenated(t: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut depth = 0i32;
-    let mut quote: Option<char> = None;
-    let mut escaped = false;
-    let mut chars = t.chars().peekable();
-    while let Some(ch) = chars.next() {
-        if let Some(q) = quote {
-            cur.push(ch);
-            if escaped {
-                escaped = false;
-            } else if ch == '\\' {
-                escaped = true;
-            } else if ch == q {
-                quote = None;
-            }
-            continue;
-        }
-        match ch {
-            '"' | '\'' => {
-                quote = Some(ch);
-                cur.push(ch);
-            }
-            '(' | '[' | '{' => {
-                depth += 1;
-                cur.push(ch);
-            }
-            ')' | ']' | '}' => {
-                depth -= 1;
-                cur.push(ch);
-            }
-            '+' if depth == 0 => {
-                if chars.peek() == Some(&'+') {
-                    chars.next();
-                }
-                out.push(std::mem::take(&mut cur).trim().to_string());
-            }
-            '<' if depth == 0 && chars.peek() == Some(&'>') => {
-                chars.next();
-                out.push(std::mem::take(&mut cur).trim().to_string());
-            }
-            c => cur.push(c),
-        }
-    }
-    out.push(cur.trim().to_string());
-    out
+    Literals::QUOTES
+        .split(t, &["++", "+", "<>"])
+        .into_iter()
+        .map(|p| p.trim().to_string())
+        .collect()
 }
 
 /// A string literal's text: `"…"`, `'…'`, `"""…"""`, `r"…"`, escapes

@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 
 use super::super::{read_script, Found};
 use super::{named_or_nearest, Text, UNKNOWN};
+use crate::shell::command::nesting::Literals;
 use crate::shell::command::places::ProjectFile;
 
 /// Packages whose build script is read per command.
@@ -391,45 +392,32 @@ fn find_char(masked: &[char], from: usize, c: char) -> Option<usize> {
     (from..masked.len()).find(|k| masked[*k] == c)
 }
 
-/// The index of the bracket closing the one at `open`.
+/// The index of the bracket closing the one at `open` (strings and comments
+/// are masked already).
 fn matching(masked: &[char], open: usize) -> Option<usize> {
-    let mut level = 0usize;
-    for (k, c) in masked.iter().enumerate().skip(open) {
-        match c {
-            '(' | '[' | '{' => level += 1,
-            ')' | ']' | '}' => {
-                level = level.checked_sub(1)?;
-                if level == 0 {
-                    return Some(k);
-                }
-            }
-            _ => {}
-        }
-    }
-    None
+    Literals::NONE.close_in_chars(masked, open)
 }
 
-/// Items of a list's inside, split at top-level commas (outside strings).
+/// Items of a list's inside, split at top-level commas (outside strings and
+/// comments), as written.
 fn split_top(s: &str) -> Vec<String> {
     let src: Vec<char> = s.chars().collect();
-    let masked = mask(&src);
-    let mut out = Vec::new();
-    let mut level = 0usize;
-    let mut start = 0;
-    for (k, c) in masked.iter().enumerate() {
-        match c {
-            '(' | '[' | '{' => level += 1,
-            ')' | ']' | '}' => level = level.saturating_sub(1),
-            ',' if level == 0 => {
-                out.push(src[start..k].iter().collect::<String>());
-                start = k + 1;
-            }
-            _ => {}
-        }
-    }
-    let last: String = src[start..].iter().collect();
-    if !last.trim().is_empty() {
-        out.push(last);
+    let masked: String = mask(&src).into_iter().collect();
+    // The mask keeps each character's place, not its width: each part's
+    // characters are taken from `src` by count.
+    let mut from = 0;
+    let mut out: Vec<String> = Literals::NONE
+        .split(&masked, &[","])
+        .into_iter()
+        .map(|part| {
+            let n = part.chars().count();
+            let item = src.get(from..from + n).unwrap_or_default().iter().collect();
+            from += n + 1;
+            item
+        })
+        .collect();
+    if out.last().is_some_and(|l| l.trim().is_empty()) {
+        out.pop();
     }
     out
 }

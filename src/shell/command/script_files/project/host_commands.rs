@@ -29,6 +29,7 @@ use std::sync::OnceLock;
 use regex::Regex;
 use serde_json::Value;
 
+use super::super::super::nesting::Literals;
 use super::super::super::places::{Format, ProjectFile};
 use super::super::{read_script, Found};
 use super::{file_text, nearest, tree, Text, MAX_CLIMB, MAX_ENTRIES, UNKNOWN};
@@ -92,38 +93,6 @@ fn texts(paths: &[PathBuf]) -> Result<Vec<(PathBuf, String)>, ()> {
         }
     }
     Ok(out)
-}
-
-/// The body of the block whose `{` ends `head` (up to its matching `}`,
-/// outside strings).
-fn block(text: &str, open: usize) -> &str {
-    let mut depth = 0usize;
-    let mut quote = false;
-    let mut escaped = false;
-    for (i, ch) in text[open..].char_indices() {
-        if quote {
-            if escaped {
-                escaped = false;
-            } else if ch == '\\' {
-                escaped = true;
-            } else if ch == '"' {
-                quote = false;
-            }
-            continue;
-        }
-        match ch {
-            '"' => quote = true,
-            '{' => depth += 1,
-            '}' => {
-                depth = depth.saturating_sub(1);
-                if depth == 0 {
-                    return &text[open + 1..open + i];
-                }
-            }
-            _ => {}
-        }
-    }
-    &text[open + 1..]
 }
 
 /// A double-quoted string's text (HCL, nix, JSON-like): escapes undone,
@@ -201,39 +170,6 @@ fn words_line(words: &[String]) -> String {
         .join(" ")
 }
 
-/// The parts of a list at its top level (commas outside quotes and brackets).
-fn split_top(s: &str) -> Vec<String> {
-    crate::shell::command::inline::split_top_level(s, &['\'', '"'])
-}
-
-/// The text up to the `close` that ends the call or list opened before it
-/// (nesting and quotes respected).
-fn until_close(s: &str, close: char) -> &str {
-    let open = match close {
-        ')' => '(',
-        ']' => '[',
-        _ => '{',
-    };
-    let mut depth = 0i32;
-    let mut quote: Option<char> = None;
-    for (i, ch) in s.char_indices() {
-        if let Some(q) = quote {
-            if ch == q {
-                quote = None;
-            }
-            continue;
-        }
-        match ch {
-            '\'' | '"' => quote = Some(ch),
-            c if c == open => depth += 1,
-            c if c == close && depth == 0 => return &s[..i],
-            c if c == close => depth -= 1,
-            _ => {}
-        }
-    }
-    s
-}
-
 /// terraform's `external` programs and `local-exec` commands in the
 /// folder's `*.tf` files.
 fn terraform(sub: &str, dir: &Path) -> Found {
@@ -265,10 +201,11 @@ fn terraform(sub: &str, dir: &Path) -> Found {
     );
     for (_, text) in &files {
         for m in data.find_iter(text) {
-            let body = block(text, m.end() - 1);
+            let body = Literals::DOUBLE.inside(text, m.end() - 1);
             if let Some(p) = program.find(body) {
-                let list = until_close(&body[p.end()..], ']');
-                let words: Vec<String> = split_top(list)
+                let list = Literals::QUOTES.until_unmatched(&body[p.end()..], &[]);
+                let words: Vec<String> = Literals::QUOTES
+                    .list(list)
                     .iter()
                     .map(|w| quoted(w).unwrap_or_else(|| UNKNOWN.to_string()))
                     .collect();
@@ -279,7 +216,7 @@ fn terraform(sub: &str, dir: &Path) -> Found {
             continue;
         }
         for m in local_exec.find_iter(text) {
-            let body = block(text, m.end() - 1);
+            let body = Literals::DOUBLE.inside(text, m.end() - 1);
             if let Some(c) = command.captures(body) {
                 let line = match (c.get(1), c.get(2)) {
                     (Some(s), _) => quoted(s.as_str()).unwrap_or_default(),
@@ -535,20 +472,20 @@ fn meson(sub: &str, args: &[String], dir: &Path) -> Found {
             Err(()) => return Found::Unknown,
         };
         for m in run_command.find_iter(&text) {
-            let call = until_close(&text[m.end()..], ')');
-            let words: Vec<String> = split_top(call)
+            let call = Literals::QUOTES.until_unmatched(&text[m.end()..], &[]);
+            let words: Vec<String> = Literals::QUOTES
+                .list(call)
                 .iter()
                 .filter(|a| !a.contains(':') || a.starts_with(['\'', '"']))
                 .map(|w| meson_string(w).unwrap_or_else(|| UNKNOWN.to_string()))
                 .collect();
             // A list given as one argument: `run_command(['rm', …])`.
             let words = match words.as_slice() {
-                [one] if one == UNKNOWN && call.trim_start().starts_with('[') => {
-                    split_top(until_close(&call.trim_start()[1..], ']'))
-                        .iter()
-                        .map(|w| meson_string(w).unwrap_or_else(|| UNKNOWN.to_string()))
-                        .collect()
-                }
+                [one] if one == UNKNOWN && call.trim_start().starts_with('[') => Literals::QUOTES
+                    .list(Literals::QUOTES.until_unmatched(&call.trim_start()[1..], &[]))
+                    .iter()
+                    .map(|w| meson_string(w).unwrap_or_else(|| UNKNOWN.to_string()))
+                    .collect(),
                 _ => words,
             };
             out.line(&words_line(&words), !configures);
@@ -647,7 +584,7 @@ mod tests {
         assert_eq!(quoted(r#""${path.module}/x.sh""#).unwrap(), "./x.sh");
         assert_eq!(quoted(r#""a $${b}""#).unwrap(), "a ${b}");
         assert_eq!(
-            split_top(r#""sh", "-c", "x, y""#),
+            Literals::QUOTES.list(r#""sh", "-c", "x, y""#),
             ["\"sh\"", "\"-c\"", "\"x, y\""]
         );
     }

@@ -23,6 +23,7 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
+use super::super::super::nesting::Literals;
 use super::super::super::places::ProjectFile;
 use super::super::{read_script, Found};
 use super::{named_or_nearest, Text, MAX_ENTRIES, UNKNOWN};
@@ -91,8 +92,8 @@ fn scripted(text: &str, root: &Path) -> Vec<String> {
         r"(?m)(?:^\s*|project\.|\bIO\.|[\s{;])delete(?:\s*\(|\s+)(.+)$",
     );
     for c in delete.captures_iter(text) {
-        let args = balanced(c.get(1).map_or("", |m| m.as_str()));
-        for a in split_top(args.trim()) {
+        let args = Literals::QUOTES.until_unmatched(c.get(1).map_or("", |m| m.as_str()), &[';']);
+        for a in Literals::QUOTES.list(args.trim()) {
             out.push(format!("rm -rf -- {}", value(&a, root)));
         }
     }
@@ -111,12 +112,18 @@ fn scripted(text: &str, root: &Path) -> Vec<String> {
         r"(?m)\b(?:commandLine|setCommandLine)(?:\s*=\s*\[?|\s*\(|\s+)(.+)$",
     );
     for c in command_line.captures_iter(text) {
-        let args = balanced(c.get(1).map_or("", |m| m.as_str())).trim();
+        let args = Literals::QUOTES
+            .until_unmatched(c.get(1).map_or("", |m| m.as_str()), &[';'])
+            .trim();
         let args = args
             .strip_prefix("listOf(")
             .or_else(|| args.strip_prefix("arrayOf("))
             .unwrap_or(args);
-        let words: Vec<String> = split_top(args).iter().map(|a| value(a, root)).collect();
+        let words: Vec<String> = Literals::QUOTES
+            .list(args)
+            .iter()
+            .map(|a| value(a, root))
+            .collect();
         out.push(words.join(" "));
     }
     let execute = re(
@@ -162,7 +169,8 @@ fn command_words(
                 .collect::<Vec<_>>()
                 .join(" ")
         }
-        (None, Some(l)) => split_top(l.as_str())
+        (None, Some(l)) => Literals::QUOTES
+            .list(l.as_str())
             .iter()
             .map(|a| value(a, root))
             .collect::<Vec<_>>()
@@ -241,35 +249,6 @@ fn maven(text: &str, root: &Path) -> Vec<String> {
     out
 }
 
-/// The text up to where its enclosing call or block ends (a `)`, `]` or
-/// `}` it did not open) or a `;` at its top level.
-fn balanced(s: &str) -> &str {
-    let mut depth = 0i32;
-    let mut quote: Option<char> = None;
-    for (i, ch) in s.char_indices() {
-        if let Some(q) = quote {
-            if ch == q {
-                quote = None;
-            }
-            continue;
-        }
-        match ch {
-            '\'' | '"' => quote = Some(ch),
-            '(' | '[' | '{' => depth += 1,
-            ')' | ']' | '}' if depth == 0 => return &s[..i],
-            ')' | ']' | '}' => depth -= 1,
-            ';' if depth == 0 => return &s[..i],
-            _ => {}
-        }
-    }
-    s
-}
-
-/// The parts of a list at its top level (commas outside quotes and brackets).
-fn split_top(s: &str) -> Vec<String> {
-    crate::shell::command::inline::split_top_level(s, &['\'', '"'])
-}
-
 /// The home folder, as the build tools name it.
 const HOME_SPELLINGS: &[&str] = &[
     "System.getProperty('user.home')",
@@ -310,7 +289,11 @@ fn value(expr: &str, root: &Path) -> String {
         return unknown();
     }
     // `a + '/x'`: each part, joined.
-    let parts = split_plus(e);
+    let parts: Vec<&str> = Literals::QUOTES
+        .split(e, &["+"])
+        .into_iter()
+        .map(str::trim)
+        .collect();
     if parts.len() > 1 {
         return parts.iter().map(|p| value(p, root)).collect::<String>();
     }
@@ -326,7 +309,11 @@ fn value(expr: &str, root: &Path) -> String {
     ] {
         if let Some(inner) = e.strip_prefix(wrap).and_then(|r| r.strip_suffix(')')) {
             let inner = inner.trim().strip_prefix("dir:").unwrap_or(inner).trim();
-            let first = split_top(inner).into_iter().next().unwrap_or_default();
+            let first = Literals::QUOTES
+                .list(inner)
+                .into_iter()
+                .next()
+                .unwrap_or_default();
             return value(&first, root);
         }
     }
@@ -382,39 +369,4 @@ fn interpolated(s: &str, root: &Path) -> String {
         out.push_str(&crate::shell::quote(&lit));
     }
     out
-}
-
-/// The operands of a top-level `+`, outside quotes and brackets.
-fn split_plus(s: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut depth = 0i32;
-    let mut quote: Option<char> = None;
-    let mut cur = String::new();
-    for ch in s.chars() {
-        if let Some(q) = quote {
-            cur.push(ch);
-            if ch == q {
-                quote = None;
-            }
-            continue;
-        }
-        match ch {
-            '\'' | '"' => {
-                quote = Some(ch);
-                cur.push(ch);
-            }
-            '(' | '[' | '{' => {
-                depth += 1;
-                cur.push(ch);
-            }
-            ')' | ']' | '}' => {
-                depth -= 1;
-                cur.push(ch);
-            }
-            '+' if depth == 0 => out.push(std::mem::take(&mut cur)),
-            _ => cur.push(ch),
-        }
-    }
-    out.push(cur);
-    out.into_iter().map(|p| p.trim().to_string()).collect()
 }

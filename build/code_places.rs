@@ -60,8 +60,6 @@ const LANGS: &[(&str, &str)] = &[
     ("lessopen", "Lang::Escape(Dialect::LessOpen)"),
     ("tmux-command", "Lang::Escape(Dialect::TmuxCommand)"),
     ("git-ext", "Lang::Escape(Dialect::GitExt)"),
-    ("lisp", "Lang::Escape(Dialect::Lisp)"),
-    ("octave", "Lang::Escape(Dialect::Octave)"),
     ("preload", "Lang::Loaded(Load::Preload)"),
     ("node-options", "Lang::Loaded(Load::NodeOptions)"),
     ("java-options", "Lang::Loaded(Load::JavaOptions)"),
@@ -667,6 +665,7 @@ const CALL_FORMS: &[(&str, &str)] = &[
     ("line", "CallForm::Line"),
     ("strings", "CallForm::Strings"),
     ("prefix", "CallForm::Prefix"),
+    ("word", "CallForm::Word"),
 ];
 
 /// `code` names of `call` rows and the `places::CallCode` each stands for.
@@ -676,6 +675,7 @@ const CALL_CODES: &[(&str, &str)] = &[
     ("argv", "CallCode::Argv"),
     ("program-args", "CallCode::ProgramArgs"),
     ("delete", "CallCode::Delete"),
+    ("remove", "CallCode::Remove"),
     ("unknown", "CallCode::Unknown"),
 ];
 
@@ -687,7 +687,15 @@ fn calls(table: &toml::Table, out: &mut String) -> Result<Vec<String>, String> {
     for (i, row) in rows(table, "call")?.iter().enumerate() {
         let at = |e: String| format!("call row {}: {e}", i + 1);
         let known = [
-            "lang", "form", "call", "arg", "key", "rest", "code", "prefix",
+            "lang",
+            "form",
+            "call",
+            "arg",
+            "key",
+            "rest",
+            "code",
+            "prefix",
+            "recursive",
         ];
         if let Some(k) = row.keys().find(|k| !known.contains(&k.as_str())) {
             return Err(at(format!("unknown key `{k}`")));
@@ -738,13 +746,27 @@ fn calls(table: &toml::Table, out: &mut String) -> Result<Vec<String>, String> {
             Some(toml::Value::Boolean(b)) => *b,
             Some(_) => return Err(at("`rest` must be true or false".into())),
         };
+        let recursive = match row.get("recursive") {
+            Some(v) => strings(v, "recursive").map_err(at)?,
+            None => Vec::new(),
+        };
+        if !recursive.is_empty() && code_name != "remove" {
+            return Err(at("`recursive` goes with `code = \"remove\"`".into()));
+        }
+        if form_name == "word" && (rest || !keys.is_empty() || arg != 1) {
+            return Err(at(
+                "`form = \"word\"` reads the literals after the name: no `arg`, `key` or `rest`"
+                    .into(),
+            ));
+        }
         let _ = writeln!(
             out,
-            "    Call {{ lang: {}, form: {form}, call: {}, arg: {arg}, key: {}, rest: {rest}, code: {code}, prefix: {} }},",
+            "    Call {{ lang: {}, form: {form}, call: {}, arg: {arg}, key: {}, rest: {rest}, code: {code}, prefix: {}, recursive: {} }},",
             lit(&lang),
             list_lit(&names),
             list_lit(&keys),
             opt_lit(prefix.as_ref()),
+            list_lit(&recursive),
         );
         if !langs.contains(&lang) {
             langs.push(lang);

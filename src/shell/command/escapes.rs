@@ -59,14 +59,9 @@ pub(crate) enum Dialect {
     /// A tmux command line (`if-shell COND 'run-shell "make"'`): tmux
     /// commands separated by `;`, each run as `tmux WORDS`.
     TmuxCommand,
-    /// Lisps (Emacs Lisp, Common Lisp, Scheme): `(shell-command "cmd")`,
-    /// `(call-process "prog" …)`, `(delete-directory "dir" t)`, ….
-    Lisp,
-    /// Octave and MATLAB: `system("cmd")`, `unix("cmd")`, `rmdir("d", "s")`.
-    Octave,
-    /// A language the analysis does not read (`elixir -e`, `bb -e`): the
-    /// constructs of the `call` rows of that language
-    /// ([`super::unread`]).
+    /// A language the analysis does not read (`elixir -e`, `bb -e`, a
+    /// Lisp's `--eval`, Octave's): the constructs of the `call` rows of that
+    /// language ([`super::unread`]).
     Calls(&'static str),
 }
 
@@ -96,8 +91,6 @@ pub(crate) fn scan(dialect: Dialect, code: &str, words: &[String]) -> Vec<Effect
         Dialect::LessOpen => less_open(code),
         Dialect::GitExt => words.iter().filter_map(|w| git_ext(w)).collect(),
         Dialect::TmuxCommand => tmux_commands(&super::wrappers::split_words(code)),
-        Dialect::Lisp => calls(code, LISP, &['"']),
-        Dialect::Octave => calls(code, OCTAVE, &['"', '\'']),
         Dialect::Calls(lang) => super::unread::effects(lang, code),
     };
     out.truncate(MAX_EFFECTS);
@@ -283,23 +276,20 @@ fn gdb(code: &str) -> Vec<Effect> {
     out
 }
 
-/// A debugger command line that calls one of [`DEBUGGER_EXPRESSION`]'s
-/// functions (`break system` names one, and calls nothing).
+/// A debugger command line that calls one of the C library's shell-outs
+/// the `c` call rows list (`call system("…")`, `expr (int)system("…")`);
+/// `break system` names one, and calls nothing.
 fn debugger_expression(line: &str) -> Vec<Effect> {
     let squeezed: String = line.chars().filter(|c| !c.is_whitespace()).collect();
-    if DEBUGGER_EXPRESSION
-        .iter()
-        .any(|(name, _)| squeezed.contains(&format!("{name}(")))
-    {
-        calls(line, DEBUGGER_EXPRESSION, &['"'])
+    let calls = super::places::calls("c")
+        .flat_map(|row| row.call)
+        .any(|name| squeezed.contains(&format!("{name}(")));
+    if calls {
+        super::unread::effects("c", line)
     } else {
         Vec::new()
     }
 }
-
-/// What an expression a debugger evaluates in the program may run: the C
-/// library's shell-outs (`call system("…")`, `expr (int)system("…")`).
-const DEBUGGER_EXPRESSION: &[(&str, Does)] = &[("system", Does::Shell), ("popen", Does::Shell)];
 
 /// lldb's command language. Commands and options may be abbreviated to any
 /// unique prefix (`pla sh`, `platform she`), as lldb accepts them.
@@ -687,180 +677,6 @@ fn tmux_keys(words: &[String]) -> Vec<Effect> {
     vec![shell(&text)]
 }
 
-/// What a call does with its string arguments.
-#[derive(Clone, Copy)]
-enum Does {
-    /// Runs the first as a shell command line.
-    Shell,
-    /// Runs a program: the first string, then the rest as its words.
-    Program,
-    /// Deletes the first, recursively when `recursive` (a later argument
-    /// `t`, `"s"`, …) says so.
-    Delete { recursive: bool },
-}
-
-const LISP: &[(&str, Does)] = &[
-    ("shell-command", Does::Shell),
-    ("shell-command-to-string", Does::Shell),
-    ("async-shell-command", Does::Shell),
-    ("call-process-shell-command", Does::Shell),
-    ("process-lines", Does::Program),
-    ("call-process", Does::Program),
-    ("run-shell-command", Does::Shell),
-    ("ext:run-shell-command", Does::Shell),
-    ("uiop:run-program", Does::Shell),
-    ("system", Does::Shell),
-    ("delete-directory", Does::Delete { recursive: true }),
-    ("delete-file", Does::Delete { recursive: false }),
-];
-
-const OCTAVE: &[(&str, Does)] = &[
-    ("system", Does::Shell),
-    ("unix", Does::Shell),
-    ("dos", Does::Shell),
-    ("rmdir", Does::Delete { recursive: true }),
-    ("delete", Does::Delete { recursive: false }),
-];
-
-/// The string literals after `at` in `code`, up to the call's end (a `)` or
-/// the end of the line), as written (`"…"` with `\` escapes; `quotes` are the
-/// language's string delimiters: Lisp's `'` quotes a form, not a string).
-fn string_args(code: &str, at: usize, quotes: &[char]) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut chars = code[at..].chars().peekable();
-    let mut depth = 0i32;
-    while let Some(c) = chars.next() {
-        match c {
-            _ if quotes.contains(&c) => {
-                let mut s = String::new();
-                while let Some(d) = chars.next() {
-                    if d == c {
-                        break;
-                    }
-                    if d == '\\' && c == '"' {
-                        if let Some(e) = chars.next() {
-                            s.push(e);
-                        }
-                        continue;
-                    }
-                    s.push(d);
-                }
-                out.push(s);
-            }
-            '(' => depth += 1,
-            ')' => {
-                depth -= 1;
-                if depth < 0 {
-                    break;
-                }
-            }
-            '\n' if depth <= 0 => break,
-            _ => {}
-        }
-    }
-    out
-}
-
-/// Where the string literal that `text` starts with ends (the byte after its
-/// closing quote), if it starts with one and closes it.
-fn literal_end(text: &str, quotes: &[char]) -> Option<usize> {
-    let q = text.chars().next().filter(|c| quotes.contains(c))?;
-    let mut escaped = false;
-    for (i, c) in text.char_indices().skip(1) {
-        match c {
-            _ if escaped => escaped = false,
-            '\\' if q == '"' => escaped = true,
-            _ if c == q => return Some(i + c.len_utf8()),
-            _ => {}
-        }
-    }
-    None
-}
-
-/// Whether byte `at` of `code` is inside a string literal (`quotes` delimit
-/// strings; `\` escapes in `"…"`).
-fn in_string(code: &str, at: usize, quotes: &[char]) -> bool {
-    let mut open: Option<char> = None;
-    let mut escaped = false;
-    for (i, c) in code.char_indices() {
-        if i >= at {
-            break;
-        }
-        match open {
-            Some(_) if escaped => escaped = false,
-            Some('"') if c == '\\' => escaped = true,
-            Some(q) if c == q => open = None,
-            Some(_) => {}
-            None if quotes.contains(&c) => open = Some(c),
-            None => {}
-        }
-    }
-    open.is_some()
-}
-
-/// Calls of known functions in a language whose words are names (Lisp's
-/// `(name "arg")`, Octave's `name("arg")` and `name arg`).
-fn calls(code: &str, table: &[(&str, Does)], quotes: &[char]) -> Vec<Effect> {
-    let mut out = Vec::new();
-    let ident = |c: char| c.is_alphanumeric() || matches!(c, '-' | '_' | ':' | '*' | '.');
-    for (name, does) in table {
-        for (i, _) in code.match_indices(name) {
-            let before = code[..i].chars().next_back();
-            let after = code[i + name.len()..].chars().next();
-            if before.is_some_and(ident) || after.is_some_and(ident) || in_string(code, i, quotes) {
-                continue;
-            }
-            // The argument is a literal only when a string follows the name
-            // (after Octave's `(`) and no operator joins it to more:
-            // `(concat "rm " d)`, `["rm " d]`, `strcat(…)` and `"rm " + d`
-            // build the text from values.
-            let rest = code[i + name.len()..].trim_start();
-            let rest = rest.strip_prefix('(').unwrap_or(rest).trim_start();
-            let literal = literal_end(rest, quotes).is_some_and(|end| {
-                !rest[end..]
-                    .trim_start()
-                    .starts_with(['+', '.', '*', '&', '|', '/', '-', '['])
-            });
-            let args = if literal {
-                string_args(code, i + name.len(), quotes)
-            } else {
-                Vec::new()
-            };
-            let recursive_flag = code[i + name.len()..]
-                .lines()
-                .next()
-                .is_some_and(|l| l.contains(" t)") || l.contains("'s'") || l.contains("\"s\""));
-            match (does, args.first()) {
-                (Does::Shell, Some(cmd)) => out.push(shell(cmd)),
-                (Does::Program, Some(_)) => out.push(Effect::Words(
-                    args.iter().map(|w| Value::one(marked(w))).collect(),
-                )),
-                (Does::Delete { recursive }, Some(p)) => out.push(Effect::Delete {
-                    recursive: *recursive && recursive_flag,
-                    path: Value::one(tilde_home(p)),
-                }),
-                // A call whose argument is not a literal runs what a value holds.
-                (Does::Shell | Does::Program, None) => out.push(Effect::Dynamic),
-                (Does::Delete { .. }, None) => {}
-            }
-        }
-    }
-    out
-}
-
-/// A path whose `~` the language expands (Emacs, Octave): the home folder.
-fn tilde_home(p: &str) -> crate::shell::value::Sym {
-    use crate::shell::value::{Piece, Sym};
-    match p.strip_prefix('~') {
-        Some(rest) if rest.is_empty() || rest.starts_with('/') => {
-            let mut s = Sym::piece(Piece::Home);
-            s.push(Piece::Text(rest.to_string()));
-            s
-        }
-        _ => marked(p),
-    }
-}
-
 /// The command an `ext::` URL runs: arguments split at spaces, `% ` a space
 /// in one, `%%` a `%`, `%s`/`%S` the service (`git-upload-pack`), `%G`/`%V`
 /// (protocol headers) left out.
@@ -1071,26 +887,46 @@ mod tests {
             "run-shell 'rm -rf ~'; kill-server",
             &["tmux run-shell rm -rf ~", "tmux kill-server"],
         ),
-        (Dialect::Lisp, "(shell-command \"rm -rf ~\")", &["rm -rf ~"]),
         (
-            Dialect::Lisp,
+            Dialect::Calls("lisp"),
+            "(shell-command \"rm -rf ~\")",
+            &["rm -rf ~"],
+        ),
+        (
+            Dialect::Calls("lisp"),
             "(call-process \"git\" nil t nil \"status\")",
             &["git status"],
         ),
-        (Dialect::Lisp, "(org-babel-tangle-file \"README.org\")", &[]),
-        (Dialect::Octave, "system('rm -rf ~')", &["rm -rf ~"]),
-        (Dialect::Octave, "x = filesystem_size('/'); disp(x)", &[]),
-        (Dialect::Octave, "disp(\"system ready\")", &[]),
-        (Dialect::Lisp, "(message \"run shell-command later\")", &[]),
         (
-            Dialect::Lisp,
+            Dialect::Calls("lisp"),
+            "(org-babel-tangle-file \"README.org\")",
+            &[],
+        ),
+        (
+            Dialect::Calls("octave"),
+            "system('rm -rf ~')",
+            &["rm -rf ~"],
+        ),
+        (
+            Dialect::Calls("octave"),
+            "x = filesystem_size('/'); disp(x)",
+            &[],
+        ),
+        (Dialect::Calls("octave"), "disp(\"system ready\")", &[]),
+        (
+            Dialect::Calls("lisp"),
+            "(message \"run shell-command later\")",
+            &[],
+        ),
+        (
+            Dialect::Calls("lisp"),
             "(shell-command (concat \"make \" target))",
             &[],
         ),
-        (Dialect::Octave, "system([\"rm -rf \" d])", &[]),
-        (Dialect::Octave, "system(\"rm -rf \" + d)", &[]),
+        (Dialect::Calls("octave"), "system([\"rm -rf \" d])", &[]),
+        (Dialect::Calls("octave"), "system(\"rm -rf \" + d)", &[]),
         (
-            Dialect::Octave,
+            Dialect::Calls("octave"),
             "[status, out] = system(\"git status\");",
             &["git status"],
         ),

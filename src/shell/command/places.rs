@@ -353,6 +353,11 @@ pub(crate) enum CallForm {
     Strings,
     /// A string that starts with the row's `prefix`: the rest.
     Prefix,
+    /// The name as a word outside strings, then the string literals up to
+    /// the call's end: Lisp's `(NAME "arg")` and `#'NAME "arg"`, Octave's
+    /// `NAME("arg")` and `NAME "arg"`. A name followed by anything but a
+    /// literal (a variable, `(concat …)`, `"a" + b`) runs a computed value.
+    Word,
 }
 
 /// What a `call` row's construct runs.
@@ -368,6 +373,9 @@ pub(crate) enum CallCode {
     ProgramArgs,
     /// A path deleted with what it holds.
     Delete,
+    /// A path removed: with what it holds only when a later argument is one
+    /// of the row's `recursive` (Emacs's `t`, Octave's `"s"`).
+    Remove,
     /// A command nobody can read before it runs (ask).
     Unknown,
 }
@@ -388,6 +396,8 @@ pub(crate) struct Call {
     pub rest: bool,
     pub code: CallCode,
     pub prefix: Option<&'static str>,
+    /// For [`CallCode::Remove`]: the arguments that make it recursive.
+    pub recursive: &'static [&'static str],
 }
 
 /// The `call` rows of a language.

@@ -14,7 +14,7 @@
 use regex::Regex;
 
 use super::inline::{marked, Effect};
-use super::nesting::Literals;
+use super::nesting::{Literals, Token};
 use super::places::{self, Call, CallCode, CallForm};
 
 /// The text that stands for what only the run knows (a build file's
@@ -118,6 +118,11 @@ pub(crate) fn constructs(rows: &[&Call], text: &str) -> Vec<Seen> {
                     }
                 }
             }
+            CallForm::Word => {
+                for name in row.call {
+                    out.extend(words_called(row, name, text));
+                }
+            }
             CallForm::Prefix => {
                 let prefix = row.prefix.unwrap_or("");
                 for s in strings_in(text) {
@@ -131,6 +136,117 @@ pub(crate) fn constructs(rows: &[&Call], text: &str) -> Vec<Seen> {
         }
     }
     out
+}
+
+/// How a `call` language writes strings, where its constructs are found
+/// as words: in the Lisps `'` quotes a form (`#'shell-command`), not text.
+fn strings_of(lang: &str) -> Literals {
+    match lang {
+        "lisp" | "c" => Literals::DOUBLE,
+        _ => Literals::QUOTES,
+    }
+}
+
+/// The constructs of a [`CallForm::Word`] row named `name` in `text`: the
+/// name as a word outside strings, read from the string literals after it.
+fn words_called(row: &Call, name: &str, text: &str) -> Vec<Seen> {
+    let lit = strings_of(row.lang);
+    let ident = |c: char| c.is_alphanumeric() || matches!(c, '-' | '_' | ':' | '*' | '.');
+    let in_string = |at: usize| {
+        lit.tokens(text.char_indices()).any(|t| match t {
+            Token::Literal { open, close } => open < at && close.is_none_or(|c| at < c),
+            Token::Code { .. } => false,
+        })
+    };
+    let mut out = Vec::new();
+    for (i, _) in text.match_indices(name) {
+        let after_name = &text[i + name.len()..];
+        let before = text[..i].chars().next_back();
+        if before.is_some_and(ident) || after_name.chars().next().is_some_and(ident) || in_string(i)
+        {
+            continue;
+        }
+        // The call's text: after Octave's `(`, up to the close of the
+        // bracket around it or the line's end.
+        let rest = after_name.trim_start();
+        let rest = rest.strip_prefix('(').unwrap_or(rest).trim_start();
+        let call = lit.until_unmatched(rest, &['\n']);
+        // Its command is read only when a string comes first and nothing
+        // joins it to more (`(concat "rm " d)`, `["rm " d]`, `"rm " + d` are
+        // built from values).
+        let literal = match lit.tokens(rest.char_indices()).next() {
+            Some(Token::Literal {
+                open: 0,
+                close: Some(c),
+            }) => !rest[c + 1..]
+                .trim_start()
+                .starts_with(['+', '.', '*', '&', '|', '/', '-', '[']),
+            _ => false,
+        };
+        let args: Vec<String> = if literal {
+            lit.literals(call).iter().map(|l| unquoted(l)).collect()
+        } else {
+            Vec::new()
+        };
+        let Some(head) = args.first() else {
+            if !matches!(row.code, CallCode::Delete | CallCode::Remove) {
+                out.push(Seen::Unknown);
+            }
+            continue;
+        };
+        let line = match row.code {
+            CallCode::Sh | CallCode::Bash => head.trim().to_string(),
+            CallCode::Argv | CallCode::ProgramArgs => words_line(&args),
+            CallCode::Delete | CallCode::Remove => {
+                deletion(row, &home_tilde(head), lit.words(call).into_iter().skip(1))
+            }
+            CallCode::Unknown => {
+                out.push(Seen::Unknown);
+                continue;
+            }
+        };
+        out.push(Seen::Line(line));
+    }
+    out
+}
+
+/// The command a [`CallCode::Delete`] or [`CallCode::Remove`] construct
+/// amounts to: `path` removed, with what it holds when the row always
+/// recurses or one of the `later` arguments is among its `recursive`.
+fn deletion<'a>(row: &Call, path: &str, mut later: impl Iterator<Item = &'a str>) -> String {
+    let recursive = row.code == CallCode::Delete
+        || later.any(|w| {
+            row.recursive
+                .contains(&w.trim_matches([',', ';', '"', '\'', ')', ' ']))
+        });
+    let rm = if recursive { "rm -rf --" } else { "rm -f --" };
+    format!("{rm} {}", words_line(&[path.to_string()]))
+}
+
+/// A string literal's text: a `"…"` one with its escapes undone, a `'…'`
+/// one as written.
+fn unquoted(l: &str) -> String {
+    let Some(inner) = l.strip_prefix('"').and_then(|r| r.strip_suffix('"')) else {
+        return l
+            .get(1..l.len().saturating_sub(1))
+            .unwrap_or_default()
+            .to_string();
+    };
+    let mut out = String::new();
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        out.extend(if c == '\\' { chars.next() } else { Some(c) });
+    }
+    out
+}
+
+/// A deleted path whose `~` the language expands (Emacs, Octave) as the
+/// home folder.
+fn home_tilde(p: &str) -> String {
+    match p.strip_prefix('~') {
+        Some(rest) if rest.is_empty() || rest.starts_with('/') => format!("{HOME}{rest}"),
+        _ => p.to_string(),
+    }
 }
 
 /// The pattern of a construct's opening: `NAME(` (`*.NAME(`: after any
@@ -182,7 +298,11 @@ fn seen(row: &Call, args: &[String], atoms: bool) -> Option<Seen> {
             }
             words_line(&words)
         }
-        CallCode::Delete => format!("rm -rf -- {}", words_line(&[word(&value)])),
+        CallCode::Delete | CallCode::Remove => deletion(
+            row,
+            &word(&value),
+            args.iter().skip(row.arg).map(String::as_str),
+        ),
         CallCode::Unknown => return Some(Seen::Unknown),
     }))
 }

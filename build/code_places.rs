@@ -99,6 +99,8 @@ const FORMATS: &[(&str, &str)] = &[
     ("tree", "Format::Tree"),
     ("calls", "Format::Calls"),
     ("entry-point", "Format::EntryPoint"),
+    ("bats", "Format::Bats"),
+    ("notebook", "Format::Notebook"),
 ];
 
 /// Read the table and write `$OUT_DIR/code_places.rs`.
@@ -447,6 +449,7 @@ fn project_files(
             "may_commands",
             "task_dirs",
             "no_run",
+            "run_with",
         ];
         if let Some(k) = row.keys().find(|k| !known.contains(&k.as_str())) {
             return Err(at(format!("unknown key `{k}`")));
@@ -610,6 +613,8 @@ fn project_files(
                     | "tree"
                     | "calls"
                     | "entry-point"
+                    | "bats"
+                    | "notebook"
             )
         {
             return Err(at(format!(
@@ -617,7 +622,7 @@ fn project_files(
             )));
         }
         let text = format!(
-            "ProjectFile {{ subcommand: &[{}], files: {}, format: {format}, key: {}, run: {}, default: {}, lang: {}, file_option: {}, dir_option: {}, file_variable: {}, file_operand: {file_operand}, calls: {}, walk: {}, commands: &[{}], may_commands: &[{}], task_dirs: {}, no_run: {} }}",
+            "ProjectFile {{ subcommand: &[{}], files: {}, format: {format}, key: {}, run: {}, default: {}, lang: {}, file_option: {}, dir_option: {}, file_variable: {}, file_operand: {file_operand}, calls: {}, walk: {}, commands: &[{}], may_commands: &[{}], task_dirs: {}, no_run: {}, run_with: {} }}",
             subs.join(", "),
             list_lit(&files),
             opt_lit(key.as_ref()),
@@ -633,6 +638,7 @@ fn project_files(
             may_commands.join(", "),
             list_lit(&list("task_dirs")?),
             list_lit(&options("no_run")?),
+            list_lit(&options("run_with")?),
         );
         for p in programs {
             rows_out.push((p.to_ascii_lowercase(), i, text.clone()));

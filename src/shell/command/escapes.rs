@@ -759,6 +759,10 @@ fn less_open(code: &str) -> Vec<Effect> {
 mod tests {
     use super::*;
 
+    /// The `call` languages of the Lisps and of Octave.
+    const LISP: Dialect = Dialect::Calls("lisp");
+    const OCTAVE: Dialect = Dialect::Calls("octave");
+
     fn shells(d: Dialect, code: &str) -> Vec<String> {
         // A URL is one argument; other dialects get the code's words.
         let words: Vec<String> = match d {
@@ -887,46 +891,22 @@ mod tests {
             "run-shell 'rm -rf ~'; kill-server",
             &["tmux run-shell rm -rf ~", "tmux kill-server"],
         ),
+        (LISP, "(shell-command \"rm -rf ~\")", &["rm -rf ~"]),
         (
-            Dialect::Calls("lisp"),
-            "(shell-command \"rm -rf ~\")",
-            &["rm -rf ~"],
-        ),
-        (
-            Dialect::Calls("lisp"),
+            LISP,
             "(call-process \"git\" nil t nil \"status\")",
             &["git status"],
         ),
+        (LISP, "(org-babel-tangle-file \"README.org\")", &[]),
+        (OCTAVE, "system('rm -rf ~')", &["rm -rf ~"]),
+        (OCTAVE, "x = filesystem_size('/'); disp(x)", &[]),
+        (OCTAVE, "disp(\"system ready\")", &[]),
+        (LISP, "(message \"run shell-command later\")", &[]),
+        (LISP, "(shell-command (concat \"make \" target))", &[]),
+        (OCTAVE, "system([\"rm -rf \" d])", &[]),
+        (OCTAVE, "system(\"rm -rf \" + d)", &[]),
         (
-            Dialect::Calls("lisp"),
-            "(org-babel-tangle-file \"README.org\")",
-            &[],
-        ),
-        (
-            Dialect::Calls("octave"),
-            "system('rm -rf ~')",
-            &["rm -rf ~"],
-        ),
-        (
-            Dialect::Calls("octave"),
-            "x = filesystem_size('/'); disp(x)",
-            &[],
-        ),
-        (Dialect::Calls("octave"), "disp(\"system ready\")", &[]),
-        (
-            Dialect::Calls("lisp"),
-            "(message \"run shell-command later\")",
-            &[],
-        ),
-        (
-            Dialect::Calls("lisp"),
-            "(shell-command (concat \"make \" target))",
-            &[],
-        ),
-        (Dialect::Calls("octave"), "system([\"rm -rf \" d])", &[]),
-        (Dialect::Calls("octave"), "system(\"rm -rf \" + d)", &[]),
-        (
-            Dialect::Calls("octave"),
+            OCTAVE,
             "[status, out] = system(\"git status\");",
             &["git status"],
         ),

@@ -338,6 +338,11 @@ pub(crate) enum Format {
     Calls,
     /// A Python entry point (`module:function`) named under `key`.
     EntryPoint,
+    /// bats test files: their `@test` blocks and setup and teardown
+    /// functions, as the bash bats runs.
+    Bats,
+    /// A Jupyter notebook's code cells, as its kernel runs them.
+    Notebook,
 }
 
 /// How a `call` row's construct is written.
@@ -453,6 +458,9 @@ pub(crate) struct ProjectFile {
     /// Options with which the runner runs none of the file's code
     /// (`--check`, `--list`).
     pub no_run: &'static [&'static str],
+    /// Options without which the runner runs none of the file's code
+    /// (`jupyter nbconvert --execute`); empty: it always runs it.
+    pub run_with: &'static [&'static str],
 }
 
 include!(concat!(env!("OUT_DIR"), "/code_places.rs"));

@@ -29,6 +29,7 @@ use serde_json::Value;
 use super::super::places::{self, Format, ProjectFile};
 use super::{read_program, read_script, Found, Origin, SimpleCommand, MAX_SCRIPT_BYTES};
 
+mod bats;
 mod build_script;
 mod calls;
 mod cmake;
@@ -39,6 +40,7 @@ mod host_commands;
 mod just;
 mod jvm_build;
 mod loaded;
+mod notebook;
 mod rake;
 mod tree;
 mod workspaces;
@@ -125,7 +127,13 @@ pub(super) fn code(c: &SimpleCommand, row: &ProjectFile, from: usize, dir: &Path
         Err(found) => return found,
     };
     let (rest, dir, named) = (at.rest.as_slice(), at.dir.as_path(), at.file.as_deref());
-    if args.iter().any(|a| row.no_run.contains(&a.as_str())) {
+    let given = |options: &[&str]| {
+        args.iter().any(|a| {
+            let name = a.split_once('=').map_or(a.as_str(), |(n, _)| n);
+            options.contains(&name)
+        })
+    };
+    if given(row.no_run) || !(row.run_with.is_empty() || given(row.run_with)) {
         return Found::Nothing;
     }
     match row.format {
@@ -151,6 +159,8 @@ pub(super) fn code(c: &SimpleCommand, row: &ProjectFile, from: usize, dir: &Path
         Format::Compose => compose::code(row, rest, dir, named),
         Format::JvmBuild => jvm_build::code(row, rest, dir, named),
         Format::Code => loaded::code(row, rest, dir, named),
+        Format::Bats => bats::code(rest, dir, named),
+        Format::Notebook => notebook::code(row, dir, named),
         Format::Terraform
         | Format::NixShell
         | Format::Devcontainer

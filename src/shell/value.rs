@@ -283,6 +283,19 @@ impl Value {
         self.0.iter().any(Sym::has_unknown)
     }
 
+    /// Some path below each alternative (`DIR/…`): a name a program finds or
+    /// lists there.
+    #[must_use]
+    pub fn below(&self) -> Value {
+        let mut out = Value::default();
+        for s in &self.0 {
+            let mut s = s.clone();
+            s.push(Piece::Below);
+            out.add(s);
+        }
+        out
+    }
+
     /// Every combination of `self` followed by `other`.
     #[must_use]
     pub fn concat(&self, other: &Value) -> Value {

@@ -599,8 +599,13 @@ fn trim(s: &Sym, pat: &str, suffix: bool, longest: bool) -> Option<Sym> {
     // root), then text: the suffix is found in the text, or, when the
     // pattern matches only slashes, nowhere (the folder's path ends in a
     // name, and so does text that is not all slashes).
-    let (head, tail) =
-        s.0.split_at(s.0.iter().rposition(|p| !matches!(p, Piece::Text(_)))? + 1);
+    // The text may hold a pattern (`$(ls *.txt)`): cut as text, it stays one.
+    let (head, tail) = s.0.split_at(
+        s.0.iter()
+            .rposition(|p| !matches!(p, Piece::Text(_) | Piece::Glob(_)))?
+            + 1,
+    );
+    let pattern = tail.iter().any(|p| matches!(p, Piece::Glob(_)));
     if !matches!(
         head.last(),
         Some(Piece::Home | Piece::Project | Piece::Start | Piece::TempRoot)
@@ -610,7 +615,7 @@ fn trim(s: &Sym, pat: &str, suffix: bool, longest: bool) -> Option<Sym> {
     let text: String = tail
         .iter()
         .map(|p| match p {
-            Piece::Text(t) => t.as_str(),
+            Piece::Text(t) | Piece::Glob(t) => t.as_str(),
             _ => "",
         })
         .collect();
@@ -629,7 +634,11 @@ fn trim(s: &Sym, pat: &str, suffix: bool, longest: bool) -> Option<Sym> {
     };
     let mut out = Sym(head.to_vec());
     if !cut.is_empty() {
-        out.push(Piece::Text(cut));
+        out.push(if pattern {
+            Piece::Glob(cut)
+        } else {
+            Piece::Text(cut)
+        });
     }
     Some(out)
 }

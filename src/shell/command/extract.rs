@@ -23,8 +23,8 @@ use super::syntax::{
 };
 use super::wrappers::{self, Action, MAX_WRAPPERS};
 use super::{
-    basename, over_budget, perr, program_name, Code, ParseError, ParseErrorKind, Redirect,
-    RedirectOp, SimpleCommand,
+    basename, git_subcommand, over_budget, perr, program_name, Code, ParseError, ParseErrorKind,
+    Redirect, RedirectOp, SimpleCommand,
 };
 use crate::shell::budget;
 use crate::shell::links::MadeLink;
@@ -1821,6 +1821,12 @@ impl Extractor {
                 (Value::one(Sym::piece(Piece::Project)), false)
             }
             "mktemp" | "gmktemp" => (mktemp(cwd, args), false),
+            // Names git lists (tracked, changed, untracked files) are relative
+            // to the folder it runs in: names below it (`rm $(git ls-files
+            // --deleted)`). Pointed at another repository (`-C`, `--git-dir`),
+            // they are that repository's: not known here.
+            "git" if git_lists_names(&texts) => (cwd.below(), false),
+            "ls" | "gls" => (ls_output(cwd, args)?, false),
             // The paths it finds: what `-exec … {}` would get (`cat $(find .
             // -name '.env*')` reads what `.env*` names).
             "find"
@@ -3592,6 +3598,92 @@ fn find_targets(args: &[Field]) -> Value {
         }
     }
     out
+}
+
+/// Does this git command print only file names, relative to the folder it
+/// runs in (`ls-files`, `diff --name-only`)?
+fn git_lists_names(texts: &[&str]) -> bool {
+    let owned: Vec<String> = texts.iter().map(|t| (*t).to_string()).collect();
+    let sub = git_subcommand(&owned);
+    let elsewhere = texts
+        .iter()
+        .take_while(|t| Some(**t) != sub)
+        .any(|t| *t == "-C" || t.starts_with("--git-dir") || t.starts_with("--work-tree"));
+    if elsewhere {
+        return false;
+    }
+    match sub {
+        Some("ls-files") => true,
+        Some("diff" | "diff-tree" | "diff-index" | "diff-files") => texts.contains(&"--name-only"),
+        _ => false,
+    }
+}
+
+/// What `ls` prints: the names it is given (with `-d`, or a pattern's
+/// matches), and the names in a folder it lists, bare: the folder it runs in
+/// by default, so `rm -rf $(ls)` is `rm -rf *` (and, with `-a`/`-A`, `.*`
+/// too). A bare name from another folder's listing names something in the
+/// folder the command runs in, if anything: judged as any name there. A long
+/// listing (`-l`) prints more than names: not known.
+fn ls_output(cwd: &Value, args: &[Field]) -> Option<Value> {
+    let mut dirs_only = false;
+    let mut hidden = false;
+    let mut names = Vec::new();
+    let mut lists_folder = false;
+    let mut i = 0;
+    let mut options = true;
+    while let Some(a) = args.get(i) {
+        let t = a.text.as_str();
+        i += 1;
+        if options && t == "--" {
+            options = false;
+        } else if options && t.starts_with("--") {
+            match t {
+                "--directory" => dirs_only = true,
+                "--all" | "--almost-all" => hidden = true,
+                _ if t.starts_with("--format") && t != "--format=single-column" => return None,
+                _ => {}
+            }
+        } else if options && t.len() > 1 && t.starts_with('-') {
+            let flags = &t[1..];
+            if flags.contains([
+                'l', 'n', 'g', 'o', 's', 'i', 'm', 'x', 'C', 'F', 'p', 'Q', 'b',
+            ]) {
+                return None;
+            }
+            dirs_only |= flags.contains('d');
+            hidden |= flags.contains(['a', 'A']);
+            // Options whose value is the next word.
+            if flags.ends_with(['I', 'w', 'T']) {
+                i += 1;
+            }
+        } else {
+            // A pattern names what it matches; a plain name may be a folder
+            // whose names are listed.
+            lists_folder |= !t.contains(['*', '?', '[']) || t.ends_with('/');
+            names.push(resolve_dir(cwd, &a.value));
+        }
+    }
+    let mut out = Value::default();
+    let lists_here = names.is_empty() || lists_folder && !dirs_only;
+    if names.is_empty() && dirs_only {
+        return Some(cwd.clone());
+    }
+    for n in names {
+        out = out.union(&n);
+    }
+    if lists_here {
+        let globs: &[&str] = if hidden { &["*", ".*"] } else { &["*"] };
+        for g in globs {
+            for s in &cwd.0 {
+                let mut s = s.clone();
+                s.push(Piece::Text("/".into()));
+                s.push(Piece::Glob((*g).to_string()));
+                out.add(s);
+            }
+        }
+    }
+    Some(out)
 }
 
 /// `mktemp [-d] [-p DIR | --tmpdir[=DIR] | -t] [TEMPLATE]`: a new name in the

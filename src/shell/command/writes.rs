@@ -32,7 +32,7 @@ use super::roles::{self, Role};
 use super::transform::Transform;
 use super::{program_is, SimpleCommand};
 pub use crate::shell::contents::Kind;
-use crate::shell::value::{Piece, Sym, Value};
+use crate::shell::value::{Piece, Value};
 
 /// One path a command writes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -111,7 +111,7 @@ impl Listing {
     /// that could not be read).
     #[must_use]
     pub fn unknown_below(&self) -> Value {
-        below(&self.into)
+        self.into.below()
     }
 }
 
@@ -262,7 +262,7 @@ pub fn writes(c: &SimpleCommand) -> Vec<Write> {
                     // Unread (no such tree on disk): the root lands there
                     // itself (a file moved is all its tree), entries below.
                     let mut unread = into.clone();
-                    for s in below(&into).0 {
+                    for s in into.below().0 {
                         unread.add(s);
                     }
                     listed.push(Write {
@@ -284,7 +284,7 @@ pub fn writes(c: &SimpleCommand) -> Vec<Write> {
                 }
                 match basename(&src) {
                     Some(b) if !whole => push(join(&dst, &b), false, false),
-                    _ if roots.is_empty() => push(below(&dst), false, false),
+                    _ if roots.is_empty() => push(dst.below(), false, false),
                     _ => {}
                 }
             }
@@ -456,10 +456,10 @@ pub fn filled(c: &SimpleCommand) -> Vec<Write> {
     let mut out: Vec<Write> = filled_folders(c)
         .into_iter()
         .map(|f| match f {
-            Filled::Below(d) => plain(below(&d)),
+            Filled::Below(d) => plain(d.below()),
             Filled::Named(v) => plain(v),
             Filled::Listed(l) => Write {
-                value: below(&l.into),
+                value: l.into.below(),
                 by_name: false,
                 below: false,
                 through_links: false,
@@ -477,7 +477,7 @@ pub fn filled(c: &SimpleCommand) -> Vec<Write> {
         .filter(|(f, _)| **f)
         .map(|(_, v)| v.clone());
     for v in values.chain(table.glued) {
-        let w = plain(below(&v));
+        let w = plain(v.below());
         if !out.contains(&w) {
             out.push(w);
         }
@@ -811,15 +811,15 @@ fn git_writes(
         }
         "clean" => {
             if rest.is_empty() {
-                push(below(&Value::text(".")), false, false);
+                push(Value::text(".").below(), false, false);
             }
             for v in rest {
-                push(below(&v), false, false);
+                push(v.below(), false, false);
             }
         }
         "clone" => match rest.as_slice() {
-            [_, dir, ..] => push(below(dir), false, false),
-            _ => push(below(&Value::text(".")), false, false),
+            [_, dir, ..] => push(dir.below(), false, false),
+            _ => push(Value::text(".").below(), false, false),
         },
         "apply" | "am" => {
             let into = option_value(c, &[], &["--directory"]).unwrap_or_else(|| Value::text("."));
@@ -833,11 +833,11 @@ fn git_writes(
                 .map(|(_, v)| v.clone())
                 .collect();
             if files.is_empty() {
-                push(below(&into), false, false);
+                push(into.below(), false, false);
             }
             for file in files {
                 listed.push(Write {
-                    value: below(&into),
+                    value: into.below(),
                     by_name: false,
                     below: false,
                     through_links: false,
@@ -938,17 +938,6 @@ fn join(dir: &Value, name: &str) -> Value {
     for s in &dir.0 {
         let mut s = s.clone();
         s.push(Piece::Text(format!("/{name}")));
-        out.add(s);
-    }
-    out
-}
-
-/// Some path below `dir`, for every alternative of `dir`.
-fn below(dir: &Value) -> Value {
-    let mut out = Value::default();
-    for s in &dir.0 {
-        let mut s: Sym = s.clone();
-        s.push(Piece::Below);
         out.add(s);
     }
     out

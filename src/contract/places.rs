@@ -359,19 +359,20 @@ pub fn guarded(env: &Env, cwd: &Path, project: &Path, exe: Option<&Path>) -> Vec
         );
     }
     for host in Host::ALL {
-        for user in [false, true] {
-            for env in envs {
-                if let Ok(f) = hook_file(host, env, project, user) {
-                    let what = format!("{}'s hook file", host.title());
-                    add(
-                        Some(f),
-                        false,
-                        Guard::Config,
-                        Cow::Owned(what),
-                        Some(Wiring::Hooks),
-                    );
-                }
-            }
+        // The project's file does not move with the environment: one, then
+        // the user's where each environment puts it.
+        let files = std::iter::once(hook_file(host, env, project, false))
+            .chain(envs.map(|env| hook_file(host, env, project, true)))
+            .filter_map(Result::ok);
+        let what: Cow<'static, str> = Cow::Owned(format!("{}'s hook file", host.title()));
+        for f in files {
+            add(
+                Some(f),
+                false,
+                Guard::Config,
+                what.clone(),
+                Some(Wiring::Hooks),
+            );
         }
     }
     add(

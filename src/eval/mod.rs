@@ -137,12 +137,14 @@ fn guards(env: &BTreeMap<String, String>, cwd: &Path, project: &Path) -> shell::
             .filter_map(|g| {
                 let path = g.path.to_str()?;
                 let path = if shell::path::is_normal(path) {
-                    path.to_string()
+                    path.to_ascii_lowercase()
                 } else {
-                    shell::path::normalize(path, "/", None).ok()?
+                    let mut p = shell::path::normalize(path, "/", None).ok()?;
+                    p.make_ascii_lowercase();
+                    p
                 };
                 Some(shell::reach::Guard {
-                    path: path.to_ascii_lowercase(),
+                    path,
                     folder: g.folder,
                     class: match g.guard {
                         places::Guard::Config | places::Guard::Regenerable => {
@@ -152,9 +154,7 @@ fn guards(env: &BTreeMap<String, String>, cwd: &Path, project: &Path) -> shell::
                         places::Guard::Key => shell::reach::Class::GuardKey,
                     },
                     regenerable: g.guard == places::Guard::Regenerable,
-                    wires: g
-                        .wiring
-                        .map(|kind| shell::reach::Wires::new(kind, g.path.clone())),
+                    wires: g.wiring.map(|kind| shell::reach::Wires::new(kind, g.path)),
                     what: g.what,
                     anywhere: g.anywhere.and_then(|a| {
                         let a = a.to_str()?;

@@ -279,7 +279,8 @@ pub fn discovery(flags: Vec<PathBuf>, env: &BTreeMap<String, String>) -> Discove
 /// The binary's entry point: the exit status.
 pub fn status() -> u8 {
     let cli = parse_args();
-    if matches!(cli.command, Command::Run { .. }) {
+    let run_command = matches!(cli.command, Command::Run { .. });
+    if run_command {
         // From here on small allocations are bumps into one region that is
         // never freed (see `os::arena`): reading the environment into a map is
         // a hundred of them, and `run` is one short process.
@@ -441,6 +442,10 @@ pub fn status() -> u8 {
             &mut stderr.lock(),
         ),
     };
+    if run_command {
+        // The process ends now: the map is not freed (`engine::run::process`).
+        std::mem::forget(env);
+    }
     code.clamp(0, 255) as u8
 }
 

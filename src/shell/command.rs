@@ -113,6 +113,7 @@ pub fn command_object(c: &SimpleCommand) -> serde_json::Value {
         "args": c.args,
         "flags": c.flags,
         "operands": c.operands,
+        "subcommand_words": subcommand_words(c),
         "redirects": c.redirects.iter().map(|r| serde_json::json!({"op": format!("{:?}", r.op).to_lowercase(), "target": r.target})).collect::<Vec<_>>(),
         "via": c.via,
         "assignments": c.assignments.iter().map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone()))).collect::<serde_json::Map<_, _>>(),
@@ -530,6 +531,36 @@ pub fn subcommand_matches<S: AsRef<str>>(c: &SimpleCommand, sub: &[S]) -> bool {
     };
     places::subcommand_path(&name, &c.args, sub, leading_words_match)
         .unwrap_or_else(|| leading_words_match(&c.args, sub))
+}
+
+/// The operands that can be words of a subcommand path: every operand but
+/// one written directly after an option without `=`, which may be that
+/// option's value (`tgutil -m delete --text x`, `tool --mode delete`: a mode,
+/// not a `delete` subcommand; `openstack --os-cloud prod server delete web`
+/// has `server delete web`), as [`subcommand_matches`] reads a short option's
+/// value. Words after `--` are operands whatever comes before them. The
+/// command object's `subcommand_words`: a rule for any program (whose options
+/// it cannot know) finds a verb of its path there.
+pub fn subcommand_words(c: &SimpleCommand) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut after_option = false;
+    let mut after_dashdash = false;
+    for a in &c.args {
+        if !after_dashdash && a == "--" {
+            after_dashdash = true;
+            continue;
+        }
+        let is_option = !after_dashdash && a.starts_with('-') && a.len() > 1;
+        if is_option {
+            after_option = !a.contains('=');
+            continue;
+        }
+        if !after_option || after_dashdash {
+            out.push(a.as_str());
+        }
+        after_option = false;
+    }
+    out
 }
 
 /// [`subcommand_matches`] for a program whose options are not known: `sub`

@@ -257,6 +257,7 @@ pub const COMMAND_OBJECT_FIELDS: &[&str] = &[
     "args",
     "flags",
     "operands",
+    "subcommand_words",
     "redirects",
     "via",
     "assignments",
@@ -285,6 +286,7 @@ fn command_node() -> Node {
             ("args".into(), Presence::Always, texts()),
             ("flags".into(), Presence::Always, texts()),
             ("operands".into(), Presence::Always, texts()),
+            ("subcommand_words".into(), Presence::Always, texts()),
             (
                 "redirects".into(),
                 Presence::Always,

@@ -174,7 +174,7 @@ fn on_paths(
                         Some(marked) => {
                             patterns::globs_name(globs, &texts, &path_views(marked, ctx))?
                         }
-                        None => patterns::globs_match(globs, &texts)?,
+                        None => patterns::globs_match(globs, &literal_names(texts))?,
                     };
                     if hit {
                         return Ok(true);
@@ -527,13 +527,29 @@ fn target_glob(
         let globs = patterns::for_place(globs, &form.path);
         let hit = match &form.pattern {
             Some(marked) => patterns::globs_name(globs, &texts, &path_views(marked, ctx))?,
-            None => patterns::globs_match(globs, &texts)?,
+            None => patterns::globs_match(globs, &literal_names(texts))?,
         };
         if hit {
             return Ok(true);
         }
     }
     Ok(false)
+}
+
+/// The texts of a path that is no pattern, for a list of globs: a `*` or `?`
+/// in it is a character of a name (`rm '*'`, `rm \*` delete a file named
+/// `*`), so it is written as a character no list entry spells. A wildcard of
+/// the list still matches it (`~/*` matches `~/*` the file); an escaped one
+/// (`'$PROJECT_DIR/\*'`) names the pattern text and matches only a pattern.
+fn literal_names(texts: Vec<String>) -> Vec<String> {
+    const NAME_CHAR: char = '\u{E000}';
+    texts
+        .into_iter()
+        .map(|t| match t.contains(['*', '?']) {
+            true => t.replace(['*', '?'], &NAME_CHAR.to_string()),
+            false => t,
+        })
+        .collect()
 }
 
 /// A path and its symbolic forms: `~/...` under `$HOME`, `$PROJECT_DIR/...` in the project.

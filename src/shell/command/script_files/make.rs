@@ -146,6 +146,99 @@ fn call(args: &[Word]) -> Call {
     call
 }
 
+/// Names read per pattern (more: the pattern is unknown).
+const MAX_GLOB_NAMES: usize = 1024;
+
+/// A word that is a shell pattern in its last component (`!*`, `src/*.c`,
+/// `test-?`): the words the shell hands make, read from disk as bash reads
+/// them (a wildcard does not match a leading `.`; no match leaves the
+/// pattern as written: history expansion is off in the non-interactive
+/// shell a hook's command runs in, so `make test !*` passes `!*` when no
+/// name starts with `!`). `None` when that cannot be known: another kind of
+/// unknown piece, a pattern in a folder's name, a folder that cannot be
+/// read or holds too many names, or a name make would read as an option or
+/// an assignment (`-f x`, `--eval=…`, `X:=$(shell …)`), which a repository
+/// could ship to run its code.
+fn glob_words(v: &crate::shell::value::Value, cwd: &Path) -> Option<Vec<String>> {
+    use crate::shell::value::Piece;
+    let [s] = v.0.as_slice() else { return None };
+    // The folder as written, and the last component: as written (what bash
+    // passes when nothing matches) and as a glob; whether it starts with a
+    // literal `.` (a wildcard then matches hidden names).
+    let mut folder = String::new();
+    let (mut raw, mut pattern) = (String::new(), String::new());
+    let (mut has_glob, mut dotted) = (false, false);
+    for p in &s.0 {
+        let (text, glob) = match p {
+            Piece::Text(t) => (t.clone(), false),
+            Piece::Start => (cwd.to_string_lossy().into_owned(), false),
+            Piece::Glob(g) => (g.clone(), true),
+            _ => return None,
+        };
+        if glob {
+            if raw.is_empty() {
+                dotted = false;
+            }
+            has_glob = true;
+            raw.push_str(&text);
+            pattern.push_str(&text);
+            continue;
+        }
+        for ch in text.chars() {
+            if ch == '/' {
+                if has_glob {
+                    return None;
+                }
+                folder.push_str(&raw);
+                folder.push('/');
+                raw.clear();
+                pattern.clear();
+                continue;
+            }
+            if raw.is_empty() {
+                dotted = ch == '.';
+            }
+            raw.push(ch);
+            pattern.push_str(&globset::escape(&ch.to_string()));
+        }
+    }
+    if !has_glob || pattern.contains('/') {
+        return None;
+    }
+    let matcher = globset::GlobBuilder::new(&pattern)
+        .literal_separator(true)
+        .backslash_escape(true)
+        .build()
+        .ok()?
+        .compile_matcher();
+    let dir = cwd.join(if folder.is_empty() { "." } else { &folder });
+    let mut names = Vec::new();
+    match std::fs::read_dir(&dir) {
+        Ok(entries) => {
+            for (i, e) in entries.enumerate() {
+                if i >= MAX_GLOB_NAMES {
+                    return None;
+                }
+                let name = e.ok()?.file_name().into_string().ok()?;
+                if (name.starts_with('.') && !dotted) || !matcher.is_match(&name) {
+                    continue;
+                }
+                if name.starts_with('-') || name.contains('=') {
+                    return None;
+                }
+                names.push(format!("{folder}{name}"));
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(_) => return None,
+    }
+    if names.is_empty() {
+        return Some(vec![format!("{folder}{raw}")]);
+    }
+    names.sort();
+    Some(names)
+}
+
 fn is_name(k: &str) -> bool {
     !k.is_empty()
         && k.bytes()
@@ -183,20 +276,28 @@ struct Makefile {
 
 /// The recipes `make` runs, as shell text.
 pub(super) fn recipes(c: &SimpleCommand, cwd: &Path) -> Found {
-    // Each argument as the shell hands it to make, when known.
-    let args: Vec<Word> = c
-        .args
-        .iter()
-        .zip(&c.values)
-        .map(|(a, v)| match v.known_from(&cwd.to_string_lossy()) {
-            Some(text) => Word { text, known: true },
-            None => Word {
+    // Each argument as the shell hands it to make, when known: a pattern
+    // as the names it matches on disk (see [`glob_words`]).
+    let mut args: Vec<Word> = Vec::new();
+    for (a, v) in c.args.iter().zip(&c.values) {
+        if let Some(text) = v.known_from(&cwd.to_string_lossy()) {
+            args.push(Word { text, known: true });
+            continue;
+        }
+        match glob_words(v, cwd) {
+            Some(names) => args.extend(names.into_iter().map(|text| Word { text, known: true })),
+            None => args.push(Word {
                 text: a.clone(),
                 known: false,
-            },
-        })
-        .collect();
+            }),
+        }
+    }
     let call = call(&args);
+    // Words read from input (`xargs make`, `parallel -X make test`) can be
+    // a makefile, goals, options or assignments: only the run knows.
+    if c.operands_from_input && !call.reads_nothing {
+        return Found::Unknown;
+    }
     if call.reads_nothing {
         return Found::Nothing;
     }
@@ -773,6 +874,43 @@ mod tests {
         };
         std::fs::remove_dir_all(&dir).unwrap();
         got
+    }
+
+    /// `make ARGS` in a folder holding the makefile and these files.
+    fn text_with(makefile: &str, files: &[&str], args: &str) -> String {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("Makefile"), makefile).unwrap();
+        for f in files {
+            std::fs::write(dir.path().join(f), "").unwrap();
+        }
+        let mut c = crate::shell::command::parse(&format!("make {args}"))
+            .unwrap()
+            .remove(0);
+        c.cwd = crate::shell::value::Value::text(&dir.path().to_string_lossy());
+        match recipes(&c, dir.path()) {
+            Found::Text(_, t) => t.lines().skip(1).collect::<Vec<_>>().join("\n"),
+            Found::Nothing => "(nothing)".into(),
+            Found::Unknown => "(unknown)".into(),
+        }
+    }
+
+    #[test]
+    fn a_pattern_goal_is_the_names_it_matches_or_itself() {
+        let mk = "test:\n\tcargo test\nt1:\n\techo one\n.hid:\n\trm -rf x\n";
+        // No name starts with `!`: make is given `!*` (history expansion is
+        // off in a non-interactive shell), a goal with no rule.
+        assert_eq!(text_with(mk, &["a.c"], "test !*"), "(\ncargo test\n)");
+        assert_eq!(text_with(mk, &["a.c"], "'!*'"), "(nothing)");
+        // The names on disk are the goals; a wildcard skips hidden names.
+        assert_eq!(text_with(mk, &["t1"], "t?"), "(\necho one\n)");
+        assert_eq!(text_with(mk, &[".hid"], "*"), "(nothing)");
+        assert_eq!(text_with(mk, &[".hid"], ".h*"), "(\nrm -rf x\n)");
+        // A name make reads as an option or an assignment: not known.
+        assert_eq!(text_with(mk, &["-B"], "test *"), "(unknown)");
+        assert_eq!(text_with(mk, &["!x:=1"], "test !*"), "(unknown)");
+        // A pattern in a folder's name, or a value: not known.
+        assert_eq!(text_with(mk, &[], "test */x"), "(unknown)");
+        assert_eq!(text_with(mk, &[], "test \"$GOAL\""), "(unknown)");
     }
 
     #[test]

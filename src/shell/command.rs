@@ -410,6 +410,15 @@ pub enum ParseErrorKind {
     /// a re-parsed text (`bash -c '…'`, a backquoted command) fails that
     /// inner shell while the command around it still runs.
     UnclosedQuote,
+    /// A token no shell of the sh family accepts where it stands, whatever
+    /// its options: a `(` after a simple command's words (`echo a(b)`,
+    /// `watch cls meth '"5".equals(p[0])'`; not an extglob's `@(`, which is
+    /// part of its word, nor `name()`, a function). bash and dash refuse the
+    /// whole complete command it is in and run nothing from there on
+    /// (a non-interactive shell exits), so only the complete commands on the
+    /// lines before it run. Raised by the parser of one text; a re-parsed
+    /// text's error is [`ParseErrorKind::Other`] to the text around it.
+    Refused,
     /// The analysis went past its budget of memory and work
     /// ([`crate::shell::budget`]): a value built to grow, an expansion to
     /// millions of words.
@@ -431,6 +440,14 @@ pub(crate) fn over_budget(what: Over, offset: usize) -> ParseError {
     ParseError {
         kind: ParseErrorKind::OverBudget,
         ..perr(format!("too large to analyse: {}", what.describe()), offset)
+    }
+}
+
+/// A token at `offset` that no shell accepts there ([`ParseErrorKind::Refused`]).
+pub(crate) fn refused(message: impl Into<String>, offset: usize) -> ParseError {
+    ParseError {
+        kind: ParseErrorKind::Refused,
+        ..perr(message, offset)
     }
 }
 

@@ -2289,7 +2289,26 @@ impl Extractor {
                         _ => Grammar::of(&prog),
                     };
                     let map = OffMap::At(off, label);
-                    self.nested_as(grammar, &text, depth + 1, &via, map, child)?;
+                    let saved = self.state.clone();
+                    if let Err(e) =
+                        self.nested_as(grammar, &text, depth + 1, &via, map.clone(), child.clone())
+                    {
+                        // A text the shell refuses runs only the complete
+                        // commands before the refused one (`watch cls meth
+                        // '"5".equals(p[0])'`: nothing); a shell of another
+                        // family (fish's `a(b)` is a substitution, a remote
+                        // login shell) is not known to refuse it.
+                        let sh_family = grammar == Grammar::Sh || prog.eq_ignore_ascii_case("bash");
+                        let runs = (sh_family && !remote)
+                            .then(|| runs_before_refusal(&text, depth + 1, grammar == Grammar::Sh))
+                            .flatten();
+                        let Some(before) = runs else { return Err(e) };
+                        self.out.truncate(mark);
+                        self.state = saved;
+                        if !before.trim().is_empty() {
+                            self.nested_as(grammar, before, depth + 1, &via, map, child)?;
+                        }
+                    }
                     // Unknown text in the code is data (`bash -c "echo $X"`)
                     // unless it decides what runs (`bash -c "$X"`, `eval
                     // "$(…)"`): then the code itself is unknown. Known text
@@ -4306,6 +4325,39 @@ fn trailing_command(prog: &str, args: &[Field]) -> Option<usize> {
         TRAILING_DESTRUCTIVE.contains(&name) || name.starts_with("mkfs.")
     })?;
     (k + 1 < args.len()).then_some(k)
+}
+
+/// How many earlier lines [`runs_before_refusal`] tries.
+const MAX_REFUSAL_LINES: usize = 32;
+
+/// The part of a shell text that runs when the shell refuses a token of it
+/// ([`ParseErrorKind::Refused`]): the lines before the complete command the
+/// token is in (the longest run of whole lines before it that parses;
+/// empty: nothing runs). bash and dash parse a complete command, up to its
+/// line's end, before they run it, and a non-interactive shell exits at a
+/// syntax error. `None` when the text fails otherwise, or parses; with
+/// `dash`, both readings must refuse it at the same place.
+fn runs_before_refusal(text: &str, depth: usize, dash: bool) -> Option<&str> {
+    let refused_at = |as_dash: bool| match syntax::parse_script_as(text, depth, as_dash) {
+        Err(e) if e.kind == ParseErrorKind::Refused => Some(e.offset),
+        _ => None,
+    };
+    let at = refused_at(false)?;
+    if dash && refused_at(true)? != at {
+        return None;
+    }
+    let mut end = text.get(..at)?.rfind('\n');
+    for _ in 0..MAX_REFUSAL_LINES {
+        let Some(nl) = end else { return Some("") };
+        let before = text.get(..=nl)?;
+        let parses = syntax::parse_script_as(before, depth, false).is_ok()
+            && (!dash || syntax::parse_script_as(before, depth, true).is_ok());
+        if parses {
+            return Some(before);
+        }
+        end = text.get(..nl)?.rfind('\n');
+    }
+    None
 }
 
 /// The text after `-c` of a program the code-places table does not know and

@@ -9,7 +9,7 @@
 //! off the [`Word`] that holds them. The lexer is in `lex`.
 
 use super::lex::{Op, Tok};
-use super::{perr, ParseError, RedirectOp};
+use super::{perr, refused, ParseError, RedirectOp};
 
 /// Maximum nesting of subshells, groups, compound commands, substitutions,
 /// parameter expansions and re-parsed strings (`bash -c`, `eval`, …): deeper
@@ -987,8 +987,15 @@ impl Parser<'_> {
                         && redirs.is_empty()
                         && self.peek_op()? == Some(Op::LParen)
                     {
-                        // `name() compound-command`
+                        // `name() compound-command`; `name(x`: refused.
                         self.next()?;
+                        if self.peek_op()? != Some(Op::RParen) {
+                            let t = self.next()?;
+                            return Err(refused(
+                                format!("unexpected {} in a function definition", t.describe()),
+                                t.offset(),
+                            ));
+                        }
                         self.expect_op(Op::RParen, "function definition", at)?;
                         self.skip_newlines()?;
                         let name = words.pop().map(|w| w.text).unwrap_or_default();
@@ -1008,6 +1015,12 @@ impl Parser<'_> {
                 format!("expected a command, found {}", t.describe()),
                 t.offset(),
             ));
+        }
+        // `a b(c)`: a `(` after the words (a function's `name()` was taken
+        // above) is refused by bash and dash alike.
+        if !words.is_empty() && self.peek_op()? == Some(Op::LParen) {
+            let t = self.next()?;
+            return Err(refused(format!("unexpected {}", t.describe()), t.offset()));
         }
         let mut cmd = self.command(CommandKind::Simple { assigns, words }, at);
         cmd.redirs = redirs;

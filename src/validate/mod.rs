@@ -807,6 +807,7 @@ impl Validator<'_> {
         if let Some(s) = &raw.subcommand {
             t.subcommand = s.value.iter().map(|s| s.value.clone()).collect();
         }
+        self.flags_seen(raw, &t.program);
         if let Some(f) = &raw.flags_all {
             t.words.flags_all = f.value.iter().map(|g| g.value.clone()).collect();
         }
@@ -876,6 +877,57 @@ impl Validator<'_> {
             }
         }
         ok.then_some(t)
+    }
+
+    /// Warn about a `flags_*` entry the command's flags never hold (`-?`,
+    /// `-rf`, `-delete`: a single-dash word is split into its letters), and
+    /// about a one-letter `flags_none` entry on a program whose options are
+    /// single-dash words, where the letter is also one of theirs (`-h` in
+    /// `-hashes`): see [`Code::FlagNeverSeen`].
+    fn flags_seen(&mut self, raw: &RawCommandTest, programs: &[String]) {
+        let mut entries: Vec<(&str, Range<usize>, bool)> = vec![];
+        for group in raw.flags_all.iter().flat_map(|f| &f.value) {
+            entries.extend(
+                group
+                    .value
+                    .iter()
+                    .map(|f| (f.as_str(), group.span.clone(), false)),
+            );
+        }
+        for (list, none) in [(&raw.flags_any, false), (&raw.flags_none, true)] {
+            entries.extend(
+                list.iter()
+                    .flat_map(|f| &f.value)
+                    .map(|e| (e.value.as_str(), e.span.clone(), none)),
+            );
+        }
+        // `find`'s primaries are whole words (`-delete`, `-name`).
+        let whole_words = programs
+            .iter()
+            .any(|p| crate::shell::command::program_is(p, "find"));
+        let worded = programs.iter().find(|p| single_dash_words(p)).cloned();
+        for (f, span, none) in entries {
+            let word = format!("`{{ field = \"args\", one_of = [\"{f}\"] }}`");
+            if let Some(why) = never_a_flag(f).filter(|_| !whole_words) {
+                let help = match f.len() > 2 && f[1..].bytes().all(|b| b.is_ascii_alphanumeric()) {
+                    true => format!("name its letters one by one (`-{}`), or test the word itself: {word} in `when`", &f[1..2]),
+                    false => format!("test the word itself: {word} in `when`"),
+                };
+                self.err(
+                    Code::FlagNeverSeen,
+                    span,
+                    format!("`{f}` is never one of a command's flags: {why}"),
+                )
+                .set_help(help);
+            } else if let (true, Some(p)) = (none && is_letter_flag(f), &worded) {
+                self.err(
+                    Code::FlagNeverSeen,
+                    span,
+                    format!("`{f}` is also a letter of `{p}`'s single-dash options (its words are split into letters), so this excludes them too"),
+                )
+                .set_help(format!("exclude the word itself: `when = {{ not = {word} }}`"));
+            }
+        }
     }
 
     /// Expand a pattern list (literals and `{ list = ".." }` references).
@@ -1653,6 +1705,83 @@ pub fn supports(spec: &events::EventSpec, decision: DecisionKind) -> bool {
         }
         D::Deny | D::Block => spec.blocking != Blocking::None,
     }
+}
+
+/// Why a `flags_*` entry is never among a command's flags (`None`: it can be):
+/// a single dash and a character that is not a letter or digit (`-?`), or
+/// more than one letter (`-rf`, `-hashes`), which the command's flags hold
+/// split (see [`Code::FlagNeverSeen`]).
+fn never_a_flag(f: &str) -> Option<&'static str> {
+    let rest = f.strip_prefix('-').filter(|r| !r.starts_with('-'))?;
+    let mut chars = rest.chars();
+    match (chars.next(), chars.next()) {
+        (None, _) => Some("a lone `-` is an operand"),
+        (Some(c), _) if !c.is_ascii_alphanumeric() => {
+            Some("only letters and digits after a single dash are flags")
+        }
+        (Some(_), Some(_)) => Some("a single-dash word is split into one flag per letter"),
+        _ => None,
+    }
+}
+
+/// `-h`: one letter or digit after a single dash.
+fn is_letter_flag(f: &str) -> bool {
+    f.len() == 2 && f.starts_with('-') && f.as_bytes()[1].is_ascii_alphanumeric()
+}
+
+/// Programs whose options are single-dash words (`-hashes`, `-chdir=DIR`,
+/// `-auto-approve`), so a one-letter flag test also sees their letters:
+/// impacket's scripts, Go's flag package (terraform, packer, vault, consul,
+/// nomad, go), the JVM's tools, ffmpeg, openssl, qemu, X11's and
+/// ImageMagick's. A name with `*` is a prefix.
+const SINGLE_DASH_WORDS: &[&str] = &[
+    "impacket-*",
+    "secretsdump.py",
+    "psexec.py",
+    "smbexec.py",
+    "wmiexec.py",
+    "atexec.py",
+    "dcomexec.py",
+    "reg.py",
+    "GetUserSPNs.py",
+    "GetNPUsers.py",
+    "getTGT.py",
+    "ntlmrelayx.py",
+    "smbclient.py",
+    "mssqlclient.py",
+    "terraform",
+    "tofu",
+    "terragrunt",
+    "packer",
+    "vault",
+    "consul",
+    "nomad",
+    "go",
+    "java",
+    "javac",
+    "jar",
+    "keytool",
+    "ffmpeg",
+    "ffprobe",
+    "ffplay",
+    "openssl",
+    "qemu-*",
+    "xterm",
+    "xrandr",
+    "convert",
+    "magick",
+    "mogrify",
+];
+
+/// Does `program` (a rule's program entry, maybe a prefix with `*`) take
+/// single-dash words?
+fn single_dash_words(program: &str) -> bool {
+    let name = program.trim_end_matches('*');
+    SINGLE_DASH_WORDS.iter().any(|w| {
+        crate::shell::command::program_is(name, w)
+            || w.strip_suffix('*')
+                .is_some_and(|pre| name.eq_ignore_ascii_case(pre))
+    })
 }
 
 #[cfg(test)]

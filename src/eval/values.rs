@@ -542,11 +542,11 @@ fn target_glob(
 /// the list still matches it (`~/*` matches `~/*` the file); an escaped one
 /// (`'$PROJECT_DIR/\*'`) names the pattern text and matches only a pattern.
 fn literal_names(texts: Vec<String>) -> Vec<String> {
-    const NAME_CHAR: char = '\u{E000}';
+    let name_char = crate::shell::glob::NAME_WILDCARD.to_string();
     texts
         .into_iter()
         .map(|t| match t.contains(['*', '?']) {
-            true => t.replace(['*', '?'], &NAME_CHAR.to_string()),
+            true => t.replace(['*', '?'], &name_char),
             false => t,
         })
         .collect()

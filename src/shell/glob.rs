@@ -37,6 +37,10 @@ pub const QUESTION: char = '\u{E002}';
 pub const BRACKET: char = '\u{E003}';
 /// "Some further names below" (a whole component).
 pub const SOMETHING: char = '\u{E000}';
+/// A `*` or `?` that is a character of a name (quoted: `rm '*'`), in a
+/// path's text matched against a list: no list entry spells it, so an
+/// escaped wildcard (`'~/\*'`), which names the pattern, does not match it.
+pub const NAME_WILDCARD: char = '\u{E004}';
 
 /// A path whose `*`, `?`, `[` are pattern characters, marked; `None` when it
 /// has none.

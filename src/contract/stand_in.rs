@@ -66,6 +66,8 @@ const COMMAND_FIELDS: &[&str] = &[
     "commandLine",
     "shell_command",
     "shellCommand",
+    "cli_command",
+    "cliCommand",
 ];
 /// The input fields that hold a shell tool's arguments (after its command).
 const ARGS_FIELDS: &[&str] = &["args", "arguments", "argv"];
@@ -393,13 +395,40 @@ pub fn stand_ins(event: &Event) -> Vec<Event> {
         .strip_prefix("mcp__")
         .and_then(|t| t.split("__").next())
         .unwrap_or("");
-    let mut calls = kind(own).map_or(vec![], |k| calls(k, own, input));
+    let kind = kind(own);
+    let mut calls = kind.map_or(vec![], |k| calls(k, own, input));
+    if kind != Some(Kind::Shell) {
+        calls.extend(cli_call(server, own, input));
+    }
     calls.extend(sql(server, own, input));
     calls.extend(remote_delete(server, own, input));
     calls
         .into_iter()
         .filter_map(|(name, tool_input)| as_event(event, name, tool_input))
         .collect()
+}
+
+/// A tool that runs the program its own or its server's name names (`call_aws`
+/// with `cli_command: "aws s3 rb …"`, a `kubectl` server's `apply` with
+/// `command: "kubectl delete …"`): its command text is that program's command
+/// line, so it stands for `Bash`, though no word of its name says "shell".
+fn cli_call(server: &str, own: &str, input: &Map<String, Value>) -> Vec<(&'static str, Value)> {
+    let Some(text) = command_text(input) else {
+        return vec![];
+    };
+    let first = shlex::split(&text)
+        .and_then(|w| w.into_iter().next())
+        .unwrap_or_default();
+    let program = first.rsplit('/').next().unwrap_or("").to_lowercase();
+    let named = words(own)
+        .into_iter()
+        .chain(words(server))
+        .any(|w| w.len() > 1 && w == program);
+    if named {
+        vec![("Bash", serde_json::json!({ "command": text }))]
+    } else {
+        vec![]
+    }
 }
 
 /// The built-in tools and inputs a tool of `kind` called with `input` stands for.

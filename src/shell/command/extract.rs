@@ -232,6 +232,10 @@ struct Link<'a> {
     /// A here-string's value as data (`xargs rm -rf <<< ~`: home, not the
     /// text `~`); `here` holds it as the text a shell would read as code.
     here_data: Option<Value>,
+    /// An unquoted here-document's text as the outer shell expands it, when
+    /// it expands values the line does not know (`here` holds it as written,
+    /// which a shell reading it expands alike; any other reader gets this).
+    here_value: Option<Value>,
 }
 
 /// The grammar of the shell that reads re-parsed text.
@@ -1147,6 +1151,7 @@ impl Extractor {
                 stdin: Input::None,
                 here: None,
                 here_data: None,
+                here_value: None,
                 read_from: None,
                 input_lines: None,
                 input_text: None,
@@ -1202,6 +1207,7 @@ impl Extractor {
             input_text,
             here,
             here_data: here_string.clone(),
+            here_value: heredoc_value(c, cx, &self.state),
             read_from,
             input_lines,
         };
@@ -1867,6 +1873,7 @@ impl Extractor {
                 {
                     (link.here_data.clone()?, false)
                 }
+                Some(_) if link.here_value.is_some() => (link.here_value.clone()?, false),
                 Some((t, _, _)) => (Value::text(t), false),
                 None => match stdin {
                     Input::Known(v) => (v.clone(), false),
@@ -2162,7 +2169,40 @@ impl Extractor {
                     // An interpreter given code inline or on its input.
                     if let Some((lang, codes, stdin)) = wrappers::interpreter(&prog, &texts) {
                         let code = InlineCode { lang, codes, stdin };
-                        self.inline_code(at, &code, arg_fields, &prog, &via, link, depth)?;
+                        self.inline_code(
+                            at,
+                            &code,
+                            arg_fields,
+                            &prog,
+                            &via,
+                            link,
+                            depth,
+                            Code::Inline,
+                        )?;
+                        return Ok(());
+                    }
+                    // An interpreter running a file this line wrote (`echo …
+                    // > x.py; python3 x.py`): the text written is its code,
+                    // read as the same text given inline.
+                    if let Some((lang, written)) = wrappers::interpreter_script(&prog, &texts)
+                        .and_then(|(lang, k)| Some((lang, self.written_code(arg_fields.get(k)?)?)))
+                    {
+                        let code = InlineCode {
+                            lang,
+                            codes: vec![0],
+                            stdin: false,
+                        };
+                        let args = [written];
+                        self.inline_code(
+                            at,
+                            &code,
+                            &args,
+                            &prog,
+                            &via,
+                            link,
+                            depth,
+                            Code::Written,
+                        )?;
                         return Ok(());
                     }
                     // A file written earlier in this command, run by path.
@@ -2332,16 +2372,30 @@ impl Extractor {
                     return Ok(());
                 }
                 Action::Find(cmds) => {
-                    let targets = find_targets(arg_fields);
+                    let fd = matches!(prog.as_str(), "fd" | "fdfind");
+                    let targets = if fd {
+                        fd_targets(arg_fields)
+                    } else {
+                        find_targets(arg_fields)
+                    };
+                    let placeholder = |t: &str| {
+                        if fd {
+                            ["{}", "{/}", "{//}", "{.}", "{/.}"]
+                                .iter()
+                                .any(|p| t.contains(p))
+                        } else {
+                            t.contains("{}")
+                        }
+                    };
                     for (label, range) in cmds {
                         let mut v = via.clone();
                         v.push(label);
-                        let ws: Vec<Field> = arg_fields
+                        let mut ws: Vec<Field> = arg_fields
                             .get(range)
                             .unwrap_or_default()
                             .iter()
                             .map(|f| {
-                                if f.text.contains("{}") {
+                                if placeholder(&f.text) {
                                     Field {
                                         text: f.text.clone(),
                                         value: targets.clone(),
@@ -2352,6 +2406,14 @@ impl Extractor {
                                 }
                             })
                             .collect();
+                        // fd adds the path last when no word asks for it.
+                        if fd && !ws.iter().any(|f| placeholder(&f.text)) {
+                            ws.push(Field {
+                                text: "{}".into(),
+                                value: targets.clone(),
+                                content: None,
+                            });
+                        }
                         self.chain(ws, Vec::new(), v, link, depth + 1, false)?;
                     }
                     return Ok(());
@@ -2484,6 +2546,7 @@ impl Extractor {
         via: &[String],
         link: &Link,
         depth: usize,
+        kind: Code,
     ) -> Result<(), ParseError> {
         let mut texts: Vec<String> = Vec::new();
         let mut dynamic = false;
@@ -2537,7 +2600,16 @@ impl Extractor {
             texts.push(t);
         }
         if code.stdin {
-            if let Some((text, _, _)) = &link.here {
+            if let Some(v) = &link.here_value {
+                // `python3 <<EOF … $X … EOF`: the text the outer shell expands.
+                match v.0.as_slice() {
+                    [one] => {
+                        dynamic |= one.has_unknown();
+                        texts.push(inline::code_text(one));
+                    }
+                    _ => dynamic = true,
+                }
+            } else if let Some((text, _, _)) = &link.here {
                 texts.push(text.clone());
             } else if let Some(r) = link.redirects.iter().find(|r| r.op == RedirectOp::Read) {
                 // `python3 < tools/x.py`: the file's text, read from disk later.
@@ -2567,7 +2639,7 @@ impl Extractor {
             }
         }
         if !texts.is_empty() || dynamic {
-            self.set_code(at, if dynamic { Code::Dynamic } else { Code::Inline });
+            self.set_code(at, if dynamic { Code::Dynamic } else { kind });
         }
         let label = format!("{} (code)", prog.to_ascii_lowercase());
         let mut v = via.to_vec();
@@ -3069,6 +3141,20 @@ impl Extractor {
         path.contains('/') && matches!(written_at(&self.state.files, path), Some(Written::Unknown))
     }
 
+    /// The text a file operand holds when this line wrote it with known
+    /// text, as the field of code it is.
+    fn written_code(&self, file: &Field) -> Option<Field> {
+        let path = file.value.literal()?;
+        match written_at(&self.state.files, &path)? {
+            Written::Text(t) => Some(Field {
+                text: path,
+                value: t.clone(),
+                content: None,
+            }),
+            Written::Unknown => None,
+        }
+    }
+
     fn written_script(&self, path: &str) -> Option<Value> {
         if !path.contains('/') {
             return None;
@@ -3439,6 +3525,24 @@ fn here_input(
     None
 }
 
+/// The text an unquoted-delimiter here-document of `c` expands to, when
+/// that is not all known (a variable the line did not set, a command's
+/// output): a value with those parts unknown. `None` for a quoted delimiter,
+/// a body with nothing to expand, or one whose expansion is known text.
+fn heredoc_value(c: &Command, cx: &Cx, state: &State) -> Option<Value> {
+    let h = c.redirs.iter().find_map(|r| match r.kind {
+        RedirKind::Heredoc(id) => cx.table.get(id),
+        _ => None,
+    })?;
+    if !h.expand || !h.body.contains(['$', '`']) {
+        return None;
+    }
+    let word = syntax::word_from_text(&format!("\"{}\"", h.body.replace('"', "\\\"")))?;
+    let f = Expander { state }.fields(&word, &[]);
+    let v = f.first()?.value.clone();
+    v.literal().is_none().then_some(v)
+}
+
 /// An unquoted-delimiter here-document with its `$NAME`s replaced, when every
 /// one of them has a known literal value (else `None`: read it as written).
 fn expand_heredoc(body: &str, state: &State) -> Option<String> {
@@ -3703,6 +3807,143 @@ fn ls_output(cwd: &Value, args: &[Field]) -> Option<Value> {
         }
     }
     Some(out)
+}
+
+/// What `fd [PATTERN] [PATH…]` finds: names below its starting points (the
+/// folder it runs in by default, `--search-path`), hidden ones only with
+/// `-H`/`-u`. With no pattern that narrows (none, `.`, `''`, `^`) and no
+/// type, extension, size, time or depth test, every name there: `PATH/*`
+/// (and `PATH/.*` with hidden names), as `rm -rf PATH/*` would name them.
+fn fd_targets(args: &[Field]) -> Value {
+    // Options whose value is the next word (or follows `=`).
+    const VALUED: &[&str] = &[
+        "-t",
+        "--type",
+        "-e",
+        "--extension",
+        "-E",
+        "--exclude",
+        "-d",
+        "--max-depth",
+        "--min-depth",
+        "--exact-depth",
+        "-S",
+        "--size",
+        "--changed-within",
+        "--changed-before",
+        "--change-newer-than",
+        "--change-older-than",
+        "--newer",
+        "--older",
+        "-o",
+        "--owner",
+        "--search-path",
+        "--base-directory",
+        "-j",
+        "--threads",
+        "-c",
+        "--color",
+        "--max-results",
+        "--ignore-file",
+        "--path-separator",
+        "--batch-size",
+        "--format",
+        "--and",
+    ];
+    // Tests that keep some names out.
+    const NARROW: &[&str] = &[
+        "-t",
+        "--type",
+        "-e",
+        "--extension",
+        "-d",
+        "--max-depth",
+        "--min-depth",
+        "--exact-depth",
+        "-S",
+        "--size",
+        "--changed-within",
+        "--changed-before",
+        "--change-newer-than",
+        "--change-older-than",
+        "--newer",
+        "--older",
+        "-o",
+        "--owner",
+        "--max-results",
+        "-1",
+        "--and",
+    ];
+    let mut positional: Vec<&Field> = Vec::new();
+    let mut search: Vec<Value> = Vec::new();
+    let mut hidden = false;
+    let mut narrowed = false;
+    let mut i = 0;
+    let mut options = true;
+    while let Some(a) = args.get(i) {
+        let t = a.text.as_str();
+        i += 1;
+        if wrappers::FD_EXEC.contains(&t) {
+            break;
+        }
+        if !options || t == "-" || !t.starts_with('-') {
+            positional.push(a);
+            continue;
+        }
+        if t == "--" {
+            options = false;
+            continue;
+        }
+        let (name, attached) = match t.split_once('=') {
+            Some((n, _)) if t.starts_with("--") => (n, true),
+            _ => (t, false),
+        };
+        let short = !name.starts_with("--");
+        // Short flags run together (`-Hu`, `-te`): each counts; the last may
+        // take the next word.
+        let names: Vec<String> = if short {
+            name.chars().skip(1).map(|c| format!("-{c}")).collect()
+        } else {
+            vec![name.to_string()]
+        };
+        for n in &names {
+            hidden |= matches!(n.as_str(), "-H" | "--hidden" | "-u" | "--unrestricted");
+            narrowed |= NARROW.contains(&n.as_str());
+        }
+        let last = names.last().map(String::as_str).unwrap_or("");
+        if VALUED.contains(&last) && !attached {
+            if let Some(v) = args.get(i) {
+                if last == "--search-path" || last == "--base-directory" {
+                    search.push(v.value.clone());
+                }
+                i += 1;
+            }
+        }
+    }
+    let pattern = positional.first().map(|f| f.text.as_str());
+    narrowed |= pattern.is_some_and(|p| !matches!(p, "" | "." | "^" | ".*" | "^.*$" | "*"));
+    let mut roots: Vec<Value> = positional.iter().skip(1).map(|f| f.value.clone()).collect();
+    roots.extend(search);
+    if roots.is_empty() {
+        roots.push(Value::text("."));
+    }
+    let mut out = Value::default();
+    for r in roots {
+        for s in r.0 {
+            if !narrowed {
+                for g in if hidden { &["*", ".*"][..] } else { &["*"][..] } {
+                    let mut every = s.clone();
+                    every.push(Piece::Text("/".into()));
+                    every.push(Piece::Glob((*g).to_string()));
+                    out.add(every);
+                }
+            }
+            let mut below = s;
+            below.push(Piece::Below);
+            out.add(below);
+        }
+    }
+    out
 }
 
 /// `mktemp [-d] [-p DIR | --tmpdir[=DIR] | -t] [TEMPLATE]`: a new name in the

@@ -658,6 +658,7 @@ pub(crate) fn classify(prog: &str, args: &[String]) -> Action {
             super::container::run(args).unwrap_or(Action::None)
         }
         "find" => find(args),
+        "fd" | "fdfind" => fd(args),
         // fakeroot(1): `-l LIB`/`--lib LIB`, `--faked BIN`, `-s FILE`, `-i FILE`
         // and `-b FD` take a value; `-u` (`--unknown-is-real`) takes none.
         "fakeroot" => exec(args, opts(args, "lsib", &["lib", "faked"]).next),
@@ -1124,6 +1125,37 @@ fn find(args: &[String]) -> Action {
         Action::Find(cmds)
     }
 }
+
+/// `fd … -x CMD …` / `--exec` (a command per path found) / `-X` /
+/// `--exec-batch` (one command for all): the command is the rest of the
+/// arguments, up to a `;`, with `{}` (`{/}`, `{//}`, `{.}`, `{/.}`) replaced
+/// by the path, or the path added last.
+fn fd(args: &[String]) -> Action {
+    let mut cmds = Vec::new();
+    let mut i = 0;
+    while let Some(a) = args.get(i) {
+        i += 1;
+        if !FD_EXEC.contains(&a.as_str()) {
+            continue;
+        }
+        let start = i;
+        while args.get(i).is_some_and(|w| w != ";") {
+            i += 1;
+        }
+        if i > start {
+            cmds.push((format!("fd {a}"), start..i));
+        }
+        i += 1;
+    }
+    if cmds.is_empty() {
+        Action::None
+    } else {
+        Action::Find(cmds)
+    }
+}
+
+/// fd's options that run a command on what it finds.
+pub(crate) const FD_EXEC: &[&str] = &["-x", "--exec", "-X", "--exec-batch"];
 
 /// The language of a program that runs code it is given (`python3.12`,
 /// `node`, `awk`, `make`), whatever its arguments; `None` for other programs.

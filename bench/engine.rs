@@ -136,7 +136,13 @@ fn main() {
         let once = || {
             let now = Now::current();
             let mut input: &[u8] = &case.event;
-            in_process(&discovery, &mut input, &env, now, Hint::default())
+            in_process(
+                &discovery,
+                &mut input,
+                &env.clone().into(),
+                now,
+                Hint::default(),
+            )
         };
         let (answer, decision) = once();
         let summary = match &decision {

@@ -21,7 +21,7 @@ use libfuzzer_sys::fuzz_target;
 
 struct Setup {
     discoveries: Vec<(String, Discovery)>,
-    env: BTreeMap<String, String>,
+    env: hookrules::os::env::Env,
     project: PathBuf,
 }
 
@@ -69,7 +69,7 @@ fn setup() -> &'static Setup {
         );
         Setup {
             discoveries,
-            env,
+            env: env.into(),
             project,
         }
     })

@@ -1,7 +1,7 @@
 //! `hookrules allow CODE` (see [`crate::log::allow`] for the design, the
 //! allow-once step of `run`, and its guards against the agent).
 
-use std::collections::BTreeMap;
+use crate::os::env::Env;
 use std::io::Write;
 
 use crate::log::allow::{self, Granted};
@@ -15,11 +15,10 @@ pub struct AllowArgs {
 }
 
 /// Who is allowing (or trusting): `user@host` and the terminal.
-pub fn who(env: &BTreeMap<String, String>) -> String {
+pub fn who(env: &Env) -> String {
     let user = env
         .get("USER")
         .or_else(|| env.get("LOGNAME"))
-        .cloned()
         .unwrap_or_else(|| format!("uid {}", unsafe { libc::getuid() }));
     let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
         .map(|h| h.trim().to_string())
@@ -38,7 +37,7 @@ pub fn who(env: &BTreeMap<String, String>) -> String {
 
 /// Is this the agent rather than a person? Claude Code sets `CLAUDECODE` for the
 /// commands it runs, and they have no terminal.
-pub fn refusal(env: &BTreeMap<String, String>, stdin_is_tty: bool) -> Option<&'static str> {
+pub fn refusal(env: &Env, stdin_is_tty: bool) -> Option<&'static str> {
     if env.get("CLAUDECODE").is_some_and(|v| !v.is_empty()) {
         return Some("this is running inside Claude Code (CLAUDECODE is set): only you may allow a denied call, from your own terminal, never the agent");
     }
@@ -51,7 +50,7 @@ pub fn refusal(env: &BTreeMap<String, String>, stdin_is_tty: bool) -> Option<&'s
 /// `hookrules allow CODE`.
 pub fn run(
     args: &AllowArgs,
-    env: &BTreeMap<String, String>,
+    env: &Env,
     stdin_is_tty: bool,
     out: &mut dyn Write,
     err: &mut dyn Write,
@@ -79,7 +78,7 @@ pub fn run(
     // lasts and where its log is, wherever this command runs.
     let mut env = env.clone();
     if !p.project.is_empty() {
-        env.insert("CLAUDE_PROJECT_DIR".into(), p.project.clone());
+        env.set("CLAUDE_PROJECT_DIR", p.project.clone());
     }
     let env = &env;
     let located = match super::log::locate(&super::log::Where::default(), env) {

@@ -879,12 +879,12 @@ fn destructive_probe(found: &crate::policy::discover::Found) -> Vec<Diagnostic> 
     use crate::policy::syntax::DecisionKind;
     let mut let_through = vec![];
     let set = crate::engine::Set::from_found(found);
-    let mut env = BTreeMap::new();
-    env.insert("HOME".to_string(), "/home/user".to_string());
-    env.insert(
-        "CLAUDE_PROJECT_DIR".to_string(),
-        "/home/user/project".to_string(),
-    );
+    let env: crate::os::env::Env = [
+        ("HOME", "/home/user"),
+        ("CLAUDE_PROJECT_DIR", "/home/user/project"),
+    ]
+    .into_iter()
+    .collect();
     for command in DESTRUCTIVE_PROBES {
         let value = serde_json::json!({
             "session_id": "hookrules-check", "cwd": "/home/user/project",
@@ -963,7 +963,7 @@ fn destructive_probe(found: &crate::policy::discover::Found) -> Vec<Diagnostic> 
 /// to under their registration in the settings files of this project.
 fn over_timeout(discovery: &Discovery, found: &crate::policy::discover::Found) -> Vec<Diagnostic> {
     use crate::cli::timeouts;
-    let env = crate::cli::env_map();
+    let env = crate::os::env::Env::process();
     let files = timeouts::settings_files(discovery.project_dir.as_deref(), &env);
     let registered = timeouts::registrations(&files);
     let mut out = vec![];

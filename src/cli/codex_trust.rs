@@ -10,6 +10,7 @@
 //! normalized handler], "matcher"?}`, a normalized handler being
 //! `{"async", "command", "timeout" (600 when absent, at least 1), "type"}`.
 
+use crate::os::env::Env;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
@@ -112,7 +113,7 @@ pub fn hook_hash(event: &str, matcher: Option<&str>, handler: &Value) -> Result<
 }
 
 /// The user's Codex config (`$CODEX_HOME/config.toml`, else `~/.codex/config.toml`).
-pub fn config_path(env: &std::collections::BTreeMap<String, String>) -> Option<PathBuf> {
+pub fn config_path(env: &Env) -> Option<PathBuf> {
     crate::contract::places::codex_config(env)
 }
 

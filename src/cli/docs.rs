@@ -4,7 +4,7 @@
 //! `--install` each writes its files where the user's shell and `man` look
 //! without configuration; `install.sh` and the Claude Code plugin call that.
 
-use std::collections::BTreeMap;
+use crate::os::env::Env;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -56,7 +56,7 @@ struct Places {
 }
 
 impl Places {
-    fn from_env(env: &BTreeMap<String, String>) -> Option<Places> {
+    fn from_env(env: &Env) -> Option<Places> {
         let home = env.get("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
         let xdg = |name: &str, default: &str| {
             env.get(name)
@@ -96,7 +96,7 @@ impl Places {
 pub fn completions(
     shell: Option<CompletionShell>,
     install: bool,
-    env: &BTreeMap<String, String>,
+    env: &Env,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> i32 {
@@ -157,7 +157,7 @@ pub fn man_pages() -> std::io::Result<Vec<(String, Vec<u8>)>> {
 pub fn man(
     dir: Option<&Path>,
     install: bool,
-    env: &BTreeMap<String, String>,
+    env: &Env,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> i32 {

@@ -14,6 +14,7 @@ use crate::cli::init::Context;
 use crate::cli::wiring::{self, Place, Wired};
 use crate::contract::hosts::Host;
 use crate::os::clock::Now;
+use crate::os::env::Env;
 use crate::policy::discover::Discovery;
 
 /// How serious a finding is.
@@ -652,10 +653,9 @@ fn unguarded(ctx: &Context, out: &mut Vec<Finding>) {
 /// `.claude/settings.local.json`.
 fn repository(ctx: &Context, found: &crate::policy::discover::Found, out: &mut Vec<Finding>) {
     let project = ctx.project_dir();
-    let mut env = BTreeMap::from([(
-        "CLAUDE_PROJECT_DIR".to_string(),
-        project.display().to_string(),
-    )]);
+    let mut env: Env = [("CLAUDE_PROJECT_DIR", project.display().to_string())]
+        .into_iter()
+        .collect();
     for i in crate::os::repo_env::user_only(&mut env, None) {
         push_at(
             out,
@@ -987,11 +987,7 @@ fn codex_trust(w: &Wired, ctx: &Context, out: &mut Vec<Finding>) {
 /// Is the built-in protection on? Asked of the policies themselves: probe events
 /// the built-in pack denies are run through them.
 fn builtin_protection(ctx: &Context, discovery: &Discovery, out: &mut Vec<Finding>) {
-    let home = ctx
-        .env
-        .get("HOME")
-        .cloned()
-        .unwrap_or_else(|| "/root".into());
+    let home = ctx.env.get("HOME").unwrap_or_else(|| "/root".into());
     let project = ctx.project_dir().display().to_string();
     let probes = [
         (

@@ -2,6 +2,7 @@
 //! `run` uses, with a recording tracer. Nothing is written: side effects are
 //! listed, not run.
 
+use crate::os::env::Env;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
@@ -42,12 +43,7 @@ pub struct Explanation {
 
 /// Explain one event: judged by the engine ([`crate::engine::judge`]), as `run`
 /// judges it, with a recording tracer.
-pub fn explanation(
-    event: &Event,
-    discovery: &Discovery,
-    env: &BTreeMap<String, String>,
-    now: Now,
-) -> Explanation {
+pub fn explanation(event: &Event, discovery: &Discovery, env: &Env, now: Now) -> Explanation {
     let set = Set::build(discovery);
     let mut trace = Trace::default();
     let judged = engine::judge(&set, event, World::new(env, now), &mut trace);
@@ -88,11 +84,7 @@ pub fn explanation(
 /// same [`Session`]: a fresh temporary project with its files and the
 /// project's own policies, `$PROJECT_DIR` replaced, its own home, no user
 /// layer); a bare event in the real project, as `run` would see it.
-fn explain_fixture(
-    fx: &Fixture,
-    discovery: &Discovery,
-    env: &BTreeMap<String, String>,
-) -> Result<Explanation, String> {
+fn explain_fixture(fx: &Fixture, discovery: &Discovery, env: &Env) -> Result<Explanation, String> {
     // A malformed event is not judged by any rule: `run` answers it with the
     // failure mode (see `Event::check_shape`), and explain says so.
     let shaped = |event: Event| {
@@ -125,7 +117,7 @@ fn explain_fixture(
 pub fn explain(
     fixture: &Path,
     discovery: &Discovery,
-    env: &BTreeMap<String, String>,
+    env: &Env,
     verbosity: Verbosity,
     format: Format,
     out: &mut dyn Write,
@@ -151,7 +143,7 @@ pub fn explain_with(
     rule: Option<&str>,
     stdin: &mut dyn std::io::Read,
     discovery: &Discovery,
-    env: &BTreeMap<String, String>,
+    env: &Env,
     verbosity: Verbosity,
     format: Format,
     out: &mut dyn Write,

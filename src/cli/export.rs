@@ -3,7 +3,7 @@
 //! for a timer or by hand after the collector was down; with `--background`,
 //! what a run starts after its answer. See `log::export`.
 
-use std::collections::BTreeMap;
+use crate::os::env::Env;
 use std::io::Write;
 use std::time::Instant;
 
@@ -13,12 +13,7 @@ use crate::os::clock::Now;
 
 /// Deliver the spool; 0 when nothing is left waiting, 1 otherwise.
 /// `background`: as a run's deliverer (no output, the pause kept).
-pub fn run(
-    env: &BTreeMap<String, String>,
-    background: bool,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> i32 {
+pub fn run(env: &Env, background: bool, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     let Some(dir) = export::spool_dir(env) else {
         let _ = writeln!(
             err,

@@ -10,6 +10,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::os::clock::Now;
+use crate::os::env::Env;
 use crate::policy::discover::Discovery;
 
 /// The fixture format, as `hookrules test --help` prints it.
@@ -236,7 +237,7 @@ pub struct Session {
     pub event_text: String,
     /// The environment: the fixture's alone (see [`Prepared::env`]), never the
     /// process's.
-    pub env: BTreeMap<String, String>,
+    pub env: Env,
     /// The clock: the fixture's `now`, else the environment's; local time in the
     /// fixture's zone.
     pub now: Now,
@@ -259,20 +260,21 @@ impl Session {
             },
             project,
             event_text: String::new(),
-            env: BTreeMap::new(),
+            env: Env::default(),
             now: Now::at(0),
         };
         if let Some(dir) = install {
             install_policies(dir, &session.project)?;
         }
         let prepared = fx.prepare(&session.project)?;
+        let env = Env::from(prepared.env);
         session.now = fx
             .now
             .map(Now::at)
-            .unwrap_or_else(|| Now::from_env(&prepared.env))
-            .with_tz(prepared.env.get("TZ").map(String::as_str));
+            .unwrap_or_else(|| Now::from_env(&env))
+            .with_tz(env.get("TZ").as_deref());
         session.event_text = prepared.event_text;
-        session.env = prepared.env;
+        session.env = env;
         Ok(session)
     }
 

@@ -33,6 +33,7 @@
 //! - **Errors.** A settings file that is not UTF-8 JSON, not an object, whose `hooks` is
 //!   not an object, or whose event entries are not lists: exit 2, nothing written.
 
+use crate::os::env::Env;
 use std::collections::BTreeMap;
 use std::fs;
 use std::io::Write;
@@ -123,7 +124,7 @@ pub struct UninstallArgs {
 #[derive(Debug, Clone, Default)]
 pub struct Context {
     /// The environment: `CLAUDE_PROJECT_DIR`, `HOME`, `CLAUDE_CONFIG_DIR`, `PATH`.
-    pub env: BTreeMap<String, String>,
+    pub env: Env,
     /// The current directory.
     pub cwd: PathBuf,
     /// The running binary (the default command).
@@ -132,7 +133,7 @@ pub struct Context {
 
 impl Context {
     /// The running process's view.
-    pub fn from_process(env: &BTreeMap<String, String>) -> Context {
+    pub fn from_process(env: &Env) -> Context {
         Context {
             env: env.clone(),
             cwd: std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
@@ -140,11 +141,8 @@ impl Context {
         }
     }
 
-    fn var(&self, name: &str) -> Option<&str> {
-        self.env
-            .get(name)
-            .map(String::as_str)
-            .filter(|s| !s.is_empty())
+    fn var(&self, name: &str) -> Option<String> {
+        self.env.get(name).filter(|s| !s.is_empty())
     }
 
     /// `$CLAUDE_PROJECT_DIR`, else the current directory.
@@ -254,7 +252,7 @@ fn resolve_version(args: &InitArgs, ctx: &Context) -> Result<Version, Failure> {
 fn detect_version(ctx: &Context) -> Result<(u32, u32, u32), String> {
     let path = ctx
         .var("PATH")
-        .unwrap_or("")
+        .unwrap_or_default()
         .split(':')
         .filter(|d| !d.is_empty())
         .map(|d| Path::new(d).join("claude"))

@@ -1,7 +1,7 @@
 //! `hookrules log`: the recent decisions as a table (or JSON lines), newest last.
 //! Also where the log of a project is, for `replay`, `report` and `allow`.
 
-use std::collections::BTreeMap;
+use crate::os::env::Env;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -54,7 +54,7 @@ pub struct LogArgs {
 /// here up has one: a log is written only for the folder `run` resolved as the
 /// project, so it names the project of a session started elsewhere (a
 /// sub-folder without `.git`, where the client set `CLAUDE_PROJECT_DIR`).
-pub fn project_dir(env: &BTreeMap<String, String>) -> PathBuf {
+pub fn project_dir(env: &Env) -> PathBuf {
     let resolved = crate::contract::project::resolve(env, None);
     let has_log = |dir: &Path| {
         settings::default_dir(dir, env).is_some_and(|d| d.join(store::CURRENT).exists())
@@ -82,13 +82,10 @@ pub struct Located {
 }
 
 /// Find the log.
-pub fn locate(place: &Where, env: &BTreeMap<String, String>) -> Result<Located, String> {
+pub fn locate(place: &Where, env: &Env) -> Result<Located, String> {
     let project = project_dir(env);
     let mut env = env.clone();
-    env.insert(
-        "CLAUDE_PROJECT_DIR".into(),
-        project.to_string_lossy().into_owned(),
-    );
+    env.set("CLAUDE_PROJECT_DIR", project.to_string_lossy());
     let found = super::discovery(place.policies.clone(), &env).find();
     let settings = settings::resolve(&settings::tables_of(&found), &project, &env);
     let path = match (&place.log, &settings.dir) {
@@ -272,7 +269,7 @@ pub fn open(
     command: &str,
     place: &Where,
     filters: &Filters<'_>,
-    env: &BTreeMap<String, String>,
+    env: &Env,
     err: &mut dyn Write,
 ) -> Result<(Located, Vec<Record>, Filter), i32> {
     let fail = |err: &mut dyn Write, e: String| {
@@ -301,7 +298,7 @@ pub fn open(
 /// `hookrules log`.
 pub fn log(
     args: &LogArgs,
-    env: &BTreeMap<String, String>,
+    env: &Env,
     paint: Paint,
     out: &mut dyn Write,
     err: &mut dyn Write,

@@ -23,7 +23,7 @@ pub mod timeouts;
 pub mod trust;
 pub mod wiring;
 
-use std::collections::BTreeMap;
+use crate::os::env::Env;
 use std::io::IsTerminal;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -237,18 +237,11 @@ pub enum Command {
     Trust(trust::TrustArgs),
 }
 
-/// The process environment, as a map (tests pass their own).
-pub fn env_map() -> BTreeMap<String, String> {
-    std::env::vars_os()
-        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
-        .collect()
-}
-
 /// The project ([`crate::contract::project::resolve`] from the current
 /// folder); found from the current folder up, it is named relative to where
 /// the user is, so `check` names files as they would type them
 /// (`.claude/hookrules/x.toml`, `../.claude/...`).
-fn project_for_display(env: &BTreeMap<String, String>) -> PathBuf {
+fn project_for_display(env: &Env) -> PathBuf {
     let root = crate::contract::project::resolve(env, None);
     if env.get("CLAUDE_PROJECT_DIR").is_some_and(|s| !s.is_empty()) {
         return root;
@@ -263,10 +256,10 @@ fn project_for_display(env: &BTreeMap<String, String>) -> PathBuf {
 }
 
 /// Policy discovery from flags and the environment.
-pub fn discovery(flags: Vec<PathBuf>, env: &BTreeMap<String, String>) -> Discovery {
+pub fn discovery(flags: Vec<PathBuf>, env: &Env) -> Discovery {
     Discovery {
         flags,
-        env: env.get("HOOKRULES_POLICIES").cloned(),
+        env: env.get("HOOKRULES_POLICIES"),
         project_dir: Some(project_for_display(env)),
         user_dir: crate::contract::places::user_policies(env),
         no_builtin: false,
@@ -282,17 +275,17 @@ pub fn status() -> u8 {
     let run_command = matches!(cli.command, Command::Run { .. });
     if run_command {
         // From here on small allocations are bumps into one region that is
-        // never freed (see `os::arena`): reading the environment into a map is
-        // a hundred of them, and `run` is one short process.
+        // never freed (see `os::arena`): `run` is one short process.
         crate::os::arena::start();
     }
-    let mut env = env_map();
+    // Variables are read when asked for (see `os::env`).
+    let mut env = Env::process();
     // hookrules' own variables that a project file set are ignored.
     let ignored_env =
         crate::os::repo_env::user_only(&mut env, std::env::current_dir().ok().as_deref());
     let env_notice = crate::os::repo_env::notice(&ignored_env);
     let no_builtin = cli.no_builtin;
-    let discovery = |flags: Vec<PathBuf>, env: &BTreeMap<String, String>| Discovery {
+    let discovery = |flags: Vec<PathBuf>, env: &Env| Discovery {
         no_builtin,
         ..discovery(flags, env)
     };
@@ -506,7 +499,7 @@ fn run_args(mut args: impl Iterator<Item = std::ffi::OsString>) -> Option<Cli> {
 /// is an error before anything is read.
 fn run(
     discovery: &Discovery,
-    env: &BTreeMap<String, String>,
+    env: &Env,
     host: Option<&str>,
     event: Option<&str>,
     via: Option<&str>,
@@ -550,7 +543,7 @@ fn test_command(
     coverage: test::Coverage,
     quick: &quick::QuickArgs,
     expect: Option<quick::Expected>,
-    env: &BTreeMap<String, String>,
+    env: &Env,
 ) -> i32 {
     let stdout = std::io::stdout();
     let stderr = std::io::stderr();

@@ -5,7 +5,7 @@
 //! and judged by the engine with the policies `run` finds here, in this
 //! environment: what `run` would decide for that call in this project.
 
-use std::collections::BTreeMap;
+use crate::os::env::Env;
 use std::io::Write;
 use std::path::Path;
 
@@ -109,7 +109,7 @@ pub fn test(
     args: &QuickArgs,
     expect: Expected,
     discovery: &Discovery,
-    env: &BTreeMap<String, String>,
+    env: &Env,
     cwd: &Path,
     out: &mut dyn Write,
     err: &mut dyn Write,

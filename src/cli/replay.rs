@@ -7,6 +7,7 @@
 //! its logged time as the clock. Events that were logged cut or redacted are
 //! replayed as logged and counted apart, since their verdict may differ.
 
+use crate::os::env::Env;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
@@ -162,14 +163,14 @@ fn approximate(v: &serde_json::Value) -> bool {
 
 /// Decide one logged event under the given policies, in the project it was
 /// evaluated in and at the time it was logged.
-fn decide(set: &Set, r: &Record, env: &BTreeMap<String, String>) -> Option<Decision> {
+fn decide(set: &Set, r: &Record, env: &Env) -> Option<Decision> {
     let input = r.input.clone()?;
     let event = Event::from_value(input).ok()?;
     let mut env = env.clone();
     if !r.project.is_empty() {
-        env.insert("CLAUDE_PROJECT_DIR".into(), r.project.clone());
+        env.set("CLAUDE_PROJECT_DIR", r.project.clone());
     }
-    let now = Now::at(r.ms().div_euclid(1000)).with_tz(env.get("TZ").map(String::as_str));
+    let now = Now::at(r.ms().div_euclid(1000)).with_tz(env.get("TZ").as_deref());
     Some(engine::judge(set, &event, World::new(&env, now), &mut NoTrace).decision)
 }
 
@@ -198,11 +199,7 @@ fn compare(r: &Record, d: &Decision) -> Option<Change> {
 }
 
 /// Replay records under the policies found.
-pub fn replay(
-    records: &[Record],
-    found: &crate::policy::discover::Found,
-    env: &BTreeMap<String, String>,
-) -> Replay {
+pub fn replay(records: &[Record], found: &crate::policy::discover::Found, env: &Env) -> Replay {
     let set = Set::from_found(found);
     let mut out = Replay {
         policy_hash: set.provenance().hash.clone(),
@@ -278,7 +275,7 @@ pub fn replay(
 /// `hookrules replay`.
 pub fn run(
     args: &ReplayArgs,
-    env: &BTreeMap<String, String>,
+    env: &Env,
     paint: Paint,
     out: &mut dyn Write,
     err: &mut dyn Write,

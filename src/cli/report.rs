@@ -5,6 +5,7 @@
 //! metrics (tool usage per agent, handoff success rate, quality scores) read from
 //! the JSON lines the example policies write.
 
+use crate::os::env::Env;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -874,7 +875,7 @@ fn hidden_note(hidden: &[&Panel]) -> String {
 /// `hookrules report`.
 pub fn run(
     args: &ReportArgs,
-    env: &BTreeMap<String, String>,
+    env: &Env,
     paint: Paint,
     out: &mut dyn Write,
     err: &mut dyn Write,

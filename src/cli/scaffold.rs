@@ -10,7 +10,7 @@
 //! points when it runs. The decision is recorded from that portable fixture, run
 //! exactly as `hookrules test` will run it.
 
-use std::collections::BTreeMap;
+use crate::os::env::Env;
 use std::io::{Read, Write};
 use std::path::Path;
 
@@ -25,7 +25,7 @@ pub fn new_fixture(
     input: &Path,
     out_path: Option<&Path>,
     discovery: &Discovery,
-    env: &BTreeMap<String, String>,
+    env: &Env,
     stdin: &mut dyn Read,
     out: &mut dyn Write,
     err: &mut dyn Write,
@@ -108,7 +108,7 @@ fn read_input(input: &Path, stdin: &mut dyn Read) -> Result<String, String> {
 }
 
 /// The input as a fixture whose paths name the project as `$PROJECT_DIR`.
-fn portable(text: &str, env: &BTreeMap<String, String>) -> Result<Fixture, String> {
+fn portable(text: &str, env: &Env) -> Result<Fixture, String> {
     let fx = Fixture::parse(text)?;
     if !fx.bare || text.contains("$PROJECT_DIR") {
         return Ok(Fixture { expect: None, ..fx });

@@ -4,22 +4,22 @@
 //! callers (tests) get plain text. `run` never colours: its output is for the
 //! client.
 
-use std::collections::BTreeMap;
+use crate::os::env::Env;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 static ON: AtomicBool = AtomicBool::new(false);
 
 /// Should output be coloured, given the environment and whether stdout is a
 /// terminal?
-pub fn wanted(env: &BTreeMap<String, String>, terminal: bool) -> bool {
+pub fn wanted(env: &Env, terminal: bool) -> bool {
     let set = |k: &str| env.get(k).is_some_and(|v| !v.is_empty());
     if set("NO_COLOR") {
         return false;
     }
-    if set("CLICOLOR_FORCE") && env.get("CLICOLOR_FORCE").map(String::as_str) != Some("0") {
+    if set("CLICOLOR_FORCE") && env.get("CLICOLOR_FORCE").as_deref() != Some("0") {
         return true;
     }
-    if env.get("TERM").map(String::as_str) == Some("dumb") {
+    if env.get("TERM").as_deref() == Some("dumb") {
         return false;
     }
     terminal
@@ -76,9 +76,9 @@ pub fn decision(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::wanted;
-    use std::collections::BTreeMap;
+    use crate::os::env::Env;
 
-    fn env(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+    fn env(pairs: &[(&str, &str)]) -> Env {
         pairs
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))

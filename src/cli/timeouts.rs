@@ -9,6 +9,7 @@
 //! facts run one after another before the answer, effects after it, all inside
 //! one deadline (see `engine::run`).
 
+use crate::os::env::Env;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -261,7 +262,7 @@ pub fn registrations(files: &[PathBuf]) -> BTreeMap<String, Registered> {
 
 /// The settings files a project's hooks come from: the user's, the project's,
 /// the project's local one.
-pub fn settings_files(project: Option<&Path>, env: &BTreeMap<String, String>) -> Vec<PathBuf> {
+pub fn settings_files(project: Option<&Path>, env: &Env) -> Vec<PathBuf> {
     use crate::contract::places;
     // A relative CLAUDE_CONFIG_DIR is taken as it is (from the current folder).
     let mut v: Vec<PathBuf> = places::claude_user_dir(env, Path::new(""))

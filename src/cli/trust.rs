@@ -6,6 +6,7 @@
 //! terminal, and the built-in pack denies the agent running it: only the user
 //! trusts a repository.
 
+use crate::os::env::Env;
 use std::collections::BTreeMap;
 use std::io::Write;
 
@@ -26,7 +27,7 @@ pub struct TrustArgs {
 /// `hookrules trust [--list]`.
 pub fn run(
     args: &TrustArgs,
-    env: &BTreeMap<String, String>,
+    env: &Env,
     stdin_is_tty: bool,
     out: &mut dyn Write,
     err: &mut dyn Write,

@@ -4,7 +4,7 @@
 //! settings.json install and a plugin install of the same project never both
 //! answer (the settings one wins: it names its binary explicitly).
 
-use std::collections::BTreeMap;
+use crate::os::env::Env;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -82,7 +82,7 @@ pub fn settings_layers(ctx: &Context) -> Vec<(Place, PathBuf)> {
 
 /// Does a Claude Code settings layer register `hookrules run` for this event?
 /// The first such file (`init --host vscode` asks: VS Code reads it too).
-pub fn settings_registers(env: &BTreeMap<String, String>, event: &str) -> Option<PathBuf> {
+pub fn settings_registers(env: &Env, event: &str) -> Option<PathBuf> {
     settings_handler(env, event, |_, h| Host::Claude.runs_hookrules(h, None))
 }
 
@@ -96,7 +96,7 @@ pub fn settings_registers(env: &BTreeMap<String, String>, event: &str) -> Option
 /// would not run, or would answer less (a missing binary, a repository's own
 /// script named hookrules, a flag, a matcher that never fires), leaves the
 /// plugin answering: being named is not answering.
-pub fn settings_answer(env: &BTreeMap<String, String>, event: &str) -> Option<PathBuf> {
+pub fn settings_answer(env: &Env, event: &str) -> Option<PathBuf> {
     let exe = std::env::current_exe()
         .ok()
         .and_then(|p| p.canonicalize().ok())?;
@@ -108,7 +108,7 @@ pub fn settings_answer(env: &BTreeMap<String, String>, event: &str) -> Option<Pa
 /// The plugin's own timeout for every event (`plugin/hooks/hooks.json`).
 const PLUGIN_TIMEOUT_SECS: f64 = 10.0;
 
-fn answers_as_plugin(group: &Value, h: &Value, exe: &Path, env: &BTreeMap<String, String>) -> bool {
+fn answers_as_plugin(group: &Value, h: &Value, exe: &Path, env: &Env) -> bool {
     let every_tool = match group.get("matcher") {
         None => true,
         Some(Value::String(m)) => m.is_empty() || m == "*",
@@ -140,7 +140,7 @@ fn answers_as_plugin(group: &Value, h: &Value, exe: &Path, env: &BTreeMap<String
 }
 
 /// Is `program`, as the client would start it, this very executable?
-fn runs_this_binary(program: &str, exe: &Path, env: &BTreeMap<String, String>) -> bool {
+fn runs_this_binary(program: &str, exe: &Path, env: &Env) -> bool {
     if program.contains(['$', '`', '~']) {
         return false;
     }
@@ -168,7 +168,7 @@ fn runs_this_binary(program: &str, exe: &Path, env: &BTreeMap<String, String>) -
 /// The first settings layer with a handler for `event` that `pick` accepts
 /// (given its group and the handler).
 fn settings_handler(
-    env: &BTreeMap<String, String>,
+    env: &Env,
     event: &str,
     pick: impl Fn(&Value, &Value) -> bool,
 ) -> Option<PathBuf> {
@@ -282,7 +282,7 @@ pub fn agent_files(ctx: &Context) -> Vec<(Host, PathBuf)> {
 /// [`Host::ALL`] order: the hosts `check` judges each rule's answers for (HR118).
 pub fn wired_hosts(project: &Path) -> Vec<Host> {
     let ctx = Context {
-        env: BTreeMap::new(),
+        env: Env::default(),
         cwd: project.to_path_buf(),
         exe: None,
     };
@@ -374,7 +374,7 @@ pub fn resolve_program(program: &str, ctx: &Context) -> Option<PathBuf> {
         return Some(ctx.project_dir().join(p));
     }
     let path = ctx.env.get("PATH")?;
-    std::env::split_paths(path)
+    std::env::split_paths(&path)
         .map(|d| d.join(program))
         .find(|c| c.is_file())
 }

@@ -68,6 +68,7 @@
 //! (`patterns::StoredList`), a named condition's the numbers it uses and its
 //! body; each is read once per process.
 
+use crate::os::env::Env;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -582,7 +583,7 @@ pub struct Artifact {
 
 /// Where artifacts live: `HOOKRULES_CACHE_DIR`, else `$XDG_CACHE_HOME/hookrules`,
 /// else `~/.cache/hookrules`. `HOOKRULES_CACHE=off` turns the cache off.
-pub fn cache_dir(env: &BTreeMap<String, String>) -> Option<PathBuf> {
+pub fn cache_dir(env: &Env) -> Option<PathBuf> {
     if env
         .get("HOOKRULES_CACHE")
         .is_some_and(|v| v == "off" || v == "0")
@@ -624,7 +625,7 @@ fn file_of(dir: &Path, search: &str) -> PathBuf {
 ///
 /// The built-in pack alone comes from the binary ([`EMBEDDED`]), unless
 /// `HOOKRULES_EMBEDDED=off` (for tests and measurements) or it does not verify.
-pub fn load(discovery: &Discovery, env: &BTreeMap<String, String>) -> Loaded {
+pub fn load(discovery: &Discovery, env: &Env) -> Loaded {
     if embedded_wanted(discovery, env) {
         if let Some(a) = Artifact::embedded(EMBEDDED) {
             return Loaded::Stored(Box::new(a));
@@ -663,7 +664,7 @@ pub fn load(discovery: &Discovery, env: &BTreeMap<String, String>) -> Loaded {
 /// Where [`load`] would take the set from, without building it (`doctor`);
 /// the embedded pack counts only if every record verifies, a cache file only if
 /// every record verifies under the user's key.
-pub fn origin(discovery: &Discovery, env: &BTreeMap<String, String>) -> SetOrigin {
+pub fn origin(discovery: &Discovery, env: &Env) -> SetOrigin {
     if embedded_wanted(discovery, env)
         && Artifact::embedded(EMBEDDED).is_some_and(|a| a.check_all())
     {
@@ -678,10 +679,7 @@ pub fn origin(discovery: &Discovery, env: &BTreeMap<String, String>) -> SetOrigi
 /// The cache file of a policy search, and why it would not be used (None: it
 /// would be, every record verified). None when there is no cache or no state
 /// folder.
-pub fn cache_check(
-    discovery: &Discovery,
-    env: &BTreeMap<String, String>,
-) -> Option<(PathBuf, Option<Refused>)> {
+pub fn cache_check(discovery: &Discovery, env: &Env) -> Option<(PathBuf, Option<Refused>)> {
     let path = path_for(&cache_dir(env)?, discovery);
     let key = match UserKey::load(&crate::os::state::state_home(env)?) {
         Ok(k) => k,
@@ -696,7 +694,7 @@ pub fn cache_check(
 }
 
 /// Is the set the built-in pack alone, and the embedded one not turned off?
-pub fn embedded_wanted(discovery: &Discovery, env: &BTreeMap<String, String>) -> bool {
+pub fn embedded_wanted(discovery: &Discovery, env: &Env) -> bool {
     discovery.builtin_alone() && env.get("HOOKRULES_EMBEDDED").is_none_or(|v| v != "off")
 }
 

@@ -7,30 +7,16 @@
 //!
 //! Paths only: nothing here touches the disk.
 
+use crate::os::env::Env;
 use crate::shell::reach::Wiring;
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use super::hosts::Host;
 
-type Env = BTreeMap<String, String>;
-
-/// The environment variables that move these places.
-pub const ENV_VARS: &[&str] = &[
-    "HOME",
-    "XDG_STATE_HOME",
-    "XDG_CONFIG_HOME",
-    "XDG_CACHE_HOME",
-    "HOOKRULES_CACHE_DIR",
-    "CLAUDE_CONFIG_DIR",
-    "CLAUDE_PLUGIN_DATA",
-    "CODEX_HOME",
-];
-
-fn var<'e>(env: &'e Env, name: &str) -> Option<&'e str> {
-    env.get(name).map(String::as_str).filter(|s| !s.is_empty())
+fn var(env: &Env, name: &str) -> Option<String> {
+    env.get(name).filter(|s| !s.is_empty())
 }
 
 fn home(env: &Env) -> Option<PathBuf> {
@@ -240,11 +226,7 @@ pub struct Guarded {
 #[must_use]
 pub fn guarded(env: &Env, cwd: &Path, project: &Path, exe: Option<&Path>) -> Vec<Guarded> {
     let mut out: Vec<Guarded> = Vec::new();
-    let plain: Env = env
-        .iter()
-        .filter(|(k, _)| k.as_str() == "HOME")
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
+    let plain: Env = env.get("HOME").map(|h| ("HOME", h)).into_iter().collect();
     let envs = [env, &plain];
     let mut add = |path: Option<PathBuf>,
                    folder: bool,
@@ -459,10 +441,10 @@ mod tests {
 
     #[test]
     fn places_the_environment_moves_are_guarded_there_and_where_they_are_without_it() {
-        let mut env = Env::new();
-        env.insert("HOME".into(), "/home/u".into());
-        env.insert("XDG_STATE_HOME".into(), "/x/state".into());
-        env.insert("CODEX_HOME".into(), "/x/codex".into());
+        let mut env = Env::default();
+        env.set("HOME", "/home/u");
+        env.set("XDG_STATE_HOME", "/x/state");
+        env.set("CODEX_HOME", "/x/codex");
         let project = Path::new("/home/u/p");
         let g = guarded(&env, project, project, None);
         let has =
@@ -515,8 +497,8 @@ mod tests {
 
     #[test]
     fn every_host_file_init_writes_is_guarded() {
-        let mut env = Env::new();
-        env.insert("HOME".into(), "/home/u".into());
+        let mut env = Env::default();
+        env.set("HOME", "/home/u");
         let project = Path::new("/home/u/p");
         let g = guarded(&env, project, project, Some(Path::new("/opt/hr/hookrules")));
         let has = |p: &str| g.iter().any(|x| x.path == Path::new(p));

@@ -10,7 +10,7 @@
 //! A Windows path (an agent on Windows) is read in the one spelling the shell
 //! analysis reads (`C:\Users\dev\proj` is `/c/Users/dev/proj`).
 
-use std::collections::BTreeMap;
+use crate::os::env::Env;
 use std::path::{Path, PathBuf};
 
 use crate::shell::place::posix as posix_path;
@@ -21,7 +21,7 @@ pub const POLICY_DIR: &str = ".claude/hookrules";
 /// The project folder, absolute: `CLAUDE_PROJECT_DIR` (relative to the
 /// process's folder when it is relative), else [`root_from`] `start` (relative
 /// to the process's folder; None: the process's folder itself).
-pub fn resolve(env: &BTreeMap<String, String>, start: Option<&Path>) -> PathBuf {
+pub fn resolve(env: &Env, start: Option<&Path>) -> PathBuf {
     let absolute = |p: &Path| {
         if p.is_absolute() {
             p.to_path_buf()
@@ -33,13 +33,13 @@ pub fn resolve(env: &BTreeMap<String, String>, start: Option<&Path>) -> PathBuf 
     };
     let posix = |p: &str| posix_path(p).unwrap_or_else(|| p.to_string());
     if let Some(dir) = env.get("CLAUDE_PROJECT_DIR").filter(|s| !s.is_empty()) {
-        return absolute(Path::new(&posix(dir)));
+        return absolute(Path::new(&posix(&dir)));
     }
     let start = match start {
         Some(s) => absolute(s),
         None => std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")),
     };
-    let home = env.get("HOME").map(|h| PathBuf::from(posix(h)));
+    let home = env.get("HOME").map(|h| PathBuf::from(posix(&h)));
     root_from(&start, home.as_deref())
 }
 

@@ -13,7 +13,7 @@
 
 pub mod run;
 
-use std::collections::BTreeMap;
+use crate::os::env::Env;
 
 use crate::answer::{self, Answer};
 use crate::compile::artifact::{self, Loaded};
@@ -42,7 +42,7 @@ pub struct Set {
 impl Set {
     /// The set `run` uses: the built-in pack embedded in the binary, or a
     /// verified compiled set from the cache, else compiled now (and cached).
-    pub fn load(discovery: &Discovery, env: &BTreeMap<String, String>) -> Set {
+    pub fn load(discovery: &Discovery, env: &Env) -> Set {
         Set {
             loaded: artifact::load(discovery, env),
             rebuild_from: discovery.clone(),
@@ -105,7 +105,7 @@ impl Set {
 #[derive(Debug, Clone)]
 pub struct World<'a> {
     /// The environment the client gave the hook.
-    pub env: &'a BTreeMap<String, String>,
+    pub env: &'a Env,
     /// The clock.
     pub now: Now,
     /// The answer's deadline: command facts are cut to fit it.
@@ -116,7 +116,7 @@ pub struct World<'a> {
 
 impl<'a> World<'a> {
     /// `env` at `now`, with no deadline, commands run.
-    pub fn new(env: &'a BTreeMap<String, String>, now: Now) -> World<'a> {
+    pub fn new(env: &'a Env, now: Now) -> World<'a> {
         World {
             env,
             now,

@@ -22,7 +22,7 @@
 //! benches, the fuzzer: no watchdog, no allow-once, no log; [`in_process_with`]
 //! judges many events against one loaded set).
 
-use std::collections::BTreeMap;
+use crate::os::env::Env;
 use std::io::Read;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
@@ -67,7 +67,7 @@ pub enum Budget {
 
 impl Budget {
     /// From `run --timeout` and the environment.
-    pub fn from_args(timeout_secs: Option<f64>, env: &BTreeMap<String, String>) -> Budget {
+    pub fn from_args(timeout_secs: Option<f64>, env: &Env) -> Budget {
         if let Some(ms) = env
             .get("HOOKRULES_DEADLINE_MS")
             .and_then(|s| s.trim().parse::<u64>().ok())
@@ -95,7 +95,7 @@ impl Budget {
 
 /// Finds the Claude Code settings file that already runs hookrules for an
 /// event (given the environment and the event's name), if any.
-pub type WiredFor = fn(&BTreeMap<String, String>, &str) -> Option<PathBuf>;
+pub type WiredFor = fn(&Env, &str) -> Option<PathBuf>;
 
 /// How `hookrules run` was called.
 #[derive(Debug, Clone, Copy, Default)]
@@ -231,7 +231,7 @@ fn install_panic_hook() {
 /// the failure mode's answer. Compiled into debug builds only: a release binary
 /// has no such switch.
 #[cfg(debug_assertions)]
-fn inject(stage: &str, env: &BTreeMap<String, String>) {
+fn inject(stage: &str, env: &Env) {
     if env.get("HOOKRULES_TEST_PANIC").is_some_and(|s| s == stage) {
         panic!("injected for a test at stage `{stage}`");
     }
@@ -239,7 +239,7 @@ fn inject(stage: &str, env: &BTreeMap<String, String>) {
 
 #[cfg(not(debug_assertions))]
 #[inline(always)]
-fn inject(_: &str, _: &BTreeMap<String, String>) {}
+fn inject(_: &str, _: &Env) {}
 
 fn reply(a: &Answer) -> Reply {
     Reply {
@@ -339,7 +339,7 @@ impl AfterAnswer {
 pub fn in_process(
     discovery: &Discovery,
     stdin: &mut dyn Read,
-    env: &BTreeMap<String, String>,
+    env: &Env,
     now: Now,
     hint: Hint<'_>,
 ) -> (Answer, Option<Decision>) {
@@ -352,7 +352,7 @@ pub fn in_process(
 pub fn in_process_with(
     set: &Set,
     stdin: &mut dyn Read,
-    env: &BTreeMap<String, String>,
+    env: &Env,
     now: Now,
     hint: Hint<'_>,
 ) -> (Answer, Option<Decision>) {
@@ -375,7 +375,7 @@ pub fn in_process_with(
 /// `hookrules run` as a process: judge under the watchdog, allow-once, print
 /// the answer, close stdout, do the work after the answer, return the exit
 /// status.
-pub fn process(discovery: &Discovery, env: &BTreeMap<String, String>, inv: Invocation<'_>) -> i32 {
+pub fn process(discovery: &Discovery, env: &Env, inv: Invocation<'_>) -> i32 {
     let start = Instant::now();
     crate::os::arena::start();
     os_process::become_subreaper();
@@ -454,7 +454,7 @@ pub fn process(discovery: &Discovery, env: &BTreeMap<String, String>, inv: Invoc
 /// granted for exactly this call lifts its deny (once), else the deny carries a
 /// code for the user. (`test`, `explain` and [`in_process`] leave it out: it is
 /// state, not policy.)
-fn allow_once(ran: &mut Ran, env: &BTreeMap<String, String>) {
+fn allow_once(ran: &mut Ran, env: &Env) {
     inject("allow-once", env);
     let (Some(event), Some(decision), Some(ctx)) = (&ran.event, &mut ran.decision, &ran.after.ctx)
     else {
@@ -514,12 +514,7 @@ fn session_notice(ran: &mut Ran, notice: Option<&str>) {
 /// After the answer is printed, within `deadline`: the allow-once code's
 /// record, the decision log, then the side effects. `us`: how long the answer
 /// took, for the log. Returns notes for stderr.
-fn after_answer(
-    ran: Ran,
-    us: u64,
-    env: &BTreeMap<String, String>,
-    deadline: Deadline,
-) -> Vec<String> {
+fn after_answer(ran: Ran, us: u64, env: &Env, deadline: Deadline) -> Vec<String> {
     let mut notes = vec![];
     if let Some(issued) = &ran.issued {
         if let Err(e) = crate::log::allow::save(issued) {
@@ -584,7 +579,7 @@ fn stderr_line(s: &str) {
 fn decide(
     discovery: &Discovery,
     stdin: &mut dyn Read,
-    env: &BTreeMap<String, String>,
+    env: &Env,
     now: Now,
     inv: &Invocation<'_>,
     guard: &Guard,
@@ -615,7 +610,7 @@ type Decided = (Answer, Option<Decision>, Option<Event>, AfterAnswer);
 fn decide_input(
     set: &Set,
     stdin: &mut dyn Read,
-    env: &BTreeMap<String, String>,
+    env: &Env,
     now: Now,
     inv: &Invocation<'_>,
     guard: &Guard,

@@ -12,6 +12,7 @@ pub mod outcome;
 pub mod trace;
 mod values;
 
+use crate::os::env::Env;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -44,7 +45,7 @@ pub struct Ctx {
     /// `$HOME`, for `~` in paths.
     pub home: Option<String>,
     /// Environment variables (only `env` facts can read them).
-    pub env_vars: BTreeMap<String, String>,
+    pub env_vars: Env,
     /// The clock.
     pub now: Now,
     /// Whether `command` facts run (false for `check`'s probes: a fact that
@@ -60,7 +61,7 @@ pub struct Ctx {
 
 impl Ctx {
     /// Build the context for an event from the process environment.
-    pub fn from_env(event: &Event, env_vars: BTreeMap<String, String>, now: Now) -> Ctx {
+    pub fn from_env(event: &Event, env_vars: Env, now: Now) -> Ctx {
         let process_cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
         // A Windows path (`C:\Users\dev\proj`, from an agent on Windows) in
         // the one spelling the shell analysis reads (`/c/Users/dev/proj`).
@@ -73,7 +74,7 @@ impl Ctx {
             .get("HOME")
             .or_else(|| env_vars.get("USERPROFILE"))
             .filter(|h| !h.is_empty())
-            .map(|h| posix(h));
+            .map(|h| posix(&h));
         // An event from Windows whose process environment names no Windows
         // home (a hook run by another machine's harness, a service account):
         // the profile folder the working folder lies in is the user's home.
@@ -93,17 +94,15 @@ impl Ctx {
             tmpdir: env_vars
                 .get("TMPDIR")
                 .filter(|t| !t.is_empty())
-                .cloned()
                 .or_else(|| {
                     ["TEMP", "TMP"]
                         .iter()
-                        .find_map(|k| env_vars.get(*k).and_then(|t| shell::place::posix(t)))
+                        .find_map(|k| env_vars.get(k).and_then(|t| shell::place::posix(&t)))
                 }),
             user: env_vars
                 .get("USER")
                 .or_else(|| env_vars.get("LOGNAME"))
-                .filter(|u| !u.is_empty())
-                .cloned(),
+                .filter(|u| !u.is_empty()),
             links: shell::links::Resolver::default(),
             guards: guards(&env_vars, &cwd, &project_dir),
         };
@@ -123,12 +122,9 @@ impl Ctx {
 
 /// The places that decide what the agent may do (`contract::places::guarded`),
 /// listed when a path is first classified.
-fn guards(env: &BTreeMap<String, String>, cwd: &Path, project: &Path) -> shell::reach::Guards {
+fn guards(env: &Env, cwd: &Path, project: &Path) -> shell::reach::Guards {
     use crate::contract::places;
-    let env: BTreeMap<String, String> = places::ENV_VARS
-        .iter()
-        .filter_map(|k| env.get(*k).map(|v| ((*k).to_string(), v.clone())))
-        .collect();
+    let env = env.clone();
     let (cwd, project) = (cwd.to_path_buf(), project.to_path_buf());
     shell::reach::Guards::new(move || {
         let exe = std::env::current_exe().ok();

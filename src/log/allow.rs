@@ -30,7 +30,7 @@
 //! It refuses to run inside Claude Code (`CLAUDECODE` set) or without a
 //! terminal, and the default pack denies the agent running it.
 
-use std::collections::BTreeMap;
+use crate::os::env::Env;
 use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -464,7 +464,7 @@ pub fn on_decision(
     event: &Event,
     project: &Path,
     now_ms: i64,
-    env: &BTreeMap<String, String>,
+    env: &Env,
     decision: &mut Decision,
 ) -> OnceStep {
     if decision.kind != Some(DecisionKind::Deny) || event.name != "PreToolUse" {

@@ -42,7 +42,7 @@
 //! and renamed over the spool, so for that moment the folder can hold up to
 //! twice the spool's bound.
 
-use std::collections::BTreeMap;
+use crate::os::env::Env;
 use std::fs::{self, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
@@ -88,7 +88,7 @@ const OUTAGE: &str = "outage";
 const OUTAGE_SAID: &str = "outage.said";
 
 /// The spool folder: `<state home>/otlp`.
-pub fn spool_dir(env: &BTreeMap<String, String>) -> Option<PathBuf> {
+pub fn spool_dir(env: &Env) -> Option<PathBuf> {
     super::settings::state_home(env).map(|h| h.join("otlp"))
 }
 
@@ -171,12 +171,7 @@ pub struct Delivered {
 /// After the answer: spool the record (waiting for the spool's lock until
 /// `deadline` at the most) and start the deliverer; no network. Returns
 /// warnings for stderr.
-pub fn after_answer(
-    r: &Record,
-    env: &BTreeMap<String, String>,
-    now_ms: i64,
-    deadline: Instant,
-) -> Vec<String> {
+pub fn after_answer(r: &Record, env: &Env, now_ms: i64, deadline: Instant) -> Vec<String> {
     let Some(dir) = spool_dir(env) else {
         return vec!["export: no state folder (HOME or XDG_STATE_HOME) for the spool".into()];
     };
@@ -201,7 +196,7 @@ pub fn after_answer(
 
 /// Start `hookrules export --background` unless one is at work or the
 /// attempts are paused. One read of `state.json` and one try of `send.lock`.
-fn wake(dir: &Path, env: &BTreeMap<String, String>, now_ms: i64) -> io::Result<()> {
+fn wake(dir: &Path, env: &Env, now_ms: i64) -> io::Result<()> {
     if now_ms < read_state(dir).pause_until_ms {
         return Ok(());
     }
@@ -611,7 +606,7 @@ mod tests {
     use super::*;
 
     /// The export's endpoint on a port nothing listens on: refused at once.
-    fn refused_endpoint() -> BTreeMap<String, String> {
+    fn refused_endpoint() -> Env {
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .unwrap()
             .local_addr()
@@ -621,7 +616,8 @@ mod tests {
             "OTEL_EXPORTER_OTLP_ENDPOINT".to_string(),
             format!("http://127.0.0.1:{port}"),
         )]
-        .into()
+        .into_iter()
+        .collect()
     }
 
     fn record(i: usize) -> Record {
@@ -810,11 +806,12 @@ mod tests {
                 .write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
                 .unwrap();
         });
-        let env: BTreeMap<String, String> = [(
+        let env: Env = [(
             "OTEL_EXPORTER_OTLP_ENDPOINT".to_string(),
             format!("http://127.0.0.1:{port}"),
         )]
-        .into();
+        .into_iter()
+        .collect();
         spool(dir, &record(0), by).unwrap();
         let d = deliver(dir, &Target::from_env(&env), 1_000, by, Pause::Ignore);
         collector.join().unwrap();

@@ -27,7 +27,7 @@ pub mod settings;
 pub mod store;
 pub mod time;
 
-use std::collections::BTreeMap;
+use crate::os::env::Env;
 use std::path::Path;
 use std::time::Instant;
 
@@ -146,12 +146,7 @@ pub fn append(s: &Settings, dir: &Path, r: &Record, deadline: Instant) -> Result
 /// After the answer is printed: log it, and export it, if the settings say so.
 /// `deadline` bounds the wait for the log's lock; `export_by` the export.
 /// Returns warnings for stderr; never fails.
-pub fn after_answer(
-    a: &Answered,
-    env: &BTreeMap<String, String>,
-    deadline: Instant,
-    export_by: Instant,
-) -> Vec<String> {
+pub fn after_answer(a: &Answered, env: &Env, deadline: Instant, export_by: Instant) -> Vec<String> {
     let s = settings::resolve(a.tables, a.project, env);
     let mut warnings = s.problems.clone();
     if !s.enabled && !s.export {

@@ -14,7 +14,7 @@
 //! (`session.id`, `gen_ai.tool.name`, `service.name`, the record's
 //! `event_name`), under `hookrules.` otherwise.
 
-use std::collections::BTreeMap;
+use crate::os::env::Env;
 use std::time::Duration;
 
 use serde_json::{json, Value};
@@ -363,7 +363,7 @@ pub struct Target {
 impl Target {
     /// Read the standard variables: the logs-specific one first, then the
     /// general one, then the specification's default.
-    pub fn from_env(env: &BTreeMap<String, String>) -> Target {
+    pub fn from_env(env: &Env) -> Target {
         let get = |logs: &str, all: &str| {
             env.get(logs)
                 .or_else(|| env.get(all))
@@ -401,7 +401,7 @@ impl Target {
             "OTEL_EXPORTER_OTLP_HEADERS",
             "OTEL_EXPORTER_OTLP_LOGS_HEADERS",
         ] {
-            for (k, v) in pairs(env.get(var).map(String::as_str).unwrap_or("")) {
+            for (k, v) in pairs(env.get(var).as_deref().unwrap_or("")) {
                 headers.retain(|(h, _): &(String, String)| !h.eq_ignore_ascii_case(&k));
                 headers.push((k, v));
             }
@@ -413,15 +413,11 @@ impl Target {
         .and_then(|t| t.parse::<u64>().ok())
         .map(Duration::from_millis)
         .unwrap_or(Duration::from_secs(10));
-        let mut resource: Vec<(String, String)> = pairs(
-            env.get("OTEL_RESOURCE_ATTRIBUTES")
-                .map(String::as_str)
-                .unwrap_or(""),
-        );
+        let mut resource: Vec<(String, String)> =
+            pairs(env.get("OTEL_RESOURCE_ATTRIBUTES").as_deref().unwrap_or(""));
         let service = env
             .get("OTEL_SERVICE_NAME")
             .filter(|s| !s.is_empty())
-            .cloned()
             .or_else(|| {
                 resource
                     .iter()
@@ -491,7 +487,7 @@ fn percent_decode(s: &str) -> String {
 mod tests {
     use super::*;
 
-    fn env(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+    fn env(pairs: &[(&str, &str)]) -> Env {
         pairs
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))

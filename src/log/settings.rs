@@ -15,7 +15,7 @@
 //! Only files that mention a `log` table are parsed for it, so a policy set without
 //! one costs nothing here.
 
-use std::collections::BTreeMap;
+use crate::os::env::Env;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -118,11 +118,7 @@ fn table_of(s: &PolicySource) -> Option<LogTable> {
 
 /// The settings for a project from its `[log]` tables (load order, the
 /// managed layer's last) and the environment (see the module docs).
-pub fn resolve(
-    tables: &[LogTable],
-    project_dir: &Path,
-    env: &BTreeMap<String, String>,
-) -> Settings {
+pub fn resolve(tables: &[LogTable], project_dir: &Path, env: &Env) -> Settings {
     let pinned = tables.iter().any(|t| t.managed);
     let mut kept = vec![];
     let mut merged = LogTable::default();
@@ -142,7 +138,7 @@ pub fn resolve(
     if env.get("HOOKRULES_EXPORT").is_some_and(|v| v == "otlp") {
         from_env.export = Some(Export::Otlp);
     }
-    match env.get("HOOKRULES_LOG").map(String::as_str) {
+    match env.get("HOOKRULES_LOG").as_deref() {
         Some("off") | Some("0") | Some("false") => from_env.enabled = Some(false),
         Some(dir) if !dir.is_empty() => from_env.dir = Some(dir.to_string()),
         _ => {}
@@ -157,7 +153,7 @@ pub fn resolve(
 }
 
 /// The settings a merged table gives.
-fn settings_of(t: &LogTable, project_dir: &Path, env: &BTreeMap<String, String>) -> Settings {
+fn settings_of(t: &LogTable, project_dir: &Path, env: &Env) -> Settings {
     let mut problems = vec![];
     let mut redact = vec![];
     for r in &t.redact {
@@ -191,7 +187,7 @@ fn settings_of(t: &LogTable, project_dir: &Path, env: &BTreeMap<String, String>)
 }
 
 /// `~/x` and relative paths (against the project directory).
-fn expand(p: &str, project_dir: &Path, env: &BTreeMap<String, String>) -> PathBuf {
+fn expand(p: &str, project_dir: &Path, env: &Env) -> PathBuf {
     if let (Some(rest), Some(home)) = (p.strip_prefix("~/"), env.get("HOME")) {
         return PathBuf::from(home).join(rest);
     }
@@ -200,13 +196,13 @@ fn expand(p: &str, project_dir: &Path, env: &BTreeMap<String, String>) -> PathBu
 
 /// `$XDG_STATE_HOME/hookrules` (default `~/.local/state/hookrules`): see
 /// [`crate::os::state::state_home`].
-pub fn state_home(env: &BTreeMap<String, String>) -> Option<PathBuf> {
+pub fn state_home(env: &Env) -> Option<PathBuf> {
     crate::os::state::state_home(env)
 }
 
 /// The default log folder of a project: `<state home>/projects/<slug>`, where the
 /// slug is the project path made readable plus a hash (two paths never share one).
-pub fn default_dir(project_dir: &Path, env: &BTreeMap<String, String>) -> Option<PathBuf> {
+pub fn default_dir(project_dir: &Path, env: &Env) -> Option<PathBuf> {
     Some(state_home(env)?.join("projects").join(slug(project_dir)))
 }
 
@@ -256,7 +252,7 @@ mod tests {
         let mut t = tables(&[&user]);
         t.push(managed("[log]\nexport = \"otlp\"\n"));
         let mut e = env();
-        e.insert("HOOKRULES_LOG".into(), "off".into());
+        e.set("HOOKRULES_LOG", "off");
         let s = resolve(&t, Path::new("/p"), &e);
         assert!(s.enabled && s.export, "{s:?}");
         assert_eq!(s.keep, DEFAULT_KEEP);
@@ -276,12 +272,12 @@ mod tests {
         assert!(s.kept[3].contains("HOOKRULES_LOG"));
         // Another folder from the environment is not the managed layer's either.
         let mut e = env();
-        e.insert("HOOKRULES_LOG".into(), "/tmp/elsewhere".into());
+        e.set("HOOKRULES_LOG", "/tmp/elsewhere");
         let s = resolve(&t, Path::new("/p"), &e);
         assert_ne!(s.dir, Some(PathBuf::from("/tmp/elsewhere")));
         // The managed layer's own word stands, also over the environment.
         let mut e = env();
-        e.insert("HOOKRULES_EXPORT".into(), "otlp".into());
+        e.set("HOOKRULES_EXPORT", "otlp");
         let off = [managed("[log]\nexport = \"off\"\nenabled = false\n")];
         let s = resolve(&off, Path::new("/p"), &e);
         assert!(!s.enabled && !s.export);
@@ -290,8 +286,8 @@ mod tests {
         assert!(!s.enabled && s.export && s.kept.is_empty());
     }
 
-    fn env() -> BTreeMap<String, String> {
-        [("HOME".to_string(), "/home/me".to_string())].into()
+    fn env() -> Env {
+        [("HOME", "/home/me")].into_iter().collect()
     }
 
     #[test]
@@ -323,7 +319,7 @@ mod tests {
             .starts_with("/home/me/.local/state/hookrules/projects/home-me-src-app-"));
         assert_ne!(slug(Path::new("/a/b-c")), slug(Path::new("/a/b/c")));
         let mut e = env();
-        e.insert("HOOKRULES_LOG".into(), "off".into());
+        e.set("HOOKRULES_LOG", "off");
         assert!(!resolve(&[], Path::new("/p"), &e).enabled);
     }
 }

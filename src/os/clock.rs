@@ -9,7 +9,7 @@
 //! the process's global state, so fixtures can pin it and tests run in parallel.
 //! Nothing is read until a template actually uses `today` or `now`.
 
-use std::collections::BTreeMap;
+use crate::os::env::Env;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use jiff::tz::TimeZone;
@@ -73,12 +73,12 @@ impl Now {
     /// The clock of a command: `HOOKRULES_NOW` (unix seconds) pins it for
     /// fixtures and tests, else the current time; local means the zone `TZ`
     /// names.
-    pub fn from_env(env: &BTreeMap<String, String>) -> Now {
+    pub fn from_env(env: &Env) -> Now {
         let now = match env.get("HOOKRULES_NOW").and_then(|s| s.parse::<i64>().ok()) {
             Some(t) => Now::at(t),
             None => Now::current(),
         };
-        now.with_tz(env.get("TZ").map(String::as_str))
+        now.with_tz(env.get("TZ").as_deref())
     }
 
     /// The same moment, with local meaning the zone `tz` names (the hook's `TZ`).

@@ -4,6 +4,7 @@
 pub mod arena;
 pub mod clock;
 pub mod deadline;
+pub mod env;
 pub mod files;
 pub mod git;
 pub mod owner;

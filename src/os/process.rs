@@ -13,6 +13,7 @@
 //! - Output is collected as it arrives: what was read before a timeout, or before
 //!   a descendant that still holds the pipe was ended, is kept.
 
+use crate::os::env::Env;
 use std::io::Read;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
@@ -137,17 +138,12 @@ pub fn end_all() {
 /// Run `argv` in `cwd` with stdin closed and exactly the environment `env` (the
 /// hook's own, so a fact sees what the hook sees; `PATH` in it finds the program),
 /// killing its process group (and adopted descendants) after `timeout_ms`.
-pub fn run(
-    argv: &[String],
-    cwd: &Path,
-    env: &std::collections::BTreeMap<String, String>,
-    timeout_ms: u64,
-) -> Result<Output, RunError> {
+pub fn run(argv: &[String], cwd: &Path, env: &Env, timeout_ms: u64) -> Result<Output, RunError> {
     let (program, args) = argv.split_first().ok_or(RunError::Empty)?;
     let mut cmd = Command::new(program);
     cmd.args(args)
         .env_clear()
-        .envs(env)
+        .envs(env.vars())
         .current_dir(cwd)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -244,15 +240,11 @@ impl Collector {
 /// output (the client) waits for nothing of it, since it holds none of our
 /// pipes. Not tracked: [`end_all`] leaves it alone (the subreaper's sweep at
 /// the deadline's last moment does not, while it is still our child).
-pub fn detach(
-    program: &Path,
-    args: &[&str],
-    env: &std::collections::BTreeMap<String, String>,
-) -> std::io::Result<()> {
+pub fn detach(program: &Path, args: &[&str], env: &Env) -> std::io::Result<()> {
     Command::new(program)
         .args(args)
         .env_clear()
-        .envs(env)
+        .envs(env.vars())
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())

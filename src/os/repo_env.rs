@@ -35,6 +35,7 @@
 //! settings file is parsed only when its text names one of our variables; the
 //! managed settings are read only when a project file named one.
 
+use crate::os::env::Env;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -83,10 +84,10 @@ impl Ignored {
 
 /// The project files that set environment variables for the session, in the
 /// project folders `env` names (and `cwd`).
-fn project_files(env: &BTreeMap<String, String>, cwd: Option<&Path>) -> Vec<PathBuf> {
+fn project_files(env: &Env, cwd: Option<&Path>) -> Vec<PathBuf> {
     let mut roots: Vec<PathBuf> = ["CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR"]
         .iter()
-        .filter_map(|k| env.get(*k).filter(|v| v.starts_with('/')))
+        .filter_map(|k| env.get(k).filter(|v| v.starts_with('/')))
         .map(PathBuf::from)
         .collect();
     roots.extend(cwd.map(Path::to_path_buf));
@@ -174,7 +175,7 @@ fn account_home() -> Option<String> {
 /// Leave out of `env` every variable of ours that a project file sets (see
 /// the module docs); `HOME` becomes the account's home. Returns what was left
 /// out. `cwd`: the current folder.
-pub fn user_only(env: &mut BTreeMap<String, String>, cwd: Option<&Path>) -> Vec<Ignored> {
+pub fn user_only(env: &mut Env, cwd: Option<&Path>) -> Vec<Ignored> {
     let mut ignored: Vec<Ignored> = vec![];
     for file in project_files(env, cwd) {
         for name in set_by(&file) {
@@ -193,16 +194,21 @@ pub fn user_only(env: &mut BTreeMap<String, String>, cwd: Option<&Path>) -> Vec<
     };
     for i in &ignored {
         if let Some(v) = admin.get(&i.name) {
-            env.insert(i.name.clone(), v.clone());
+            env.set(i.name.clone(), v.clone());
         } else if i.name == "HOME" {
             match account_home() {
-                Some(home) => env.insert("HOME".into(), home),
-                None => env.remove("HOME"),
+                Some(home) => env.set("HOME", home),
+                None => env.unset("HOME"),
             };
-        } else {
+        } else if i.name.eq_ignore_ascii_case("ProgramData") {
             // Windows reads `ProgramData` in any letter case.
-            let windows = i.name.eq_ignore_ascii_case("ProgramData");
-            env.retain(|k, _| *k != i.name && !(windows && k.eq_ignore_ascii_case(&i.name)));
+            for k in env.vars().into_keys() {
+                if k.eq_ignore_ascii_case(&i.name) {
+                    env.unset(&k);
+                }
+            }
+        } else {
+            env.unset(&i.name);
         }
     }
     ignored
@@ -210,7 +216,7 @@ pub fn user_only(env: &mut BTreeMap<String, String>, cwd: Option<&Path>) -> Vec<
 
 /// The client's managed settings file: Claude Code's `managed-settings.json`
 /// (debug builds, the test suite: the file `HOOKRULES_CLIENT_SETTINGS` names).
-fn managed_settings_file(env: &BTreeMap<String, String>) -> PathBuf {
+fn managed_settings_file(env: &Env) -> PathBuf {
     if cfg!(debug_assertions) {
         if let Some(f) = env.get("HOOKRULES_CLIENT_SETTINGS") {
             return PathBuf::from(f);
@@ -232,7 +238,7 @@ fn read_text(file: &Path) -> Option<String> {
 
 /// The variables of ours the client's managed settings set (`env`), when the
 /// file is the administrator's (root's, writable by nobody else).
-fn managed_values(env: &BTreeMap<String, String>) -> BTreeMap<String, String> {
+fn managed_values(env: &Env) -> BTreeMap<String, String> {
     let file = managed_settings_file(env);
     if !file.exists() || super::owner::admin_owned(&file).is_err() {
         return BTreeMap::new();
@@ -312,7 +318,7 @@ mod tests {
         )
         .unwrap();
         std::fs::write(p.join(".env"), "HOME = /tmp/h\n").unwrap();
-        let mut env: BTreeMap<String, String> = [
+        let mut env: Env = [
             ("HOOKRULES_POLICIES", "x.toml"),
             ("XDG_STATE_HOME", "/tmp/s"),
             ("XDG_CACHE_HOME", "/c"),
@@ -326,11 +332,15 @@ mod tests {
         let ignored = user_only(&mut env, None);
         let names: Vec<&str> = ignored.iter().map(|i| i.name.as_str()).collect();
         assert_eq!(names, ["HOOKRULES_POLICIES", "XDG_STATE_HOME", "HOME"]);
-        assert!(!env.contains_key("HOOKRULES_POLICIES"));
-        assert!(!env.contains_key("XDG_STATE_HOME"));
-        assert_eq!(env["XDG_CACHE_HOME"], "/c", "named in text, not set: kept");
-        assert_eq!(env["FOO"], "1", "not ours");
-        assert_ne!(env.get("HOME").map(String::as_str), Some("/tmp/h"));
+        assert!(!env.contains("HOOKRULES_POLICIES"));
+        assert!(!env.contains("XDG_STATE_HOME"));
+        assert_eq!(
+            env.get("XDG_CACHE_HOME").unwrap(),
+            "/c",
+            "named in text, not set: kept"
+        );
+        assert_eq!(env.get("FOO").unwrap(), "1", "not ours");
+        assert_ne!(env.get("HOME").as_deref(), Some("/tmp/h"));
         assert!(notice(&ignored)
             .unwrap()
             .contains("HOOKRULES_POLICIES (set by "));
@@ -340,7 +350,7 @@ mod tests {
     fn a_project_cannot_move_the_windows_managed_folder() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join(".env"), "PROGRAMDATA=D:\\mine\n").unwrap();
-        let mut env: BTreeMap<String, String> = [
+        let mut env: Env = [
             ("ProgramData", "D:\\mine"),
             ("CLAUDE_PROJECT_DIR", dir.path().to_str().unwrap()),
         ]
@@ -349,7 +359,7 @@ mod tests {
         .collect();
         let ignored = user_only(&mut env, None);
         assert_eq!(ignored.len(), 1, "{ignored:?}");
-        assert!(!env.contains_key("ProgramData"));
+        assert!(!env.contains("ProgramData"));
     }
 
     #[test]
@@ -362,7 +372,7 @@ mod tests {
             r#"{"env": {"OTEL_EXPORTER_OTLP_ENDPOINT": "https://collector.example", "OTEL_EXPORTER_OTLP_HEADERS": "x=1", "OTEL_METRICS_EXPORTER": "otlp"}}"#,
         )
         .unwrap();
-        let mut env: BTreeMap<String, String> = [
+        let mut env: Env = [
             ("OTEL_EXPORTER_OTLP_ENDPOINT", "https://collector.example"),
             ("OTEL_EXPORTER_OTLP_HEADERS", "x=1"),
             ("OTEL_METRICS_EXPORTER", "otlp"),
@@ -382,14 +392,18 @@ mod tests {
             names,
             ["OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_HEADERS"]
         );
-        assert!(!env.contains_key("OTEL_EXPORTER_OTLP_ENDPOINT"));
-        assert_eq!(env["OTEL_METRICS_EXPORTER"], "otlp", "not the export's");
+        assert!(!env.contains("OTEL_EXPORTER_OTLP_ENDPOINT"));
+        assert_eq!(
+            env.get("OTEL_METRICS_EXPORTER").unwrap(),
+            "otlp",
+            "not the export's"
+        );
     }
 
     #[test]
     fn without_project_files_nothing_changes() {
         let dir = tempfile::tempdir().unwrap();
-        let mut env: BTreeMap<String, String> = [
+        let mut env: Env = [
             ("HOOKRULES_POLICIES", "x.toml"),
             ("HOME", "/home/u"),
             ("CLAUDE_PROJECT_DIR", dir.path().to_str().unwrap()),

@@ -21,7 +21,7 @@
 //! ([`KeyError::Unsafe`]), which revokes every allowance and trust (the safe
 //! direction) until the user removes it, and `doctor` says so.
 
-use std::collections::BTreeMap;
+use crate::os::env::Env;
 use std::fs;
 use std::io::{Read, Write};
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
@@ -44,7 +44,7 @@ pub const KEY_FILE: &str = "key";
 
 /// `$XDG_STATE_HOME/hookrules` (an absolute `XDG_STATE_HOME` only), else
 /// `~/.local/state/hookrules`; None without either.
-pub fn state_home(env: &BTreeMap<String, String>) -> Option<PathBuf> {
+pub fn state_home(env: &Env) -> Option<PathBuf> {
     env.get("XDG_STATE_HOME")
         .filter(|s| s.starts_with('/'))
         .map(PathBuf::from)

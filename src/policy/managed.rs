@@ -29,6 +29,7 @@
 //! false` and `--no-builtin` ([`pin_pack`]). Lower layers still add rules, and
 //! the strictest decision wins, so they can only tighten.
 
+use crate::os::env::Env;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -43,7 +44,7 @@ pub const REQUIRED_VAR: &str = "HOOKRULES_MANAGED_REQUIRED";
 
 /// The managed folder of this platform, and (debug builds only) the test
 /// suite's `HOOKRULES_MANAGED_DIR`.
-pub fn default_dir(env: &std::collections::BTreeMap<String, String>) -> Option<PathBuf> {
+pub fn default_dir(env: &Env) -> Option<PathBuf> {
     if cfg!(debug_assertions) {
         if let Some(d) = env.get("HOOKRULES_MANAGED_DIR") {
             return (!d.is_empty()).then(|| PathBuf::from(d));
@@ -63,12 +64,14 @@ pub fn default_dir(env: &std::collections::BTreeMap<String, String>) -> Option<P
 /// `C:\ProgramData`. A project file that sets `ProgramData` is ignored before
 /// this reads it ([`crate::os::repo_env`]), so a repository cannot move the
 /// managed folder.
-fn windows_dir(env: &std::collections::BTreeMap<String, String>) -> String {
+fn windows_dir(env: &Env) -> String {
     let drive_path = |v: &str| {
         let b = v.as_bytes();
         b.len() >= 3 && b[0].is_ascii_alphabetic() && b[1] == b':' && matches!(b[2], b'\\' | b'/')
     };
-    let base = env
+    // The whole environment: the name in any letter case (Windows only).
+    let all = env.vars();
+    let base = all
         .iter()
         .find(|(k, v)| k.eq_ignore_ascii_case("ProgramData") && drive_path(v))
         .map(|(_, v)| v.trim_end_matches(['\\', '/']))
@@ -77,7 +80,7 @@ fn windows_dir(env: &std::collections::BTreeMap<String, String>) -> String {
 }
 
 /// The bundles `HOOKRULES_MANAGED_REQUIRED` names.
-pub fn required_from_env(env: &std::collections::BTreeMap<String, String>) -> Vec<String> {
+pub fn required_from_env(env: &Env) -> Vec<String> {
     env.get(REQUIRED_VAR)
         .map(|v| {
             v.split(',')
@@ -331,7 +334,7 @@ pub fn pinned(source: &PolicySource, pinned_builtin: &[&str]) -> bool {
 mod tests {
     use super::*;
 
-    fn env(pairs: &[(&str, &str)]) -> std::collections::BTreeMap<String, String> {
+    fn env(pairs: &[(&str, &str)]) -> Env {
         pairs
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))

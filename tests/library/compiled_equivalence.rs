@@ -134,7 +134,7 @@ fn answer(set: &Set, ev: &Value, from: From, project: &Path) -> (String, String,
     let (a, d) = in_process_with(
         set,
         &mut ev.to_string().as_bytes(),
-        &env,
+        &env.clone().into(),
         Now::at(1_763_700_000),
         Hint::default(),
     );
@@ -150,7 +150,7 @@ fn answer(set: &Set, ev: &Value, from: From, project: &Path) -> (String, String,
 fn load(d: &Discovery, from: From, project: &Path) -> (Set, SetOrigin) {
     let _ = std::fs::remove_dir_all(project);
     std::fs::create_dir_all(project).unwrap();
-    let set = Set::load(d, &env_for(project, from));
+    let set = Set::load(d, &env_for(project, from).into());
     let origin = set.loaded().origin();
     (set, origin)
 }
@@ -177,7 +177,7 @@ fn the_compiled_artifact_changes_no_answer() {
         }
     }
     std::fs::create_dir_all(&project).unwrap();
-    let origin = |d: &Discovery, from| artifact::load(d, &env_for(&project, from)).origin();
+    let origin = |d: &Discovery, from| artifact::load(d, &env_for(&project, from).into()).origin();
     assert_eq!(origin(&policy_sets[0], From::Embedded), SetOrigin::Embedded);
     assert_eq!(origin(&policy_sets[0], From::Policies), SetOrigin::Built);
     let events = events();

@@ -493,7 +493,7 @@ fn evaluate(d: &Discovery, event: &Value, windows: bool, project: Option<&str>) 
     let (answer, decision) = in_process(
         d,
         &mut bytes.as_slice(),
-        &env,
+        &env.clone().into(),
         Now::at(NOW),
         Hint::default(),
     );

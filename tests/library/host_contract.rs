@@ -108,7 +108,7 @@ fn run_with(policy: &str, stdin: &[u8]) -> hookrules::answer::Answer {
     in_process(
         &d,
         &mut &stdin[..],
-        &env,
+        &env.clone().into(),
         Now::at(1_763_700_000),
         Hint::default(),
     )

@@ -303,7 +303,7 @@ fn environment() -> (Discovery, BTreeMap<String, String>) {
 /// The set [`environment`] loads, as `run` loads it for every event.
 fn builtin_set() -> Set {
     let (d, env) = environment();
-    Set::load(&d, &env)
+    Set::load(&d, &env.into())
 }
 
 fn answer(set: &Set, host: Host, event: &Value) -> (String, i32) {
@@ -319,7 +319,7 @@ fn answer(set: &Set, host: Host, event: &Value) -> (String, i32) {
     let (a, _) = in_process_with(
         set,
         &mut bytes.as_slice(),
-        &env,
+        &env.clone().into(),
         Now::at(1_763_700_000),
         hint,
     );
@@ -487,7 +487,13 @@ fn an_envelope_no_agent_sends_is_refused_loudly() {
     };
     let env = BTreeMap::new();
     let stdin = br#"{"tool":"shell","args":{"command":"rm -rf /"}}"#;
-    let (a, decision) = in_process(&d, &mut stdin.as_slice(), &env, Now::at(0), Hint::default());
+    let (a, decision) = in_process(
+        &d,
+        &mut stdin.as_slice(),
+        &env.clone().into(),
+        Now::at(0),
+        Hint::default(),
+    );
     assert!(decision.is_none());
     assert_eq!(a.exit, 2, "the built-in pack fails closed: exit 2 blocks");
     assert!(
@@ -499,7 +505,7 @@ fn an_envelope_no_agent_sends_is_refused_loudly() {
     let (a, _) = in_process(
         &d,
         &mut b"{not json".as_slice(),
-        &env,
+        &env.clone().into(),
         Now::at(0),
         Hint {
             host: Some(Host::Copilot),
@@ -512,7 +518,7 @@ fn an_envelope_no_agent_sends_is_refused_loudly() {
     let (a, _) = in_process(
         &d,
         &mut br#"{"hook_event_name":"BeforeTool","tool_input":"#.as_slice(),
-        &env,
+        &env.clone().into(),
         Now::at(0),
         Hint {
             host: Some(Host::Gemini),

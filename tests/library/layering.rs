@@ -74,7 +74,7 @@ fn bash(p: &Project, command: &str) -> (String, Vec<String>, String) {
     let (_, d) = in_process(
         &discovery(p),
         &mut ev.to_string().as_bytes(),
-        &env,
+        &env.clone().into(),
         Now::at(1_763_700_000),
         Hint::default(),
     );

@@ -1,7 +1,6 @@
 //! Matchers follow the client's semantics (reference §3.2), for all of a rule's
 //! events or one per event: `matcher = { PostToolUse = "Task", SubagentStop = "*" }`.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use hookrules::cli::check;
@@ -27,7 +26,7 @@ fn fired(p: &Path, event: serde_json::Value) -> Vec<String> {
     let (_, d) = in_process(
         &d,
         &mut event.to_string().as_bytes(),
-        &BTreeMap::new(),
+        &Default::default(),
         Now::at(0),
         Hint::default(),
     );

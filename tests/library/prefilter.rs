@@ -148,7 +148,7 @@ fn left_out_of(
     json: &serde_json::Value,
 ) -> usize {
     let event = Event::parse(json.to_string().as_bytes()).unwrap();
-    let ctx = Ctx::from_env(&event, env.clone(), Now::at(1_763_700_000));
+    let ctx = Ctx::from_env(&event, env.clone().into(), Now::at(1_763_700_000));
     // Some commands are judged against the disk (`mv /tmp /tmp2` looks for
     // guarded places in /tmp), where the other tests of this binary make and
     // remove folders at the same time. The prefiltered outcome is compared
@@ -407,7 +407,7 @@ fn the_prefilter_keeps_a_key_known_by_its_content() {
             "tool_input": {"command": cmd}, "session_id": "s", "cwd": project,
         });
         let event = Event::parse(json.to_string().as_bytes()).unwrap();
-        let ctx = Ctx::from_env(&event, env.clone(), Now::at(1_763_700_000));
+        let ctx = Ctx::from_env(&event, env.clone().into(), Now::at(1_763_700_000));
         let query = Query {
             prefilter: true,
             explain: false,
@@ -467,7 +467,7 @@ fn a_shell_command_no_rule_looks_for_reaches_no_rule() {
     };
     for json in &events {
         let event = Event::parse(json.to_string().as_bytes()).unwrap();
-        let ctx = Ctx::from_env(&event, env.clone(), Now::at(1_763_700_000));
+        let ctx = Ctx::from_env(&event, env.clone().into(), Now::at(1_763_700_000));
         let reached: Vec<String> = set
             .for_event_with(&event, query, Some(&ctx))
             .buckets
@@ -559,7 +559,7 @@ context = "npm"
             "tool_input": {"command": cmd}, "session_id": "s", "cwd": "/home/dev/proj",
         });
         let event = Event::parse(json.to_string().as_bytes()).unwrap();
-        let ctx = Ctx::from_env(&event, env.clone(), Now::at(1_763_700_000));
+        let ctx = Ctx::from_env(&event, env.clone().into(), Now::at(1_763_700_000));
         let query = Query {
             prefilter: true,
             explain: false,

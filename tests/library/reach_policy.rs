@@ -32,7 +32,7 @@ fn decide(event: Value) -> (String, String) {
     let (answer, decision) = in_process(
         &d,
         &mut bytes.as_slice(),
-        &env,
+        &env.clone().into(),
         Now::at(1_763_700_000),
         Hint::default(),
     );

@@ -125,7 +125,7 @@ context = "{{ facts.file }} {{ facts.json }} {{ facts.glob }} {{ facts.cmd }} {{
         "PATH".to_string(),
         std::env::var("PATH").unwrap_or_default(),
     );
-    let ctx = Ctx::from_env(&ev, env, hookrules::os::clock::Now::at(0));
+    let ctx = Ctx::from_env(&ev, env.into(), hookrules::os::clock::Now::at(0));
     assert_eq!(v.policy.facts.len(), 6);
     for (name, f) in &v.policy.facts {
         let rendered = facts::Rendered {

@@ -41,7 +41,7 @@ fn evaluate(project: &Path, policy: &str) -> (Outcome, Outcome, Vec<Step>) {
         "PATH".to_string(),
         std::env::var("PATH").unwrap_or_default(),
     );
-    let ctx = Ctx::from_env(&event, env, hookrules::os::clock::Now::at(0));
+    let ctx = Ctx::from_env(&event, env.into(), hookrules::os::clock::Now::at(0));
     let run = eval::evaluate(
         &set.for_event(&event, Query::default()),
         &event,

@@ -46,7 +46,7 @@ impl Project {
         let (answer, _) = in_process(
             &d,
             &mut text.as_bytes(),
-            &env,
+            &env.clone().into(),
             Now::at(1763700000),
             Hint::default(),
         );

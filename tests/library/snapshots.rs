@@ -87,7 +87,7 @@ fn explain_traces_match_their_snapshots() {
         explain::explain(
             &fixture,
             &d,
-            &env,
+            &env.clone().into(),
             Verbosity::Full,
             Format::Human,
             &mut out,

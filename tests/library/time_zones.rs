@@ -48,7 +48,7 @@ fn context_for(tz: Option<&str>) -> String {
     let a = in_process(
         &d,
         &mut event.as_bytes(),
-        &env,
+        &env.clone().into(),
         Now::at(1763681400).with_tz(tz),
         Hint::default(),
     )

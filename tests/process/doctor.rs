@@ -33,7 +33,7 @@ fn scratch() -> Scratch {
     );
     env.insert("PATH".to_string(), "/usr/bin:/bin".to_string());
     let ctx = Context {
-        env,
+        env: env.into(),
         cwd: project.clone(),
         exe: Some(PathBuf::from(env!("CARGO_BIN_EXE_hookrules"))),
     };
@@ -286,7 +286,7 @@ fn codex_hooks_are_checked_against_codexs_trust_record() {
     let codex_home = s.home.join("codex-home");
     s.ctx
         .env
-        .insert("CODEX_HOME".into(), codex_home.display().to_string());
+        .set("CODEX_HOME", codex_home.display().to_string());
     let args = InitArgs {
         host: Some("codex".into()),
         user: true,

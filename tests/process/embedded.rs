@@ -144,7 +144,7 @@ fn decide(set: &Loaded, event: &Event, fresh: &dyn Fn() -> CompiledSet) -> Strin
 }
 
 fn ctx(event: &Event) -> Ctx {
-    Ctx::from_env(event, env(), Now::at(1_763_700_000))
+    Ctx::from_env(event, env().into(), Now::at(1_763_700_000))
 }
 
 /// The decision (its Debug form) for one event from the rules it reaches.

@@ -51,7 +51,7 @@ impl Machine {
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect();
         Context {
-            env,
+            env: env.into(),
             cwd: self.project.clone(),
             exe: Some(self.exe.clone()),
         }
@@ -265,7 +265,7 @@ fn the_commented_example_rule_is_valid_once_uncommented() {
     let answer = hookrules::engine::run::in_process(
         &discovery,
         &mut event.as_bytes(),
-        &BTreeMap::new(),
+        &Default::default(),
         hookrules::os::clock::Now::at(0),
         hookrules::contract::hosts::Hint::default(),
     )
@@ -323,7 +323,7 @@ fn detects_the_client_version_with_claude_on_path_and_the_flag_wins() {
     fs::set_permissions(&claude, fs::Permissions::from_mode(0o755)).unwrap();
     let mut ctx = m.ctx();
     ctx.env
-        .insert("PATH".into(), format!("{}:/usr/bin:/bin", bin.display()));
+        .set("PATH", format!("{}:/usr/bin:/bin", bin.display()));
 
     let args = InitArgs {
         dry_run: true,

@@ -77,7 +77,7 @@ fn run(session: &Session, fx: &Fixture, log: &Path) -> Record {
     let mut cmd = Command::new(BIN);
     cmd.arg("run")
         .env_clear()
-        .envs(&session.env)
+        .envs(session.env.vars())
         .env("HOOKRULES_LOG", log)
         // Agreement, not speed, is tested: a loaded machine must not turn a
         // decision into the deadline's answer.
@@ -217,7 +217,7 @@ fn check(
     let code = explain::explain(
         path,
         &ex.base,
-        &ex.env,
+        &ex.env.clone().into(),
         Verbosity::Summary,
         Format::Json,
         &mut out,

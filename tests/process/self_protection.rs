@@ -851,6 +851,10 @@ fn switching_the_guard_off_is_denied_changing_it_asks() {
             "deny",
             "the same by the shell",
         ),
+        // An edit in place whose script names the hooks: what it leaves cannot be read.
+        (sb.bash("sed -i '/hookrules/d' .claude/settings.json"), "deny", "sed deleting the lines that name it"),
+        (sb.bash("perl -0pi -e 's/\"hooks\"/\"x\"/' .claude/settings.json"), "deny", "perl renaming the hooks key"),
+        (sb.bash("sed -i '/PreToolUse/,+12d' .claude/settings.json"), "deny", "sed deleting an event's entry by its name"),
         (sb.bash("hookrules uninstall"), "deny", "uninstalled"),
         (sb.bash("hookrules init --command /bin/true"), "deny", "re-pointed"),
         // Changes that keep it: the user confirms them.

@@ -2007,12 +2007,17 @@ impl Analyser {
                 V::unknown("(download)").with(From::Download(url))
             }
             Action::Eval => {
-                let code = b
-                    .get("Command")
-                    .cloned()
-                    .or_else(|| input.cloned())
-                    .unwrap_or_else(|| V::text(""));
-                self.eval_code(&code, "Invoke-Expression")?;
+                if let Some(text) = self.eval_source(c) {
+                    self.runner("eval", Code::Inline, "Invoke-Expression")?;
+                    self.nested(&text, "Invoke-Expression")?;
+                } else {
+                    let code = b
+                        .get("Command")
+                        .cloned()
+                        .or_else(|| input.cloned())
+                        .unwrap_or_else(|| V::text(""));
+                    self.eval_code(&code, "Invoke-Expression")?;
+                }
                 V::unknown("(output)")
             }
             Action::InvokeCommand => {
@@ -2461,6 +2466,62 @@ impl Analyser {
             },
         }
         Ok(())
+    }
+
+    /// The code an expandable string given to `Invoke-Expression` is, when
+    /// every value in it is known (`iex "Remove-Item -Recurse $HOME"` runs
+    /// `Remove-Item -Recurse C:\Users\me`). PowerShell pastes the values into
+    /// the text and reads the result: a literal value is pasted as it is (it
+    /// may hold code: `$x = '; rm ~'`); a value known only by its shape (the
+    /// home folder) is kept as a reference to the same variable, read in
+    /// this scope, which names the same place. `None` when the string holds
+    /// a value nobody knows or a sub-expression: that code is unknown.
+    fn eval_source(&mut self, c: &Command) -> Option<String> {
+        let mut given = c.args.iter().filter(|a| !matches!(a, Arg::EndOfParams));
+        let parts = match given.next()? {
+            Arg::Value(Expr::Word(p)) => p,
+            Arg::Param { name, value } if is_command_param(name) => match value {
+                Some(Expr::Word(p)) => p,
+                None => match given.next()? {
+                    Arg::Value(Expr::Word(p)) => p,
+                    _ => return None,
+                },
+                Some(_) => return None,
+            },
+            _ => return None,
+        };
+        if given.next().is_some() || !parts.iter().any(|p| matches!(p, Part::Var(_))) {
+            return None;
+        }
+        let mut text = String::new();
+        for (i, p) in parts.iter().enumerate() {
+            match p {
+                Part::Text { text: t, .. } => text.push_str(t),
+                Part::Var(n) => {
+                    let home_pair = (n == "env:homedrive"
+                        && matches!(parts.get(i + 1), Some(Part::Var(m)) if m == "env:homepath"))
+                        || (n == "env:homepath"
+                            && i > 0
+                            && matches!(parts.get(i - 1), Some(Part::Var(m)) if m == "env:homedrive"));
+                    if home_pair {
+                        text.push_str(&format!("${{{n}}}"));
+                        continue;
+                    }
+                    let v = self.var(n);
+                    if !matches!(v.from, From::Plain) {
+                        return None;
+                    }
+                    let value = v.scalar();
+                    match value.literal() {
+                        Some(t) => text.push_str(&t),
+                        None if !value.has_unknown() => text.push_str(&format!("${{{n}}}")),
+                        None => return None,
+                    }
+                }
+                Part::Sub(_) => return None,
+            }
+        }
+        Some(text)
     }
 
     /// A process (or job) started without waiting for it: inside a loop
@@ -4515,4 +4576,11 @@ fn diskpart_looks(script: &str) -> bool {
         any = true;
     }
     any
+}
+
+/// Is `name` (a parameter as written, without its `-`) Invoke-Expression's
+/// `-Command`, abbreviated as PowerShell allows?
+fn is_command_param(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    !n.is_empty() && "command".starts_with(&n)
 }

@@ -35,7 +35,8 @@ pub fn generate() {
 
 /// Is `token` a place: an option (`-o`, `--output`, `-out`, a keyword), a
 /// word prefix (`of=`), an operand by position (`@2`, `@-1`), every operand
-/// (`@*`), the operands from the Nth on (`@2*`)?
+/// (`@*`), the operands from the Nth on (`@2*`), an environment variable
+/// (`$CARGO_TARGET_DIR`)?
 fn is_place(token: &str) -> bool {
     if token == "@*" {
         return true;
@@ -44,6 +45,14 @@ fn is_place(token: &str) -> bool {
         let n = n.strip_suffix('*').unwrap_or(n);
         return n.parse::<i64>().is_ok_and(|n| n != 0)
             && !(token.ends_with('*') && n.starts_with('-'));
+    }
+    if let Some(name) = token.strip_prefix('$') {
+        // An environment variable whose value is the place when no option
+        // of the row names it (`$CARGO_TARGET_DIR`).
+        return !name.is_empty()
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_');
     }
     !token.is_empty() && !token.starts_with(['+', '!'])
 }

@@ -233,6 +233,11 @@ pub struct SimpleCommand {
     /// naming a file of code (`psql -f drop.sql`). `script_files` reads
     /// them as it reads a script given by name.
     pub(crate) code_files: Vec<(Value, places::Lang)>,
+    /// Environment variables the line sets for the command (`X=… cmd`, an
+    /// earlier `export X=…`) that name a place its program writes or removes
+    /// (`CARGO_TARGET_DIR` for `cargo clean`: `$NAME` in
+    /// `policies/data/write-places.toml`), with what each holds then.
+    pub(crate) env_places: Vec<(&'static str, Value)>,
 }
 
 /// Where the code a shell, an interpreter, `eval` or `source` runs comes from.
@@ -356,6 +361,7 @@ impl SimpleCommand {
             output_in: None,
             made: Vec::new(),
             code_files: Vec::new(),
+            env_places: Vec::new(),
         }
     }
 }

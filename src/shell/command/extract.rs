@@ -791,6 +791,67 @@ impl Extractor {
 
     /// Add a command found, marked [`SimpleCommand::guarded`] when a branch,
     /// a loop body, `&&`/`||` or a function's definition holds it.
+    /// What the line's environment holds, for the commands from `mark` on,
+    /// in the variables that name a place their program writes or removes
+    /// (`CARGO_TARGET_DIR=~ cargo clean`, `export GOMODCACHE=~; go clean
+    /// -modcache`): an assignment on the command, else a variable exported
+    /// earlier in the line. One given through a wrapper (`env X=… cmd`) is
+    /// taken as written when it is plain text, else as unknown. Variables
+    /// the user's own environment holds are the user's choice: not recorded.
+    fn env_places(&mut self, mark: usize, assigned: &[(String, Var, &Word)]) {
+        let end = self.out.len();
+        for at in mark..end {
+            let Some(sc) = self.out.get(at) else { break };
+            if sc.program.is_empty() {
+                continue;
+            }
+            let mut found = Vec::new();
+            for name in roles::place_variables(&sc.program) {
+                let value = assigned
+                    .iter()
+                    .rev()
+                    .find(|(n, _, _)| base_name(n) == name)
+                    .map(|(_, var, _)| var.scalar())
+                    .or_else(|| {
+                        let (_, text) = sc.assignments.iter().rev().find(|(n, _)| n == name)?;
+                        let plain = !text.is_empty()
+                            && !text.starts_with('~')
+                            && !text.contains(['$', '`', '*', '?', '[']);
+                        Some(if plain {
+                            Value::text(text)
+                        } else {
+                            Value::unknown(&format!("${name}"))
+                        })
+                    })
+                    .or_else(|| {
+                        let b = self.state.vars.get(name).filter(|b| b.exported)?;
+                        Some(b.var.scalar())
+                    });
+                if let Some(v) = value {
+                    found.push((name, v));
+                }
+            }
+            if found.is_empty() {
+                continue;
+            }
+            // What it removes is reported as `rm -rf PLACE` when the command
+            // was pushed; a place only the environment names is reported now.
+            let (via, off) = (sc.via.clone(), sc.offset);
+            if let Some(sc) = self.out.get_mut(at) {
+                sc.env_places = found;
+            }
+            let named_by_options = self.out.get(at).is_some_and(|sc| {
+                let mut bare = sc.clone();
+                bare.env_places.clear();
+                let f = roles::places(&bare, roles::Role::Removed);
+                !f.glued.is_empty() || f.operand.contains(&true)
+            });
+            if !named_by_options {
+                self.side_removals(at, &via, off);
+            }
+        }
+    }
+
     fn push(&mut self, mut sc: SimpleCommand) {
         sc.guarded |= self.guards > 0;
         self.out.push(sc);
@@ -1356,6 +1417,7 @@ impl Extractor {
                 }
             }
         }
+        self.env_places(mark, &assign_vals);
         let made: Vec<MadeLink> = self
             .out
             .get(mark..)

@@ -71,20 +71,57 @@ fn applies(row: &Row, c: &SimpleCommand) -> bool {
         && !row.without.iter().any(|o| options::has_option(c, o))
 }
 
-/// The places of `role` in `c`, from the table's rows for its program.
+/// The name of an environment variable a place token stands for
+/// (`$CARGO_TARGET_DIR`), or `None` for an option or operand.
+fn variable(token: &str) -> Option<&str> {
+    token.strip_prefix('$')
+}
+
+/// The environment variables that name a place for `program` (rows with
+/// `$NAME`), for the analysis to record what the line sets them to.
+#[must_use]
+pub(super) fn place_variables(program: &str) -> Vec<&'static str> {
+    rows_of(program)
+        .flat_map(|r| r.places.iter().filter_map(|p| variable(p)))
+        .collect()
+}
+
+/// The places of `role` in `c`, from the table's rows for its program. An
+/// environment variable's value (`$NAME`) is a place when no option or
+/// operand of the rows names one: the option wins, as the programs do.
 #[must_use]
 pub fn places(c: &SimpleCommand, role: Role) -> Found {
-    let slots: Vec<Slot<'static>> = rows_of(&c.program)
+    let rows: Vec<&Row> = rows_of(&c.program)
         .filter(|r| r.role == role && applies(r, c))
-        .flat_map(|r| r.places.iter().filter_map(|p| Slot::parse(p)))
         .collect();
-    if slots.is_empty() {
-        return Found {
+    let slots: Vec<Slot<'static>> = rows
+        .iter()
+        .flat_map(|r| r.places.iter())
+        .filter(|p| variable(p).is_none())
+        .filter_map(|p| Slot::parse(p))
+        .collect();
+    let mut found = if slots.is_empty() {
+        Found {
             operand: vec![false; c.operands.len()],
             glued: vec![],
-        };
+        }
+    } else {
+        options::find(c, &slots)
+    };
+    if !found.operand.contains(&true) && found.glued.is_empty() {
+        let names = rows
+            .iter()
+            .flat_map(|r| r.places.iter())
+            .filter_map(|p| variable(p));
+        for name in names {
+            if let Some((_, v)) = c.env_places.iter().find(|(n, _)| *n == name) {
+                found.glued.push(v.clone());
+            }
+        }
     }
-    let mut found = options::find(c, &slots);
+    if slots.is_empty() {
+        return found;
+    }
     // `-` is standard output, not a file.
     for (w, o) in found.operand.iter_mut().zip(&c.operands) {
         *w &= o != "-";

@@ -1105,25 +1105,7 @@ fn su(prog: &str, args: &[String]) -> Action {
 
 /// `find … -exec CMD … ;` / `-exec … {} +` / `-execdir` / `-ok` / `-okdir`.
 fn find(args: &[String]) -> Action {
-    let mut cmds = Vec::new();
-    let mut i = 0;
-    while let Some(a) = args.get(i) {
-        i += 1;
-        if !FIND_EXEC.contains(&a.as_str()) {
-            continue;
-        }
-        let start = i;
-        i = find_exec_end(args, start);
-        if i > start {
-            cmds.push((format!("find {a}"), start..i));
-        }
-        i += 1;
-    }
-    if cmds.is_empty() {
-        Action::None
-    } else {
-        Action::Find(cmds)
-    }
+    exec_ranges("find", args, FIND_EXEC, find_exec_end)
 }
 
 /// `fd … -x CMD …` / `--exec` (a command per path found) / `-X` /
@@ -1131,19 +1113,33 @@ fn find(args: &[String]) -> Action {
 /// arguments, up to a `;`, with `{}` (`{/}`, `{//}`, `{.}`, `{/.}`) replaced
 /// by the path, or the path added last.
 fn fd(args: &[String]) -> Action {
+    exec_ranges("fd", args, FD_EXEC, |args, start| {
+        args.get(start..)
+            .and_then(|rest| rest.iter().position(|w| w == ";"))
+            .map_or(args.len(), |p| start + p)
+    })
+}
+
+/// The commands a finder runs on what it finds: each option of `starts`
+/// begins one, which ends where `end` says (the index of the word that
+/// closes it, or `args.len()`), labelled `PROG OPTION`.
+fn exec_ranges(
+    prog: &str,
+    args: &[String],
+    starts: &[&str],
+    end: fn(&[String], usize) -> usize,
+) -> Action {
     let mut cmds = Vec::new();
     let mut i = 0;
     while let Some(a) = args.get(i) {
         i += 1;
-        if !FD_EXEC.contains(&a.as_str()) {
+        if !starts.contains(&a.as_str()) {
             continue;
         }
         let start = i;
-        while args.get(i).is_some_and(|w| w != ";") {
-            i += 1;
-        }
+        i = end(args, start);
         if i > start {
-            cmds.push((format!("fd {a}"), start..i));
+            cmds.push((format!("{prog} {a}"), start..i));
         }
         i += 1;
     }

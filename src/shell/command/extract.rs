@@ -1846,7 +1846,8 @@ impl Extractor {
                 // zsh's and dash's (`sh -c`) interpret them (`\n`, `\c`, `\0NNN`):
                 // both, unless a flag says which.
                 let flags: String = texts.get(..n).unwrap_or_default().concat();
-                match v.literal() {
+                // (a pattern prints the names it matches: kept as the pattern)
+                match v.literal().filter(|_| !has_pattern(&v)) {
                     Some(t) => {
                         let escaped = literal::unescape_echo(&t);
                         let out = match flags.rfind(['e', 'E']).and_then(|k| flags.get(k..=k)) {
@@ -3450,6 +3451,7 @@ impl Extractor {
             self.set_code(at, Code::File);
             return Ok(());
         }
+        let from_stdin = inputs.is_none();
         let inputs: Vec<Field> = match inputs {
             Some(ix) => ix.iter().filter_map(|i| args.get(*i).cloned()).collect(),
             // Spelled as a variable nobody set, so the command line re-parses.
@@ -3478,7 +3480,12 @@ impl Extractor {
                 if input.value.literal().is_none() || self.ran_unknown_program(mark) {
                     self.set_code(at, Code::Dynamic);
                 }
-            } else if let [one] = words {
+            } else if let Some(one) = words
+                .first()
+                .filter(|w| words.len() == 1 && !plain_name(&w.text))
+            {
+                // One word of shell text (`parallel 'gzip {}'`): a command
+                // line; a plain program name is a command of one word, below.
                 let text = if one.text.contains("{}") {
                     one.text.replace("{}", &requote(input))
                 } else {
@@ -3495,6 +3502,16 @@ impl Extractor {
             } else {
                 let mut ws: Vec<Field> = words.to_vec();
                 let mut replaced = false;
+                // What parallel read from its input, as xargs's (a word, not
+                // text to re-parse here).
+                let input = if from_stdin {
+                    Field {
+                        value: Value::unknown("(input from parallel)"),
+                        ..input.clone()
+                    }
+                } else {
+                    input.clone()
+                };
                 for f in &mut ws {
                     if f.text.contains("{}") {
                         *f = input.clone();
@@ -3502,13 +3519,20 @@ impl Extractor {
                     }
                 }
                 if !replaced {
-                    ws.push(input.clone());
+                    ws.push(input);
                 }
                 self.chain(ws, Vec::new(), v.clone(), link, depth + 1, false)?;
             }
         }
         Ok(())
     }
+}
+
+/// A program's name or path and nothing else (`make`, `./build.sh`).
+fn plain_name(t: &str) -> bool {
+    !t.is_empty()
+        && t.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '/' | '+' | '-'))
 }
 
 /// The shell a script run by its path reads with: its `#!` line's
@@ -4102,7 +4126,11 @@ fn printf_value(args: &[Field]) -> Value {
     let Some(fmt) = fmt.value.literal() else {
         return Value::unknown("$(printf …)");
     };
-    let literal: Option<Vec<String>> = rest.iter().map(|f| f.value.literal()).collect();
+    // (a pattern prints the names it matches: kept as the pattern, below)
+    let literal: Option<Vec<String>> = rest
+        .iter()
+        .map(|f| f.value.literal().filter(|_| !has_pattern(&f.value)))
+        .collect();
     if let Some(lits) = literal {
         let refs: Vec<&str> = lits.iter().map(String::as_str).collect();
         return Value::text(&literal::printf(&fmt, &refs));
@@ -4120,7 +4148,12 @@ fn printf_value(args: &[Field]) -> Value {
     let texts: Vec<String> = rest
         .iter()
         .enumerate()
-        .map(|(i, f)| f.value.literal().unwrap_or_else(|| stand_in(i).to_string()))
+        .map(|(i, f)| {
+            f.value
+                .literal()
+                .filter(|_| !has_pattern(&f.value))
+                .unwrap_or_else(|| stand_in(i).to_string())
+        })
         .collect();
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
     let mut out = Sym::default();
@@ -4131,6 +4164,13 @@ fn printf_value(args: &[Field]) -> Value {
         }
     }
     Value::one(out)
+}
+
+/// Does the value hold a shell pattern (`*`, `?`, `[…]` unquoted), which the
+/// shell replaces with the names it matches?
+fn has_pattern(v: &Value) -> bool {
+    v.0.iter()
+        .any(|s| s.0.iter().any(|p| matches!(p, Piece::Glob(_))))
 }
 
 /// Most non-literal `printf` arguments put back into its output.
@@ -4685,7 +4725,9 @@ fn shell_like_option(prog: &str, args: &[Field]) -> Option<String> {
 
 /// A field that is this value (an operand `xargs` read).
 fn field_of(s: &Sym) -> Field {
-    match s.literal() {
+    // (a pattern stays one: `echo * | xargs rm` hands rm the names `*` matches)
+    let pattern = s.0.iter().any(|p| matches!(p, Piece::Glob(_)));
+    match s.literal().filter(|_| !pattern) {
         Some(t) => Field::literal(&t),
         None => Field {
             text: s.to_string(),

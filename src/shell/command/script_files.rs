@@ -33,7 +33,10 @@
 //! line: [`BUDGET_TIME`] of time and [`BUDGET_HELD`] / [`BUDGET_SPENT`] of
 //! memory on top of the command's own analysis; past it, the answer is an ask
 //! on time, never a late one. A script that is not there, a directory or a
-//! file nobody may read runs nothing (the shell refuses it), and adds nothing.
+//! file nobody may read runs nothing (the shell refuses it), and adds nothing,
+//! except a script missing from a folder any process writes into (`/tmp`):
+//! something outside the line may put it there before it runs, unread
+//! (`bash < /tmp/setup.sh`, `. /tmp/env.sh`), so it is unknown code.
 //!
 //! **Interpreters' script files.** `python3 tools/clean.py`, `node build.js`,
 //! `perl x.pl`, `ruby x.rb`, `php x.php` (and `./x.py` whose first line names
@@ -111,6 +114,7 @@ pub fn add_script_code(cmds: &mut Vec<SimpleCommand>, cwd: &str) {
     let mut reader = Reader {
         written: written_files(cmds, cwd),
         fetched: fetched_folders(cmds, cwd),
+        start: PathBuf::from(cwd),
         ..Reader::default()
     };
     *cmds = reader.expand(std::mem::take(cmds), cwd);
@@ -310,6 +314,8 @@ struct Reader {
     /// The folders it fetches or unpacks files into ([`fetched_folders`]),
     /// each with whether only the folders below it are the download's.
     fetched: Vec<(PathBuf, bool)>,
+    /// The folder the session works in (the event's directory).
+    start: PathBuf,
 }
 
 impl Reader {
@@ -588,6 +594,9 @@ impl Reader {
                     if installed(&path) || self.stack.contains(&Origin::file(path.clone())) {
                         continue;
                     }
+                    if self.unread_shared(&path) {
+                        return Script::Unknown;
+                    }
                     let (text, runner) = match read_program(&path, by_path) {
                         Ok(Some(found)) => found,
                         Ok(None) => continue,
@@ -609,7 +618,7 @@ impl Reader {
                     if installed(&path) {
                         continue;
                     }
-                    if self.written.contains(&path) {
+                    if self.written.contains(&path) || self.unread_shared(&path) {
                         // Written by the line itself: its text is the run's.
                         return Script::Unknown;
                     }
@@ -626,7 +635,7 @@ impl Reader {
                     if installed(&path) {
                         continue;
                     }
-                    if self.written.contains(&path) {
+                    if self.written.contains(&path) || self.unread_shared(&path) {
                         return Script::Unknown;
                     }
                     let text = match read_script(&path, false) {
@@ -863,6 +872,41 @@ fn read_script_if(
         return Err(());
     }
     Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
+}
+
+/// Folders that every user and process may write into (the temp roots,
+/// Linux's shared memory, macOS's per-user temp folders).
+const SHARED_TEMP: &[&str] = &[
+    "/tmp/",
+    "/var/tmp/",
+    "/private/tmp/",
+    "/dev/shm/",
+    "/var/folders/",
+    "/private/var/folders/",
+];
+
+impl Reader {
+    /// A file of code that is not there as the line is judged, in a folder
+    /// any process may write into, and that the line itself does not write:
+    /// text that something outside this line puts there before it runs (a
+    /// download left running in the background, another session, a tool's
+    /// generated script), which nobody has read, so unknown code. A file
+    /// missing anywhere else runs nothing (the shell refuses it): the
+    /// project's `source venv/bin/activate` before the venv exists, also
+    /// when the session's own folder lies in a temp folder.
+    fn unread_shared(&self, path: &Path) -> bool {
+        let p = path.to_string_lossy();
+        let shared = |d: &str| SHARED_TEMP.iter().any(|t| d.starts_with(t));
+        let start = format!("{}/", self.start.to_string_lossy());
+        let own = SHARED_TEMP
+            .iter()
+            .any(|t| start.starts_with(t) && start.len() > t.len())
+            && path.starts_with(&self.start);
+        shared(&p)
+            && !own
+            && !self.written.iter().any(|w| w == path)
+            && matches!(std::fs::symlink_metadata(path), Err(e) if e.kind() == std::io::ErrorKind::NotFound)
+    }
 }
 
 /// Folders of installed software: their scripts are programs the system

@@ -97,8 +97,11 @@ const XARGS_ITEMS: usize = 64;
 
 /// The operands `xargs` reads from a printed value (`printf '%s\0' ~`):
 /// split in its text as [`xargs_items`] splits text, the places it names
-/// (home, the project) kept whole inside the operand they fall in; `None`
-/// as there, or when part of it is unknown.
+/// (home, the project) and its patterns kept whole inside the operand they
+/// fall in; `None` as there, or when part of it is unknown. A pattern the
+/// shell expanded for the printer (`printf '%s\0' ~/*`, `echo src/*.o`)
+/// stands for the names it matches: xargs hands them on, so the command
+/// gets the pattern's names, as if written with the pattern (`rm -rf ~/*`).
 pub(crate) fn xargs_values(v: &Sym, split: XargsSplit) -> Option<Vec<Sym>> {
     // Each named place stands in the text as one private-use character
     // (plane 15), which no split separates.
@@ -108,7 +111,12 @@ pub(crate) fn xargs_values(v: &Sym, split: XargsSplit) -> Option<Vec<Sym>> {
     for p in &v.0 {
         match p {
             Piece::Text(t) if !t.chars().any(|c| (c as u32) >= BASE) => text.push_str(t),
-            Piece::Home | Piece::HomeOf(_) | Piece::Start | Piece::Project | Piece::TempRoot => {
+            Piece::Home
+            | Piece::HomeOf(_)
+            | Piece::Start
+            | Piece::Project
+            | Piece::TempRoot
+            | Piece::Glob(_) => {
                 text.push(char::from_u32(BASE + u32::try_from(places.len()).ok()?)?);
                 places.push(p.clone());
             }

@@ -21,6 +21,18 @@
 //! any goal and whichever goal is asked, even under `make -n`: it comes first
 //! in the text, as certain as its place (a conditional makes it uncertain).
 //!
+//! **Goals read from input.** `xargs make test`, `parallel -X make test`,
+//! `xargs -I _ make _`, `fd -x make`: what the input holds is handed to make
+//! after the line's own words, where make reads it as more goals. A goal can
+//! only name a target of the makefile or a file a pattern rule makes, so
+//! every such recipe may run (uncertain, as a conditional's), besides the
+//! named goals' (certain). Input that lands where make reads a makefile, a
+//! folder or an include folder (`xargs make -f`, `xargs make -C`, `xargs
+//! make -I`) can be any code: unknown. The limit of this reading: an input
+//! word could also be an option or an assignment (`--eval=…`, `X:=$(shell
+//! …)`), which make takes anywhere on its command line; input is judged as
+//! the operands it is meant to be, as `xargs rm` reads names, not options.
+//!
 //! Unknown code: a makefile over [`super::MAX_SCRIPT_BYTES`] or not a regular
 //! file, a target found nowhere while an `include` could not be read. Nothing:
 //! `--help`, `--version`, no makefile; only the code make runs while reading
@@ -51,22 +63,53 @@ pub(super) fn runs_make(c: &SimpleCommand) -> bool {
 /// text is known before the command runs. A known text is literal, `$` and
 /// all (`make test !$`: bash runs `-c` text without history expansion, so
 /// make is given the two characters); an unknown one is the word as written
-/// (`$X`, `$(cmd)`).
+/// (`$X`, `$(cmd)`). `input`: what xargs, parallel or fd read from their
+/// input and hand make in this place (`xargs make test`, `xargs -I _ make
+/// _`), not a value the line chose.
 #[derive(Clone)]
 struct Word {
     text: String,
     known: bool,
+    input: bool,
 }
 
 impl Word {
+    /// A word whose text is known.
+    fn known(text: String) -> Word {
+        Word {
+            text,
+            known: true,
+            input: false,
+        }
+    }
+
     /// The rest of this argument after an option letter glued to it
     /// (`-C$dir`), known as the argument is.
     fn rest(&self, text: String) -> Word {
         Word {
             text,
             known: self.known,
+            input: self.input,
         }
     }
+}
+
+/// Is every part of `v` nobody knows what a runner hands make from its
+/// input or its finds: what `xargs -I` or `parallel` put in its place
+/// (`xargs -I _ make test _`, `parallel make test {}`), or the paths `fd -x`
+/// adds (names found below a folder)?
+fn from_xargs_input(v: &crate::shell::value::Value) -> bool {
+    use crate::shell::value::Piece;
+    let input = |p: &Piece| match p {
+        Piece::Unknown(label) => label == "(input from xargs)" || label == "(input from parallel)",
+        Piece::Below => true,
+        _ => false,
+    };
+    v.0.iter().any(|s| s.0.iter().any(input))
+        && v.0.iter().all(|s| {
+            s.0.iter()
+                .all(|p| input(p) || matches!(p, Piece::Text(_) | Piece::Start))
+        })
 }
 
 /// How `make` is called.
@@ -80,6 +123,9 @@ struct Call {
     reads_nothing: bool,
     /// `-n`, `-q`, `-t`: the makefile is read, no recipe runs.
     runs_no_recipe: bool,
+    /// `-I DIR` with a folder only the run knows: an `include` may read
+    /// any makefile.
+    include_unknown: bool,
 }
 
 /// Read make's arguments (GNU make's options).
@@ -96,8 +142,8 @@ fn call(args: &[Word]) -> Call {
             match name {
                 "directory" => call.dir = value(),
                 "file" | "makefile" => call.file = value(),
-                "include-dir" | "old-file" | "assume-old" | "what-if" | "new-file"
-                | "assume-new" => {
+                "include-dir" => call.include_unknown |= value().is_some_and(|w| !w.known),
+                "old-file" | "assume-old" | "what-if" | "new-file" | "assume-new" => {
                     value();
                 }
                 "dry-run" | "just-print" | "recon" | "question" | "touch" => {
@@ -126,7 +172,11 @@ fn call(args: &[Word]) -> Call {
                         call.file = value();
                         break;
                     }
-                    'I' | 'o' | 'W' => {
+                    'I' => {
+                        call.include_unknown |= value().is_some_and(|w| !w.known);
+                        break;
+                    }
+                    'o' | 'W' => {
                         value();
                         break;
                     }
@@ -281,30 +331,43 @@ pub(super) fn recipes(c: &SimpleCommand, cwd: &Path) -> Found {
     let mut args: Vec<Word> = Vec::new();
     for (a, v) in c.args.iter().zip(&c.values) {
         if let Some(text) = v.known_from(&cwd.to_string_lossy()) {
-            args.push(Word { text, known: true });
+            args.push(Word::known(text));
             continue;
         }
         match glob_words(v, cwd) {
-            Some(names) => args.extend(names.into_iter().map(|text| Word { text, known: true })),
+            Some(names) => args.extend(names.into_iter().map(Word::known)),
             None => args.push(Word {
                 text: a.clone(),
                 known: false,
+                input: from_xargs_input(v),
             }),
         }
     }
-    let call = call(&args);
-    // Words read from input (`xargs make`, `parallel -X make test`) can be
-    // a makefile, goals, options or assignments: only the run knows.
-    if c.operands_from_input && !call.reads_nothing {
-        return Found::Unknown;
+    // Words read from input (`xargs make test`, `parallel -X make test`)
+    // come after the line's own.
+    if c.operands_from_input {
+        args.push(Word {
+            text: UNKNOWN.to_string(),
+            known: false,
+            input: true,
+        });
     }
+    let call = call(&args);
     if call.reads_nothing {
         return Found::Nothing;
     }
+    // Input read as a makefile, a folder of makefiles or an option's value
+    // (`xargs make -f`, `xargs make -C`, `xargs make -I`) can be any code;
+    // input read as goals (`xargs make test`) names targets of this
+    // makefile, judged below. A variable the line chose is unknown anywhere.
     let unknown = |w: &Word| !w.known;
-    if call.file.iter().chain(&call.targets).any(unknown) {
+    if call.file.iter().any(unknown)
+        || call.include_unknown
+        || call.targets.iter().any(|t| !t.known && !t.input)
+    {
         return Found::Unknown;
     }
+    let input_goals = call.targets.iter().any(|t| t.input);
     // A folder only the run knows (`make -C "$tmp" -f "$PWD/Makefile"`): the
     // recipes run there, wherever it is.
     let dir_unknown = call.dir.as_ref().is_some_and(unknown);
@@ -337,11 +400,20 @@ pub(super) fn recipes(c: &SimpleCommand, cwd: &Path) -> Found {
     for k in call.vars.keys() {
         mk.unsure.remove(k);
     }
-    let goals = match (&mk.first, call.targets.is_empty()) {
+    let named: Vec<String> = call
+        .targets
+        .iter()
+        .filter(|t| t.known)
+        .map(|t| t.text.clone())
+        .collect();
+    let goals = match (&mk.first, named.is_empty()) {
         _ if call.runs_no_recipe => Vec::new(),
+        // (goals read from input only: the default goal when the input is
+        // empty, so it is one of those that may run, below)
+        _ if input_goals && named.is_empty() => Vec::new(),
         (Some(f), true) => vec![f.clone()],
         (None, true) => Vec::new(),
-        (_, false) => call.targets.iter().map(|t| t.text.clone()).collect(),
+        (_, false) => named,
     };
     let mut text = String::new();
     for (shell, conditional) in &mk.parse_time {
@@ -350,8 +422,28 @@ pub(super) fn recipes(c: &SimpleCommand, cwd: &Path) -> Found {
     let mut done = BTreeSet::new();
     let mut missing = false;
     for g in &goals {
-        if !build(&mk, g, &mut done, &mut text, &mut missing) {
+        if !build(&mk, g, &mut done, &mut text, &mut missing, false) {
             return Found::Unknown;
+        }
+    }
+    // A goal read from input may be any target of the makefile, or a file a
+    // pattern rule makes (make's built-in rules run its compilers): each
+    // such recipe may run, none certainly. A name no rule has, make stops at.
+    if input_goals && !call.runs_no_recipe {
+        if mk.unread_include {
+            return Found::Unknown;
+        }
+        let any: Vec<String> = mk
+            .rules
+            .keys()
+            .filter(|t| !t.starts_with('.'))
+            .cloned()
+            .chain(mk.patterns.iter().map(|(p, _)| p.replace('%', UNKNOWN)))
+            .collect();
+        for g in &any {
+            if !build(&mk, g, &mut done, &mut text, &mut missing, true) {
+                return Found::Unknown;
+            }
         }
     }
     if missing && mk.unread_include {
@@ -368,7 +460,14 @@ pub(super) fn recipes(c: &SimpleCommand, cwd: &Path) -> Found {
             crate::shell::quote(&dir.to_string_lossy())
         )
     };
-    let entry = goals.join(" ");
+    let mut entry = goals.join(" ");
+    if input_goals {
+        entry.push_str(if entry.is_empty() {
+            "(goals from input)"
+        } else {
+            " (goals from input)"
+        });
+    }
     Found::Text(super::Origin { path, entry }, format!("{cd}\n{text}"))
 }
 
@@ -674,13 +773,15 @@ struct Auto {
 }
 
 /// Add the recipe of `target` (after its prerequisites') to `text`; `false`
-/// past the bounds.
+/// past the bounds. `maybe`: make may or may not build it (a goal read from
+/// input may name it), so every line is in a branch of the text.
 fn build(
     mk: &Makefile,
     target: &str,
     done: &mut BTreeSet<String>,
     text: &mut String,
     missing: &mut bool,
+    maybe: bool,
 ) -> bool {
     if done.contains(target) {
         return true;
@@ -710,7 +811,7 @@ fn build(
         .collect();
     for p in &auto_prereqs {
         // A name only the environment or the run gives (`$(OBJS)` undefined).
-        if !p.contains('$') && !build(mk, p, done, text, missing) {
+        if !p.contains('$') && !build(mk, p, done, text, missing, maybe) {
             return false;
         }
     }
@@ -726,7 +827,7 @@ fn build(
             if line.trim().is_empty() {
                 continue;
             }
-            if r.conditional || pattern {
+            if r.conditional || pattern || maybe {
                 text.push_str("if [ -n \"$HOOKRULES_MAKE_UNKNOWN\" ]; then (\n");
                 text.push_str(&line);
                 text.push_str("\n); fi\n");
@@ -799,29 +900,42 @@ fn expand(mk: &Makefile, s: &str, auto: &Auto, depth: usize) -> String {
     out
 }
 
+/// A name make hands the shell as one word (a target, a prerequisite, a
+/// stem), quoted; a part nobody knows (the stem of a goal read from input)
+/// stays the variable nobody sets, so the shell text keeps it unknown.
+fn word(name: &str) -> String {
+    if !name.contains(UNKNOWN) {
+        return crate::shell::quote(name);
+    }
+    name.split(UNKNOWN)
+        .map(|p| {
+            if p.is_empty() {
+                String::new()
+            } else {
+                crate::shell::quote(p)
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(&format!("\"{UNKNOWN}\""))
+}
+
 /// The value of one reference (`VAR`, `@`, `shell cmd`, `MAKE`).
 fn reference(mk: &Makefile, inner: &str, auto: &Auto, depth: usize) -> String {
     if let Some(cmd) = inner.strip_prefix("shell ") {
         return format!("$({})", expand(mk, cmd, auto, depth + 1));
     }
     match inner {
-        "@" => return crate::shell::quote(&auto.target),
-        "<" => {
-            return auto
-                .prereqs
-                .first()
-                .map(|p| crate::shell::quote(p))
-                .unwrap_or_default()
-        }
+        "@" => return word(&auto.target),
+        "<" => return auto.prereqs.first().map(|p| word(p)).unwrap_or_default(),
         "^" | "+" => {
             return auto
                 .prereqs
                 .iter()
-                .map(|p| crate::shell::quote(p))
+                .map(|p| word(p))
                 .collect::<Vec<_>>()
                 .join(" ")
         }
-        "*" => return crate::shell::quote(&auto.stem),
+        "*" => return word(&auto.stem),
         "MAKE" => return "make".into(),
         _ => {}
     }
@@ -892,6 +1006,65 @@ mod tests {
             Found::Nothing => "(nothing)".into(),
             Found::Unknown => "(unknown)".into(),
         }
+    }
+
+    /// The recipes of the `make` that `line` runs, in a folder holding the
+    /// makefile.
+    fn text_of_line(makefile: &str, line: &str) -> String {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("Makefile"), makefile).unwrap();
+        let mut c = crate::shell::command::parse(line)
+            .unwrap()
+            .into_iter()
+            .find(|c| c.program == "make")
+            .unwrap();
+        c.cwd = crate::shell::value::Value::text(&dir.path().to_string_lossy());
+        match recipes(&c, dir.path()) {
+            Found::Text(_, t) => t.lines().skip(1).collect::<Vec<_>>().join("\n"),
+            Found::Nothing => "(nothing)".into(),
+            Found::Unknown => "(unknown)".into(),
+        }
+    }
+
+    #[test]
+    fn goals_read_from_input_may_be_any_target_of_the_makefile() {
+        let mk = "test:\n\tcargo test\nclean:\n\trm -rf build\n.PHONY: test clean\n%.o: %.c\n\tcc -c $< -o $@\n";
+        let maybe =
+            |line: &str| format!("if [ -n \"$HOOKRULES_MAKE_UNKNOWN\" ]; then (\n{line}\n); fi");
+        let pattern =
+            maybe("cc -c \"${HOOKRULES_MAKE_UNKNOWN}\".c -o \"${HOOKRULES_MAKE_UNKNOWN}\".o");
+        // The named goal certainly; every other target, and a pattern rule's
+        // file, may run.
+        assert_eq!(
+            text_of_line(mk, "arguments-source | xargs make test"),
+            format!("(\ncargo test\n)\n{}\n{pattern}", maybe("rm -rf build"))
+        );
+        // Only input: any target (the default goal when the input is empty).
+        let any = format!(
+            "{}\n{}\n{pattern}",
+            maybe("rm -rf build"),
+            maybe("cargo test")
+        );
+        assert_eq!(text_of_line(mk, "xargs -a list.txt make"), any);
+        assert_eq!(text_of_line(mk, "ls | xargs -I _ make _"), any);
+        assert_eq!(
+            text_of_line(mk, "git diff --name-only | parallel -X make"),
+            any
+        );
+        // Input read as a makefile, a folder or an include folder: any code.
+        assert_eq!(
+            text_of_line(mk, "find . -name '*.mk' | xargs make -f"),
+            "(unknown)"
+        );
+        assert_eq!(text_of_line(mk, "ls | xargs make -C"), "(unknown)");
+        assert_eq!(text_of_line(mk, "ls | xargs make test -I"), "(unknown)");
+        assert_eq!(
+            text_of_line(mk, "ls | xargs make --include-dir"),
+            "(unknown)"
+        );
+        // Nothing runs a recipe under -n; a variable the line chose stays unknown.
+        assert_eq!(text_of_line(mk, "ls | xargs make -n"), "(nothing)");
+        assert_eq!(text_of_line(mk, "ls | xargs make \"$GOAL\""), "(unknown)");
     }
 
     #[test]

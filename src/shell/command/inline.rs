@@ -25,6 +25,7 @@
 use super::nesting::Literals;
 use crate::shell::value::{Piece, Sym, Value};
 
+mod dispatch;
 mod env;
 
 pub(crate) use env::Sink as EnvSink;
@@ -981,6 +982,9 @@ fn table(lang: Lang) -> &'static [(&'static str, Kind)] {
             ("children", Walk),
             ("each_child", Walk),
             ("eval", Exec),
+            ("instance_eval", Exec),
+            ("class_eval", Exec),
+            ("module_eval", Exec),
         ],
         Lang::Js => &[
             ("eval", Exec),
@@ -1300,6 +1304,7 @@ fn calls(lang: Lang, code: &str) -> Vec<Effect> {
             _ => call(lang, name, *kind, &args, &mut out),
         }
     }
+    dispatch::effects(lang, &src, &masked, &mut out);
     if deletes_entries {
         for root in walks {
             let mut path = Value::default();

@@ -19,6 +19,8 @@ const LANGS: &[(&str, &str)] = &[
     ("sh-each", "Lang::ShEach"),
     ("sh-like", "Lang::ShLike"),
     ("argv", "Lang::Argv"),
+    ("absent", "Lang::Absent"),
+    ("process", "Lang::Process"),
     ("argv-rest", "Lang::ArgvRest"),
     ("argv-commas", "Lang::ArgvCommas"),
     ("prompt", "Lang::Prompt"),
@@ -101,6 +103,7 @@ const FORMATS: &[(&str, &str)] = &[
     ("entry-point", "Format::EntryPoint"),
     ("bats", "Format::Bats"),
     ("notebook", "Format::Notebook"),
+    ("earthfile", "Format::Earthfile"),
 ];
 
 /// Read the table and write `$OUT_DIR/code_places.rs`.
@@ -264,6 +267,11 @@ fn compile(text: &str) -> Result<String, String> {
                     .then(|| format!("Lang::Escape(Dialect::Calls({}))", lit(lang_name)))
             })
             .ok_or_else(|| at(format!("unknown language `{lang_name}`")))?;
+        if lang == "Lang::Absent" || lang == "Lang::Process" {
+            return Err(at(format!(
+                "`lang = \"{lang_name}\"` is a tree file's entry, not a place"
+            )));
+        }
         let wheres: Vec<&str> = ["option", "config", "operand", "stdin", "variable"]
             .into_iter()
             .filter(|k| row.contains_key(*k))
@@ -530,11 +538,15 @@ fn project_files(
                     .find(|(n, _)| *n == name)
                     .map(|(_, r)| (*r).to_string())
                     .filter(|r| {
-                        r == "Lang::Sh" || r == "Lang::Argv" || r.starts_with("Lang::Inline(")
+                        r == "Lang::Sh"
+                            || r == "Lang::Argv"
+                            || r == "Lang::Absent"
+                            || r == "Lang::Process"
+                            || r.starts_with("Lang::Inline(")
                     })
                     .ok_or_else(|| {
                         at(format!(
-                            "`{k}.\"{path}\"`: a command is sh, argv or an interpreter's file"
+                            "`{k}.\"{path}\"`: a command is sh, argv, absent, process or an interpreter's file"
                         ))
                     })?;
                 found.push(format!("({}, {l})", lit(path)));
@@ -615,6 +627,7 @@ fn project_files(
                     | "entry-point"
                     | "bats"
                     | "notebook"
+                    | "rake"
             )
         {
             return Err(at(format!(
@@ -683,6 +696,7 @@ const CALL_CODES: &[(&str, &str)] = &[
     ("delete", "CallCode::Delete"),
     ("remove", "CallCode::Remove"),
     ("unknown", "CallCode::Unknown"),
+    ("script", "CallCode::Script"),
 ];
 
 /// The `call` rows: `CALLS`, in the table's order; returns the languages

@@ -72,6 +72,14 @@ pub(crate) enum Lang {
     /// less's options in a variable (`LESS`): a `+CMD` among them is an
     /// initial command (`+!CMD` runs CMD in a shell).
     LessOptions,
+    /// A file task of a tree file (Ansible's `file` module): when its
+    /// `state` is `absent` it deletes its `path` (`dest`, `name`) with what
+    /// it holds; as a table or as `key=value` words.
+    Absent,
+    /// A process a tree file declares for a process manager (pm2's
+    /// `apps`): its `script` run by its `interpreter` (else by the file's
+    /// ending, else as a program) with its `args`.
+    Process,
 }
 
 /// How a variable names the code a program loads into itself before its own
@@ -343,6 +351,9 @@ pub(crate) enum Format {
     Bats,
     /// A Jupyter notebook's code cells, as its kernel runs them.
     Notebook,
+    /// An Earthfile's targets: the `RUN` commands after `LOCALLY`, which
+    /// run on this machine.
+    Earthfile,
 }
 
 /// How a `call` row's construct is written.
@@ -383,6 +394,10 @@ pub(crate) enum CallCode {
     Remove,
     /// A command nobody can read before it runs (ask).
     Unknown,
+    /// A script file of the project the run runs (bazel's `sh_binary(srcs
+    /// = [...])`), named from the build file's folder (or `//pkg:file`
+    /// from the root): read as a script run by its path is.
+    Script,
 }
 
 /// One `call` row: a construct of a language the analysis does not read

@@ -43,6 +43,9 @@ pub(crate) enum Seen {
     Line(String),
     /// A command nobody can read before it runs.
     Unknown,
+    /// A script file named from the folder of the file the construct is
+    /// in (see [`CallCode::Script`]).
+    Script(String),
 }
 
 /// What `code` in the `call` language `lang` runs, as effects: each
@@ -54,6 +57,7 @@ pub(crate) fn effects(lang: &str, code: &str) -> Vec<Effect> {
         .into_iter()
         .map(|seen| match seen {
             Seen::Line(l) if !l.contains(UNKNOWN) => Effect::Shell(marked(&l)),
+            // A file code given on the command line names: nobody read it.
             _ => Effect::Dynamic,
         })
         .collect()
@@ -200,7 +204,7 @@ fn words_called(row: &Call, name: &str, text: &str) -> Vec<Seen> {
             CallCode::Delete | CallCode::Remove => {
                 deletion(row, &home_tilde(head), lit.words(call).into_iter().skip(1))
             }
-            CallCode::Unknown => {
+            CallCode::Unknown | CallCode::Script => {
                 out.push(Seen::Unknown);
                 continue;
             }
@@ -270,6 +274,16 @@ fn seen(row: &Call, args: &[String], atoms: bool) -> Option<Seen> {
     } else {
         args.iter().find_map(|a| keyed(a, row.key))?
     };
+    if row.code == CallCode::Script {
+        // `srcs = ["run.sh"]`, `main = "run.sh"`: a literal name, else a
+        // file nobody can name before the run.
+        let items = list_items(&value);
+        let first = items.first().map_or(value.as_str(), String::as_str);
+        return Some(match literal(first.trim()) {
+            Some(name) if !name.is_empty() => Seen::Script(name),
+            _ => Seen::Unknown,
+        });
+    }
     let word = |v: &str| text_of(v, atoms);
     Some(Seen::Line(match row.code {
         CallCode::Sh | CallCode::Bash => word(&value),
@@ -303,7 +317,7 @@ fn seen(row: &Call, args: &[String], atoms: bool) -> Option<Seen> {
             &word(&value),
             args.iter().skip(row.arg).map(String::as_str),
         ),
-        CallCode::Unknown => return Some(Seen::Unknown),
+        CallCode::Unknown | CallCode::Script => return Some(Seen::Unknown),
     }))
 }
 

@@ -327,6 +327,8 @@ impl Extractor {
                 let words = wrappers::split_words(&t.text);
                 self.effects(at, escapes::scan(d, &t.text, &words), via, link, depth)?;
             }
+            // A tree file's entries (see `script_files`), no place of a command line.
+            Lang::Absent | Lang::Process => {}
             Lang::LessOptions => {
                 // An option's string runs to a `$` or the end (less(1)).
                 for part in t.text.split('$') {

@@ -35,6 +35,7 @@ mod calls;
 mod cmake;
 mod commands_at;
 mod compose;
+mod earthfile;
 mod hooks;
 mod host_commands;
 mod just;
@@ -143,7 +144,7 @@ pub(super) fn code(c: &SimpleCommand, row: &ProjectFile, from: usize, dir: &Path
         Format::Scripts => scripts(row, rest, dir, named),
         Format::Taskfile => taskfile(row, rest, dir),
         Format::Just => just::recipes(row, rest, dir),
-        Format::Rake => rake::tasks(row, rest, dir),
+        Format::Rake => rake::tasks(row, rest, dir, named),
         Format::Tox => tox(row, rest, dir),
         Format::PreCommit => pre_commit(row, rest, dir),
         Format::CMake => cmake::code(row, rest, dir),
@@ -161,6 +162,7 @@ pub(super) fn code(c: &SimpleCommand, row: &ProjectFile, from: usize, dir: &Path
         Format::Code => loaded::code(row, rest, dir, named),
         Format::Bats => bats::code(rest, dir, named),
         Format::Notebook => notebook::code(row, dir, named),
+        Format::Earthfile => earthfile::code(row, rest, dir),
         Format::Terraform
         | Format::NixShell
         | Format::Devcontainer

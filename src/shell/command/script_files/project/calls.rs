@@ -69,6 +69,10 @@ pub(super) fn code(row: &ProjectFile, args: &[String], dir: &Path, named: Option
             count += 1;
             match seen {
                 Seen::Line(l) if count <= MAX_FOUND => out.line(&l, true),
+                Seen::Script(name) if count <= MAX_FOUND => match script_path(&root, p, &name) {
+                    Some(rel) => out.line(&crate::shell::quote(&format!("./{rel}")), true),
+                    None => return Found::Unknown,
+                },
                 _ => return Found::Unknown,
             }
         }
@@ -77,6 +81,32 @@ pub(super) fn code(row: &ProjectFile, args: &[String], dir: &Path, named: Option
         }
     }
     out.found(first, String::new())
+}
+
+/// The path from `root` of a script a construct of `file` names: a label
+/// from the root (`//tools:run.sh`), or a name from the file's folder
+/// (`run.sh`, `:run.sh`, `sub/run.sh`). `None` for a name that leaves the
+/// root or is another repository's (`@repo//…`).
+fn script_path(root: &Path, file: &Path, name: &str) -> Option<String> {
+    let (base, rel) = match name.strip_prefix("//") {
+        Some(label) => (
+            root.to_path_buf(),
+            label
+                .replacen(':', "/", 1)
+                .trim_start_matches('/')
+                .to_string(),
+        ),
+        None => (
+            file.parent()?.to_path_buf(),
+            name.trim_start_matches(':').to_string(),
+        ),
+    };
+    if name.starts_with('@') || rel.split('/').any(|p| p == "..") || rel.starts_with('/') {
+        return None;
+    }
+    let full = base.join(rel.trim_start_matches('/'));
+    let from_root = full.strip_prefix(root).ok()?;
+    Some(from_root.to_string_lossy().into_owned())
 }
 
 /// Add the files below `root` whose names one of `names` matches (`BUILD`,
@@ -125,4 +155,26 @@ fn walk(root: &Path, names: &[&str], paths: &mut Vec<PathBuf>) -> Result<(), ()>
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn script_names_from_the_build_file() {
+        let root = Path::new("/w");
+        let file = Path::new("/w/tools/BUILD");
+        for (name, want) in [
+            ("run.sh", Some("tools/run.sh")),
+            (":run.sh", Some("tools/run.sh")),
+            ("sub/run.sh", Some("tools/sub/run.sh")),
+            ("//ops:wipe.sh", Some("ops/wipe.sh")),
+            ("//:top.sh", Some("top.sh")),
+            ("../../etc/x.sh", None),
+            ("@other//x:y.sh", None),
+        ] {
+            assert_eq!(script_path(root, file, name).as_deref(), want, "{name}");
+        }
+    }
 }

@@ -95,6 +95,24 @@ fn add(out: &mut Text, v: &Value, lang: Lang, may: bool) -> bool {
             out.line(&format!("{prog} {}", crate::shell::quote(file)), may);
             true
         }
+        (Lang::Absent, v) => {
+            if let Some(path) = absent_path(v) {
+                // Ansible expands a leading `~` of a path.
+                let path = match path.strip_prefix("~/") {
+                    Some(rest) => format!("~/{}", quoted(rest)),
+                    None if path == "~" => "~".to_string(),
+                    None => quoted(&path),
+                };
+                out.line(&format!("rm -rf -- {path}"), may);
+            }
+            true
+        }
+        (Lang::Process, Value::Object(app)) => {
+            if let Some(line) = process_line(app) {
+                out.line(&line, may);
+            }
+            true
+        }
         (Lang::Argv | Lang::Sh, _) => {
             let before = out.may;
             out.may = may;
@@ -106,11 +124,152 @@ fn add(out: &mut Text, v: &Value, lang: Lang, may: bool) -> bool {
     }
 }
 
+/// The command line of a declared process (pm2's `{ script, interpreter,
+/// args }`): the interpreter named (`none`: the script is a program), else
+/// the one its ending says pm2 picks, else the script is a program (`npm`,
+/// `bash`) run with the args. A string of args is split as words are.
+fn process_line(app: &serde_json::Map<String, Value>) -> Option<String> {
+    let script = app.get("script").and_then(Value::as_str)?;
+    let named = app
+        .get("interpreter")
+        .or_else(|| app.get("exec_interpreter"))
+        .and_then(Value::as_str)
+        .filter(|i| !i.is_empty());
+    let by_ending = || {
+        let ext = script.rsplit_once('.')?.1;
+        Some(match ext {
+            "js" | "cjs" | "mjs" | "ts" => "node",
+            "py" => "python3",
+            "sh" => "bash",
+            "rb" => "ruby",
+            "php" => "php",
+            "pl" => "perl",
+            _ => return None,
+        })
+    };
+    let interpreter = match named {
+        Some("none") => None,
+        Some(i) => Some(i),
+        None => by_ending(),
+    };
+    let mut line = match interpreter {
+        Some(i) => {
+            let file = if script.starts_with('/') || script.starts_with("./") {
+                script.to_string()
+            } else {
+                format!("./{script}")
+            };
+            format!("{} {}", quoted(i), quoted(&file))
+        }
+        None => quoted(script),
+    };
+    match app.get("args") {
+        Some(Value::String(s)) => {
+            line.push(' ');
+            line.push_str(s);
+        }
+        Some(Value::Array(words)) => {
+            for w in words {
+                line.push(' ');
+                line.push_str(&quoted(w.as_str().unwrap_or(UNKNOWN)));
+            }
+        }
+        _ => {}
+    }
+    Some(line)
+}
+
+/// The path a file task deletes: its `path` (or `dest`, `name`) when its
+/// `state` is `absent`, from a table or from `key=value` words
+/// (`path=/x state=absent`).
+fn absent_path(v: &Value) -> Option<String> {
+    let get = |k: &str| -> Option<String> {
+        match v {
+            Value::Object(m) => m.get(k).and_then(Value::as_str).map(str::to_string),
+            Value::String(s) => s.split_whitespace().find_map(|w| {
+                let (key, val) = w.split_once('=')?;
+                (key == k).then(|| val.trim_matches(['"', '\'']).to_string())
+            }),
+            _ => None,
+        }
+    };
+    if get("state")?.trim() != "absent" {
+        return None;
+    }
+    ["path", "dest", "name"].iter().find_map(|k| get(k))
+}
+
 /// A word as sh text; a template in it stays unknown text.
 fn quoted(w: &str) -> String {
     if w.contains("{{") {
         format!("\"{}\"", w.replace(['"', '\\', '`', '$'], "_"))
     } else {
         crate::shell::quote(w)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// (a file task or a declared process, the command line it amounts to)
+    const ENTRIES: &[(Lang, &str, Option<&str>)] = &[
+        (
+            Lang::Absent,
+            r#"{"path": "/etc", "state": "absent"}"#,
+            Some("rm -rf -- /etc"),
+        ),
+        (
+            Lang::Absent,
+            r#"{"dest": "~/.ssh", "state": "absent"}"#,
+            Some("rm -rf -- ~/.ssh"),
+        ),
+        (
+            Lang::Absent,
+            r#""path=/srv/app state=absent mode=0755""#,
+            Some("rm -rf -- /srv/app"),
+        ),
+        (
+            Lang::Absent,
+            r#"{"path": "/etc", "state": "directory"}"#,
+            None,
+        ),
+        (Lang::Absent, r#""path=/etc state=touch""#, None),
+        (
+            Lang::Process,
+            r#"{"script": "w.py", "args": ["--once"]}"#,
+            Some("python3 ./w.py --once"),
+        ),
+        (
+            Lang::Process,
+            r#"{"script": "./job", "interpreter": "bash"}"#,
+            Some("bash ./job"),
+        ),
+        (
+            Lang::Process,
+            r#"{"script": "npm", "args": "run start"}"#,
+            Some("npm run start"),
+        ),
+        (
+            Lang::Process,
+            r#"{"script": "x.sh", "interpreter": "none"}"#,
+            Some("x.sh"),
+        ),
+        (Lang::Process, r#"{"name": "no script"}"#, None),
+    ];
+
+    #[test]
+    fn file_tasks_and_declared_processes() {
+        for (lang, json, want) in ENTRIES {
+            let v: Value = serde_json::from_str(json).unwrap();
+            let got = match (lang, &v) {
+                (Lang::Process, Value::Object(app)) => process_line(app),
+                _ => absent_path(&v).map(|p| match p.strip_prefix("~/") {
+                    Some(rest) => format!("rm -rf -- ~/{}", quoted(rest)),
+                    None => format!("rm -rf -- {}", quoted(&p)),
+                }),
+            };
+            assert_eq!(got.as_deref(), *want, "{json}");
+        }
     }
 }

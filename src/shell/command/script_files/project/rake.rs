@@ -31,23 +31,14 @@ struct Task {
     body: Vec<String>,
 }
 
-/// The code `rake ARGS` runs.
-pub(super) fn tasks(row: &ProjectFile, args: &[String], dir: &Path) -> Found {
-    let mut file = None;
-    let mut dir = dir.to_path_buf();
+/// The code `rake ARGS` runs, from the Rakefile found from `dir` (or the
+/// one `named`: the row's `file_option` and `dir_option` are read by the
+/// project-file locator).
+pub(super) fn tasks(row: &ProjectFile, args: &[String], dir: &Path, named: Option<&str>) -> Found {
     let mut names = Vec::new();
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
-            "-f" | "--rakefile" => file = it.next().cloned(),
-            "-C" | "--directory" => {
-                if let Some(d) = it.next() {
-                    if d.contains(['$', '`']) {
-                        return Found::Unknown;
-                    }
-                    dir = dir.join(d);
-                }
-            }
             "-I" | "--libdir" | "-r" | "--require" | "-R" | "--rakelibdir" | "-j" | "--jobs"
             | "-e" | "--execute" | "-p" | "--execute-print" | "-E" | "--execute-continue" => {
                 it.next();
@@ -63,7 +54,7 @@ pub(super) fn tasks(row: &ProjectFile, args: &[String], dir: &Path) -> Found {
     if names.is_empty() {
         names.push("default".into());
     }
-    let (path, text) = match file_text(&dir, row.files, file.as_deref()) {
+    let (path, text) = match file_text(dir, row.files, named) {
         Ok(found) => found,
         Err(found) => return found,
     };

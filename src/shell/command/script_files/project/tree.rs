@@ -27,8 +27,221 @@ pub(super) fn parse(name: &str, text: &str) -> Option<Value> {
         serde_json::to_value(t).ok()
     } else if name.ends_with(".yml") || name.ends_with(".yaml") {
         Some(yaml(text))
+    } else if [".js", ".cjs", ".mjs"].iter().any(|e| name.ends_with(e)) {
+        js_export(text)
     } else {
         serde_json::from_str(&strip_json_comments(text)).ok()
+    }
+}
+
+/// The object a JavaScript config file exports (`module.exports = {…}`,
+/// `export default {…}`), when it is written as a literal: keys, strings,
+/// numbers, booleans, arrays and objects as JSON has them; any other
+/// expression (`process.env.X`, `path.join(…)`, a function) is text only the
+/// run knows (a `{{ … }}` template). `None` for a file that computes its
+/// export.
+fn js_export(text: &str) -> Option<Value> {
+    let start = ["module.exports", "export default"]
+        .iter()
+        .filter_map(|k| text.find(k).map(|at| at + k.len()))
+        .min()?;
+    let rest = text[start..].trim_start();
+    let rest = rest.strip_prefix('=').unwrap_or(rest).trim_start();
+    let chars: Vec<char> = rest.chars().collect();
+    let mut js = Js {
+        chars,
+        at: 0,
+        depth: 0,
+    };
+    let v = js.value()?;
+    v.is_object().then_some(v)
+}
+
+/// A reader of JavaScript literals (see [`js_export`]).
+struct Js {
+    chars: Vec<char>,
+    at: usize,
+    depth: usize,
+}
+
+impl Js {
+    /// Skip blanks and comments.
+    fn blank(&mut self) {
+        loop {
+            while self.chars.get(self.at).is_some_and(|c| c.is_whitespace()) {
+                self.at += 1;
+            }
+            match self.chars.get(self.at..self.at + 2) {
+                Some(['/', '/']) => {
+                    while self.chars.get(self.at).is_some_and(|c| *c != '\n') {
+                        self.at += 1;
+                    }
+                }
+                Some(['/', '*']) => {
+                    self.at += 2;
+                    while self.at < self.chars.len()
+                        && self.chars.get(self.at..self.at + 2) != Some(&['*', '/'])
+                    {
+                        self.at += 1;
+                    }
+                    self.at += 2;
+                }
+                _ => return,
+            }
+        }
+    }
+
+    fn value(&mut self) -> Option<Value> {
+        self.blank();
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return None;
+        }
+        let v = match self.chars.get(self.at)? {
+            '{' => self.object(),
+            '[' => self.array(),
+            '"' | '\'' | '`' => self.string().map(Value::String),
+            _ => Some(self.expression()),
+        };
+        self.depth -= 1;
+        v
+    }
+
+    fn object(&mut self) -> Option<Value> {
+        self.at += 1;
+        let mut map = Map::new();
+        loop {
+            self.blank();
+            match self.chars.get(self.at)? {
+                '}' => {
+                    self.at += 1;
+                    return Some(Value::Object(map));
+                }
+                ',' => self.at += 1,
+                '"' | '\'' => {
+                    let k = self.string()?;
+                    self.entry(k, &mut map)?;
+                }
+                c if c.is_alphanumeric() || matches!(c, '_' | '$') => {
+                    let s = self.at;
+                    while self
+                        .chars
+                        .get(self.at)
+                        .is_some_and(|c| c.is_alphanumeric() || matches!(c, '_' | '$'))
+                    {
+                        self.at += 1;
+                    }
+                    let k: String = self.chars[s..self.at].iter().collect();
+                    self.entry(k, &mut map)?;
+                }
+                // `...spread`, `[computed]: v`, methods: not a literal.
+                _ => return None,
+            }
+        }
+    }
+
+    /// `: VALUE` after a key (a shorthand `{ name }` is the run's value).
+    fn entry(&mut self, key: String, map: &mut Map<String, Value>) -> Option<()> {
+        self.blank();
+        let v = if self.chars.get(self.at) == Some(&':') {
+            self.at += 1;
+            self.value()?
+        } else {
+            Value::String(format!("{{{{ {key} }}}}"))
+        };
+        map.insert(key, v);
+        Some(())
+    }
+
+    fn array(&mut self) -> Option<Value> {
+        self.at += 1;
+        let mut items = Vec::new();
+        loop {
+            self.blank();
+            match self.chars.get(self.at)? {
+                ']' => {
+                    self.at += 1;
+                    return Some(Value::Array(items));
+                }
+                ',' => self.at += 1,
+                _ => items.push(self.value()?),
+            }
+        }
+    }
+
+    /// A string literal (a template's `${…}` is the run's text).
+    fn string(&mut self) -> Option<String> {
+        let q = *self.chars.get(self.at)?;
+        self.at += 1;
+        let mut out = String::new();
+        loop {
+            let c = *self.chars.get(self.at)?;
+            self.at += 1;
+            match c {
+                c if c == q => return Some(out),
+                '\\' => {
+                    let n = *self.chars.get(self.at)?;
+                    self.at += 1;
+                    out.push(match n {
+                        'n' => '\n',
+                        't' => '\t',
+                        n => n,
+                    });
+                }
+                '$' if q == '`' && self.chars.get(self.at) == Some(&'{') => {
+                    let mut depth = 0usize;
+                    while let Some(c) = self.chars.get(self.at) {
+                        self.at += 1;
+                        match c {
+                            '{' => depth += 1,
+                            '}' => {
+                                depth -= 1;
+                                if depth == 0 {
+                                    break;
+                                }
+                            }
+                            _ => {}
+                        }
+                    }
+                    out.push_str("{{ … }}");
+                }
+                c => out.push(c),
+            }
+        }
+    }
+
+    /// Anything else up to the next `,`, `}` or `]` at its own level: a
+    /// number, a boolean, `null`, or an expression only the run knows.
+    fn expression(&mut self) -> Value {
+        let s = self.at;
+        let mut depth = 0i32;
+        while let Some(c) = self.chars.get(self.at) {
+            match c {
+                '(' | '[' | '{' => depth += 1,
+                ')' | ']' | '}' if depth == 0 => break,
+                ')' | ']' | '}' => depth -= 1,
+                ',' | ';' if depth == 0 => break,
+                '"' | '\'' | '`' => {
+                    if self.string().is_none() {
+                        break;
+                    }
+                    continue;
+                }
+                _ => {}
+            }
+            self.at += 1;
+        }
+        let text: String = self.chars[s..self.at].iter().collect();
+        let text = text.trim();
+        match text {
+            "true" => Value::Bool(true),
+            "false" => Value::Bool(false),
+            "null" | "undefined" => Value::Null,
+            t => match t.parse::<serde_json::Number>() {
+                Ok(n) => Value::Number(n),
+                Err(_) => Value::String(format!("{{{{ {t} }}}}")),
+            },
+        }
     }
 }
 
@@ -442,6 +655,30 @@ fn unquote(s: &str) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// (a JavaScript config file, the tree it exports: `None` when it
+    /// computes its export)
+    const JS_EXPORTS: &[(&str, Option<&str>)] = &[
+        (
+            "// pm2\nmodule.exports = {\n  apps: [{ name: 'a', script: \"x.js\", n: 2, on: true, },],\n};\n",
+            Some(r#"{"apps": [{"name": "a", "script": "x.js", "n": 2, "on": true}]}"#),
+        ),
+        (
+            "export default { url: 'http://x/y', env: { A: process.env.A || 'b' }, t: `a${b}c` /* c */ }",
+            Some(r#"{"url": "http://x/y", "env": {"A": "{{ process.env.A || 'b' }}"}, "t": "a{{ … }}c"}"#),
+        ),
+        ("module.exports = makeConfig({ apps: [] });", None),
+        ("module.exports = { ...base, apps: [] };", None),
+        ("const x = 1;", None),
+    ];
+
+    #[test]
+    fn javascript_config_files_read_as_literals() {
+        for (text, want) in JS_EXPORTS {
+            let want: Option<Value> = want.map(|w| serde_json::from_str(w).unwrap());
+            assert_eq!(js_export(text), want, "{text}");
+        }
+    }
 
     #[test]
     fn block_yaml_as_task_files_write_it() {

@@ -1412,13 +1412,11 @@ fn evaluator_passed(lang: Lang, masked: &[char]) -> bool {
     })
 }
 
-/// The expression a method is called on (`Path(p).rglob` → `Path(p)`), when
-/// the name at `k` follows a `.`.
-fn receiver(src: &[char], masked: &[char], k: usize) -> Option<String> {
-    if k < 2 || masked[k - 1] != '.' {
-        return None;
-    }
-    let end = k - 1;
+/// Where the expression that ends just before `end` in `masked` starts,
+/// walking back over names, the characters of `joiners` (`.`, Perl's `$`)
+/// and whole calls and subscripts (`vars(os)`, `sys.modules[n]`); `None`
+/// when a bracket has no opening one.
+pub(super) fn expr_start(masked: &[char], end: usize, joiners: &[char]) -> Option<usize> {
     let mut i = end;
     while i > 0 {
         let c = masked[i - 1];
@@ -1441,12 +1439,23 @@ fn receiver(src: &[char], masked: &[char], k: usize) -> Option<String> {
                 }
             }
             i = j;
-        } else if is_ident(c) || c == '.' {
+        } else if is_ident(c) || joiners.contains(&c) {
             i -= 1;
         } else {
             break;
         }
     }
+    Some(i)
+}
+
+/// The expression a method is called on (`Path(p).rglob` → `Path(p)`), when
+/// the name at `k` follows a `.`.
+fn receiver(src: &[char], masked: &[char], k: usize) -> Option<String> {
+    if k < 2 || masked[k - 1] != '.' {
+        return None;
+    }
+    let end = k - 1;
+    let i = expr_start(masked, end, &['.'])?;
     (i < end).then(|| src[i..end].iter().collect())
 }
 

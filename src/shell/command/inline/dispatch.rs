@@ -14,7 +14,7 @@
 //! code itself defines; what counts as another's is data per language
 //! ([`namespace`]).
 
-use super::{call, eval, is_ident, matching, split_args, table, Effect, Lang};
+use super::{call, eval, expr_start, is_ident, matching, split_args, table, Effect, Lang};
 use crate::shell::value::{Piece, Value};
 
 /// A way a language names at run time the function a call runs.
@@ -253,35 +253,7 @@ fn called_at(src: &[char], masked: &[char], at: usize) -> Option<(Vec<String>, u
 /// chain, with its calls and subscripts: `vars(os)`, `require('fs')`,
 /// `sys.modules[n]`), from `src`.
 fn expr_before(src: &[char], masked: &[char], end: usize) -> String {
-    let mut i = end;
-    while i > 0 {
-        let c = masked[i - 1];
-        if matches!(c, ')' | ']') {
-            let open = if c == ')' { '(' } else { '[' };
-            let mut depth = 0usize;
-            let mut j = i;
-            loop {
-                if j == 0 {
-                    return String::new();
-                }
-                j -= 1;
-                if masked[j] == c {
-                    depth += 1;
-                } else if masked[j] == open {
-                    depth -= 1;
-                    if depth == 0 {
-                        break;
-                    }
-                }
-            }
-            i = j;
-        } else if is_ident(c) || matches!(c, '.' | '$') {
-            i -= 1;
-        } else {
-            break;
-        }
-    }
-    src[i..end].iter().collect()
+    expr_start(masked, end, &['.', '$']).map_or_else(String::new, |i| src[i..end].iter().collect())
 }
 
 /// The name a statement starting before `at` binds the value at `at` to

@@ -836,16 +836,14 @@ impl Extractor {
             }
             // What it removes is reported as `rm -rf PLACE` when the command
             // was pushed; a place only the environment names is reported now.
+            // (Asked before the values are set: the places options name.)
+            let by_options = roles::places(sc, roles::Role::Removed);
+            let named_by_options =
+                !by_options.glued.is_empty() || by_options.operand.contains(&true);
             let (via, off) = (sc.via.clone(), sc.offset);
             if let Some(sc) = self.out.get_mut(at) {
                 sc.env_places = found;
             }
-            let named_by_options = self.out.get(at).is_some_and(|sc| {
-                let mut bare = sc.clone();
-                bare.env_places.clear();
-                let f = roles::places(&bare, roles::Role::Removed);
-                !f.glued.is_empty() || f.operand.contains(&true)
-            });
             if !named_by_options {
                 self.side_removals(at, &via, off);
             }

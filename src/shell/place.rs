@@ -255,6 +255,50 @@ pub fn within(path: &str, dir: &str) -> bool {
     is_within(path, dir)
 }
 
+/// The temp folders every process may write into, whatever the machine:
+/// the fixed roots (with Linux's shared memory). macOS's per-user temp
+/// folder is [`macos_temp_depth`]; `TMPDIR` and Windows's `%TEMP%` depend on
+/// the environment (`shell::reach` adds them).
+pub const TEMP_ROOTS: &[&str] = &[
+    "/tmp",
+    "/var/tmp",
+    "/private/tmp",
+    "/private/var/tmp",
+    "/dev/shm",
+];
+
+/// macOS's per-user temp folder, `/var/folders/XX/YYYY/T` (or under
+/// `/private`), ignoring case as its file system does: how many of `comps`
+/// (a path's components) spell it, when they start with it.
+#[must_use]
+pub fn macos_temp_depth(comps: &[&str]) -> Option<usize> {
+    let is = |i: usize, name: &str| comps.get(i).is_some_and(|c| c.eq_ignore_ascii_case(name));
+    let start = usize::from(is(0, "private"));
+    let ok = is(start, "var")
+        && is(start + 1, "folders")
+        && comps.get(start + 2).is_some()
+        && comps.get(start + 3).is_some()
+        && is(start + 4, "t");
+    ok.then_some(start + 5)
+}
+
+/// What follows the shared temp folder (a [`TEMP_ROOTS`] entry or macOS's
+/// per-user one) that the absolute path `path` is or lies in, as [`below`]
+/// gives it (`""`: the temp folder itself). The one answer to "is this in a
+/// folder any process may write into" for places fixed on every machine.
+#[must_use]
+pub fn shared_temp(path: &str) -> Option<&str> {
+    if let Some(rest) = TEMP_ROOTS.iter().find_map(|t| below(path, t)) {
+        return Some(rest);
+    }
+    let comps: Vec<&str> = path.split('/').filter(|c| !c.is_empty()).collect();
+    let depth = macos_temp_depth(&comps)?;
+    let root = format!("/{}", comps.get(..depth)?.join("/"));
+    let head = path.get(..root.len())?;
+    // `comps` skipped no empty component when the spelling matches.
+    (head.eq_ignore_ascii_case(&root)).then(|| &path[root.len()..])
+}
+
 /// Are the two paths the same place? (See [`below`].)
 #[must_use]
 pub fn same(a: &str, b: &str) -> bool {
@@ -426,6 +470,27 @@ pub fn tool_path(t: &str, windows: bool) -> (Cow<'_, str>, Option<Sym>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shared_temp_folders_are_one_list() {
+        let cases = [
+            ("/tmp", Some("")),
+            ("/tmp/x/run.sh", Some("/x/run.sh")),
+            ("/dev/shm/a", Some("/a")),
+            ("/private/var/tmp/a", Some("/a")),
+            ("/var/folders/ab/cd1234/T/x.sh", Some("/x.sh")),
+            ("/private/var/folders/ab/cd/T", Some("")),
+            ("/VAR/Folders/ab/cd/t/x", Some("/x")),
+            // macOS's per-user cache folder is not its temp folder.
+            ("/var/folders/ab/cd/C/x", None),
+            ("/tmpx/a", None),
+            ("/home/u/tmp/a", None),
+            ("tmp/a", None),
+        ];
+        for (path, want) in cases {
+            assert_eq!(shared_temp(path), want, "{path}");
+        }
+    }
 
     #[test]
     fn windows_spellings_become_one() {

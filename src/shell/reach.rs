@@ -1431,16 +1431,7 @@ const SYSTEM_DEEP: &[&str] = &[
 ];
 
 fn temp_roots(env: &Env) -> Vec<String> {
-    let mut v: Vec<String> = [
-        "/tmp",
-        "/var/tmp",
-        "/private/tmp",
-        "/private/var/tmp",
-        "/dev/shm",
-    ]
-    .iter()
-    .map(|s| (*s).to_string())
-    .collect();
+    let mut v: Vec<String> = place::TEMP_ROOTS.iter().map(|s| (*s).to_string()).collect();
     if let Some(t) = &env.tmpdir {
         if let Ok(n) = normalize(t, "/", None) {
             if n != "/" {
@@ -1453,22 +1444,6 @@ fn temp_roots(env: &Env) -> Vec<String> {
         v.push(format!("{}/AppData/Local/Temp", h.trim_end_matches('/')));
     }
     v
-}
-
-/// macOS per-user temp: `/var/folders/XX/YYYY/T` (or under `/private`).
-fn macos_temp_root(comps: &[&str]) -> Option<usize> {
-    let c: Vec<String> = comps.iter().map(|s| s.to_ascii_lowercase()).collect();
-    let start = if c.first().is_some_and(|s| s == "private") {
-        1
-    } else {
-        0
-    };
-    let ok = c.get(start).is_some_and(|s| s == "var")
-        && c.get(start + 1).is_some_and(|s| s == "folders")
-        && c.get(start + 2).is_some()
-        && c.get(start + 3).is_some()
-        && c.get(start + 4).is_some_and(|s| s == "t");
-    ok.then_some(start + 5)
 }
 
 /// Is `path` (its components `comps`) a home folder: the user's, or one of
@@ -1871,7 +1846,7 @@ fn classify_among(path: &str, env: &Env, may_meet: &dyn Fn(&Guard) -> bool) -> C
             in_temp = true;
         }
     }
-    if let Some(depth) = macos_temp_root(&comps) {
+    if let Some(depth) = place::macos_temp_depth(&comps) {
         if comps.len() == depth {
             c.add(Class::TempRoot);
         } else if comps.len() > depth

@@ -28,6 +28,7 @@ use super::{
 };
 use crate::shell::budget;
 use crate::shell::links::MadeLink;
+use crate::shell::place;
 use crate::shell::value::{Piece, Sym, Value};
 
 mod arith;
@@ -4910,9 +4911,7 @@ fn unseen_path_folder(text: &str) -> bool {
         }
         let relative =
             !(entry.starts_with('/') || entry.starts_with('~') || entry.starts_with("$HOME"));
-        let temp = ["/tmp", "/var/tmp", "/dev/shm", "/private/tmp"]
-            .iter()
-            .any(|t| entry == *t || entry.starts_with(&format!("{t}/")));
+        let temp = place::shared_temp(entry).is_some();
         if relative || temp {
             return true;
         }

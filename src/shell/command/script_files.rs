@@ -71,6 +71,7 @@ mod make;
 mod package;
 mod project;
 use crate::shell::budget::{self, Limits};
+use crate::shell::place;
 use crate::shell::value::{Piece, Value};
 
 /// Bytes read of one script; a longer one is unknown code.
@@ -874,17 +875,6 @@ fn read_script_if(
     Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
 }
 
-/// Folders that every user and process may write into (the temp roots,
-/// Linux's shared memory, macOS's per-user temp folders).
-const SHARED_TEMP: &[&str] = &[
-    "/tmp/",
-    "/var/tmp/",
-    "/private/tmp/",
-    "/dev/shm/",
-    "/var/folders/",
-    "/private/var/folders/",
-];
-
 impl Reader {
     /// A file of code that is not there as the line is judged, in a folder
     /// any process may write into, and that the line itself does not write:
@@ -895,14 +885,11 @@ impl Reader {
     /// project's `source venv/bin/activate` before the venv exists, also
     /// when the session's own folder lies in a temp folder.
     fn unread_shared(&self, path: &Path) -> bool {
-        let p = path.to_string_lossy();
-        let shared = |d: &str| SHARED_TEMP.iter().any(|t| d.starts_with(t));
-        let start = format!("{}/", self.start.to_string_lossy());
-        let own = SHARED_TEMP
-            .iter()
-            .any(|t| start.starts_with(t) && start.len() > t.len())
-            && path.starts_with(&self.start);
-        shared(&p)
+        // Strictly inside a shared temp folder (not the folder itself).
+        let shared =
+            |d: &Path| place::shared_temp(&d.to_string_lossy()).is_some_and(|r| !r.is_empty());
+        let own = shared(&self.start) && path.starts_with(&self.start);
+        shared(path)
             && !own
             && !self.written.iter().any(|w| w == path)
             && matches!(std::fs::symlink_metadata(path), Err(e) if e.kind() == std::io::ErrorKind::NotFound)

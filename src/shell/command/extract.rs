@@ -559,6 +559,11 @@ impl Extractor {
         // Earlier elements whose output the elements since passed on as it
         // came (`env | sort | grep x`: grep reads what env printed).
         let mut passed: Vec<std::ops::Range<usize>> = Vec::new();
+        // Readers that every command of `passed` already sends its output to
+        // (`None`: no command there yet): a later reader among them adds
+        // nothing, so `cat | cat | … | cat` is not walked again at every
+        // element (that walk made a long pipeline quadratic).
+        let mut sent: Option<Vec<String>> = None;
         for c in cmds {
             self.state = start.clone();
             self.input_lines = prev.and_then(printed_lines);
@@ -574,16 +579,39 @@ impl Extractor {
                 .collect();
             // What the previous element printed, this one reads.
             if let Some(range) = produced.take() {
-                for earlier in &passed {
-                    self.output_passed_to(earlier.clone(), &cx.via, &readers);
+                let known = sent
+                    .as_ref()
+                    .is_some_and(|s| readers.iter().all(|r| s.contains(r)));
+                if !known {
+                    for earlier in &passed {
+                        self.output_passed_to(earlier.clone(), &cx.via, &readers);
+                    }
+                    if let Some(s) = sent.as_mut() {
+                        s.extend(
+                            readers
+                                .iter()
+                                .filter(|r| !s.contains(r))
+                                .cloned()
+                                .collect::<Vec<_>>(),
+                        );
+                    }
                 }
                 let passes_on = !readers.is_empty()
                     && readers.iter().all(|p| PASS_THROUGH.contains(&p.as_str()));
                 self.output_read_by(range.clone(), &cx.via, &readers, None);
                 if passes_on {
+                    let theirs = self.passed_on_to(range.clone(), &cx.via);
+                    sent = Some(match sent.take() {
+                        Some(s) if !passed.is_empty() => s
+                            .into_iter()
+                            .filter(|r| theirs.as_ref().is_none_or(|t| t.contains(r)))
+                            .collect(),
+                        _ => theirs.unwrap_or_default(),
+                    });
                     passed.push(range);
                 } else {
                     passed.clear();
+                    sent = None;
                 }
             }
             produced = Some(first..self.out.len());
@@ -932,6 +960,23 @@ impl Extractor {
                 sc.output_in = word.map(str::to_string);
             }
         }
+    }
+
+    /// The readers that every command of `range` which
+    /// [`Self::output_passed_to`] would extend already sends its output to
+    /// (`None`: no such command).
+    fn passed_on_to(&self, range: std::ops::Range<usize>, base: &[String]) -> Option<Vec<String>> {
+        let mut common: Option<Vec<String>> = None;
+        for sc in self.out.get(range).unwrap_or_default() {
+            if sc.output_in.is_none() && !sc.output_to.is_empty() && in_this_process(&sc.via, base)
+            {
+                common = Some(match common {
+                    None => sc.output_to.clone(),
+                    Some(c) => c.into_iter().filter(|r| sc.output_to.contains(r)).collect(),
+                });
+            }
+        }
+        common
     }
 
     /// The commands of `range` whose output an element that passes it on

@@ -18,7 +18,8 @@ use std::collections::HashMap;
 use super::cmdlets::{self, Action, Cmdlet, Kind, Param};
 use super::paths;
 use super::syntax::{self, Arg, Chain, Command, Elem, Expr, Invoke, Part, Pipeline, Redir, Stmt};
-use crate::shell::command::{perr, Code, ParseError, RedirectOp, SimpleCommand};
+use crate::shell::budget;
+use crate::shell::command::{over_budget, perr, Code, ParseError, RedirectOp, SimpleCommand};
 use crate::shell::value::{Piece, Sym, Value};
 
 mod filter;
@@ -263,7 +264,7 @@ impl Analyser {
         if self.steps > MAX_STEPS || self.out.len() > MAX_COMMANDS {
             return Err(self.err("the script is larger than the analysis reads"));
         }
-        Ok(())
+        budget::check().map_err(|o| over_budget(o, self.offset.unwrap_or(0)))
     }
 
     /// Run a script's text (top level or re-parsed code).

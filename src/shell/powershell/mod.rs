@@ -57,7 +57,8 @@ mod cmdlets;
 mod paths;
 mod syntax;
 
-use crate::shell::command::{Code, ParseError, SimpleCommand};
+use crate::shell::budget;
+use crate::shell::command::{over_budget, Code, ParseError, SimpleCommand};
 use crate::shell::value::{Piece, Sym, Value};
 
 /// Parse a PowerShell script and return every simple command it would run,
@@ -67,9 +68,16 @@ use crate::shell::value::{Piece, Sym, Value};
 /// [`ParseError`] for anything the parser does not understand (PowerShell
 /// would refuse a script with a syntax error, or the analysis cannot say
 /// what runs), and for scripts past the analysis's bounds.
+///
+/// The analysis works within the shell analysis' budget
+/// ([`crate::shell::budget`]), as bash's does: a script whose values grow
+/// past it (`$a = $a + $a` twenty times) is refused, not read with values
+/// cut short.
 pub fn parse(script: &str) -> Result<Vec<SimpleCommand>, ParseError> {
+    let _budget = budget::scope();
     let mut a = analyse::Analyser::new(start(), vec![], None);
     a.script(script)?;
+    budget::check().map_err(|o| over_budget(o, script.len()))?;
     Ok(a.out)
 }
 

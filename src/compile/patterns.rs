@@ -7,7 +7,6 @@
 use std::sync::Arc;
 
 use globset::GlobSetBuilder;
-use regex::{Regex, RegexSetBuilder};
 
 use serde::{Deserialize, Serialize};
 
@@ -96,28 +95,40 @@ pub fn regex_set(r: &Regexes) -> Result<&CompiledRegexes, PatternError> {
     r.slot
         .compiled
         .get_or_init(|| {
-            let set = RegexSetBuilder::new(&r.sources).build().map_err(|error| {
-                PatternError::RegexList {
-                    sources: r.sources.clone(),
-                    error,
-                }
-            })?;
-            let mut capturing = vec![];
-            for (i, s) in r.sources.iter().enumerate() {
-                if s.contains("(?P<") || s.contains("(?<") {
-                    let re = Regex::new(s).map_err(|error| PatternError::Regex {
-                        pattern: s.clone(),
-                        error,
-                    })?;
-                    if re.capture_names().flatten().next().is_some() {
-                        capturing.push((i, re));
-                    }
-                }
-            }
-            Ok(CompiledRegexes { set, capturing })
+            built(Built::Regexes(r.sources.clone()));
+            CompiledRegexes::build(&r.sources)
         })
         .as_ref()
         .map_err(|e| e.clone())
+}
+
+/// A pattern set this thread compiled: building one is the most expensive
+/// thing an event can make hookrules do, so a test keeps count
+/// ([`take_built`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Built {
+    /// A regex list's set, by its patterns.
+    Regexes(Vec<String>),
+    /// A glob list's sets (of all its patterns or of some).
+    Globs {
+        /// The patterns compiled.
+        patterns: Vec<String>,
+        /// Matched ignoring case.
+        case_insensitive: bool,
+    },
+}
+
+thread_local! {
+    static BUILT: std::cell::RefCell<Vec<Built>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+fn built(what: Built) {
+    BUILT.with(|b| b.borrow_mut().push(what));
+}
+
+/// The pattern sets this thread compiled since it last asked, in order.
+pub fn take_built() -> Vec<Built> {
+    BUILT.with(|b| std::mem::take(&mut *b.borrow_mut()))
 }
 
 /// Per pattern, literals (of any length) one of which every match contains.
@@ -149,6 +160,11 @@ pub fn regexes_may_match(r: &Regexes, texts: &[String]) -> bool {
 
 /// The sets of some of a list's patterns (in list order).
 fn build_globs<'a>(g: &Globs, patterns: impl Iterator<Item = &'a String>) -> CompiledGlobs {
+    let patterns: Vec<&String> = patterns.collect();
+    built(Built::Globs {
+        patterns: patterns.iter().map(|p| p.to_string()).collect(),
+        case_insensitive: g.case_insensitive,
+    });
     let mut include = GlobSetBuilder::new();
     let mut exclude = GlobSetBuilder::new();
     let mut excludes = 0;
@@ -432,6 +448,69 @@ fn excluded(g: &Globs, texts: &[String]) -> Result<bool, PatternError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use regex::{Regex, RegexSetBuilder};
+
+    /// A list compiled without its literal prefilter matches what
+    /// `regex::RegexSet` matches (every pattern on every text), and a list
+    /// that does not build fails with the error `regex` gives.
+    #[test]
+    fn a_compiled_list_matches_as_a_regex_set_does() {
+        let lists: &[&[&str]] = &[
+            &[r"(?i-u)delete|destroy|terminate|undefine|remove|\brm\b|clear-|reset-|uninstall-"],
+            &[
+                r"(?i)^(get|read)-([a-z0-9]+-)*(secret|key)s?$",
+                r"\bSecret\b",
+                r"^$",
+            ],
+            &[
+                r"(?i)k=",
+                r"\w+",
+                r"\d+",
+                r"^\s*$",
+                r"é+",
+                r"(?-u:\w)x",
+                r"(?P<who>curl|wget)\s",
+            ],
+            &[r"a|", r"x*", r"(?m)^b$"],
+        ];
+        let texts = [
+            "rm -rf /",
+            "Remove-Item -Recurse ~",
+            "REMOVE-ITEM x",
+            "Get-Secret",
+            "get-vault-keys",
+            "\u{212a}=1",
+            "K=1",
+            "ſecret",
+            "",
+            "a\nb\n",
+            "curl https://x",
+            "café é",
+            "☃",
+            "x_rmdir remove1",
+        ];
+        for list in lists {
+            let sources: Vec<String> = list.iter().map(|s| s.to_string()).collect();
+            let ours = CompiledRegexes::build(&sources).unwrap();
+            let theirs = RegexSetBuilder::new(&sources).build().unwrap();
+            assert_eq!(ours.len(), theirs.len());
+            for t in texts {
+                let got: Vec<usize> = ours.matching(t).iter().map(|p| p.as_usize()).collect();
+                let want: Vec<usize> = theirs.matches(t).iter().collect();
+                assert_eq!(got, want, "{list:?} on {t:?}");
+                assert_eq!(ours.is_match(t), theirs.is_match(t), "{list:?} on {t:?}");
+            }
+        }
+        for bad in [&["(unclosed"][..], &["ok", "[z-a]"], &[r"\w{1000}{1000}"]] {
+            let sources: Vec<String> = bad.iter().map(|s| s.to_string()).collect();
+            let Err(PatternError::RegexList { error, .. }) = CompiledRegexes::build(&sources)
+            else {
+                panic!("{bad:?} builds");
+            };
+            let want = RegexSetBuilder::new(&sources).build().unwrap_err();
+            assert_eq!(error.to_string(), want.to_string());
+        }
+    }
 
     /// The whole list compiled at once, as before lists were compiled in parts.
     fn whole(g: &Globs, texts: &[String]) -> Result<bool, PatternError> {

@@ -20,6 +20,7 @@
 
 use std::collections::BTreeMap;
 
+use regex_automata::PatternID;
 use serde_json::Value;
 
 use super::literals;
@@ -164,12 +165,12 @@ fn regex_passes(
     Ok(match mode {
         RegexMode::Any => {
             for text in texts {
-                let m = c.set.matches(text);
-                if !m.matched_any() {
+                let m = c.matching(text);
+                if m.is_empty() {
                     continue;
                 }
                 for (i, re) in &c.capturing {
-                    if !m.matched(*i) {
+                    if !PatternID::new(*i).is_ok_and(|p| m.contains(p)) {
                         continue;
                     }
                     if let Some(caps) = re.captures(text) {
@@ -187,15 +188,15 @@ fn regex_passes(
             false
         }
         RegexMode::All => {
-            let mut seen = vec![false; c.set.len()];
+            let mut seen = vec![false; c.len()];
             for text in texts {
-                for i in c.set.matches(text).iter() {
-                    seen[i] = true;
+                for i in c.matching(text).iter() {
+                    seen[i.as_usize()] = true;
                 }
             }
             !texts.is_empty() && seen.iter().all(|b| *b)
         }
-        RegexMode::None => texts.iter().all(|text| !c.set.is_match(text)),
+        RegexMode::None => texts.iter().all(|text| !c.is_match(text)),
     })
 }
 

@@ -1004,7 +1004,7 @@ fn command_matches(
         if !patterns::regexes_may_match(r, &c.args) {
             return Ok(Some("arg_matches"));
         }
-        let set = &patterns::regex_set(r)?.set;
+        let set = patterns::regex_set(r)?;
         if !c.args.iter().any(|a| set.is_match(a)) {
             return Ok(Some("arg_matches"));
         }

@@ -1038,11 +1038,13 @@ impl Validator<'_> {
         }
         let regexes = Arc::new(Regexes::new(items.into_iter().map(|(s, _)| s).collect()));
         if self.eager {
-            if let Err(e) = regex::RegexSetBuilder::new(&regexes.sources).build() {
+            if let Err(patterns::PatternError::RegexList { error, .. }) =
+                patterns::CompiledRegexes::build(&regexes.sources)
+            {
                 self.err(
                     Code::InvalidRegex,
                     list.span.clone(),
-                    format!("the patterns do not build together: {e}"),
+                    format!("the patterns do not build together: {error}"),
                 );
                 return None;
             }

@@ -12,7 +12,10 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use globset::GlobSet;
-use regex::{Regex, RegexSet};
+use regex::Regex;
+use regex_automata::nfa::thompson::WhichCaptures;
+use regex_automata::util::syntax;
+use regex_automata::{meta, Input, MatchKind, PatternSet};
 use serde::{Deserialize, Serialize, Serializer};
 
 /// A fast hash for the tables that share slots between equal lists: every rule
@@ -63,10 +66,88 @@ pub struct Regexes {
 /// A compiled regex list.
 #[derive(Debug)]
 pub struct CompiledRegexes {
-    /// All patterns, one pass.
-    pub set: RegexSet,
+    /// All patterns, one pass: what `regex::RegexSet` holds, built by
+    /// [`CompiledRegexes::build`].
+    set: meta::Regex,
     /// Patterns with named groups, by set index, for captures.
     pub capturing: Vec<(usize, Regex)>,
+}
+
+impl CompiledRegexes {
+    /// The list compiled: one automaton for every pattern, configured as
+    /// `regex::RegexSetBuilder` configures it (same syntax, limits, match
+    /// semantics and errors) except for its literal prefilter. A list is only
+    /// ever asked about a text after hookrules' own search found one of its
+    /// literals there (`compile::patterns::regexes_may_match`), so the
+    /// prefilter would look for the same literals again, and building it is
+    /// most of the build: a case-insensitive alternation of words (`(?i)delete|
+    /// destroy|…`) spells out every ASCII case of every word, an Aho-Corasick
+    /// automaton of thousands of strings (2.6M of 3.2M instructions for the
+    /// pack's `resource-delete` words; 0.44M without). Matching without it
+    /// stays linear in the text.
+    pub fn build(sources: &[String]) -> Result<CompiledRegexes, PatternError> {
+        let config = meta::Config::new()
+            .nfa_size_limit(Some(10 * (1 << 20)))
+            .hybrid_cache_capacity(2 * (1 << 20))
+            .match_kind(MatchKind::All)
+            .utf8_empty(true)
+            .which_captures(WhichCaptures::None)
+            .auto_prefilter(false);
+        let set = meta::Builder::new()
+            .configure(config)
+            .syntax(syntax::Config::new().utf8(true))
+            .build_many(sources)
+            .map_err(|e| PatternError::RegexList {
+                sources: sources.to_vec(),
+                error: regex_error(e),
+            })?;
+        let mut capturing = vec![];
+        for (i, s) in sources.iter().enumerate() {
+            if s.contains("(?P<") || s.contains("(?<") {
+                let re = Regex::new(s).map_err(|error| PatternError::Regex {
+                    pattern: s.clone(),
+                    error,
+                })?;
+                if re.capture_names().flatten().next().is_some() {
+                    capturing.push((i, re));
+                }
+            }
+        }
+        Ok(CompiledRegexes { set, capturing })
+    }
+
+    /// The number of patterns.
+    pub fn len(&self) -> usize {
+        self.set.pattern_len()
+    }
+
+    /// Is the list empty?
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Does some pattern match `text`?
+    pub fn is_match(&self, text: &str) -> bool {
+        self.set.is_match(text)
+    }
+
+    /// The patterns (by list index) that match `text`.
+    pub fn matching(&self, text: &str) -> PatternSet {
+        let mut found = PatternSet::new(self.set.pattern_len());
+        self.set
+            .which_overlapping_matches(&Input::new(text), &mut found);
+        found
+    }
+}
+
+/// A build error as `regex` reports it (its `Error::from_meta_build_error`,
+/// which is private): a size limit, or the message of what went wrong.
+fn regex_error(e: meta::BuildError) -> regex::Error {
+    match (e.size_limit(), e.syntax_error()) {
+        (Some(limit), _) => regex::Error::CompiledTooBig(limit),
+        (None, Some(syntax)) => regex::Error::Syntax(syntax.to_string()),
+        (None, None) => regex::Error::Syntax(e.to_string()),
+    }
 }
 
 impl Regexes {

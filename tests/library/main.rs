@@ -18,6 +18,7 @@ mod layering;
 mod matcher;
 mod pack_reasons;
 mod parser_differential;
+mod pattern_sets;
 mod prefilter;
 mod reach_policy;
 mod reads;

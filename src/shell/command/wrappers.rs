@@ -457,10 +457,41 @@ const RUNNERS: &[Runner] = &[
     },
 ];
 
+/// Front ends that hand their own arguments to another program: a colouring
+/// wrapper (`kubecolor delete ns prod` runs `kubectl delete ns prod`), a
+/// distribution's bundled client (`k3s kubectl …`, `microk8s kubectl …`) or a
+/// wrapper that passes what it does not know to git (`hub reset --hard`). The
+/// command is judged as the program it runs. Each: the front end, the
+/// subcommand that runs the program (empty: the front end's whole argument
+/// list), the program run.
+const FRONT_ENDS: &[(&str, &str, &str)] = &[
+    ("kubecolor", "", "kubectl"),
+    ("microk8s.kubectl", "", "kubectl"),
+    ("microk8s", "kubectl", "kubectl"),
+    ("k3s", "kubectl", "kubectl"),
+    ("k0s", "kubectl", "kubectl"),
+    ("hub", "", "git"),
+];
+
 /// Classify `prog` (a basename, any letter case) called with `args`.
 pub(crate) fn classify(prog: &str, args: &[String]) -> Action {
     let lower = prog.to_ascii_lowercase();
     let prog = lower.as_str();
+    if let Some((_, sub, runs)) = FRONT_ENDS.iter().find(|(p, sub, _)| {
+        *p == prog && (sub.is_empty() || args.first().is_some_and(|a| a == sub))
+    }) {
+        let from = usize::from(!sub.is_empty());
+        return if from < args.len() {
+            Action::Replace {
+                words: std::iter::once(Err((*runs).to_string()))
+                    .chain((from..args.len()).map(Ok))
+                    .collect(),
+                assigns: Vec::new(),
+            }
+        } else {
+            Action::None
+        };
+    }
     if RUNNERS.iter().any(|r| r.program == prog) {
         // (A program with several runner subcommands, `pnpm exec` and `pnpm
         // dlx`: the one its arguments hold.)

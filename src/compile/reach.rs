@@ -22,7 +22,7 @@ use crate::contract::events::tool_aliases;
 use crate::contract::Event;
 use crate::policy::syntax::Quantifier;
 use crate::shell::command::{command_object, program_is, subcommand_matches, Code, SimpleCommand};
-use crate::shell::reach::{Class, Classes};
+use crate::shell::reach::Classes;
 use crate::shell::Dialect;
 use crate::validate::model::{
     texts, CommandWords, Condition, EventScope, FieldPath, Matcher, Op, PathSelector, Rule,
@@ -203,7 +203,7 @@ impl Atom {
 pub trait CommandPaths {
     /// What a test of `selector` sees of the paths these commands name;
     /// `content`: with the classes only a file's content gives
-    /// ([`Class::PrivateKey`]), which cost a read of each file.
+    /// ([`Class::PrivateKey`](crate::shell::reach::Class::PrivateKey), [`Class::Credentials`](crate::shell::reach::Class::Credentials)), which cost a read of each file.
     fn paths_seen(
         &self,
         commands: &[SimpleCommand],
@@ -1580,7 +1580,7 @@ impl Prefilter<'_> {
         for pl in &self.paths {
             // A private key is known by its content, read only when a rule
             // here asks for it.
-            let content = pl.classes.iter().any(|(c, _)| c.has(Class::PrivateKey));
+            let content = pl.classes.iter().any(|(c, _)| c.by_content());
             let seen = if pl.selector.from_command {
                 let Some(text) = pl.selector.field.get(&event.value).and_then(|v| v.as_str())
                 else {

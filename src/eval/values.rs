@@ -141,9 +141,9 @@ fn on_paths(
     }
     if let Op::Class(ct) = &t.op {
         let mut results = vec![];
-        // A private key is known by its content, read only when asked.
-        let by_content =
-            ct.any.has(reach::Class::PrivateKey) || ct.none.has(reach::Class::PrivateKey);
+        // A private key and a credential written in a settings file are known
+        // by the file's content, read only when asked.
+        let by_content = ct.any.by_content() || ct.none.by_content();
         for p in paths {
             let classes = match by_content {
                 true => reach::with_content(p),

@@ -87,6 +87,12 @@ pub enum Class {
     /// PuTTY), whatever its name (`deploy/id_deploy`). Read only when a test
     /// asks for it ([`with_content`]).
     PrivateKey,
+    /// A settings file on disk that holds a credential: a field named for a
+    /// key, token or password with a value written in (`"secretKey": "…"`,
+    /// `api_key = …`, `token: …`), whatever the file's name
+    /// (`~/.mc/config.json`, `~/.continue/config.json`). Read only when a test
+    /// asks for it ([`with_content`]).
+    Credentials,
 }
 
 impl Class {
@@ -113,6 +119,7 @@ impl Class {
         (Class::GuardState, "guard_state"),
         (Class::GuardConfig, "guard_config"),
         (Class::PrivateKey, "private_key"),
+        (Class::Credentials, "credentials"),
     ];
 
     /// The name used in policies.
@@ -173,6 +180,14 @@ impl Classes {
     #[must_use]
     pub fn meets(self, o: Classes) -> bool {
         self.0 & o.0 != 0
+    }
+
+    /// Does the set hold a class only a file's content gives
+    /// ([`Class::PrivateKey`], [`Class::Credentials`])? A test that names one
+    /// reads the files it judges ([`with_content`]).
+    #[must_use]
+    pub fn by_content(self) -> bool {
+        self.has(Class::PrivateKey) || self.has(Class::Credentials)
     }
 
     /// The set of these classes.
@@ -405,35 +420,45 @@ impl Target {
     }
 }
 
-/// The classes of `t`, with [`Class::PrivateKey`] when it is a file on disk
-/// whose first bytes are a private key. Only a test that names the class
-/// calls this: it opens the file (a regular file only, never waiting on a
-/// FIFO) and reads at most 4 KiB.
+/// The classes of `t`, with those its content gives when it is a file on
+/// disk: [`Class::PrivateKey`] when its first bytes are a private key,
+/// [`Class::Credentials`] when it is a settings file with a credential
+/// written in. Only a test that names one of them calls this: it opens the
+/// file (a regular file only, never waiting on a FIFO; a link is the file it
+/// points to) and reads at most [`CONTENT_HEAD`] bytes, once for both.
 #[must_use]
 pub fn with_content(t: &Target) -> Classes {
     let mut classes = t.classes;
-    if t.pattern.is_none()
-        && t.path.starts_with('/')
-        && !classes.has(Class::Unknown)
-        && holds_private_key(&t.path)
-    {
+    if t.pattern.is_some() || !t.path.starts_with('/') || classes.has(Class::Unknown) {
+        return classes;
+    }
+    let Ok(head) = crate::os::files::read_capped(std::path::Path::new(&t.path), CONTENT_HEAD)
+    else {
+        return classes;
+    };
+    if holds_private_key(&head) {
         classes.add(Class::PrivateKey);
+    }
+    if holds_credentials(&head) {
+        classes.add(Class::Credentials);
     }
     classes
 }
 
-/// Is the file at `path` a private key by its content: a PEM file (its first
+/// Most bytes of a file read to judge its content: a private key's armour
+/// is in its first lines; a tool's settings file is a few KiB (a huge file
+/// is judged by its head).
+pub const CONTENT_HEAD: u64 = 16 * 1024;
+
+/// Is `head` a private key by its content: a PEM file (its first
 /// line a `-----BEGIN …` armour, or openssl's `Bag Attributes`) with a
 /// private key's armour at the start of a line (a certificate may come
 /// first), an SSH2 or PuTTY private key? A source file that quotes an armour
 /// is not one: its first line is code.
-fn holds_private_key(path: &str) -> bool {
-    const HEAD: u64 = 4096;
-    let Ok(head) = crate::os::files::read_capped(std::path::Path::new(path), HEAD) else {
-        return false;
-    };
+fn holds_private_key(head: &str) -> bool {
     let mut lines = head
         .lines()
+        .take(200)
         .map(|l| l.trim_start_matches('\u{feff}').trim())
         .filter(|l| !l.is_empty());
     let Some(first) = lines.next() else {
@@ -448,6 +473,102 @@ fn holds_private_key(path: &str) -> bool {
     private(first)
         || ((first.starts_with("-----BEGIN ") || first.starts_with("Bag Attributes"))
             && lines.any(private))
+}
+
+/// Is `head` a settings file (JSON, YAML, TOML, INI, `KEY=VALUE`) with a
+/// credential written in: a field whose name says it holds a secret
+/// ([`credential_field`]) and whose value is a literal of at least 8
+/// characters, not a reference to one kept elsewhere (`${VAR}`, `$VAR`,
+/// `env:…`, `{{ … }}`, `<placeholder>`, a `*`-masked value). A source file
+/// that names such a field in code (`password = input()`) is not: its value
+/// is no literal.
+fn holds_credentials(head: &str) -> bool {
+    head.lines().take(2000).any(|line| {
+        json_pairs(line).any(|(name, value)| credential_field(name) && literal_secret(value)) || {
+            let line = line.trim().trim_start_matches('-').trim_start();
+            // `name: value`, `name = value`, `name=value`
+            line.split_once(':')
+                .filter(|(n, _)| !n.contains('='))
+                .or_else(|| line.split_once('='))
+                .is_some_and(|(name, value)| {
+                    let name = name.trim().trim_matches(|c| c == '"' || c == '\'');
+                    let value = value.trim().trim_end_matches(',').trim();
+                    let value = value
+                        .strip_prefix('"')
+                        .and_then(|v| v.strip_suffix('"'))
+                        .or_else(|| value.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')))
+                        .unwrap_or(value);
+                    credential_field(name) && literal_secret(value)
+                })
+        }
+    })
+}
+
+/// The `"name": "value"` pairs of a line of JSON, wherever they are in it
+/// (a whole file on one line: `{"aliases":{"s3":{"secretKey":"…"}}}`).
+fn json_pairs(line: &str) -> impl Iterator<Item = (&str, &str)> {
+    // Each quoted string: where its opening and closing quotes are.
+    let mut quoted: Vec<(usize, usize)> = vec![];
+    let mut from = 0;
+    while let Some(open) = line[from..].find('"').map(|i| from + i) {
+        let Some(close) = line[open + 1..].find('"').map(|i| open + 1 + i) else {
+            break;
+        };
+        quoted.push((open, close));
+        from = close + 1;
+    }
+    let pairs: Vec<(&str, &str)> = quoted
+        .windows(2)
+        .filter(|w| line[w[0].1 + 1..w[1].0].trim() == ":")
+        .map(|w| (&line[w[0].0 + 1..w[0].1], &line[w[1].0 + 1..w[1].1]))
+        .collect();
+    pairs.into_iter()
+}
+
+/// A field named for a secret: a key, a token, a password, a client secret
+/// (`secretKey`, `api_key`, `accessToken`, `client-secret`, `password`,
+/// `auth`, `ANTHROPIC_API_KEY`), in any case and with `-`, `_` or `.`
+/// between its words; a key's public half or a name is not (`keyName`,
+/// `public_key`, `tokenUrl`).
+fn credential_field(name: &str) -> bool {
+    if name.is_empty() || name.len() > 64 || name.contains(char::is_whitespace) {
+        return false;
+    }
+    let n: String = name
+        .chars()
+        .filter(|c| !matches!(c, '-' | '_' | '.'))
+        .collect::<String>()
+        .to_ascii_lowercase();
+    const ENDS: &[&str] = &[
+        "secretkey",
+        "secretaccesskey",
+        "apikey",
+        "apitoken",
+        "authtoken",
+        "accesstoken",
+        "refreshtoken",
+        "sessiontoken",
+        "bearertoken",
+        "clientsecret",
+        "privatekey",
+        "password",
+        "passwd",
+        "secret",
+        "token",
+    ];
+    (ENDS.iter().any(|e| n.ends_with(e)) && !n.starts_with("public"))
+        || matches!(n.as_str(), "auth" | "pass" | "accesskey")
+}
+
+/// A value written in (not a reference to one kept elsewhere, not masked, not
+/// a placeholder), long enough to be a credential.
+fn literal_secret(v: &str) -> bool {
+    v.chars().count() >= 8
+        && !v.starts_with(['$', '<', '[', '{', '%', '*'])
+        && !v.to_ascii_lowercase().starts_with("env:")
+        && !v.contains("{{")
+        && !v.contains(|c: char| c.is_whitespace() || matches!(c, '(' | ')' | ';' | ','))
+        && !matches!(v, "true" | "false" | "null")
 }
 
 /// A file name no folder has: stands for "some name here" when classifying.

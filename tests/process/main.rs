@@ -25,5 +25,6 @@ mod reliability;
 mod repo_config;
 mod report;
 mod self_protection;
+mod settings_secrets;
 mod support;
 mod trust;

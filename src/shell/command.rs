@@ -114,6 +114,7 @@ pub fn command_object(c: &SimpleCommand) -> serde_json::Value {
         "flags": c.flags,
         "operands": c.operands,
         "subcommand_words": subcommand_words(c),
+        "option_values": option_values(c),
         "redirects": c.redirects.iter().map(|r| serde_json::json!({"op": format!("{:?}", r.op).to_lowercase(), "target": r.target})).collect::<Vec<_>>(),
         "via": c.via,
         "assignments": c.assignments.iter().map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone()))).collect::<serde_json::Map<_, _>>(),
@@ -582,6 +583,42 @@ pub fn subcommand_words(c: &SimpleCommand) -> Vec<&str> {
             out.push(a.as_str());
         }
         after_option = false;
+    }
+    out
+}
+
+/// The values a command's long options may take, by option: the text after
+/// `=` (`--query=id`), or the next word when it is no option itself
+/// (`--query id`; for a program whose options are not known, that word may
+/// be an operand instead). The command object's `option_values`: a rule
+/// judges what one option selects (`--query`) apart from the subcommand's
+/// words (`az keyvault secret show --query id`).
+pub fn option_values(c: &SimpleCommand) -> serde_json::Map<String, serde_json::Value> {
+    let mut out = serde_json::Map::new();
+    let mut args = c.args.iter().peekable();
+    while let Some(a) = args.next() {
+        if a == "--" {
+            break;
+        }
+        let Some(long) = a.strip_prefix("--").filter(|l| !l.is_empty()) else {
+            continue;
+        };
+        let (name, value) = match long.split_once('=') {
+            Some((n, v)) => (n, Some(v.to_string())),
+            None => (
+                long,
+                args.next_if(|next| !next.starts_with('-') || next.len() == 1)
+                    .cloned(),
+            ),
+        };
+        if let Some(v) = value {
+            if let serde_json::Value::Array(list) = out
+                .entry(format!("--{name}"))
+                .or_insert_with(|| serde_json::Value::Array(vec![]))
+            {
+                list.push(serde_json::Value::String(v));
+            }
+        }
     }
     out
 }

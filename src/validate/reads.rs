@@ -258,6 +258,7 @@ pub const COMMAND_OBJECT_FIELDS: &[&str] = &[
     "flags",
     "operands",
     "subcommand_words",
+    "option_values",
     "redirects",
     "via",
     "assignments",
@@ -287,6 +288,14 @@ fn command_node() -> Node {
             ("flags".into(), Presence::Always, texts()),
             ("operands".into(), Presence::Always, texts()),
             ("subcommand_words".into(), Presence::Always, texts()),
+            (
+                "option_values".into(),
+                Presence::Always,
+                Node::Object {
+                    fields: vec![],
+                    complete: false,
+                },
+            ),
             (
                 "redirects".into(),
                 Presence::Always,

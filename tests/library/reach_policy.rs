@@ -74,7 +74,7 @@ const COMMANDS: &[(&str, &str, &str)] = &[
     ("d=$(mktemp -d) && cd \"$d\" && rm -rf *", "allow", ""),
     ("rm -rf ../other-project/build", "ask", "(outside_project)"),
     ("rm -rf \"$DIR\"/*", "ask", "(unknown)"),
-    ("ls | xargs rm -rf", "ask", "(unknown)"),
+    ("cat list.txt | xargs rm -rf", "ask", "(unknown)"),
     ("rm -rf \"$HOME/$X\"", "deny", "(home)"),
     ("$x -rf /", "ask", "only known when it runs"),
     ("${CMD} -rf /", "ask", "only known when it runs"),

@@ -486,7 +486,7 @@ fn fields_of_nested_wrappers() {
     let cs = cmds("find . -exec rm {} \\;");
     assert_eq!(find(&cs, "rm").via, strings(&["find -exec"]));
     assert_eq!(find(&cs, "rm").args, strings(&["{}"]));
-    let cs = cmds("ls | xargs -n1 rm -f");
+    let cs = cmds("cat list.txt | xargs -n1 rm -f");
     assert_eq!(find(&cs, "rm").via, strings(&["xargs"]));
     assert_eq!(find(&cs, "rm").args, strings(&["-f"]));
     let cs = cmds("eval 'rm x'");

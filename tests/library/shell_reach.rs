@@ -294,7 +294,7 @@ const OPERANDS: &[(&str, &str, &[Class], &[Class])] = &[
     ),
     ("read d; rm -rf \"$d\"", "rm", &[Unknown], &[]),
     ("cd \"$X\" && rm -rf build", "rm", &[Unknown], &[]),
-    ("ls | xargs rm -rf", "rm", &[Unknown], &[]),
+    ("cat list.txt | xargs rm -rf", "rm", &[Unknown], &[]),
     (
         "find / -name x | xargs -I{} rm -rf {}",
         "rm",

@@ -227,8 +227,8 @@ struct Link<'a> {
     /// Lines the previous element of a pipeline prints, when known.
     input_lines: Option<u64>,
     /// What the previous element of a pipeline printed, all of it, when that
-    /// is `echo` or `printf` of one known value (for `xargs`; a here-document
-    /// or here-string is `here`).
+    /// is `echo` or `printf` of one known value or the names `ls` lists (for
+    /// `xargs`; a here-document or here-string is `here`).
     input_text: Option<Sym>,
     /// A here-string's value as data (`xargs rm -rf <<< ~`: home, not the
     /// text `~`); `here` holds it as the text a shell would read as code.
@@ -4588,14 +4588,103 @@ fn printed_text(c: &Command, r: &Ran) -> Option<Sym> {
     let CommandKind::Simple { words, .. } = &c.kind else {
         return None;
     };
-    if !matches!(basename(&words.first()?.text), "echo" | "printf") || r.decoded || r.file.is_some()
-    {
+    let prog = basename(&words.first()?.text);
+    if r.decoded || r.file.is_some() {
         return None;
     }
-    match r.output.as_ref()?.0.as_slice() {
-        [one] => Some(one.clone()),
+    match (prog, r.output.as_ref()?.0.as_slice()) {
+        ("echo" | "printf", [one]) => Some(one.clone()),
+        // `ls` prints the names it lists, one a line (to a pipe).
+        ("ls" | "gls", _) => ls_printed(words.get(1..).unwrap_or_default()),
         _ => None,
     }
+}
+
+/// What `ls` prints to a pipe, as the words it is given say (the options
+/// [`ls_output`] reads; called when it could tell the output): a folder's
+/// entries bare (`*`, and `.*` with `-a`/`-A`: the folder it runs in by
+/// default; another folder's bare names name something in the folder the
+/// command runs in, if anything), a pattern's matches as written
+/// (`src/*.rs`), a name given with `-d` as written. `ls | xargs rm -rf` is
+/// `rm -rf *`; `ls DIR | xargs -I{} rm -rf DIR/{}` is `rm -rf DIR/*`. `None`
+/// for a word the analysis cannot read (`$DIR`).
+fn ls_printed(words: &[Word]) -> Option<Sym> {
+    let (mut dirs_only, mut hidden, mut options) = (false, false, true);
+    let mut operands: Vec<&str> = vec![];
+    let mut i = 0;
+    while let Some(w) = words.get(i) {
+        let t = w.text.as_str();
+        i += 1;
+        if options && t == "--" {
+            options = false;
+        } else if options && t.starts_with("--") {
+            dirs_only |= t == "--directory";
+            hidden |= matches!(t, "--all" | "--almost-all");
+        } else if options && t.len() > 1 && t.starts_with('-') {
+            dirs_only |= t.contains('d');
+            hidden |= t.contains(['a', 'A']);
+            if t.ends_with(['I', 'w', 'T']) {
+                i += 1;
+            }
+        } else {
+            operands.push(t);
+        }
+    }
+    if operands.iter().any(|t| {
+        t.contains(['$', '`', '\\']) || t.starts_with('~') && !t.starts_with("~/") && *t != "~"
+    }) {
+        return None;
+    }
+    // A name as written; `~` is home.
+    let name = |t: &str| match t.strip_prefix('~') {
+        Some(rest) => {
+            let mut s = Sym::piece(Piece::Home);
+            s.push(Piece::Text(rest.to_string()));
+            s
+        }
+        None => Sym::text(t),
+    };
+    let entries = |out: &mut Vec<Sym>| {
+        out.push(Sym::piece(Piece::Glob("*".into())));
+        if hidden {
+            out.push(Sym::piece(Piece::Glob(".*".into())));
+        }
+    };
+    let mut names: Vec<Sym> = vec![];
+    if operands.is_empty() {
+        entries(&mut names);
+    }
+    for t in operands {
+        if t.contains(['*', '?', '[']) {
+            // The pattern in the last part (`src/*.o`, `*/`), its folder as written.
+            let (dir, pattern) = match t.trim_end_matches('/').rsplit_once('/') {
+                Some((d, _)) if !d.contains(['*', '?', '[']) => (d, &t[d.len() + 1..]),
+                _ => ("", t),
+            };
+            let mut s = if dir.is_empty() && !t.starts_with('/') {
+                Sym::default()
+            } else {
+                name(&format!("{dir}/"))
+            };
+            s.push(Piece::Glob(pattern.to_string()));
+            names.push(s);
+        } else {
+            names.push(name(t));
+            if !dirs_only {
+                entries(&mut names);
+            }
+        }
+    }
+    let mut out = Sym::default();
+    for (k, name) in names.iter().enumerate() {
+        if k > 0 {
+            out.push(Piece::Text("\n".into()));
+        }
+        for p in &name.0 {
+            out.push(p.clone());
+        }
+    }
+    Some(out)
 }
 
 /// The folders of a `CDPATH` value: split at the `:`s of its text, empty

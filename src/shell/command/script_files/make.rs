@@ -1046,7 +1046,7 @@ mod tests {
             maybe("cargo test")
         );
         assert_eq!(text_of_line(mk, "xargs -a list.txt make"), any);
-        assert_eq!(text_of_line(mk, "ls | xargs -I _ make _"), any);
+        assert_eq!(text_of_line(mk, "cat list.txt | xargs -I _ make _"), any);
         assert_eq!(
             text_of_line(mk, "git diff --name-only | parallel -X make"),
             any
@@ -1056,15 +1056,27 @@ mod tests {
             text_of_line(mk, "find . -name '*.mk' | xargs make -f"),
             "(unknown)"
         );
-        assert_eq!(text_of_line(mk, "ls | xargs make -C"), "(unknown)");
-        assert_eq!(text_of_line(mk, "ls | xargs make test -I"), "(unknown)");
         assert_eq!(
-            text_of_line(mk, "ls | xargs make --include-dir"),
+            text_of_line(mk, "cat dirs.txt | xargs make -C"),
+            "(unknown)"
+        );
+        assert_eq!(
+            text_of_line(mk, "cat dirs.txt | xargs make test -I"),
+            "(unknown)"
+        );
+        assert_eq!(
+            text_of_line(mk, "cat dirs.txt | xargs make --include-dir"),
             "(unknown)"
         );
         // Nothing runs a recipe under -n; a variable the line chose stays unknown.
-        assert_eq!(text_of_line(mk, "ls | xargs make -n"), "(nothing)");
-        assert_eq!(text_of_line(mk, "ls | xargs make \"$GOAL\""), "(unknown)");
+        assert_eq!(
+            text_of_line(mk, "cat list.txt | xargs make -n"),
+            "(nothing)"
+        );
+        assert_eq!(
+            text_of_line(mk, "cat list.txt | xargs make \"$GOAL\""),
+            "(unknown)"
+        );
     }
 
     #[test]

@@ -212,6 +212,32 @@ fn wholly_unknown(v: &Value) -> bool {
     })
 }
 
+/// Is a module name computed at run time unknown code? JavaScript's
+/// `require`/`import` load any file a name reaches (`'./plugins/' + f`
+/// with `f = '../../tmp/x'`): unknown unless every part is known but the
+/// code's own folder (`path.join(__dirname, 'lib')`). Python's and Ruby's
+/// look names up among the packages (`'my_pkg.' + name` stays in the
+/// package): unknown when nothing of the name is known.
+fn unknown_module(lang: Lang, v: &Value) -> bool {
+    match lang {
+        Lang::Js => v.0.iter().any(|s| {
+            s.0.iter().any(|p| match p {
+                Piece::Unknown(t) => !OWN_FOLDER.contains(&t.trim()),
+                Piece::Glob(_) | Piece::Below | Piece::Contained(_) => true,
+                _ => false,
+            })
+        }),
+        _ => wholly_unknown(v),
+    }
+}
+
+/// How JavaScript names the folder of the code itself.
+const OWN_FOLDER: &[&str] = &[
+    "__dirname",
+    "import.meta.dirname",
+    "path.dirname(__filename)",
+];
+
 /// What running the function named `name` with `args` does: the call it
 /// names, when the language's table knows it.
 fn named(lang: Lang, name: &str, args: &[String], out: &mut Vec<Effect>) {
@@ -220,11 +246,34 @@ fn named(lang: Lang, name: &str, args: &[String], out: &mut Vec<Effect>) {
     }
 }
 
+/// Can a name computed at run time only be a Ruby setter (`"#{attr}="`,
+/// `:"#{k}="`, the metaprogramming idiom for assigning attributes from
+/// data)? A name ending in `=` (not a comparison, `==`) is an attribute
+/// writer: no function of `Kernel`, `Process`, `IO` or `FileUtils` that runs
+/// or deletes is spelled so.
+fn setter_only(lang: Lang, expr: &str) -> bool {
+    if lang != Lang::Ruby {
+        return false;
+    }
+    let e = expr.trim();
+    let v = eval(lang, e.strip_prefix(':').unwrap_or(e));
+    !v.0.is_empty()
+        && v.0.iter().all(|s| match s.0.last() {
+            Some(Piece::Text(t)) => {
+                let head = t.trim_end_matches('=');
+                t.len() - head.len() == 1 && !head.ends_with(['!', '<', '>'])
+            }
+            _ => false,
+        })
+}
+
 /// What running the function named by `name` (an expression) with `args`
-/// does: the named call, or unknown code when the name cannot be known.
+/// does: the named call, or unknown code when the name cannot be known
+/// (and is not only a setter's).
 fn run_named(lang: Lang, name: &str, args: &[String], out: &mut Vec<Effect>) {
     match function_name(lang, name) {
         Some(f) => named(lang, &f, args, out),
+        None if setter_only(lang, name) => {}
         None => out.push(Effect::Dynamic),
     }
 }
@@ -378,7 +427,7 @@ pub(super) fn effects(lang: Lang, src: &[char], masked: &[char], out: &mut Vec<E
             Form::Module => {
                 if let Some(first) = args.first() {
                     let v = eval(lang, first);
-                    if v.literal().is_none() && wholly_unknown(&v) {
+                    if v.literal().is_none() && unknown_module(lang, &v) {
                         out.push(Effect::Dynamic);
                     }
                 }
@@ -417,7 +466,9 @@ pub(super) fn effects(lang: Lang, src: &[char], masked: &[char], out: &mut Vec<E
                 match called_at(src, masked, after) {
                     Some((call_args, _)) => match function_name(lang, name_expr) {
                         Some(f) => named(lang, &f, &call_args, out),
-                        None if theirs => out.push(Effect::Dynamic),
+                        None if theirs && !setter_only(lang, name_expr) => {
+                            out.push(Effect::Dynamic)
+                        }
                         None => {}
                     },
                     None => match bound_and_called(src, masked, k_start(masked, k)) {
@@ -425,7 +476,9 @@ pub(super) fn effects(lang: Lang, src: &[char], masked: &[char], out: &mut Vec<E
                         Some(_) if lang == Lang::Ruby && name_expr.trim().starts_with(':') => {}
                         Some(call_args) => match function_name(lang, name_expr) {
                             Some(f) => named(lang, &f, &call_args, out),
-                            None if theirs => out.push(Effect::Dynamic),
+                            None if theirs && !setter_only(lang, name_expr) => {
+                                out.push(Effect::Dynamic)
+                            }
                             None => {}
                         },
                         None => {}
@@ -672,6 +725,23 @@ mod tests {
         ),
         (Lang::Js, "process[name]()", Seen::Unknown),
         (Lang::Js, "require(process.argv[2])", Seen::Unknown),
+        (Lang::Js, "require('./plugins/' + name)", Seen::Unknown),
+        (
+            Lang::Js,
+            "const f = x; require(`./plugins/${f}`)",
+            Seen::Unknown,
+        ),
+        (
+            Lang::Js,
+            "require(path.join(__dirname, name))",
+            Seen::Unknown,
+        ),
+        (Lang::Js, "import(dir + '/mod.js')", Seen::Unknown),
+        (
+            Lang::Js,
+            "const n = 'os'; console.log(require(n).platform())",
+            Seen::Quiet,
+        ),
         (
             Lang::Js,
             "require(path.join(__dirname, 'lib'))",
@@ -699,6 +769,21 @@ mod tests {
             Seen::Deletes("/t"),
         ),
         (Lang::Ruby, "Kernel.send(ARGV[1], 'x')", Seen::Unknown),
+        // a setter named from data: an attribute writer, no command
+        (
+            Lang::Ruby,
+            "h.each { |k, v| o.send(\"#{k}=\", v) }",
+            Seen::Quiet,
+        ),
+        (Lang::Ruby, "o.public_send(:\"#{k}=\", 1)", Seen::Quiet),
+        (
+            Lang::Ruby,
+            "m = o.method(\"#{k}=\"); m.call(1)",
+            Seen::Quiet,
+        ),
+        (Lang::Ruby, "Kernel.send(\"#{m}\", 'x')", Seen::Unknown),
+        (Lang::Ruby, "Kernel.send(\"#{m}=x\", 'x')", Seen::Unknown),
+        (Lang::Ruby, "Kernel.send(\"#{m}tem\", 'x')", Seen::Unknown),
         (
             Lang::Ruby,
             "m = Kernel.method(ARGV[1]); m.call('x')",

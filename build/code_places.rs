@@ -20,6 +20,7 @@ const LANGS: &[(&str, &str)] = &[
     ("sh-like", "Lang::ShLike"),
     ("argv", "Lang::Argv"),
     ("absent", "Lang::Absent"),
+    ("removed", "Lang::Removed"),
     ("process", "Lang::Process"),
     ("argv-rest", "Lang::ArgvRest"),
     ("argv-commas", "Lang::ArgvCommas"),
@@ -152,6 +153,15 @@ fn list_lit(v: &[String]) -> String {
     format!("&[{}]", items.join(", "))
 }
 
+/// How a `program` row says a program reads its arguments.
+struct ProgramSyntax {
+    subcommands: bool,
+    /// Options that take values, and how many.
+    valued: Vec<(String, usize)>,
+    /// Operands before the subcommand.
+    targets: usize,
+}
+
 /// The Rust source of the index.
 fn compile(text: &str) -> Result<String, String> {
     let table: toml::Table = text.parse().map_err(|e| format!("not TOML: {e}"))?;
@@ -166,12 +176,13 @@ fn compile(text: &str) -> Result<String, String> {
     let call_langs = calls(&table, &mut out)?;
 
     // How programs read their arguments.
-    let mut programs: BTreeMap<String, (bool, Vec<(String, usize)>)> = BTreeMap::new();
+    let mut programs: BTreeMap<String, ProgramSyntax> = BTreeMap::new();
     for (i, row) in rows(&table, "program")?.iter().enumerate() {
         let at = |e: String| format!("program row {}: {e}", i + 1);
         let mut name = None;
         let mut subs = false;
         let mut valued = Vec::new();
+        let mut targets = 0usize;
         for (k, v) in row.iter() {
             match k.as_str() {
                 "name" => name = Some(strings(v, k).map_err(at)?),
@@ -179,6 +190,12 @@ fn compile(text: &str) -> Result<String, String> {
                     subs = v
                         .as_bool()
                         .ok_or_else(|| at("`subcommands` is true or false".into()))?
+                }
+                "targets" => {
+                    targets = v
+                        .as_integer()
+                        .and_then(|n| usize::try_from(n).ok())
+                        .ok_or_else(|| at("`targets` is a number from 0".into()))?
                 }
                 "valued" => {
                     for o in strings(v, k).map_err(at)? {
@@ -200,9 +217,19 @@ fn compile(text: &str) -> Result<String, String> {
                 _ => return Err(at(format!("unknown key `{k}`"))),
             }
         }
+        if targets > 0 && !subs {
+            return Err(at("`targets` goes with `subcommands = true`".into()));
+        }
         for n in name.ok_or_else(|| at("no `name`".into()))? {
             if programs
-                .insert(n.to_ascii_lowercase(), (subs, valued.clone()))
+                .insert(
+                    n.to_ascii_lowercase(),
+                    ProgramSyntax {
+                        subcommands: subs,
+                        valued: valued.clone(),
+                        targets,
+                    },
+                )
                 .is_some()
             {
                 return Err(at(format!("`{n}` is described twice")));
@@ -210,14 +237,15 @@ fn compile(text: &str) -> Result<String, String> {
         }
     }
     out.push_str("/// How programs read their arguments, by name (sorted).\npub(super) static PROGRAMS: &[(&str, Syntax)] = &[\n");
-    for (name, (subs, valued)) in &programs {
+    for (name, p) in &programs {
+        let (subs, valued, targets) = (p.subcommands, &p.valued, p.targets);
         let v: Vec<String> = valued
             .iter()
             .map(|(o, n)| format!("({}, {n})", lit(o)))
             .collect();
         let _ = writeln!(
             out,
-            "    ({}, Syntax {{ subcommands: {subs}, valued: &[{}] }}),",
+            "    ({}, Syntax {{ subcommands: {subs}, valued: &[{}], targets: {targets} }}),",
             lit(name),
             v.join(", ")
         );
@@ -248,6 +276,9 @@ fn compile(text: &str) -> Result<String, String> {
             "runs",
             "file",
             "flag",
+            "unless",
+            "dashdash",
+            "kwarg",
         ];
         if let Some(k) = row.keys().find(|k| !known.contains(&k.as_str())) {
             return Err(at(format!("unknown key `{k}`")));
@@ -267,7 +298,7 @@ fn compile(text: &str) -> Result<String, String> {
                     .then(|| format!("Lang::Escape(Dialect::Calls({}))", lit(lang_name)))
             })
             .ok_or_else(|| at(format!("unknown language `{lang_name}`")))?;
-        if lang == "Lang::Absent" || lang == "Lang::Process" {
+        if lang == "Lang::Process" {
             return Err(at(format!(
                 "`lang = \"{lang_name}\"` is a tree file's entry, not a place"
             )));
@@ -334,6 +365,20 @@ fn compile(text: &str) -> Result<String, String> {
             None => Vec::new(),
             Some(v) => strings(v, "flag").map_err(at)?,
         };
+        let unless = match get("unless") {
+            None => Vec::new(),
+            Some(v) => strings(v, "unless").map_err(at)?,
+        };
+        let dashdash = match get("dashdash") {
+            None => false,
+            Some(v) => v
+                .as_bool()
+                .ok_or_else(|| at("`dashdash` is true or false".into()))?,
+        };
+        let kwarg = text("kwarg")?;
+        if (dashdash || kwarg.is_some()) && wheres[0] != "operand" {
+            return Err(at("`dashdash` and `kwarg` go with `operand`".into()));
+        }
         let file = match get("file") {
             None => false,
             Some(v) => v
@@ -380,7 +425,10 @@ fn compile(text: &str) -> Result<String, String> {
                     .and_then(toml::Value::as_integer)
                     .filter(|k| *k >= 1)
                     .ok_or_else(|| at("`operand` is a number from 1".into()))?;
-                format!("At::Operand {{ n: {k}, rest: {rest} }}")
+                format!(
+                    "At::Operand {{ n: {k}, rest: {rest}, dashdash: {dashdash}, kwarg: {} }}",
+                    opt_lit(kwarg.as_ref())
+                )
             }
             _ => {
                 if get("stdin").and_then(toml::Value::as_bool) != Some(true) {
@@ -392,10 +440,11 @@ fn compile(text: &str) -> Result<String, String> {
         let subs: Vec<String> = subcommands.iter().map(|s| list_lit(s)).collect();
         let _ = writeln!(
             places,
-            "    Place {{ subcommand: &[{}], at: {where_}, lang: {lang}, runs: {}, file: {file}, flag: {} }},",
+            "    Place {{ subcommand: &[{}], at: {where_}, lang: {lang}, runs: {}, file: {file}, flag: {}, unless: {} }},",
             subs.join(", "),
             opt_lit(runs.as_ref()),
             list_lit(&flags),
+            list_lit(&unless),
         );
         for p in programs_of_row {
             by_program

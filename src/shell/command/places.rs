@@ -72,10 +72,14 @@ pub(crate) enum Lang {
     /// less's options in a variable (`LESS`): a `+CMD` among them is an
     /// initial command (`+!CMD` runs CMD in a shell).
     LessOptions,
-    /// A file task of a tree file (Ansible's `file` module): when its
-    /// `state` is `absent` it deletes its `path` (`dest`, `name`) with what
-    /// it holds; as a table or as `key=value` words.
+    /// A file task (Ansible's `file` module, in a tree file or given as
+    /// `ansible -m file -a ARGS`): when its `state` is `absent` it deletes
+    /// its `path` (`dest`, `name`) with what it holds; as a table or as
+    /// `key=value` words.
     Absent,
+    /// The name of a file or folder a tool removes with what it holds
+    /// (salt's `file.remove`): judged as `rm -rf -- NAME`.
+    Removed,
     /// A process a tree file declares for a process manager (pm2's
     /// `apps`): its `script` run by its `interpreter` (else by the file's
     /// ending, else as a program) with its `args`.
@@ -238,11 +242,15 @@ pub(crate) struct Syntax {
     pub subcommands: bool,
     /// Options that take values, and how many.
     pub valued: &'static [(&'static str, usize)],
+    /// The operands before the subcommand (salt's target: `salt '*'
+    /// cmd.run TEXT`).
+    pub targets: usize,
 }
 
 const PLAIN: Syntax = Syntax {
     subcommands: false,
     valued: &[],
+    targets: 0,
 };
 
 /// Where in a command the code is.
@@ -260,8 +268,18 @@ pub(crate) enum At {
         key: &'static str,
         prefix: Option<&'static str>,
     },
-    /// The `n`th operand (from 1), with the ones after it when `rest`.
-    Operand { n: usize, rest: bool },
+    /// The `n`th operand (from 1), with the ones after it when `rest`;
+    /// `dashdash`: counted after a `--` only (`fab -H h -- CMD`; before it
+    /// they are the tool's own); `kwarg`: a `KWARG=V` operand holds it
+    /// wherever it is, and operands written `NAME=V` are not counted
+    /// (salt's keyword arguments: `cmd.run cmd=TEXT`, `cmd.run TEXT
+    /// runas=u`).
+    Operand {
+        n: usize,
+        rest: bool,
+        dashdash: bool,
+        kwarg: Option<&'static str>,
+    },
     /// Standard input.
     Stdin,
 }
@@ -279,8 +297,12 @@ pub(crate) struct Place {
     /// The value names a file whose text is the code (`psql -f FILE`).
     pub file: bool,
     /// The place holds code only when the command has one of these flags
-    /// (`pnpm exec -c TEXT`, `--shell-mode`); empty: always.
+    /// (`pnpm exec -c TEXT`, `--shell-mode`, `-i` also in a cluster, `-ic`;
+    /// `-m=file`: option `-m` with the value `file`); empty: always.
     pub flag: &'static [&'static str],
+    /// The place holds no code when the command has one of these flags
+    /// (read as `flag` is: `clush --copy FILE` copies its operands).
+    pub unless: &'static [&'static str],
 }
 
 /// How a project file holds the code its runner runs (see the table's
@@ -653,7 +675,9 @@ pub(crate) fn subcommand_path<S: AsRef<str>>(
     let mut from = 0;
     for (k, word) in sub.iter().enumerate() {
         let word = word.as_ref();
-        let Some(at) = operands_from(syntax, args, from).filter(|at| *at < args.len()) else {
+        // The first word comes after the program's targets (`salt '*'`).
+        let nth = if k == 0 { syntax.targets + 1 } else { 1 };
+        let Some(at) = nth_operand(syntax, args, from, nth) else {
             return Some(false);
         };
         if args.get(at).map(String::as_str) != Some(word) {
@@ -699,7 +723,7 @@ fn arity(syntax: &Syntax, a: &str) -> usize {
 /// Where the program's subcommand (its first operand) is, skipping its own
 /// options; `None` when it has none.
 fn subcommand_at(syntax: &Syntax, args: &[String]) -> Option<usize> {
-    operands_from(syntax, args, 0).filter(|k| *k < args.len())
+    nth_operand(syntax, args, 0, syntax.targets + 1)
 }
 
 /// Index of the first operand at or after `from`, reading options the POSIX
@@ -757,6 +781,90 @@ fn nth_operand(syntax: &Syntax, args: &[String], from: usize, n: usize) -> Optio
         };
     }
     (at < args.len()).then_some(at)
+}
+
+/// Does the command have one of `flags` before a `--`: a word as written, a
+/// one-letter flag inside a cluster of flags (`-i` in `-ic`), or `-m=file`:
+/// option `-m` with the value `file` (in any spelling [`option_value`]
+/// reads)?
+fn has_flag(syntax: &Syntax, args: &[String], flags: &[&str]) -> bool {
+    if flags.is_empty() {
+        return false;
+    }
+    let end = args.iter().position(|a| a == "--").unwrap_or(args.len());
+    flags.iter().any(|flag| match flag.split_once('=') {
+        Some((name, value)) => (0..end).any(|i| {
+            option_value(syntax, args, i, name)
+                .is_some_and(|(arg, skip)| args.get(arg).and_then(|a| a.get(skip..)) == Some(value))
+        }),
+        None => args[..end].iter().any(|a| {
+            a == flag || (flag.len() == 2 && !flag.starts_with("--") && in_cluster(syntax, a, flag))
+        }),
+    })
+}
+
+/// Is one-letter `flag` (`-i`) among the flags of cluster `a` (`-ic`), before
+/// any letter that takes a value?
+fn in_cluster(syntax: &Syntax, a: &str, flag: &str) -> bool {
+    let Some(letter) = flag.chars().nth(1) else {
+        return false;
+    };
+    if a.starts_with("--") || !a.starts_with('-') || a.len() < 3 {
+        return false;
+    }
+    for c in a.chars().skip(1) {
+        if c == letter {
+            return true;
+        }
+        let mut buf = [0u8; 4];
+        let f = format!("-{}", c.encode_utf8(&mut buf));
+        if !c.is_ascii_alphanumeric() || arity(syntax, &f) > 0 {
+            return false;
+        }
+    }
+    false
+}
+
+/// Where a keyword function's argument is (salt's `cmd.run TEXT` or
+/// `cmd.run cmd=TEXT`): the operand written `KEY=V`, else the `n`th operand
+/// from `from` not written `NAME=V` (those are other keywords: `runas=u`).
+/// The argument and the byte its value starts at.
+fn keyword_operand(
+    syntax: &Syntax,
+    args: &[String],
+    from: usize,
+    n: usize,
+    key: &str,
+) -> Option<(usize, usize)> {
+    let mut at = operands_from(syntax, args, from).filter(|k| *k < args.len());
+    let mut seen = 0;
+    let mut positional = None;
+    while let Some(k) = at {
+        let a = &args[k];
+        match keyword(a) {
+            Some(name) if name == key => return Some((k, name.len() + 1)),
+            Some(_) => {}
+            None => {
+                seen += 1;
+                if seen == n && positional.is_none() {
+                    positional = Some((k, 0));
+                }
+            }
+        }
+        at = operands_from(syntax, args, k + 1).filter(|k| *k < args.len());
+    }
+    positional
+}
+
+/// The name of a `NAME=V` keyword argument (a name as Python's, then `=`,
+/// not `==`).
+fn keyword(a: &str) -> Option<&str> {
+    let (name, value) = a.split_once('=')?;
+    let mut chars = name.chars();
+    let first = chars.next()?;
+    let name_like = (first.is_ascii_alphabetic() || first == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'));
+    (name_like && !value.starts_with('=')).then_some(name)
 }
 
 /// The value of option spelling `name` in argument `i`: the argument holding
@@ -876,12 +984,10 @@ fn find_written(prog: &str, args: &[String]) -> Vec<Found> {
     // that command's, not a program to start.
     let screen_x = prog == "screen" && args.iter().any(|a| a == "-X");
     for p in rows.iter().filter_map(|i| PLACES.get(usize::from(*i))) {
-        if !p.flag.is_empty()
-            && !args
-                .iter()
-                .take_while(|a| *a != "--")
-                .any(|a| p.flag.contains(&a.as_str()))
-        {
+        if !p.flag.is_empty() && !has_flag(syntax, args, p.flag) {
+            continue;
+        }
+        if has_flag(syntax, args, p.unless) {
             continue;
         }
         // The arguments the place reads: the program's own options (before a
@@ -962,15 +1068,38 @@ fn find_written(prog: &str, args: &[String]) -> Vec<Found> {
                 }
             }
             At::Config { .. } => {}
-            At::Operand { n, rest } => {
+            At::Operand {
+                n,
+                rest,
+                dashdash,
+                kwarg,
+            } => {
                 if screen_x {
                     continue;
                 }
-                let Some(at) = nth_operand(syntax, args, scope.start, *n) else {
-                    continue;
+                let from = match dashdash {
+                    true => match args
+                        .get(scope.start..)
+                        .and_then(|a| a.iter().position(|a| a == "--"))
+                    {
+                        Some(k) => scope.start + k + 1,
+                        None => continue,
+                    },
+                    false => scope.start,
+                };
+                let (at, skip) = match kwarg {
+                    Some(key) => match keyword_operand(syntax, args, from, *n, key) {
+                        Some(found) => found,
+                        None => continue,
+                    },
+                    None => match nth_operand(syntax, args, from, *n) {
+                        Some(at) => (at, 0),
+                        None => continue,
+                    },
                 };
                 let source = match (p.lang, rest) {
-                    _ if p.file => Source::File { arg: at, skip: 0 },
+                    _ if p.file => Source::File { arg: at, skip },
+                    _ if skip > 0 => Source::Arg { arg: at, skip },
                     (Lang::Argv | Lang::ShEach, _) | (_, true) => Source::Args(at..args.len()),
                     _ => Source::Arg { arg: at, skip: 0 },
                 };
@@ -1316,6 +1445,54 @@ mod tests {
             f.first().map(|f| f.source.clone()),
             Some(Source::Args(4..5))
         );
+    }
+
+    #[test]
+    fn targets_keywords_flags_and_dashdash() {
+        // (program, its words, where the first place's text is: argument and
+        // byte, or `None` when the line holds none)
+        for (prog, line, want) in [
+            // salt: the target, the function, its first positional argument
+            // or its `cmd=` keyword
+            ("salt", "* cmd.run ls", Some((2, 0))),
+            ("salt", "-G os:Debian cmd.run ls", Some((3, 0))),
+            ("salt", "-t 60 --out=json web* cmd.run ls", Some((5, 0))),
+            ("salt", "* cmd.run runas=u ls", Some((3, 0))),
+            ("salt", "* cmd.run cwd=/ cmd=ls", Some((3, 4))),
+            ("salt", "* test.ping", None),
+            ("salt", "cmd.run ls", None),
+            ("salt-call", "cmd.run ls", Some((1, 0))),
+            ("salt", "* cmd.run_chroot /srv/root ls", Some((3, 0))),
+            ("salt", "* file.remove path=/srv", Some((2, 5))),
+            // clush copies its operands with -c / --copy
+            ("clush", "-w n[1-3] -b uname", Some((3, 0))),
+            ("clush", "-w n[1-3] -c a.txt --dest /tmp", None),
+            ("clush", "-bw n1 --copy a.txt", None),
+            // fab: only the words after `--`
+            ("fab", "-H web1 -- uname -a", Some((3, 0))),
+            ("fab", "-H web1 deploy", None),
+            // ansible: a file task's arguments only with `-m file`
+            ("ansible", "all -m ping", None),
+        ] {
+            let found = find(prog, &args(line));
+            let got = found.iter().find_map(|f| match f.source {
+                Source::Arg { arg, skip } | Source::File { arg, skip } => Some((arg, skip)),
+                Source::Args(ref r) => Some((r.start, 0)),
+                _ => None,
+            });
+            assert_eq!(got, want, "{prog} {line}");
+        }
+        let langs = |prog: &str, line: &str| -> Vec<Lang> {
+            find(prog, &args(line)).iter().map(|f| f.lang).collect()
+        };
+        assert!(langs("ansible", "all -m file -a path=/x").contains(&Lang::Absent));
+        assert!(langs("ansible", "all -mfile -a path=/x").contains(&Lang::Absent));
+        assert!(!langs("ansible", "all -m copy -a path=/x").contains(&Lang::Absent));
+        // a one-letter flag inside a cluster
+        assert!(has_flag(&PLAIN, &args("-ic ls"), &["-i"]));
+        assert!(has_flag(&PLAIN, &args("-li"), &["-i"]));
+        assert!(!has_flag(&PLAIN, &args("--rcfile=-i"), &["-i"]));
+        assert!(!has_flag(&PLAIN, &args("-- -i"), &["-i"]));
     }
 
     #[test]

@@ -73,6 +73,7 @@ mod project;
 use crate::shell::budget::{self, Limits};
 use crate::shell::place;
 use crate::shell::value::{Piece, Value};
+pub(crate) use project::absent_path;
 
 /// Bytes read of one script; a longer one is unknown code.
 pub const MAX_SCRIPT_BYTES: u64 = 64 * 1024;

@@ -7,6 +7,7 @@
 use super::super::escapes::{self, Dialect};
 use super::super::inline;
 use super::super::places::{self, Found, Lang, Load, Source};
+use super::super::script_files;
 use super::super::wrappers;
 use super::{Code, Extractor, Field, Grammar, Input, Link, OffMap};
 use crate::shell::command::{ParseError, RedirectOp};
@@ -327,8 +328,23 @@ impl Extractor {
                 let words = wrappers::split_words(&t.text);
                 self.effects(at, escapes::scan(d, &t.text, &words), via, link, depth)?;
             }
+            // A file task's `key=value` words (`ansible -m file -a ARGS`).
+            Lang::Absent => {
+                let words = serde_json::Value::String(t.text.clone());
+                if let Some(path) = script_files::absent_path(&words) {
+                    let rm = Text::literal(&format!("rm -rf -- {}", removed_path(&path)));
+                    self.run_code(at, Lang::Sh, &rm, via, link, depth)?;
+                }
+            }
+            Lang::Removed => {
+                let rm = Text::literal(&format!("rm -rf -- {}", removed_path(&t.text)));
+                self.run_code(at, Lang::Sh, &rm, via, link, depth)?;
+                if t.unknown() {
+                    self.set_code(at, Code::Dynamic);
+                }
+            }
             // A tree file's entries (see `script_files`), no place of a command line.
-            Lang::Absent | Lang::Process => {}
+            Lang::Process => {}
             Lang::LessOptions => {
                 // An option's string runs to a `$` or the end (less(1)).
                 for part in t.text.split('$') {
@@ -568,6 +584,16 @@ impl Extractor {
                 Ok(())
             }
         }
+    }
+}
+
+/// A path a tool removes, as sh text: quoted, but for a leading `~`, which
+/// the tools expand as the shell does.
+fn removed_path(path: &str) -> String {
+    match path.strip_prefix("~/") {
+        Some(rest) => format!("~/{}", crate::shell::quote(rest)),
+        None if path == "~" => "~".to_string(),
+        None => crate::shell::quote(path),
     }
 }
 

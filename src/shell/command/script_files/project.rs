@@ -34,6 +34,7 @@ mod build_script;
 mod calls;
 mod cmake;
 mod commands_at;
+pub(crate) use commands_at::absent_path;
 mod compose;
 mod earthfile;
 mod hooks;

@@ -182,7 +182,7 @@ fn process_line(app: &serde_json::Map<String, Value>) -> Option<String> {
 /// The path a file task deletes: its `path` (or `dest`, `name`) when its
 /// `state` is `absent`, from a table or from `key=value` words
 /// (`path=/x state=absent`).
-fn absent_path(v: &Value) -> Option<String> {
+pub(crate) fn absent_path(v: &Value) -> Option<String> {
     let get = |k: &str| -> Option<String> {
         match v {
             Value::Object(m) => m.get(k).and_then(Value::as_str).map(str::to_string),

@@ -740,6 +740,7 @@ const CALL_FORMS: &[(&str, &str)] = &[
 const CALL_CODES: &[(&str, &str)] = &[
     ("sh", "CallCode::Sh"),
     ("bash", "CallCode::Bash"),
+    ("make-sh", "CallCode::MakeSh"),
     ("argv", "CallCode::Argv"),
     ("program-args", "CallCode::ProgramArgs"),
     ("delete", "CallCode::Delete"),

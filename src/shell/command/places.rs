@@ -405,6 +405,10 @@ pub(crate) enum CallCode {
     Sh,
     /// A bash command line.
     Bash,
+    /// A sh command line after "Make" variable substitution (bazel's
+    /// genrule `cmd`): `$$` is a `$` for the shell, `$(NAME …)` and `$@`
+    /// are paths of the build.
+    MakeSh,
     /// A command's words (one string alone: a command line).
     Argv,
     /// A program, then a list of its arguments.

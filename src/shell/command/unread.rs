@@ -200,6 +200,7 @@ fn words_called(row: &Call, name: &str, text: &str) -> Vec<Seen> {
         };
         let line = match row.code {
             CallCode::Sh | CallCode::Bash => head.trim().to_string(),
+            CallCode::MakeSh => make_substituted(head.trim()),
             CallCode::Argv | CallCode::ProgramArgs => words_line(&args),
             CallCode::Delete | CallCode::Remove => {
                 deletion(row, &home_tilde(head), lit.words(call).into_iter().skip(1))
@@ -287,6 +288,7 @@ fn seen(row: &Call, args: &[String], atoms: bool) -> Option<Seen> {
     let word = |v: &str| text_of(v, atoms);
     Some(Seen::Line(match row.code {
         CallCode::Sh | CallCode::Bash => word(&value),
+        CallCode::MakeSh => make_substituted(&word(&value)),
         CallCode::Argv => {
             let words: Vec<String> = if row.rest {
                 // Leading option maps (`(shell {:dir "x"} "make")`) are no words.
@@ -319,6 +321,50 @@ fn seen(row: &Call, args: &[String], atoms: bool) -> Option<Seen> {
         ),
         CallCode::Unknown | CallCode::Script => return Some(Seen::Unknown),
     }))
+}
+
+/// The text the shell gets from a command subject to "Make" variable
+/// substitution (bazel's genrule `cmd`): `$$` is a literal `$` (`$$HOME` is
+/// the shell's `$HOME`); a variable (`$(location :x)`, `$(SRCS)`, `$@`,
+/// `$<`) is a path the build names, in its own trees (a relative path
+/// here). An unclosed `$(` is left as written (bazel refuses it).
+fn make_substituted(cmd: &str) -> String {
+    const BUILD_PATH: &str = "bazel-out/_";
+    let chars: Vec<char> = cmd.chars().collect();
+    let mut out = String::new();
+    let mut i = 0;
+    while let Some(&c) = chars.get(i) {
+        if c != '$' {
+            out.push(c);
+            i += 1;
+            continue;
+        }
+        match chars.get(i + 1) {
+            Some('$') => {
+                out.push('$');
+                i += 2;
+            }
+            Some('(') => match (i + 2..chars.len()).find(|k| chars[*k] == ')') {
+                Some(close) => {
+                    out.push_str(BUILD_PATH);
+                    i = close + 1;
+                }
+                None => {
+                    out.push(c);
+                    i += 1;
+                }
+            },
+            Some(n) if !n.is_alphanumeric() && *n != '{' && !n.is_whitespace() => {
+                out.push_str(BUILD_PATH);
+                i += 2;
+            }
+            _ => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    out
 }
 
 /// The value of the keyword argument `keys` names in `arg` (`cmd = …`,
@@ -567,5 +613,28 @@ mod tests {
             words_line(&["rm".into(), "-rf".into(), HOME.into()]),
             "rm -rf \"${HOME}\""
         );
+    }
+
+    #[test]
+    fn make_variables_are_substituted_as_bazel_does() {
+        for (cmd, shell_gets) in [
+            (
+                "rm -rf $$HOME && touch $@",
+                "rm -rf $HOME && touch bazel-out/_",
+            ),
+            (
+                "for f in $(SRCS); do cat $$f; done > $@",
+                "for f in bazel-out/_; do cat $f; done > bazel-out/_",
+            ),
+            (
+                "cp $(location :src) $(@D)/x",
+                "cp bazel-out/_ bazel-out/_/x",
+            ),
+            ("echo $$$$", "echo $$"),
+            ("echo $${HOME}", "echo ${HOME}"),
+            ("echo $(unclosed", "echo $(unclosed"),
+        ] {
+            assert_eq!(make_substituted(cmd), shell_gets, "{cmd}");
+        }
     }
 }

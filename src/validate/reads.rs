@@ -200,6 +200,10 @@ pub(super) enum Node {
         /// Every field is listed: any other key is a mistake.
         complete: bool,
     },
+    /// An object whose keys are data (a command's `option_values`, keyed by
+    /// the options it was given): any key may be there or not, and each value
+    /// has this shape.
+    Map(Box<Node>),
     ToolInput,
     ToolResponse,
 }
@@ -291,10 +295,7 @@ fn command_node() -> Node {
             (
                 "option_values".into(),
                 Presence::Always,
-                Node::Object {
-                    fields: vec![],
-                    complete: false,
-                },
+                Node::Map(Box::new(texts())),
             ),
             (
                 "redirects".into(),
@@ -664,6 +665,16 @@ fn lookup(
             certain: true,
             note: Some(format!("`{prefix}` is {kind}: it has no fields")),
         }),
+        Node::Map(value) => {
+            let path = join(prefix, &seg_text(first));
+            match lookup(value, rest, tools, &path, &format!("`{path}`")) {
+                Found::Always => Found::Sometimes {
+                    partial: false,
+                    why: format!("`{path}` is there only when {container} has that key"),
+                },
+                found => found,
+            }
+        }
         Node::Object { fields, complete } => {
             let key = seg_text(first);
             match fields.iter().find(|(n, _, _)| *n == key) {

@@ -58,8 +58,12 @@
 //! then records, each a hash (u128) and a postcard body: one per event entry
 //! of the reach table (which holds the spans of its groups of rules, one
 //! record each), one per rule, one per pattern list or named condition, one
-//! per policy's facts, and the layering notes; then the index (the span of
-//! each rule, then of each list: offset u64 and length u32). A rule's record starts with the
+//! per policy's head (its name, modes and the span of its facts) and one per
+//! policy's facts, and the layering notes; then the index (the span of each
+//! rule, then of each list, then of each policy's head: offset u64 and length
+//! u32). A policy's head is read only when the event reaches one of its rules
+//! (in the header, the 10k-rule bench set's 200 heads were half of the bytes
+//! every event authenticated and most of what it decoded). A rule's record starts with the
 //! numbers of the pattern lists and named conditions it uses (its lists and
 //! `ref`s are numbers into the list records, see `validate::patterns::stored`)
 //! and its gate (`reach::gate`: the program atoms, with the flags and
@@ -95,7 +99,7 @@ use crate::source::{Layer, Origin, PolicySource};
 use crate::validate::model::{Fact, NamedCondition, Policy};
 use crate::validate::patterns::stored::{self, List, Numbering};
 
-const MAGIC: &[u8; 8] = b"HRSET007";
+const MAGIC: &[u8; 8] = b"HRSET008";
 /// The purpose the user's key is used for here (see `os::state`).
 const CACHE_PURPOSE: &str = "hookrules cache v1";
 /// Files whose time stamps are this close to the build are not cached (ns).
@@ -119,7 +123,7 @@ const EMBEDDED_SEARCH: &str = "the built-in pack";
 /// read as current; a change that does not (a comment, a refactor, a new
 /// function) needs neither a bump nor a re-bless. Cache files are keyed by the
 /// binary that built them and do not depend on it.
-pub const FORMAT_VERSION: u32 = 13;
+pub const FORMAT_VERSION: u32 = 14;
 
 /// What the embedded artifact records as its builder: the format's version and
 /// a hash of the built-in policies' names and texts, exactly as the pack is
@@ -320,6 +324,8 @@ impl Stamp<'_> {
     }
 }
 
+/// What a policy brings to the rules of it an event reaches (its record,
+/// [`Role::Policy`]).
 #[derive(Debug, Serialize, Deserialize)]
 struct PolicyHead {
     name: String,
@@ -349,13 +355,13 @@ struct Header<'a> {
     #[serde(borrow)]
     stamps: Vec<Stamp<'a>>,
     failure: FailureMode,
-    policies: Vec<PolicyHead>,
-    /// How many rules (numbered from 0) and pattern lists (by number) the
-    /// index holds.
+    /// How many rules (numbered from 0), pattern lists (by number) and
+    /// policies (in load order) the index holds.
     rules: u32,
     lists: u32,
+    policies: u32,
     /// Where the index is (after the records): the span of each rule, then
-    /// of each list, fixed-width ([`Words`] of [`Span`]s).
+    /// of each list, then of each policy's head, fixed-width ([`Span`]s).
     index: u64,
     /// Each event's entry (one span each), by name.
     #[serde(borrow)]
@@ -374,18 +380,36 @@ impl Header<'_> {
         Header {
             rules: self.rules,
             lists: self.lists,
+            policies: self.policies,
             index: self.index,
             events: self.events.into_owned(),
             search: self.search,
             binary: self.binary,
             stamps: vec![],
             failure: self.failure,
-            policies: self.policies,
             other: self.other,
             notes: self.notes,
             log: self.log,
             provenance: self.provenance,
         }
+    }
+
+    /// How many spans the index holds.
+    fn spans(&self) -> u64 {
+        u64::from(self.rules) + u64::from(self.lists) + u64::from(self.policies)
+    }
+
+    /// What the record of span `n` of the index is.
+    fn role(&self, n: u32) -> Option<Role> {
+        if n < self.rules {
+            return Some(Role::Rule(n));
+        }
+        let n = n - self.rules;
+        if n < self.lists {
+            return Some(Role::List(n));
+        }
+        let n = n - self.lists;
+        (n < self.policies).then_some(Role::Policy(n))
     }
 
     /// The span of an event's entry.
@@ -492,9 +516,10 @@ fn header_tag(seal: &Seal, head: &[u8]) -> [u8; 16] {
     }
 }
 
-/// What a record is, bound into its tag: rule `n`, list `n`, or a record
-/// found through a span that is itself authenticated (in the header, or in
-/// another record). The index of the rules' and lists' spans is not: a span
+/// What a record is, bound into its tag: rule `n`, list `n`, policy `n`'s
+/// head, or a record found through a span that is itself authenticated (in
+/// the header, or in another record). The index of the rules', lists' and
+/// policies' spans is not: a span
 /// changed there leads to a record whose tag was made for another place or
 /// another rule, and does not verify, so the index costs nothing to check
 /// and `run` reads only the spans of the rules it evaluates.
@@ -502,6 +527,7 @@ fn header_tag(seal: &Seal, head: &[u8]) -> [u8; 16] {
 enum Role {
     Rule(u32),
     List(u32),
+    Policy(u32),
     Placed,
 }
 
@@ -510,6 +536,7 @@ impl Role {
         match self {
             Role::Rule(n) => u64::from(n),
             Role::List(n) => (1 << 32) | u64::from(n),
+            Role::Policy(n) => (2 << 32) | u64::from(n),
             Role::Placed => u64::MAX,
         }
         .to_le_bytes()
@@ -886,11 +913,11 @@ fn encode(
     }
     let other = entry(&set.table.other)?;
     let notes = put(Role::Placed, ser(&set.notes)?);
-    let mut policies: Vec<PolicyHead> = vec![];
+    let mut policies: Vec<Span> = vec![];
     for p in &set.policies {
         let facts: BTreeMap<&String, &Fact> =
             p.facts.iter().map(|(k, v)| (k, v.as_ref())).collect();
-        policies.push(PolicyHead {
+        let head = ser(&PolicyHead {
             name: p.name.clone(),
             display: p.source.display_name(),
             layer: p.source.layer,
@@ -903,12 +930,14 @@ fn encode(
             unparsable: p.unparsable,
             utc: p.zone == Zone::Utc,
             facts: put(Role::Placed, ser(&facts)?),
-        });
+        })?;
+        policies.push(put(Role::Policy(policies.len() as u32), head));
     }
     // The index, after the records.
     let index = body.len() as u64;
     let (rule_count, list_count) = (rules.len() as u32, lists.len() as u32);
-    for span in rules.into_iter().chain(lists) {
+    let policy_count = policies.len() as u32;
+    for span in rules.into_iter().chain(lists).chain(policies) {
         span.write(&mut body);
     }
     let header = Header {
@@ -916,9 +945,9 @@ fn encode(
         binary,
         stamps,
         failure: set.failure,
-        policies,
         rules: rule_count,
         lists: list_count,
+        policies: policy_count,
         index,
         events: Keyed::new(events.into_iter().map(|(name, span)| (name, vec![span]))),
         other,
@@ -968,13 +997,14 @@ pub fn reseal(bytes: &[u8], seal: &Seal) -> Option<Vec<u8>> {
     };
     let mut spans: Vec<(Span, Role)> = vec![];
     let index = base + usize::try_from(header.index).ok()?;
-    for n in 0..header.rules + header.lists {
+    for n in 0..u32::try_from(header.spans()).ok()? {
         let at = index + n as usize * 12;
         let span = <Span as Word>::read(bytes.get(at..at + 12)?);
-        let role = match n.checked_sub(header.rules) {
-            None => Role::Rule(n),
-            Some(list) => Role::List(list),
-        };
+        let role = header.role(n)?;
+        if let Role::Policy(_) = role {
+            let head: PolicyHead = postcard::from_bytes(record(span)?).ok()?;
+            spans.push((head.facts, Role::Placed));
+        }
         spans.push((span, role));
     }
     for e in header.event_spans() {
@@ -986,22 +1016,38 @@ pub fn reseal(bytes: &[u8], seal: &Seal) -> Option<Vec<u8>> {
         })?;
     }
     spans.push((header.notes, Role::Placed));
-    spans.extend(header.policies.iter().map(|p| (p.facts, Role::Placed)));
     let mut out = bytes.to_vec();
     seal_all(&mut out, &spans, seal);
     Some(out)
 }
 
-/// Where an artifact's index lies (the spans of its rules, then of its
-/// lists, 12 bytes each), and how many rules it has: for tests that edit it.
-/// `None` when the header does not decode.
+/// Where an artifact's index lies, for tests that edit it: the spans of its
+/// rules, of its lists and of its policies' heads, 12 bytes each, in that
+/// order. `None` when the header does not decode.
 #[doc(hidden)]
-pub fn index_of(bytes: &[u8]) -> Option<(std::ops::Range<usize>, usize)> {
+pub fn index_of(bytes: &[u8]) -> Option<Index> {
     let head_len = u32::from_le_bytes(bytes.get(8..12)?.try_into().ok()?) as usize;
     let header: Header<'_> = postcard::from_bytes(bytes.get(28..28 + head_len)?).ok()?;
     let start = 28 + head_len + usize::try_from(header.index).ok()?;
-    let len = (header.rules as usize + header.lists as usize) * 12;
-    Some((start..start + len, header.rules as usize))
+    let at = |n: u32| start + n as usize * 12;
+    let (rules, lists) = (header.rules, header.rules + header.lists);
+    Some(Index {
+        rules: at(0)..at(rules),
+        lists: at(rules)..at(lists),
+        policies: at(lists)..at(lists + header.policies),
+    })
+}
+
+/// The parts of an artifact's index ([`index_of`]), as byte ranges.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct Index {
+    /// The rules' spans.
+    pub rules: std::ops::Range<usize>,
+    /// The pattern lists' and named conditions' spans.
+    pub lists: std::ops::Range<usize>,
+    /// The policies' heads' spans.
+    pub policies: std::ops::Range<usize>,
 }
 
 mod erased {
@@ -1082,7 +1128,8 @@ impl Artifact {
             }
             // The index must lie in the file (its spans are checked as they
             // are used).
-            let index_end = (u64::from(header.rules) + u64::from(header.lists))
+            let index_end = header
+                .spans()
                 .checked_mul(12)
                 .and_then(|n| n.checked_add(header.index)?.checked_add(28 + head_len));
             if index_end.is_none_or(|end| end > len) {
@@ -1134,10 +1181,11 @@ impl Artifact {
                 })
                 .is_some()
         });
-        let policies = h
-            .policies
-            .iter()
-            .all(|p| self.read::<BTreeMap<String, Fact>>(p.facts).is_some());
+        let policies = (0..h.policies).all(|n| {
+            self.policy(n)
+                .and_then(|p| self.read::<BTreeMap<String, Fact>>(p.facts))
+                .is_some()
+        });
         // Every record, the empty notes `for_event` skips included.
         let notes = self
             .read::<BTreeMap<String, Vec<String>>>(h.notes)
@@ -1203,6 +1251,17 @@ impl Artifact {
         Some(())
     }
 
+    /// Policy `n`'s head.
+    fn policy(&self, n: u32) -> Option<PolicyHead> {
+        if n >= self.header.policies {
+            return None;
+        }
+        let h = &self.header;
+        let (at, len) = self.span(h.rules as usize + h.lists as usize + n as usize)?;
+        let bytes = self.record(Role::Policy(n), at, len)?;
+        postcard::from_bytes(&bytes).ok()
+    }
+
     fn read<T: serde::de::DeserializeOwned>(&self, span: Span) -> Option<T> {
         let (at, len) = span;
         let bytes = self.record(Role::Placed, at, len)?;
@@ -1216,7 +1275,7 @@ impl Artifact {
             .index
             .get_or_init(|| {
                 let h = &self.header;
-                let len = (h.rules as usize + h.lists as usize).checked_mul(12)?;
+                let len = usize::try_from(h.spans()).ok()?.checked_mul(12)?;
                 self.bytes.at(self.base.checked_add(h.index)?, len)
             })
             .as_deref()?;
@@ -1253,51 +1312,41 @@ impl Artifact {
             rules.extend(self.gated_rule(id, |g| g.holds(&mut commands))?);
         }
         drop(commands);
-        let mut policies = vec![];
-        // Policies with no rule here only need their name: they share one source.
-        let mut stub: Option<Arc<PolicySource>> = None;
-        // Marked in one pass over the rules (a look through them per policy
-        // was ~0.15M instructions for 180 rules of 200 policies).
-        let mut used = vec![false; self.header.policies.len()];
-        for r in &rules {
-            if let Some(u) = used.get_mut(r.policy) {
-                *u = true;
-            }
-        }
-        for (p, used) in self.header.policies.iter().zip(used) {
-            let (source, facts) = if used {
-                // An empty map is one byte, as the header (authenticated) says:
-                // nothing to read.
-                let facts: BTreeMap<String, Fact> = if p.facts.1 > 1 {
-                    self.read(p.facts)?
-                } else {
-                    BTreeMap::new()
-                };
-                let builtin = crate::policy::discover::BUILTIN
-                    .iter()
-                    .find(|(n, _)| Some(*n) == p.builtin.as_deref());
-                let origin = match builtin {
-                    Some((n, _)) => Origin::Builtin(n),
-                    None => Origin::File(PathBuf::from(&p.display)),
-                };
-                let facts = facts.into_iter().map(|(k, v)| (k, Arc::new(v))).collect();
-                (PolicySource::in_layer(origin, "", p.layer), facts)
+        // The policies of these rules, in load order, and nothing of the
+        // others: each rule is renumbered to its policy's place among them.
+        let mut used: Vec<usize> = rules.iter().map(|r| r.policy).collect();
+        used.sort_unstable();
+        used.dedup();
+        let mut policies = Vec::with_capacity(used.len());
+        for &n in &used {
+            let p = self.policy(u32::try_from(n).ok()?)?;
+            // An empty map is one byte, as the head (authenticated) says:
+            // nothing to read.
+            let facts: BTreeMap<String, Fact> = if p.facts.1 > 1 {
+                self.read(p.facts)?
             } else {
-                let s = stub.get_or_insert_with(|| {
-                    PolicySource::in_layer(Origin::Builtin("unused"), "", p.layer)
-                });
-                (s.clone(), BTreeMap::new())
+                BTreeMap::new()
+            };
+            let builtin = crate::policy::discover::BUILTIN
+                .iter()
+                .find(|(n, _)| Some(*n) == p.builtin.as_deref());
+            let origin = match builtin {
+                Some((n, _)) => Origin::Builtin(n),
+                None => Origin::File(PathBuf::from(&p.display)),
             };
             policies.push(Arc::new(Policy {
-                name: p.name.clone(),
-                source,
+                name: p.name,
+                source: PolicySource::in_layer(origin, "", p.layer),
                 failure: p.failure,
                 combine: p.combine,
                 unparsable: p.unparsable,
                 zone: if p.utc { Zone::Utc } else { Zone::Local },
                 rules: vec![],
-                facts,
+                facts: facts.into_iter().map(|(k, v)| (k, Arc::new(v))).collect(),
             }));
+        }
+        for r in &mut rules {
+            r.policy = used.binary_search(&r.policy).ok()?;
         }
         let notes: BTreeMap<String, Vec<String>> = if self.header.notes.1 > 1 {
             self.read(self.header.notes)?

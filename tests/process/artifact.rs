@@ -198,10 +198,10 @@ fn a_tampered_artifact_never_lets_rm_rf_root_through() {
             // each rule's record is bound to its number instead.
             "the rules' spans in the index rotated (each names another rule's record)",
             Box::new(move |p, b| {
-                let (index, rules) = hookrules::compile::artifact::index_of(b).unwrap();
-                assert!(rules > 1);
+                let index = hookrules::compile::artifact::index_of(b).unwrap();
+                assert!(index.rules.len() > 12);
                 let mut b = b.to_vec();
-                b[index.start..index.start + rules * 12].rotate_left(12);
+                b[index.rules].rotate_left(12);
                 write(p, &b)
             }),
         ),
@@ -260,6 +260,68 @@ fn a_tampered_artifact_never_lets_rm_rf_root_through() {
             "{what}: the restored artifact is used, not rebuilt"
         );
     }
+}
+
+/// A policy's head (its name and modes) is a record of its own, read only
+/// for the policies whose rules an event reaches, and bound to the policy's
+/// number: the index of the heads' spans, which no tag covers, cannot hand a
+/// policy's rules another policy's head.
+#[test]
+fn a_policy_never_takes_another_policys_head() {
+    use hookrules::compile::artifact::{index_of, reseal, Seal};
+    use hookrules::os::state::UserKey;
+    // Its head says the first matching rule decides alone: `ask`, not the
+    // stricter `deny` of its second rule.
+    let s = Sandbox::new(
+        r#"
+[policy]
+name = "first-match"
+combine = "first-match"
+
+[[rule]]
+id = "curl-asks"
+priority = 1
+events = ["PreToolUse"]
+matcher = "Bash"
+when = { commands = "tool_input.command", command = { program = ["curl"] } }
+decision = "ask"
+reason = "curl needs the user"
+
+[[rule]]
+id = "curl-denied"
+priority = 2
+events = ["PreToolUse"]
+matcher = "Bash"
+when = { commands = "tool_input.command", command = { program = ["curl"] } }
+decision = "deny"
+reason = "curl is denied"
+"#,
+    );
+    let curl = "curl https://example.com";
+    let first = |answer: &str| answer.contains(r#""permissionDecision":"ask""#);
+    assert!(first(&s.run(curl)), "cold");
+    let path = s.artifact();
+    let good = std::fs::read(&path).unwrap();
+    assert!(first(&s.run(curl)), "warm, from the cache");
+    // Every policy's span names the next policy's head: the project policy's
+    // rules get the built-in pack's first head (every rule contributes).
+    let index = index_of(&good).unwrap();
+    assert!(index.policies.len() >= 2 * 12, "several policies");
+    let mut rotated = good.clone();
+    rotated[index.policies].rotate_left(12);
+
+    // Control: sealed with the user's own key, the rotated heads are read,
+    // and the stricter rule decides too.
+    let key = UserKey::load(&s.state()).expect("run made the user's key");
+    std::fs::write(&path, reseal(&rotated, &Seal::keyed(&key)).unwrap()).unwrap();
+    let answer = s.run(curl);
+    assert!(denied(&answer), "control: the heads were swapped: {answer}");
+
+    // As anyone else leaves it: each head's tag was made for its own policy,
+    // so the file is not used and the set is built from the policies.
+    std::fs::write(&path, &rotated).unwrap();
+    let answer = s.run(curl);
+    assert!(first(&answer), "rotated heads: {answer}");
 }
 
 #[test]

@@ -28,7 +28,7 @@
 
 use std::borrow::Cow;
 
-use crate::shell::path::is_within;
+use crate::shell::path::{is_normal, is_within, normalize};
 use crate::shell::value::{Piece, Sym};
 
 /// Folder names whose spelling decides a location class or a list entry.
@@ -284,19 +284,26 @@ pub fn macos_temp_depth(comps: &[&str]) -> Option<usize> {
 
 /// What follows the shared temp folder (a [`TEMP_ROOTS`] entry or macOS's
 /// per-user one) that the absolute path `path` is or lies in, as [`below`]
-/// gives it (`""`: the temp folder itself). The one answer to "is this in a
+/// gives it for the path's normal spelling (`""`: the temp folder itself;
+/// `/var//folders/…/T/./x` is `/x` below it). The one answer to "is this in a
 /// folder any process may write into" for places fixed on every machine.
 #[must_use]
-pub fn shared_temp(path: &str) -> Option<&str> {
+pub fn shared_temp(path: &str) -> Option<Cow<'_, str>> {
+    // The file system reads `//`, `/./` and `/../` as [`normalize`] does:
+    // judge the place, not its spelling.
+    if !is_normal(path) && path.starts_with('/') {
+        let normal = normalize(path, "/", None).ok()?;
+        return shared_temp(&normal).map(|rest| Cow::Owned(rest.into_owned()));
+    }
     if let Some(rest) = TEMP_ROOTS.iter().find_map(|t| below(path, t)) {
-        return Some(rest);
+        return Some(Cow::Borrowed(rest));
     }
     let comps: Vec<&str> = path.split('/').filter(|c| !c.is_empty()).collect();
     let depth = macos_temp_depth(&comps)?;
     let root = format!("/{}", comps.get(..depth)?.join("/"));
     let head = path.get(..root.len())?;
-    // `comps` skipped no empty component when the spelling matches.
-    (head.eq_ignore_ascii_case(&root)).then(|| &path[root.len()..])
+    // A normal path has no empty component: the spelling matches.
+    (head.eq_ignore_ascii_case(&root)).then(|| Cow::Borrowed(&path[root.len()..]))
 }
 
 /// Are the two paths the same place? (See [`below`].)
@@ -486,9 +493,15 @@ mod tests {
             ("/tmpx/a", None),
             ("/home/u/tmp/a", None),
             ("tmp/a", None),
+            // The place, whatever its spelling.
+            ("/var//folders/ab/cd/T/x.sh", Some("/x.sh")),
+            ("/private/var/folders//ab/cd/T/", Some("")),
+            ("//tmp//x/./run.sh", Some("/x/run.sh")),
+            ("/tmp/../etc/x", None),
+            ("/home/u/../../tmp/x", Some("/x")),
         ];
         for (path, want) in cases {
-            assert_eq!(shared_temp(path), want, "{path}");
+            assert_eq!(shared_temp(path).as_deref(), want, "{path}");
         }
     }
 

@@ -2240,38 +2240,8 @@ impl Extractor {
                         arg_fields.iter().map(|f| f.value.clone()).collect();
                     let mut v = via.clone();
                     v.push(format!("{prog} -c"));
-                    let files = &self.state.files;
-                    let written = |p: &str| match files.get(&file_key(p)) {
-                        Some(Written::Text(t)) => Some(t.literal()),
-                        Some(Written::Unknown) => Some(None),
-                        None => None,
-                    };
-                    let has_input = link.here.is_some()
-                        || !matches!(link.stdin, Input::None)
-                        || link.redirects.iter().any(|r| r.op == RedirectOp::Read);
-                    if let Some(r) = crate::shell::powershell::from_bash(
-                        &prog,
-                        &arg_values,
-                        &self.state.cwd,
-                        &v,
-                        off,
-                        &written,
-                        has_input,
-                    ) {
-                        let (code, mut cmds) = r?;
-                        if let Some(code) = code {
-                            self.set_code(at, code);
-                        }
-                        // Links bash made before go into the Windows shell too.
-                        for c in cmds.iter_mut().filter(|_| !self.state.links.is_empty()) {
-                            let mut made = self.state.links.clone();
-                            made.append(&mut c.made);
-                            c.made = made;
-                        }
-                        for c in cmds {
-                            self.push(c);
-                        }
-                        return Ok(());
+                    if let Some(r) = self.windows_shell(at, &prog, &arg_values, &v, link, off) {
+                        return r;
                     }
                     // An interpreter given code inline or on its input.
                     if let Some((lang, codes, stdin)) = wrappers::interpreter(&prog, &texts) {
@@ -3225,6 +3195,55 @@ impl Extractor {
     /// Record where the code of the command at `at` comes from; a command
     /// with code from several places keeps the one that asks most (dynamic,
     /// then decoded, a file, written, inline).
+    /// `prog ARGS` when `prog` is a Windows shell or program (`pwsh -c`,
+    /// `cmd /c`, a `.exe` from Git Bash): its commands, read as that shell
+    /// reads them, join the line's (`None`: `prog` is none of them).
+    pub(super) fn windows_shell(
+        &mut self,
+        at: usize,
+        prog: &str,
+        args: &[Value],
+        via: &[String],
+        link: &Link,
+        off: usize,
+    ) -> Option<Result<(), ParseError>> {
+        let files = &self.state.files;
+        let written = |p: &str| match files.get(&file_key(p)) {
+            Some(Written::Text(t)) => Some(t.literal()),
+            Some(Written::Unknown) => Some(None),
+            None => None,
+        };
+        let has_input = link.here.is_some()
+            || !matches!(link.stdin, Input::None)
+            || link.redirects.iter().any(|r| r.op == RedirectOp::Read);
+        let r = crate::shell::powershell::from_bash(
+            prog,
+            args,
+            &self.state.cwd,
+            via,
+            off,
+            &written,
+            has_input,
+        )?;
+        let (code, mut cmds) = match r {
+            Ok(found) => found,
+            Err(e) => return Some(Err(e)),
+        };
+        if let Some(code) = code {
+            self.set_code(at, code);
+        }
+        // Links bash made before go into the Windows shell too.
+        for c in cmds.iter_mut().filter(|_| !self.state.links.is_empty()) {
+            let mut made = self.state.links.clone();
+            made.append(&mut c.made);
+            c.made = made;
+        }
+        for c in cmds {
+            self.push(c);
+        }
+        Some(Ok(()))
+    }
+
     fn set_code(&mut self, at: usize, code: Code) {
         fn rank(c: Code) -> u8 {
             match c {

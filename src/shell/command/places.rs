@@ -59,8 +59,7 @@ pub(crate) enum Lang {
     GitHelper,
     /// A Mercurial alias given as `NAME=VALUE` (`!…` is sh).
     HgAlias,
-    /// PowerShell (its own module reads it).
-    #[allow(dead_code)] // reason: the PowerShell analysis names its places with it
+    /// PowerShell, read as `pwsh -Command TEXT` reads it.
     PowerShell,
     /// An interpreter's language.
     Inline(InlineLang),

@@ -306,7 +306,15 @@ impl Extractor {
             }
             Lang::ShFile | Lang::File => self.file_code(at, lang, t, via, link, depth)?,
             Lang::Loaded(load) => self.loaded_code(at, load, t, ""),
-            Lang::PowerShell => self.set_code(at, Code::Inline),
+            Lang::PowerShell => {
+                // Read as `pwsh -Command TEXT` reads it (salt's cmd.powershell).
+                self.set_code(at, Code::Inline);
+                let text = t.value.clone().unwrap_or_else(|| Value::text(&t.text));
+                let args = [Value::text("-Command"), text];
+                if let Some(r) = self.windows_shell(at, "pwsh", &args, via, link, off) {
+                    r?;
+                }
+            }
             Lang::Inline(l) => {
                 let dynamic = t.unknown();
                 self.set_code(at, if dynamic { Code::Dynamic } else { Code::Inline });

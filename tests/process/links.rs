@@ -6,6 +6,7 @@
 //! `home/.ssh/notes` (a file whose name is harmless and whose place is not) and
 //! `home/.claude/settings.json` (the user's hook settings). In the project:
 //! `out -> /`, `up -> ..` (home), `keys -> ../.ssh`, `etc -> /etc`,
+//! `local -> /usr/local`,
 //! `k.txt -> ../.ssh/id_ed25519`,
 //! `cfg.json -> ../.claude/settings.json`, `loop -> loop`, `build -> target`
 //! (inside the project), and a chain of 50 links. Hard links (the same file
@@ -62,6 +63,7 @@ fn sandbox() -> Sandbox {
         ("up", ".."),
         ("keys", "../.ssh"),
         ("etc", "/etc"),
+        ("local", "/usr/local"),
         ("cfg.json", "../.claude/settings.json"),
         ("loop", "loop"),
         ("build", "target"),
@@ -150,6 +152,17 @@ const COMMANDS: &[(&str, &str, &str)] = &[
     ("echo x > etc/motd", "deny", "etc -> /etc: a system write"),
     ("cp README.md etc/issue", "deny", "copies into /etc"),
     ("cat etc/hostname", "allow", "reading /etc is fine"),
+    (
+        "rm -rf local/*",
+        "deny",
+        "local -> /usr/local: everything installed there, as `rm -rf /usr/local/*`",
+    ),
+    (
+        "rm -rf local/go",
+        "ask",
+        "one folder in /usr/local, as `rm -rf /usr/local/go`",
+    ),
+    ("rm -rf local", "allow", "removes the link, not /usr/local"),
     (
         "echo '{}' > cfg.json",
         "ask",

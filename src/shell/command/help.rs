@@ -18,6 +18,11 @@
 //!   `rm`, and GNU's under `POSIXLY_CORRECT`: `rm -rf / --help` removes `/`
 //!   and a file named `--help` there), it comes before the first operand.
 //!
+//! Some programs also read a help *word* ([`Word`]): `aws ec2
+//! terminate-instances help` prints the manual, as `gcloud help compute
+//! instances delete` and `kubectl help delete` do; elsewhere `help` is a name
+//! (`gcloud compute instances delete help` deletes the instance `help`).
+//!
 //! Each program lists the spellings it honours: `-h` is help for terraform,
 //! kubectl or helm, but a hostname for `docker run`, a numeric sort for
 //! `sort` and "no file names" for `git grep`, so it is not everyone's.
@@ -52,6 +57,57 @@ const TABLE: &[(&[&str], &[&str], Reads)] = &[
     // the tools that delete or overwrite files: GNU's `--help`, read before the operands
     (&["rm", "rmdir", "unlink", "mv", "cp", "ln", "install", "dd", "shred", "truncate", "chmod", "chown", "chgrp", "srm", "wipefs", "mkfs", "mke2fs"], &["--help"], Reads::BeforeOperands),
 ];
+
+/// Where a program reads a help *word* (an operand, not an option).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Word {
+    /// `help` as the first operand: a help command (`kubectl help delete`,
+    /// `gcloud help compute instances delete`, `heroku help apps:destroy`).
+    First,
+    /// `help` as the last word: the AWS CLI prints the manual of the command
+    /// before it (`aws ec2 terminate-instances help`).
+    Last,
+}
+
+/// Programs whose syntax makes the word `help` a request for help, and where.
+#[rustfmt::skip]
+const WORDS: &[(&[&str], Word)] = &[
+    // cobra's `help [command]` and oclif's, gcloud's help command
+    (&["kubectl", "oc", "helm", "pulumi", "eksctl", "doctl", "flyctl", "fly", "copilot", "rclone", "k3d", "kind", "minikube", "argocd", "velero", "flux", "istioctl", "skaffold", "talosctl", "gh", "glab", "docker", "podman", "nerdctl", "gcloud", "heroku", "netlify"], Word::First),
+    // awscli (v1 and v2): `aws [SERVICE [OPERATION]] help`
+    (&["aws"], Word::Last),
+];
+
+/// The index of the word `help` when `args` ask `program` for its help by
+/// that word (see [`Word`]); an option's value (`kubectl -n help delete ns
+/// x`, `aws s3 rm --profile help`) is none.
+fn help_word_at(program: &str, args: &[String]) -> Option<usize> {
+    let name = program.to_ascii_lowercase();
+    let (_, word) = WORDS
+        .iter()
+        .find(|(programs, _)| programs.contains(&name.as_str()))?;
+    let after_option = |i: usize| {
+        i.checked_sub(1)
+            .and_then(|p| args.get(p))
+            .is_some_and(|p| p.len() > 1 && p.starts_with('-') && !p.contains('='))
+    };
+    let at = match word {
+        Word::First => args
+            .iter()
+            .enumerate()
+            .take_while(|(_, a)| *a != "--")
+            .find(|(i, a)| !a.starts_with('-') && !after_option(*i))
+            .map(|(i, _)| i)?,
+        Word::Last => {
+            let last = args.len().checked_sub(1)?;
+            if args[..last].iter().any(|a| a == "--") {
+                return None;
+            }
+            last
+        }
+    };
+    (args.get(at).is_some_and(|a| a == "help") && !after_option(at)).then_some(at)
+}
 
 /// The help options `program` honours and where it reads them.
 fn honoured(program: &str) -> Option<(&'static [&'static str], Reads)> {
@@ -113,7 +169,7 @@ fn leading_options(program: &str, args: &[String]) -> usize {
 /// (`terraform destroy -help` is `terraform -help`), after git's own
 /// options. `values` is kept in step with `args`.
 pub(super) fn help_request<T: Clone>(program: &str, args: &mut Vec<String>, values: &mut Vec<T>) {
-    let Some(at) = help_at(program, args) else {
+    let Some(at) = help_at(program, args).or_else(|| help_word_at(program, args)) else {
         return;
     };
     let lead = leading_options(program, args).min(at);
@@ -155,6 +211,17 @@ mod tests {
             ),
             ("rm", "--help -rf /", "--help"),
             ("pulumi", "destroy --yes --stack=prod --help", "--help"),
+            // a help word where the program's syntax makes it one
+            ("aws", "ec2 terminate-instances help", "help"),
+            (
+                "aws",
+                "ec2 terminate-instances --instance-ids i-1 help",
+                "help",
+            ),
+            ("gcloud", "help compute instances delete", "help"),
+            ("gcloud", "--project=p help sql instances delete", "help"),
+            ("kubectl", "help delete", "help"),
+            ("heroku", "help apps:destroy", "help"),
         ];
         for (program, line, want) in cases {
             assert_eq!(after(program, line), want, "{program} {line}");
@@ -184,6 +251,15 @@ mod tests {
             // a program not in the table
             ("python3", "manage.py flush --help"),
             ("npx", "cdk destroy --help"),
+            // the word `help` where it is a name: an option's value, an
+            // operand elsewhere, after `--`
+            ("kubectl", "-n help delete ns x"),
+            ("kubectl", "delete ns help"),
+            ("aws", "ec2 terminate-instances --instance-ids help"),
+            ("aws", "s3 rm s3://b/help --recursive"),
+            ("aws", "ssm send-command -- help"),
+            ("gcloud", "compute instances delete help"),
+            ("az", "vm delete help"),
         ];
         for (program, line) in cases {
             assert_eq!(after(program, line), line, "{program} {line}");

@@ -473,10 +473,48 @@ const FRONT_ENDS: &[(&str, &str, &str)] = &[
     ("hub", "", "git"),
 ];
 
+/// The program a versioned name installs side by side with its other
+/// versions (`kubectl1.29`, `kubectl-1.30`, `kubectl_v1.28.3`, `terraform_1.5.7`,
+/// `psql-15`, `python3.11`): the name before a version that follows a `-` or
+/// `_`, or that has a dot (`helm3`, `sqlite3`, `base64`, `md5sum` are names of
+/// their own). `None` for any other name.
+fn unversioned(prog: &str) -> Option<&str> {
+    let digits_from = prog
+        .trim_end_matches(|c: char| c.is_ascii_digit() || c == '.')
+        .len();
+    let version = &prog[digits_from..];
+    if version.is_empty() || version.starts_with('.') || version.ends_with('.') {
+        return None;
+    }
+    let head = &prog[..digits_from];
+    let (base, separated) = match head.strip_suffix('v').filter(|h| h.ends_with(['-', '_'])) {
+        Some(h) => (&h[..h.len() - 1], true),
+        None => match head.strip_suffix(['-', '_']) {
+            Some(h) => (h, true),
+            None => (head, false),
+        },
+    };
+    let is_name = base.len() >= 2
+        && base.starts_with(|c: char| c.is_ascii_alphabetic())
+        && base.ends_with(|c: char| c.is_ascii_alphabetic())
+        && base
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    (is_name && (separated || version.contains('.'))).then_some(base)
+}
+
 /// Classify `prog` (a basename, any letter case) called with `args`.
 pub(crate) fn classify(prog: &str, args: &[String]) -> Action {
     let lower = prog.to_ascii_lowercase();
     let prog = lower.as_str();
+    if let Some(base) = unversioned(prog) {
+        return Action::Replace {
+            words: std::iter::once(Err(base.to_string()))
+                .chain((0..args.len()).map(Ok))
+                .collect(),
+            assigns: Vec::new(),
+        };
+    }
     if let Some((_, sub, runs)) = FRONT_ENDS.iter().find(|(p, sub, _)| {
         *p == prog && (sub.is_empty() || args.first().is_some_and(|a| a == sub))
     }) {
@@ -1492,6 +1530,32 @@ mod tests {
         );
         assert_eq!(split_words("  "), Vec::<String>::new());
         assert_eq!(split_words("''"), vec![""]);
+    }
+
+    #[test]
+    fn a_versioned_name_is_the_program() {
+        for (name, base) in [
+            ("kubectl1.29", Some("kubectl")),
+            ("kubectl-1.30", Some("kubectl")),
+            ("kubectl_v1.28.3", Some("kubectl")),
+            ("terraform_1.5.7", Some("terraform")),
+            ("psql-15", Some("psql")),
+            ("python3.11", Some("python")),
+            ("go1.21.5", Some("go")),
+            // digits that are part of the name
+            ("helm3", None),
+            ("sqlite3", None),
+            ("base64", None),
+            ("python3", None),
+            ("md5sum", None),
+            ("mkfs.ext4", None),
+            ("x264", None),
+            ("kubectl", None),
+            ("1.2", None),
+            ("tool-1.", None),
+        ] {
+            assert_eq!(unversioned(name), base, "{name}");
+        }
     }
 
     #[test]

@@ -2529,8 +2529,9 @@ impl Extractor {
                                     .map(|f| match f.value.literal() {
                                         _ if !f.text.contains(r.as_str()) => f.clone(),
                                         Some(t) => replaced(&t, r.as_str(), item),
+                                        // (`~/{}`: home stays home)
                                         None => Field {
-                                            value: Value::unknown("(input from xargs)"),
+                                            value: substituted(&f.value, r.as_str(), item),
                                             ..f.clone()
                                         },
                                     })
@@ -2554,22 +2555,13 @@ impl Extractor {
                             for f in &mut fields {
                                 if f.text.contains(r.as_str()) {
                                     // Only the replaced part is unknown:
-                                    // `packages/{}` stays under `packages`.
-                                    f.value = match f.value.literal() {
-                                        Some(t) => {
-                                            let mut s = Sym::default();
-                                            for (i, part) in t.split(r.as_str()).enumerate() {
-                                                if i > 0 {
-                                                    s.push(Piece::Unknown(
-                                                        "(input from xargs)".into(),
-                                                    ));
-                                                }
-                                                s.push(Piece::Text(part.into()));
-                                            }
-                                            Value::one(s)
-                                        }
-                                        None => Value::unknown("(input from xargs)"),
-                                    };
+                                    // `packages/{}` stays under `packages`,
+                                    // `~/{}` under home.
+                                    f.value = substituted(
+                                        &f.value,
+                                        r.as_str(),
+                                        &Sym::piece(Piece::Unknown("(input from xargs)".into())),
+                                    );
                                 }
                             }
                         }
@@ -4887,6 +4879,38 @@ fn field_of(s: &Sym) -> Field {
             content: None,
         },
     }
+}
+
+/// `xargs -I R`: the value `v` with each `R` in its text replaced by `item`;
+/// its other pieces (home, the project, unknown parts) stay.
+fn substituted(v: &Value, r: &str, item: &Sym) -> Value {
+    let alternatives = v.0.iter().map(|alt| {
+        let mut s = Sym::default();
+        for p in &alt.0 {
+            let (text, glob) = match p {
+                Piece::Text(t) if t.contains(r) => (t, false),
+                Piece::Glob(t) if t.contains(r) => (t, true),
+                _ => {
+                    s.push(p.clone());
+                    continue;
+                }
+            };
+            for (i, part) in text.split(r).enumerate() {
+                if i > 0 {
+                    s.extend(item);
+                }
+                if !part.is_empty() {
+                    s.push(if glob {
+                        Piece::Glob(part.into())
+                    } else {
+                        Piece::Text(part.into())
+                    });
+                }
+            }
+        }
+        s
+    });
+    Value(alternatives.collect())
 }
 
 /// `xargs -I R`: the word `t` with each `R` replaced by `item`.

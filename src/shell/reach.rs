@@ -1286,9 +1286,10 @@ impl Env {
 }
 
 /// Classes of a normalised path whose components may hold pattern markers: a
-/// pattern component stands for some name there; a last component that
-/// matches nearly everything (`*`, `.*`, `[a-z]*`) stands for the folder's
-/// whole content, so the folder's classes count too.
+/// pattern component stands for some name there; last components that each
+/// match nearly everything (`*`, `.*`, `[a-z]*`, `*/*`, `**`) stand for the
+/// whole content of the folder they start in, so that folder's classes count
+/// too.
 fn classify_globbed(path: &str, env: &Env) -> Classes {
     if !path.contains([STAR, QUESTION, BRACKET]) {
         return classify(path, env);
@@ -1296,12 +1297,19 @@ fn classify_globbed(path: &str, env: &Env) -> Classes {
     let comps: Vec<&str> = path.split('/').filter(|c| !c.is_empty()).collect();
     let mut plain: Vec<String> = Vec::new();
     let mut classes = Classes::default();
-    let n = comps.len();
+    let is_pattern = |c: &&str| c.contains([STAR, QUESTION, BRACKET]);
+    // Where the wide patterns at the end start.
+    let content_of = comps.len()
+        - comps
+            .iter()
+            .rev()
+            .take_while(|c| is_pattern(c) && wide(c))
+            .count();
     for (i, c) in comps.iter().enumerate() {
-        if c.contains([STAR, QUESTION, BRACKET]) {
-            if i + 1 == n && wide(c) {
-                classes = classes.union(classify(&format!("/{}", plain.join("/")), env));
-            }
+        if i == content_of {
+            classes = classes.union(classify(&format!("/{}", plain.join("/")), env));
+        }
+        if is_pattern(c) {
             plain.push(SOMETHING.to_string());
         } else {
             plain.push((*c).to_string());

@@ -227,9 +227,9 @@ struct Link<'a> {
     /// Lines the previous element of a pipeline prints, when known.
     input_lines: Option<u64>,
     /// What the previous element of a pipeline printed, all of it, when that
-    /// is `echo` or `printf` of one known value or the names `ls` lists (for
-    /// `xargs`; a here-document or here-string is `here`).
-    input_text: Option<Sym>,
+    /// is `echo` or `printf` of one known value or the names `ls`, `find` or
+    /// `fd` list (for `xargs`; a here-document or here-string is `here`).
+    input_text: Option<Printed>,
     /// A here-string's value as data (`xargs rm -rf <<< ~`: home, not the
     /// text `~`); `here` holds it as the text a shell would read as code.
     here_data: Option<Value>,
@@ -314,8 +314,9 @@ struct Extractor {
     /// says (`yes`: without end, `seq 1 N`: N).
     input_lines: Option<u64>,
     /// What the previous element of a pipeline printed, when it is `echo`
-    /// or `printf` of one known value (`printf '%s\0' ~`: home, a NUL).
-    input_text: Option<Sym>,
+    /// or `printf` of one known value (`printf '%s\0' ~`: home, a NUL), or
+    /// the names a listing prints (see [`Printed`]).
+    input_text: Option<Printed>,
     /// Re-parsed text is read as dash reads it (see [`Extractor::nested_sh`]).
     dash: bool,
     /// The commands that printed into each substitution whose value is
@@ -555,7 +556,7 @@ impl Extractor {
         let mut last = None;
         let mut prev: Option<&Command> = None;
         let mut produced: Option<std::ops::Range<usize>> = None;
-        let mut printed: Option<Sym> = None;
+        let mut printed: Option<Printed> = None;
         // Earlier elements whose output the elements since passed on as it
         // came (`env | sort | grep x`: grep reads what env printed).
         let mut passed: Vec<std::ops::Range<usize>> = Vec::new();
@@ -1335,7 +1336,14 @@ impl Extractor {
                     .or_else(|| self.state.vars.get("CDPATH").map(|b| b.var.scalar()))
             })
             .flatten();
-        let effect = self.builtin(&prog, args, words, &word_outs, cdpath.as_ref());
+        let effect = self.builtin(
+            &prog,
+            args,
+            words,
+            &word_outs,
+            cdpath.as_ref(),
+            link.input_text.as_ref().map(|p| &p.text),
+        );
         let output = self.output_of(&prog, args, &stdin, &link);
         // `cat FILE…` of files named outright prints them: code read from it
         // is a script file, like `sh FILE`.
@@ -1560,6 +1568,7 @@ impl Extractor {
         words: &[Word],
         word_outs: &[Vec<Value>],
         cdpath: Option<&Value>,
+        input: Option<&Sym>,
     ) -> Option<Exit> {
         let changed = |s: State| Some(Exit::same(&Rc::new(s)));
         match prog {
@@ -1637,6 +1646,8 @@ impl Extractor {
             "read" | "mapfile" | "readarray" | "getopts" => {
                 let mut s = (*self.state).clone();
                 let mut names: Vec<&str> = Vec::new();
+                // How `read` ends a line: a newline, or `-d C` (`-d ''`: a NUL).
+                let mut split = Some(wrappers::XargsSplit::Delimiter('\n'));
                 let mut i = 0;
                 while let Some(a) = args.get(i) {
                     if a.text.starts_with('-') {
@@ -1645,8 +1656,17 @@ impl Extractor {
                             if let Some(n) = args.get(i + 1) {
                                 names.push(&n.text);
                             }
+                            split = None;
                             i += 2;
                             continue;
+                        }
+                        if a.text == "-d" {
+                            split = args.get(i + 1).and_then(|d| d.value.literal()).map(|d| {
+                                wrappers::XargsSplit::Delimiter(d.chars().next().unwrap_or('\0'))
+                            });
+                        }
+                        if matches!(a.text.as_str(), "-n" | "-N" | "-u") {
+                            split = None;
                         }
                         if matches!(
                             a.text.as_str(),
@@ -1675,13 +1695,25 @@ impl Extractor {
                 if names.is_empty() {
                     names.push(if prog == "read" { "REPLY" } else { "MAPFILE" });
                 }
+                // One name `read` gives a line of what a pipe hands it, when
+                // the analysis knows the names printed there (`find ~ -type
+                // f | while read f; do rm "$f"; done`): any one of them.
+                let lines = match (prog, names.as_slice(), split, input) {
+                    ("read", [_], Some(split), Some(text)) => wrappers::xargs_values(text, split),
+                    _ => None,
+                };
                 // What was read (not the environment's value of the name).
                 for n in names {
-                    s.set(
-                        n,
-                        Var::Scalar(Value::unknown(&format!("${n} (input)"))),
-                        false,
-                    );
+                    let read = match &lines {
+                        Some(items) if !items.is_empty() => {
+                            items.iter().fold(Value::default(), |mut v, item| {
+                                v.add(item.clone());
+                                v
+                            })
+                        }
+                        _ => Value::unknown(&format!("${n} (input)")),
+                    };
+                    s.set(n, Var::Scalar(read), false);
                 }
                 changed(s)
             }
@@ -1943,11 +1975,24 @@ impl Extractor {
             // The paths it finds: what `-exec … {}` would get (`cat $(find .
             // -name '.env*')` reads what `.env*` names).
             "find"
-                if !texts.iter().any(|a| {
-                    a.starts_with("-print0") || a.starts_with("-printf") || a.starts_with("-fprint")
-                }) =>
+                if !texts
+                    .iter()
+                    .any(|a| a.starts_with("-printf") || a.starts_with("-fprint")) =>
             {
                 (resolve_dir(cwd, &find_targets(args)), false)
+            }
+            // What `fd` prints when nothing narrows it: every name there (a
+            // pattern's names are found only when it runs).
+            "fd" | "fdfind" if !texts.iter().any(|a| wrappers::FD_EXEC.contains(a)) => {
+                let found = fd_targets(args);
+                let every = found
+                    .0
+                    .iter()
+                    .any(|s| matches!(s.0.last(), Some(Piece::Glob(g)) if g == "*"));
+                if !every {
+                    return None;
+                }
+                (resolve_dir(cwd, &found), false)
             }
             "whoami" | "logname" => (Value::one(Sym::piece(Piece::Env("USER".into()))), false),
             "id" if texts.contains(&"-un") || (texts.contains(&"-u") && texts.contains(&"-n")) => {
@@ -2515,7 +2560,7 @@ impl Extractor {
                             _ => None,
                         },
                         (None, Some((t, _, _))) => Some(Sym::text(t)),
-                        (None, None) => link.input_text.clone(),
+                        (None, None) => link.input_text.as_ref().map(|p| p.text.clone()),
                     }
                     .and_then(|t| wrappers::xargs_values(&t, split));
                     match (replace, items) {
@@ -2549,7 +2594,11 @@ impl Extractor {
                         }
                         (None, Some(items)) => {
                             fields.extend(items.iter().map(field_of));
-                            via_label = Some("xargs (known input)");
+                            // Names a search finds are where it looked, which
+                            // ones only when it runs: still input from a pipe.
+                            if !link.input_text.as_ref().is_some_and(|p| p.found) {
+                                via_label = Some("xargs (known input)");
+                            }
                         }
                         (Some(r), None) => {
                             for f in &mut fields {
@@ -3764,8 +3813,15 @@ fn resolve_dir(cwd: &Value, target: &Value) -> Value {
 /// Longest directory text followed (`PATH_MAX` on Linux).
 const MAX_PATH_TEXT: usize = 4096;
 
-/// What `find`'s `{}` may be: a starting point, or something below one; only
-/// below when a test narrows what it matches (`-name`, `-type f`, …).
+/// The names `find` hands on: what `-exec … {}` gets, what it prints. A test
+/// that narrows by name, path, time, size, owner or permissions leaves
+/// something below a starting point (and a name a `-name` asks for, directly
+/// in it); a test of type or depth does not narrow what is there: `find .
+/// -type f` is every file there, as `./*` names them, and the starting point
+/// itself is among the names when its type and depth let it through. (find
+/// lists hidden names too; those stay "something below", as a recursive
+/// `grep -r` over the folder reads them: a wide `./.*` would name every
+/// secret file there, which `grep TODO $(find . -type f)` is not about.)
 fn find_targets(args: &[Field]) -> Value {
     let mut i = 0;
     while let Some(a) = args.get(i) {
@@ -3796,8 +3852,6 @@ fn find_targets(args: &[Field]) -> Value {
         "-iregex",
         "-wholename",
         "-iwholename",
-        "-type",
-        "-mindepth",
         "-newer",
         "-mtime",
         "-mmin",
@@ -3820,12 +3874,35 @@ fn find_targets(args: &[Field]) -> Value {
         "-nouser",
         "-nogroup",
     ];
-    let narrowed = args
+    let own: Vec<&str> = args
         .get(i..)
         .unwrap_or_default()
         .iter()
         .take_while(|a| !wrappers::FIND_EXEC.contains(&a.text.as_str()))
-        .any(|a| NARROW.contains(&a.text.as_str()) || a.text.starts_with("-newer"));
+        .map(|a| a.text.as_str())
+        .collect();
+    let value_of = |test: &str| {
+        own.windows(2)
+            .filter(|w| w[0] == test)
+            .map(|w| w[1])
+            .collect::<Vec<&str>>()
+    };
+    let narrowed = own
+        .iter()
+        .any(|t| NARROW.contains(t) || t.starts_with("-newer"));
+    // The starting point itself: a folder, at depth 0.
+    let types: Vec<&str> = value_of("-type")
+        .into_iter()
+        .chain(value_of("-xtype"))
+        .collect();
+    let itself = types.iter().all(|t| t.contains('d'))
+        && value_of("-mindepth")
+            .iter()
+            .all(|d| d.trim_start_matches('0').is_empty());
+    // What is below it: not with `-maxdepth 0`.
+    let content = value_of("-maxdepth")
+        .iter()
+        .all(|d| !d.trim_start_matches('0').is_empty());
     // Names a `-name`/`-iname` test asks for (not negated): what the command
     // is handed may be a file of that name directly in a starting point, so a
     // rule about the name (`.env*`) or the place (`~/Documents`) sees it.
@@ -3847,8 +3924,14 @@ fn find_targets(args: &[Field]) -> Value {
     let mut out = Value::default();
     for r in roots {
         for s in r.0 {
-            if !narrowed {
+            if !narrowed && itself {
                 out.add(s.clone());
+            }
+            if !narrowed && content {
+                let mut every = s.clone();
+                every.push(Piece::Text("/".into()));
+                every.push(Piece::Glob("*".into()));
+                out.add(every);
             }
             for name in &names {
                 let mut named = s.clone();
@@ -3953,8 +4036,9 @@ fn ls_output(cwd: &Value, args: &[Field]) -> Option<Value> {
 /// What `fd [PATTERN] [PATH…]` finds: names below its starting points (the
 /// folder it runs in by default, `--search-path`), hidden ones only with
 /// `-H`/`-u`. With no pattern that narrows (none, `.`, `''`, `^`) and no
-/// type, extension, size, time or depth test, every name there: `PATH/*`
-/// (and `PATH/.*` with hidden names), as `rm -rf PATH/*` would name them.
+/// extension, size, time or owner test, every name there (a type or depth
+/// test leaves every file, or every folder): `PATH/*` (and `PATH/.*` with
+/// hidden names), as `rm -rf PATH/*` would name them.
 fn fd_targets(args: &[Field]) -> Value {
     // Options whose value is the next word (or follows `=`).
     const VALUED: &[&str] = &[
@@ -3993,14 +4077,8 @@ fn fd_targets(args: &[Field]) -> Value {
     ];
     // Tests that keep some names out.
     const NARROW: &[&str] = &[
-        "-t",
-        "--type",
         "-e",
         "--extension",
-        "-d",
-        "--max-depth",
-        "--min-depth",
-        "--exact-depth",
         "-S",
         "--size",
         "--changed-within",
@@ -4593,9 +4671,25 @@ fn list_printed_lines(l: &List) -> Option<u64> {
     }
 }
 
+/// What a pipeline element printed, all of it (for `xargs` and `read`).
+#[derive(Debug, Clone)]
+struct Printed {
+    text: Sym,
+    /// Names a search found (`find`, `fd`): where they are is known, which
+    /// ones only when it runs, so what reads them still reads a pipe.
+    found: bool,
+}
+
+impl Printed {
+    /// Text known before the line runs (`echo`, `printf`, `ls`).
+    fn known(text: Sym) -> Printed {
+        Printed { text, found: false }
+    }
+}
+
 /// The text a pipeline element prints when it is `echo` or `printf` of known
 /// text (`printf '/usr/share\0'`): what the next element reads, all of it.
-fn printed_text(c: &Command, r: &Ran) -> Option<Sym> {
+fn printed_text(c: &Command, r: &Ran) -> Option<Printed> {
     let CommandKind::Simple { words, .. } = &c.kind else {
         return None;
     };
@@ -4604,9 +4698,56 @@ fn printed_text(c: &Command, r: &Ran) -> Option<Sym> {
         return None;
     }
     match (prog, r.output.as_ref()?.0.as_slice()) {
-        ("echo" | "printf", [one]) => Some(one.clone()),
+        ("echo" | "printf", [one]) => Some(Printed::known(one.clone())),
         // `ls` prints the names it lists, one a line (to a pipe).
-        ("ls" | "gls", _) => ls_printed(words.get(1..).unwrap_or_default()),
+        ("ls" | "gls", _) => ls_printed(words.get(1..).unwrap_or_default()).map(Printed::known),
+        // `find` and `fd` print the names they find, one a line (NUL after
+        // each with `-print0`/`-0`), unless an action prints something else
+        // or runs a command whose output goes to the pipe too.
+        ("find" | "gfind" | "fd" | "fdfind", names) => {
+            let texts: Vec<&str> = words.iter().skip(1).map(|w| w.text.as_str()).collect();
+            let find = matches!(prog, "find" | "gfind");
+            let acts = |t: &&str| {
+                if find {
+                    wrappers::FIND_EXEC.contains(t)
+                        || matches!(*t, "-ls" | "-fls" | "-delete" | "-quit")
+                        || t.starts_with("-printf")
+                        || t.starts_with("-fprint")
+                } else {
+                    wrappers::FD_EXEC.contains(t)
+                        || matches!(*t, "-l" | "--list-details" | "--format")
+                }
+            };
+            // A name a `-name` test asks for stands for files there now; what
+            // the line may make before find runs is not on disk yet, so such
+            // a listing stays input nobody knows (as before find was read).
+            let named = names
+                .iter()
+                .any(|s| s.0.iter().any(|p| matches!(p, Piece::Glob(g) if g != "*")));
+            if texts.iter().any(acts) || named {
+                return None;
+            }
+            let nul = texts.iter().any(|t| {
+                if find {
+                    *t == "-print0"
+                } else {
+                    matches!(*t, "-0" | "--print0")
+                }
+            });
+            let mut out = Sym::default();
+            for (k, name) in names.iter().enumerate() {
+                if k > 0 {
+                    out.push(Piece::Text(if nul { "\0" } else { "\n" }.into()));
+                }
+                for p in &name.0 {
+                    out.push(p.clone());
+                }
+            }
+            Some(Printed {
+                text: out,
+                found: true,
+            })
+        }
         _ => None,
     }
 }

@@ -116,6 +116,7 @@ pub(crate) fn xargs_values(v: &Sym, split: XargsSplit) -> Option<Vec<Sym>> {
             | Piece::Start
             | Piece::Project
             | Piece::TempRoot
+            | Piece::Below
             | Piece::Glob(_) => {
                 text.push(char::from_u32(BASE + u32::try_from(places.len()).ok()?)?);
                 places.push(p.clone());

@@ -3534,8 +3534,10 @@ impl Analyser {
             {
                 for it in v.items() {
                     let pv = path_value(&it, p.kind == Kind::Path);
-                    if p.kind == Kind::Path {
-                        // PowerShell's wildcards match names that begin with a dot.
+                    // PowerShell's wildcards match names that begin with a dot
+                    // (a file or folder object, or its name, is that item: any
+                    // one of a listing's, not a wildcard that names each).
+                    if p.kind == Kind::Path && v.from != From::Item {
                         if let Some(dot) = dotted(&pv) {
                             out.push(pv);
                             out.push(dot);
@@ -3912,16 +3914,33 @@ fn restore(vars: &mut HashMap<String, V>, name: &str, saved: Option<V>) {
 }
 
 /// The value one item of a collection may be (a `foreach` variable, `$_`).
+/// An item of a folder's listing is a file or folder object (`$_.Delete()`
+/// removes it): something in the folder; any one of its items when nothing
+/// chose among them (`dir/*`, as `Get-ChildItem dir | Remove-Item` is
+/// judged), something below it otherwise.
 fn item_of(v: &V) -> V {
     match (&v.val, &v.from) {
-        (_, From::Items { dir, .. }) => {
+        (_, From::Items { dir, filter, .. }) => {
+            // A filter that names no letter or digit (`*`, `*.*`) chooses nothing.
+            let every = filter.as_ref().is_none_or(|f| {
+                f.0.iter().all(|s| {
+                    s.literal()
+                        .is_some_and(|t| !t.chars().any(char::is_alphanumeric))
+                })
+            });
             let mut s = Value::default();
             for d in &dir.0 {
+                if every {
+                    let mut every = d.clone();
+                    every.push(Piece::Text("/".into()));
+                    every.push(Piece::Glob("*".into()));
+                    s.add(every);
+                }
                 let mut d = d.clone();
                 d.push(Piece::Below);
                 s.add(d);
             }
-            V::one(s)
+            V::one(s).with(From::Item)
         }
         (Val::List(items), _) => {
             let mut out = Value::default();

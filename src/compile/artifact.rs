@@ -57,20 +57,34 @@
 //! Layout: `MAGIC`, header length (u32), header hash (u128), header (postcard),
 //! then records, each a hash (u128) and a postcard body: one per event entry
 //! of the reach table (which holds the spans of its groups of rules, one
-//! record each), one per rule, one per pattern list or named condition, one
+//! record each, and a group's large lists in records of their own, see
+//! below), one per rule, one per pattern list or named condition, one
 //! per policy's head (its name, modes and the span of its facts) and one per
 //! policy's facts, and the layering notes; then the index (the span of each
 //! rule, then of each list, then of each policy's head: offset u64 and length
 //! u32). A policy's head is read only when the event reaches one of its rules
 //! (in the header, the 10k-rule bench set's 200 heads were half of the bytes
-//! every event authenticated and most of what it decoded). A rule's record starts with the
-//! numbers of the pattern lists and named conditions it uses (its lists and
-//! `ref`s are numbers into the list records, see `validate::patterns::stored`)
-//! and its gate (`reach::gate`: the program atoms, with the flags and
-//! arguments they ask for, that `run` judges before it decodes the rest);
-//! a list's record holds its patterns and their required literals
-//! (`patterns::StoredList`), a named condition's the numbers it uses and its
-//! body; each is read once per process.
+//! every event authenticated and most of what it decoded).
+//!
+//! A group's record holds its prefilter; its rules' numbers, the pieces of
+//! its program names and literals (one per first byte) and the rules of a
+//! command that does not parse or of a text too large to search are records
+//! of their own (`flat::Part`), read only by an event that uses them: the
+//! 10k-rule bench set's Bash group was one record of 131 KB that every Bash
+//! event authenticated (~0.56M instructions) to look at a few entries.
+//!
+//! A rule's record starts with its gate (`reach::gate`: the program atoms,
+//! with the flags and arguments they ask for, that `run` judges before it
+//! reads the rest); then the numbers of the pattern lists and named
+//! conditions it uses (its lists and `ref`s are numbers into the list
+//! records, see `validate::patterns::stored`) and the rule, in a record of
+//! their own when it has a gate (a rule its gate leaves out costs the gate's
+//! bytes: the 10k-rule bench set's `npm test` reached 82 rules by their
+//! program and judged 31); a list's record holds its patterns and their
+//! required literals (`patterns::StoredList`), a named condition's the
+//! numbers it uses and its body; each is read once per process.
+//!
+//! The header's stamps are read where they lie ([`Stamps`]).
 
 use crate::os::env::Env;
 use std::borrow::Cow;
@@ -83,7 +97,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use serde::{Deserialize, Serialize};
 
-use super::flat::{Keyed, Word};
+use super::flat::{Body, Keyed, Parts, Span, Texts, Word, Words};
 use super::patterns::StoredList;
 use super::provenance::Provenance;
 use super::reach::{self, CommandPaths, EventEntry, Gate, Reached, RuleId, Shells};
@@ -99,7 +113,7 @@ use crate::source::{Layer, Origin, PolicySource};
 use crate::validate::model::{Fact, NamedCondition, Policy};
 use crate::validate::patterns::stored::{self, List, Numbering};
 
-const MAGIC: &[u8; 8] = b"HRSET008";
+const MAGIC: &[u8; 8] = b"HRSET009";
 /// The purpose the user's key is used for here (see `os::state`).
 const CACHE_PURPOSE: &str = "hookrules cache v1";
 /// Files whose time stamps are this close to the build are not cached (ns).
@@ -123,7 +137,7 @@ const EMBEDDED_SEARCH: &str = "the built-in pack";
 /// read as current; a change that does not (a comment, a refactor, a new
 /// function) needs neither a bump nor a re-bless. Cache files are keyed by the
 /// binary that built them and do not depend on it.
-pub const FORMAT_VERSION: u32 = 14;
+pub const FORMAT_VERSION: u32 = 15;
 
 /// What the embedded artifact records as its builder: the format's version and
 /// a hash of the built-in policies' names and texts, exactly as the pack is
@@ -282,14 +296,10 @@ impl Loaded {
     }
 }
 
-/// What an artifact was built from, as `stat` saw it. A header's stamps are
-/// checked where they lie, their paths borrowed from its bytes (decoded into
-/// owned paths and compared path by path, the 10,000-rule bench set's 204
-/// stamps cost ~0.1M instructions on every event).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-struct Stamp<'a> {
-    #[serde(borrow)]
-    path: Cow<'a, str>,
+/// What a set was built from, as `stat` saw it when it was built.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Stamp {
+    path: String,
     meta: Option<Meta>,
 }
 
@@ -308,19 +318,114 @@ fn meta_of(path: &Path) -> Option<Meta> {
     })
 }
 
-impl Stamp<'_> {
+impl Stamp {
     /// The stamp of `path`; `None` when its name is not UTF-8 (a header
     /// holds text: such a set is not cached).
-    fn of(path: &Path) -> Option<Stamp<'static>> {
+    fn of(path: &Path) -> Option<Stamp> {
         Some(Stamp {
-            path: Cow::Owned(path.to_str()?.to_string()),
+            path: path.to_str()?.to_string(),
             meta: meta_of(path),
         })
     }
+}
 
-    /// Does `stat` still see what it saw?
-    fn holds(&self) -> bool {
-        meta_of(Path::new(self.path.as_ref())) == self.meta
+/// A header's stamps, checked where they lie in its bytes: each path
+/// front-coded (how many bytes it shares with the path before it, then the
+/// rest: the policy files of a folder share its name), and what `stat` said
+/// of each, fixed-width ([`Seen`]), compared as bytes. (Decoded into a list
+/// of paths and tuples of varints, the 10,000-rule bench set's 204 stamps
+/// cost ~0.13M instructions on every event, and their paths, whole, were
+/// 11 KB of the header every event authenticates.)
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Stamps<'a> {
+    #[serde(borrow)]
+    shared: Words<'a, u32>,
+    #[serde(borrow)]
+    rests: Texts<'a>,
+    #[serde(borrow)]
+    seen: Words<'a, Seen>,
+}
+
+impl Stamps<'static> {
+    fn new(stamps: &[Stamp]) -> Stamps<'static> {
+        let mut before = "";
+        let mut shared = vec![];
+        let mut rests = vec![];
+        for s in stamps {
+            let mut n = before
+                .bytes()
+                .zip(s.path.bytes())
+                .take_while(|(a, b)| a == b)
+                .count();
+            while !s.path.is_char_boundary(n) {
+                n -= 1;
+            }
+            shared.push(n as u32);
+            rests.push(&s.path[n..]);
+            before = &s.path;
+        }
+        Stamps {
+            shared: shared.into_iter().collect(),
+            rests: rests.into_iter().collect(),
+            seen: stamps.iter().map(|s| Seen::of(s.meta)).collect(),
+        }
+    }
+}
+
+impl Stamps<'_> {
+    /// Does `stat` still see what it saw, of every path? (A damaged list
+    /// does not hold.)
+    fn hold(&self) -> bool {
+        let (shared, seen) = (self.shared.run(), self.seen.run());
+        if shared.len() != self.rests.len() || seen.len() != self.rests.len() {
+            return false;
+        }
+        let mut path = String::new();
+        for ((n, rest), was) in shared.iter().zip(self.rests.iter()).zip(seen.iter()) {
+            // (Past the end is no boundary.)
+            if !path.is_char_boundary(n as usize) {
+                return false;
+            }
+            path.truncate(n as usize);
+            path.push_str(rest);
+            if Seen::of(meta_of(Path::new(&path))) != was {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+/// What `stat` said of a path, fixed-width: present (1) or absent (0), then
+/// device, inode, size (u64) and modification and change times (ns, i128),
+/// little-endian.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Seen([u8; 57]);
+
+impl Seen {
+    fn of(meta: Option<Meta>) -> Seen {
+        let mut b = [0u8; 57];
+        if let Some((dev, ino, size, mtime, ctime)) = meta {
+            b[0] = 1;
+            b[1..9].copy_from_slice(&dev.to_le_bytes());
+            b[9..17].copy_from_slice(&ino.to_le_bytes());
+            b[17..25].copy_from_slice(&size.to_le_bytes());
+            b[25..41].copy_from_slice(&mtime.to_le_bytes());
+            b[41..57].copy_from_slice(&ctime.to_le_bytes());
+        }
+        Seen(b)
+    }
+}
+
+impl Word for Seen {
+    const SIZE: usize = 57;
+    fn read(bytes: &[u8]) -> Self {
+        let mut b = [0u8; 57];
+        b.copy_from_slice(&bytes[..57]);
+        Seen(b)
+    }
+    fn write(self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.0);
     }
 }
 
@@ -340,9 +445,6 @@ struct PolicyHead {
     facts: Span,
 }
 
-/// Where a record is: offset and length.
-type Span = (u64, u32);
-
 /// An artifact's header. Its lists of spans (one per rule, list and event)
 /// are read in place ([`super::flat`]): the embedded pack's borrow the
 /// binary's bytes; a cache file's own a copy of them.
@@ -353,7 +455,7 @@ struct Header<'a> {
     /// version and the policies' text (the embedded pack, [`EMBEDDED_KEY`]).
     binary: String,
     #[serde(borrow)]
-    stamps: Vec<Stamp<'a>>,
+    stamps: Stamps<'a>,
     failure: FailureMode,
     /// How many rules (numbered from 0), pattern lists (by number) and
     /// policies (in load order) the index holds.
@@ -385,7 +487,7 @@ impl Header<'_> {
             events: self.events.into_owned(),
             search: self.search,
             binary: self.binary,
-            stamps: vec![],
+            stamps: Stamps::default(),
             failure: self.failure,
             other: self.other,
             notes: self.notes,
@@ -456,19 +558,6 @@ impl Bytes {
                 b.get(start..start.checked_add(len)?).map(Cow::Borrowed)
             }
         }
-    }
-}
-
-/// A record's body: its bytes after its tag (read with the tag, and not
-/// moved: a copy of the 10,000-rule bench set's Bash group cost ~0.14M
-/// instructions).
-struct Body(Cow<'static, [u8]>);
-
-impl std::ops::Deref for Body {
-    type Target = [u8];
-
-    fn deref(&self) -> &[u8] {
-        self.0.get(16..).unwrap_or_default()
     }
 }
 
@@ -727,7 +816,7 @@ pub fn embedded_wanted(discovery: &Discovery, env: &Env) -> bool {
 
 /// Build the set, with the stamps of what it was built from (None when a
 /// source changed too recently to be cached safely).
-fn build_stamped(discovery: &Discovery) -> (CompiledSet, Option<Vec<Stamp<'static>>>) {
+fn build_stamped(discovery: &Discovery) -> (CompiledSet, Option<Vec<Stamp>>) {
     let start = now_ns();
     let found = discovery.find();
     let set = CompiledSet::build(&found);
@@ -856,7 +945,7 @@ fn encode(
     set: &CompiledSet,
     search: String,
     binary: String,
-    stamps: Vec<Stamp<'_>>,
+    stamps: Vec<Stamp>,
     seal: &Seal,
 ) -> Option<Vec<u8>> {
     let mut body: Vec<u8> = vec![];
@@ -871,15 +960,21 @@ fn encode(
         (at, len)
     };
     let ser = |v: &dyn erased::Ser| v.bytes();
-    // Each rule: the numbers of the lists it uses, its gate, then the rule.
+    // Each rule: its gate, then the numbers of the lists it uses and the
+    // rule; a gated rule's in a record of its own, which its span (after the
+    // gate) leads to: a rule its gate leaves out costs the gate's bytes.
     let mut numbering = Numbering::default();
     let mut rules: Vec<Span> = vec![];
     for (id, r) in set.rules.iter().enumerate() {
         let rule = stored::numbering(&mut numbering, || ser(r))?;
-        let mut record = ser(&numbering.take_used())?;
+        let mut body = ser(&numbering.take_used())?;
+        body.extend_from_slice(&rule);
         let gate: Option<&Gate> = set.table.gates.get(id).and_then(Option::as_ref);
-        record.extend_from_slice(&ser(&gate)?);
-        record.extend_from_slice(&rule);
+        let mut record = ser(&gate)?;
+        match gate {
+            Some(_) => record.extend_from_slice(&ser(&put(Role::Placed, body))?),
+            None => record.extend_from_slice(&body),
+        }
         rules.push(put(Role::Rule(rules.len() as u32), record));
     }
     // The table: lists and named conditions, numbered as the rules met them;
@@ -902,9 +997,15 @@ fn encode(
         lists.push(put(Role::List(lists.len() as u32), record));
         n += 1;
     }
-    // An entry: the spans of its groups of rules, each a record.
+    // An entry: the spans of its groups of rules, each a record, with its
+    // large lists in records of their own (`Reached::apart`).
     let mut entry = |e: &EventEntry| -> Option<Span> {
-        let groups: EventEntry<Span> = e.try_map(|r| Some(put(Role::Placed, ser(r)?)))?;
+        let groups: EventEntry<Span> = e.try_map(|r| {
+            let bytes = ser(r)?;
+            let mut group: Reached<'_> = postcard::from_bytes(&bytes).ok()?;
+            group.apart(&mut |part| put(Role::Placed, part))?;
+            Some(put(Role::Placed, ser(&group)?))
+        })?;
         Some(put(Role::Placed, ser(&groups)?))
     };
     let mut events: BTreeMap<String, Span> = BTreeMap::new();
@@ -943,7 +1044,7 @@ fn encode(
     let header = Header {
         search,
         binary,
-        stamps,
+        stamps: Stamps::new(&stamps),
         failure: set.failure,
         rules: rule_count,
         lists: list_count,
@@ -1005,6 +1106,13 @@ pub fn reseal(bytes: &[u8], seal: &Seal) -> Option<Vec<u8>> {
             let head: PolicyHead = postcard::from_bytes(record(span)?).ok()?;
             spans.push((head.facts, Role::Placed));
         }
+        if let Role::Rule(_) = role {
+            let (gate, rest): (Option<Gate>, &[u8]) =
+                postcard::take_from_bytes(record(span)?).ok()?;
+            if gate.is_some() {
+                spans.push((postcard::from_bytes(rest).ok()?, Role::Placed));
+            }
+        }
         spans.push((span, role));
     }
     for e in header.event_spans() {
@@ -1012,6 +1120,8 @@ pub fn reseal(bytes: &[u8], seal: &Seal) -> Option<Vec<u8>> {
         let entry: EventEntry<Span> = postcard::from_bytes(record(e)?).ok()?;
         entry.try_map(|&g| {
             spans.push((g, Role::Placed));
+            let group: Reached<'_> = postcard::from_bytes(record(g)?).ok()?;
+            spans.extend(group.spans().into_iter().map(|p| (p, Role::Placed)));
             Some(())
         })?;
     }
@@ -1136,7 +1246,7 @@ impl Artifact {
                 return Err(Refused::Damaged);
             }
             // What it was built from must be as it was.
-            if !header.stamps.iter().all(Stamp::holds) {
+            if !header.stamps.hold() {
                 return Err(Refused::Stale);
             }
             Ok(())
@@ -1176,7 +1286,9 @@ impl Artifact {
                 .and_then(|e| {
                     e.try_map(|&g| {
                         let bytes = self.record(Role::Placed, g.0, g.1)?;
-                        postcard::from_bytes::<Reached<'_>>(&bytes).ok().map(drop)
+                        postcard::from_bytes::<Reached<'_>>(&bytes)
+                            .ok()?
+                            .read_all(self)
                     })
                 })
                 .is_some()
@@ -1208,11 +1320,18 @@ impl Artifact {
         }
         let (at, len) = self.span(id as usize)?;
         let bytes = self.record(Role::Rule(id), at, len)?;
-        let (used, rest): (Vec<u32>, &[u8]) = postcard::take_from_bytes(&bytes).ok()?;
-        let (gate, rest): (Option<Gate>, &[u8]) = postcard::take_from_bytes(rest).ok()?;
-        if gate.is_some_and(|g| !pass(&g)) {
-            return Some(None);
-        }
+        let (gate, rest): (Option<Gate>, &[u8]) = postcard::take_from_bytes(&bytes).ok()?;
+        let body: Body;
+        let rest = match gate {
+            Some(gate) if !pass(&gate) => return Some(None),
+            Some(_) => {
+                let (at, len): Span = postcard::from_bytes(rest).ok()?;
+                body = self.record(Role::Placed, at, len)?;
+                &body[..]
+            }
+            None => rest,
+        };
+        let (used, rest): (Vec<u32>, &[u8]) = postcard::take_from_bytes(rest).ok()?;
         let mut lists = self.lists.lock().unwrap_or_else(|e| e.into_inner());
         for n in used {
             self.entry(&mut lists, n, 0)?;
@@ -1305,7 +1424,8 @@ impl Artifact {
         let bytes = self.record(Role::Placed, group.0, group.1)?;
         let group: Reached<'_> = postcard::from_bytes(&bytes).ok()?;
         let mut shells = Shells::new();
-        let ids: Vec<RuleId> = group.bucket(event, &refused, Some(&mut shells), Some(paths));
+        let ids: Vec<RuleId> =
+            group.bucket(event, &refused, Some(&mut shells), Some(paths), self)?;
         let mut rules: Vec<SetRule> = Vec::with_capacity(ids.len());
         let mut commands = reach::field_commands(event, &mut shells);
         for &id in &ids {
@@ -1355,6 +1475,14 @@ impl Artifact {
         };
         let refs: Vec<&SetRule> = rules.iter().collect();
         Some(assemble(&policies, &refs, &notes, shells))
+    }
+}
+
+/// The parts of a group kept in records of their own (`Reached::apart`):
+/// found through spans in the group's record, which is authenticated.
+impl Parts for Artifact {
+    fn part(&self, (at, len): Span) -> Option<Body> {
+        self.record(Role::Placed, at, len)
     }
 }
 

@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::flat::{Keyed, Run, Texts, Words};
+use super::flat::{InPlace, Keyed, Part, Parts, Run, Shards, Span, Texts, Words};
 use super::literals;
 use super::test_kinds::PathNeed;
 use crate::contract::events::tool_aliases;
@@ -725,9 +725,10 @@ pub struct EventEntry<R = Reached<'static>> {
 /// borrow the record's bytes.
 #[derive(Debug, Default, Serialize, Deserialize)]
 pub struct Reached<'a> {
-    /// The rules, in id order.
+    /// The rules, in id order (read only without the prefilter, whose
+    /// candidates are among them).
     #[serde(borrow)]
-    pub ids: Words<'a, RuleId>,
+    pub ids: Part<Words<'a, RuleId>>,
     /// What they require of the event.
     #[serde(borrow)]
     pub prefilter: Prefilter<'a>,
@@ -775,7 +776,7 @@ pub struct PathLiterals<'a> {
     pub selector: PathSelector,
     /// Lowercase literal, rules.
     #[serde(borrow)]
-    pub literals: Keyed<'a, RuleId>,
+    pub literals: Shards<'a, RuleId>,
     /// Rules wanting some path here, whatever it is.
     #[serde(borrow)]
     pub any: Words<'a, RuleId>,
@@ -785,10 +786,10 @@ pub struct PathLiterals<'a> {
     /// Every rule with a literal or some-path atom here (when the paths'
     /// texts are not known).
     #[serde(borrow)]
-    pub by_texts: Words<'a, RuleId>,
+    pub by_texts: Part<Words<'a, RuleId>>,
     /// Every rule with an atom here (when the paths are not known).
     #[serde(borrow)]
-    pub all: Words<'a, RuleId>,
+    pub all: Part<Words<'a, RuleId>>,
 }
 
 /// Programs a field's command must run, with the rules that want each (and
@@ -799,7 +800,7 @@ pub struct FieldPrograms<'a> {
     pub field: FieldPath,
     /// Exact names, lowercase.
     #[serde(borrow)]
-    pub exact: Keyed<'a, (RuleId, u32)>,
+    pub exact: Shards<'a, (RuleId, u32)>,
     /// `prefix*` names.
     #[serde(borrow)]
     pub prefixes: Keyed<'a, (RuleId, u32)>,
@@ -820,7 +821,7 @@ pub struct FieldPrograms<'a> {
     pub within: Vec<FieldLiterals<'a>>,
     /// Every rule with an atom here (when the command does not parse).
     #[serde(borrow)]
-    pub all: Words<'a, RuleId>,
+    pub all: Part<Words<'a, RuleId>>,
 }
 
 /// A field's program atoms while a prefilter is built.
@@ -882,24 +883,30 @@ pub struct FieldLiterals<'a> {
     pub field: FieldPath,
     /// Lowercase literal, rules.
     #[serde(borrow)]
-    pub literals: Keyed<'a, RuleId>,
+    pub literals: Shards<'a, RuleId>,
     /// Every rule with a literal here (when the text is too large to search).
     #[serde(borrow)]
-    pub all: Words<'a, RuleId>,
+    pub all: Part<Words<'a, RuleId>>,
 }
 
 impl FieldLiterals<'_> {
-    /// Add the rules whose literal a text of this field of `root` contains.
-    fn search(&self, root: &serde_json::Value, out: &mut Vec<RuleId>) {
+    /// Add the rules whose literal a text of this field of `root` contains
+    /// (`None`: a part of the list does not verify).
+    fn search(
+        &self,
+        root: &serde_json::Value,
+        out: &mut Vec<RuleId>,
+        parts: &dyn Parts,
+    ) -> Option<()> {
         let Some(value) = self.field.get(root) else {
-            return;
+            return Some(());
         };
         let mut found = vec![];
         texts(value, &mut found);
         let size: usize = found.iter().map(|t| t.len() + 1).sum();
         if size > MAX_SEARCH {
-            out.extend(self.all.iter());
-            return;
+            out.extend(self.all.get(parts)?.iter());
+            return Some(());
         }
         let mut hay = Vec::with_capacity(size);
         for t in &found {
@@ -907,7 +914,7 @@ impl FieldLiterals<'_> {
             hay.push(0);
         }
         hay.make_ascii_lowercase();
-        search(&self.literals, &hay, out);
+        search(&self.literals, &hay, out, parts)
     }
 }
 
@@ -921,16 +928,20 @@ const MAX_SEARCH: usize = 1 << 20;
 /// sorted literals ([`Keyed::found_in`], ~0.1M instructions fewer than a pass
 /// over the text per literal for a harmless Bash command). A long text is
 /// searched for each literal (`memmem`), whose cost grows with the text alone.
-fn search(literals: &Keyed<'_, RuleId>, hay: &[u8], out: &mut Vec<RuleId>) {
+fn search(
+    literals: &Shards<'_, RuleId>,
+    hay: &[u8],
+    out: &mut Vec<RuleId>,
+    parts: &dyn Parts,
+) -> Option<()> {
     if hay.len() <= LOOKUP_MAX {
-        literals.found_in(hay, |ids| out.extend(ids.iter()));
-        return;
+        return literals.found_in(hay, parts, |ids| out.extend(ids.iter()));
     }
-    for (literal, ids) in literals.iter() {
+    literals.each(parts, |literal, ids| {
         if memchr::memmem::find(hay, literal.as_bytes()).is_some() {
             out.extend(ids.iter());
         }
-    }
+    })
 }
 
 /// Texts up to this many bytes are searched place by place
@@ -988,7 +999,7 @@ impl EventEntry {
         let mut e = EventEntry::default();
         let reached = |ids: Vec<RuleId>| Reached {
             prefilter: Prefilter::build(&ids, needs),
-            ids: ids.into_iter().collect(),
+            ids: Part::Here(ids.into_iter().collect()),
         };
         let mut values: BTreeSet<String> = BTreeSet::new();
         let mut ids = vec![];
@@ -1102,30 +1113,104 @@ impl EventEntry {
         paths: Option<&dyn CommandPaths>,
     ) -> Vec<RuleId> {
         let (reached, refused) = self.pick(event);
-        reached.bucket(event, &refused, prefilter, paths)
+        // A group built in this process holds every part in place: nothing
+        // is read, so nothing fails to verify. (Were it to, every rule of
+        // the group would be a candidate.)
+        reached
+            .bucket(event, &refused, prefilter, paths, &InPlace)
+            .or_else(|| reached.bucket(event, &refused, None, None, &InPlace))
+            .unwrap_or_default()
     }
 }
 
 impl Reached<'_> {
     /// Its rules but the `refused`, and with `prefilter`, only those whose
-    /// requirements the event meets.
+    /// requirements the event meets (`None`: a part it reads from `parts`
+    /// does not verify).
     pub fn bucket(
         &self,
         event: &Event,
         refused: &[RuleId],
         prefilter: Option<&mut Shells>,
         paths: Option<&dyn CommandPaths>,
-    ) -> Vec<RuleId> {
+        parts: &dyn Parts,
+    ) -> Option<Vec<RuleId>> {
         match prefilter {
-            None => self.ids.iter().filter(|id| !refused.contains(id)).collect(),
-            // The candidates, looked up among the group's (sorted) ids: work
-            // grows with the candidates, not with the group.
+            None => Some(
+                self.ids
+                    .get(parts)?
+                    .iter()
+                    .filter(|id| !refused.contains(id))
+                    .collect(),
+            ),
+            // The prefilter was built from the group's rules: its candidates
+            // are among them, and `ids` is not read.
             Some(shells) => {
-                let mut wanted = self.prefilter.candidates(event, shells, paths);
-                wanted.retain(|id| !refused.contains(id) && self.ids.run().contains(*id));
-                wanted
+                let mut wanted = self.prefilter.candidates(event, shells, paths, parts)?;
+                wanted.retain(|id| !refused.contains(id));
+                Some(wanted)
             }
         }
+    }
+
+    /// Put the group's large lists in records of their own ([`Part`]),
+    /// read only by the events that use them: its rules, the pieces of its
+    /// program names and literals, and the rules of a command that does not
+    /// parse or a text too large to search.
+    pub fn apart(&mut self, put: &mut dyn FnMut(Vec<u8>) -> Span) -> Option<()> {
+        self.ids.apart(put)?;
+        let p = &mut self.prefilter;
+        for fp in &mut p.programs {
+            fp.exact.apart(put)?;
+            fp.all.apart(put)?;
+        }
+        for fl in &mut p.texts {
+            fl.literals.apart(put)?;
+            fl.all.apart(put)?;
+        }
+        for pl in &mut p.paths {
+            pl.literals.apart(put)?;
+            pl.by_texts.apart(put)?;
+            pl.all.apart(put)?;
+        }
+        Some(())
+    }
+
+    /// The spans of the parts kept apart ([`Self::apart`]).
+    pub fn spans(&self) -> Vec<Span> {
+        let p = &self.prefilter;
+        let mut out: Vec<Span> = self.ids.span().into_iter().collect();
+        for fp in &p.programs {
+            out.extend(fp.exact.spans().into_iter().chain(fp.all.span()));
+        }
+        for fl in &p.texts {
+            out.extend(fl.literals.spans().into_iter().chain(fl.all.span()));
+        }
+        for pl in &p.paths {
+            out.extend(pl.literals.spans());
+            out.extend(pl.by_texts.span().into_iter().chain(pl.all.span()));
+        }
+        out
+    }
+
+    /// Read every part kept apart (`None`: one does not verify or decode).
+    pub fn read_all(&self, parts: &dyn Parts) -> Option<()> {
+        let p = &self.prefilter;
+        self.ids.get(parts)?;
+        for fp in &p.programs {
+            fp.exact.read_all(parts)?;
+            fp.all.get(parts)?;
+        }
+        for fl in &p.texts {
+            fl.literals.read_all(parts)?;
+            fl.all.get(parts)?;
+        }
+        for pl in &p.paths {
+            pl.literals.read_all(parts)?;
+            pl.by_texts.get(parts)?;
+            pl.all.get(parts)?;
+        }
+        Some(())
     }
 }
 
@@ -1364,7 +1449,7 @@ impl<'n> Gathered<'n> {
             b.all.dedup();
             let mut fp = FieldPrograms {
                 field: b.field,
-                exact: Keyed::default(),
+                exact: Shards::default(),
                 prefixes: Keyed::default(),
                 subcommand_words: b.subcommands.iter().flatten().collect(),
                 subcommands: b
@@ -1378,18 +1463,18 @@ impl<'n> Gathered<'n> {
                 unknown: b.unknown.into_iter().collect(),
                 code: b.code,
                 within: vec![],
-                all: b.all.into_iter().collect(),
+                all: Part::Here(b.all.into_iter().collect()),
             };
             for (inner, lits) in self.within.remove(&fp.field).unwrap_or_default() {
                 let (literals, all) = by_literal(lits);
                 fp.within.push(FieldLiterals {
                     field: inner.clone(),
                     literals,
-                    all,
+                    all: Part::Here(all),
                 });
             }
             if let Some(names) = self.exact.remove(&fp.field) {
-                fp.exact = Keyed::new(names);
+                fp.exact = Shards::new(names);
             }
             if let Some(names) = self.prefixes.remove(&fp.field) {
                 fp.prefixes = Keyed::new(names);
@@ -1408,7 +1493,7 @@ impl<'n> Gathered<'n> {
                 FieldLiterals {
                     field: field.clone(),
                     literals,
-                    all,
+                    all: Part::Here(all),
                 }
             })
             .collect()
@@ -1477,8 +1562,8 @@ impl<'n> Gathered<'n> {
                 literals,
                 any: any.into_iter().collect(),
                 classes,
-                by_texts: by_texts.into_iter().collect(),
-                all: all.into_iter().collect(),
+                by_texts: Part::Here(by_texts.into_iter().collect()),
+                all: Part::Here(all.into_iter().collect()),
             });
         }
         out
@@ -1486,11 +1571,11 @@ impl<'n> Gathered<'n> {
 }
 
 /// Literals keyed for search, and every rule that wants one of them.
-fn by_literal(lits: Literals) -> (Keyed<'static, RuleId>, Words<'static, RuleId>) {
+fn by_literal(lits: Literals) -> (Shards<'static, RuleId>, Words<'static, RuleId>) {
     let mut all: Vec<RuleId> = lits.values().flatten().copied().collect();
     all.sort_unstable();
     all.dedup();
-    (Keyed::new(lits), all.into_iter().collect())
+    (Shards::new(lits), all.into_iter().collect())
 }
 
 impl Prefilter<'static> {
@@ -1524,7 +1609,8 @@ impl Prefilter<'_> {
         event: &Event,
         shells: &mut Shells,
         paths: Option<&dyn CommandPaths>,
-    ) -> Vec<RuleId> {
+        parts: &dyn Parts,
+    ) -> Option<Vec<RuleId>> {
         let mut out: Vec<RuleId> = self.always.iter().collect();
         // The requirements of the fields the event lacks.
         let mut lacking: Vec<Run<'_, RuleId>> = vec![];
@@ -1546,7 +1632,7 @@ impl Prefilter<'_> {
                 Ok(cmds) => {
                     for c in cmds.iter() {
                         let runs = |(id, sub): (RuleId, u32)| fp.runs(c, sub).then_some(id);
-                        if let Some(ids) = fp.exact.get(&c.program.to_ascii_lowercase()) {
+                        if let Some(ids) = fp.exact.get(&c.program.to_ascii_lowercase(), parts)? {
                             out.extend(ids.iter().filter_map(runs));
                         }
                         for (prefix, ids) in fp.prefixes.iter() {
@@ -1565,17 +1651,17 @@ impl Prefilter<'_> {
                         if !fp.within.is_empty() {
                             let object = command_object(c);
                             for fl in &fp.within {
-                                fl.search(&object, &mut out);
+                                fl.search(&object, &mut out, parts)?;
                             }
                         }
                     }
                 }
                 // A command that does not parse may run anything.
-                Err(_) => out.extend(fp.all.iter()),
+                Err(_) => out.extend(fp.all.get(parts)?.iter()),
             }
         }
         for fl in &self.texts {
-            fl.search(&event.value, &mut out);
+            fl.search(&event.value, &mut out, parts)?;
         }
         for pl in &self.paths {
             // A private key is known by its content, read only when a rule
@@ -1591,7 +1677,7 @@ impl Prefilter<'_> {
                 else {
                     // Paths not known, or a command that does not parse
                     // (which names any path).
-                    out.extend(pl.all.iter());
+                    out.extend(pl.all.get(parts)?.iter());
                     continue;
                 };
                 paths.paths_seen(&cmds, &pl.selector, content)
@@ -1601,7 +1687,7 @@ impl Prefilter<'_> {
                     continue;
                 };
                 let Some(paths) = paths else {
-                    out.extend(pl.all.iter());
+                    out.extend(pl.all.get(parts)?.iter());
                     continue;
                 };
                 paths.field_paths_seen(value, &pl.selector, content)
@@ -1614,7 +1700,7 @@ impl Prefilter<'_> {
             // A glob test compares ASCII-lowercased texts, lowercased first
             // when it ignores case (`K`, the Kelvin sign, becomes `k`): both.
             let Some(texts) = seen.texts else {
-                out.extend(pl.by_texts.iter());
+                out.extend(pl.by_texts.get(parts)?.iter());
                 continue;
             };
             if texts.is_empty() {
@@ -1634,20 +1720,20 @@ impl Prefilter<'_> {
                     hay.push(0);
                 }
             }
-            search(&pl.literals, &hay, &mut out);
+            search(&pl.literals, &hay, &mut out, parts)?;
         }
         out.sort_unstable();
         out.dedup();
         if !lacking.is_empty() {
             out.retain(|&id| !lacking.iter().any(|r| r.contains(id)));
         }
-        out
+        Some(out)
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{search, Keyed, RuleId, LOOKUP_MAX};
+    use super::{search, InPlace, Reached, RuleId, Shards, Shells, LOOKUP_MAX};
     use std::collections::BTreeMap;
 
     /// Every string over `alphabet` of up to `n` characters.
@@ -1662,6 +1748,75 @@ mod tests {
             all.extend(last.iter().cloned());
         }
         all
+    }
+
+    /// Every part a group puts apart is one `spans` names and `read_all`
+    /// reads (what `reseal` re-tags and `doctor` checks), and a group read
+    /// back with its parts apart gives each event of the pack's examples the
+    /// candidates it gives in place.
+    #[test]
+    fn a_group_with_its_parts_apart_names_reads_and_answers_as_in_place() {
+        use crate::compile::flat::{Body, Parts, Span};
+        use std::cell::RefCell;
+        struct Records(RefCell<Vec<Vec<u8>>>, std::cell::Cell<usize>);
+        impl Parts for Records {
+            fn part(&self, (at, _): Span) -> Option<Body> {
+                self.1.set(self.1.get() + 1);
+                let mut b = vec![0u8; 16];
+                b.extend(self.0.borrow().get(at as usize)?);
+                Some(Body(b.into()))
+            }
+        }
+        let set = crate::compile::set::CompiledSet::build(&crate::policy::discover::builtin());
+        let entry = set.table.entry("PreToolUse");
+        let bash = entry.by_value.get("Bash").expect("a Bash group");
+        let records = Records(RefCell::new(vec![]), std::cell::Cell::new(0));
+        let bytes = postcard::to_allocvec(bash).unwrap();
+        let mut apart: Reached<'_> = postcard::from_bytes(&bytes).unwrap();
+        let mut put_spans = vec![];
+        apart
+            .apart(&mut |b| {
+                let mut r = records.0.borrow_mut();
+                r.push(b);
+                let span = ((r.len() - 1) as u64, 0);
+                put_spans.push(span);
+                span
+            })
+            .unwrap();
+        assert!(put_spans.len() > 10, "{}", put_spans.len());
+        let stored = postcard::to_allocvec(&apart).unwrap();
+        assert!(
+            stored.len() * 4 < bytes.len(),
+            "{} of {}",
+            stored.len(),
+            bytes.len()
+        );
+        let read: Reached<'_> = postcard::from_bytes(&stored).unwrap();
+        assert_eq!(read.spans(), put_spans);
+        read.read_all(&records).unwrap();
+        assert_eq!(records.1.get(), put_spans.len(), "each read once");
+        for command in [
+            "npm test",
+            "rm -rf /",
+            "cat ~/.ssh/id_rsa",
+            "git push --force",
+            "ls 'a",
+        ] {
+            let event = crate::contract::Event::from_value(serde_json::json!({
+                "hook_event_name": "PreToolUse", "tool_name": "Bash",
+                "tool_input": {"command": command}, "cwd": "/tmp",
+            }))
+            .unwrap();
+            let fresh: Reached<'_> = postcard::from_bytes(&stored).unwrap();
+            let got = fresh
+                .bucket(&event, &[], Some(&mut Shells::new()), None, &records)
+                .unwrap();
+            let want = bash
+                .bucket(&event, &[], Some(&mut Shells::new()), None, &InPlace)
+                .unwrap();
+            assert_eq!(got, want, "{command}");
+            assert!(!want.is_empty(), "{command}");
+        }
     }
 
     /// The search finds exactly the literals the text contains, short texts
@@ -1685,10 +1840,10 @@ mod tests {
                     map.insert(l.clone(), vec![i as RuleId]);
                 }
             }
-            let keyed = Keyed::new(map.clone());
+            let keyed = Shards::new(map.clone());
             for hay in hays.iter().chain([&long]) {
                 let mut got = vec![];
-                search(&keyed, hay.as_bytes(), &mut got);
+                search(&keyed, hay.as_bytes(), &mut got, &InPlace).unwrap();
                 got.sort_unstable();
                 let mut want: Vec<RuleId> = map
                     .iter()

@@ -361,6 +361,63 @@ fn an_edited_policy_is_seen_at_once() {
     );
 }
 
+/// The stamps of what a cached set was built from are read where they lie
+/// (paths front-coded, `stat`'s answers compared as bytes): a file edited,
+/// added or removed among several in one folder (paths that share all but
+/// their last bytes) is seen by the next event, the cache built before it
+/// not used. The edited file gains a rule for an event none of its rules
+/// reached before.
+#[test]
+fn a_policy_file_edited_added_or_removed_among_many_is_seen_at_once() {
+    let s = Sandbox::new(STARTER);
+    let dir = s.root.join("proj/.claude/hookrules");
+    let stop_only = |n: usize| {
+        format!(
+            "[policy]\nname = \"p{n}\"\n\n[[rule]]\nid = \"hello-{n}\"\nevents = [\"Stop\"]\nmessage = \"hi\"\n"
+        )
+    };
+    for n in 10..16 {
+        std::fs::write(dir.join(format!("p{n}.toml")), stop_only(n)).unwrap();
+    }
+    let deny_make = |n: usize| {
+        format!(
+            "{}\n[[rule]]\nid = \"no-make-{n}\"\nevents = [\"PreToolUse\"]\nmatcher = \"Bash\"\nwhen = {{ commands = \"tool_input.command\", command = {{ program = [\"make\"] }} }}\ndecision = \"deny\"\nreason = \"no make here\"\n",
+            stop_only(n)
+        )
+    };
+    // Before each change: a cache built from the folder as it is, and used.
+    let cached = || {
+        s.age();
+        let _ = s.run("make");
+        let before = std::fs::read(s.artifact()).unwrap();
+        let answer = s.run("make");
+        assert_eq!(
+            std::fs::read(s.artifact()).unwrap(),
+            before,
+            "used, not rebuilt"
+        );
+        answer
+    };
+    assert!(!denied(&cached()), "no rule for make yet");
+    // Edited: the middle file of the folder gains a rule for Bash.
+    std::fs::write(dir.join("p12.toml"), deny_make(12)).unwrap();
+    assert!(denied(&s.run("make")), "edited file seen at once");
+    assert!(denied(&cached()), "and cached");
+    // Removed.
+    std::fs::remove_file(dir.join("p12.toml")).unwrap();
+    assert!(!denied(&s.run("make")), "removed file seen at once");
+    assert!(!denied(&cached()));
+    // Added, between two others (p12 sorts between p11 and p13 again).
+    std::fs::write(dir.join("p120.toml"), deny_make(120)).unwrap();
+    assert!(denied(&s.run("make")), "added file seen at once");
+    assert!(denied(&cached()));
+    // Replaced by a file of the same size and content (another inode).
+    let p = dir.join("p120.toml");
+    std::fs::write(dir.join("x.tmp"), stop_only(120).replace("hi", "ho")).unwrap();
+    std::fs::rename(dir.join("x.tmp"), &p).unwrap();
+    assert!(!denied(&s.run("make")), "replaced file seen at once");
+}
+
 /// The red team's attack on the cache (issue 26 item 3): rewrite what the records
 /// say and recompute every hash the file carries. The cache's tags are MACs under
 /// the user's key, which the attacker does not have, so the file is not used

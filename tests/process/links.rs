@@ -376,12 +376,56 @@ const COMMANDS: &[(&str, &str, &str)] = &[
         "allow",
         "build -> target, in the project",
     ),
+    (
+        "rm -rf build/*",
+        "allow",
+        "build -> target: a project folder emptied",
+    ),
+];
+
+/// The same places from PowerShell: a link is followed the same way, whichever
+/// shell spells the command (`Remove-Item build/*` is `rm -rf build/*`, and
+/// its `*` taking dot names too empties what the link leads to).
+const POWERSHELL: &[(&str, &str, &str)] = &[
+    (
+        "Remove-Item ./build/* -Recurse -Force",
+        "allow",
+        "build -> target: a project folder emptied (redteam s17's over-block)",
+    ),
+    (
+        "Move-Item ./build/* ./dist/",
+        "allow",
+        "its entries moved inside the project",
+    ),
+    (
+        "Remove-Item ./out/* -Recurse -Force",
+        "deny",
+        "out -> /: deletes /*",
+    ),
+    (
+        "Remove-Item ./up/* -Recurse -Force",
+        "deny",
+        "up -> .. is home",
+    ),
+    ("Remove-Item ./etc/* -Recurse", "deny", "etc -> /etc"),
+    (
+        "Get-ChildItem ./out | Remove-Item -Recurse -Force",
+        "deny",
+        "the listing goes through the link",
+    ),
+    ("Get-Content ./keys/notes", "deny", "keys -> ~/.ssh"),
 ];
 
 #[test]
 fn shell_paths_land_where_links_lead() {
     let sb = sandbox();
     check(&sb, COMMANDS, Sandbox::bash);
+}
+
+#[test]
+fn powershell_paths_land_where_links_lead() {
+    let sb = sandbox();
+    check(&sb, POWERSHELL, Sandbox::powershell);
 }
 
 /// (tool, path in the project, decision, why)

@@ -119,6 +119,14 @@ impl Sandbox {
             "cwd": self.project(), "tool_input": { "command": command },
         })
     }
+
+    /// A PreToolUse event of Claude Code's `PowerShell` tool in the project.
+    pub fn powershell(&self, command: &str) -> Value {
+        serde_json::json!({
+            "hook_event_name": "PreToolUse", "tool_name": "PowerShell", "session_id": "s",
+            "cwd": self.project(), "tool_input": { "command": command },
+        })
+    }
 }
 
 /// The verdict in any host's answer: `deny`, `ask` or `allow` (no answer);

@@ -1601,7 +1601,7 @@ impl Analyser {
         let mut words: Vec<W> = vec![];
         let out = match cmdlet.action {
             Action::Delete => {
-                let paths = self.path_args(&b);
+                let (paths, emptied) = self.item_path_args(&b);
                 let recurse = b.switch("Recurse");
                 let force = b.switch("Force");
                 let filter = b.get("Filter").or_else(|| b.get("Include")).map(V::scalar);
@@ -1613,7 +1613,7 @@ impl Analyser {
                     flags.push(raw("-f"));
                 }
                 if paths.is_empty() {
-                    self.path_input(input, "rm", flags, filter, &mut words);
+                    self.path_input(input, "rm", flags.clone(), filter, &mut words);
                 } else if let Some(f) = filter {
                     // `Remove-Item P -Include *.log -Recurse`: what matches, below P.
                     words.push(raw("find"));
@@ -1622,13 +1622,18 @@ impl Analyser {
                         words.extend([raw("-maxdepth"), raw("1")]);
                     }
                     words.extend([raw("-name"), W::Val(f), raw("-exec"), raw("rm")]);
-                    words.extend(flags);
+                    words.extend(flags.iter().cloned());
                     words.extend([raw("{}"), raw("+")]);
                 } else {
                     words.push(raw("rm"));
-                    words.extend(flags);
+                    words.extend(flags.iter().cloned());
                     words.push(raw("--"));
                     words.extend(paths.into_iter().map(W::Val));
+                }
+                // `DIR/*` also takes DIR's dot names: what is left of DIR's
+                // entries, each removed (see `item_path_args`).
+                for dir in emptied {
+                    self.emptied(dir, &[raw("rm")], &flags, label)?;
                 }
                 V::text("")
             }
@@ -1638,11 +1643,20 @@ impl Analyser {
                 } else {
                     "mv"
                 };
-                let mut srcs = self.path_args(&b);
-                if cmdlet.action == Action::Copy {
-                    srcs = whole_content(srcs);
-                }
+                let srcs;
                 let dst = b.get("Destination").map(|v| self.path1(v));
+                if cmdlet.action == Action::Copy {
+                    srcs = whole_content(self.path_args(&b));
+                } else {
+                    // A move takes the items, not their text: `DIR/*`'s dot
+                    // names are DIR's other entries moved (see `item_path_args`).
+                    let emptied;
+                    (srcs, emptied) = self.item_path_args(&b);
+                    let to = dst.clone().unwrap_or_else(|| Value::text("."));
+                    for dir in emptied {
+                        self.emptied(dir, &[raw("mv"), raw("-t"), W::Val(to.clone())], &[], label)?;
+                    }
+                }
                 words.push(raw(prog));
                 if cmdlet.action == Action::Copy && b.switch("Recurse") {
                     words.push(raw("-r"));
@@ -3519,6 +3533,12 @@ impl Analyser {
 
     /// The path parameters of a bound cmdlet (Path, LiteralPath, FilePath), as paths.
     fn path_args(&mut self, b: &Bound) -> Vec<Value> {
+        self.path_args_with(b, &mut |_| false)
+    }
+
+    /// [`Self::path_args`], where `whole(path)` may take a pattern's dot
+    /// names itself (returning `true`): then no `.*` twin is added.
+    fn path_args_with(&mut self, b: &Bound, whole: &mut dyn FnMut(&Value) -> bool) -> Vec<Value> {
         let mut out = vec![];
         for (p, v) in &b.named {
             if matches!(p.kind, Kind::Path | Kind::Literal)
@@ -3537,7 +3557,7 @@ impl Analyser {
                     // PowerShell's wildcards match names that begin with a dot
                     // (a file or folder object, or its name, is that item: any
                     // one of a listing's, not a wildcard that names each).
-                    if p.kind == Kind::Path && v.from != From::Item {
+                    if p.kind == Kind::Path && v.from != From::Item && !whole(&pv) {
                         if let Some(dot) = dotted(&pv) {
                             out.push(pv);
                             out.push(dot);
@@ -3558,6 +3578,47 @@ impl Analyser {
             }
         }
         out
+    }
+
+    /// The paths of a cmdlet that acts on items as wholes (Remove-Item,
+    /// Move-Item), and the folders whose every entry a `DIR/*` reaches.
+    /// PowerShell's `*` also matches names that begin with a dot (bash's
+    /// `dotglob`): for these cmdlets that is the rest of the folder's
+    /// entries, removed or moved whole, judged as `find DIR/ -mindepth 1
+    /// -maxdepth 1 -exec …` (what emptying a folder is in bash), not as a
+    /// `DIR/.*` that names every hidden file (`.env`) the way a reader's
+    /// pattern does. `Get-Content DIR/*` shows `.env`'s text, so a reader
+    /// keeps the `.*` twin ([`Self::path_args`]); `Remove-Item DIR/*` deletes
+    /// what `rm -rf DIR` would, and is judged where DIR lands.
+    fn item_path_args(&mut self, b: &Bound) -> (Vec<Value>, Vec<Value>) {
+        let mut emptied = vec![];
+        let paths = self.path_args_with(b, &mut |pv: &Value| match bare_star_dir(pv) {
+            Some(dir) => {
+                emptied.push(dir);
+                true
+            }
+            None => false,
+        });
+        (paths, emptied)
+    }
+
+    /// `find DIR/ -mindepth 1 -maxdepth 1 -exec PROG… FLAGS {} +`: every
+    /// entry of DIR (the trailing `/` goes through a link, as PowerShell's
+    /// listing does) handed to PROG.
+    fn emptied(&mut self, dir: Value, prog: &[W], flags: &[W], label: Option<&str>) -> R<()> {
+        let mut w = vec![
+            raw("find"),
+            W::Val(dir),
+            raw("-mindepth"),
+            raw("1"),
+            raw("-maxdepth"),
+            raw("1"),
+            raw("-exec"),
+        ];
+        w.extend(prog.iter().cloned());
+        w.extend(flags.iter().cloned());
+        w.extend([raw("{}"), raw("+")]);
+        self.emit(w, label)
     }
 
     fn path1(&mut self, v: &V) -> Value {
@@ -4159,6 +4220,27 @@ fn dotted(v: &Value) -> Option<Value> {
             .collect(),
     );
     changed.then_some(out)
+}
+
+/// The folder `v` names every entry of, when each of its spellings is
+/// `DIR/*` (or a bare `*`: the working folder), with its trailing `/`.
+fn bare_star_dir(v: &Value) -> Option<Value> {
+    let mut out = Value::default();
+    for s in &v.0 {
+        let n = s.0.len();
+        if !matches!(s.0.last(), Some(Piece::Glob(g)) if g == "*") {
+            return None;
+        }
+        let mut d = s.clone();
+        d.0.pop();
+        match d.0.last() {
+            None => d.push(Piece::Text("./".into())),
+            Some(Piece::Text(t)) if t.ends_with('/') && n >= 2 => {}
+            _ => return None,
+        }
+        out.add(d);
+    }
+    (!out.0.is_empty()).then_some(out)
 }
 
 /// The folder a path is in (for Rename-Item's new name), with a trailing `/`.

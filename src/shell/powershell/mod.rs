@@ -424,7 +424,12 @@ pub(crate) fn cli(prog: &str, words: &[String]) -> Cli {
                 Cli::File
             };
         };
-        let name = name.split(':').next().unwrap_or(name);
+        // `-EncodedCommand:B64`: the value after the colon, as PowerShell
+        // binds `-Name:value`.
+        let (name, attached) = match name.split_once(':') {
+            Some((n, v)) => (n, Some(w[w.len() - v.len()..].to_string())),
+            None => (name, None),
+        };
         let found = CLI
             .iter()
             .find(|(n, aliases, _)| *n == name || aliases.contains(&name))
@@ -447,7 +452,7 @@ pub(crate) fn cli(prog: &str, words: &[String]) -> Cli {
                 };
             }
             Some(("encodedcommand", _, _)) => {
-                return Cli::Decoded(words.get(i + 1).and_then(|b| {
+                return Cli::Decoded(attached.as_ref().or(words.get(i + 1)).and_then(|b| {
                     analyse::base64(b).and_then(|bytes| analyse::decode("unicode", &bytes))
                 }));
             }
@@ -458,7 +463,8 @@ pub(crate) fn cli(prog: &str, words: &[String]) -> Cli {
                 };
             }
             Some(("version" | "help", _, _)) => return Cli::Info,
-            Some((_, _, true)) => i += 2,
+            Some((_, _, true)) if attached.is_none() => i += 2,
+            Some((_, _, true)) => i += 1,
             Some((_, _, false)) | None => i += 1,
         }
     }

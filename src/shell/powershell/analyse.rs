@@ -96,6 +96,10 @@ pub(super) enum From {
     /// (`printenv NAME`, `secret-tool lookup`); a variable, a program's
     /// argument or an `Authorization` header uses it.
     Secret(Option<String>),
+    /// A command being put together by `[PowerShell]::Create().AddCommand(…)`
+    /// (its number in `Analyser::ps_commands`): its parameters are added
+    /// one by one, and it runs at `.Invoke()`.
+    PsCommand(usize),
     /// The whole environment (`Get-ChildItem env:`): printing it is `env`,
     /// searching it `env | grep …`, sending it `env | curl`.
     Environment,
@@ -223,7 +227,14 @@ pub(super) struct Analyser {
     /// Files the line wrote the environment (or a secret) into, by
     /// lowercase file name: uploading one sends the environment.
     env_files: Vec<String>,
+    /// Commands built with `AddCommand` (see [`From::PsCommand`]): the name,
+    /// then each parameter (`Some(name)`) or argument (`None`) added.
+    ps_commands: Vec<PsCall>,
 }
+
+/// A command built with `AddCommand`: its name, then each parameter
+/// (`Some(name)`) or argument (`None`) added, in order.
+type PsCall = (String, Vec<(Option<String>, V)>);
 
 type R<T> = Result<T, ParseError>;
 
@@ -252,6 +263,7 @@ impl Analyser {
             made: vec![],
             scripts: vec![],
             env_files: vec![],
+            ps_commands: vec![],
         }
     }
 
@@ -505,12 +517,42 @@ impl Analyser {
         let name = match target {
             Expr::Var(n) => n.clone(),
             Expr::Unary(op, inner) if op.starts_with('[') => return self.assign(inner, v, append),
+            // `$p.Path = …`, `$p['Recurse'] = $true`: a key of a hashtable
+            // (splatted later, its keys are parameters).
+            Expr::Member {
+                target: t,
+                name: key,
+                args: None,
+            } => {
+                if key.eq_ignore_ascii_case("commandtext") {
+                    // A database command's SQL (`$cmd.CommandText = 'DROP …'`,
+                    // ADO.NET's `DbCommand`): what it runs.
+                    self.sql_text(std::slice::from_ref(&v), &[], "DbCommand.CommandText")?;
+                }
+                return self.set_key(t, Some(key.to_ascii_lowercase()), v);
+            }
+            Expr::Index(t, k) => {
+                let key = self.expr(k)?.literal().map(|k| k.to_ascii_lowercase());
+                return self.set_key(t, key, v);
+            }
             _ => return Ok(()),
         };
         let v = if append {
             match self.vars.get(&name) {
                 Some(old) => match (&old.val, &v.val) {
                     (Val::One(a), Val::One(b)) => V::one(a.concat(b)),
+                    // `$p += @{ Recurse = $true }`: the tables merged.
+                    (Val::Hash(a), Val::Hash(b)) => {
+                        let mut h = a.clone();
+                        for (k, x) in b {
+                            h.retain(|(k2, _)| k2 != k);
+                            h.push((k.clone(), x.clone()));
+                        }
+                        V {
+                            val: Val::Hash(h),
+                            from: From::Plain,
+                        }
+                    }
                     _ => V {
                         val: Val::List(vec![old.clone(), v]),
                         from: From::Plain,
@@ -522,6 +564,34 @@ impl Analyser {
             v
         };
         self.set_var(&name, v);
+        Ok(())
+    }
+
+    /// Set `key` of the hashtable held by the variable `target` (`None`: a
+    /// key nobody can read, which makes the table unknown: splatted, any
+    /// parameter may be in it). Other targets keep nothing.
+    fn set_key(&mut self, target: &Expr, key: Option<String>, v: V) -> R<()> {
+        let Expr::Var(n) = target else {
+            return Ok(());
+        };
+        let Some(old) = self.vars.get(n.as_str()).cloned() else {
+            return Ok(());
+        };
+        let Val::Hash(mut h) = old.val else {
+            return Ok(());
+        };
+        let new = match key {
+            Some(k) => {
+                h.retain(|(k2, _)| *k2 != k);
+                h.push((k, v));
+                V {
+                    val: Val::Hash(h),
+                    from: old.from,
+                }
+            }
+            None => V::unknown(&format!("${n}")),
+        };
+        self.set_var(&n.clone(), new);
         Ok(())
     }
 
@@ -807,6 +877,111 @@ impl Analyser {
             return self.dotnet(t, &lname, &argv, args.is_some());
         }
         let t = self.expr(target)?;
+        // A hashtable's keys set by its methods (`$p.Add('Path', '~')`),
+        // splatted later as parameters.
+        if let (Val::Hash(_), Some(_)) = (&t.val, args) {
+            match (lname.as_str(), argv.as_slice()) {
+                ("add" | "set_item", [k, v]) => {
+                    self.set_key(
+                        target,
+                        k.literal().map(|k| k.to_ascii_lowercase()),
+                        v.clone(),
+                    )?;
+                    return Ok(V::text(""));
+                }
+                ("remove", [k]) => {
+                    if let (Expr::Var(n), Some(k), Val::Hash(mut h)) =
+                        (target, k.literal(), t.val.clone())
+                    {
+                        h.retain(|(k2, _)| !k2.eq_ignore_ascii_case(&k));
+                        self.set_var(
+                            &n.clone(),
+                            V {
+                                val: Val::Hash(h),
+                                from: t.from.clone(),
+                            },
+                        );
+                    }
+                    return Ok(V::text(""));
+                }
+                _ => {}
+            }
+        }
+        // `[PowerShell]::Create().AddCommand(NAME).AddParameter(…)…`: the
+        // command is put together here and runs at `.Invoke()`.
+        if let (From::PsCommand(k), Some(_)) = (&t.from, args) {
+            let k = *k;
+            match lname.as_str() {
+                "addcommand" | "addscript" | "addstatement" => {}
+                "addparameter" => {
+                    let name = argv.first().and_then(V::literal).unwrap_or_default();
+                    let v = argv.get(1).cloned().unwrap_or_else(|| V::text("True"));
+                    if let Some(c) = self.ps_commands.get_mut(k) {
+                        c.1.push((Some(name), v));
+                    }
+                    return Ok(t);
+                }
+                "addparameters" => {
+                    let items: Vec<(Option<String>, V)> = match argv.first().map(|v| &v.val) {
+                        Some(Val::Hash(h)) => h
+                            .iter()
+                            .map(|(n, v)| (Some(n.clone()), v.clone()))
+                            .collect(),
+                        Some(Val::List(l)) => l.iter().map(|v| (None, v.clone())).collect(),
+                        // Parameters nobody can read: as a splatted unknown table.
+                        _ => vec![(None, V::unknown("(parameters)"))],
+                    };
+                    if let Some(c) = self.ps_commands.get_mut(k) {
+                        c.1.extend(items);
+                    }
+                    return Ok(t);
+                }
+                "addargument" => {
+                    let v = argv
+                        .first()
+                        .cloned()
+                        .unwrap_or_else(|| V::unknown("(argument)"));
+                    if let Some(c) = self.ps_commands.get_mut(k) {
+                        c.1.push((None, v));
+                    }
+                    return Ok(t);
+                }
+                "invoke" | "invokeasync" | "begininvoke" => {
+                    self.run_ps_command(k)?;
+                    return Ok(V::unknown("(result)"));
+                }
+                _ => {}
+            }
+        }
+        // A script block's own methods: the ones that run it (`Invoke`,
+        // `InvokeReturnAsIs`, `InvokeWithContext`), `GetNewClosure` (the same
+        // code); anything else handed the block may run it.
+        if let Val::Block(b) = &t.val {
+            let b = b.clone();
+            match lname.as_str() {
+                "getnewclosure" | "getsteppablepipeline" => return Ok(t),
+                // (read below, as they always were)
+                "invoke" | "invokereturnasis" => {}
+                "tostring" | "ast" | "file" | "startposition" | "module" | "attributes"
+                | "isfilter" | "isconfiguration" | "id" | "gettype" | "equals" | "gethashcode" => {}
+                "invokewithcontext" => {
+                    let rest = argv.get(2..).map(<[V]>::to_vec).unwrap_or_default();
+                    return self.block(&b, ".InvokeWithContext()", None, rest, true);
+                }
+                _ if args.is_some() => {
+                    return self.block(&b, &format!(".{name}()"), None, argv, true);
+                }
+                _ => {}
+            }
+        }
+        // `.ForEach({ … })`, `.Where({ … })` (PowerShell's collection
+        // methods): the block runs once per item, the item as `$_`.
+        if matches!(lname.as_str(), "foreach" | "where") {
+            if let Some(Val::Block(b)) = argv.first().map(|v| &v.val) {
+                let b = b.clone();
+                return self.block(&b, &format!(".{name}()"), Some(t), vec![], true);
+            }
+        }
         Ok(match lname.as_str() {
             "downloadstring" | "downloaddata" | "getstringasync" | "downloadstringtaskasync" => {
                 let url = argv
@@ -870,7 +1045,7 @@ impl Analyser {
                 }
                 V::unknown("(response)")
             }
-            "invoke" | "invokereturnasis" => match &t.val {
+            "invoke" | "invokereturnasis" | "invokewithcontext" => match &t.val {
                 Val::Block(b) => {
                     let b = b.clone();
                     self.block(&b, "Invoke()", None, argv, true)?
@@ -883,8 +1058,16 @@ impl Analyser {
             },
             // `$ExecutionContext.InvokeCommand`: code given as text.
             "invokescript" | "expandstring" => {
+                // `InvokeScript(TEXT)`, or the overloads that take a script
+                // block after a scope flag or a session state
+                // (`InvokeScript($false, BLOCK, $null, $null)`).
                 let code = argv
-                    .first()
+                    .iter()
+                    .find(|v| {
+                        matches!(v.val, Val::Block(_))
+                            || matches!(v.from, From::DynamicCode | From::Download(_))
+                    })
+                    .or_else(|| argv.first())
                     .cloned()
                     .unwrap_or_else(|| V::unknown("(code)"));
                 self.eval_code(&code, "InvokeCommand.InvokeScript")?;
@@ -935,19 +1118,25 @@ impl Analyser {
                 From::Pid(p) => V::one(p.clone()),
                 _ => V::unknown("(.Id)"),
             },
-            // A FileInfo / DirectoryInfo removed (`(Get-Item P).Delete($true)`).
-            "delete" if args.is_some() && t.from == From::Item => {
-                let mut w = vec![raw("rm")];
-                if argv
-                    .first()
-                    .and_then(V::literal)
-                    .is_some_and(|a| is_true(&a))
-                {
-                    w.push(raw("-r"));
-                }
-                w.extend([raw("-f"), raw("--"), W::Val(t.scalar())]);
-                self.emit(w, Some("FileSystemInfo.Delete"))?;
+            // A FileInfo / DirectoryInfo removed, moved, copied or opened to
+            // write (`(Get-Item P).Delete($true)`, `.MoveTo(D)`, `.Create()`).
+            m if args.is_some()
+                && t.from == From::Item
+                && self.item_method(&t, m, &argv)?.is_some() =>
+            {
                 V::text("")
+            }
+            // `[PowerShell]::Create().AddCommand(NAME)`: its parameters follow.
+            "addcommand" if args.is_some() && argv.first().and_then(V::literal).is_some() => {
+                let name = argv.first().and_then(V::literal).unwrap_or_default();
+                self.ps_commands.push((name, vec![]));
+                let v = V::unknown("(pipeline)").with(From::PsCommand(self.ps_commands.len() - 1));
+                // `$ps.AddCommand(…)`: the object in `$ps` holds the command
+                // (`$ps.AddParameter(…)`, `$ps.Invoke()` later).
+                if let Some(n) = root_var(target) {
+                    self.set_var(&n, v.clone());
+                }
+                v
             }
             // `[PowerShell]::Create().AddScript(CODE)`: the code runs at `.Invoke()`.
             "addscript" | "addcommand" if args.is_some() => {
@@ -963,6 +1152,17 @@ impl Analyser {
                 V::text("/c/Program Files/PowerShell/7/Microsoft.PowerShell_profile.ps1")
             }
             "allusersallhosts" => V::text("/c/Program Files/PowerShell/7/profile.ps1"),
+            _ if argv.iter().any(|v| matches!(v.val, Val::Block(_))) => {
+                // A script block handed to a method this analysis does not
+                // know (`$ps.AddScript({ … })`, an event handler): it may run.
+                for v in &argv {
+                    if let Val::Block(b) = &v.val {
+                        let b = b.clone();
+                        self.block(&b, &format!(".{name}()"), None, vec![], true)?;
+                    }
+                }
+                V::unknown(&format!("(.{name})"))
+            }
             _ => {
                 let from = match t.from {
                     From::Download(u) => From::Download(u),
@@ -987,6 +1187,15 @@ impl Analyser {
     fn dotnet(&mut self, ty: &str, m: &str, a: &[V], call: bool) -> R<V> {
         let t = ty.to_ascii_lowercase();
         let t = t.strip_prefix("system.").unwrap_or(&t);
+        // `WriteAllTextAsync`, `CopyAsync`, `DeleteAsync`: the same action,
+        // finished later.
+        let m = match m.strip_suffix("async") {
+            Some(base) if t.starts_with("io.") && !base.is_empty() => base,
+            _ => m,
+        };
+        if let Some(v) = self.file_object(t, m, a)? {
+            return Ok(v);
+        }
         let arg = |i: usize| {
             a.get(i)
                 .map(V::scalar)
@@ -1015,6 +1224,16 @@ impl Analyser {
                     vec![raw("rm"), raw("-f"), raw("--"), W::Val(p)],
                     Some("[IO.File]::Delete"),
                 )?;
+            }
+            // `[IO.File]::Open(P, 'Create')`: a mode that makes or cuts the
+            // file writes it (`Append`, `OpenOrCreate` write into it).
+            ("io.file", "open") if file_mode(a.get(1)).is_some() => {
+                let p = a
+                    .first()
+                    .map(|v| self.path1(v))
+                    .unwrap_or_else(|| Value::unknown("(path)"));
+                let op = file_mode(a.get(1)).unwrap_or(">");
+                self.emit(vec![raw(op), W::Val(p)], Some("[IO.File]::Open"))?;
             }
             (
                 "io.file",
@@ -1158,6 +1377,8 @@ impl Analyser {
                     },
                 );
             }
+            // `[IO.FileMode]::Create`: the mode's name (see `file_mode`).
+            ("io.filemode", mode) if !call => return Ok(V::text(mode)),
             ("text.encoding", enc) if !call => {
                 return Ok(V::unknown("(encoding)").with(From::Encoding(enc.to_string())));
             }
@@ -1204,6 +1425,111 @@ impl Analyser {
             _ => {}
         }
         Ok(V::unknown(&format!("[{ty}]::{m}")))
+    }
+
+    /// .NET's file objects made from a path: `FileInfo` / `DirectoryInfo`
+    /// (`[IO.FileInfo]::new(P)`, `New-Object IO.FileInfo P`) are the item
+    /// itself, whose methods act on it (see [`Self::item_method`]); a
+    /// `StreamWriter`, or a `FileStream` opened to create, cut or append,
+    /// writes the file. `None`: not one of these.
+    pub(super) fn file_object(&mut self, t: &str, m: &str, a: &[V]) -> R<Option<V>> {
+        let path = |s: &mut Self| {
+            a.first()
+                .map(|v| s.path1(v))
+                .unwrap_or_else(|| Value::unknown("(path)"))
+        };
+        Ok(match (t, m) {
+            ("io.fileinfo" | "io.directoryinfo", "new") => {
+                Some(V::one(path(self)).with(From::Item))
+            }
+            ("io.streamwriter" | "io.binarywriter", "new") => {
+                let p = path(self);
+                let append = a.get(1).and_then(V::literal).is_some_and(|s| is_true(&s));
+                let op = if append { ">>" } else { ">" };
+                self.emit(vec![raw(op), W::Val(p)], Some("StreamWriter"))?;
+                Some(V::unknown("(writer)"))
+            }
+            // A database command made with its SQL (`New-Object
+            // System.Data.SqlClient.SqlCommand('DROP …', $conn)`, Npgsql's,
+            // MySQL's, SQLite's, ODBC's): the SQL it runs.
+            (t, "new")
+                if t.ends_with("command")
+                    && ["sql", "odbc", "oledb", "oracle", "db2"]
+                        .iter()
+                        .any(|d| t.contains(d)) =>
+            {
+                let q: Vec<V> = a.first().cloned().into_iter().collect();
+                self.sql_text(&q, &[], "DbCommand")?;
+                Some(V::unknown("(command)"))
+            }
+            ("io.filestream", "new") if file_mode(a.get(1)).is_some() => {
+                let p = path(self);
+                let op = file_mode(a.get(1)).unwrap_or(">");
+                self.emit(vec![raw(op), W::Val(p)], Some("FileStream"))?;
+                Some(V::unknown("(stream)"))
+            }
+            _ => None,
+        })
+    }
+
+    /// A method of a file or folder object (`Get-Item P`, a listing's item,
+    /// `[IO.FileInfo]::new(P)`): `Delete`, `MoveTo`, `CopyTo`, `Replace`, and
+    /// the ones that open it to write (`Create`, `CreateText`, `OpenWrite`,
+    /// `AppendText`, `Open` with a writing mode). `None`: not one of these.
+    fn item_method(&mut self, item: &V, m: &str, a: &[V]) -> R<Option<V>> {
+        let me = item.scalar();
+        let arg = |s: &mut Self, i: usize| {
+            a.get(i)
+                .map(|v| s.path1(v))
+                .unwrap_or_else(|| Value::unknown("(path)"))
+        };
+        let words = match m {
+            "delete" => {
+                let mut w = vec![raw("rm")];
+                if a.first().and_then(V::literal).is_some_and(|a| is_true(&a)) {
+                    w.push(raw("-r"));
+                }
+                w.extend([raw("-f"), raw("--"), W::Val(me)]);
+                w
+            }
+            "moveto" => vec![
+                raw("mv"),
+                raw("-f"),
+                raw("--"),
+                W::Val(me),
+                W::Val(arg(self, 0)),
+            ],
+            "copyto" => vec![
+                raw("cp"),
+                raw("-f"),
+                raw("--"),
+                W::Val(me),
+                W::Val(arg(self, 0)),
+            ],
+            // `Replace(DEST, BACKUP)`: this file takes DEST's place.
+            "replace" => vec![
+                raw("mv"),
+                raw("-f"),
+                raw("--"),
+                W::Val(me),
+                W::Val(arg(self, 0)),
+            ],
+            "create" | "createtext" | "openwrite" => vec![raw(">"), W::Val(me)],
+            "appendtext" => vec![raw(">>"), W::Val(me)],
+            "open" if file_mode(a.first()).is_some() => {
+                vec![raw(file_mode(a.first()).unwrap_or(">")), W::Val(me)]
+            }
+            _ => return Ok(None),
+        };
+        let label = match m {
+            "delete" => "FileSystemInfo.Delete",
+            "moveto" => "FileSystemInfo.MoveTo",
+            "copyto" => "FileInfo.CopyTo",
+            "replace" => "FileInfo.Replace",
+            _ => "FileInfo.Open",
+        };
+        self.emit(words, Some(label))?;
+        Ok(Some(V::text("")))
     }
 
     // ------------------------------------------------------------ commands
@@ -1255,15 +1581,18 @@ impl Analyser {
                 if !self.calling.contains(&lower) && self.calling.len() < MAX_DEPTH {
                     let args = self.plain_args(&c.args)?;
                     let named = self.named_args(&c.args)?;
+                    let mut positional = self.positional_args(&c.args)?.into_iter();
                     let saved = self.vars.clone();
-                    for (i, p) in params.iter().enumerate() {
+                    for p in &params {
+                        // By name (any prefix, or a splatted table's key),
+                        // else the next argument no name took.
                         let v = named
                             .iter()
                             .find(|(n, _)| {
                                 p.to_ascii_lowercase().starts_with(&n.to_ascii_lowercase())
                             })
                             .map(|(_, v)| v.clone())
-                            .or_else(|| args.get(i).cloned())
+                            .or_else(|| positional.next())
                             .unwrap_or_else(|| V::text(""));
                         self.vars.insert(p.clone(), v);
                     }
@@ -1326,6 +1655,9 @@ impl Analyser {
         if let Some(full) = cmdlets::data(&text) {
             return self.data_cmdlet(full, c, input);
         }
+        if let Some(v) = self.sql_cmdlet(&text, c)? {
+            return Ok(v);
+        }
         if looks_like_cmdlet(&text) {
             return self.data_cmdlet_unknown(&text, c, input);
         }
@@ -1374,6 +1706,144 @@ impl Analyser {
         }
         self.depth -= 1;
         r
+    }
+
+    /// Run the command `AddCommand` put together (see [`From::PsCommand`]):
+    /// as the same command written out, its parameters splatted, so it is
+    /// bound as any other call of it (prefixes, aliases, positions).
+    fn run_ps_command(&mut self, k: usize) -> R<()> {
+        let Some((name, params)) = self.ps_commands.get(k).cloned() else {
+            return Ok(());
+        };
+        let (mut named, mut positional) = (vec![], vec![]);
+        for (n, v) in params {
+            match n {
+                Some(n) => named.push((n.to_ascii_lowercase(), v)),
+                None => positional.push(v),
+            }
+        }
+        let (hv, lv) = ("\u{E020}named", "\u{E020}positional");
+        let saved = (self.vars.remove(hv), self.vars.remove(lv));
+        self.vars.insert(
+            hv.into(),
+            V {
+                val: Val::Hash(named),
+                from: From::Plain,
+            },
+        );
+        self.vars.insert(
+            lv.into(),
+            V {
+                val: Val::List(positional),
+                from: From::Plain,
+            },
+        );
+        let c = Command {
+            invoke: Invoke::Call,
+            name: Expr::Word(vec![Part::Text {
+                text: name,
+                quoted: true,
+            }]),
+            args: vec![Arg::Splat(hv.into()), Arg::Splat(lv.into())],
+            redirects: vec![],
+            offset: self.offset.unwrap_or(0),
+        };
+        let r = self.command(&c, None, true);
+        restore(&mut self.vars, hv, saved.0);
+        restore(&mut self.vars, lv, saved.1);
+        r.map(|_| ())
+    }
+
+    /// SQL handed to a database by PowerShell (a query cmdlet's `-Query`, a
+    /// database command's `CommandText`): judged as the same text given to
+    /// a SQL client (`sqlcmd -Q TEXT`, `sqlcmd -i FILE`), so the rules that
+    /// judge SQL given to any client judge it.
+    fn sql_text(&mut self, queries: &[V], files: &[V], label: &str) -> R<()> {
+        if queries.is_empty() && files.is_empty() {
+            return Ok(());
+        }
+        let mut w = vec![raw("sqlcmd")];
+        for q in queries {
+            for v in q.items() {
+                w.extend([raw("-Q"), W::Val(v)]);
+            }
+        }
+        for f in files {
+            let f = self.path1(f);
+            w.extend([raw("-i"), W::Val(f)]);
+        }
+        self.emit(w, Some(label))
+    }
+
+    /// A cmdlet that hands SQL to a database (`Invoke-Sqlcmd`, dbatools'
+    /// `Invoke-DbaQuery`, `Invoke-SqliteQuery`, SimplySql's `Invoke-SqlUpdate`,
+    /// `Invoke-MySqlQuery`): `Invoke-` and a noun that names SQL or a query.
+    /// Its query parameters (`-Query`, `-Sql`, `-CommandText`, given by any
+    /// prefix; `Invoke-Sqlcmd`'s first position) are SQL text; its file
+    /// parameters (`-InputFile`, `-File`) name SQL read from a file.
+    fn sql_cmdlet(&mut self, name: &str, c: &Command) -> R<Option<V>> {
+        let lower = name.to_ascii_lowercase();
+        let Some(noun) = lower.strip_prefix("invoke-") else {
+            return Ok(None);
+        };
+        if !(noun.contains("sql") || noun.contains("query")) {
+            return Ok(None);
+        }
+        let (mut queries, mut files) = (vec![], vec![]);
+        let mut k = 0;
+        while let Some(a) = c.args.get(k) {
+            k += 1;
+            match a {
+                Arg::Param { name, value } => {
+                    let n = name.to_ascii_lowercase();
+                    let (v, next) = match value {
+                        Some(e) => (Some(self.expr(e)?), false),
+                        None => match c.args.get(k) {
+                            Some(Arg::Value(e)) => {
+                                k += 1;
+                                (Some(self.expr(e)?), true)
+                            }
+                            _ => (None, false),
+                        },
+                    };
+                    let Some(v) = v else { continue };
+                    let is = |full: &str| full.starts_with(n.as_str());
+                    if is("inputfile") || n == "file" || n == "i" || n == "path" {
+                        files.push(v);
+                    } else if is("query")
+                        || n == "sql"
+                        || n == "q"
+                        || is("commandtext")
+                        || is("statement")
+                        || next
+                    {
+                        // (a word after a switch this analysis does not
+                        // know may be the query, by position: read as one)
+                        queries.push(v);
+                    }
+                }
+                Arg::Value(e) => queries.push(self.expr(e)?),
+                Arg::Splat(n) => match self.var(n).val {
+                    Val::Hash(h) => {
+                        for (key, v) in h {
+                            if key.starts_with('q') || key == "sql" || key == "commandtext" {
+                                queries.push(v);
+                            } else if key == "inputfile" || key == "file" {
+                                files.push(v);
+                            }
+                        }
+                    }
+                    Val::List(l) => queries.extend(l),
+                    other => queries.push(V {
+                        val: other,
+                        from: From::Plain,
+                    }),
+                },
+                Arg::Verbatim(_) | Arg::EndOfParams => {}
+            }
+        }
+        self.sql_text(&queries, &files, name)?;
+        Ok(Some(V::unknown("(rows)")))
     }
 
     fn plain_args(&mut self, args: &[Arg]) -> R<Vec<V>> {
@@ -1451,10 +1921,44 @@ impl Analyser {
         out.concat(&Value::text(rest))
     }
 
+    /// The arguments of a function call no parameter name takes, in order:
+    /// values, a splatted array's items, an unknown splat.
+    fn positional_args(&mut self, args: &[Arg]) -> R<Vec<V>> {
+        let mut out = vec![];
+        let mut k = 0;
+        while let Some(a) = args.get(k) {
+            match a {
+                Arg::Param { value: None, .. }
+                    if matches!(args.get(k + 1), Some(Arg::Value(_))) =>
+                {
+                    k += 1;
+                }
+                Arg::Value(e) => out.push(self.expr(e)?),
+                Arg::Splat(n) => match self.var(n).val {
+                    Val::Hash(_) => {}
+                    Val::List(l) => out.extend(l),
+                    other => out.push(V {
+                        val: other,
+                        from: From::Plain,
+                    }),
+                },
+                _ => {}
+            }
+            k += 1;
+        }
+        Ok(out)
+    }
+
     fn named_args(&mut self, args: &[Arg]) -> R<Vec<(String, V)>> {
         let mut out = vec![];
         let mut k = 0;
         while let Some(a) = args.get(k) {
+            // A splatted hashtable: its keys are parameter names.
+            if let Arg::Splat(n) = a {
+                if let Val::Hash(h) = self.var(n).val {
+                    out.extend(h);
+                }
+            }
             if let Arg::Param { name, value } = a {
                 let v = match value {
                     Some(v) => self.expr(v)?,
@@ -1531,11 +2035,53 @@ impl Analyser {
                             }
                         }
                     }
-                    Val::List(l) => positional.extend(l),
-                    other => positional.push(V {
-                        val: other,
-                        from: From::Plain,
-                    }),
+                    Val::List(l) => {
+                        // `@args` relays the caller's `-Name value` as
+                        // parameters: an item spelled `-Name` that names one
+                        // of the cmdlet's is taken as it (`-WhatIf` never: a
+                        // text it may only be).
+                        let mut items = l.into_iter().peekable();
+                        while let Some(it) = items.next() {
+                            let cands = it
+                                .literal()
+                                .and_then(|t| t.strip_prefix('-').map(str::to_string))
+                                .filter(|n| {
+                                    !n.is_empty() && !"whatif".starts_with(&n.to_ascii_lowercase())
+                                })
+                                .map(|n| cmdlets::bind(cmdlet.params, &n))
+                                .unwrap_or_default();
+                            if cands.is_empty() {
+                                positional.push(it);
+                                continue;
+                            }
+                            let v = if cands.iter().all(|p| p.kind == Kind::Switch) {
+                                V::text("True")
+                            } else {
+                                items.next().unwrap_or_else(|| V::text(""))
+                            };
+                            for p in cands {
+                                b.named.push((p, v.clone()));
+                            }
+                        }
+                    }
+                    other => {
+                        let v = V {
+                            val: other,
+                            from: From::Plain,
+                        };
+                        if v.literal().is_none() {
+                            // A table or array nobody can read: any parameter
+                            // may be in it, the ones that reach furthest too.
+                            for p in cmdlet
+                                .params
+                                .iter()
+                                .filter(|p| matches!(p.name, "Recurse" | "Force"))
+                            {
+                                b.named.push((p, V::text("True")));
+                            }
+                        }
+                        positional.push(v);
+                    }
                 },
                 Arg::Verbatim(t) => positional.push(V::text(t)),
                 Arg::EndOfParams => end = true,
@@ -1769,7 +2315,10 @@ impl Analyser {
                     let v = v.clone();
                     self.reveal(&v, cmdlet.name)?;
                 }
-                let paths = self.path_args(&b);
+                let mut paths = self.path_args(&b);
+                if paths.is_empty() && matches!(cmdlet.name, "Set-Content" | "Add-Content") {
+                    paths = piped_items(input);
+                }
                 let op = if append { ">>" } else { ">" };
                 // Text only known when it runs, written to a file: running the
                 // file later in the line runs code nobody has read (as bash's
@@ -1797,7 +2346,10 @@ impl Analyser {
                 }
             }
             Action::Clear => {
-                let paths = self.path_args(&b);
+                let mut paths = self.path_args(&b);
+                if paths.is_empty() {
+                    paths = piped_items(input);
+                }
                 words.extend([raw("truncate"), raw("-s"), raw("0"), raw("--")]);
                 words.extend(paths.into_iter().map(W::Val));
                 V::text("")
@@ -4011,6 +4563,46 @@ fn item_of(v: &V) -> V {
             V::one(out)
         }
         _ => v.clone(),
+    }
+}
+
+/// The variable a chain of members starts from (`$ps` of
+/// `$ps.AddCommand(…).AddParameter(…)`).
+fn root_var(e: &Expr) -> Option<String> {
+    match e {
+        Expr::Var(n) => Some(n.clone()),
+        Expr::Member { target, .. } => root_var(target),
+        _ => None,
+    }
+}
+
+/// How a `FileMode` (`'Create'`, `[IO.FileMode]::Truncate`, a number) opens
+/// a file: `>` when it makes or cuts it, `>>` when it writes into what is
+/// there; `None` for a mode that only opens what exists (`Open`), or none.
+fn file_mode(v: Option<&V>) -> Option<&'static str> {
+    let t = v?.scalar().to_string().to_ascii_lowercase();
+    let t = t
+        .rsplit([':', '.'])
+        .next()
+        .unwrap_or(&t)
+        .trim_matches(['\'', '"', ' ']);
+    match t {
+        "create" | "createnew" | "truncate" | "1" | "2" | "5" => Some(">"),
+        "append" | "openorcreate" | "4" | "6" => Some(">>"),
+        _ => None,
+    }
+}
+
+/// The files and folders piped into a cmdlet whose `-Path`/`-LiteralPath`
+/// take them by property name (`Get-ChildItem D | Clear-Content`: each
+/// item's `PSPath`): any one of a listing's items, or the item itself.
+/// Text piped in is a value (`'x' | Set-Content f`), no path.
+fn piped_items(input: Option<&V>) -> Vec<Value> {
+    match input {
+        Some(i) if matches!(i.from, From::Items { .. } | From::Item) => {
+            vec![path_value(&item_of(i).scalar(), true)]
+        }
+        _ => vec![],
     }
 }
 

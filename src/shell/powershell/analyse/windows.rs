@@ -358,8 +358,22 @@ impl Analyser {
                 if ty.ends_with("networkcredential") {
                     return Ok(Some(V::unknown("(credential)").with(From::Secret(None))));
                 }
-                // A reader of a file (`New-Object IO.StreamReader(P)`): the file read.
                 let t = ty.strip_prefix("system.").unwrap_or(&ty);
+                // The constructor's arguments: `-ArgumentList a, b` or the
+                // words after the type (`New-Object IO.FileInfo P`,
+                // `New-Object IO.StreamWriter(P, $true)`).
+                let ctor: Vec<V> =
+                    match get(&["argumentlist", "args"]).or_else(|| plain.get(1).cloned()) {
+                        Some(V {
+                            val: Val::List(l), ..
+                        }) => l,
+                        Some(v) => vec![v],
+                        None => vec![],
+                    };
+                if let Some(v) = self.file_object(t, "new", &ctor)? {
+                    return Ok(Some(v));
+                }
+                // A reader of a file (`New-Object IO.StreamReader(P)`): the file read.
                 if matches!(t, "io.streamreader" | "io.filestream" | "io.binaryreader") {
                     let path = get(&["argumentlist", "args"])
                         .or_else(|| plain.get(1).cloned())

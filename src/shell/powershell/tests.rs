@@ -218,3 +218,68 @@ fn git_bash_windows_options_arrive_as_msys_converts_them() {
     let cmds = crate::shell::command::parse("vssadmin delete shadows //all").unwrap();
     assert_eq!(cmds.len(), 1);
 }
+
+#[test]
+fn a_star_of_a_remove_is_the_folders_entries_and_of_a_read_names_dot_files() {
+    // PowerShell's `*` matches dot names: a remove empties the folder (its
+    // entries handed on by find), a read shows `.env` too.
+    let s = shown("Remove-Item ./out/* -Recurse -Force");
+    assert!(s.contains(&"rm -r -f ./out/*".to_string()), "{s:?}");
+    assert!(s.iter().any(|c| c.starts_with("find")), "{s:?}");
+    assert!(!s.iter().any(|c| c.contains("./out/.*")), "{s:?}");
+    assert_eq!(
+        shown("Get-Content ./config/*"),
+        ["cat ./config/* ./config/.*"]
+    );
+}
+
+#[test]
+fn parameters_reach_a_cmdlet_however_they_are_given() {
+    assert_eq!(
+        shown("$p = @{}; $p.Path = '~/x'; $p['Recurse'] = $true; Remove-Item @p"),
+        ["rm -r $HOME/x"]
+    );
+    assert_eq!(
+        shown("$p = @{ Path = '~/x' }; $p.Add('Recurse', $true); Remove-Item @p"),
+        ["rm -r $HOME/x"]
+    );
+    // (the body is also read where it is defined, with `$d` unknown)
+    let s = shown("function f { param($d) Remove-Item $d -Recurse }; $h = @{ d = '~/x' }; f @h");
+    assert!(s.contains(&"rm -r $HOME/x".to_string()), "{s:?}");
+    // A splat nobody can read may hold any parameter.
+    assert_eq!(shown("Remove-Item @opts"), ["rm -r -f $opts"]);
+    assert_eq!(
+        shown(
+            "[powershell]::Create().AddCommand('Remove-Item').AddParameter('Path','~/x')\
+             .AddParameter('Recurse').Invoke()"
+        ),
+        ["rm -r $HOME/x"]
+    );
+}
+
+#[test]
+fn piped_items_and_file_objects_are_written() {
+    let s = shown("gci ~/x -File | Clear-Content");
+    assert!(s.contains(&"truncate -s 0 $HOME/x/*".to_string()), "{s:?}");
+    assert_eq!(shown("'hi' | Set-Content notes.txt").len(), 1);
+    assert_eq!(
+        shown("[IO.FileInfo]::new(\"$HOME/x/a\").Delete()"),
+        ["rm -f $HOME/x/a"]
+    );
+}
+
+#[test]
+fn sql_given_to_a_database_is_a_sql_clients() {
+    for script in [
+        "Invoke-Sqlcmd -ServerInstance prod -Query 'DROP TABLE t'",
+        "Invoke-DbaQuery -SqlInstance prod -Query 'DROP TABLE t'",
+        "$c = $conn.CreateCommand(); $c.CommandText = 'DROP TABLE t'",
+    ] {
+        let s = shown(script);
+        assert!(
+            s.iter()
+                .any(|c| c.starts_with("sqlcmd") && c.contains("DROP TABLE t")),
+            "{script}: {s:?}"
+        );
+    }
+}

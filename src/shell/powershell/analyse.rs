@@ -399,20 +399,7 @@ impl Analyser {
                 Ok(V::text(""))
             }
             Stmt::Function { name, params, body } => {
-                self.funcs
-                    .insert(name.to_ascii_lowercase(), (params.clone(), body.clone()));
-                // The body is reported as written too, its parameters unknown
-                // (`f()` in `via`, as for a bash function's definition).
-                let saved = self.vars.clone();
-                for p in params {
-                    self.vars.insert(p.clone(), V::unknown(&format!("${p}")));
-                }
-                self.vars.insert("args".into(), V::unknown("$args"));
-                let n = self.via.len();
-                self.via.push(format!("{name}()"));
-                self.maybe_stmts(body)?;
-                self.via.truncate(n);
-                self.vars = saved;
+                self.define(name, params, body)?;
                 Ok(V::text(""))
             }
             Stmt::Flow(c) => match c {
@@ -537,6 +524,30 @@ impl Analyser {
             }
             _ => return Ok(()),
         };
+        // `$function:NAME = TEXT` / `${function:NAME} = { … }`: defines the
+        // function NAME, its body the block or the text made into one
+        // (about_Function_Provider); text nobody can read is code that runs
+        // whenever NAME is called.
+        if let Some(f) = name.to_ascii_lowercase().strip_prefix("function:") {
+            let f = f
+                .strip_prefix("global:")
+                .or_else(|| f.strip_prefix("script:"))
+                .or_else(|| f.strip_prefix("local:"))
+                .unwrap_or(f)
+                .to_string();
+            let body = match &v.val {
+                Val::Block(b) => Some(b.clone()),
+                _ => v.literal().and_then(|t| syntax::parse(&t).ok()),
+            };
+            match body {
+                Some(b) => {
+                    let params = syntax::declared_params(&b);
+                    self.define(&f, &params, &b)?;
+                }
+                None => self.eval_code(&v, &format!("$function:{f}"))?,
+            }
+            return Ok(());
+        }
         let v = if append {
             match self.vars.get(&name) {
                 Some(old) => match (&old.val, &v.val) {
@@ -1636,6 +1647,9 @@ impl Analyser {
             self.runner("pwsh", code, &text)?;
             return Ok(V::unknown("(output)"));
         }
+        if self.function_drive(&lower, c)? {
+            return Ok(V::text(""));
+        }
         let base = program_base(&text);
         if let Some(cmdlet) = cmdlets::find(&text).filter(|_| !text.contains(['/'])) {
             // Names that are a program too (`rm`, `curl`, `sc`): the alias
@@ -1706,6 +1720,77 @@ impl Analyser {
         }
         self.depth -= 1;
         r
+    }
+
+    /// A function defined (`function NAME { … }`, `$function:NAME = …`):
+    /// kept for its calls, and its body reported as written too, its
+    /// parameters unknown (`f()` in `via`, as for a bash function's
+    /// definition).
+    fn define(&mut self, name: &str, params: &[String], body: &[Stmt]) -> R<()> {
+        self.funcs
+            .insert(name.to_ascii_lowercase(), (params.to_vec(), body.to_vec()));
+        let saved = self.vars.clone();
+        for p in params {
+            self.vars.insert(p.clone(), V::unknown(&format!("${p}")));
+        }
+        self.vars.insert("args".into(), V::unknown("$args"));
+        let n = self.via.len();
+        self.via.push(format!("{name}()"));
+        let r = self.maybe_stmts(body);
+        self.via.truncate(n);
+        self.vars = saved;
+        r.map(|_| ())
+    }
+
+    /// A function defined through the `function:` drive (`Set-Item
+    /// function:NAME TEXT`, `New-Item -Path function: -Name NAME -Value
+    /// TEXT`, `Set-Content function:NAME TEXT`): as `$function:NAME = TEXT`.
+    /// `true` when this was one.
+    fn function_drive(&mut self, lower: &str, c: &Command) -> R<bool> {
+        if !matches!(
+            lower,
+            "set-item" | "si" | "new-item" | "ni" | "set-content" | "add-content" | "ac"
+        ) {
+            return Ok(false);
+        }
+        let (named, plain) = self.loose_args(&c.args)?;
+        let get = |full: &str, pos: usize| {
+            named
+                .iter()
+                .find(|(n, _)| !n.is_empty() && full.starts_with(n.as_str()))
+                .map(|(_, v)| v.clone())
+                .or_else(|| plain.get(pos).cloned())
+        };
+        let path = named
+            .iter()
+            .find(|(n, _)| {
+                !n.is_empty()
+                    && ("path".starts_with(n.as_str()) || "literalpath".starts_with(n.as_str()))
+            })
+            .map(|(_, v)| v.clone())
+            .or_else(|| plain.first().cloned())
+            .and_then(|v| v.literal());
+        let Some(rest) = path.and_then(|p| {
+            let l = p.to_ascii_lowercase();
+            l.strip_prefix("function:")
+                .map(|r| r.trim_start_matches(['/', '\\']).to_string())
+        }) else {
+            return Ok(false);
+        };
+        let name = if rest.is_empty() {
+            named
+                .iter()
+                .find(|(n, _)| n == "name" || (n.len() >= 2 && "name".starts_with(n.as_str())))
+                .and_then(|(_, v)| v.literal())
+                .unwrap_or_default()
+        } else {
+            rest
+        };
+        let value_pos = usize::from(!named.iter().any(|(n, _)| "path".starts_with(n.as_str())));
+        let value = get("value", value_pos).unwrap_or_else(|| V::text(""));
+        let target = Expr::Var(format!("function:{}", name.to_ascii_lowercase()));
+        self.assign(&target, value, false)?;
+        Ok(true)
     }
 
     /// Run the command `AddCommand` put together (see [`From::PsCommand`]):

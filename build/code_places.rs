@@ -622,8 +622,16 @@ fn project_files(
         if row.contains_key("task_dirs") && format_name != "scripts" {
             return Err(at("`task_dirs` goes with `format = \"scripts\"`".into()));
         }
-        if row.contains_key("walk") && format_name != "calls" {
-            return Err(at("`walk` goes with `format = \"calls\"`".into()));
+        // `walk` names files read in every folder below (`calls`), or files a
+        // runner finds by walking there (a cargo workspace's `build.rs`,
+        // pytest's `conftest.py`): one the command line writes is code only
+        // the run knows.
+        if row.contains_key("walk") && !matches!(format_name, "calls" | "build-script" | "conftest")
+        {
+            return Err(at(
+                "`walk` goes with `format = \"calls\"`, `\"build-script\"` or `\"conftest\"`"
+                    .into(),
+            ));
         }
         if default.is_some() && format_name != "scripts" {
             return Err(at("`default` goes with `format = \"scripts\"`".into()));

@@ -1168,6 +1168,7 @@ fn located(text: &str, unknown: bool, unknown_at_end: bool, env: &Env) -> Target
         return Target::plain(format!("{shown}…"), classes);
     }
     classes = classes.union(classify_globbed(&norm, env));
+    classes = classes.union(searched_guards(&norm, env));
     let pattern = norm
         .contains([STAR, QUESTION, BRACKET, '\u{E000}'])
         .then_some(norm);
@@ -1336,6 +1337,82 @@ fn classify_globbed(path: &str, env: &Env) -> Classes {
         }
     }
     classes
+}
+
+/// The guarded places a search reaches: `R/…/NAME` is what `find R -name
+/// NAME` hands on, a file or folder of that name at any depth below `R`,
+/// hidden folders included (find does not skip them, and its `*` matches a
+/// leading dot). It reaches a guarded place below `R` when `NAME` can be the
+/// place's own name or, for a guarded folder, the name of something in it,
+/// as the folder holds it on disk (a policy folder's `project.toml`):
+/// `find . -name '*.toml' -delete` removes the project's policies,
+/// `find . -name settings.json -exec rm {} +` the file that registers the
+/// hooks. A place hookrules makes again (the cache) does not count, as for
+/// any unknown name below a folder. Other paths reach nothing here.
+fn searched_guards(path: &str, env: &Env) -> Classes {
+    let mut classes = Classes::default();
+    let comps: Vec<&str> = path.split('/').filter(|c| !c.is_empty()).collect();
+    let [root @ .., deep, name] = comps.as_slice() else {
+        return classes;
+    };
+    let something = SOMETHING.to_string();
+    if *deep != something || name.contains(SOMETHING) || root.iter().any(|c| c.contains(SOMETHING))
+    {
+        return classes;
+    }
+    let is_pattern = |c: &str| c.contains([STAR, QUESTION, BRACKET]);
+    let can_be = |c: &str, n: &str| {
+        if is_pattern(c) {
+            may_name(c, n)
+        } else {
+            c.eq_ignore_ascii_case(n)
+        }
+    };
+    for g in env.guards.list() {
+        if g.regenerable {
+            continue;
+        }
+        let place: Vec<&str> = g.path.split('/').filter(|c| !c.is_empty()).collect();
+        if place.len() <= root.len() || !root.iter().zip(&place).all(|(c, p)| can_be(c, p)) {
+            continue;
+        }
+        let own = place.last().is_some_and(|last| can_be(name, last));
+        let inside = g.folder
+            && !own
+            && std::fs::read_dir(spelled_on_disk(&g.path, env)).is_ok_and(|entries| {
+                entries
+                    .flatten()
+                    .take(256)
+                    .any(|e| can_be(name, &e.file_name().to_string_lossy().to_lowercase()))
+            });
+        if own || inside {
+            classes.add(guard_class(g, Reach::Maybe));
+            if g.wires.as_ref().is_some_and(Wires::on) {
+                classes.add(Class::GuardWiring);
+            }
+        }
+    }
+    classes
+}
+
+/// A guarded place's path as the disk spells it: places are kept in
+/// lowercase, and the project and home folders they lie in are given back
+/// their own spelling (`/home/Dev/Proj/.claude/hookrules`).
+fn spelled_on_disk(lower: &str, env: &Env) -> String {
+    for anchor in [Some(env.project.as_str()), env.home.as_deref()]
+        .into_iter()
+        .flatten()
+    {
+        let anchor = anchor.trim_end_matches('/');
+        let folded = anchor.to_lowercase();
+        match lower.strip_prefix(folded.as_str()) {
+            Some(rest) if anchor.starts_with('/') && (rest.is_empty() || rest.starts_with('/')) => {
+                return format!("{anchor}{rest}");
+            }
+            _ => {}
+        }
+    }
+    lower.to_string()
 }
 
 /// Can a path whose components hold patterns name guarded place `g`, or a

@@ -891,3 +891,71 @@ fn switching_the_guard_off_is_denied_changing_it_asks() {
     let (_, text) = sb.run(&sb.bash("mv .claude .claude-off"));
     assert!(text.contains("Claude Code's project settings"), "{text}");
 }
+
+/// `find R -name NAME` looks below R at every depth, hidden folders included:
+/// what it deletes (`-delete`, `-exec rm {} +`) is every file of that name
+/// there, the guard's own among them (issue 30: judge where a command really
+/// reaches). A name no guarded file has, a search kept to R's own names, or a
+/// `-path` that keeps it in another folder reach none of them.
+#[test]
+fn a_search_that_deletes_reaches_the_guarded_files_it_can_name() {
+    let sb = wired_sandbox();
+    let cases = vec![
+        (
+            sb.bash("find . -name '*.toml' -delete"),
+            "ask",
+            "the project's policy team.toml, found below .claude",
+        ),
+        (
+            sb.bash("find . -iname 'TEAM.TOML' -exec rm {} +"),
+            "ask",
+            "by its own name, any letter case",
+        ),
+        (
+            sb.bash("find . -name settings.json -exec rm -f {} +"),
+            "deny",
+            "the file that registers hookrules",
+        ),
+        (
+            sb.bash("find . -type f -name '*.json' -not -path './node_modules/*' -delete"),
+            "deny",
+            "a negated -path keeps .claude in",
+        ),
+        (
+            sb.bash("find ~ -name hookrules -type d -exec rm -rf {} +"),
+            "deny",
+            "the user's policy folder and the binary, by their name",
+        ),
+        (
+            sb.bash("find . -mindepth 1 -not -path './.git*' -delete"),
+            "deny",
+            "only negated tests: everything in the project",
+        ),
+        (
+            sb.bash("find . -name '*.pyc' -delete"),
+            "allow",
+            "no guarded file has that name",
+        ),
+        (
+            sb.bash("find . -maxdepth 1 -name '*.toml' -delete"),
+            "allow",
+            "only the project folder's own names",
+        ),
+        (
+            sb.bash("find . -name '*.json' -path './dist/*' -delete"),
+            "allow",
+            "-path keeps it in dist",
+        ),
+        (
+            sb.bash("find src -name '*.rs' -delete"),
+            "allow",
+            "a folder with no guarded file below",
+        ),
+        (
+            sb.bash("find . -name '*.toml' -print"),
+            "allow",
+            "listing deletes nothing",
+        ),
+    ];
+    check(&sb, &cases);
+}

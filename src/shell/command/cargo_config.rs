@@ -17,7 +17,8 @@
 //! [`MAX_UP`] folders), each at most [`MAX_CONFIG_BYTES`](super::repo_config::MAX_CONFIG_BYTES) and only a regular
 //! file. The user's own (`$CARGO_HOME/config.toml`) is not read: what the
 //! user set is not the project's doing. A file that is not TOML runs nothing
-//! (cargo refuses it).
+//! (cargo refuses it). `--config KEY=VALUE` and `--config FILE` on the
+//! command line are read the same way.
 
 use std::path::{Path, PathBuf};
 
@@ -53,6 +54,30 @@ pub fn add_cargo_config_code(cmds: &mut Vec<SimpleCommand>, cwd: &str) {
 /// The commands the programs of the configuration files above `dir` are.
 fn configured_code(c: &SimpleCommand, dir: &Path) -> Vec<SimpleCommand> {
     let mut found = Vec::new();
+    // `--config KEY=VALUE` on the command line (TOML, dotted keys:
+    // `--config "target.x86_64-unknown-linux-gnu.runner='sh -c …'"`), which
+    // cargo reads before any file; `--config FILE` names another file.
+    let given = c
+        .args
+        .iter()
+        .enumerate()
+        .filter_map(|(k, a)| match a.strip_prefix("--config") {
+            Some("") => c.args.get(k + 1).map(String::as_str),
+            Some(v) => v.strip_prefix('='),
+            None => None,
+        });
+    for value in given {
+        let table = if value.contains('=') {
+            value.parse::<toml::Table>().ok()
+        } else {
+            read_limited(&dir.join(value)).and_then(|t| t.parse::<toml::Table>().ok())
+        };
+        for (key, words) in table.as_ref().map(programs).unwrap_or_default() {
+            if found.len() < MAX_PROGRAMS {
+                found.push((format!("--config {key}"), words));
+            }
+        }
+    }
     for file in config_files(dir) {
         let Some(text) = read_limited(&file) else {
             continue;

@@ -160,6 +160,38 @@ impl Expander<'_> {
     /// The value of an assignment's right-hand side (`NAME=…`): no splitting,
     /// no globbing, a leading `~` expanded.
     pub fn assignment(&self, word: &Word, outputs: &[Value]) -> Var {
+        // `NAME+=…` appends to what NAME holds (the environment's value when
+        // the command never set it: unknown): `c=r; c+=m; $c -rf ~` runs rm.
+        let appended_to = word
+            .assign
+            .as_ref()
+            .filter(|(name, _)| {
+                word.text
+                    .get(name.len()..)
+                    .is_some_and(|r| r.starts_with("+="))
+            })
+            .map(|(name, _)| match self.state.vars.get(name) {
+                Some(b) => b.var.clone(),
+                None => Var::Scalar(Value::unknown(&format!("${name}"))),
+            });
+        let var = self.assigned(word, outputs);
+        match (appended_to, var) {
+            (None, var) => var,
+            (Some(Var::Array(mut a)), Var::Array(b)) => {
+                a.extend(b);
+                Var::Array(a)
+            }
+            (Some(before), Var::Array(b)) => {
+                let mut a = vec![before.scalar()];
+                a.extend(b);
+                Var::Array(a)
+            }
+            (Some(before), Var::Scalar(v)) => Var::Scalar(before.scalar().concat(&v)),
+        }
+    }
+
+    /// The value an assignment's right-hand side gives, before `+=` joins it.
+    fn assigned(&self, word: &Word, outputs: &[Value]) -> Var {
         if let Some(elems) = &word.array {
             let mut vals = Vec::new();
             for e in elems {

@@ -568,11 +568,15 @@ impl Extractor {
         for c in cmds {
             self.state = start.clone();
             self.input_lines = prev.and_then(printed_lines);
+            let before = printed.clone();
             self.input_text = printed.take();
             prev = Some(c);
             let first = self.out.len();
             let r = self.command(c, stdin, cx)?;
             printed = printed_text(c, &r);
+            if printed.is_none() && keeps_whole_lines(c) {
+                printed = before.map(Printed::some_of);
+            }
             let readers: Vec<String> = self.out[first..]
                 .iter()
                 .filter(|sc| in_this_process(&sc.via, &cx.via) && !sc.program.is_empty())
@@ -1336,13 +1340,24 @@ impl Extractor {
                     .or_else(|| self.state.vars.get("CDPATH").map(|b| b.var.scalar()))
             })
             .flatten();
+        // What `read` reads: a pipe's known text, else a here-string or a
+        // here-document (`read -r d <<< dist` sets `d` to `dist`).
+        let read_input = link
+            .input_text
+            .as_ref()
+            .map(|p| p.text.clone())
+            .or_else(|| match link.here_data.as_ref().map(|v| v.0.as_slice()) {
+                Some([one]) => Some(one.clone()),
+                Some(_) => None,
+                None => link.here.as_ref().map(|(t, _, _)| Sym::text(t)),
+            });
         let effect = self.builtin(
             &prog,
             args,
             words,
             &word_outs,
             cdpath.as_ref(),
-            link.input_text.as_ref().map(|p| &p.text),
+            read_input.as_ref(),
         );
         let output = self.output_of(&prog, args, &stdin, &link);
         // `cat FILE…` of files named outright prints them: code read from it
@@ -1965,6 +1980,23 @@ impl Extractor {
             "git" if texts.contains(&"rev-parse") && texts.contains(&"--show-toplevel") => {
                 (Value::one(Sym::piece(Piece::Project)), false)
             }
+            // Python's per-user folders (`python3 -m site --user-site`): where
+            // a `.pth` file runs at every Python start.
+            p if (p == "python" || p.starts_with("python3") || p.starts_with("python2"))
+                && texts.windows(2).any(|w| w == ["-m", "site"]) =>
+            {
+                let mut place = Sym::piece(Piece::Home);
+                if texts.contains(&"--user-site") {
+                    place.push(Piece::Text("/.local/lib/".into()));
+                    place.push(Piece::Glob("python*".into()));
+                    place.push(Piece::Text("/site-packages".into()));
+                } else if texts.contains(&"--user-base") {
+                    place.push(Piece::Text("/.local".into()));
+                } else {
+                    return None;
+                }
+                (Value::one(place), false)
+            }
             "mktemp" | "gmktemp" => (mktemp(cwd, args), false),
             // Names git lists (tracked, changed, untracked files) are relative
             // to the folder it runs in: names below it (`rm $(git ls-files
@@ -2395,6 +2427,36 @@ impl Extractor {
                 Action::Exec { skip, assigns } => {
                     fields = fields.split_off((skip + 1).min(fields.len()));
                     assigns
+                }
+                Action::ReplaceIn {
+                    words: w,
+                    assigns: extra,
+                    dir,
+                } => {
+                    // The command runs in that folder; this shell stays where
+                    // it is.
+                    let dir = match dir {
+                        Ok(k) => arg_fields
+                            .get(k)
+                            .map_or_else(|| Value::unknown("env -C"), |f| f.value.clone()),
+                        Err(t) => self.split_string_word(&t).value,
+                    };
+                    let rest: Vec<Field> = w
+                        .iter()
+                        .filter_map(|o| match o {
+                            Ok(k) => arg_fields.get(*k).cloned(),
+                            Err(t) => Some(self.split_string_word(t)),
+                        })
+                        .collect();
+                    via.push(prog.to_ascii_lowercase());
+                    self.variable_code(at, &extra, &[], &via, link, depth)?;
+                    assigns.extend(extra);
+                    let mut s = (*self.state).clone();
+                    s.cwd = resolve_dir(&s.cwd, &dir);
+                    let saved = std::mem::replace(&mut self.state, Rc::new(s));
+                    let r = self.chain(rest, assigns, via, link, depth + 1, from_input);
+                    self.state = saved;
+                    return r;
                 }
                 Action::Replace { words: w, assigns } => {
                     fields = w
@@ -3822,7 +3884,7 @@ const MAX_PATH_TEXT: usize = 4096;
 /// lists hidden names too; those stay "something below", as a recursive
 /// `grep -r` over the folder reads them: a wide `./.*` would name every
 /// secret file there, which `grep TODO $(find . -type f)` is not about.)
-fn find_targets(args: &[Field]) -> Value {
+pub(super) fn find_targets(args: &[Field]) -> Value {
     let mut i = 0;
     while let Some(a) = args.get(i) {
         match a.text.as_str() {
@@ -3874,22 +3936,44 @@ fn find_targets(args: &[Field]) -> Value {
         "-nouser",
         "-nogroup",
     ];
-    let own: Vec<&str> = args
-        .get(i..)
-        .unwrap_or_default()
-        .iter()
-        .take_while(|a| !wrappers::FIND_EXEC.contains(&a.text.as_str()))
-        .map(|a| a.text.as_str())
-        .collect();
+    // find's own expression: its words but the commands `-exec … ;` runs
+    // (a test after one still narrows: `-exec echo {} \; -name '*.o' -delete`).
+    let expr: Vec<&Field> = {
+        let mut out = Vec::new();
+        let mut in_exec = false;
+        for a in args.get(i..).unwrap_or_default() {
+            let t = a.text.as_str();
+            if in_exec {
+                in_exec = !matches!(t, ";" | "+");
+            } else if wrappers::FIND_EXEC.contains(&t) {
+                in_exec = true;
+            } else {
+                out.push(a);
+            }
+        }
+        out
+    };
+    let own: Vec<&str> = expr.iter().map(|a| a.text.as_str()).collect();
     let value_of = |test: &str| {
         own.windows(2)
             .filter(|w| w[0] == test)
             .map(|w| w[1])
             .collect::<Vec<&str>>()
     };
-    let narrowed = own
-        .iter()
-        .any(|t| NARROW.contains(t) || t.starts_with("-newer"));
+    // A test narrows what find hands on, unless it is negated: `-not -path
+    // './.git*'` keeps everything else.
+    let negated = |k: usize| k > 0 && matches!(own[k - 1], "!" | "-not");
+    // Deleting only links (`-type l`, `-xtype l`) leaves the files they lead to.
+    let links_only = !own.iter().any(|t| matches!(*t, "-o" | "-or" | ","))
+        && own
+            .windows(2)
+            .enumerate()
+            .any(|(k, w)| matches!(w[0], "-type" | "-xtype") && w[1] == "l" && !negated(k));
+    let narrowed = links_only
+        || own
+            .iter()
+            .enumerate()
+            .any(|(k, t)| (NARROW.contains(t) || t.starts_with("-newer")) && !negated(k));
     // The starting point itself: a folder, at depth 0.
     let types: Vec<&str> = value_of("-type")
         .into_iter()
@@ -3903,15 +3987,29 @@ fn find_targets(args: &[Field]) -> Value {
     let content = value_of("-maxdepth")
         .iter()
         .all(|d| !d.trim_start_matches('0').is_empty());
+    let deep = value_of("-maxdepth")
+        .iter()
+        .all(|d| d.parse::<u64>().map_or(true, |d| d > 1));
+    // A `-path`-style test (not negated, with no `-o` beside it) whose
+    // pattern starts with a folder (`-path './dist/*'`) keeps the search
+    // below that folder: where names are looked for at any depth.
+    let alternatives = own.iter().any(|t| matches!(*t, "-o" | "-or" | ","));
+    let searched_in: Option<String> = (!alternatives)
+        .then(|| {
+            own.windows(2).enumerate().find_map(|(k, w)| {
+                let negated = k > 0 && matches!(own[k - 1], "!" | "-not");
+                if negated || !matches!(w[0], "-path" | "-ipath" | "-wholename" | "-iwholename") {
+                    return None;
+                }
+                let literal = &w[1][..w[1].find(['*', '?', '[', '\\']).unwrap_or(w[1].len())];
+                let folder = literal.rsplit_once('/').map(|(f, _)| f)?;
+                (!folder.is_empty()).then(|| folder.to_string())
+            })
+        })
+        .flatten();
     // Names a `-name`/`-iname` test asks for (not negated): what the command
     // is handed may be a file of that name directly in a starting point, so a
     // rule about the name (`.env*`) or the place (`~/Documents`) sees it.
-    let expr: Vec<&Field> = args
-        .get(i..)
-        .unwrap_or_default()
-        .iter()
-        .take_while(|a| !wrappers::FIND_EXEC.contains(&a.text.as_str()))
-        .collect();
     let names: Vec<&str> = expr
         .windows(2)
         .enumerate()
@@ -3938,6 +4036,15 @@ fn find_targets(args: &[Field]) -> Value {
                 named.push(Piece::Text("/".into()));
                 named.push(Piece::Glob((*name).to_string()));
                 out.add(named);
+                // And at any depth below (hidden folders too), unless
+                // `-maxdepth 1` keeps it to the starting point's own names.
+                if deep {
+                    let mut below = searched_in.as_deref().map_or_else(|| s.clone(), Sym::text);
+                    below.push(Piece::Below);
+                    below.push(Piece::Text("/".into()));
+                    below.push(Piece::Glob((*name).to_string()));
+                    out.add(below);
+                }
             }
             let mut below = s;
             below.push(Piece::Below);
@@ -3945,6 +4052,24 @@ fn find_targets(args: &[Field]) -> Value {
         }
     }
     out
+}
+
+/// Is this `git ls-files` of every tracked file below where it runs: no
+/// pathspec, no filter (`--deleted`, `--others`, `-m`), nothing but names?
+fn lists_every_tracked_file(words: &[Word]) -> bool {
+    let texts: Vec<&str> = words.iter().skip(1).map(|w| w.text.as_str()).collect();
+    match texts.iter().position(|t| *t == "ls-files") {
+        Some(at) => {
+            texts[..at].is_empty()
+                && texts[at + 1..].iter().all(|t| {
+                    matches!(
+                        *t,
+                        "-z" | "-c" | "--cached" | "--full-name" | "--recurse-submodules"
+                    )
+                })
+        }
+        None => false,
+    }
 }
 
 /// Does this git command print only file names, relative to the folder it
@@ -4608,6 +4733,40 @@ fn written_operands<'a>(prog: &str, args: &'a [Field]) -> Vec<&'a Field> {
             .find(|a| !a.text.starts_with('-'))
             .into_iter()
             .collect(),
+        // An edit in place (`sed -i 's|x|rm -rf ~|' build.sh`): the files
+        // then hold what the script made of them, which the line does not
+        // show, so a later run of one runs code nobody has read.
+        "sed" | "gsed" | "perl" | "ruby"
+            if super::writes::in_place_args(
+                prog,
+                &args.iter().map(|a| a.text.clone()).collect::<Vec<_>>(),
+            ) =>
+        {
+            let script_given = args.iter().any(|a| {
+                matches!(
+                    a.text.as_str(),
+                    "-e" | "-E" | "-f" | "--expression" | "--file"
+                ) || a.text.starts_with("--expression=")
+                    || a.text.starts_with("--file=")
+            });
+            let mut out = Vec::new();
+            let mut value_next = false;
+            let mut script_left = !script_given;
+            for a in args {
+                let t = a.text.as_str();
+                if value_next {
+                    value_next = false;
+                } else if matches!(t, "-e" | "-E" | "-f" | "--expression" | "--file") {
+                    value_next = true;
+                } else if t.starts_with('-') && t.len() > 1 {
+                } else if script_left {
+                    script_left = false;
+                } else {
+                    out.push(a);
+                }
+            }
+            out
+        }
         _ => Vec::new(),
     }
 }
@@ -4685,6 +4844,71 @@ impl Printed {
     fn known(text: Sym) -> Printed {
         Printed { text, found: false }
     }
+
+    /// Some of these lines, which ones known only when it runs (what `grep
+    /// -v pub` or `tail -n +5` passes on): a name a pattern stood for is
+    /// then some name there (`~/.ssh/id_*` is some file in `~/.ssh`, `*` some
+    /// name here), never all of them; a name written out stays itself.
+    fn some_of(self) -> Printed {
+        let mut out = Sym::default();
+        let mut line: Vec<Piece> = Vec::new();
+        let flush = |line: &mut Vec<Piece>, out: &mut Sym| {
+            let mut tail_start = None;
+            for (k, p) in line.iter().enumerate().rev() {
+                if let Piece::Text(t) = p {
+                    if let Some(slash) = t.rfind('/') {
+                        tail_start = Some((k, slash));
+                        break;
+                    }
+                }
+            }
+            let from = tail_start.map_or(0, |(k, _)| k);
+            let patterned = line[from..].iter().any(|p| matches!(p, Piece::Glob(_)));
+            if patterned {
+                match tail_start {
+                    Some((k, slash)) => {
+                        for p in &line[..k] {
+                            out.push(p.clone());
+                        }
+                        if let Some(Piece::Text(t)) = line.get(k) {
+                            out.push(Piece::Text(t[..slash].to_string()));
+                        }
+                    }
+                    None => out.push(Piece::Text(".".into())),
+                }
+                out.push(Piece::Below);
+            } else {
+                for p in line.drain(..) {
+                    out.push(p);
+                }
+            }
+            line.clear();
+        };
+        for p in self.text.0 {
+            match p {
+                Piece::Text(t) if t.contains(['\n', '\0']) => {
+                    let mut rest = t.as_str();
+                    while let Some(at) = rest.find(['\n', '\0']) {
+                        if !rest[..at].is_empty() {
+                            line.push(Piece::Text(rest[..at].to_string()));
+                        }
+                        flush(&mut line, &mut out);
+                        out.push(Piece::Text(rest[at..=at].to_string()));
+                        rest = &rest[at + 1..];
+                    }
+                    if !rest.is_empty() {
+                        line.push(Piece::Text(rest.to_string()));
+                    }
+                }
+                p => line.push(p),
+            }
+        }
+        flush(&mut line, &mut out);
+        Printed {
+            text: out,
+            found: true,
+        }
+    }
 }
 
 /// The text a pipeline element prints when it is `echo` or `printf` of known
@@ -4701,6 +4925,12 @@ fn printed_text(c: &Command, r: &Ran) -> Option<Printed> {
         ("echo" | "printf", [one]) => Some(Printed::known(one.clone())),
         // `ls` prints the names it lists, one a line (to a pipe).
         ("ls" | "gls", _) => ls_printed(words.get(1..).unwrap_or_default()).map(Printed::known),
+        // `git ls-files` with no pathspec or filter prints every tracked file
+        // here: the whole of it (`git ls-files -z | xargs -0 rm -f`).
+        ("git", _) if lists_every_tracked_file(words) => Some(Printed {
+            text: Sym::piece(Piece::Glob("*".into())),
+            found: true,
+        }),
         // `find` and `fd` print the names they find, one a line (NUL after
         // each with `-print0`/`-0`), unless an action prints something else
         // or runs a command whose output goes to the pipe too.
@@ -4749,6 +4979,52 @@ fn printed_text(c: &Command, r: &Ran) -> Option<Printed> {
             })
         }
         _ => None,
+    }
+}
+
+/// Does this pipeline element print some of the lines it reads, each as it
+/// came (`grep -v pub`, `sort`, `head -1`)? What it passes on is then part of
+/// what the element before printed, so the names a listing printed still
+/// reach the element after it (`ls ~/.ssh/id_* | grep -v pub | xargs cat`
+/// opens the keys). Options that print something else (a count, numbers, a
+/// part of a line, file names) or a file operand of `cat` do not pass it on.
+fn keeps_whole_lines(c: &Command) -> bool {
+    let CommandKind::Simple { words, .. } = &c.kind else {
+        return false;
+    };
+    let Some(first) = words.first() else {
+        return false;
+    };
+    let args: Vec<&str> = words.iter().skip(1).map(|w| w.text.as_str()).collect();
+    match basename(&first.text) {
+        "sort" | "uniq" | "tac" | "shuf" => !args.iter().any(|a| matches!(*a, "-c" | "--count")),
+        "cat" => args.is_empty() || args == ["-"],
+        "head" | "tail" => args.iter().all(|a| {
+            !a.starts_with('-') || a.starts_with("-n") || a[1..].bytes().all(|b| b.is_ascii_digit())
+        }),
+        "grep" | "egrep" | "fgrep" => {
+            let mut operands = 0;
+            let mut k = 0;
+            while let Some(a) = args.get(k) {
+                match *a {
+                    "-e" | "--regexp" => k += 1,
+                    "-v" | "-i" | "-E" | "-F" | "-G" | "-P" | "-w" | "-x" | "-s"
+                    | "--invert-match" | "--ignore-case" => {}
+                    a if a.starts_with('-')
+                        && a.len() > 1
+                        && !a[1..].bytes().all(|b| b"viEFGPwxs".contains(&b)) =>
+                    {
+                        return false
+                    }
+                    a if a.starts_with('-') && a.len() > 1 => {}
+                    _ => operands += 1,
+                }
+                k += 1;
+            }
+            let pattern_given = args.iter().any(|a| matches!(*a, "-e" | "--regexp"));
+            operands <= usize::from(!pattern_given)
+        }
+        _ => false,
     }
 }
 

@@ -151,8 +151,20 @@ fn written_files(cmds: &[SimpleCommand], cwd: &str) -> Vec<PathBuf> {
                 })
                 .map(|(_, v)| v)
                 .collect(),
+            // An edit in place (`sed -i … package.json`): what it leaves only
+            // the run knows.
+            _ if super::writes::in_place(c) => c.target_operands().map(|(_, v)| v).collect(),
             _ => Vec::new(),
         };
+        // `npm pkg set|delete` rewrites the package's package.json.
+        let pkg = matches!(c.program.as_str(), "npm" | "pnpm")
+            && c.operands.first().is_some_and(|o| o == "pkg")
+            && c.operands
+                .get(1)
+                .is_some_and(|o| matches!(o.as_str(), "set" | "delete" | "fix"));
+        if pkg {
+            out.push(dir.join("package.json"));
+        }
         for v in targets.chain(operands) {
             if let Some(p) = v.known_from(&dir.to_string_lossy()) {
                 out.push(dir.join(p));

@@ -34,6 +34,13 @@ pub(crate) enum Action {
         words: Vec<Result<usize, String>>,
         assigns: Vec<(String, String)>,
     },
+    /// [`Action::Replace`] in another folder (`env -C DIR CMD`): `dir` is the
+    /// folder's word, as `words` holds them.
+    ReplaceIn {
+        words: Vec<Result<usize, String>>,
+        assigns: Vec<(String, String)>,
+        dir: Result<usize, String>,
+    },
     /// Runs `text` as a shell script; `label` goes into `via`. `from`: the
     /// arguments the text is made of; `positional`: the index of `$0` (the
     /// arguments after a `sh -c` string).
@@ -978,6 +985,8 @@ fn env(args: &[String]) -> Action {
     let mut args = args.to_vec();
     let mut i = 0;
     let mut splits = 0;
+    // `-C DIR`, `--chdir=DIR`: the folder the command runs in.
+    let mut dir: Option<Result<usize, String>> = None;
     'outer: while let Some(a) = args.get(i).cloned() {
         if a == "--" {
             i += 1;
@@ -1003,6 +1012,12 @@ fn env(args: &[String]) -> Action {
                     return Action::None;
                 }
             } else {
+                if name == "chdir" {
+                    dir = match &val {
+                        Some(v) => Some(Err(v.clone())),
+                        None => origin.get(i + 1).cloned(),
+                    };
+                }
                 i += if val.is_none() && matches!(name, "unset" | "chdir") {
                     2
                 } else {
@@ -1015,6 +1030,14 @@ fn env(args: &[String]) -> Action {
             for (k, ch) in body.char_indices() {
                 match ch {
                     'u' | 'C' => {
+                        let rest = body.get(k + 1..).unwrap_or_default();
+                        if ch == 'C' {
+                            dir = if rest.is_empty() {
+                                origin.get(i + 1).cloned()
+                            } else {
+                                Some(Err(rest.to_string()))
+                            };
+                        }
                         if k + 1 == body.len() {
                             step = 2;
                         }
@@ -1058,13 +1081,17 @@ fn env(args: &[String]) -> Action {
         assigns.push(kv);
         i += 1;
     }
-    if i < args.len() {
-        Action::Replace {
-            words: origin.split_off(i),
+    if i >= args.len() {
+        return Action::None;
+    }
+    let words = origin.split_off(i);
+    match dir {
+        Some(dir) => Action::ReplaceIn {
+            words,
             assigns,
-        }
-    } else {
-        Action::None
+            dir,
+        },
+        None => Action::Replace { words, assigns },
     }
 }
 

@@ -26,6 +26,8 @@
 //!   the names can be read from disk (`shell::contents`) and judged one by
 //!   one.
 
+use super::expand::Field;
+use super::extract::find_targets;
 use super::links::{acts_on_name, follows_links_below};
 use super::outputs::outputs;
 use super::roles::{self, Role};
@@ -148,9 +150,14 @@ const REMOVERS: &[&str] = &[
 /// takes a value (`sed -ie` is `-i` with the suffix `e`; `perl -ei` is code).
 #[must_use]
 pub fn in_place(c: &SimpleCommand) -> bool {
-    let p = c.program.as_str();
+    in_place_args(&c.program, &c.args)
+}
+
+/// [`in_place`] for a program and its words, before they are a command.
+#[must_use]
+pub fn in_place_args(p: &str, all: &[String]) -> bool {
     let is = |names: &[&str]| names.iter().any(|n| program_is(p, n));
-    let args = || c.args.iter().take_while(|a| *a != "--");
+    let args = || all.iter().take_while(|a| *a != "--");
     // The letters that take a value, which end a cluster.
     let valued = if is(&["sed", "gsed"]) {
         "efl"
@@ -314,10 +321,23 @@ pub fn writes(c: &SimpleCommand) -> Vec<Write> {
     if is(&["link"]) && n == 2 {
         push(operand(1), true, false);
     }
+    // What find deletes is what it finds, the same answer `-exec rm {} +`
+    // gets ([`find_targets`]): not only the starting points, but the names
+    // a `-name` test asks for at any depth (`find . -name '*.toml' -delete`
+    // reaches `.claude/hookrules/project.toml`), and everything in them when
+    // only negated tests narrow it (`-not -path './.git*'`).
     if is(&["find"]) && flag("-delete") {
-        for i in 0..n {
-            push(operand(i), acts_on_name(c, i), true);
-        }
+        let fields: Vec<Field> = c
+            .args
+            .iter()
+            .zip(&c.values)
+            .map(|(text, value)| Field {
+                text: text.clone(),
+                value: value.clone(),
+                content: None,
+            })
+            .collect();
+        push(find_targets(&fields), acts_on_name(c, 0), true);
     }
 
     // What the table of roles says the command removes.

@@ -22,7 +22,7 @@ use crate::contract::events::tool_aliases;
 use crate::contract::Event;
 use crate::policy::syntax::Quantifier;
 use crate::shell::command::{command_object, program_is, subcommand_matches, Code, SimpleCommand};
-use crate::shell::reach::Classes;
+use crate::shell::reach::{Classes, Judged};
 use crate::shell::Dialect;
 use crate::validate::model::{
     texts, CommandWords, Condition, EventScope, FieldPath, Matcher, Op, PathSelector, Rule,
@@ -201,14 +201,16 @@ impl Atom {
 /// looks at exactly the texts and classes the test will judge; without it,
 /// every rule with such an atom is a candidate.
 pub trait CommandPaths {
-    /// What a test of `selector` sees of the paths these commands name;
-    /// `content`: with the classes only a file's content gives
-    /// ([`Class::PrivateKey`](crate::shell::reach::Class::PrivateKey), [`Class::Credentials`](crate::shell::reach::Class::Credentials)), which cost a read of each file.
+    /// What a test of `selector` sees of the paths these commands name, as
+    /// far as the classes `wanted` go: with the classes only a file's
+    /// content gives when it holds one
+    /// ([`Class::PrivateKey`](crate::shell::reach::Class::PrivateKey), [`Class::Credentials`](crate::shell::reach::Class::Credentials)), which cost a read of each file;
+    /// the classes it does not hold may be left out ([`Judged`]).
     fn paths_seen(
         &self,
         commands: &[SimpleCommand],
         selector: &PathSelector,
-        content: bool,
+        wanted: Classes,
     ) -> PathsSeen;
 
     /// The same, for the paths an event field holds (`paths =
@@ -217,7 +219,7 @@ pub trait CommandPaths {
         &self,
         value: &serde_json::Value,
         selector: &PathSelector,
-        content: bool,
+        wanted: Classes,
     ) -> PathsSeen;
 }
 
@@ -1663,10 +1665,24 @@ impl Prefilter<'_> {
         for fl in &self.texts {
             fl.search(&event.value, &mut out, parts)?;
         }
-        for pl in &self.paths {
-            // A private key is known by its content, read only when a rule
-            // here asks for it.
-            let content = pl.classes.iter().any(|(c, _)| c.by_content());
+        // A private key is known by its content, read only when a rule of a
+        // list asks for it; where a path lies is judged only as far as the
+        // classes its rules ask for go (`Judged`). The lists that judge more
+        // come first: the others take their answers for the same paths.
+        // (The candidates are the same in any order.)
+        let mut lists: Vec<(Classes, &PathLiterals<'_>)> = self
+            .paths
+            .iter()
+            .map(|pl| {
+                let wanted = pl
+                    .classes
+                    .iter()
+                    .fold(Classes::default(), |all, (c, _)| all.union(*c));
+                (wanted, pl)
+            })
+            .collect();
+        lists.sort_by_key(|(wanted, _)| Judged::wanting(*wanted));
+        for (wanted, pl) in lists {
             let seen = if pl.selector.from_command {
                 let Some(text) = pl.selector.field.get(&event.value).and_then(|v| v.as_str())
                 else {
@@ -1680,7 +1696,7 @@ impl Prefilter<'_> {
                     out.extend(pl.all.get(parts)?.iter());
                     continue;
                 };
-                paths.paths_seen(&cmds, &pl.selector, content)
+                paths.paths_seen(&cmds, &pl.selector, wanted)
             } else {
                 let Some(value) = pl.selector.field.get(&event.value) else {
                     // No field: no path.
@@ -1690,7 +1706,7 @@ impl Prefilter<'_> {
                     out.extend(pl.all.get(parts)?.iter());
                     continue;
                 };
-                paths.field_paths_seen(value, &pl.selector, content)
+                paths.field_paths_seen(value, &pl.selector, wanted)
             };
             for (classes, ids) in &pl.classes {
                 if seen.classes.meets(*classes) {

@@ -225,6 +225,25 @@ pub struct Guarded {
 /// `env` of its settings), and the agent's shell need not share them.
 #[must_use]
 pub fn guarded(env: &Env, cwd: &Path, project: &Path, exe: Option<&Path>) -> Vec<Guarded> {
+    guarded_of(env, cwd, project, exe, false)
+}
+
+/// The places of [`guarded`] that are the per-user key ([`Guard::Key`]), in
+/// its order, without making the others (the key's place is two variables
+/// away; the whole list, dozens of places).
+#[must_use]
+pub fn guarded_keys(env: &Env, cwd: &Path, project: &Path, exe: Option<&Path>) -> Vec<Guarded> {
+    guarded_of(env, cwd, project, exe, true)
+}
+
+/// [`guarded`], or with `keys_only` its places of the key alone.
+fn guarded_of(
+    env: &Env,
+    cwd: &Path,
+    project: &Path,
+    exe: Option<&Path>,
+    keys_only: bool,
+) -> Vec<Guarded> {
     let mut out: Vec<Guarded> = Vec::new();
     let plain: Env = env.get("HOME").map(|h| ("HOME", h)).into_iter().collect();
     let envs = [env, &plain];
@@ -266,6 +285,9 @@ pub fn guarded(env: &Env, cwd: &Path, project: &Path, exe: Option<&Path>) -> Vec
             Cow::Borrowed("hookrules' per-user key"),
             None,
         );
+        if keys_only {
+            continue;
+        }
         add(
             state,
             true,
@@ -273,6 +295,9 @@ pub fn guarded(env: &Env, cwd: &Path, project: &Path, exe: Option<&Path>) -> Vec
             Cow::Borrowed("hookrules' state (decision log, allowances, trust records)"),
             None,
         );
+    }
+    if keys_only {
+        return out;
     }
     add(
         Some(project_policies(project)),
@@ -462,6 +487,33 @@ mod tests {
                     .any(|b| b.path == a.path && b.guard == a.guard),
                 "listed twice: {a:?}"
             );
+        }
+    }
+
+    #[test]
+    fn the_keys_alone_are_the_keys_of_the_whole_list() {
+        let project = Path::new("/home/u/p");
+        let settings: [&[(&str, &str)]; 5] = [
+            &[],
+            &[("HOME", "/home/u")],
+            &[("HOME", "/home/u"), ("XDG_STATE_HOME", "/x/state")],
+            &[
+                ("HOME", "/home/u"),
+                ("XDG_STATE_HOME", "/home/u/.local/state"),
+            ],
+            &[("HOME", "/home/u"), ("XDG_STATE_HOME", "relative")],
+        ];
+        for vars in settings {
+            let mut env = Env::default();
+            for (k, v) in vars {
+                env.set(*k, *v);
+            }
+            let exe = Some(Path::new("/opt/hr/hookrules"));
+            let whole: Vec<Guarded> = guarded(&env, project, project, exe)
+                .into_iter()
+                .filter(|g| g.guard == Guard::Key)
+                .collect();
+            assert_eq!(guarded_keys(&env, project, project, exe), whole, "{vars:?}");
         }
     }
 

@@ -33,7 +33,7 @@ use crate::validate::model::{Condition, Fact, Rule, Template, Test};
 pub use error::EvalError;
 pub use outcome::{Contribution, Pending, PendingEffect, RuleError, RuleFailure};
 use trace::{abridge, RuleOutcome, Step, Tracer};
-pub use values::Located;
+pub use values::{Located, Twins};
 
 /// What evaluation may know about the world besides the event.
 #[derive(Debug, Clone)]
@@ -57,6 +57,9 @@ pub struct Ctx {
     pub reach: shell::reach::Env,
     /// Where the event's shell values were found to point.
     pub located: values::Located,
+    /// The same context judging fewer classes of place, for what reads
+    /// fewer (`Ctx::judging`).
+    pub twins: values::Twins,
 }
 
 impl Ctx {
@@ -105,6 +108,7 @@ impl Ctx {
                 .filter(|u| !u.is_empty()),
             links: shell::links::Resolver::default(),
             guards: guards(&env_vars, &cwd, &project_dir),
+            judged: shell::reach::Judged::All,
         };
         Ctx {
             project_dir,
@@ -116,53 +120,62 @@ impl Ctx {
             deadline: crate::os::deadline::Deadline::none(),
             reach,
             located: values::Located::default(),
+            twins: values::Twins::default(),
         }
     }
 }
 
 /// The places that decide what the agent may do (`contract::places::guarded`),
-/// listed when a path is first classified.
+/// listed when a path is first classified (the key's places alone when only
+/// they are needed, `shell::reach::Judged::Key`).
 fn guards(env: &Env, cwd: &Path, project: &Path) -> shell::reach::Guards {
     use crate::contract::places;
     let env = env.clone();
     let (cwd, project) = (cwd.to_path_buf(), project.to_path_buf());
-    shell::reach::Guards::new(move || {
+    let made = move |keys_only: bool| {
         let exe = std::env::current_exe().ok();
-        places::guarded(&env, &cwd, &project, exe.as_deref())
-            .into_iter()
-            .filter_map(|g| {
-                let path = g.path.to_str()?;
-                let path = if shell::path::is_normal(path) {
-                    path.to_ascii_lowercase()
-                } else {
-                    let mut p = shell::path::normalize(path, "/", None).ok()?;
-                    p.make_ascii_lowercase();
-                    p
-                };
-                Some(shell::reach::Guard {
-                    path,
-                    folder: g.folder,
-                    class: match g.guard {
-                        places::Guard::Config | places::Guard::Regenerable => {
-                            shell::reach::Class::GuardConfig
-                        }
-                        places::Guard::State => shell::reach::Class::GuardState,
-                        places::Guard::Key => shell::reach::Class::GuardKey,
-                    },
-                    regenerable: g.guard == places::Guard::Regenerable,
-                    wires: g.wiring.map(|kind| shell::reach::Wires::new(kind, g.path)),
-                    what: g.what,
-                    anywhere: g.anywhere.and_then(|a| {
-                        let a = a.to_str()?;
-                        let mut s = String::with_capacity(a.len() + 1);
-                        s.push('/');
-                        s.push_str(a);
-                        s.make_ascii_lowercase();
-                        Some(s)
-                    }),
-                })
-            })
-            .collect()
+        let list = match keys_only {
+            false => places::guarded(&env, &cwd, &project, exe.as_deref()),
+            true => places::guarded_keys(&env, &cwd, &project, exe.as_deref()),
+        };
+        list.into_iter().filter_map(guard).collect()
+    };
+    let made = Arc::new(made);
+    let keys = Arc::clone(&made);
+    shell::reach::Guards::new(move || made(false), move || keys(true))
+}
+
+/// A guarded place as the shell analysis compares it (`None`: a path that
+/// is not text or does not normalise).
+fn guard(g: crate::contract::places::Guarded) -> Option<shell::reach::Guard> {
+    use crate::contract::places;
+    let path = g.path.to_str()?;
+    let path = if shell::path::is_normal(path) {
+        path.to_ascii_lowercase()
+    } else {
+        let mut p = shell::path::normalize(path, "/", None).ok()?;
+        p.make_ascii_lowercase();
+        p
+    };
+    Some(shell::reach::Guard {
+        path,
+        folder: g.folder,
+        class: match g.guard {
+            places::Guard::Config | places::Guard::Regenerable => shell::reach::Class::GuardConfig,
+            places::Guard::State => shell::reach::Class::GuardState,
+            places::Guard::Key => shell::reach::Class::GuardKey,
+        },
+        regenerable: g.guard == places::Guard::Regenerable,
+        wires: g.wiring.map(|kind| shell::reach::Wires::new(kind, g.path)),
+        what: g.what,
+        anywhere: g.anywhere.and_then(|a| {
+            let a = a.to_str()?;
+            let mut s = String::with_capacity(a.len() + 1);
+            s.push('/');
+            s.push_str(a);
+            s.make_ascii_lowercase();
+            Some(s)
+        }),
     })
 }
 

@@ -281,7 +281,7 @@ pub fn tool_path(
             .and_then(|found| found.iter().find(|(m, _)| m == made))
             .map(|(_, target)| target.clone())
     };
-    if let Some(target) = answered(&ctx.located.lock()) {
+    if let Some(target) = ctx.located.find(answered) {
         return target;
     }
     let how = reach::Use {
@@ -317,7 +317,7 @@ fn shell_targets(
             .and_then(|found| found.iter().find(|(made, _)| *made == c.made))
             .map(|(_, targets)| targets.clone())
     };
-    if let Some(targets) = answered(&ctx.located.lock()) {
+    if let Some(targets) = ctx.located.find(answered) {
         return targets;
     }
     let how = reach::Use {
@@ -343,8 +343,15 @@ fn shell_targets(
 /// each), and each answer follows links and checks every guarded place (tens
 /// of thousands of instructions per path). The event's context is made once
 /// per event and not changed, so an answer stays right for the event.
+///
+/// A context that judges fewer classes ([`Ctx::judging`]) also takes the
+/// answers of those that judge more (`wider`): a path's classes there hold
+/// the ones it judges, and its place and texts are the same.
 #[derive(Debug, Clone, Default)]
-pub struct Located(Arc<Mutex<Answers>>);
+pub struct Located {
+    answers: Arc<Mutex<Answers>>,
+    wider: Vec<Arc<Mutex<Answers>>>,
+}
 
 /// [`Located`]'s answers.
 #[derive(Debug, Default)]
@@ -358,9 +365,33 @@ type AfterLinks<T> = Vec<(Vec<MadeLink>, T)>;
 
 impl Located {
     fn lock(&self) -> std::sync::MutexGuard<'_, Answers> {
-        // A panic elsewhere while it was held leaves only finished answers.
-        self.0.lock().unwrap_or_else(|e| e.into_inner())
+        lock(&self.answers)
     }
+
+    /// The first answer `answered` finds, in these answers, then in the
+    /// wider ones.
+    fn find<T>(&self, answered: impl Fn(&Answers) -> Option<T>) -> Option<T> {
+        std::iter::once(&self.answers)
+            .chain(&self.wider)
+            .find_map(|a| answered(&lock(a)))
+    }
+
+    /// New answers of their own that also take these ones (and their wider
+    /// ones).
+    fn narrower(&self) -> Located {
+        Located {
+            answers: Arc::default(),
+            wider: std::iter::once(&self.answers)
+                .chain(&self.wider)
+                .cloned()
+                .collect(),
+        }
+    }
+}
+
+fn lock(answers: &Mutex<Answers>) -> std::sync::MutexGuard<'_, Answers> {
+    // A panic elsewhere while it was held leaves only finished answers.
+    answers.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Most entries of a tree judged one by one (see `listed_targets`).
@@ -857,12 +888,13 @@ impl crate::compile::reach::CommandPaths for Ctx {
         &self,
         commands: &[SimpleCommand],
         selector: &PathSelector,
-        content: bool,
+        wanted: Classes,
     ) -> crate::compile::reach::PathsSeen {
+        let ctx = self.judging(wanted);
         seen(
-            &paths_from_commands(commands, selector, self),
-            self,
-            content,
+            &paths_from_commands(commands, selector, ctx),
+            ctx,
+            wanted.by_content(),
         )
     }
 
@@ -870,9 +902,61 @@ impl crate::compile::reach::CommandPaths for Ctx {
         &self,
         value: &Value,
         selector: &PathSelector,
-        content: bool,
+        wanted: Classes,
     ) -> crate::compile::reach::PathsSeen {
-        seen(&field_paths(value, selector, self), self, content)
+        // All classes: the rules of a file tool judge its path in the
+        // common case, and take these answers (a twin's answers would be
+        // made again: +21k instructions on a harmless Read, callgrind).
+        seen(
+            &field_paths(value, selector, self),
+            self,
+            wanted.by_content(),
+        )
+    }
+}
+
+impl Ctx {
+    /// The context that judges the classes `wanted`: this one, or when they
+    /// leave some classes of place out, its twin that judges only what they
+    /// need ([`reach::Judged`]), made once per event with answers of its own
+    /// ([`Located`]). The paths and their texts are the same; only the
+    /// classes `wanted` does not hold may be left out.
+    fn judging(&self, wanted: Classes) -> &Ctx {
+        let judged = reach::Judged::wanting(wanted);
+        let twin = match judged {
+            reach::Judged::All => return self,
+            reach::Judged::Key => &self.twins.0[0],
+            reach::Judged::Unplaced => &self.twins.0[1],
+        };
+        twin.get_or_init(|| {
+            // The key's twin, when made, judges more than the twin without
+            // classes of place: its answers serve that one too.
+            let wider = match judged {
+                reach::Judged::Unplaced => self.twins.0[0].get().map(|t| &t.located),
+                _ => None,
+            };
+            let mut twin = self.clone();
+            twin.reach.judged = judged;
+            twin.located = wider.unwrap_or(&self.located).narrower();
+            Box::new(twin)
+        })
+    }
+}
+
+/// [`Ctx::judging`]'s twins, each made when first asked. A copy of a
+/// context starts without them (it makes its own from what it holds).
+#[derive(Default)]
+pub struct Twins([std::sync::OnceLock<Box<Ctx>>; 2]);
+
+impl Clone for Twins {
+    fn clone(&self) -> Twins {
+        Twins::default()
+    }
+}
+
+impl std::fmt::Debug for Twins {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Twins")
     }
 }
 

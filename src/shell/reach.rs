@@ -190,6 +190,13 @@ impl Classes {
         self.has(Class::PrivateKey) || self.has(Class::Credentials)
     }
 
+    /// Does the set hold a class a path has by where it lies (any but
+    /// [`UNPLACED`])?
+    #[must_use]
+    pub fn placed(self) -> bool {
+        self.0 & !UNPLACED.0 != 0
+    }
+
     /// The set of these classes.
     #[must_use]
     pub fn of(list: &[Class]) -> Classes {
@@ -232,6 +239,40 @@ pub struct Env {
     pub links: Resolver,
     /// What decides what the agent may do, and where it is.
     pub guards: Guards,
+    /// The classes of place judged (all but for the prefilter, see
+    /// [`Judged`]).
+    pub judged: Judged,
+}
+
+/// Which classes of place a path is judged for. The prefilter of a list of
+/// paths asks only for the classes its rules name: a list whose rules name
+/// none costs no classification for the paths of a command, and one whose
+/// rules name only [`Class::GuardKey`] needs the key's place alone, not the
+/// list of every guarded place (tens of thousands of instructions per
+/// event). The paths and their texts are the same whatever is judged.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Judged {
+    /// Every class.
+    #[default]
+    All,
+    /// Of the classes of place, only [`Class::GuardKey`] ([`Guards::keys`]).
+    Key,
+    /// Only the classes a path has wherever it lies ([`UNPLACED`]).
+    Unplaced,
+}
+
+impl Judged {
+    /// What judges the classes `wanted`, the least work first.
+    #[must_use]
+    pub fn wanting(wanted: Classes) -> Judged {
+        if !wanted.placed() {
+            Judged::Unplaced
+        } else if wanted.0 & !(UNPLACED.0 | 1 << Class::GuardKey as u32) == 0 {
+            Judged::Key
+        } else {
+            Judged::All
+        }
+    }
 }
 
 /// A file or folder whose change changes what the agent may do.
@@ -321,6 +362,10 @@ impl Wires {
 pub struct Guards {
     list: Arc<OnceLock<Vec<Guard>>>,
     make: Option<Arc<dyn Fn() -> Vec<Guard> + Send + Sync>>,
+    /// Its places of the per-user key, made on their own when the whole
+    /// list is not (see [`Guards::keys`]).
+    keys: Arc<OnceLock<Vec<Guard>>>,
+    make_keys: Option<Arc<dyn Fn() -> Vec<Guard> + Send + Sync>>,
 }
 
 impl std::fmt::Debug for Guards {
@@ -332,11 +377,18 @@ impl std::fmt::Debug for Guards {
 }
 
 impl Guards {
-    /// Guards that `make` lists when first needed.
-    pub fn new(make: impl Fn() -> Vec<Guard> + Send + Sync + 'static) -> Guards {
+    /// Guards that `make` lists when first needed, and whose places of
+    /// [`Class::GuardKey`] `make_keys` lists (the same as `make`'s, in the
+    /// same order) when those alone are needed.
+    pub fn new(
+        make: impl Fn() -> Vec<Guard> + Send + Sync + 'static,
+        make_keys: impl Fn() -> Vec<Guard> + Send + Sync + 'static,
+    ) -> Guards {
         Guards {
             list: Arc::new(OnceLock::new()),
             make: Some(Arc::new(make)),
+            keys: Arc::new(OnceLock::new()),
+            make_keys: Some(Arc::new(make_keys)),
         }
     }
 
@@ -347,7 +399,7 @@ impl Guards {
         let _ = cell.set(list);
         Guards {
             list: Arc::new(cell),
-            make: None,
+            ..Guards::default()
         }
     }
 
@@ -355,6 +407,21 @@ impl Guards {
     pub fn list(&self) -> &[Guard] {
         self.list
             .get_or_init(|| self.make.as_ref().map(|m| m()).unwrap_or_default())
+    }
+
+    /// The guarded places of [`Class::GuardKey`], in the list's order: taken
+    /// from the list when it is made, else made on their own.
+    pub fn keys(&self) -> &[Guard] {
+        self.keys
+            .get_or_init(|| match (self.list.get(), &self.make_keys) {
+                (None, Some(make_keys)) => make_keys(),
+                _ => self
+                    .list()
+                    .iter()
+                    .filter(|g| g.class == Class::GuardKey)
+                    .cloned()
+                    .collect(),
+            })
     }
 }
 
@@ -1155,6 +1222,9 @@ fn located(text: &str, unknown: bool, unknown_at_end: bool, env: &Env) -> Target
         // The unknown part may be empty (`$HOME/$X` is then the home folder),
         // a name there, or more; glued to a name (`/home/dev$X`) it may also
         // make a sibling.
+        if env.judged == Judged::Unplaced {
+            return Target::plain(format!("{shown}…"), classes);
+        }
         if unknown_at_end {
             classes = classes.union(classify_globbed(&norm, env));
         }
@@ -1167,8 +1237,10 @@ fn located(text: &str, unknown: bool, unknown_at_end: bool, env: &Env) -> Target
         }
         return Target::plain(format!("{shown}…"), classes);
     }
-    classes = classes.union(classify_globbed(&norm, env));
-    classes = classes.union(searched_guards(&norm, env));
+    if env.judged != Judged::Unplaced {
+        classes = classes.union(classify_globbed(&norm, env));
+        classes = classes.union(searched_guards(&norm, env));
+    }
     let pattern = norm
         .contains([STAR, QUESTION, BRACKET, '\u{E000}'])
         .then_some(norm);
@@ -1214,6 +1286,15 @@ pub const NAMED_FOLDERS: &[&str] = &[
 ];
 
 impl Env {
+    /// The guarded places the classes [`Env::judged`] need.
+    fn judged_guards(&self) -> &[Guard] {
+        match self.judged {
+            Judged::All => self.guards.list(),
+            Judged::Key => self.guards.keys(),
+            Judged::Unplaced => &[],
+        }
+    }
+
     /// The places whose files count by name for hard links: the home folder,
     /// [`NAMED_FOLDERS`] in it and the guarded places.
     #[must_use]
@@ -1328,7 +1409,7 @@ fn classify_globbed(path: &str, env: &Env) -> Classes {
     // unknown names below a pattern (`/tmp/*/…`: that is below every
     // folder, see `guard_reaches`' `Reach::Beside`).
     let named = !comps.iter().any(|c| c.contains(SOMETHING));
-    for g in env.guards.list() {
+    for g in env.judged_guards() {
         if pattern_names_guard(&comps, g) {
             classes.add(guard_class(g, Reach::Maybe));
             if named && g.wires.as_ref().is_some_and(Wires::on) {
@@ -1718,6 +1799,11 @@ fn is_system(comps: &[&str], env: &Env) -> bool {
     })
 }
 
+/// The classes a path has whatever its place (all [`Judged::Unplaced`] judges).
+pub const UNPLACED: Classes = Classes(
+    1 << Class::Unknown as u32 | 1 << Class::PrivateKey as u32 | 1 << Class::Credentials as u32,
+);
+
 /// The guard classes.
 pub const GUARDS: Classes = Classes(
     1 << Class::GuardConfig as u32
@@ -1977,9 +2063,10 @@ pub fn classify(path: &str, env: &Env) -> Classes {
 /// through (a pattern's names rule the others out).
 fn classify_among(path: &str, env: &Env, may_meet: &dyn Fn(&Guard) -> bool) -> Classes {
     let mut c = Classes::default();
-    if !env.guards.list().is_empty() {
+    let guards = env.judged_guards();
+    if !guards.is_empty() {
         let lower = path.to_ascii_lowercase();
-        for g in env.guards.list() {
+        for g in guards {
             if let Some(reach) = guard_reaches(&lower, g, env, may_meet(g)) {
                 c.add(guard_class(g, reach));
                 // What switches hookrules on is removed with its own folder,
@@ -1990,6 +2077,9 @@ fn classify_among(path: &str, env: &Env, may_meet: &dyn Fn(&Guard) -> bool) -> C
                 }
             }
         }
+    }
+    if env.judged == Judged::Key {
+        return c;
     }
     let comps: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
     if comps.is_empty() {

@@ -755,10 +755,21 @@ impl<T: Tracer> Evaluator<'_, T> {
                     let Some(text) = raw.as_ref().and_then(|v| v.as_str()) else {
                         return Ok(values::Selected::Paths(vec![]));
                     };
+                    // Only a `class` test reads the classes of place, and
+                    // only those it names ([`Ctx::judging`]; the prefilter
+                    // judged the same paths so). A trace shows a class
+                    // test's paths with all their classes.
+                    let judging = match &t.op {
+                        crate::validate::model::Op::Class(_) if self.tracer.enabled() => self.ctx,
+                        crate::validate::model::Op::Class(ct) => {
+                            self.ctx.judging(ct.any.union(ct.none))
+                        }
+                        _ => self.ctx.judging(shell::reach::Classes::default()),
+                    };
                     return Ok(match self.parse_shell(text) {
-                        Ok(cmds) => values::Selected::Paths(values::paths_from_commands(
-                            &cmds, ps, self.ctx,
-                        )),
+                        Ok(cmds) => {
+                            values::Selected::Paths(values::paths_from_commands(&cmds, ps, judging))
+                        }
                         Err(e) => {
                             self.unparsable = Some(e.clone());
                             values::Selected::Unparsable(e)

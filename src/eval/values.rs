@@ -921,7 +921,7 @@ impl Ctx {
     /// need ([`reach::Judged`]), made once per event with answers of its own
     /// ([`Located`]). The paths and their texts are the same; only the
     /// classes `wanted` does not hold may be left out.
-    fn judging(&self, wanted: Classes) -> &Ctx {
+    pub(crate) fn judging(&self, wanted: Classes) -> &Ctx {
         let judged = reach::Judged::wanting(wanted);
         let twin = match judged {
             reach::Judged::All => return self,
@@ -1047,9 +1047,16 @@ fn command_matches(
             .filter(|(i, _)| !skipped.get(*i).copied().unwrap_or(false))
     };
     if let Some(globs) = &ct.target_glob {
+        // A list of names reads no class of place: without a `target_class`
+        // (which judges the same operands whole), they are not judged
+        // ([`Ctx::judging`]).
+        let judging = match ct.target_class {
+            None => ctx.judging(Classes::default()),
+            Some(_) => ctx,
+        };
         let mut hit = false;
         'operands: for (i, v) in targets() {
-            for t in operand_targets(v, i, c, ctx) {
+            for t in operand_targets(v, i, c, judging) {
                 if target_glob(globs, &t, ctx)? {
                     hit = true;
                     break 'operands;
@@ -1061,9 +1068,10 @@ fn command_matches(
         }
     }
     if let Some(cls) = &ct.target_class {
+        let judging = ctx.judging(cls.any.union(cls.none));
         let mut found: Option<Target> = None;
         'find: for (i, v) in targets() {
-            for t in operand_targets(v, i, c, ctx) {
+            for t in operand_targets(v, i, c, judging) {
                 if cls.passes(t.classes) {
                     found = Some(t);
                     break 'find;

@@ -85,6 +85,7 @@ fn extract_complete(script: &str) -> Result<Vec<SimpleCommand>, ParseError> {
         dash: false,
         captured: Vec::new(),
         captured_before: 0,
+        traps: Vec::new(),
     };
     let s = syntax::parse_script(script, 0)?;
     let cx = Cx {
@@ -92,6 +93,7 @@ fn extract_complete(script: &str) -> Result<Vec<SimpleCommand>, ParseError> {
         via: Vec::new(),
     };
     ex.list(&s.body, &cx)?;
+    ex.run_traps();
     Ok(ex.out)
 }
 
@@ -324,9 +326,49 @@ struct Extractor {
     captured: Vec<Vec<SimpleCommand>>,
     /// How many were captured before the current simple command started.
     captured_before: usize,
+    /// The code `trap` set, run when the script ends ([`Extractor::run_traps`]).
+    traps: Vec<Trap>,
+}
+
+/// The code a `trap` sets: the shell runs it later (at exit, on a signal),
+/// with the variables it then holds, so it is read once the script is read.
+struct Trap {
+    text: String,
+    via: Vec<String>,
+    depth: usize,
+    map: OffMap,
+    /// The `trap` command's index in `out`.
+    at: usize,
 }
 
 impl Extractor {
+    /// Read the code the script's traps run, with the variables the script
+    /// leaves (`trap 'rm -rf "$tmp"' EXIT; tmp=$(mktemp -d)` removes the
+    /// temp folder, `trap 'rm -rf "$d"' EXIT; d=~` home). Code that does not
+    /// parse, or runs a program nobody can name, is unknown code.
+    fn run_traps(&mut self) {
+        for _ in 0..MAX_WRAPPERS {
+            let traps = std::mem::take(&mut self.traps);
+            if traps.is_empty() {
+                return;
+            }
+            for t in traps {
+                let mark = self.out.len();
+                let saved = self.state.clone();
+                if self
+                    .nested_as(Grammar::Same, &t.text, t.depth, &t.via, t.map, None)
+                    .is_err()
+                {
+                    self.out.truncate(mark);
+                    self.state = saved;
+                    self.set_code(t.at, Code::Dynamic);
+                } else if self.ran_unknown_program(mark) {
+                    self.set_code(t.at, Code::Dynamic);
+                }
+            }
+        }
+    }
+
     fn tick(&mut self, at: usize) -> Result<(), ParseError> {
         budget::check().map_err(|o| over_budget(o, at))?;
         match self.work.checked_sub(1) {
@@ -2512,6 +2554,19 @@ impl Extractor {
                         _ if same_shell => Grammar::Same,
                         _ => Grammar::of(&prog),
                     };
+                    if label == "trap" {
+                        if !known && starts_unknown {
+                            self.set_code(at, Code::Dynamic);
+                        }
+                        self.traps.push(Trap {
+                            text,
+                            via,
+                            depth: depth + 1,
+                            map: OffMap::At(off, label),
+                            at,
+                        });
+                        return Ok(());
+                    }
                     let map = OffMap::At(off, label);
                     let saved = self.state.clone();
                     if let Err(e) =

@@ -1010,7 +1010,16 @@ impl Parser {
             invoke = Invoke::Call;
             self.i += 1;
             self.skip_space(false);
-        } else if self.peek() == Some('.') && self.peek_at(1).is_some_and(is_space) {
+        } else if self.peek() == Some('.')
+            && self.peek_at(1).is_some_and(|c| {
+                // `. NAME`, and with nothing between: `.(EXPR)`, `.{ … }`,
+                // `.$x`, `.'name'` (a path, `./x.ps1`, `..\x`, is a name)
+                is_space(c)
+                    || matches!(c, '(' | '{' | '$')
+                    || is_single_quote(c)
+                    || is_double_quote(c)
+            })
+        {
             invoke = Invoke::Dot;
             self.i += 1;
             self.skip_space(false);

@@ -2634,14 +2634,26 @@ impl Extractor {
                             .unwrap_or_default()
                             .iter()
                             .map(|f| {
-                                if placeholder(&f.text) {
+                                if !placeholder(&f.text) {
+                                    f.clone()
+                                } else if fd || f.text == "{}" {
                                     Field {
                                         text: f.text.clone(),
                                         value: targets.clone(),
                                         content: None,
                                     }
                                 } else {
-                                    f.clone()
+                                    // `{}` inside a word (`{}/`, `{}.bak`): each
+                                    // name in its place, so `-exec rm -rf {}/`
+                                    // goes through a link it finds.
+                                    let value = targets.0.iter().fold(Value::default(), |v, t| {
+                                        v.union(&substituted(&f.value, "{}", t))
+                                    });
+                                    Field {
+                                        text: f.text.clone(),
+                                        value,
+                                        content: None,
+                                    }
                                 }
                             })
                             .collect();
@@ -4087,9 +4099,16 @@ pub(super) fn find_targets(args: &[Field]) -> Value {
                 out.add(every);
             }
             for name in &names {
+                // A name with no pattern in it is that name (`-name homelink`:
+                // a link there is followed as any written name is).
+                let piece = if name.contains(['*', '?', '[']) {
+                    Piece::Glob((*name).to_string())
+                } else {
+                    Piece::Text((*name).to_string())
+                };
                 let mut named = s.clone();
                 named.push(Piece::Text("/".into()));
-                named.push(Piece::Glob((*name).to_string()));
+                named.push(piece.clone());
                 out.add(named);
                 // And at any depth below (hidden folders too), unless
                 // `-maxdepth 1` keeps it to the starting point's own names.
@@ -4097,7 +4116,7 @@ pub(super) fn find_targets(args: &[Field]) -> Value {
                     let mut below = searched_in.as_deref().map_or_else(|| s.clone(), Sym::text);
                     below.push(Piece::Below);
                     below.push(Piece::Text("/".into()));
-                    below.push(Piece::Glob((*name).to_string()));
+                    below.push(piece);
                     out.add(below);
                 }
             }

@@ -5027,7 +5027,11 @@ fn printed_text(c: &Command, r: &Ran) -> Option<Printed> {
             // a listing stays input nobody knows (as before find was read).
             let named = names
                 .iter()
-                .any(|s| s.0.iter().any(|p| matches!(p, Piece::Glob(g) if g != "*")));
+                .any(|s| s.0.iter().any(|p| matches!(p, Piece::Glob(g) if g != "*")))
+                || (find
+                    && texts
+                        .windows(2)
+                        .any(|w| matches!(w[0], "-name" | "-iname") && w[1] != "*"));
             if texts.iter().any(acts) || named {
                 return None;
             }

@@ -1432,14 +1432,27 @@ fn classify_globbed(path: &str, env: &Env) -> Classes {
 /// any unknown name below a folder. Other paths reach nothing here.
 fn searched_guards(path: &str, env: &Env) -> Classes {
     let mut classes = Classes::default();
+    for g in searched(path, env.judged_guards(), env) {
+        classes.add(guard_class(g, Reach::Maybe));
+        if g.wires.as_ref().is_some_and(Wires::on) {
+            classes.add(Class::GuardWiring);
+        }
+    }
+    classes
+}
+
+/// The guarded places a search `R/…/NAME` can find (see [`searched_guards`]).
+/// Of `guards`: the judged ones when classifying, all of them for reasons.
+fn searched<'e>(path: &str, guards: &'e [Guard], env: &Env) -> Vec<&'e Guard> {
+    let mut found = Vec::new();
     let comps: Vec<&str> = path.split('/').filter(|c| !c.is_empty()).collect();
     let [root @ .., deep, name] = comps.as_slice() else {
-        return classes;
+        return found;
     };
     let something = SOMETHING.to_string();
     if *deep != something || name.contains(SOMETHING) || root.iter().any(|c| c.contains(SOMETHING))
     {
-        return classes;
+        return found;
     }
     let is_pattern = |c: &str| c.contains([STAR, QUESTION, BRACKET]);
     let can_be = |c: &str, n: &str| {
@@ -1449,7 +1462,7 @@ fn searched_guards(path: &str, env: &Env) -> Classes {
             c.eq_ignore_ascii_case(n)
         }
     };
-    for g in env.guards.list() {
+    for g in guards {
         if g.regenerable {
             continue;
         }
@@ -1467,13 +1480,10 @@ fn searched_guards(path: &str, env: &Env) -> Classes {
                     .any(|e| can_be(name, &e.file_name().to_string_lossy().to_lowercase()))
             });
         if own || inside {
-            classes.add(guard_class(g, Reach::Maybe));
-            if g.wires.as_ref().is_some_and(Wires::on) {
-                classes.add(Class::GuardWiring);
-            }
+            found.push(g);
         }
     }
-    classes
+    found
 }
 
 /// A guarded place's path as the disk spells it: places are kept in
@@ -1813,7 +1823,8 @@ pub const GUARDS: Classes = Classes(
 );
 
 /// The guarded place a normalised path lies in (or, ending in `SOMETHING`,
-/// may reach below its folder), first found; for reasons.
+/// may reach below its folder, or a search `R/…/NAME` can find), first
+/// found; for reasons.
 #[must_use]
 pub fn guarded_by<'e>(path: &str, env: &'e Env) -> Option<&'e Guard> {
     let lower = path.to_ascii_lowercase();
@@ -1836,9 +1847,11 @@ pub fn guarded_by<'e>(path: &str, env: &'e Env) -> Option<&'e Guard> {
     } else {
         plain
     };
+    let searched = searched(&lower, env.guards.list(), env);
     let mut found = env.guards.list().iter().filter(|g| {
         guard_reaches(&plain, g, env, pattern_may_meet(&comps, g)).is_some()
             || pattern_names_guard(&comps, g)
+            || searched.iter().any(|s| std::ptr::eq(*s, *g))
     });
     // Of several (`.claude` holds policies and settings), the one that
     // switches hookrules on, when one does: what removing the path undoes.

@@ -274,6 +274,7 @@ pub const COMMAND_OBJECT_FIELDS: &[&str] = &[
     "background_jobs",
     "output_to",
     "output_in",
+    "find_narrowed",
     "stdout_to",
 ];
 
@@ -344,6 +345,11 @@ fn command_node() -> Node {
                 "output_in".into(),
                 Presence::Sometimes,
                 Node::Scalar("text"),
+            ),
+            (
+                "find_narrowed".into(),
+                Presence::Always,
+                Node::Scalar("true or false"),
             ),
             (
                 "stdout_to".into(),

@@ -3951,27 +3951,52 @@ const MAX_PATH_TEXT: usize = 4096;
 /// lists hidden names too; those stay "something below", as a recursive
 /// `grep -r` over the folder reads them: a wide `./.*` would name every
 /// secret file there, which `grep TODO $(find . -type f)` is not about.)
-pub(super) fn find_targets(args: &[Field]) -> Value {
+/// Where find's expression starts: after its options (`-H`, `-L`, `-P`,
+/// `-D DEBUG`, `-O LEVEL`) and its starting points.
+fn find_expression_at(words: &[&str]) -> (usize, usize) {
     let mut i = 0;
-    while let Some(a) = args.get(i) {
-        match a.text.as_str() {
+    while let Some(a) = words.get(i) {
+        match *a {
             "-H" | "-L" | "-P" => i += 1,
             "-D" => i += 2,
             o if o.starts_with("-O") => i += 1,
             _ => break,
         }
     }
-    let mut roots = Vec::new();
-    while let Some(a) = args.get(i) {
-        if a.text.starts_with('-') || matches!(a.text.as_str(), "(" | "!" | ")" | ",") {
+    let roots_at = i.min(words.len());
+    while let Some(a) = words.get(i) {
+        if a.starts_with('-') || matches!(*a, "(" | "!" | ")" | ",") {
             break;
         }
-        roots.push(a.value.clone());
         i += 1;
     }
-    if roots.is_empty() {
-        roots.push(Value::text("."));
+    (roots_at, i.min(words.len()))
+}
+
+/// find's own expression: its words but the commands `-exec … ;` runs
+/// (a test after one still narrows: `-exec echo {} \; -name '*.o' -delete`).
+fn find_own<'a>(expression: &[&'a str]) -> Vec<&'a str> {
+    let mut out = Vec::new();
+    let mut in_exec = false;
+    for &t in expression {
+        if in_exec {
+            in_exec = !matches!(t, ";" | "+");
+        } else if wrappers::FIND_EXEC.contains(&t) {
+            in_exec = true;
+        } else {
+            out.push(t);
+        }
     }
+    out
+}
+
+/// Does find's expression (`find_own`) hand on only some of what lies below
+/// its starting points? A test narrows unless it is negated (`-not -path
+/// './.git*'` keeps everything else); deleting only links (`-type l`,
+/// `-xtype l`, with no `-o` beside it) leaves the files they lead to. The
+/// one answer to this question: the analysis's targets and the command
+/// object's `find_narrowed` (what policies read) both come from here.
+fn find_narrows(own: &[&str]) -> bool {
     const NARROW: &[&str] = &[
         "-name",
         "-iname",
@@ -4003,44 +4028,49 @@ pub(super) fn find_targets(args: &[Field]) -> Value {
         "-nouser",
         "-nogroup",
     ];
-    // find's own expression: its words but the commands `-exec … ;` runs
-    // (a test after one still narrows: `-exec echo {} \; -name '*.o' -delete`).
-    let expr: Vec<&Field> = {
-        let mut out = Vec::new();
-        let mut in_exec = false;
-        for a in args.get(i..).unwrap_or_default() {
-            let t = a.text.as_str();
-            if in_exec {
-                in_exec = !matches!(t, ";" | "+");
-            } else if wrappers::FIND_EXEC.contains(&t) {
-                in_exec = true;
-            } else {
-                out.push(a);
-            }
+    let negated = |k: usize| k > 0 && matches!(own[k - 1], "!" | "-not");
+    let links_only = !own.iter().any(|t| matches!(*t, "-o" | "-or" | ","))
+        && own
+            .windows(2)
+            .enumerate()
+            .any(|(k, w)| matches!(w[0], "-type" | "-xtype") && w[1] == "l" && !negated(k));
+    // A pattern every name matches keeps everything (`-name '*'`, `-regex '.*'`).
+    let everything = |k: usize| match (own[k], own.get(k + 1).copied()) {
+        ("-name" | "-iname" | "-path" | "-ipath" | "-wholename" | "-iwholename", Some(p)) => {
+            p.chars().all(|c| c == '*')
         }
-        out
+        ("-regex" | "-iregex", Some(p)) => matches!(p, ".*" | "^.*" | ".*$" | "^.*$"),
+        _ => false,
     };
-    let own: Vec<&str> = expr.iter().map(|a| a.text.as_str()).collect();
+    links_only
+        || own.iter().enumerate().any(|(k, t)| {
+            (NARROW.contains(t) || t.starts_with("-newer")) && !negated(k) && !everything(k)
+        })
+}
+
+/// [`find_narrows`] for a find command's words (after its program).
+#[must_use]
+pub(super) fn find_narrowed(args: &[String]) -> bool {
+    let words: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (_, expr_at) = find_expression_at(&words);
+    find_narrows(&find_own(&words[expr_at..]))
+}
+
+pub(super) fn find_targets(args: &[Field]) -> Value {
+    let words: Vec<&str> = args.iter().map(|a| a.text.as_str()).collect();
+    let (roots_at, i) = find_expression_at(&words);
+    let mut roots: Vec<Value> = args[roots_at..i].iter().map(|a| a.value.clone()).collect();
+    if roots.is_empty() {
+        roots.push(Value::text("."));
+    }
+    let own = find_own(&words[i..]);
     let value_of = |test: &str| {
         own.windows(2)
             .filter(|w| w[0] == test)
             .map(|w| w[1])
             .collect::<Vec<&str>>()
     };
-    // A test narrows what find hands on, unless it is negated: `-not -path
-    // './.git*'` keeps everything else.
-    let negated = |k: usize| k > 0 && matches!(own[k - 1], "!" | "-not");
-    // Deleting only links (`-type l`, `-xtype l`) leaves the files they lead to.
-    let links_only = !own.iter().any(|t| matches!(*t, "-o" | "-or" | ","))
-        && own
-            .windows(2)
-            .enumerate()
-            .any(|(k, w)| matches!(w[0], "-type" | "-xtype") && w[1] == "l" && !negated(k));
-    let narrowed = links_only
-        || own
-            .iter()
-            .enumerate()
-            .any(|(k, t)| (NARROW.contains(t) || t.starts_with("-newer")) && !negated(k));
+    let narrowed = find_narrows(&own);
     // The starting point itself: a folder, at depth 0.
     let types: Vec<&str> = value_of("-type")
         .into_iter()
@@ -4077,14 +4107,13 @@ pub(super) fn find_targets(args: &[Field]) -> Value {
     // Names a `-name`/`-iname` test asks for (not negated): what the command
     // is handed may be a file of that name directly in a starting point, so a
     // rule about the name (`.env*`) or the place (`~/Documents`) sees it.
-    let names: Vec<&str> = expr
+    let names: Vec<&str> = own
         .windows(2)
         .enumerate()
         .filter(|(k, w)| {
-            matches!(w[0].text.as_str(), "-name" | "-iname")
-                && !(*k > 0 && matches!(expr[k - 1].text.as_str(), "!" | "-not"))
+            matches!(w[0], "-name" | "-iname") && !(*k > 0 && matches!(own[k - 1], "!" | "-not"))
         })
-        .map(|(_, w)| w[1].text.as_str())
+        .map(|(_, w)| w[1])
         .collect();
     let mut out = Value::default();
     for r in roots {

@@ -548,6 +548,21 @@ impl Analyser {
             }
             return Ok(());
         }
+        // `$env:NAME = TEXT`: the programs this line starts are given it,
+        // as `export NAME=TEXT` gives them.
+        if let Some(var) = name
+            .get(..4)
+            .filter(|d| d.eq_ignore_ascii_case("env:"))
+            .map(|_| &name[4..])
+        {
+            let old = self.var(&name);
+            let word = Value::text(&format!("{var}=")).concat(&if append {
+                old.scalar().concat(&v.scalar())
+            } else {
+                v.scalar()
+            });
+            self.emit(vec![raw("export"), W::Val(word)], Some("$env:"))?;
+        }
         let v = if append {
             match self.vars.get(&name) {
                 Some(old) => match (&old.val, &v.val) {
@@ -1343,6 +1358,14 @@ impl Analyser {
                 }
             }
             ("environment", "setenvironmentvariable") => {
+                // Any scope: the process's own reaches what it starts.
+                if let (Some(n), Some(v)) = (a.first(), a.get(1)) {
+                    let word = n.scalar().concat(&Value::text("=")).concat(&v.scalar());
+                    self.emit(
+                        vec![raw("export"), W::Val(word)],
+                        Some("[Environment]::SetEnvironmentVariable"),
+                    )?;
+                }
                 let name = a
                     .first()
                     .and_then(V::literal)
@@ -1503,23 +1526,9 @@ impl Analyser {
                 w.extend([raw("-f"), raw("--"), W::Val(me)]);
                 w
             }
-            "moveto" => vec![
-                raw("mv"),
-                raw("-f"),
-                raw("--"),
-                W::Val(me),
-                W::Val(arg(self, 0)),
-            ],
-            "copyto" => vec![
-                raw("cp"),
-                raw("-f"),
-                raw("--"),
-                W::Val(me),
-                W::Val(arg(self, 0)),
-            ],
-            // `Replace(DEST, BACKUP)`: this file takes DEST's place.
-            "replace" => vec![
-                raw("mv"),
+            // `MoveTo(DEST)`, and `Replace(DEST, BACKUP)`: this file takes DEST's place.
+            "moveto" | "replace" | "copyto" => vec![
+                raw(if m == "copyto" { "cp" } else { "mv" }),
                 raw("-f"),
                 raw("--"),
                 W::Val(me),
@@ -1647,7 +1656,7 @@ impl Analyser {
             self.runner("pwsh", code, &text)?;
             return Ok(V::unknown("(output)"));
         }
-        if self.function_drive(&lower, c)? {
+        if self.drive_item(&lower, c)? {
             return Ok(V::text(""));
         }
         let base = program_base(&text);
@@ -1742,11 +1751,11 @@ impl Analyser {
         r.map(|_| ())
     }
 
-    /// A function defined through the `function:` drive (`Set-Item
-    /// function:NAME TEXT`, `New-Item -Path function: -Name NAME -Value
-    /// TEXT`, `Set-Content function:NAME TEXT`): as `$function:NAME = TEXT`.
-    /// `true` when this was one.
-    fn function_drive(&mut self, lower: &str, c: &Command) -> R<bool> {
+    /// An item of the `function:` or `env:` drive set (`Set-Item
+    /// function:NAME TEXT`, `New-Item -Path env: -Name NAME -Value TEXT`,
+    /// `Set-Content Env:\NAME TEXT`): as `$function:NAME = TEXT` or
+    /// `$env:NAME = TEXT`. `true` when this was one.
+    fn drive_item(&mut self, lower: &str, c: &Command) -> R<bool> {
         if !matches!(
             lower,
             "set-item" | "si" | "new-item" | "ni" | "set-content" | "add-content" | "ac"
@@ -1770,10 +1779,14 @@ impl Analyser {
             .map(|(_, v)| v.clone())
             .or_else(|| plain.first().cloned())
             .and_then(|v| v.literal());
-        let Some(rest) = path.and_then(|p| {
+        let Some((drive, rest)) = path.and_then(|p| {
             let l = p.to_ascii_lowercase();
-            l.strip_prefix("function:")
-                .map(|r| r.trim_start_matches(['/', '\\']).to_string())
+            ["function:", "env:"].into_iter().find_map(|d| {
+                l.strip_prefix(d).map(|r| {
+                    let at = p.len() - r.len();
+                    (d, p[at..].trim_start_matches(['/', '\\']).to_string())
+                })
+            })
         }) else {
             return Ok(false);
         };
@@ -1788,8 +1801,9 @@ impl Analyser {
         };
         let value_pos = usize::from(!named.iter().any(|(n, _)| "path".starts_with(n.as_str())));
         let value = get("value", value_pos).unwrap_or_else(|| V::text(""));
-        let target = Expr::Var(format!("function:{}", name.to_ascii_lowercase()));
-        self.assign(&target, value, false)?;
+        let append = drive == "env:" && matches!(lower, "add-content" | "ac");
+        let target = Expr::Var(format!("{drive}{name}"));
+        self.assign(&target, value, append)?;
         Ok(true)
     }
 

@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use crate::contract::places;
 use crate::eval::{Ctx, Pending, PendingEffect};
 use crate::os::deadline::Deadline;
 use crate::os::{files, process};
@@ -35,6 +36,14 @@ pub enum EffectError {
     NoPath,
     /// Its path (or `within`) is not where the policy may write.
     Confined(files::ConfineInError),
+    /// Its path is one of hookrules' own files (policies, hook registrations,
+    /// state, cache, binary): no policy's effect writes or deletes them.
+    Guarded {
+        /// The file, where it lands.
+        path: PathBuf,
+        /// What it is.
+        what: String,
+    },
     /// Writing the file failed.
     Write {
         /// The file.
@@ -104,6 +113,11 @@ impl std::fmt::Display for EffectError {
             EffectError::DeadlinePassed => f.write_str("not run: the answer's deadline had passed"),
             EffectError::NoPath => f.write_str("no path"),
             EffectError::Confined(e) => write!(f, "{e}"),
+            EffectError::Guarded { path, what } => write!(
+                f,
+                "{} is {what}: a policy's effects never write or delete hookrules' own files",
+                path.display()
+            ),
             EffectError::Write { path, error } => write!(f, "write {}: {error}", path.display()),
             EffectError::Append { path, error } => write!(f, "append {}: {error}", path.display()),
             EffectError::Delete { path, error } => write!(f, "delete {}: {error}", path.display()),
@@ -173,9 +187,33 @@ pub fn apply(effects: &[Pending], ctx: &Ctx, deadline: Deadline) -> Vec<Failed> 
     failed
 }
 
+/// Where a file effect writes: in the folder the policy names, and never one
+/// of hookrules' own files, judged where the write lands (links followed). A
+/// repository's policy that wrote a policy of its own beside it, or took the
+/// hook registration out of the settings, would switch the guard off.
 fn target(e: &Pending, ctx: &Ctx) -> Result<PathBuf, EffectError> {
     let path = e.path.as_deref().ok_or(EffectError::NoPath)?;
-    files::confine_in(path, &ctx.project_dir, e.within.as_deref()).map_err(EffectError::Confined)
+    let p = files::confine_in(path, &ctx.project_dir, e.within.as_deref())
+        .map_err(EffectError::Confined)?;
+    let real = files::resolve_existing_prefix(&p);
+    let exe = std::env::current_exe().ok();
+    let guarded = places::guarded(&ctx.env_vars, &ctx.cwd, &ctx.project_dir, exe.as_deref());
+    let hit = guarded.iter().find(|g| {
+        let place = files::resolve_existing_prefix(&g.path);
+        [&p, &real].into_iter().any(|t| {
+            [&g.path, &place]
+                .into_iter()
+                .any(|gp| if g.folder { t.starts_with(gp) } else { t == gp })
+                || g.anywhere.as_ref().is_some_and(|a| t.ends_with(a))
+        })
+    });
+    match hit {
+        Some(g) => Err(EffectError::Guarded {
+            path: real,
+            what: g.what.to_string(),
+        }),
+        None => Ok(p),
+    }
 }
 
 fn apply_one(e: &Pending, ctx: &Ctx, deadline: Deadline) -> Result<(), EffectError> {

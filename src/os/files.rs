@@ -239,7 +239,9 @@ pub fn lexical_normalize(p: &Path) -> PathBuf {
     out
 }
 
-fn resolve_existing_prefix(p: &Path) -> PathBuf {
+/// `p` with its longest existing prefix resolved (links followed), the rest
+/// as written: where a write to `p` lands.
+pub fn resolve_existing_prefix(p: &Path) -> PathBuf {
     let mut existing = p.to_path_buf();
     let mut rest = vec![];
     loop {

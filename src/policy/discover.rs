@@ -181,7 +181,11 @@ impl Trusted {
                 _ => None,
             })
             .collect();
-        let Some(dir) = local.first().and_then(|p| p.parent()) else {
+        // Git is asked in the project (`P/.claude/hookrules/x.local.toml`),
+        // not in the folder the file really is in: a policy folder that is a
+        // link to another repository, one the agent can make and tell to
+        // ignore anything, has no file git counts as the user's own here.
+        let Some(dir) = local.first().and_then(|p| p.parent()?.parent()?.parent()) else {
             return;
         };
         if let Some(answer) = crate::os::git::untracked_ignored(dir, &local) {

@@ -493,6 +493,39 @@ impl Extractor {
         out
     }
 
+    /// The commands from `mark` on are given the variables the line exported
+    /// before them (`export CLAUDE_CONFIG_DIR=/tmp/x; claude`), as a program
+    /// started with them would be (`X=… claude`): their `assignments` hold
+    /// them, the command's own prefix ones winning.
+    fn inherit_exports(&mut self, mark: usize) {
+        let exported: Vec<(String, String)> = self
+            .state
+            .vars
+            .iter()
+            .filter(|(_, b)| b.exported)
+            .map(|(n, b)| {
+                let v = b.var.scalar();
+                (n.clone(), v.literal().unwrap_or_else(|| v.to_string()))
+            })
+            .collect();
+        if exported.is_empty() {
+            return;
+        }
+        for sc in self.out.get_mut(mark..).unwrap_or_default() {
+            if sc.program.is_empty() {
+                continue;
+            }
+            let own = std::mem::take(&mut sc.assignments);
+            let mut all: Vec<(String, String)> = exported
+                .iter()
+                .filter(|(n, _)| !own.iter().any(|(o, _)| o == n))
+                .cloned()
+                .collect();
+            all.extend(own);
+            sc.assignments = all;
+        }
+    }
+
     /// Go back to `saved` after a subshell; files it wrote stay written.
     fn restore(&mut self, saved: Rc<State>) {
         let inner = std::mem::replace(&mut self.state, saved);
@@ -1527,6 +1560,7 @@ impl Extractor {
             }
         }
         self.env_places(mark, &assign_vals);
+        self.inherit_exports(mark);
         let made: Vec<MadeLink> = self
             .out
             .get(mark..)

@@ -1978,14 +1978,101 @@ fn applescript(code: &str) -> Vec<Effect> {
 
 /// A makefile: recipe lines (starting with a tab) are shell commands, and so
 /// is the text of `$(shell …)` (run when make reads the file).
+/// A recipe line as the shell gets it: make's own references (`$(CC)`,
+/// `${OUT}`, `$@`, `$*`) are values only the run knows, `$$` is `$`.
+fn make_expanded(line: &str) -> String {
+    let chars: Vec<char> = line.chars().collect();
+    let mut out = String::new();
+    let mut k = 0;
+    while k < chars.len() {
+        if chars[k] != '$' {
+            out.push(chars[k]);
+            k += 1;
+            continue;
+        }
+        match chars.get(k + 1) {
+            Some('$') => {
+                out.push('$');
+                k += 2;
+            }
+            Some('(' | '{') => match matching(&chars, k + 1) {
+                Some(close) => {
+                    out.push(MARK_UNKNOWN);
+                    k = close + 1;
+                }
+                None => {
+                    out.push(MARK_UNKNOWN);
+                    k = chars.len();
+                }
+            },
+            Some(_) => {
+                out.push(MARK_UNKNOWN);
+                k += 2;
+            }
+            None => k += 1,
+        }
+    }
+    out
+}
+
+/// What a makefile runs in the shell: recipe lines (after a tab, or the
+/// character `.RECIPEPREFIX` names), a recipe written on its rule's line
+/// after `;` (`clean: ; rm -rf out`), a `!=` assignment's command (`X !=
+/// date`) and `$(shell …)`. A `.RECIPEPREFIX` nobody can read makes every
+/// line a possible recipe: unknown code.
 fn make(text: &str) -> Vec<Effect> {
-    let mut out: Vec<Effect> = text
-        .lines()
-        .filter_map(|l| l.strip_prefix('\t'))
-        .map(|l| l.trim_start_matches(['@', '-', '+']).replace("$$", "$"))
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| Effect::Shell(marked(&l)))
-        .collect();
+    let mut out: Vec<Effect> = Vec::new();
+    let mut prefix = '\t';
+    let recipe = |l: &str| {
+        let l = make_expanded(l.trim_start().trim_start_matches(['@', '-', '+']));
+        (!l.trim().is_empty()).then(|| Effect::Shell(marked(&l)))
+    };
+    for line in text.lines() {
+        if let Some(r) = line.strip_prefix(prefix) {
+            out.extend(recipe(r));
+            continue;
+        }
+        let t = line.trim_start();
+        if let Some(v) = t.strip_prefix(".RECIPEPREFIX") {
+            let v = v.trim_start();
+            let v = v
+                .strip_prefix(":=")
+                .or_else(|| v.strip_prefix("::="))
+                .or_else(|| v.strip_prefix('='))
+                .map(str::trim);
+            match v.map(|v| (v, v.chars().next())) {
+                Some(("", _)) => prefix = '\t',
+                Some((v, Some(c))) if v.chars().count() == 1 && c != '$' => prefix = c,
+                _ => out.push(Effect::Dynamic),
+            }
+            continue;
+        }
+        if t.starts_with('#') {
+            continue;
+        }
+        // `VAR != COMMAND`: the shell's output becomes the value.
+        if let Some((name, cmd)) = t.split_once("!=") {
+            if !name.contains([':', '=', '$', '(']) && !name.trim().is_empty() {
+                out.extend(recipe(cmd.trim()));
+                continue;
+            }
+        }
+        // A rule's line (`targets : prerequisites ; recipe`), not an
+        // assignment (`X := a;b`, `X = a:b;c`).
+        let colon = t.find(':');
+        let equals = t.find('=');
+        if let Some(c) = colon {
+            let assignment = equals.is_some_and(|e| e < c)
+                || t[c..].starts_with(":=")
+                || t[c..].starts_with("::=")
+                || t[c..].starts_with(":::=");
+            if !assignment {
+                if let Some(semi) = t[c..].find(';') {
+                    out.extend(recipe(&t[c + semi + 1..]));
+                }
+            }
+        }
+    }
     let chars: Vec<char> = text.chars().collect();
     for open in ["$(shell ", "${shell "] {
         let o: Vec<char> = open.chars().collect();
@@ -2255,6 +2342,22 @@ mod tests {
             ["rm -rf ~"]
         );
         assert_eq!(shells(Lang::Make, "all:\n\t@rm -rf ~\n"), ["rm -rf ~"]);
+        assert_eq!(shells(Lang::Make, "x: ; rm -rf ~"), ["rm -rf ~"]);
+        assert_eq!(shells(Lang::Make, "a b:: c d;@rm -rf ~"), ["rm -rf ~"]);
+        assert_eq!(
+            shells(Lang::Make, ".RECIPEPREFIX = >\nx:\n> rm -rf ~\n"),
+            ["rm -rf ~"]
+        );
+        assert_eq!(shells(Lang::Make, "NOW != rm -rf ~"), ["rm -rf ~"]);
+        assert!(shells(
+            Lang::Make,
+            "CFLAGS := -O2; -g\nX = a:b;c\n# x: ; rm -rf ~\n"
+        )
+        .is_empty());
+        assert!(matches!(
+            scan(Lang::Make, ".RECIPEPREFIX := $(P)\nx:\n$(P)rm -rf ~\n").as_slice(),
+            [Effect::Dynamic, ..]
+        ));
     }
 
     #[test]

@@ -137,7 +137,7 @@ const EMBEDDED_SEARCH: &str = "the built-in pack";
 /// read as current; a change that does not (a comment, a refactor, a new
 /// function) needs neither a bump nor a re-bless. Cache files are keyed by the
 /// binary that built them and do not depend on it.
-pub const FORMAT_VERSION: u32 = 15;
+pub const FORMAT_VERSION: u32 = 16;
 
 /// What the embedded artifact records as its builder: the format's version and
 /// a hash of the built-in policies' names and texts, exactly as the pack is

@@ -100,7 +100,7 @@ use serde::{Deserialize, Serialize};
 use super::flat::{Body, Keyed, Parts, Span, Texts, Word, Words};
 use super::patterns::StoredList;
 use super::provenance::Provenance;
-use super::reach::{self, CommandPaths, EventEntry, Gate, Reached, RuleId, Shells};
+use super::reach::{self, CommandPaths, EventEntry, Gate, GateView, Reached, RuleId, Shells};
 use super::set::{assemble, CompiledSet, Query, SetRule};
 use super::Compiled;
 use crate::contract::Event;
@@ -1314,13 +1314,17 @@ impl Artifact {
 
     /// A rule, if `pass` passes its gate ([`reach::gate`]; `Some(None)` when
     /// it does not: then nothing more of it is decoded).
-    fn gated_rule(&self, id: RuleId, pass: impl FnOnce(&Gate) -> bool) -> Option<Option<SetRule>> {
+    fn gated_rule(
+        &self,
+        id: RuleId,
+        pass: impl FnOnce(&GateView<'_>) -> bool,
+    ) -> Option<Option<SetRule>> {
         if id >= self.header.rules {
             return None;
         }
         let (at, len) = self.span(id as usize)?;
         let bytes = self.record(Role::Rule(id), at, len)?;
-        let (gate, rest): (Option<Gate>, &[u8]) = postcard::take_from_bytes(&bytes).ok()?;
+        let (gate, rest): (Option<GateView<'_>>, &[u8]) = postcard::take_from_bytes(&bytes).ok()?;
         let body: Body;
         let rest = match gate {
             Some(gate) if !pass(&gate) => return Some(None),
@@ -1427,7 +1431,7 @@ impl Artifact {
         let ids: Vec<RuleId> =
             group.bucket(event, &refused, Some(&mut shells), Some(paths), self)?;
         let mut rules: Vec<SetRule> = Vec::with_capacity(ids.len());
-        let mut commands = reach::field_commands(event, &mut shells);
+        let mut commands = reach::GateCommands::new(reach::field_commands(event, &mut shells));
         for &id in &ids {
             rules.extend(self.gated_rule(id, |g| g.holds(&mut commands))?);
         }

@@ -21,7 +21,9 @@ use super::test_kinds::PathNeed;
 use crate::contract::events::tool_aliases;
 use crate::contract::Event;
 use crate::policy::syntax::Quantifier;
-use crate::shell::command::{command_object, program_is, subcommand_matches, Code, SimpleCommand};
+use crate::shell::command::{
+    command_object, program_is, subcommand_matches, Code, Facts, SimpleCommand,
+};
 use crate::shell::reach::{Classes, Judged};
 use crate::shell::Dialect;
 use crate::validate::model::{
@@ -206,9 +208,12 @@ pub trait CommandPaths {
     /// content gives when it holds one
     /// ([`Class::PrivateKey`](crate::shell::reach::Class::PrivateKey), [`Class::Credentials`](crate::shell::reach::Class::Credentials)), which cost a read of each file;
     /// the classes it does not hold may be left out ([`Judged`]).
+    /// `facts` were made for `commands` (and answer what each writes once
+    /// for every selector).
     fn paths_seen(
         &self,
         commands: &[SimpleCommand],
+        facts: &Facts,
         selector: &PathSelector,
         wanted: Classes,
     ) -> PathsSeen;
@@ -1798,6 +1803,7 @@ impl Prefilter<'_> {
             })
             .collect();
         lists.sort_by_key(|(wanted, _)| Judged::wanting(*wanted));
+        let mut facts: Vec<(Arc<Vec<SimpleCommand>>, Facts)> = vec![];
         for (wanted, pl) in lists {
             let seen = if pl.selector.from_command {
                 let Some(text) = pl.selector.field.get(&event.value).and_then(|v| v.as_str())
@@ -1812,7 +1818,16 @@ impl Prefilter<'_> {
                     out.extend(pl.all.get(parts)?.iter());
                     continue;
                 };
-                paths.paths_seen(&cmds, &pl.selector, wanted)
+                // The facts of these commands, made once (the list is
+                // held, so no other list can take its place).
+                let at = match facts.iter().position(|(c, _)| Arc::ptr_eq(c, &cmds)) {
+                    Some(at) => at,
+                    None => {
+                        facts.push((cmds.clone(), Facts::new(cmds.len())));
+                        facts.len() - 1
+                    }
+                };
+                paths.paths_seen(&cmds, &facts[at].1, &pl.selector, wanted)
             } else {
                 let Some(value) = pl.selector.field.get(&event.value) else {
                     // No field: no path.

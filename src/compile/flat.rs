@@ -655,18 +655,48 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Part<T> {
 /// the bytes it has (a program's first letter; the bytes of a command line,
 /// for its literals), not the whole list (the 10,000-rule bench set's Bash
 /// programs and literals were 82 KB, authenticated on every Bash event).
+///
+/// A piece larger than [`SPLIT_BYTES`] is split by the texts' second byte
+/// (the one-byte text apart): a command line's bytes are a few of the 256,
+/// but each of them began a piece of hundreds of the 10,000-rule bench set's
+/// literals, 32 KB authenticated (~0.14M instructions) to find the few that
+/// begin with the pairs of bytes `npm test -- --watch=false` has.
 #[derive(Serialize, serde::Deserialize)]
 #[serde(bound(serialize = "", deserialize = "T: Word"))]
 pub struct Shards<'a, T> {
     /// The words of the empty text, which occurs in every text.
     #[serde(borrow)]
     empty: Words<'a, T>,
-    /// The first bytes, ascending, one per piece.
+    /// What each piece holds ([`piece_key`]), ascending, one per piece.
     #[serde(borrow)]
-    firsts: Words<'a, u8>,
-    /// The texts beginning with each byte of `firsts`, with their words.
+    keys: Words<'a, u32>,
+    /// The texts of each key, with their words.
     #[serde(borrow)]
     pieces: Vec<Part<Keyed<'a, T>>>,
+}
+
+/// A piece of [`Shards::found_in`], once read, and which of its texts were
+/// found.
+type Met<'k, T> = Option<(&'k Keyed<'k, T>, Vec<bool>)>;
+
+/// A piece larger than this (bytes, as stored) is split by second byte.
+pub const SPLIT_BYTES: usize = 1024;
+
+/// The key of a piece: its texts' first byte, then which of them it holds:
+/// every one ([`WHOLE`]), the one-byte text ([`ALONE`]), or those whose
+/// second byte is `b` (`b + 1`). Sorted as the texts are.
+fn piece_key(first: u8, which: u32) -> u32 {
+    (u32::from(first) << 16) | which
+}
+
+/// Every text beginning with the byte.
+const WHOLE: u32 = 0x1ff;
+/// The text that is the byte alone.
+const ALONE: u32 = 0;
+
+/// The `which` of the texts whose second byte is `b`.
+fn second(b: u8) -> u32 {
+    u32::from(b) + 1
 }
 
 impl Word for u8 {
@@ -683,7 +713,7 @@ impl<T> Default for Shards<'_, T> {
     fn default() -> Self {
         Shards {
             empty: Words::default(),
-            firsts: Words::default(),
+            keys: Words::default(),
             pieces: vec![],
         }
     }
@@ -693,6 +723,11 @@ impl<T: Word + Ord> Shards<'static, T> {
     /// From texts and their words, sorted by text (each text's words sorted
     /// and deduplicated).
     pub fn new(entries: impl IntoIterator<Item = (String, Vec<T>)>) -> Self {
+        Shards::split_above(entries, SPLIT_BYTES)
+    }
+
+    /// [`Self::new`], splitting the pieces larger than `split` bytes.
+    fn split_above(entries: impl IntoIterator<Item = (String, Vec<T>)>, split: usize) -> Self {
         let mut empty: Vec<T> = vec![];
         let mut by_first: std::collections::BTreeMap<u8, Vec<(String, Vec<T>)>> =
             std::collections::BTreeMap::new();
@@ -704,49 +739,110 @@ impl<T: Word + Ord> Shards<'static, T> {
         }
         empty.sort_unstable();
         empty.dedup();
+        let mut keys = vec![];
+        let mut pieces = vec![];
+        for (first, mut texts) in by_first {
+            texts.sort_by(|a, b| a.0.cmp(&b.0));
+            let whole = Keyed::new(texts.clone());
+            let size = postcard::to_allocvec(&whole).map_or(0, |b| b.len());
+            if size <= split {
+                keys.push(piece_key(first, WHOLE));
+                pieces.push(Part::Here(whole));
+                continue;
+            }
+            let mut by_second: std::collections::BTreeMap<u32, Vec<(String, Vec<T>)>> =
+                std::collections::BTreeMap::new();
+            for (text, words) in texts {
+                let which = text.as_bytes().get(1).map_or(ALONE, |&b| second(b));
+                by_second.entry(which).or_default().push((text, words));
+            }
+            for (which, texts) in by_second {
+                keys.push(piece_key(first, which));
+                pieces.push(Part::Here(Keyed::new(texts)));
+            }
+        }
         Shards {
             empty: empty.into_iter().collect(),
-            firsts: by_first.keys().copied().collect(),
-            pieces: by_first
-                .into_values()
-                .map(|mut texts| {
-                    texts.sort_by(|a, b| a.0.cmp(&b.0));
-                    Part::Here(Keyed::new(texts))
-                })
-                .collect(),
+            keys: keys.into_iter().collect(),
+            pieces,
         }
     }
 }
 
 impl<T: Word> Shards<'_, T> {
-    /// The piece of texts beginning with `byte`: `Some(None)` when there is
-    /// none, `None` when its record does not verify.
-    fn piece(&self, byte: u8, parts: &dyn Parts) -> Option<Option<&Keyed<'_, T>>> {
-        let firsts = self.firsts.run();
-        let (mut lo, mut hi) = (0, firsts.len());
+    /// Where `key` is among the keys `lo..hi` (`None` when it is not).
+    fn find(&self, lo: usize, hi: usize, key: u32) -> Option<usize> {
+        let keys = self.keys.run();
+        let (mut lo, mut hi) = (lo, hi.min(keys.len()));
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
-            match firsts.get(mid)?.cmp(&byte) {
+            match keys.get(mid)?.cmp(&key) {
                 std::cmp::Ordering::Less => lo = mid + 1,
                 std::cmp::Ordering::Greater => hi = mid,
-                std::cmp::Ordering::Equal => return self.pieces.get(mid)?.get(parts).map(Some),
+                std::cmp::Ordering::Equal => return Some(mid),
             }
         }
-        Some(None)
+        None
+    }
+
+    /// The keys of the pieces of texts beginning with `byte`: `lo..hi`.
+    fn of_byte(&self, byte: u8) -> (usize, usize) {
+        let keys = self.keys.run();
+        let first = |past: u32| {
+            let (mut lo, mut hi) = (0, keys.len());
+            while lo < hi {
+                let mid = lo + (hi - lo) / 2;
+                match keys.get(mid) {
+                    Some(k) if k < past => lo = mid + 1,
+                    _ => hi = mid,
+                }
+            }
+            lo
+        };
+        (
+            first(piece_key(byte, 0)),
+            first(piece_key(byte, 0).saturating_add(1 << 16)),
+        )
+    }
+
+    /// Piece `i` (`None` when its record does not verify).
+    fn piece(&self, i: usize, parts: &dyn Parts) -> Option<&Keyed<'_, T>> {
+        self.pieces.get(i)?.get(parts)
+    }
+
+    /// The piece that holds `text` (not empty), if any: `Some(None)` when
+    /// there is none, `None` when its record does not verify.
+    fn piece_of(&self, text: &[u8], parts: &dyn Parts) -> Option<Option<&Keyed<'_, T>>> {
+        let Some(&first) = text.first() else {
+            return Some(None);
+        };
+        let (lo, hi) = self.of_byte(first);
+        let at = self.find(lo, hi, piece_key(first, WHOLE)).or_else(|| {
+            let which = text.get(1).map_or(ALONE, |&b| second(b));
+            self.find(lo, hi, piece_key(first, which))
+        });
+        match at {
+            Some(i) => self.piece(i, parts).map(Some),
+            None => Some(None),
+        }
     }
 
     /// The words of `text` (`Some(None)`: it is not there; `None`: a piece
     /// does not verify).
     pub fn get(&self, text: &str, parts: &dyn Parts) -> Option<Option<Run<'_, T>>> {
-        let Some(&first) = text.as_bytes().first() else {
+        if text.is_empty() {
             return Some((!self.empty.is_empty()).then(|| self.empty.run()));
-        };
-        Some(self.piece(first, parts)?.and_then(|k| k.get(text)))
+        }
+        Some(
+            self.piece_of(text.as_bytes(), parts)?
+                .and_then(|k| k.get(text)),
+        )
     }
 
     /// The words of every text that occurs in `hay`, each text once, as
-    /// [`Keyed::found_in`] finds them, reading the pieces of the bytes `hay`
-    /// has (`None`: one does not verify).
+    /// [`Keyed::found_in`] finds them, reading the pieces of the bytes (and
+    /// pairs of bytes, where a piece is split) `hay` has (`None`: one does
+    /// not verify).
     pub fn found_in(
         &self,
         hay: &[u8],
@@ -756,20 +852,61 @@ impl<T: Word> Shards<'_, T> {
         if !self.empty.is_empty() {
             found(self.empty.run());
         }
-        // Each byte's piece, once met, and which of its texts were found.
-        type Met<'k, T> = Option<(Option<&'k Keyed<'k, T>>, Vec<bool>)>;
+        // Each piece, once read, and which of its texts were found.
         let mut met: Vec<Met<'_, T>> = vec![];
-        met.resize_with(256, || None);
+        met.resize_with(self.pieces.len(), || None);
+        // Each byte's keys, once met: the piece of all its texts, or the
+        // range of its split pieces.
+        let mut bytes: [Option<(usize, usize, bool)>; 256] = [None; 256];
         for start in 0..hay.len() {
             let byte = hay[start];
-            let slot = &mut met[usize::from(byte)];
-            if slot.is_none() {
-                let piece = self.piece(byte, parts)?;
-                *slot = Some((piece, vec![false; piece.map_or(0, Keyed::len)]));
+            let (lo, hi, whole) = *bytes[usize::from(byte)].get_or_insert_with(|| {
+                let (lo, hi) = self.of_byte(byte);
+                match self.find(lo, hi, piece_key(byte, WHOLE)) {
+                    Some(i) => (i, i + 1, true),
+                    None => (lo, hi, false),
+                }
+            });
+            if lo >= hi {
+                continue;
             }
-            if let Some((Some(piece), seen)) = slot {
-                piece.found_at(0, piece.len(), &hay[start..], seen, &mut found);
+            let rest = &hay[start..];
+            if whole {
+                self.visit(lo, rest, parts, &mut met, &mut found)?;
+                continue;
             }
+            if let Some(i) = self.find(lo, hi, piece_key(byte, ALONE)) {
+                self.visit(i, rest, parts, &mut met, &mut found)?;
+            }
+            if let Some(i) = rest
+                .get(1)
+                .and_then(|&b| self.find(lo, hi, piece_key(byte, second(b))))
+            {
+                self.visit(i, rest, parts, &mut met, &mut found)?;
+            }
+        }
+        Some(())
+    }
+
+    /// Report the texts of piece `i` that `rest` starts with, each once
+    /// (reading the piece the first time: `None` when it does not verify).
+    fn visit<'s>(
+        &'s self,
+        i: usize,
+        rest: &[u8],
+        parts: &dyn Parts,
+        met: &mut [Met<'s, T>],
+        found: &mut impl FnMut(Run<'_, T>),
+    ) -> Option<()> {
+        let Some(slot) = met.get_mut(i) else {
+            return Some(());
+        };
+        if slot.is_none() {
+            let piece = self.piece(i, parts)?;
+            *slot = Some((piece, vec![false; piece.len()]));
+        }
+        if let Some((piece, seen)) = slot {
+            piece.found_at(0, piece.len(), rest, seen, found);
         }
         Some(())
     }
@@ -808,7 +945,7 @@ impl<T: Word + fmt::Debug> fmt::Debug for Shards<'_, T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Shards")
             .field("empty", &self.empty)
-            .field("firsts", &self.firsts)
+            .field("keys", &self.keys)
             .field("pieces", &self.pieces)
             .finish()
     }
@@ -1010,6 +1147,101 @@ mod tests {
             fresh.get("rm", &damaged).is_some(),
             "other pieces still read"
         );
+    }
+
+    /// A piece split by second byte (each of its records small) answers as
+    /// the whole list does, and a text, or a place in a hay, reads only the
+    /// piece of its first two bytes (and the one-byte text's).
+    #[test]
+    fn split_pieces_agree_with_the_whole_list_and_read_only_their_pair() {
+        let mut texts: Vec<String> = vec!["".into(), "a".into(), "b".into(), "ä".into()];
+        for second in ["a", "b", "z", "-", "ä"] {
+            for n in 0..40 {
+                texts.push(format!("a{second}{n:02}"));
+            }
+        }
+        texts.push("ab".into());
+        let entries = || {
+            texts
+                .iter()
+                .enumerate()
+                .map(|(i, t)| (t.clone(), vec![i as u32]))
+                .collect::<Vec<_>>()
+        };
+        let whole: Keyed<'_, u32> = Keyed::new({
+            let mut e = entries();
+            e.sort_by(|a, b| a.0.cmp(&b.0));
+            e
+        });
+        let records = Records::default();
+        let mut apart = Shards::split_above(entries(), 256);
+        apart.apart(&mut |b| records.put(b)).unwrap();
+        let bytes = postcard::to_allocvec(&apart).unwrap();
+        // `a`'s texts in six pieces (itself, and by five second bytes);
+        // `b` and `ä` whole.
+        assert_eq!(apart.spans().len(), 8);
+        let read = |t: &str| {
+            let fresh: Shards<'_, u32> = postcard::from_bytes(&bytes).unwrap();
+            let counted = Records {
+                records: records.records.clone(),
+                ..Records::default()
+            };
+            let got = fresh
+                .get(t, &counted)
+                .unwrap()
+                .map(|r| r.iter().collect::<Vec<_>>());
+            assert_eq!(got, whole.get(t).map(|r| r.iter().collect()), "{t:?}");
+            counted.read.get()
+        };
+        for t in texts
+            .iter()
+            .map(String::as_str)
+            .chain(["ac", "az99", "a-0", "äb"])
+        {
+            assert!(read(t) <= 1, "{t:?}");
+        }
+        for hay in [
+            "",
+            "ab07 az39",
+            "xa-00a",
+            "aä13",
+            "a",
+            "ba",
+            "zzz",
+            "ab",
+            "aaaa01",
+        ] {
+            let fresh: Shards<'_, u32> = postcard::from_bytes(&bytes).unwrap();
+            let counted = Records {
+                records: records.records.clone(),
+                ..Records::default()
+            };
+            let (mut got, mut want) = (vec![], vec![]);
+            fresh
+                .found_in(hay.as_bytes(), &counted, |w| got.extend(w.iter()))
+                .unwrap();
+            whole.found_in(hay.as_bytes(), |w| want.extend(w.iter()));
+            got.sort_unstable();
+            want.sort_unstable();
+            assert_eq!(got, want, "{hay:?}");
+            // Each pair of bytes reads at most its piece and the one-byte
+            // text's: never the whole of `a`'s texts.
+            assert!(counted.read.get() <= 4, "{hay:?}: {}", counted.read.get());
+        }
+        let mut each = vec![];
+        let fresh: Shards<'_, u32> = postcard::from_bytes(&bytes).unwrap();
+        fresh
+            .each(&records, |t, w| {
+                each.push((t.to_string(), w.iter().collect::<Vec<_>>()))
+            })
+            .unwrap();
+        each.sort();
+        let mut want: Vec<_> = whole
+            .iter()
+            .map(|(t, w)| (t.to_string(), w.iter().collect::<Vec<_>>()))
+            .collect();
+        want.sort();
+        assert_eq!(each, want);
     }
 
     #[test]

@@ -21,12 +21,14 @@ use super::test_kinds::PathNeed;
 use crate::contract::events::tool_aliases;
 use crate::contract::Event;
 use crate::policy::syntax::Quantifier;
-use crate::shell::command::{command_object, program_is, subcommand_matches, Code, SimpleCommand};
+use crate::shell::command::{
+    command_object, program_is, subcommand_matches, Code, Facts, SimpleCommand,
+};
 use crate::shell::reach::{Classes, Judged};
 use crate::shell::Dialect;
 use crate::validate::model::{
-    texts, CommandWords, Condition, EventScope, FieldPath, Matcher, Op, PathSelector, Rule,
-    Selector, Test,
+    texts, words_fail, CommandWords, Condition, EventScope, FieldPath, Matcher, Op, PathSelector,
+    Rule, Segment, Selector, Test,
 };
 
 /// A rule's index in its compiled set.
@@ -206,9 +208,12 @@ pub trait CommandPaths {
     /// content gives when it holds one
     /// ([`Class::PrivateKey`](crate::shell::reach::Class::PrivateKey), [`Class::Credentials`](crate::shell::reach::Class::Credentials)), which cost a read of each file;
     /// the classes it does not hold may be left out ([`Judged`]).
+    /// `facts` were made for `commands` (and answer what each writes once
+    /// for every selector).
     fn paths_seen(
         &self,
         commands: &[SimpleCommand],
+        facts: &Facts,
         selector: &PathSelector,
         wanted: Classes,
     ) -> PathsSeen;
@@ -345,6 +350,122 @@ impl Gate {
                 e.programs.iter().any(|p| program_is(&c.program, p))
                     && subcommand_matches(c, &e.subcommand)
                     && (e.words.is_empty() || e.words.iter().any(|w| w.fails(c).is_none()))
+            }),
+        })
+    }
+}
+
+/// A rule's [`Gate`] read where it lies in the rule's record (the same
+/// bytes): its programs and subcommands borrowed as texts, its words as
+/// bytes, compared byte for byte as [`CommandWords::fails`] compares them.
+/// Decoded into owned strings, the gates of the 82 rules the 10,000-rule
+/// bench set's `npm test` reaches by its program cost ~0.24M instructions
+/// (an allocation, a copy, a UTF-8 check and a free per word), to find the
+/// 31 whose words the command has.
+#[derive(Debug, Deserialize)]
+pub struct GateView<'a>(#[serde(borrow)] Vec<GateEntryView<'a>>);
+
+/// A [`GateEntry`] in place.
+#[derive(Debug, Deserialize)]
+struct GateEntryView<'a> {
+    #[serde(borrow)]
+    field: Vec<SegmentView<'a>>,
+    #[serde(borrow)]
+    programs: Vec<&'a str>,
+    #[serde(borrow)]
+    subcommand: Vec<&'a str>,
+    #[serde(borrow)]
+    words: Vec<WordsView<'a>>,
+}
+
+/// A [`Segment`] of a [`FieldPath`] in place (the same variants, in order).
+#[derive(Debug, Deserialize)]
+enum SegmentView<'a> {
+    Key(&'a str),
+    Index(usize),
+    FromEnd(usize),
+}
+
+impl SegmentView<'_> {
+    fn is(&self, s: &Segment) -> bool {
+        match (self, s) {
+            (SegmentView::Key(a), Segment::Key(b)) => *a == b,
+            (SegmentView::Index(a), Segment::Index(b))
+            | (SegmentView::FromEnd(a), Segment::FromEnd(b)) => a == b,
+            _ => false,
+        }
+    }
+
+    fn owned(&self) -> Segment {
+        match self {
+            SegmentView::Key(k) => Segment::Key(k.to_string()),
+            SegmentView::Index(i) => Segment::Index(*i),
+            SegmentView::FromEnd(i) => Segment::FromEnd(*i),
+        }
+    }
+}
+
+/// The commands of an event's fields, for the gates of its rules: the
+/// field of the gate before is asked once (most gates name the same one,
+/// `tool_input.command`; looked up and found among the parsed commands
+/// again for each of 82 gates, ~60k instructions).
+pub struct GateCommands<F> {
+    commands: F,
+    last: Option<(FieldPath, Option<Parsed>)>,
+}
+
+impl<F: FnMut(&FieldPath) -> Option<Parsed>> GateCommands<F> {
+    /// Over `commands` ([`field_commands`]).
+    pub fn new(commands: F) -> Self {
+        GateCommands {
+            commands,
+            last: None,
+        }
+    }
+
+    fn of(&mut self, field: &[SegmentView<'_>]) -> Option<Parsed> {
+        if let Some((last, parsed)) = &self.last {
+            if last.0.len() == field.len() && field.iter().zip(&last.0).all(|(v, s)| v.is(s)) {
+                return parsed.clone();
+            }
+        }
+        let path = FieldPath(field.iter().map(SegmentView::owned).collect());
+        let parsed = (self.commands)(&path);
+        self.last = Some((path, parsed.clone()));
+        parsed
+    }
+}
+
+/// A [`CommandWords`] in place (its texts as bytes).
+#[derive(Debug, Deserialize)]
+struct WordsView<'a> {
+    #[serde(borrow)]
+    flags_all: Vec<Vec<&'a [u8]>>,
+    #[serde(borrow)]
+    flags_any: Vec<&'a [u8]>,
+    #[serde(borrow)]
+    flags_none: Vec<&'a [u8]>,
+    #[serde(borrow)]
+    arg_in: Vec<&'a [u8]>,
+}
+
+impl GateView<'_> {
+    /// [`Gate::holds`], of the gate in place.
+    pub fn holds<F: FnMut(&FieldPath) -> Option<Parsed>>(
+        &self,
+        commands: &mut GateCommands<F>,
+    ) -> bool {
+        self.0.iter().any(|e| match commands.of(&e.field) {
+            None => false,
+            Some(Err(_)) => true,
+            Some(Ok(cmds)) => cmds.iter().any(|c| {
+                e.programs.iter().any(|p| program_is(&c.program, p))
+                    && subcommand_matches(c, &e.subcommand)
+                    && (e.words.is_empty()
+                        || e.words.iter().any(|w| {
+                            words_fail(&w.flags_all, &w.flags_any, &w.flags_none, &w.arg_in, c)
+                                .is_none()
+                        }))
             }),
         })
     }
@@ -1682,6 +1803,7 @@ impl Prefilter<'_> {
             })
             .collect();
         lists.sort_by_key(|(wanted, _)| Judged::wanting(*wanted));
+        let mut facts: Vec<(Arc<Vec<SimpleCommand>>, Facts)> = vec![];
         for (wanted, pl) in lists {
             let seen = if pl.selector.from_command {
                 let Some(text) = pl.selector.field.get(&event.value).and_then(|v| v.as_str())
@@ -1696,7 +1818,16 @@ impl Prefilter<'_> {
                     out.extend(pl.all.get(parts)?.iter());
                     continue;
                 };
-                paths.paths_seen(&cmds, &pl.selector, wanted)
+                // The facts of these commands, made once (the list is
+                // held, so no other list can take its place).
+                let at = match facts.iter().position(|(c, _)| Arc::ptr_eq(c, &cmds)) {
+                    Some(at) => at,
+                    None => {
+                        facts.push((cmds.clone(), Facts::new(cmds.len())));
+                        facts.len() - 1
+                    }
+                };
+                paths.paths_seen(&cmds, &facts[at].1, &pl.selector, wanted)
             } else {
                 let Some(value) = pl.selector.field.get(&event.value) else {
                     // No field: no path.
@@ -1833,6 +1964,60 @@ mod tests {
             assert_eq!(got, want, "{command}");
             assert!(!want.is_empty(), "{command}");
         }
+    }
+
+    /// A gate read in place ([`super::GateView`]) from the bytes the gate
+    /// stores answers as the gate does, for every gate of the pack and
+    /// commands that pass and fail their programs, subcommands and words.
+    #[test]
+    fn a_gate_read_in_place_holds_as_the_gate_does() {
+        let set = crate::compile::set::CompiledSet::build(&crate::policy::discover::builtin());
+        let gates: Vec<_> = set.table.gates.iter().flatten().collect();
+        assert!(!gates.is_empty(), "the pack has gated rules");
+        let (mut held, mut refused) = (0, 0);
+        for command in [
+            "npm test -- --watch=false",
+            "git push --force origin main",
+            "git push origin main",
+            "git reset --hard HEAD~1",
+            "rm -rf /",
+            "rm -r build",
+            "docker system prune -a --volumes",
+            "kubectl delete ns prod --all",
+            "terraform destroy -auto-approve",
+            "chmod -R 777 /",
+            "find / -delete",
+            "dd if=/dev/zero of=/dev/sda",
+            "ls 'a",
+        ] {
+            let event = crate::contract::Event::from_value(serde_json::json!({
+                "hook_event_name": "PreToolUse", "tool_name": "Bash",
+                "tool_input": {"command": command}, "cwd": "/tmp",
+            }))
+            .unwrap();
+            let mut shells = Shells::new();
+            let mut commands = super::field_commands(&event, &mut shells);
+            let mut shells2 = Shells::new();
+            let mut viewed = super::GateCommands::new(super::field_commands(&event, &mut shells2));
+            for gate in &gates {
+                let bytes = postcard::to_allocvec(&Some(*gate)).unwrap();
+                let (view, rest): (Option<super::GateView<'_>>, &[u8]) =
+                    postcard::take_from_bytes(&bytes).unwrap();
+                assert!(rest.is_empty());
+                let want = gate.holds(&mut commands);
+                assert_eq!(
+                    view.unwrap().holds(&mut viewed),
+                    want,
+                    "{command}: {gate:?}"
+                );
+                if want {
+                    held += 1;
+                } else {
+                    refused += 1;
+                }
+            }
+        }
+        assert!(held > 0 && refused > 0, "{held} held, {refused} refused");
     }
 
     /// The search finds exactly the literals the text contains, short texts

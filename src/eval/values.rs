@@ -12,8 +12,8 @@ use crate::policy::syntax::{normalized, Quantifier};
 use crate::shell::command::options::{self, Found, Slot};
 use crate::shell::command::uploads;
 use crate::shell::command::{
-    acts_on_name, filled, in_place, is_link_text, outputs, program_is, writes, Listing, Outputs,
-    RedirectOp, SimpleCommand,
+    acts_on_name, in_place, is_link_text, program_is, Facts, Listing, Outputs, RedirectOp,
+    SimpleCommand,
 };
 use crate::shell::links::MadeLink;
 use crate::shell::reach::{self, Classes, Target};
@@ -608,11 +608,22 @@ pub fn path_views(abs: &str, ctx: &Ctx) -> Vec<String> {
 /// the directory each command runs in. Redirections always count (the shell
 /// performs them, whatever the program); operands of `skip_programs` do not.
 pub fn paths_from_commands(cmds: &[SimpleCommand], ps: &PathSelector, ctx: &Ctx) -> Vec<Target> {
+    paths_from_commands_with(cmds, ps, ctx, &Facts::new(cmds.len()))
+}
+
+/// [`paths_from_commands`], with what each command writes asked of `facts`
+/// (made for `cmds`).
+fn paths_from_commands_with(
+    cmds: &[SimpleCommand],
+    ps: &PathSelector,
+    ctx: &Ctx,
+    facts: &Facts,
+) -> Vec<Target> {
     let mut out = vec![];
     for (at, c) in cmds.iter().enumerate() {
         if ps.writes {
             let skipped = ps.skip_programs.iter().any(|p| program_is(&c.program, p));
-            for w in writes(c) {
+            for w in facts.writes(at, c).iter() {
                 if ps.replaces && w.keeps {
                     continue;
                 }
@@ -675,7 +686,7 @@ pub fn paths_from_commands(cmds: &[SimpleCommand], ps: &PathSelector, ctx: &Ctx)
         // Files written through arguments (`sort -o F`, `cp`'s destination,
         // `dd of=F`) count like output redirections.
         let mut written = if only_written || ps.reads_only {
-            outputs(c)
+            facts.outputs(at, c).into_owned()
         } else {
             Outputs::default()
         };
@@ -700,7 +711,7 @@ pub fn paths_from_commands(cmds: &[SimpleCommand], ps: &PathSelector, ctx: &Ctx)
                 out.extend(shell_targets(v, c, ctx, ps.resolve_symlinks, false));
             }
             // Folders the command fills (`aria2c -d DIR`, `tar -x -C DIR`).
-            for w in filled(c) {
+            for w in facts.filled(at, c).iter() {
                 match w
                     .listed
                     .as_ref()
@@ -887,12 +898,13 @@ impl crate::compile::reach::CommandPaths for Ctx {
     fn paths_seen(
         &self,
         commands: &[SimpleCommand],
+        facts: &Facts,
         selector: &PathSelector,
         wanted: Classes,
     ) -> crate::compile::reach::PathsSeen {
         let ctx = self.judging(wanted);
         seen(
-            &paths_from_commands(commands, selector, ctx),
+            &paths_from_commands_with(commands, selector, ctx, facts),
             ctx,
             wanted.by_content(),
         )

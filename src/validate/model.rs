@@ -629,21 +629,46 @@ impl CommandWords {
     /// `arg_in`), or `None` when it passes them all.
     #[must_use]
     pub fn fails(&self, c: &SimpleCommand) -> Option<&'static str> {
-        let has = |f: &String| c.flags.iter().any(|x| x == f);
-        if !self.flags_all.iter().all(|group| group.iter().any(has)) {
-            return Some("flags_all");
-        }
-        if !self.flags_any.is_empty() && !self.flags_any.iter().any(has) {
-            return Some("flags_any");
-        }
-        if self.flags_none.iter().any(has) {
-            return Some("flags_none");
-        }
-        if !self.arg_in.is_empty() && !c.args.iter().any(|a| self.arg_in.iter().any(|w| w == a)) {
-            return Some("arg_in");
-        }
-        None
+        words_fail(
+            &self.flags_all,
+            &self.flags_any,
+            &self.flags_none,
+            &self.arg_in,
+            c,
+        )
     }
+}
+
+/// [`CommandWords::fails`] of its four lists, however their words are held
+/// (an artifact's gate reads them where they lie in its record): words are
+/// compared byte for byte.
+#[must_use]
+pub fn words_fail<S: AsRef<[u8]>>(
+    flags_all: &[Vec<S>],
+    flags_any: &[S],
+    flags_none: &[S],
+    arg_in: &[S],
+    c: &SimpleCommand,
+) -> Option<&'static str> {
+    let has = |f: &S| c.flags.iter().any(|x| x.as_bytes() == f.as_ref());
+    if !flags_all.iter().all(|group| group.iter().any(has)) {
+        return Some("flags_all");
+    }
+    if !flags_any.is_empty() && !flags_any.iter().any(has) {
+        return Some("flags_any");
+    }
+    if flags_none.iter().any(has) {
+        return Some("flags_none");
+    }
+    if !arg_in.is_empty()
+        && !c
+            .args
+            .iter()
+            .any(|a| arg_in.iter().any(|w| w.as_ref() == a.as_bytes()))
+    {
+        return Some("arg_in");
+    }
+    None
 }
 
 /// A test of one simple command.

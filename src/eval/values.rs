@@ -12,8 +12,8 @@ use crate::policy::syntax::{normalized, Quantifier};
 use crate::shell::command::options::{self, Found, Slot};
 use crate::shell::command::uploads;
 use crate::shell::command::{
-    acts_on_name, in_place, is_link_text, program_is, Facts, Listing, Outputs, RedirectOp,
-    SimpleCommand,
+    acts_on_name, destroys_operands, in_place, is_link_text, program_is, Facts, Listing, Outputs,
+    RedirectOp, SimpleCommand,
 };
 use crate::shell::links::MadeLink;
 use crate::shell::reach::{self, Classes, Target};
@@ -726,7 +726,10 @@ fn paths_from_commands_with(
         // a file handed straight to a command that uses what it reads (`cat
         // TOKEN | docker login --password-stdin`).
         let used = skipped_places(c, &ps.skip_options).operand;
-        let handed_over = ps.reads_only && hands_to_user(c, cmds.get(at + 1), &ps.skip_options);
+        // What a command removes or wipes (`rm`, `shred`, `truncate`) it
+        // does not read.
+        let handed_over = ps.reads_only
+            && (destroys_operands(c) || hands_to_user(c, cmds.get(at + 1), &ps.skip_options));
         let text = crate::shell::command::shell_text_operands(c);
         for (i, (o, v)) in c.operands.iter().zip(&c.operand_values).enumerate() {
             if handed_over || used.get(i).copied().unwrap_or(false) || text.contains(&i) {

@@ -79,7 +79,7 @@ pub use syntax::MAX_DEPTH;
 pub use transform::Transform;
 pub use uploads::uploads;
 pub use wrappers::MAX_WRAPPERS;
-pub use writes::{filled, in_place, writes, Listing, Write};
+pub use writes::{destroys_operands, filled, in_place, writes, Listing, Write};
 
 /// Parse `script` and return every simple command it would run, in
 /// source/execution order (command substitutions before the command that

@@ -144,6 +144,20 @@ const REMOVERS: &[&str] = &[
     "shred",
 ];
 
+/// Does `c` remove or wipe every operand it is given (`rm`, `shred`,
+/// `truncate`, `tee` without `-a`)? What it is given is gone, not read: a
+/// secret among its operands is not printed (losing it is judged by the
+/// rules about deleting secrets).
+#[must_use]
+pub fn destroys_operands(c: &SimpleCommand) -> bool {
+    let p = c.program.as_str();
+    let appends = c.flags.iter().any(|f| f == "-a" || f == "--append");
+    REMOVERS.contains(&p)
+        || (CHANGERS.contains(&p)
+            && !KEEPERS.contains(&p)
+            && !(matches!(p, "tee" | "sponge") && appends))
+}
+
 /// Does `c` edit its operands in place: `sed -i`, `-i.bak`, `-Ei`,
 /// `--in-place=.orig`; `perl -pi`, `-i.bak`, `-pie`; `ruby -i`; `yq -i`;
 /// gawk's `-i inplace`? A short cluster counts up to the first letter that

@@ -828,6 +828,7 @@ fn known_text(s: &Sym, env: &Env) -> Option<String> {
             Piece::Project => text.push_str(&env.project),
             Piece::TempRoot => text.push_str(&env.temp_root()),
             Piece::Env(n) if n == "USER" || n == "LOGNAME" => text.push_str(env.user.as_deref()?),
+            Piece::Followed => {}
             Piece::Glob(_)
             | Piece::Env(_)
             | Piece::Unknown(_)
@@ -1012,7 +1013,7 @@ fn is_absolute(s: &Sym) -> bool {
             | Piece::Unknown(_)
             | Piece::Env(_),
         ) => true,
-        Some(Piece::Below) | None => false,
+        Some(Piece::Below | Piece::Followed) | None => false,
     }
 }
 
@@ -1058,11 +1059,12 @@ fn target(s: &Sym, env: &Env, how: Use<'_>, made: &[Made]) -> Target {
     if !how.resolve {
         return spelled;
     }
-    // A name glued to an unknown part (`/home/dev$X`) is not a whole name yet.
+    // A name glued to an unknown part (`/home/dev$X`) is not a whole name yet;
+    // what `realpath` printed is where a link there leads.
     let follow_last = if unknown {
         text.ends_with('/')
     } else {
-        how.follow_last
+        how.follow_last || s.0.last() == Some(&Piece::Followed)
     };
     let r = env.links.resolve(&text, follow_last, made);
     // A file with other names (hard links) is the file at the name that
@@ -1121,6 +1123,7 @@ fn piece_text(p: &Piece, env: &Env) -> Option<String> {
         Piece::Project => Some(env.project.clone()),
         Piece::TempRoot => Some(env.temp_root()),
         Piece::Env(n) if n == "USER" || n == "LOGNAME" => env.user.clone(),
+        Piece::Followed => Some(String::new()),
         Piece::Env(_) | Piece::Unknown(_) | Piece::Contained(_) | Piece::Below => None,
     }
 }

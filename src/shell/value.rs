@@ -46,6 +46,12 @@ pub enum Piece {
     /// A path in a container's own file system, which no bind mount maps to
     /// this machine (the text is the container path).
     Contained(String),
+    /// No text: a link at the end of what comes before is followed. What
+    /// `realpath L` and `readlink L` print is where the link `L` leads, so
+    /// `rm -rf "$(readlink keys)"` removes what `keys` leads to, not the
+    /// link. Only ever last: a piece pushed after it takes its place (every
+    /// component before the last is followed anyway).
+    Followed,
 }
 
 /// A value as a sequence of pieces (an empty sequence is the empty string).
@@ -84,8 +90,16 @@ impl Sym {
     /// [`budget::MAX_FIELDS`] pieces) stops growing, and the analysis is over
     /// budget (the command is unparsable).
     pub fn push(&mut self, p: Piece) {
+        if matches!(p, Piece::Text(ref t) if t.is_empty()) {
+            return;
+        }
+        if self.0.last() == Some(&Piece::Followed) {
+            if p == Piece::Followed {
+                return;
+            }
+            self.0.pop();
+        }
         let long = match (self.0.last_mut(), p) {
-            (_, Piece::Text(t)) if t.is_empty() => false,
             (Some(Piece::Text(a)), Piece::Text(b)) | (Some(Piece::Glob(a)), Piece::Glob(b)) => {
                 let long = a.len().saturating_add(b.len()) > budget::MAX_VALUE_BYTES;
                 if !long {
@@ -120,6 +134,7 @@ impl Sym {
         for p in &self.0 {
             match p {
                 Piece::Text(t) | Piece::Glob(t) => s.push_str(t),
+                Piece::Followed => {}
                 _ => return None,
             }
         }
@@ -155,6 +170,7 @@ impl fmt::Display for Sym {
                 Piece::Unknown(w) => f.write_str(shown_label(w))?,
                 Piece::Below => f.write_str("/…")?,
                 Piece::Contained(p) => write!(f, "(in the container) {p}")?,
+                Piece::Followed => {}
             }
         }
         Ok(())
@@ -294,6 +310,22 @@ impl Value {
             out.add(s);
         }
         out
+    }
+
+    /// The same paths, a link at the end of each followed (what `realpath`
+    /// prints; see [`Piece::Followed`]).
+    #[must_use]
+    pub fn followed(&self) -> Value {
+        Value(
+            self.0
+                .iter()
+                .map(|s| {
+                    let mut s = s.clone();
+                    s.push(Piece::Followed);
+                    s
+                })
+                .collect(),
+        )
     }
 
     /// Every combination of `self` followed by `other`.

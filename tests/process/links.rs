@@ -130,6 +130,33 @@ const COMMANDS: &[(&str, &str, &str)] = &[
         "a trailing slash empties the target (GNU rm)",
     ),
     ("rm -rf out", "allow", "removes the link, not /"),
+    // What `readlink` and `realpath` print is where a link leads.
+    (
+        "rm -rf \"$(readlink keys)\"",
+        "deny",
+        "readlink prints ~/.ssh, which rm removes",
+    ),
+    ("rm -rf $(realpath -e up)", "deny", "realpath prints home"),
+    (
+        "rm -rf \"$(readlink -f keys)\"/",
+        "deny",
+        "the key folder, with a slash",
+    ),
+    (
+        "rm -rf \"$(dirname \"$(readlink -f keys)\")\"",
+        "deny",
+        "the folder the key folder is in: home",
+    ),
+    (
+        "rm -rf \"$(realpath build)/debug\"",
+        "allow",
+        "build -> target: its debug folder, in the project",
+    ),
+    (
+        "rm -rf \"$(readlink -f a.txt)\"",
+        "allow",
+        "a file of the project, no link",
+    ),
     (
         "find out/ -delete",
         "deny",

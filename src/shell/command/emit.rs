@@ -37,6 +37,7 @@ pub(super) fn script_text(v: &Value) -> Option<String> {
             Piece::TempRoot => "TMPDIR",
             Piece::Env(n) => n.as_str(),
             Piece::Unknown(_) => "__hookrules_unknown",
+            Piece::Followed => continue,
             Piece::HomeOf(_) | Piece::Below | Piece::Contained(_) => return None,
         };
         if quotes.single || quotes.escaped {

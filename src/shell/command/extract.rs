@@ -2037,9 +2037,10 @@ impl Extractor {
                     link.here.is_none() && matches!(stdin, Input::Decoded(_)),
                 ),
             },
+            // Where a link there leads (`readlink keys` prints `~/.ssh`).
             "realpath" | "readlink" | "grealpath" | "greadlink" => {
                 let f = args.iter().find(|a| !a.text.starts_with('-'))?;
-                (resolve_dir(cwd, &f.value), false)
+                (resolve_dir(cwd, &f.value).followed(), false)
             }
             "dirname" => {
                 let f = args.iter().find(|a| !a.text.starts_with('-'))?;
@@ -3937,7 +3938,7 @@ fn resolve_dir(cwd: &Value, target: &Value) -> Value {
             ) => true,
             // An unknown start may be absolute or not: the result is unknown.
             Some(Piece::Unknown(_) | Piece::Env(_)) => true,
-            Some(Piece::Below) | None => false,
+            Some(Piece::Below | Piece::Followed) | None => false,
             Some(Piece::Contained(_)) => true,
         };
         if absolute {

@@ -578,6 +578,9 @@ const TRANSPARENT_METHODS: &[&str] = &[
     ".to_str()",
 ];
 
+/// Calls that put their arguments side by side into one string.
+const CONCATENATORS: &[&str] = &["string", "paste0"];
+
 /// Functions that join path parts with `/`.
 const JOINERS: &[&str] = &[
     "joinpath",
@@ -681,6 +684,8 @@ fn eval(lang: Lang, expr: &str) -> Value {
     let concat_ops: &[&str] = match lang {
         Lang::Perl | Lang::Php => &[" + ", "+", " . ", "."],
         Lang::Lua => &[" .. ", ".."],
+        // Julia's `*` joins strings (`homedir() * "/x"`)
+        Lang::Julia => &[" * ", "*"],
         _ => &[" + ", "+", " . "],
     };
     for sep in concat_ops {
@@ -731,6 +736,14 @@ fn eval(lang: Lang, expr: &str) -> Value {
                 let mut v = eval(lang, base);
                 for a in &args {
                     v = v.concat(&Value::text("/")).concat(&eval(lang, a));
+                }
+                return v;
+            }
+            // `string(a, b)` (Julia), `paste0(a, b)` (R): the parts side by side.
+            if CONCATENATORS.contains(&name) {
+                let mut v = Value::one(Sym::default());
+                for a in &args {
+                    v = v.concat(&eval(lang, a));
                 }
                 return v;
             }
@@ -2199,6 +2212,21 @@ mod tests {
         (Lang::Python, "print(list(os.walk('/etc')))", &[]),
         (Lang::Python, "os.walk('/etc'); os.remove('x.txt')", &[]),
         (Lang::Julia, "rm(homedir(); recursive=true)", &["$HOME"]),
+        (
+            Lang::Julia,
+            "rm(homedir()*\"/Documents\"; recursive=true)",
+            &["$HOME/Documents"],
+        ),
+        (
+            Lang::Julia,
+            "rm(string(homedir(), \"/src\"), recursive=true)",
+            &["$HOME/src"],
+        ),
+        (
+            Lang::R,
+            "unlink(paste0(path.expand(\"~\"), \"/src\"), recursive=TRUE)",
+            &["$HOME/src"],
+        ),
     ];
 
     #[test]

@@ -104,12 +104,13 @@ pub struct Discovery {
 /// (see [`super::trust`]), and which are the user's own. Files of other layers
 /// need no trust.
 ///
-/// The user's own: a `*.local.toml` that git neither tracks nor would add
-/// (ignored, as by the `*.local.toml` line `init` writes into `.gitignore`).
-/// What git tracks came with the repository; an ignored, untracked file was
-/// made on this machine (the agent writing one is an ask of self-protection).
-/// A local file git tracks despite the ignore rule, one git does not ignore,
-/// or any file where git cannot answer (no git, no work tree) needs trust.
+/// Every project-layer file loosens only once trusted, the user's own
+/// `*.local.toml` included: git's answer (untracked and ignored) says where a
+/// file is kept, not who wrote it. Any program in the project writes such
+/// files (a build script, an archive, `git stash apply`, a nested `.git` that
+/// ignores anything), so only the user's `hookrules trust` in a terminal
+/// grants an exception. Which local files are the user's own (untracked,
+/// ignored) still shapes what `check` and `doctor` say about them.
 #[derive(Debug, Clone, Default)]
 pub struct Trusted {
     files: std::collections::HashSet<PathBuf>,
@@ -139,7 +140,7 @@ impl Trusted {
     pub fn covers(&self, source: &PolicySource) -> bool {
         self.all
             || !Trusted::needs_trust(source.layer)
-            || matches!(&source.origin, Origin::File(p) if self.files.contains(p) || self.own.contains(p))
+            || matches!(&source.origin, Origin::File(p) if self.files.contains(p))
     }
 
     /// Is this source the user's own local file (untracked, ignored by git)?
@@ -206,7 +207,11 @@ pub fn shipped_local(found: &Found) -> Vec<Diagnostic> {
     let mut out = vec![];
     for s in &found.sources {
         let Origin::File(p) = &s.origin else { continue };
-        if s.layer != Layer::Local || !is_local(p) || found.trusted.covers(s) {
+        if s.layer != Layer::Local
+            || !is_local(p)
+            || found.trusted.covers(s)
+            || found.trusted.is_own(s)
+        {
             continue;
         }
         let name = p.display();

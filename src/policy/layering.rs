@@ -333,9 +333,7 @@ pub fn describe_except(e: &RawExcept) -> String {
 /// `pinned`: the rules among them the managed layer keeps as they are,
 /// trusted or not.
 fn loosening_diagnostic(src: &Arc<PolicySource>, l: &Loosening, pinned: &[&str]) -> Diagnostic {
-    let standing = if l.own {
-        "in force: your own local file (git neither tracks it nor would add it)"
-    } else if l.trusted {
+    let standing = if l.trusted {
         "trusted (you ran `hookrules trust` on this exact content)"
     } else {
         "not trusted, so ignored until you review the file and run `hookrules trust`"
@@ -353,10 +351,10 @@ fn loosening_diagnostic(src: &Arc<PolicySource>, l: &Loosening, pinned: &[&str])
         format!("{} — {standing}{kept}", l.what.sentence(&l.rules)),
     )
     .at(src, l.span.clone())
-    .help(if l.own {
-        "were it committed (or no longer ignored by git), it would need `hookrules trust` like any file from the repository"
-    } else if l.trusted {
+    .help(if l.trusted {
         "a change to the file needs trust again; `hookrules trust --list` shows what you trusted"
+    } else if l.own {
+        "your own local file, but any program in the project can write one (a build script, an archive, git), so it loosens only once you run `hookrules trust` in your terminal; a change needs trust again"
     } else {
         "a policy from the repository may only add stricter rules until you trust it"
     })

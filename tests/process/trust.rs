@@ -307,21 +307,23 @@ fn asks(answer: &str) -> bool {
     answer.contains(r#""permissionDecision":"ask""#)
 }
 
-/// A `*.local.toml` that git neither tracks nor would add (the `.gitignore`
-/// `init` writes) is the user's own: it loosens without `hookrules trust`.
-/// The same file committed (or tracked despite the ignore rule, or not
-/// ignored, or without git at all) is the repository's and needs trust.
+/// A `*.local.toml` loosens only once the user trusts it, their own one
+/// included: git's answer (untracked and ignored) says where a file is kept,
+/// not who wrote it, and any program in the project can write one (a build
+/// script, an archive, `git stash apply`, a nested `.git` that ignores
+/// anything). Trust is for the exact content at that path: a change, or the
+/// same text in a clone, needs trust again.
 #[test]
-fn a_local_file_git_ignores_and_does_not_track_is_the_users_own() {
-    // No git work tree (the sandbox's `.git` is an empty folder): git cannot
-    // say whose it is, so it needs trust.
+fn a_local_file_loosens_only_once_the_user_trusts_it() {
+    // No git work tree (the sandbox's `.git` is an empty folder).
     let s = Sandbox::new(&[(".claude/hookrules/me.local.toml", ASK_GIT)]);
     assert!(denied(&s.bash("git reset --hard", true)), "no git");
     let (code, out) = s.in_terminal("trust", &s.proj);
     assert_eq!(code, 0, "{out}");
     assert!(asks(&s.bash("git reset --hard", true)), "trusted");
 
-    // A real work tree that ignores *.local.toml.
+    // A real work tree that ignores *.local.toml: untracked and ignored, and
+    // still nothing until trusted.
     let s = Sandbox::new(&[]);
     std::fs::remove_dir_all(s.proj.join(".git")).unwrap();
     git_in(&s.proj, &["init", "-q"]);
@@ -333,48 +335,57 @@ fn a_local_file_git_ignores_and_does_not_track_is_the_users_own() {
     for round in ["cold", "warm"] {
         for claude in [true, false] {
             let a = s.bash("git reset --hard", claude);
-            // Codex cannot ask: it denies, saying hookrules would ask.
-            let own = if claude {
-                asks(&a)
-            } else {
-                a.contains("hookrules would ask")
-            };
-            assert!(own, "own, {round}, claude={claude}: {a}");
+            assert!(
+                denied(&a) && !a.contains("would ask"),
+                "untrusted, {round}, claude={claude}: {a}"
+            );
         }
         age();
     }
     let (_, out, _) = s.cli(&["check"], &s.proj);
     assert!(
-        out.contains("me.local.toml") && out.contains("in force: your own"),
+        out.contains("me.local.toml")
+            && out.contains("not trusted")
+            && out.contains("your own local file"),
         "{out}"
     );
-    assert!(!s.session_start().contains("not trusted"));
+    assert!(
+        !out.contains("HR119"),
+        "the user's own file is not the repository's: {out}"
+    );
+    assert!(s.session_start().contains("not trusted"));
 
-    // Tracked despite the ignore rule: the repository's, through the warm cache too.
-    git_in(&s.proj, &["add", "-f", ".claude/hookrules/me.local.toml"]);
+    // Trusted in the user's terminal: in force, cold and warm, on both hosts.
+    let (code, out) = s.in_terminal("trust", &s.proj);
+    assert_eq!(code, 0, "{out}");
     for round in ["cold", "warm"] {
-        let a = s.bash("git reset --hard", true);
-        assert!(denied(&a), "tracked, {round}: {a}");
+        for claude in [true, false] {
+            let a = s.bash("git reset --hard", claude);
+            // Codex cannot ask: it denies, saying hookrules would ask.
+            let loosened = if claude {
+                asks(&a)
+            } else {
+                a.contains("hookrules would ask")
+            };
+            assert!(loosened, "trusted, {round}, claude={claude}: {a}");
+        }
         age();
     }
-    git_in(&s.proj, &["commit", "-qm", "oops"]);
-    let a = s.bash("git reset --hard", false);
-    assert!(denied(&a) && !a.contains("would ask"), "committed: {a}");
-    // Taken out of the index again: the user's own again.
-    git_in(
-        &s.proj,
-        &["rm", "-q", "--cached", ".claude/hookrules/me.local.toml"],
+    assert!(!s.session_start().contains("not trusted"));
+
+    // Changed after the trust: untrusted again.
+    s.write(
+        ".claude/hookrules/me.local.toml",
+        &format!("{ASK_GIT}# edited\n"),
     );
-    assert!(asks(&s.bash("git reset --hard", true)), "untracked again");
-    age();
-
-    // Untracked but not ignored (the ignore rule removed): not the user's act.
-    s.write(".gitignore", "target/\n");
     let a = s.bash("git reset --hard", true);
-    assert!(denied(&a), "not ignored: {a}");
+    assert!(denied(&a), "edited: {a}");
+    let (code, out) = s.in_terminal("trust", &s.proj);
+    assert_eq!(code, 0, "{out}");
+    assert!(asks(&s.bash("git reset --hard", true)), "trusted again");
 
-    // A clone of a repository that committed one: the repository's.
-    s.write(".gitignore", "*.local.toml\n");
+    // A clone of a repository that committed the same text: another path,
+    // no trust there.
     git_in(
         &s.proj,
         &["add", "-f", ".gitignore", ".claude/hookrules/me.local.toml"],
@@ -398,20 +409,19 @@ fn a_local_file_git_ignores_and_does_not_track_is_the_users_own() {
         &[("CLAUDE_PROJECT_DIR", clone.display().to_string())],
     );
     assert!(denied(&a), "a committed local file in a clone: {a}");
-
-    // A repository's settings cannot make its committed file look untracked.
+    // There, git made to call it untracked and ignored (a nested `.git` in
+    // the policy folder that ignores it) changes nothing.
+    let folder = clone.join(".claude/hookrules");
+    git_in(&folder, &["init", "-q"]);
+    std::fs::write(folder.join(".git/info/exclude"), "*.local.toml\n").unwrap();
     let mut ev = s.bash_event("git reset --hard", true);
     ev["cwd"] = clone.to_str().unwrap().into();
     let a = s.run_with(
         ev,
         true,
-        &[
-            ("CLAUDE_PROJECT_DIR", clone.display().to_string()),
-            ("GIT_INDEX_FILE", "/dev/null".to_string()),
-            ("GIT_DIR", s.root.join("elsewhere").display().to_string()),
-        ],
+        &[("CLAUDE_PROJECT_DIR", clone.display().to_string())],
     );
-    assert!(denied(&a), "GIT_* from the session: {a}");
+    assert!(denied(&a), "a nested .git that ignores it: {a}");
 }
 
 #[test]

@@ -142,6 +142,8 @@ const REMOVERS: &[&str] = &[
     "trash",
     "trash-put",
     "shred",
+    "wipe",
+    "rimraf",
 ];
 
 /// Does `c` remove or wipe every operand it is given (`rm`, `shred`,

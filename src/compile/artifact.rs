@@ -1374,7 +1374,7 @@ impl Artifact {
         }
         let (at, len) = self.span(id as usize)?;
         let bytes = self.record(Role::Rule(id), at, len)?;
-        let (gate, rest): (Option<GateView<'_>>, &[u8]) = postcard::take_from_bytes(&bytes).ok()?;
+        let (gate, rest) = GateView::take(&bytes)?;
         let body: Body;
         let rest = match gate {
             Some(gate) if !pass(&gate) => return Some(None),

@@ -27,8 +27,8 @@ use crate::shell::command::{
 use crate::shell::reach::{Classes, Judged};
 use crate::shell::Dialect;
 use crate::validate::model::{
-    texts, words_fail, CommandWords, Condition, EventScope, FieldPath, Matcher, Op, PathSelector,
-    Rule, Segment, Selector, Test,
+    texts, CommandWords, Condition, EventScope, FieldPath, Matcher, Op, PathSelector, Rule,
+    Segment, Selector, Test,
 };
 
 /// A rule's index in its compiled set.
@@ -356,53 +356,280 @@ impl Gate {
 }
 
 /// A rule's [`Gate`] read where it lies in the rule's record (the same
-/// bytes): its programs and subcommands borrowed as texts, its words as
-/// bytes, compared byte for byte as [`CommandWords::fails`] compares them.
-/// Decoded into owned strings, the gates of the 82 rules the 10,000-rule
-/// bench set's `npm test` reaches by its program cost ~0.24M instructions
-/// (an allocation, a copy, a UTF-8 check and a free per word), to find the
-/// 31 whose words the command has.
-#[derive(Debug, Deserialize)]
-pub struct GateView<'a>(#[serde(borrow)] Vec<GateEntryView<'a>>);
+/// bytes, as postcard lays them out): its programs, subcommands and words
+/// compared as bytes where they lie, as [`CommandWords::fails`] compares
+/// them. Decoded into owned strings, the gates of the 82 rules the
+/// 10,000-rule bench set's `npm test` reaches by its program cost ~0.24M
+/// instructions (an allocation, a copy, a UTF-8 check and a free per word),
+/// to find the 31 whose words the command has; decoded by serde into
+/// borrowed views, still ~0.16M (a vector per list, a UTF-8 check per text).
+#[derive(Debug, Clone, Copy)]
+pub struct GateView<'a>(&'a [u8]);
 
-/// A [`GateEntry`] in place.
-#[derive(Debug, Deserialize)]
-struct GateEntryView<'a> {
-    #[serde(borrow)]
-    field: Vec<SegmentView<'a>>,
-    #[serde(borrow)]
-    programs: Vec<&'a str>,
-    #[serde(borrow)]
-    subcommand: Vec<&'a str>,
-    #[serde(borrow)]
-    words: Vec<WordsView<'a>>,
+/// Postcard's encoding, read in place: varints (LEB128), byte strings (a
+/// varint length, then the bytes), sequences (a varint count, then the
+/// items). Every read is bounds-checked (`None`: the bytes do not decode).
+#[derive(Debug, Clone, Copy)]
+struct Cursor<'a>(&'a [u8]);
+
+impl<'a> Cursor<'a> {
+    /// A varint of at most `max` bytes (postcard's: 10 for a u64, 5 for a u32).
+    #[inline]
+    fn varint(&mut self, max: usize) -> Option<u64> {
+        // (Counts and lengths are mostly below 128: one byte.)
+        match self.0.split_first() {
+            Some((&b, rest)) if b < 0x80 => {
+                self.0 = rest;
+                Some(u64::from(b))
+            }
+            _ => self.long_varint(max),
+        }
+    }
+
+    #[cold]
+    fn long_varint(&mut self, max: usize) -> Option<u64> {
+        let mut v: u64 = 0;
+        for i in 0..max {
+            let (&b, rest) = self.0.split_first()?;
+            self.0 = rest;
+            v |= u64::from(b & 0x7f).checked_shl(7 * i as u32)?;
+            if b & 0x80 == 0 {
+                // The last byte holds what is left of the value's bits
+                // (postcard refuses more).
+                let left = if max == 10 { 1 } else { 0x0f };
+                return (i + 1 < max || b <= left).then_some(v);
+            }
+        }
+        None
+    }
+
+    #[inline]
+    fn count(&mut self) -> Option<usize> {
+        usize::try_from(self.varint(10)?).ok()
+    }
+
+    #[inline]
+    fn bytes(&mut self) -> Option<&'a [u8]> {
+        let n = self.count()?;
+        if n > self.0.len() {
+            return None;
+        }
+        let (b, rest) = self.0.split_at(n);
+        self.0 = rest;
+        Some(b)
+    }
+
+    /// The bytes read since `before` (a copy of this cursor, earlier).
+    fn since(self, before: Cursor<'a>) -> Cursor<'a> {
+        Cursor(&before.0[..before.0.len() - self.0.len()])
+    }
+
+    /// Skip a list of texts.
+    fn skip_texts(&mut self) -> Option<()> {
+        for _ in 0..self.count()? {
+            self.bytes()?;
+        }
+        Some(())
+    }
+
+    /// A list of texts: its bytes (the count first).
+    fn text_list(&mut self) -> Option<Cursor<'a>> {
+        let before = *self;
+        self.skip_texts()?;
+        Some(self.since(before))
+    }
+
+    /// The texts of a list ([`Self::text_list`]).
+    fn texts(self) -> impl Iterator<Item = &'a [u8]> {
+        let mut c = self;
+        let n = c.count().unwrap_or(0);
+        (0..n).map_while(move |_| c.bytes())
+    }
+
+    /// A [`Segment`] ([`SegmentView`]): its variant, then a text or a number.
+    fn segment(&mut self) -> Option<SegmentView<'a>> {
+        Some(match self.varint(5)? {
+            0 => SegmentView::Key(self.bytes()?),
+            1 => SegmentView::Index(self.count()?),
+            2 => SegmentView::FromEnd(self.count()?),
+            _ => return None,
+        })
+    }
+
+    /// Skip a list of [`CommandWords`]: `flags_all` (lists of texts),
+    /// `flags_any`, `flags_none`, `arg_in` (texts).
+    fn skip_words(&mut self) -> Option<()> {
+        for _ in 0..self.count()? {
+            for _ in 0..self.count()? {
+                self.skip_texts()?;
+            }
+            self.skip_texts()?;
+            self.skip_texts()?;
+            self.skip_texts()?;
+        }
+        Some(())
+    }
+
+    /// A [`GateEntry`]: its field, programs, subcommand and words, each
+    /// skipped (their bytes).
+    fn entry(&mut self) -> Option<[Cursor<'a>; 4]> {
+        let before = *self;
+        for _ in 0..self.count()? {
+            self.segment()?;
+        }
+        let field = self.since(before);
+        let programs = self.text_list()?;
+        let subcommand = self.text_list()?;
+        let before = *self;
+        self.skip_words()?;
+        Some([field, programs, subcommand, self.since(before)])
+    }
+
+    /// Skip a [`GateEntry`].
+    fn skip_entry(&mut self) -> Option<()> {
+        for _ in 0..self.count()? {
+            self.segment()?;
+        }
+        self.skip_texts()?;
+        self.skip_texts()?;
+        self.skip_words()
+    }
 }
 
 /// A [`Segment`] of a [`FieldPath`] in place (the same variants, in order).
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Copy)]
 enum SegmentView<'a> {
-    Key(&'a str),
+    Key(&'a [u8]),
     Index(usize),
     FromEnd(usize),
 }
 
 impl SegmentView<'_> {
-    fn is(&self, s: &Segment) -> bool {
-        match (self, s) {
-            (SegmentView::Key(a), Segment::Key(b)) => *a == b,
-            (SegmentView::Index(a), Segment::Index(b))
-            | (SegmentView::FromEnd(a), Segment::FromEnd(b)) => a == b,
-            _ => false,
+    /// The segment (`None`: a key that is not UTF-8).
+    fn owned(&self) -> Option<Segment> {
+        Some(match self {
+            SegmentView::Key(k) => Segment::Key(std::str::from_utf8(k).ok()?.to_string()),
+            SegmentView::Index(i) => Segment::Index(*i),
+            SegmentView::FromEnd(i) => Segment::FromEnd(*i),
+        })
+    }
+}
+
+/// [`program_is`] of a name given as bytes (a valid UTF-8 text's, as a gate
+/// stores it): the same answer. (When the bytes of `program` up to the
+/// prefix's length equal the prefix's but for ASCII case, they end where one
+/// of its characters ends, as `program_is` requires.)
+fn program_is_bytes(program: &str, item: &[u8]) -> bool {
+    let program = program.as_bytes();
+    match item.strip_suffix(b"*") {
+        Some(prefix) => program
+            .get(..prefix.len())
+            .is_some_and(|p| p.eq_ignore_ascii_case(prefix)),
+        None => program.eq_ignore_ascii_case(item),
+    }
+}
+
+impl<'a> GateView<'a> {
+    /// The gate (`Option<Gate>`, as postcard lays it out) at the start of
+    /// `bytes`, and the bytes after it (`None`: they do not decode).
+    pub fn take(bytes: &'a [u8]) -> Option<(Option<GateView<'a>>, &'a [u8])> {
+        let (&tag, rest) = bytes.split_first()?;
+        match tag {
+            0 => Some((None, rest)),
+            1 => {
+                let mut c = Cursor(rest);
+                for _ in 0..c.count()? {
+                    c.skip_entry()?;
+                }
+                Some((Some(GateView(c.since(Cursor(rest)).0)), c.0))
+            }
+            _ => None,
         }
     }
 
-    fn owned(&self) -> Segment {
-        match self {
-            SegmentView::Key(k) => Segment::Key(k.to_string()),
-            SegmentView::Index(i) => Segment::Index(*i),
-            SegmentView::FromEnd(i) => Segment::FromEnd(*i),
-        }
+    /// [`Gate::holds`], of the gate in place. (A gate that does not decode
+    /// holds: the rule is then judged, as a rule without a gate is.)
+    pub fn holds<F: FnMut(&FieldPath) -> Option<Parsed>>(
+        &self,
+        commands: &mut GateCommands<F>,
+    ) -> bool {
+        self.try_holds(commands).unwrap_or(true)
     }
+
+    fn try_holds<F: FnMut(&FieldPath) -> Option<Parsed>>(
+        &self,
+        commands: &mut GateCommands<F>,
+    ) -> Option<bool> {
+        let mut c = Cursor(self.0);
+        for _ in 0..c.count()? {
+            let [field, programs, subcommand, words] = c.entry()?;
+            let held = match commands.of(field)? {
+                None => false,
+                Some(Err(_)) => true,
+                Some(Ok(cmds)) => {
+                    let sub: Option<Vec<&str>> = subcommand
+                        .texts()
+                        .map(|t| std::str::from_utf8(t).ok())
+                        .collect();
+                    let sub = sub?;
+                    cmds.iter().any(|cmd| {
+                        programs.texts().any(|p| program_is_bytes(&cmd.program, p))
+                            && subcommand_matches(cmd, &sub)
+                            && words_pass(words, cmd)
+                    })
+                }
+            };
+            if held {
+                return Some(true);
+            }
+        }
+        Some(false)
+    }
+}
+
+/// Do the words of a gate's entry (a list of [`CommandWords`] in place) let
+/// `c` through: none asked for, or one whose flags and arguments it has, as
+/// [`words_fail`](crate::validate::model::words_fail) judges them? (Words
+/// that do not decode let it through.)
+fn words_pass(words: Cursor<'_>, c: &SimpleCommand) -> bool {
+    let mut w = words;
+    let n = match w.count() {
+        Some(0) | None => return true,
+        Some(n) => n,
+    };
+    (0..n).any(|_| words_met(&mut w, c).unwrap_or(true))
+}
+
+/// Does `c` have what one [`CommandWords`] in place asks (`w` is moved past
+/// it)? As `words_fail`: every group of `flags_all` has one of its flags (an
+/// empty group none), one of `flags_any` if any, none of `flags_none`, and an
+/// argument of `arg_in` if any.
+fn words_met(w: &mut Cursor<'_>, c: &SimpleCommand) -> Option<bool> {
+    let has = |f: &[u8]| c.flags.iter().any(|x| x.as_bytes() == f);
+    let mut met = true;
+    for _ in 0..w.count()? {
+        let mut group_has = false;
+        for _ in 0..w.count()? {
+            group_has |= has(w.bytes()?);
+        }
+        met &= group_has;
+    }
+    let (mut any, mut any_has) = (false, false);
+    for _ in 0..w.count()? {
+        any = true;
+        any_has |= has(w.bytes()?);
+    }
+    met &= !any || any_has;
+    for _ in 0..w.count()? {
+        met &= !has(w.bytes()?);
+    }
+    let (mut args, mut arg_has) = (false, false);
+    for _ in 0..w.count()? {
+        let word = w.bytes()?;
+        args = true;
+        arg_has |= c.args.iter().any(|a| a.as_bytes() == word);
+    }
+    Some(met && (!args || arg_has))
 }
 
 /// The commands of an event's fields, for the gates of its rules: the
@@ -411,7 +638,8 @@ impl SegmentView<'_> {
 /// again for each of 82 gates, ~60k instructions).
 pub struct GateCommands<F> {
     commands: F,
-    last: Option<(FieldPath, Option<Parsed>)>,
+    /// The last field asked, as a gate stores it, and its commands.
+    last: Option<(Vec<u8>, Option<Parsed>)>,
 }
 
 impl<F: FnMut(&FieldPath) -> Option<Parsed>> GateCommands<F> {
@@ -423,51 +651,24 @@ impl<F: FnMut(&FieldPath) -> Option<Parsed>> GateCommands<F> {
         }
     }
 
-    fn of(&mut self, field: &[SegmentView<'_>]) -> Option<Parsed> {
+    /// The commands of the field whose segments `field` holds in place
+    /// (`None`: they do not decode).
+    fn of(&mut self, field: Cursor<'_>) -> Option<Option<Parsed>> {
         if let Some((last, parsed)) = &self.last {
-            if last.0.len() == field.len() && field.iter().zip(&last.0).all(|(v, s)| v.is(s)) {
-                return parsed.clone();
+            if last[..] == *field.0 {
+                return Some(parsed.clone());
             }
         }
-        let path = FieldPath(field.iter().map(SegmentView::owned).collect());
+        let mut c = field;
+        let n = c.count()?;
+        let path = FieldPath(
+            (0..n)
+                .map(|_| c.segment()?.owned())
+                .collect::<Option<Vec<Segment>>>()?,
+        );
         let parsed = (self.commands)(&path);
-        self.last = Some((path, parsed.clone()));
-        parsed
-    }
-}
-
-/// A [`CommandWords`] in place (its texts as bytes).
-#[derive(Debug, Deserialize)]
-struct WordsView<'a> {
-    #[serde(borrow)]
-    flags_all: Vec<Vec<&'a [u8]>>,
-    #[serde(borrow)]
-    flags_any: Vec<&'a [u8]>,
-    #[serde(borrow)]
-    flags_none: Vec<&'a [u8]>,
-    #[serde(borrow)]
-    arg_in: Vec<&'a [u8]>,
-}
-
-impl GateView<'_> {
-    /// [`Gate::holds`], of the gate in place.
-    pub fn holds<F: FnMut(&FieldPath) -> Option<Parsed>>(
-        &self,
-        commands: &mut GateCommands<F>,
-    ) -> bool {
-        self.0.iter().any(|e| match commands.of(&e.field) {
-            None => false,
-            Some(Err(_)) => true,
-            Some(Ok(cmds)) => cmds.iter().any(|c| {
-                e.programs.iter().any(|p| program_is(&c.program, p))
-                    && subcommand_matches(c, &e.subcommand)
-                    && (e.words.is_empty()
-                        || e.words.iter().any(|w| {
-                            words_fail(&w.flags_all, &w.flags_any, &w.flags_none, &w.arg_in, c)
-                                .is_none()
-                        }))
-            }),
-        })
+        self.last = Some((field.0.to_vec(), parsed.clone()));
+        Some(parsed)
     }
 }
 
@@ -2001,8 +2202,7 @@ mod tests {
             let mut viewed = super::GateCommands::new(super::field_commands(&event, &mut shells2));
             for gate in &gates {
                 let bytes = postcard::to_allocvec(&Some(*gate)).unwrap();
-                let (view, rest): (Option<super::GateView<'_>>, &[u8]) =
-                    postcard::take_from_bytes(&bytes).unwrap();
+                let (view, rest) = super::GateView::take(&bytes).unwrap();
                 assert!(rest.is_empty());
                 let want = gate.holds(&mut commands);
                 assert_eq!(
@@ -2018,6 +2218,25 @@ mod tests {
             }
         }
         assert!(held > 0 && refused > 0, "{held} held, {refused} refused");
+    }
+
+    /// A program name compared as a gate's bytes is compared as `program_is`
+    /// compares it: exact names and prefixes, any ASCII case, not ASCII.
+    #[test]
+    fn a_program_compared_as_bytes_is_as_program_is_says() {
+        let names = [
+            "npm", "NPM", "npx", "n", "", "*", "np*", "NP*", "é", "É", "éa", "é*", "e*",
+            "a\u{301}", "kubectl", "kube*", "Kube*", "git-*", "git-lfs",
+        ];
+        for program in names {
+            for item in names {
+                assert_eq!(
+                    super::program_is_bytes(program, item.as_bytes()),
+                    crate::shell::command::program_is(program, item),
+                    "{program:?} {item:?}"
+                );
+            }
+        }
     }
 
     /// The search finds exactly the literals the text contains, short texts

@@ -127,7 +127,6 @@ pub fn command_object(c: &SimpleCommand) -> serde_json::Value {
         "output_to": c.output_to,
         "output_in": c.output_in,
         "find_narrowed": c.program == "find" && extract::find_narrowed(&c.args),
-        "destroys_operands": writes::destroys_operands(c),
         "stdout_to": c.redirects.iter().rev().find(|r| matches!(r.op, RedirectOp::Write | RedirectOp::Append) && r.fd.is_none_or(|fd| fd == 1)).map(|r| r.target.clone()),
     })
 }

@@ -275,7 +275,6 @@ pub const COMMAND_OBJECT_FIELDS: &[&str] = &[
     "output_to",
     "output_in",
     "find_narrowed",
-    "destroys_operands",
     "stdout_to",
 ];
 
@@ -349,11 +348,6 @@ fn command_node() -> Node {
             ),
             (
                 "find_narrowed".into(),
-                Presence::Always,
-                Node::Scalar("true or false"),
-            ),
-            (
-                "destroys_operands".into(),
                 Presence::Always,
                 Node::Scalar("true or false"),
             ),

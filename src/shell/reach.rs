@@ -1092,6 +1092,15 @@ fn target(s: &Sym, env: &Env, how: Use<'_>, made: &[Made]) -> Target {
         // the project included.
         t.classes = Classes::of(&[Class::Unknown]);
     }
+    // What `realpath` printed, then `..` (`$(readlink -f out)/..`, `dirname
+    // "$(realpath out)"`): a path with no link in it, whose `..` the kernel
+    // takes from where the link led (`target`, with `out -> target/debug`);
+    // the spelling, whose `..` takes back the name `out`, names nothing the
+    // command reaches. (A shell's `cd link/..` is another matter: it takes
+    // `..` back by name, so a spelled `..` is otherwise kept.)
+    if s.0.iter().rev().skip(1).any(|p| *p == Piece::Followed) {
+        return t;
+    }
     // The file a client reads by its name is changed through the name too:
     // a guarded name that links elsewhere stays guarded.
     t.classes = t.classes.union(Classes(spelled.classes.0 & GUARDS.0));

@@ -49,8 +49,9 @@ pub enum Piece {
     /// No text: a link at the end of what comes before is followed. What
     /// `realpath L` and `readlink L` print is where the link `L` leads, so
     /// `rm -rf "$(readlink keys)"` removes what `keys` leads to, not the
-    /// link. Only ever last: a piece pushed after it takes its place (every
-    /// component before the last is followed anyway).
+    /// link. Last, or before a `/..` (which then leaves from where the link
+    /// led): any other piece pushed after it takes its place (every component
+    /// before the last is followed anyway).
     Followed,
 }
 
@@ -94,10 +95,15 @@ impl Sym {
             return;
         }
         if self.0.last() == Some(&Piece::Followed) {
-            if p == Piece::Followed {
-                return;
+            match &p {
+                Piece::Followed => return,
+                // `..` after it goes up from where the link led: kept, so
+                // reach knows the `..` is the kernel's, not a name taken back.
+                Piece::Text(t) if t.starts_with("/..") => {}
+                _ => {
+                    self.0.pop();
+                }
             }
-            self.0.pop();
         }
         let long = match (self.0.last_mut(), p) {
             (Some(Piece::Text(a)), Piece::Text(b)) | (Some(Piece::Glob(a)), Piece::Glob(b)) => {

@@ -67,6 +67,7 @@ fn sandbox() -> Sandbox {
         ("cfg.json", "../.claude/settings.json"),
         ("loop", "loop"),
         ("build", "target"),
+        ("rel", "target/release"),
         ("k.txt", "../.ssh/id_ed25519"),
     ] {
         sb.link(to, link);
@@ -151,6 +152,27 @@ const COMMANDS: &[(&str, &str, &str)] = &[
         "rm -rf \"$(realpath build)/debug\"",
         "allow",
         "build -> target: its debug folder, in the project",
+    ),
+    // `..` after a link goes up from where it led, not back to the link's folder.
+    (
+        "rm -rf \"$(readlink -f rel)/..\"",
+        "allow",
+        "rel -> target/release: its parent is target",
+    ),
+    (
+        "rm -rf \"$(dirname \"$(readlink -f rel)\")\"",
+        "allow",
+        "the same through dirname",
+    ),
+    (
+        "cd rel/.. && rm -rf *",
+        "deny",
+        "the shell's cd takes `..` back by name: the project's files",
+    ),
+    (
+        "rm -rf \"$(readlink -f keys)/..\"",
+        "deny",
+        "keys -> ~/.ssh: its parent is home",
     ),
     (
         "rm -rf \"$(readlink -f a.txt)\"",

@@ -4948,7 +4948,8 @@ fn parent(v: &Value) -> Value {
                         None => t.clear(),
                     }
                 } else {
-                    s.push(Piece::Text("/".into()));
+                    // `$PWD`, `$HOME`: the folder above the one they name.
+                    s.push(Piece::Text("/../".into()));
                 }
                 s
             })

@@ -218,11 +218,11 @@ pub fn shipped_local(found: &Found) -> Vec<Diagnostic> {
         let (why, fix) = match crate::os::git::standing(p) {
             Standing::Tracked => (
                 "git tracks it: it came with the repository",
-                format!("if it is yours: `git rm --cached {name}` and add `*.local.toml` to .gitignore; if it came with the repository: review it, then run `hookrules trust` in the project"),
+                format!("if it is yours: `git rm --cached {name}`, add `*.local.toml` to .gitignore, then run `hookrules trust` (every policy file loosens only once trusted); if it came with the repository: review it, then run `hookrules trust` in the project"),
             ),
             Standing::NotIgnored => (
                 "git does not ignore it: the next `git add -A` commits it",
-                "if it is yours: add `*.local.toml` to .gitignore (or .git/info/exclude; `hookrules init` writes that line); if it is the repository's: review it, then run `hookrules trust` in the project".to_string(),
+                "if it is yours: add `*.local.toml` to .gitignore (or .git/info/exclude; `hookrules init` writes that line), then run `hookrules trust` (every policy file loosens only once trusted); if it is the repository's: review it, then run `hookrules trust` in the project".to_string(),
             ),
             Standing::Unknown => (
                 "git cannot say it is yours (no git work tree here, or no git)",

@@ -5,7 +5,8 @@
 //! Anything else becomes [`Piece::Unknown`].
 
 use super::state::{State, Var};
-use super::syntax::{Param, ParamOp, Part, Word};
+use super::syntax::{CommandKind, Param, ParamOp, Part, RedirKind, SubKind, Word};
+use super::RedirectOp;
 use crate::shell::budget;
 use crate::shell::value::{Piece, Sym, Value, MAX_ALTERNATIVES};
 
@@ -20,6 +21,10 @@ pub(super) struct Field {
     pub value: Value,
     /// When the word is a process substitution (`<(…)`): what it outputs.
     pub content: Option<Value>,
+    /// When the word is one substitution that only prints files named
+    /// outright (`"$(cat f)"`, `` `cat f g` ``, `$(< f)`, `<(cat f)`): the
+    /// files. Code read from such a word is their text, as `sh f` reads it.
+    pub printed: Option<Vec<Value>>,
 }
 
 impl Field {
@@ -29,6 +34,7 @@ impl Field {
             text: text.to_string(),
             value: Value::text(text),
             content: None,
+            printed: None,
         }
     }
 }
@@ -119,6 +125,7 @@ impl Expander<'_> {
             }
             _ => None,
         };
+        let printed = self.printed_files(word);
         let alts = self.expand(&word.parts, outputs, true);
         let literal_word = word.parts.iter().all(|p| matches!(p, Part::Lit { .. }));
         let mut out: Vec<Field> = Vec::new();
@@ -148,6 +155,7 @@ impl Expander<'_> {
                 text,
                 value,
                 content: content.clone(),
+                printed: printed.clone(),
             });
             if out.len() >= budget::MAX_FIELDS {
                 budget::exceed(budget::Over::Fields);
@@ -155,6 +163,55 @@ impl Expander<'_> {
             }
         }
         out
+    }
+
+    /// The files a word that is one substitution prints whole (see
+    /// [`Field::printed`]): `cat` of named files, nothing else in the
+    /// substitution, or bash's `$(< f)`. Each name is one known field.
+    fn printed_files(&self, word: &Word) -> Option<Vec<Value>> {
+        let [Part::Sub { index, .. }] = word.parts.as_slice() else {
+            return None;
+        };
+        let s = word.subs.get(*index)?;
+        if s.kind == SubKind::ProcOut {
+            return None;
+        }
+        let [and_or] = s.body.items.as_slice() else {
+            return None;
+        };
+        let [c] = and_or.first.cmds.as_slice() else {
+            return None;
+        };
+        if !and_or.rest.is_empty() || and_or.background {
+            return None;
+        }
+        let CommandKind::Simple { assigns, words } = &c.kind else {
+            return None;
+        };
+        let named = |w: &Word| -> Option<Value> {
+            if !w.subs.is_empty() || w.text.is_empty() || w.text.starts_with('-') {
+                return None;
+            }
+            match self.fields(w, &[]).as_slice() {
+                [one] if !one.value.has_unknown() => Some(one.value.clone()),
+                _ => None,
+            }
+        };
+        if !assigns.is_empty() {
+            return None;
+        }
+        match words.split_first() {
+            None => match c.redirs.as_slice() {
+                [r] if r.kind == RedirKind::File(RedirectOp::Read) && r.fd.is_none_or(|fd| fd == 0) => {
+                    Some(vec![named(&r.target)?])
+                }
+                _ => None,
+            },
+            Some((prog, args)) if prog.text == "cat" && c.redirs.is_empty() && !args.is_empty() => {
+                args.iter().map(named).collect()
+            }
+            Some(_) => None,
+        }
     }
 
     /// The value of an assignment's right-hand side (`NAME=…`): no splitting,

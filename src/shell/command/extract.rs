@@ -2561,6 +2561,25 @@ impl Extractor {
                             .iter()
                             .any(|s| matches!(s.0.first(), Some(Piece::Unknown(_))))
                     });
+                    // Code that is the text of files on disk (`sh -c "$(cat
+                    // f)"`, `eval "$(< f)"`) runs what they hold, as `sh f`
+                    // does: read from disk later, by `script_files`.
+                    if let [Field {
+                        printed: Some(files),
+                        content: None,
+                        ..
+                    }] = code_fields
+                    {
+                        let on_disk = files.iter().all(|v| {
+                            v.literal()
+                                .is_some_and(|t| written_at(&self.state.files, &t).is_none())
+                        });
+                        if on_disk && !matches!(label.as_str(), "trap" | "ssh (remote command)") {
+                            self.set_code(at, Code::File);
+                            self.stdin_files(at, files, places::Lang::Sh);
+                            return Ok(());
+                        }
+                    }
                     self.set_code(at, Code::Inline);
                     via.push(label.clone());
                     let same_shell = matches!(label.as_str(), "eval" | "trap");
@@ -2676,6 +2695,7 @@ impl Extractor {
                                         text: f.text.clone(),
                                         value: targets.clone(),
                                         content: None,
+                                        printed: None,
                                     }
                                 } else {
                                     // `{}` inside a word (`{}/`, `{}.bak`): each
@@ -2688,6 +2708,7 @@ impl Extractor {
                                         text: f.text.clone(),
                                         value,
                                         content: None,
+                                        printed: None,
                                     }
                                 }
                             })
@@ -2698,6 +2719,7 @@ impl Extractor {
                                 text: "{}".into(),
                                 value: targets.clone(),
                                 content: None,
+                                printed: None,
                             });
                         }
                         self.chain(ws, Vec::new(), v, link, depth + 1, false)?;
@@ -2987,6 +3009,7 @@ impl Extractor {
                             text: value.literal().unwrap_or_else(|| value.to_string()),
                             value,
                             content: None,
+                            printed: None,
                         })
                         .collect();
                     self.chain(fields, Vec::new(), via.to_vec(), link, depth + 1, false)?;
@@ -3340,6 +3363,7 @@ impl Extractor {
                     text: t.to_string(),
                     value: one.value.clone(),
                     content: None,
+                    printed: None,
                 };
             }
         }
@@ -3481,6 +3505,7 @@ impl Extractor {
                 text: path,
                 value: t.clone(),
                 content: None,
+                printed: None,
             }),
             Written::Unknown => None,
         }
@@ -3562,6 +3587,7 @@ impl Extractor {
                 text: r.target.clone(),
                 value: r.value.clone(),
                 content: link.read_from.clone(),
+                printed: None,
             };
             self.file_script(at, prog, Some(&f), via, link, depth)?;
             self.stdin_files(at, std::slice::from_ref(&r.value), places::Lang::Sh);
@@ -3635,6 +3661,17 @@ impl Extractor {
         let same_shell = matches!(prog, "source" | ".");
         let mut v = via.to_vec();
         let child = if same_shell { None } else { Some(None) };
+        if let (Some(_), Some(files)) = (&file.content, &file.printed) {
+            // `source <(cat f)`: the file's text, as `source f` reads it.
+            if files.iter().all(|v| {
+                v.literal()
+                    .is_some_and(|t| written_at(&self.state.files, &t).is_none())
+            }) {
+                self.set_code(at, Code::File);
+                self.stdin_files(at, files, places::Lang::Sh);
+                return Ok(());
+            }
+        }
         if let Some(content) = &file.content {
             // `bash <(…)`, `source <(…)`
             v.push(format!("{prog} <()"));
@@ -3727,6 +3764,7 @@ impl Extractor {
                 text: "{}".into(),
                 value: Value::unknown("${__hookrules_unknown}"),
                 content: None,
+                printed: None,
             }],
         };
         let mut v = via.to_vec();
@@ -5436,6 +5474,7 @@ fn field_of(s: &Sym) -> Field {
             text: s.to_string(),
             value: Value::one(s.clone()),
             content: None,
+            printed: None,
         },
     }
 }

@@ -351,6 +351,7 @@ pub fn writes(c: &SimpleCommand) -> Vec<Write> {
                 text: text.clone(),
                 value: value.clone(),
                 content: None,
+                printed: None,
             })
             .collect();
         push(find_targets(&fields), acts_on_name(c, 0), true);

@@ -450,6 +450,17 @@ fn listed_targets(
         // judged only where it lands on a place guarded where it is, or
         // through a link.
         let source = file.path.trim_end_matches('/');
+        // A configuration file in effect, by its name in the source or by
+        // where that name really is (`homelink/.claude/settings.json`, a
+        // link in the project to the home folder, is the user's own).
+        let in_effect = |name: &str| {
+            let path = format!("{source}/{name}");
+            reach::is_config_in_effect(&path, env)
+                || std::fs::canonicalize(&path).is_ok_and(|real| {
+                    real.to_str()
+                        .is_some_and(|real| reach::is_config_in_effect(real, env))
+                })
+        };
         let mut keep = |name: &str| {
             if name == "." || !known {
                 return true;
@@ -470,9 +481,7 @@ fn listed_targets(
                     if !test.may_reach_guard(name) {
                         return via_link();
                     }
-                    test.reaches_own_guard(name)
-                        || !reach::is_config_in_effect(&format!("{source}/{name}"), env)
-                        || via_link()
+                    test.reaches_own_guard(name) || !in_effect(name) || via_link()
                 })
         };
         let mut kept: Vec<String> = Vec::new();

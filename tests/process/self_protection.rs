@@ -459,6 +459,36 @@ fn patches_and_archives_are_judged_by_the_files_they_hold() {
     check(&sb, &cases);
 }
 
+/// A project copied whole that holds a link to the home folder (`homelink ->
+/// ..`): the copy lands the user's own settings, already in effect, below the
+/// link's name in the copy (whether the copy keeps the link or follows it),
+/// which adds no hook. A link to settings that are not in effect still counts.
+#[test]
+fn a_project_copied_whole_through_a_link_to_home_adds_no_hook() {
+    let sb = sandbox();
+    sb.link("..", "homelink");
+    let cases = [
+        (sb.bash("cp -r . ../../snap"), "allow", "cp -r keeps the link"),
+        (sb.bash("cp -a . /tmp/hr-snap"), "allow", "cp -a into the temp folder"),
+        (
+            sb.bash("rsync -av --exclude node_modules ./ ../../snap/"),
+            "allow",
+            "rsync -a",
+        ),
+        (sb.bash("cp -rL . ../../snap"), "allow", "followed: a copy of the same files"),
+    ];
+    check(&sb, &cases);
+    std::fs::create_dir_all(sb.root.join("other/.claude")).unwrap();
+    std::fs::write(sb.root.join("other/.claude/settings.json"), "{}").unwrap();
+    sb.link("../../other", "otherlink");
+    let cases = [(
+        sb.bash("cp -r . ../../snap"),
+        "ask",
+        "settings that are not in effect land at snap/otherlink/.claude",
+    )];
+    check(&sb, &cases);
+}
+
 /// A tree copied, moved, synced or extracted whole lands every entry somewhere
 /// (the source's basename appended by each tool's rules, `SRC/.` and rsync's
 /// `SRC/` being its contents): the sources here are real folders, read from

@@ -906,6 +906,25 @@ enum Kind {
     WalkReceiver,
     /// Python's `exec`/`eval`: runs its argument as code.
     Exec,
+    /// A program and its arguments, one argument each: the program at index
+    /// `skip`, then (past its argv[0] when `argv0`) its words
+    /// (`os.spawnlp(mode, 'rm', 'rm', '-rf', p)`: skip 1, argv0;
+    /// `create_subprocess_exec('rm', '-rf', p)`: skip 0).
+    ProgramArgs { skip: usize, argv0: bool },
+    /// A change of mode or owner, the shell's `program` (`chmod`, `chown`)
+    /// of each path: `lead` arguments (mode, owner) come first and the paths
+    /// after them (Perl's `chmod(0755, @f)`, Ruby's `File.chmod`), or with
+    /// `lead` 0 the path first and the mode after it (`os.chmod(p, 0)`); a
+    /// method of a path object (`Path(p).chmod(0)`) changes its receiver.
+    Meta { program: &'static str, lead: usize },
+    /// A move or rename: the first argument is gone from where it was, the
+    /// second written.
+    Move,
+    /// A link at the second argument to the first: the shell's `ln -s`
+    /// (`hard`: `ln`).
+    Link { hard: bool },
+    /// A file cut to a length: the shell's `truncate` of the first argument.
+    Truncate,
 }
 
 /// Per language: call names (the last component of a dotted name) and kinds.
@@ -927,6 +946,30 @@ fn table(lang: Lang) -> &'static [(&'static str, Kind)] {
             ("spawn", Shell),
             ("execvp", ProgramList),
             ("execv", ProgramList),
+            ("execve", ProgramList),
+            ("execvpe", ProgramList),
+            ("posix_spawn", ProgramList),
+            ("posix_spawnp", ProgramList),
+            ("execl", ProgramArgs { skip: 0, argv0: true }),
+            ("execlp", ProgramArgs { skip: 0, argv0: true }),
+            ("execle", ProgramArgs { skip: 0, argv0: true }),
+            ("execlpe", ProgramArgs { skip: 0, argv0: true }),
+            ("spawnl", ProgramArgs { skip: 1, argv0: true }),
+            ("spawnlp", ProgramArgs { skip: 1, argv0: true }),
+            ("spawnle", ProgramArgs { skip: 1, argv0: true }),
+            ("spawnlpe", ProgramArgs { skip: 1, argv0: true }),
+            ("create_subprocess_exec", ProgramArgs { skip: 0, argv0: false }),
+            ("create_subprocess_shell", Shell),
+            ("chmod", Meta { program: "chmod", lead: 0 }),
+            ("lchmod", Meta { program: "chmod", lead: 0 }),
+            ("chown", Meta { program: "chown", lead: 0 }),
+            ("lchown", Meta { program: "chown", lead: 0 }),
+            ("rename", Move),
+            ("renames", Move),
+            ("symlink", Link { hard: false }),
+            ("symlink_to", Link { hard: false }),
+            ("link", Link { hard: true }),
+            ("truncate", Truncate),
             ("rmtree", DeleteTree),
             ("remove", Delete),
             ("unlink", Delete),
@@ -939,8 +982,8 @@ fn table(lang: Lang) -> &'static [(&'static str, Kind)] {
             ("copy", Copy),
             ("copy2", Copy),
             ("copyfile", Copy),
-            ("move", Copy),
-            ("replace", Copy),
+            ("move", Move),
+            ("replace", Move),
             ("walk", Walk),
             ("listdir", Walk),
             ("scandir", Walk),
@@ -961,6 +1004,16 @@ fn table(lang: Lang) -> &'static [(&'static str, Kind)] {
             ("rmdir", Delete),
             ("open", PerlOpen),
             ("eval", Exec),
+            // IPC::Open2/Open3, IPC::Run: a program and its words.
+            ("open2", ProgramArgs { skip: 2, argv0: false }),
+            ("open3", ProgramArgs { skip: 3, argv0: false }),
+            ("chmod", Meta { program: "chmod", lead: 1 }),
+            ("chown", Meta { program: "chown", lead: 2 }),
+            ("rename", Move),
+            ("move", Move),
+            ("symlink", Link { hard: false }),
+            ("link", Link { hard: true }),
+            ("truncate", Truncate),
         ],
         Lang::Ruby => &[
             ("system", Shell),
@@ -989,8 +1042,17 @@ fn table(lang: Lang) -> &'static [(&'static str, Kind)] {
             ("write", Write),
             ("binwrite", Write),
             ("cp", Copy),
-            ("mv", Copy),
+            ("mv", Move),
+            ("rename", Move),
             ("install", Copy),
+            ("chmod", Meta { program: "chmod", lead: 1 }),
+            ("chmod_R", Meta { program: "chmod", lead: 1 }),
+            ("chown", Meta { program: "chown", lead: 2 }),
+            ("chown_R", Meta { program: "chown", lead: 2 }),
+            ("symlink", Link { hard: false }),
+            ("ln_s", Link { hard: false }),
+            ("ln_sf", Link { hard: false }),
+            ("truncate", Truncate),
             ("find", Walk),
             ("children", Walk),
             ("each_child", Walk),
@@ -1032,7 +1094,20 @@ fn table(lang: Lang) -> &'static [(&'static str, Kind)] {
             ("copyFileSync", Copy),
             ("copyFile", Copy),
             ("cpSync", Copy),
-            ("renameSync", Copy),
+            ("renameSync", Move),
+            ("rename", Move),
+            ("moveSync", Move),
+            ("chmodSync", Meta { program: "chmod", lead: 0 }),
+            ("chmod", Meta { program: "chmod", lead: 0 }),
+            ("lchmodSync", Meta { program: "chmod", lead: 0 }),
+            ("chownSync", Meta { program: "chown", lead: 0 }),
+            ("chown", Meta { program: "chown", lead: 0 }),
+            ("lchownSync", Meta { program: "chown", lead: 0 }),
+            ("symlinkSync", Link { hard: false }),
+            ("symlink", Link { hard: false }),
+            ("linkSync", Link { hard: true }),
+            ("truncateSync", Truncate),
+            ("truncate", Truncate),
             ("readdirSync", Walk),
             ("readdir", Walk),
         ],
@@ -1052,7 +1127,12 @@ fn table(lang: Lang) -> &'static [(&'static str, Kind)] {
             ("file", Read),
             ("file_put_contents", Write),
             ("copy", Copy),
-            ("rename", Copy),
+            ("rename", Move),
+            ("chmod", Meta { program: "chmod", lead: 0 }),
+            ("chown", Meta { program: "chown", lead: 0 }),
+            ("symlink", Link { hard: false }),
+            ("link", Link { hard: true }),
+            ("pcntl_exec", ProgramList),
             ("scandir", Walk),
             ("glob", Walk),
         ],
@@ -1065,6 +1145,7 @@ fn table(lang: Lang) -> &'static [(&'static str, Kind)] {
             ("rm", DeleteTree),
             ("rmdir", DeleteTree),
             ("remove", Delete),
+            ("rename", Move),
             ("open", Read),
             ("lines", Read),
         ],
@@ -1074,6 +1155,8 @@ fn table(lang: Lang) -> &'static [(&'static str, Kind)] {
             ("shell", Shell),
             ("unlink", DeleteMaybeTree),
             ("file.remove", Delete),
+            ("file.rename", Move),
+            ("Sys.chmod", Meta { program: "chmod", lead: 0 }),
             ("readLines", Read),
             ("readRDS", Read),
             ("read.csv", Read),
@@ -1084,7 +1167,10 @@ fn table(lang: Lang) -> &'static [(&'static str, Kind)] {
             ("rm", DeleteMaybeTree),
             ("write", Write),
             ("cp", Copy),
-            ("mv", Copy),
+            ("mv", Move),
+            ("chmod", Meta { program: "chmod", lead: 0 }),
+            ("chown", Meta { program: "chown", lead: 0 }),
+            ("symlink", Link { hard: false }),
             ("walkdir", Walk),
             ("readdir", Walk),
             ("read", Read),
@@ -1269,7 +1355,7 @@ fn calls(lang: Lang, code: &str) -> Vec<Effect> {
             && a > e
             && src
                 .get(a)
-                .is_some_and(|c| matches!(c, '\'' | '"' | '$') || c.is_alphabetic())
+                .is_some_and(|c| matches!(c, '\'' | '"' | '$') || c.is_alphanumeric())
         {
             // Up to the end of the statement (a `}` closing its block).
             let mut depth = 0i32;
@@ -1312,9 +1398,9 @@ fn calls(lang: Lang, code: &str) -> Vec<Effect> {
                 {
                     deletes_entries = true;
                 }
-                call(lang, name, *kind, &args, &mut out);
+                call(lang, name, *kind, &args, receiver.as_deref(), &mut out);
             }
-            _ => call(lang, name, *kind, &args, &mut out),
+            _ => call(lang, name, *kind, &args, receiver.as_deref(), &mut out),
         }
     }
     dispatch::effects(lang, &src, &masked, &mut out);
@@ -1538,7 +1624,31 @@ fn is_keyword_arg(arg: &str) -> bool {
     }
 }
 
-fn call(lang: Lang, name: &str, kind: Kind, args: &[String], out: &mut Vec<Effect>) {
+fn call(
+    lang: Lang,
+    name: &str,
+    kind: Kind,
+    args: &[String],
+    receiver: Option<&str>,
+    out: &mut Vec<Effect>,
+) {
+    // A path object's own method (`Path(p).chmod(0)`, `p.symlink_to(t)`):
+    // the receiver is the path, the arguments follow it.
+    let on_path = lang == Lang::Python
+        && receiver.is_some_and(|r| !matches!(r.rsplit('.').next(), Some("os" | "shutil")));
+    let mut with_receiver: Vec<String> = Vec::new();
+    let args = match (kind, receiver) {
+        (Kind::Meta { .. } | Kind::Link { .. } | Kind::Truncate, Some(r)) if on_path => {
+            with_receiver.push(r.to_string());
+            with_receiver.extend(args.iter().cloned());
+            // `p.symlink_to(t)`: a link at `p` to `t`.
+            if matches!(kind, Kind::Link { .. }) && with_receiver.len() > 1 {
+                with_receiver.swap(0, 1);
+            }
+            with_receiver.as_slice()
+        }
+        _ => args,
+    };
     let Some(first) = args.first() else {
         return;
     };
@@ -1569,7 +1679,20 @@ fn call(lang: Lang, name: &str, kind: Kind, args: &[String], out: &mut Vec<Effec
             | "lines"
             | "unlink"
             | "rmdir"
-    );
+            | "rename"
+            | "move"
+            | "link"
+            | "symlink"
+            | "truncate"
+            | "chmod"
+            | "chown"
+    ) && !(matches!(
+        kind,
+        Kind::Shell | Kind::ProgramList | Kind::ProgramArgs { .. }
+    ) && process_module(receiver));
+    // An argument known enough to judge: literal, or a place the analysis
+    // resolves (home, the project).
+    let known = |v: &Value| v.literal().is_some() || has_known(v);
     match kind {
         Kind::Shell => {
             if let Some(words) = list(first) {
@@ -1616,7 +1739,91 @@ fn call(lang: Lang, name: &str, kind: Kind, args: &[String], out: &mut Vec<Effec
             if words.iter().all(|w| w.literal().is_none()) && generic {
                 return;
             }
+            // A program nobody can name (`os.execvp(sys.argv[1], …)`): what
+            // runs is unknown code.
+            if words[0].literal().is_none() {
+                out.push(Effect::Dynamic);
+            }
             out.push(Effect::Words(words));
+        }
+        Kind::ProgramArgs { skip, argv0 } => {
+            let positional: Vec<&String> = args.iter().filter(|a| !is_keyword_arg(a)).collect();
+            let Some(program) = positional.get(skip) else {
+                return;
+            };
+            let from = skip + 1 + usize::from(argv0);
+            let mut words = vec![eval(lang, program)];
+            words.extend(
+                positional
+                    .get(from..)
+                    .unwrap_or_default()
+                    .iter()
+                    .map(|a| eval(lang, a)),
+            );
+            // Perl's `open3($in, $out, $err, "rm -rf x")`: one string is a
+            // command line for the shell.
+            if let [one] = words.as_slice() {
+                if let Some(line) = one.literal().filter(|l| l.contains(' ')) {
+                    out.push(Effect::Shell(Sym::text(&line)));
+                    return;
+                }
+            }
+            if words[0].literal().is_none() {
+                out.push(Effect::Dynamic);
+            }
+            out.push(Effect::Words(words));
+        }
+        Kind::Meta { program, lead } => {
+            let (setting, paths): (Option<&String>, Vec<&String>) = if lead == 0 {
+                (args.get(1), vec![first])
+            } else {
+                (args.first(), args.iter().skip(lead).collect())
+            };
+            let setting = setting.map_or_else(|| Value::unknown("mode"), |m| mode_value(lang, m));
+            for p in paths {
+                let targets = list_values(lang, p).unwrap_or_else(|| vec![eval(lang, p)]);
+                for path in targets {
+                    if generic && !known(&path) {
+                        continue;
+                    }
+                    out.push(Effect::Words(vec![
+                        Value::text(program),
+                        setting.clone(),
+                        path,
+                    ]));
+                }
+            }
+        }
+        Kind::Move | Kind::Link { .. } => {
+            let (Some(from), Some(to)) = (args.first(), args.get(1)) else {
+                return;
+            };
+            let (from, to) = (eval(lang, from), eval(lang, to));
+            if generic && !known(&from) && !known(&to) {
+                return;
+            }
+            let mut words = match kind {
+                Kind::Link { hard: false } => vec![Value::text("ln"), Value::text("-s")],
+                Kind::Link { hard: true } => vec![Value::text("ln")],
+                _ => vec![Value::text("mv")],
+            };
+            words.extend([from, to]);
+            out.push(Effect::Words(words));
+        }
+        Kind::Truncate => {
+            let path = eval(lang, first);
+            if generic && !known(&path) {
+                return;
+            }
+            let size = args
+                .get(1)
+                .map_or_else(|| Value::text("0"), |n| mode_value(lang, n));
+            out.push(Effect::Words(vec![
+                Value::text("truncate"),
+                Value::text("-s"),
+                size,
+                path,
+            ]));
         }
         Kind::DeleteTree | Kind::DeleteMaybeTree | Kind::Delete => {
             let recursive = match kind {
@@ -1752,6 +1959,56 @@ fn call(lang: Lang, name: &str, kind: Kind, args: &[String], out: &mut Vec<Effec
             out.push(Effect::Read(v));
         }
     }
+}
+
+/// Is the receiver a module that runs processes (`subprocess.run`,
+/// `os.spawnv`, `pty.spawn`, `Open3.popen3`, `child_process.spawn`)? Then
+/// a generic name (`run`, `spawn`, `call`) is that module's own, whatever
+/// its arguments: a command nobody can read is unknown code.
+fn process_module(receiver: Option<&str>) -> bool {
+    let Some(r) = receiver else {
+        return false;
+    };
+    let last = r.rsplit(['.', ':']).next().unwrap_or(r).trim();
+    matches!(
+        last,
+        "subprocess"
+            | "os"
+            | "pty"
+            | "Open3"
+            | "PTY"
+            | "Process"
+            | "Kernel"
+            | "child_process"
+    ) || r.contains("child_process")
+}
+
+/// A numeric setting written in code (a mode `0o755`, `0755`, `'644'`, a
+/// length), as the shell's text; anything else is unknown.
+fn mode_value(lang: Lang, expr: &str) -> Value {
+    let t = expr.trim();
+    let digits = t
+        .strip_prefix("0o")
+        .or_else(|| t.strip_prefix("0O"))
+        .map_or_else(|| t.to_string(), |d| format!("0{d}"));
+    if !digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit()) {
+        return Value::text(&digits);
+    }
+    match eval(lang, t).literal() {
+        Some(l) => Value::text(&l),
+        None => Value::unknown(t),
+    }
+}
+
+/// The values of a list literal (`[a, b]`, R's `c(a, b)`), `None` for any
+/// other expression.
+fn list_values(lang: Lang, expr: &str) -> Option<Vec<Value>> {
+    let s = expr.trim();
+    let inner = s
+        .strip_prefix('[')
+        .and_then(|r| r.strip_suffix(']'))
+        .or_else(|| s.strip_prefix("c(").and_then(|r| r.strip_suffix(')')))?;
+    Some(split_args(inner).iter().map(|a| eval(lang, a)).collect())
 }
 
 /// Does a value hold a place the analysis resolves (home, cwd, project)?
@@ -2243,6 +2500,66 @@ mod tests {
                 })
                 .collect();
             assert_eq!(got, *want, "{code}");
+        }
+    }
+
+    /// (language, code, the shell commands its calls are: one per effect,
+    /// joined by ` | `)
+    const EQUIVALENTS: &[(Lang, &str, &str)] = &[
+        (Lang::Python, "os.chmod('/etc/passwd', 0o777)", "chmod 0777 /etc/passwd"),
+        (Lang::Python, "Path('k').chmod(0)", "chmod 0 k"),
+        (Lang::Python, "os.chown('/etc/x', 0, 0)", "chown 0 /etc/x"),
+        (Lang::Js, "fs.chmodSync('a', 0o600)", "chmod 0600 a"),
+        (Lang::Ruby, "FileUtils.chmod(0755, ['a', 'b'])", "chmod 0755 a | chmod 0755 b"),
+        (Lang::Perl, "chown 0, 0, '/etc/x'", "chown 0 /etc/x"),
+        (Lang::Python, "os.rename('a', 'b')", "mv a b"),
+        (Lang::Js, "fs.renameSync('a', 'b')", "mv a b"),
+        (Lang::Python, "os.symlink('/dev/null', 'x')", "ln -s /dev/null x"),
+        (Lang::Python, "Path('x').symlink_to('t')", "ln -s t x"),
+        (Lang::Python, "os.link('a', 'b')", "ln a b"),
+        (Lang::Js, "fs.truncateSync('log.txt')", "truncate -s 0 log.txt"),
+        (Lang::Python, "os.spawnlp(os.P_WAIT, 'rm', 'rm', '-rf', 'd')", "rm -rf d"),
+        (Lang::Python, "os.execl('/bin/rm', 'rm', '-rf', 'd')", "/bin/rm -rf d"),
+        (Lang::Python, "asyncio.create_subprocess_exec('ls', '-l')", "ls -l"),
+        (Lang::Python, "os.posix_spawn('/bin/ls', ['ls', '-l'], {})", "/bin/ls ls -l"),
+        (Lang::Perl, "open3($i, $o, $e, 'rm', '-rf', 'd')", "rm -rf d"),
+        // A name of the user's own (`move(a, b)` with nothing known) is data.
+        (Lang::Python, "move(a, b); rename(x, y)", ""),
+    ];
+
+    #[test]
+    fn file_and_process_calls_are_the_shell_commands_they_equal() {
+        for (lang, code, want) in EQUIVALENTS {
+            let got: Vec<String> = scan(*lang, code)
+                .into_iter()
+                .filter_map(|e| match e {
+                    Effect::Words(w) => Some(
+                        w.iter()
+                            .map(ToString::to_string)
+                            .collect::<Vec<_>>()
+                            .join(" "),
+                    ),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(got.join(" | "), *want, "{code}");
+        }
+    }
+
+    #[test]
+    fn a_process_call_whose_command_nobody_knows_is_unknown_code() {
+        for (lang, code, dynamic) in [
+            (Lang::Python, "subprocess.run(sys.argv[1:])", true),
+            (Lang::Python, "pty.spawn(sys.argv[1:])", true),
+            (Lang::Python, "os.execvp(sys.argv[1], sys.argv[1:])", true),
+            (Lang::Python, "subprocess.run(os.environ['CMD'], shell=True)", true),
+            (Lang::Js, "require('child_process').spawnSync(process.argv[1])", true),
+            (Lang::Python, "subprocess.run(['npm', 'test'], check=True)", false),
+            (Lang::Python, "session.run(x)", false),
+            (Lang::Python, "run(task)", false),
+        ] {
+            let got = scan(lang, code).contains(&Effect::Dynamic);
+            assert_eq!(got, dynamic, "{code}");
         }
     }
 

@@ -242,7 +242,7 @@ const OWN_FOLDER: &[&str] = &[
 /// names, when the language's table knows it.
 fn named(lang: Lang, name: &str, args: &[String], out: &mut Vec<Effect>) {
     if let Some((n, kind)) = table(lang).iter().find(|(n, _)| *n == name) {
-        call(lang, n, *kind, args, out);
+        call(lang, n, *kind, args, None, out);
     }
 }
 

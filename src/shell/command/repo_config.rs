@@ -20,6 +20,7 @@
 use std::path::{Path, PathBuf};
 
 use super::places;
+use crate::shell::value::Value;
 use super::SimpleCommand;
 
 /// Bytes read of one configuration file.
@@ -33,6 +34,7 @@ const MAX_KEYS: usize = 32;
 /// configuration holds code, the commands that code runs (their `via` names
 /// the key and the file). `cwd` is the event's directory.
 pub fn add_repository_code(cmds: &mut Vec<SimpleCommand>, cwd: &str) {
+    written_configuration(cmds, cwd);
     add_configured_code(cmds, "git", cwd, |c| {
         let mut extra: Vec<SimpleCommand> = git_dir_of(c, cwd)
             .map(|dir| repository_code(c, &dir))
@@ -40,6 +42,52 @@ pub fn add_repository_code(cmds: &mut Vec<SimpleCommand>, cwd: &str) {
         extra.extend(named_config_code(c, cwd));
         extra
     });
+}
+
+/// A `git` command that runs after the same line wrote a configuration file
+/// it reads (`printf '[alias]\n up = !…' >> .git/config && git up`, the same
+/// into `~/.gitconfig` or the file `GIT_CONFIG_GLOBAL` names) runs what the
+/// line wrote, not what is on disk now: unknown code ([`Code::Dynamic`]).
+fn written_configuration(cmds: &mut [SimpleCommand], cwd: &str) {
+    if !cwd.starts_with('/') || !cmds.iter().any(|c| c.program == "git") {
+        return;
+    }
+    let norm = |p: &Path| crate::os::files::lexical_normalize(p);
+    let written: Vec<PathBuf> = super::script_files::written_files(cmds, cwd, true)
+        .iter()
+        .map(|p| norm(p))
+        .collect();
+    if written.is_empty() {
+        return;
+    }
+    let home = std::env::var("HOME").unwrap_or_default();
+    let mut user: Vec<PathBuf> = Vec::new();
+    if home.starts_with('/') {
+        user.push(Path::new(&home).join(".gitconfig"));
+        user.push(Path::new(&home).join(".config/git/config"));
+    }
+    for c in cmds.iter_mut().filter(|c| c.program == "git" && !c.program_unknown) {
+        // Every folder it may start in (`cd sub && …; git up`: either).
+        let dirs: Vec<PathBuf> = c
+            .cwd
+            .0
+            .iter()
+            .filter_map(|s| super::script_files::folder(&Value::one(s.clone()), cwd))
+            .map(PathBuf::from)
+            .collect();
+        let mut read: Vec<PathBuf> = user.clone();
+        for dir in &dirs {
+            read.extend(git_dir_from(c, dir.clone()).and_then(|d| config_file(&d)));
+            for var in CONFIG_VARIABLES {
+                if let Some((_, file)) = c.assignments.iter().rev().find(|(k, _)| k == var) {
+                    read.push(dir.join(file));
+                }
+            }
+        }
+        if read.iter().any(|r| written.contains(&norm(r))) {
+            c.code = Some(super::Code::Dynamic);
+        }
+    }
 }
 
 /// Add, after each command of `cmds` that runs `program` (known, not a
@@ -71,7 +119,12 @@ pub(super) fn add_configured_code(
 /// The folder a `git` command runs in, when known: its directory, then
 /// `-C DIR` options.
 fn git_dir_of(c: &SimpleCommand, cwd: &str) -> Option<PathBuf> {
-    let mut dir = PathBuf::from(super::script_files::folder(&c.cwd, cwd)?);
+    git_dir_from(c, PathBuf::from(super::script_files::folder(&c.cwd, cwd)?))
+}
+
+/// The folder a `git` command started in `dir` runs in: `dir`, then its
+/// `-C DIR` options.
+fn git_dir_from(c: &SimpleCommand, mut dir: PathBuf) -> Option<PathBuf> {
     let mut args = c.args.iter();
     while let Some(a) = args.next() {
         match a.as_str() {

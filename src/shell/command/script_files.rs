@@ -113,8 +113,10 @@ pub fn add_script_code(cmds: &mut Vec<SimpleCommand>, cwd: &str) {
         spent: BUDGET_SPENT,
         deadline: Instant::now().checked_add(BUDGET_TIME),
     });
+    // A link the line makes holds what it leads to, on disk: read there.
+    let _written = WrittenScope::enter(&written_files(cmds, cwd, false));
     let mut reader = Reader {
-        written: written_files(cmds, cwd),
+        written: written_files(cmds, cwd, true),
         fetched: fetched_folders(cmds, cwd),
         start: PathBuf::from(cwd),
         ..Reader::default()
@@ -123,9 +125,9 @@ pub fn add_script_code(cmds: &mut Vec<SimpleCommand>, cwd: &str) {
 }
 
 /// The files the command line writes (`> f`, `>> f`, `tee f`, the target of
-/// `cp`/`mv`/`ln`), as absolute paths: a runner's file among them holds text
-/// only the run knows when the runner reads it.
-fn written_files(cmds: &[SimpleCommand], cwd: &str) -> Vec<PathBuf> {
+/// `cp`/`mv`, and of `ln` with `links`), as absolute paths: a runner's file
+/// among them holds text only the run knows when the runner reads it.
+pub(super) fn written_files(cmds: &[SimpleCommand], cwd: &str, links: bool) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for c in cmds {
         let Some(dir) = folder(&c.cwd, cwd) else {
@@ -139,7 +141,8 @@ fn written_files(cmds: &[SimpleCommand], cwd: &str) -> Vec<PathBuf> {
             .map(|r| &r.value);
         let operands: Vec<&Value> = match c.program.as_str() {
             "tee" => c.operand_values.iter().collect(),
-            "cp" | "mv" | "ln" | "install" => c.operand_values.last().into_iter().collect(),
+            "cp" | "mv" | "install" => c.operand_values.last().into_iter().collect(),
+            "ln" if links => c.operand_values.last().into_iter().collect(),
             // A download's output file (`curl -o F`, `wget -O F`).
             "curl" | "wget" => c
                 .args
@@ -838,11 +841,57 @@ fn read_program(path: &Path, by_path: bool) -> Result<Option<(String, Runner)>, 
     Ok(runner(text.as_bytes()).map(|r| (text, r)))
 }
 
+thread_local! {
+    /// The files the command line being read writes, lexically normal
+    /// (see [`WrittenScope`]).
+    static WRITTEN: std::cell::RefCell<Vec<PathBuf>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// While the scripts of one command line are read, the files the line
+/// writes: a runner that reads one of them (`printf … > x.cmake && cmake -P
+/// x.cmake`, a `package.json` written before `npm install --prefix d`) reads
+/// what the line wrote, not what is on disk as it is judged, so its code is
+/// unknown (every reader of code goes through [`read_script_if`] or
+/// [`written_by_line`]). Kept per thread because the readers of each file
+/// format are free functions; the previous list comes back on drop.
+struct WrittenScope(Vec<PathBuf>);
+
+impl WrittenScope {
+    fn enter(written: &[PathBuf]) -> WrittenScope {
+        let normal = written
+            .iter()
+            .map(|p| crate::os::files::lexical_normalize(p))
+            .collect();
+        WrittenScope(WRITTEN.with(|w| std::mem::replace(&mut *w.borrow_mut(), normal)))
+    }
+}
+
+impl Drop for WrittenScope {
+    fn drop(&mut self) {
+        let before = std::mem::take(&mut self.0);
+        WRITTEN.with(|w| *w.borrow_mut() = before);
+    }
+}
+
+/// Is there a file of code at `path` for a runner to read: a file on disk,
+/// or one the command line writes before the runner reads it?
+pub(super) fn code_file(path: &Path) -> bool {
+    written_by_line(path) || path.is_file()
+}
+
+/// Does the command line being read write the file at `path` (absolute)?
+pub(super) fn written_by_line(path: &Path) -> bool {
+    WRITTEN.with(|w| {
+        let w = w.borrow();
+        !w.is_empty() && w.contains(&crate::os::files::lexical_normalize(path))
+    })
+}
+
 /// The text of the script at `path`: `Ok(None)` when the shell would run
 /// nothing from it (not there, a directory, unreadable, `/dev/null`, or run
 /// by path and not a shell script), `Err` when its text cannot be known
-/// whole (a FIFO, a device, a socket, longer than [`MAX_SCRIPT_BYTES`], or a
-/// read that fails).
+/// whole (a FIFO, a device, a socket, longer than [`MAX_SCRIPT_BYTES`], a
+/// file the line itself writes first, or a read that fails).
 fn read_script(path: &Path, by_path: bool) -> Result<Option<String>, ()> {
     read_script_if(path, by_path, |head| {
         !by_path || matches!(runner(head), Some(Runner::Shell))
@@ -855,6 +904,9 @@ fn read_script_if(
     by_path: bool,
     wanted: impl Fn(&[u8]) -> bool,
 ) -> Result<Option<String>, ()> {
+    if written_by_line(path) {
+        return Err(());
+    }
     let Ok(meta) = std::fs::metadata(path) else {
         return Ok(None);
     };

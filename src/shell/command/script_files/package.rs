@@ -326,7 +326,7 @@ fn nearest(dir: &Path) -> Option<PathBuf> {
     dir.ancestors()
         .take(MAX_CLIMB)
         .map(|d| d.join("package.json"))
-        .find(|p| p.is_file())
+        .find(|p| super::written_by_line(p) || p.is_file())
 }
 
 #[cfg(test)]

@@ -274,14 +274,17 @@ fn located(
 
 /// The nearest of `names` at or above `dir`: a file, or anything else that
 /// is not a folder (a FIFO, a device), which the reader then finds cannot
-/// be read whole.
+/// be read whole, or a file the command line writes first (its reader then
+/// finds it is the line's).
 /// A name `*.END` is the first file of the folder (by name) ending so
 /// (`*.gemspec`).
 pub(super) fn nearest(dir: &Path, names: &[&str]) -> Option<PathBuf> {
     dir.ancestors()
         .take(MAX_CLIMB)
         .flat_map(|d| names.iter().filter_map(move |n| in_folder(d, n)))
-        .find(|p| std::fs::metadata(p).is_ok_and(|m| !m.is_dir()))
+        .find(|p| {
+            super::written_by_line(p) || std::fs::metadata(p).is_ok_and(|m| !m.is_dir())
+        })
 }
 
 /// The path of `name` in `dir` (`*.END`: the first file ending so).
@@ -314,7 +317,7 @@ pub(super) fn named_or_nearest(dir: &Path, names: &[&str], named: Option<&str>) 
                 names
                     .iter()
                     .filter_map(|x| in_folder(&p, x))
-                    .find(|x| x.is_file())
+                    .find(|x| super::code_file(&x))
             } else {
                 Some(p)
             }
@@ -1078,6 +1081,9 @@ const MAX_GO_FILE_BYTES: u64 = 1 << 20;
 /// [`MAX_GO_FILE_BYTES`]); `None` when it cannot be read whole.
 fn read_go_file(path: &Path) -> Option<String> {
     use std::io::Read;
+    if super::written_by_line(path) {
+        return None;
+    }
     let f = crate::os::files::open_regular(path).ok()?;
     let mut bytes = Vec::new();
     f.take(MAX_GO_FILE_BYTES + 1).read_to_end(&mut bytes).ok()?;
@@ -1159,7 +1165,7 @@ fn git_hooks(
             .is_some_and(|n| n == "_")
             .then(|| hooks.parent().map(|p| p.join(hook)))
             .flatten()
-            .filter(|p| p.is_file());
+            .filter(|p| super::code_file(&p));
         if let Some(own) = husky {
             first.get_or_insert_with(|| own.clone());
             out.line(

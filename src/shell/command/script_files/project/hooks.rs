@@ -32,9 +32,7 @@ pub(super) fn script(row: &ProjectFile, args: &[String], dir: &Path) -> Found {
         Some(p) => dir.join(p),
         None => dir.to_path_buf(),
     };
-    let named = start
-        .is_file()
-        .then(|| start.to_string_lossy().into_owned());
+    let named = super::super::code_file(&start).then(|| start.to_string_lossy().into_owned());
     let from = if start.is_dir() { start.as_path() } else { dir };
     let (path, text) = match file_text(from, row.files, named.as_deref()) {
         Ok(found) => found,
@@ -145,7 +143,7 @@ pub(super) fn conftest(args: &[String], dir: &Path) -> Found {
         };
         for d in start.ancestors().take(super::MAX_CLIMB) {
             let c = d.join("conftest.py");
-            if c.is_file() && !files.contains(&c) {
+            if super::super::code_file(&c) && !files.contains(&c) {
                 files.push(c);
             }
             if PYTEST_ROOTS.iter().any(|r| d.join(r).exists()) {
@@ -184,7 +182,7 @@ fn conftests_below(dir: &Path, files: &mut Vec<PathBuf>) -> bool {
             }
             let sub = d.join(&n);
             let c = sub.join("conftest.py");
-            if c.is_file() && !files.contains(&c) {
+            if super::super::code_file(&c) && !files.contains(&c) {
                 files.push(c);
                 if files.len() > MAX_ENTRIES {
                     return false;
@@ -272,7 +270,7 @@ pub(super) fn setup_py(args: &[String], dir: &Path) -> Found {
         // `.[dev]`: the folder with extras.
         let f = f.split('[').next().unwrap_or(f);
         let setup = dir.join(f).join("setup.py");
-        if setup.is_file() && !files.contains(&setup) {
+        if super::super::code_file(&setup) && !files.contains(&setup) {
             files.push(setup);
         }
     }

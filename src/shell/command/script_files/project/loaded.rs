@@ -141,7 +141,7 @@ pub(super) fn entry_point(
             ]
         })
         .map(|p| root.join(p))
-        .find(|p| p.is_file());
+        .find(|p| super::super::code_file(&p));
     let Some(module_path) = found else {
         return Found::Nothing;
     };

@@ -468,14 +468,26 @@ fn a_project_copied_whole_through_a_link_to_home_adds_no_hook() {
     let sb = sandbox();
     sb.link("..", "homelink");
     let cases = [
-        (sb.bash("cp -r . ../../snap"), "allow", "cp -r keeps the link"),
-        (sb.bash("cp -a . /tmp/hr-snap"), "allow", "cp -a into the temp folder"),
+        (
+            sb.bash("cp -r . ../../snap"),
+            "allow",
+            "cp -r keeps the link",
+        ),
+        (
+            sb.bash("cp -a . /tmp/hr-snap"),
+            "allow",
+            "cp -a into the temp folder",
+        ),
         (
             sb.bash("rsync -av --exclude node_modules ./ ../../snap/"),
             "allow",
             "rsync -a",
         ),
-        (sb.bash("cp -rL . ../../snap"), "allow", "followed: a copy of the same files"),
+        (
+            sb.bash("cp -rL . ../../snap"),
+            "allow",
+            "followed: a copy of the same files",
+        ),
     ];
     check(&sb, &cases);
     std::fs::create_dir_all(sb.root.join("other/.claude")).unwrap();

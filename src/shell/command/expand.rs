@@ -202,7 +202,9 @@ impl Expander<'_> {
         }
         match words.split_first() {
             None => match c.redirs.as_slice() {
-                [r] if r.kind == RedirKind::File(RedirectOp::Read) && r.fd.is_none_or(|fd| fd == 0) => {
+                [r] if r.kind == RedirKind::File(RedirectOp::Read)
+                    && r.fd.is_none_or(|fd| fd == 0) =>
+                {
                     Some(vec![named(&r.target)?])
                 }
                 _ => None,

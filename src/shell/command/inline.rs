@@ -950,20 +950,98 @@ fn table(lang: Lang) -> &'static [(&'static str, Kind)] {
             ("execvpe", ProgramList),
             ("posix_spawn", ProgramList),
             ("posix_spawnp", ProgramList),
-            ("execl", ProgramArgs { skip: 0, argv0: true }),
-            ("execlp", ProgramArgs { skip: 0, argv0: true }),
-            ("execle", ProgramArgs { skip: 0, argv0: true }),
-            ("execlpe", ProgramArgs { skip: 0, argv0: true }),
-            ("spawnl", ProgramArgs { skip: 1, argv0: true }),
-            ("spawnlp", ProgramArgs { skip: 1, argv0: true }),
-            ("spawnle", ProgramArgs { skip: 1, argv0: true }),
-            ("spawnlpe", ProgramArgs { skip: 1, argv0: true }),
-            ("create_subprocess_exec", ProgramArgs { skip: 0, argv0: false }),
+            (
+                "execl",
+                ProgramArgs {
+                    skip: 0,
+                    argv0: true,
+                },
+            ),
+            (
+                "execlp",
+                ProgramArgs {
+                    skip: 0,
+                    argv0: true,
+                },
+            ),
+            (
+                "execle",
+                ProgramArgs {
+                    skip: 0,
+                    argv0: true,
+                },
+            ),
+            (
+                "execlpe",
+                ProgramArgs {
+                    skip: 0,
+                    argv0: true,
+                },
+            ),
+            (
+                "spawnl",
+                ProgramArgs {
+                    skip: 1,
+                    argv0: true,
+                },
+            ),
+            (
+                "spawnlp",
+                ProgramArgs {
+                    skip: 1,
+                    argv0: true,
+                },
+            ),
+            (
+                "spawnle",
+                ProgramArgs {
+                    skip: 1,
+                    argv0: true,
+                },
+            ),
+            (
+                "spawnlpe",
+                ProgramArgs {
+                    skip: 1,
+                    argv0: true,
+                },
+            ),
+            (
+                "create_subprocess_exec",
+                ProgramArgs {
+                    skip: 0,
+                    argv0: false,
+                },
+            ),
             ("create_subprocess_shell", Shell),
-            ("chmod", Meta { program: "chmod", lead: 0 }),
-            ("lchmod", Meta { program: "chmod", lead: 0 }),
-            ("chown", Meta { program: "chown", lead: 0 }),
-            ("lchown", Meta { program: "chown", lead: 0 }),
+            (
+                "chmod",
+                Meta {
+                    program: "chmod",
+                    lead: 0,
+                },
+            ),
+            (
+                "lchmod",
+                Meta {
+                    program: "chmod",
+                    lead: 0,
+                },
+            ),
+            (
+                "chown",
+                Meta {
+                    program: "chown",
+                    lead: 0,
+                },
+            ),
+            (
+                "lchown",
+                Meta {
+                    program: "chown",
+                    lead: 0,
+                },
+            ),
             ("rename", Move),
             ("renames", Move),
             ("symlink", Link { hard: false }),
@@ -1005,10 +1083,34 @@ fn table(lang: Lang) -> &'static [(&'static str, Kind)] {
             ("open", PerlOpen),
             ("eval", Exec),
             // IPC::Open2/Open3, IPC::Run: a program and its words.
-            ("open2", ProgramArgs { skip: 2, argv0: false }),
-            ("open3", ProgramArgs { skip: 3, argv0: false }),
-            ("chmod", Meta { program: "chmod", lead: 1 }),
-            ("chown", Meta { program: "chown", lead: 2 }),
+            (
+                "open2",
+                ProgramArgs {
+                    skip: 2,
+                    argv0: false,
+                },
+            ),
+            (
+                "open3",
+                ProgramArgs {
+                    skip: 3,
+                    argv0: false,
+                },
+            ),
+            (
+                "chmod",
+                Meta {
+                    program: "chmod",
+                    lead: 1,
+                },
+            ),
+            (
+                "chown",
+                Meta {
+                    program: "chown",
+                    lead: 2,
+                },
+            ),
             ("rename", Move),
             ("move", Move),
             ("symlink", Link { hard: false }),
@@ -1045,10 +1147,34 @@ fn table(lang: Lang) -> &'static [(&'static str, Kind)] {
             ("mv", Move),
             ("rename", Move),
             ("install", Copy),
-            ("chmod", Meta { program: "chmod", lead: 1 }),
-            ("chmod_R", Meta { program: "chmod", lead: 1 }),
-            ("chown", Meta { program: "chown", lead: 2 }),
-            ("chown_R", Meta { program: "chown", lead: 2 }),
+            (
+                "chmod",
+                Meta {
+                    program: "chmod",
+                    lead: 1,
+                },
+            ),
+            (
+                "chmod_R",
+                Meta {
+                    program: "chmod",
+                    lead: 1,
+                },
+            ),
+            (
+                "chown",
+                Meta {
+                    program: "chown",
+                    lead: 2,
+                },
+            ),
+            (
+                "chown_R",
+                Meta {
+                    program: "chown",
+                    lead: 2,
+                },
+            ),
             ("symlink", Link { hard: false }),
             ("ln_s", Link { hard: false }),
             ("ln_sf", Link { hard: false }),
@@ -1097,12 +1223,48 @@ fn table(lang: Lang) -> &'static [(&'static str, Kind)] {
             ("renameSync", Move),
             ("rename", Move),
             ("moveSync", Move),
-            ("chmodSync", Meta { program: "chmod", lead: 0 }),
-            ("chmod", Meta { program: "chmod", lead: 0 }),
-            ("lchmodSync", Meta { program: "chmod", lead: 0 }),
-            ("chownSync", Meta { program: "chown", lead: 0 }),
-            ("chown", Meta { program: "chown", lead: 0 }),
-            ("lchownSync", Meta { program: "chown", lead: 0 }),
+            (
+                "chmodSync",
+                Meta {
+                    program: "chmod",
+                    lead: 0,
+                },
+            ),
+            (
+                "chmod",
+                Meta {
+                    program: "chmod",
+                    lead: 0,
+                },
+            ),
+            (
+                "lchmodSync",
+                Meta {
+                    program: "chmod",
+                    lead: 0,
+                },
+            ),
+            (
+                "chownSync",
+                Meta {
+                    program: "chown",
+                    lead: 0,
+                },
+            ),
+            (
+                "chown",
+                Meta {
+                    program: "chown",
+                    lead: 0,
+                },
+            ),
+            (
+                "lchownSync",
+                Meta {
+                    program: "chown",
+                    lead: 0,
+                },
+            ),
             ("symlinkSync", Link { hard: false }),
             ("symlink", Link { hard: false }),
             ("linkSync", Link { hard: true }),
@@ -1128,8 +1290,20 @@ fn table(lang: Lang) -> &'static [(&'static str, Kind)] {
             ("file_put_contents", Write),
             ("copy", Copy),
             ("rename", Move),
-            ("chmod", Meta { program: "chmod", lead: 0 }),
-            ("chown", Meta { program: "chown", lead: 0 }),
+            (
+                "chmod",
+                Meta {
+                    program: "chmod",
+                    lead: 0,
+                },
+            ),
+            (
+                "chown",
+                Meta {
+                    program: "chown",
+                    lead: 0,
+                },
+            ),
             ("symlink", Link { hard: false }),
             ("link", Link { hard: true }),
             ("pcntl_exec", ProgramList),
@@ -1156,7 +1330,13 @@ fn table(lang: Lang) -> &'static [(&'static str, Kind)] {
             ("unlink", DeleteMaybeTree),
             ("file.remove", Delete),
             ("file.rename", Move),
-            ("Sys.chmod", Meta { program: "chmod", lead: 0 }),
+            (
+                "Sys.chmod",
+                Meta {
+                    program: "chmod",
+                    lead: 0,
+                },
+            ),
             ("readLines", Read),
             ("readRDS", Read),
             ("read.csv", Read),
@@ -1168,8 +1348,20 @@ fn table(lang: Lang) -> &'static [(&'static str, Kind)] {
             ("write", Write),
             ("cp", Copy),
             ("mv", Move),
-            ("chmod", Meta { program: "chmod", lead: 0 }),
-            ("chown", Meta { program: "chown", lead: 0 }),
+            (
+                "chmod",
+                Meta {
+                    program: "chmod",
+                    lead: 0,
+                },
+            ),
+            (
+                "chown",
+                Meta {
+                    program: "chown",
+                    lead: 0,
+                },
+            ),
             ("symlink", Link { hard: false }),
             ("walkdir", Walk),
             ("readdir", Walk),
@@ -1972,14 +2164,7 @@ fn process_module(receiver: Option<&str>) -> bool {
     let last = r.rsplit(['.', ':']).next().unwrap_or(r).trim();
     matches!(
         last,
-        "subprocess"
-            | "os"
-            | "pty"
-            | "Open3"
-            | "PTY"
-            | "Process"
-            | "Kernel"
-            | "child_process"
+        "subprocess" | "os" | "pty" | "Open3" | "PTY" | "Process" | "Kernel" | "child_process"
     ) || r.contains("child_process")
 }
 
@@ -2506,23 +2691,59 @@ mod tests {
     /// (language, code, the shell commands its calls are: one per effect,
     /// joined by ` | `)
     const EQUIVALENTS: &[(Lang, &str, &str)] = &[
-        (Lang::Python, "os.chmod('/etc/passwd', 0o777)", "chmod 0777 /etc/passwd"),
+        (
+            Lang::Python,
+            "os.chmod('/etc/passwd', 0o777)",
+            "chmod 0777 /etc/passwd",
+        ),
         (Lang::Python, "Path('k').chmod(0)", "chmod 0 k"),
         (Lang::Python, "os.chown('/etc/x', 0, 0)", "chown 0 /etc/x"),
         (Lang::Js, "fs.chmodSync('a', 0o600)", "chmod 0600 a"),
-        (Lang::Ruby, "FileUtils.chmod(0755, ['a', 'b'])", "chmod 0755 a | chmod 0755 b"),
+        (
+            Lang::Ruby,
+            "FileUtils.chmod(0755, ['a', 'b'])",
+            "chmod 0755 a | chmod 0755 b",
+        ),
         (Lang::Perl, "chown 0, 0, '/etc/x'", "chown 0 /etc/x"),
         (Lang::Python, "os.rename('a', 'b')", "mv a b"),
         (Lang::Js, "fs.renameSync('a', 'b')", "mv a b"),
-        (Lang::Python, "os.symlink('/dev/null', 'x')", "ln -s /dev/null x"),
+        (
+            Lang::Python,
+            "os.symlink('/dev/null', 'x')",
+            "ln -s /dev/null x",
+        ),
         (Lang::Python, "Path('x').symlink_to('t')", "ln -s t x"),
         (Lang::Python, "os.link('a', 'b')", "ln a b"),
-        (Lang::Js, "fs.truncateSync('log.txt')", "truncate -s 0 log.txt"),
-        (Lang::Python, "os.spawnlp(os.P_WAIT, 'rm', 'rm', '-rf', 'd')", "rm -rf d"),
-        (Lang::Python, "os.execl('/bin/rm', 'rm', '-rf', 'd')", "/bin/rm -rf d"),
-        (Lang::Python, "asyncio.create_subprocess_exec('ls', '-l')", "ls -l"),
-        (Lang::Python, "os.posix_spawn('/bin/ls', ['ls', '-l'], {})", "/bin/ls ls -l"),
-        (Lang::Perl, "open3($i, $o, $e, 'rm', '-rf', 'd')", "rm -rf d"),
+        (
+            Lang::Js,
+            "fs.truncateSync('log.txt')",
+            "truncate -s 0 log.txt",
+        ),
+        (
+            Lang::Python,
+            "os.spawnlp(os.P_WAIT, 'rm', 'rm', '-rf', 'd')",
+            "rm -rf d",
+        ),
+        (
+            Lang::Python,
+            "os.execl('/bin/rm', 'rm', '-rf', 'd')",
+            "/bin/rm -rf d",
+        ),
+        (
+            Lang::Python,
+            "asyncio.create_subprocess_exec('ls', '-l')",
+            "ls -l",
+        ),
+        (
+            Lang::Python,
+            "os.posix_spawn('/bin/ls', ['ls', '-l'], {})",
+            "/bin/ls ls -l",
+        ),
+        (
+            Lang::Perl,
+            "open3($i, $o, $e, 'rm', '-rf', 'd')",
+            "rm -rf d",
+        ),
         // A name of the user's own (`move(a, b)` with nothing known) is data.
         (Lang::Python, "move(a, b); rename(x, y)", ""),
     ];
@@ -2552,9 +2773,21 @@ mod tests {
             (Lang::Python, "subprocess.run(sys.argv[1:])", true),
             (Lang::Python, "pty.spawn(sys.argv[1:])", true),
             (Lang::Python, "os.execvp(sys.argv[1], sys.argv[1:])", true),
-            (Lang::Python, "subprocess.run(os.environ['CMD'], shell=True)", true),
-            (Lang::Js, "require('child_process').spawnSync(process.argv[1])", true),
-            (Lang::Python, "subprocess.run(['npm', 'test'], check=True)", false),
+            (
+                Lang::Python,
+                "subprocess.run(os.environ['CMD'], shell=True)",
+                true,
+            ),
+            (
+                Lang::Js,
+                "require('child_process').spawnSync(process.argv[1])",
+                true,
+            ),
+            (
+                Lang::Python,
+                "subprocess.run(['npm', 'test'], check=True)",
+                false,
+            ),
             (Lang::Python, "session.run(x)", false),
             (Lang::Python, "run(task)", false),
         ] {

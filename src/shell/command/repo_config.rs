@@ -20,8 +20,8 @@
 use std::path::{Path, PathBuf};
 
 use super::places;
-use crate::shell::value::Value;
 use super::SimpleCommand;
+use crate::shell::value::Value;
 
 /// Bytes read of one configuration file.
 pub const MAX_CONFIG_BYTES: u64 = 64 * 1024;
@@ -66,7 +66,10 @@ fn written_configuration(cmds: &mut [SimpleCommand], cwd: &str) {
         user.push(Path::new(&home).join(".gitconfig"));
         user.push(Path::new(&home).join(".config/git/config"));
     }
-    for c in cmds.iter_mut().filter(|c| c.program == "git" && !c.program_unknown) {
+    for c in cmds
+        .iter_mut()
+        .filter(|c| c.program == "git" && !c.program_unknown)
+    {
         // Every folder it may start in (`cd sub && …; git up`: either).
         let dirs: Vec<PathBuf> = c
             .cwd

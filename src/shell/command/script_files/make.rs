@@ -384,7 +384,7 @@ pub(super) fn recipes(c: &SimpleCommand, cwd: &Path) -> Found {
         None => match ["GNUmakefile", "makefile", "Makefile"]
             .iter()
             .map(|n| dir.join(n))
-            .find(|p| super::code_file(&p))
+            .find(|p| super::code_file(p))
         {
             Some(p) => p,
             None => return Found::Nothing,

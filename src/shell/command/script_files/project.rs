@@ -282,9 +282,7 @@ pub(super) fn nearest(dir: &Path, names: &[&str]) -> Option<PathBuf> {
     dir.ancestors()
         .take(MAX_CLIMB)
         .flat_map(|d| names.iter().filter_map(move |n| in_folder(d, n)))
-        .find(|p| {
-            super::written_by_line(p) || std::fs::metadata(p).is_ok_and(|m| !m.is_dir())
-        })
+        .find(|p| super::written_by_line(p) || std::fs::metadata(p).is_ok_and(|m| !m.is_dir()))
 }
 
 /// The path of `name` in `dir` (`*.END`: the first file ending so).
@@ -317,7 +315,7 @@ pub(super) fn named_or_nearest(dir: &Path, names: &[&str], named: Option<&str>) 
                 names
                     .iter()
                     .filter_map(|x| in_folder(&p, x))
-                    .find(|x| super::code_file(&x))
+                    .find(|x| super::code_file(x))
             } else {
                 Some(p)
             }
@@ -1165,7 +1163,7 @@ fn git_hooks(
             .is_some_and(|n| n == "_")
             .then(|| hooks.parent().map(|p| p.join(hook)))
             .flatten()
-            .filter(|p| super::code_file(&p));
+            .filter(|p| super::code_file(p));
         if let Some(own) = husky {
             first.get_or_insert_with(|| own.clone());
             out.line(

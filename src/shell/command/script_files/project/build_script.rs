@@ -85,7 +85,7 @@ fn build_script(dir: &Path, table: &toml::Table) -> Option<PathBuf> {
     match package.get("build") {
         Some(toml::Value::Boolean(false)) => None,
         Some(toml::Value::String(p)) => Some(dir.join(p)),
-        _ => Some(dir.join("build.rs")).filter(|p| super::super::code_file(&p)),
+        _ => Some(dir.join("build.rs")).filter(|p| super::super::code_file(p)),
     }
 }
 

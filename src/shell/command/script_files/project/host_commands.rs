@@ -520,7 +520,7 @@ fn msbuild(row: &ProjectFile, dir: &Path) -> Found {
             .ancestors()
             .take(MAX_CLIMB)
             .map(|d| d.join(name))
-            .find(|p| super::super::code_file(&p))
+            .find(|p| super::super::code_file(p))
         {
             if !paths.contains(&p) {
                 paths.push(p);

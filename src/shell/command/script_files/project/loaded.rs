@@ -141,7 +141,7 @@ pub(super) fn entry_point(
             ]
         })
         .map(|p| root.join(p))
-        .find(|p| super::super::code_file(&p));
+        .find(|p| super::super::code_file(p));
     let Some(module_path) = found else {
         return Found::Nothing;
     };

@@ -316,6 +316,19 @@ fn split_args(s: &str) -> Vec<String> {
 
 /// Expressions that are the home folder.
 const HOME_EXPRS: &[&str] = &[
+    // Neovim's Lua (`nvim -c 'lua …'`) and Vim script.
+    "vim.env.HOME",
+    "vim.env['HOME']",
+    "vim.loop.os_homedir()",
+    "vim.uv.os_homedir()",
+    "vim.fn.expand('~')",
+    "vim.fn.expand('$HOME')",
+    "vim.fn.getenv('HOME')",
+    "expand('~')",
+    "expand('$HOME')",
+    // Tcl and expect.
+    "$env(HOME)",
+    "$::env(HOME)",
     "Path.home()",
     "pathlib.Path.home()",
     "os.environ['HOME']",
@@ -420,6 +433,9 @@ const TILDE_EXPANDERS: &[&str] = &[
     "expanduser",
     "File.expand_path",
     "path.expand",
+    // Vim's `expand('~/x')`, Neovim's `vim.fn.expand`.
+    "vim.fn.expand",
+    "expand",
     "glob",
 ];
 
@@ -1320,6 +1336,8 @@ fn table(lang: Lang) -> &'static [(&'static str, Kind)] {
             ("rmdir", DeleteTree),
             ("remove", Delete),
             ("rename", Move),
+            // Neovim's `vim.fn.delete(p, 'rf')`.
+            ("delete", DeleteMaybeTree),
             ("open", Read),
             ("lines", Read),
         ],
@@ -2027,6 +2045,8 @@ fn call(
                             || c.contains("recursive=true")
                             || c.contains("recursive=TRUE")
                             || c.contains("recursive=T")
+                            // Vim's `delete(p, 'rf')`
+                            || (name == "delete" && (c == "'rf'" || c == "\"rf\""))
                     }) || name == "removeSync"
                 }
                 _ => false,
@@ -2409,6 +2429,12 @@ fn vim_command(cmd: &str) -> Vec<Effect> {
         calls(Lang::Python, cmd)
             .into_iter()
             .filter(|e| matches!(e, Effect::Shell(_))),
+    );
+    // Vim script's `delete(p, 'rf')` (read as Neovim's Lua `vim.fn.delete`).
+    out.extend(
+        calls(Lang::Lua, cmd)
+            .into_iter()
+            .filter(|e| matches!(e, Effect::Delete { .. })),
     );
     out
 }

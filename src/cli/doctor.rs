@@ -857,14 +857,30 @@ fn compiled_set(ctx: &Context, discovery: &Discovery, out: &mut Vec<Finding>) {
     push(out, Check::Policies, level, text);
     use crate::compile::artifact::Refused;
     match artifact::cache_check(discovery, &ctx.env) {
+        // A warning, as every cache refused: `run` never uses it, so nothing
+        // is turned off (README, doctor: an error is what does not run or
+        // does not protect).
         Some((path, Some(Refused::Forged))) => push_at(
             out,
             Check::Integrity,
             &path,
-            Level::Error,
+            Level::Warn,
             format!(
-                "compiled-set cache {} does not verify under your key: it was changed by something other than hookrules; `run` does not use it (it builds the set from the policies and replaces the file)",
-                path.display()
+                "compiled-set cache {} does not verify under your key: it was changed by something other than hookrules (a changed byte, or made under another key); `run` does not use it (it builds the set from the policies and replaces the file on its next call). Nothing is turned off; find what writes into {}",
+                path.display(),
+                path.parent().unwrap_or(&path).display()
+            ),
+        ),
+        Some((path, Some(Refused::Records))) => push_at(
+            out,
+            Check::Integrity,
+            &path,
+            Level::Warn,
+            format!(
+                "compiled-set cache {} does not verify under your key: a record in it was changed by something other than hookrules; `run` never uses a record that does not verify (an event that reaches one is judged by the set built from the policies), but keeps the file until the policies change. Nothing is turned off; remove it (`rm {}`) and the next call rebuilds it, and find what writes into {}",
+                path.display(),
+                crate::shell::quote(&path.display().to_string()),
+                path.parent().unwrap_or(&path).display()
             ),
         ),
         Some((path, Some(Refused::NoKey(why)))) => push_at(
@@ -873,6 +889,41 @@ fn compiled_set(ctx: &Context, discovery: &Discovery, out: &mut Vec<Finding>) {
             &path,
             Level::Warn,
             format!("the compiled-set cache is not used: {why}"),
+        ),
+        // Read by the reader `run` uses (`artifact::cache_check`): what it
+        // refuses here, `run` refuses too.
+        Some((path, Some(Refused::Damaged))) => push_at(
+            out,
+            Check::Integrity,
+            &path,
+            Level::Warn,
+            format!(
+                "compiled-set cache {} is unusable: it is cut short or damaged (hookrules writes it whole, never in part), so something else changed it; `run` does not use it: it builds the set from the policies and rebuilds the file on its next call. Nothing is turned off; if this comes back, find what writes into {}",
+                path.display(),
+                path.parent().unwrap_or(&path).display()
+            ),
+        ),
+        Some((path, Some(Refused::Other))) => push_at(
+            out,
+            Check::Integrity,
+            &path,
+            Level::Warn,
+            format!(
+                "compiled-set cache {} holds the set of another policy search (another project's, moved or copied under this one's name); `run` does not use it: it builds this project's set from the policies and rebuilds the file on its next call. Nothing is turned off; if this comes back, find what writes into {}",
+                path.display(),
+                path.parent().unwrap_or(&path).display()
+            ),
+        ),
+        Some((path, Some(Refused::NotAFile(what)))) => push_at(
+            out,
+            Check::Integrity,
+            &path,
+            Level::Warn,
+            format!(
+                "compiled-set cache {} is {what}, not a regular file; `run` does not use it (nor read through it) and builds the set from the policies instead, on every call while it is there (a link is replaced by the next call). Nothing is turned off; remove it (`rm -r {}`), and find what put it there",
+                path.display(),
+                crate::shell::quote(&path.display().to_string())
+            ),
         ),
         _ => {}
     }

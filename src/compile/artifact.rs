@@ -717,15 +717,29 @@ impl RecordSeal {
 /// Why a cache file was not used (for `doctor` and the integrity record).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Refused {
-    /// There is none (or it is not a regular file).
+    /// There is none.
     Absent,
-    /// Not an artifact of this format, or cut short: damage, or an older build.
+    /// Something other than a regular file is in its place: what (a folder,
+    /// a FIFO, a symbolic link, …).
+    NotAFile(String),
+    /// Not an artifact, or cut short: damage (hookrules writes a whole file,
+    /// then renames it into place).
     Damaged,
-    /// Well-formed, but its tags do not verify under the user's key: changed
-    /// by something other than hookrules (or made under another key).
+    /// Well-formed, but its header's tag does not verify under the user's
+    /// key: changed by something other than hookrules (or made under another
+    /// key). Not used at all, and replaced.
     Forged,
-    /// For another policy search or another hookrules binary.
+    /// Its header verifies, but a record does not (a byte changed in it, or a
+    /// span of the index changed): `run` uses the records that verify and
+    /// builds the set from the policies for an event that reaches one that
+    /// does not; the file stays until what it was built from changes.
+    Records,
+    /// Made under the user's key for another policy search (another
+    /// project's set, moved or copied under this one's name).
     Other,
+    /// Made by another hookrules binary (another build, another version of
+    /// the format): the usual state after an upgrade, until the next `run`.
+    OtherBuild,
     /// Its policies (or the trust store) changed since it was built.
     Stale,
     /// There is no usable key (see `os::state::KeyError`).
@@ -853,7 +867,7 @@ pub fn cache_check(discovery: &Discovery, env: &Env) -> Option<(PathBuf, Option<
     };
     let why = match Artifact::open(&path, &search_key(discovery), &Seal::keyed(&key)) {
         Ok(a) if a.check_all() => None,
-        Ok(_) => Some(Refused::Forged),
+        Ok(_) => Some(Refused::Records),
         Err(why) => Some(why),
     };
     Some((path, why))
@@ -1227,13 +1241,27 @@ impl Artifact {
     /// missing, not a regular file, damaged, forged, another's, or stale.
     fn open(path: &Path, search: &str, seal: &Seal) -> Result<Artifact, Refused> {
         // Never block on a FIFO, never follow a link planted in the cache.
+        let not_a_file = || {
+            use std::os::unix::fs::FileTypeExt;
+            let what = match std::fs::symlink_metadata(path).map(|m| m.file_type()) {
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Refused::Absent,
+                Ok(t) if t.is_symlink() => "a symbolic link",
+                Ok(t) if t.is_dir() => "a folder",
+                Ok(t) if t.is_fifo() => "a FIFO (named pipe)",
+                Ok(t) if t.is_socket() => "a socket",
+                Ok(t) if t.is_char_device() || t.is_block_device() => "a device",
+                Ok(_) => "a file hookrules cannot open",
+                Err(_) => "something hookrules cannot look at",
+            };
+            Refused::NotAFile(what.into())
+        };
         let file = std::fs::OpenOptions::new()
             .read(true)
             .custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW)
             .open(path)
-            .map_err(|_| Refused::Absent)?;
-        if !file.metadata().map_err(|_| Refused::Absent)?.is_file() {
-            return Err(Refused::Absent);
+            .map_err(|_| not_a_file())?;
+        if !file.metadata().map_err(|_| not_a_file())?.is_file() {
+            return Err(not_a_file());
         }
         Artifact::verify(
             Bytes::File(file, path.to_path_buf()),
@@ -1265,6 +1293,10 @@ impl Artifact {
         }
         let fixed = bytes.at(0, 28).ok_or(Refused::Damaged)?;
         if &fixed[..8] != MAGIC {
+            // Another version of the format (`HRSET` and its number).
+            if fixed[..5] == MAGIC[..5] && fixed[5..8].iter().all(u8::is_ascii_digit) {
+                return Err(Refused::OtherBuild);
+            }
             return Err(damaged);
         }
         let head_len = u32::from_le_bytes([fixed[8], fixed[9], fixed[10], fixed[11]]) as u64;
@@ -1283,8 +1315,11 @@ impl Artifact {
         }
         // The embedded pack's lists borrow the binary; a file's are copied.
         let checked = |header: &Header<'_>| {
-            if header.search != search || header.binary != binary {
+            if header.search != search {
                 return Err(Refused::Other);
+            }
+            if header.binary != binary {
+                return Err(Refused::OtherBuild);
             }
             // The index must lie in the file (its spans are checked as they
             // are used).

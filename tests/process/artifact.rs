@@ -67,17 +67,22 @@ impl Sandbox {
     }
 
     fn run(&self, command: &str) -> String {
+        self.run_in(&self.root.join("proj"), command)
+    }
+
+    /// [`Sandbox::run`] in another project of the same user.
+    fn run_in(&self, project: &Path, command: &str) -> String {
         let event = serde_json::json!({
             "hook_event_name": "PreToolUse", "tool_name": "Bash",
             "tool_input": {"command": command}, "session_id": "s",
-            "cwd": self.root.join("proj"),
+            "cwd": project,
         });
         let mut child = Command::new(bin())
             .arg("run")
             .env_clear()
             .env("HOME", self.root.join("home"))
             .env("XDG_CONFIG_HOME", self.root.join("xdg"))
-            .env("CLAUDE_PROJECT_DIR", self.root.join("proj"))
+            .env("CLAUDE_PROJECT_DIR", project)
             .env("HOOKRULES_CACHE_DIR", self.cache())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -475,6 +480,144 @@ fn a_cache_rewritten_with_every_hash_recomputed_is_not_used_and_doctor_reports_i
         assert!(
             report.contains("cache-forged"),
             "{how}: doctor reports it after run replaced it:\n{report}"
+        );
+    }
+}
+
+/// Issue 30: `doctor` reads the cache with `run`'s own reader
+/// (`artifact::cache_check`, every record checked) and says, as a warning with
+/// what to do, that an entry `run` will not use is unusable or tampered, and
+/// whether the next `run` rebuilds it: cut short, a byte of the header
+/// changed, sealed under another key, another project's set under this one's
+/// name (rebuilt); a byte of a record or of the index changed (never used,
+/// but the file stays: doctor says to remove it). (A truncated file was used
+/// by no `run`, but `doctor` said nothing.) Once rebuilt, the cache is in use
+/// again and doctor says nothing against it.
+#[test]
+fn doctor_says_which_cache_entry_run_will_not_use_and_that_it_is_rebuilt() {
+    use hookrules::compile::artifact::{reseal, Seal};
+    use hookrules::os::state::UserKey;
+    let s = Sandbox::new(STARTER);
+    assert!(denied(&s.run("rm -rf /")), "cold");
+    let path = s.artifact();
+    let good = std::fs::read(&path).unwrap();
+    let shown = path.display().to_string();
+    // The findings about the cache file that are not `ok` (the record of
+    // forgeries refused names it too, on a line of its own).
+    let about = |report: &str| -> Vec<String> {
+        report
+            .lines()
+            .filter(|l| l.contains(&shown) && (l.starts_with("warn") || l.starts_with("error")))
+            .map(str::to_string)
+            .collect()
+    };
+    let report = s.doctor();
+    assert!(
+        report.contains(&format!("compiled set: from the cache, {shown}"))
+            && about(&report).is_empty(),
+        "control: a good cache is in use, and nothing is said against it:\n{report}"
+    );
+
+    // Another project of the same user: its own cache file, under the same key.
+    let other = s.root.join("other");
+    std::fs::create_dir_all(other.join(".claude/hookrules")).unwrap();
+    std::fs::write(other.join(".claude/hookrules/project.toml"), "").unwrap();
+    s.age();
+    let _ = s.run_in(&other, "ls");
+    let others: Vec<PathBuf> = std::fs::read_dir(s.cache())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| *p != path && p.extension().is_some_and(|e| e == "hrc"))
+        .collect();
+    assert_eq!(others.len(), 1, "{others:?}");
+    let swapped = std::fs::read(&others[0]).unwrap();
+
+    let flipped = |at: usize| {
+        let mut b = good.clone();
+        b[at] ^= 0xff;
+        b
+    };
+    let key = UserKey::from_bytes([7; 32]);
+    // What doctor says, and whether `run` replaces the file (a record that
+    // does not verify is never used, but the file stays: doctor says to
+    // remove it).
+    let cases: Vec<(&str, Vec<u8>, &str, bool)> = vec![
+        (
+            "truncated to 300 bytes",
+            good[..300].to_vec(),
+            "cut short or damaged",
+            true,
+        ),
+        (
+            "truncated to half",
+            good[..good.len() / 2].to_vec(),
+            "cut short or damaged",
+            true,
+        ),
+        (
+            "a byte of the header flipped",
+            flipped(40),
+            "does not verify under your key",
+            true,
+        ),
+        (
+            "sealed under another key",
+            reseal(&good, &Seal::keyed(&key)).unwrap(),
+            "does not verify under your key",
+            true,
+        ),
+        (
+            "another project's set under this name",
+            swapped,
+            "another policy search",
+            true,
+        ),
+        (
+            "a byte of a record flipped",
+            flipped(good.len() / 2),
+            "a record in it",
+            false,
+        ),
+        (
+            "a byte of the index flipped",
+            flipped(good.len() - 200),
+            "a record in it",
+            false,
+        ),
+    ];
+    for (what, bytes, says, replaced) in cases {
+        std::fs::write(&path, &bytes).unwrap();
+        let report = s.doctor();
+        let lines = about(&report);
+        assert!(
+            lines.len() == 1
+                && lines[0].starts_with("warn")
+                && lines[0].contains(says)
+                && lines[0].contains("Nothing is turned off")
+                && (!replaced
+                    || lines[0].contains("replaces the file on its next call")
+                    || lines[0].contains("rebuilds the file on its next call"))
+                && (replaced || lines[0].contains("remove it")),
+            "{what}: doctor warns, says why, whether it is rebuilt, and what to do:\n{report}"
+        );
+        assert!(denied(&s.run("rm -rf /")), "{what}: rm -rf / stays denied");
+        let now = std::fs::read(&path).unwrap();
+        if replaced {
+            assert!(now != bytes, "{what}: run replaced it");
+        } else {
+            assert!(now == bytes, "{what}: run keeps it, as doctor says");
+            assert!(
+                !about(&s.doctor()).is_empty(),
+                "{what}: doctor still says so"
+            );
+            std::fs::remove_file(&path).unwrap();
+            assert!(denied(&s.run("rm -rf /")), "{what}: removed");
+        }
+        let report = s.doctor();
+        assert!(
+            report.contains(&format!("compiled set: from the cache, {shown}"))
+                && about(&report).is_empty(),
+            "{what}: the rebuilt cache is in use:\n{report}"
         );
     }
 }

@@ -800,7 +800,9 @@ fn policy_contents(
         for entry in entries.flatten() {
             let path = entry.path();
             if path.extension().is_some_and(|x| x == "toml") {
-                let content = std::fs::read(&path).map_err(|e| e.kind().to_string());
+                // Never blocks on a FIFO, a device or a socket named *.toml.
+                let content =
+                    crate::os::files::read_regular(&path, None).map_err(|e| e.to_string());
                 out.push((path, content));
             }
         }

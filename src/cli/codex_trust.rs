@@ -119,7 +119,8 @@ pub fn config_path(env: &Env) -> Option<PathBuf> {
 
 /// Read a Codex config; `Ok(None)` when there is none.
 pub fn read_config(path: &Path) -> Result<Option<toml::Table>, String> {
-    match std::fs::read_to_string(path) {
+    // Never blocks on a FIFO, a device or a socket in the file's place.
+    match crate::os::files::read_text(path) {
         Ok(text) => text
             .parse::<toml::Table>()
             .map(Some)
@@ -131,7 +132,7 @@ pub fn read_config(path: &Path) -> Result<Option<toml::Table>, String> {
 
 /// hookrules' handlers in a Codex hook file and whether Codex runs each.
 pub fn hookrules_hooks(hooks_json: &Path, config: Option<&toml::Table>) -> Vec<HookTrust> {
-    let Some(file) = std::fs::read_to_string(hooks_json)
+    let Some(file) = crate::os::files::read_text(hooks_json)
         .ok()
         .and_then(|t| serde_json::from_str::<Value>(&t).ok())
     else {

@@ -155,7 +155,11 @@ fn check_wired(w: &Wired, host: Host, ctx: &Context, me: &str, out: &mut Vec<Fin
             Check::HookFile,
             &w.path,
             Level::Error,
-            format!("{where_}: not valid JSON ({e}); the agent ignores its hooks"),
+            if e.starts_with("cannot be read") {
+                format!("{where_}: {e}; hookrules does not read it, and no hook in it can be relied on: put a regular JSON file there (`hookrules init` writes one)")
+            } else {
+                format!("{where_}: {e}; the agent ignores its hooks")
+            },
         );
         return false;
     }
@@ -209,13 +213,31 @@ fn check_wired(w: &Wired, host: Host, ctx: &Context, me: &str, out: &mut Vec<Fin
 }
 
 /// The installed hookrules Claude Code plugins (`plugins/installed_plugins.json`).
-fn installed_plugin(ctx: &Context) -> Option<(PathBuf, String)> {
+fn installed_plugin(ctx: &Context, out: &mut Vec<Finding>) -> Option<(PathBuf, String)> {
     let base = match ctx.env.get("CLAUDE_CONFIG_DIR").filter(|s| !s.is_empty()) {
         Some(d) => PathBuf::from(d),
         None => PathBuf::from(ctx.env.get("HOME")?).join(".claude"),
     };
     let path = base.join("plugins/installed_plugins.json");
-    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).ok()?).ok()?;
+    // Never blocks on a FIFO, a device or a socket in the file's place.
+    let text = match crate::os::files::read_text(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
+        Err(e) => {
+            push_at(
+                out,
+                Check::Plugin,
+                &path,
+                Level::Warn,
+                format!(
+                    "{} cannot be read: {e}; whether the Claude Code plugin is installed is not known",
+                    path.display()
+                ),
+            );
+            return None;
+        }
+    };
+    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
     let text = v.to_string();
     let key = text.find("\"hookrules@")?;
     let name = text[key + 1..].split('"').next()?.to_string();
@@ -308,7 +330,7 @@ fn plugin(
     answered: &BTreeMap<String, Vec<String>>,
     out: &mut Vec<Finding>,
 ) -> bool {
-    let Some((path, name)) = installed_plugin(ctx) else {
+    let Some((path, name)) = installed_plugin(ctx, out) else {
         return false;
     };
     push_at(
@@ -613,8 +635,20 @@ fn unguarded(ctx: &Context, out: &mut Vec<Finding>) {
     let Ok(located) = super::log::locate(&super::log::Where::default(), &ctx.env) else {
         return;
     };
-    let Ok((records, _)) = super::log::read(&located.path) else {
-        return;
+    // A folder that is not there yet reads as empty; a log file that is not a
+    // regular file (a FIFO put there) is refused without waiting, and said.
+    let records = match super::log::read(&located.path) {
+        Ok((records, _)) => records,
+        Err(e) => {
+            push_at(
+                out,
+                Check::Unguarded,
+                &located.path,
+                Level::Warn,
+                format!("the decision log cannot be read ({e}), so tool calls that ran without a PreToolUse answer cannot be listed; put the log file back as a regular file (or remove it)"),
+            );
+            return;
+        }
     };
     let since = crate::os::clock::Now::from_env(&ctx.env).ms - UNGUARDED_DAYS * 86_400_000;
     let recent: Vec<&crate::log::record::Record> = records
@@ -675,7 +709,9 @@ fn repository(ctx: &Context, found: &crate::policy::discover::Found, out: &mut V
     ];
     settings.extend(ctx.user_settings().ok());
     for f in settings {
-        let off = std::fs::read_to_string(&f)
+        // A settings file that is not a regular file is reported with the
+        // hook files (`claude_settings`), and never waited on here.
+        let off = crate::os::files::read_text(&f)
             .ok()
             .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
             .is_some_and(|v| v.get("disableAllHooks") == Some(&serde_json::Value::Bool(true)));
@@ -722,20 +758,29 @@ fn repository(ctx: &Context, found: &crate::policy::discover::Found, out: &mut V
 /// The personal settings file (`.claude/settings.local.json`) when git
 /// tracks it in `project`; none without git. (Personal policies: HR119.)
 fn committed_personal_files(project: &Path) -> Vec<String> {
-    let Ok(out) = std::process::Command::new("git")
-        .arg("-C")
-        .arg(project)
-        .args(["ls-files", "-z", "--", ".claude/settings.local.json"])
-        .stdin(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .output()
-    else {
+    // In time: git blocks for good on a FIFO in the place of its index or a
+    // config file it reads.
+    let Some(dir) = project.to_str() else {
         return vec![];
     };
-    if !out.status.success() {
+    let argv = [
+        "git",
+        "-C",
+        dir,
+        "ls-files",
+        "-z",
+        "--",
+        ".claude/settings.local.json",
+    ]
+    .map(String::from);
+    // Started where doctor is: `-C` is relative to it.
+    let Ok(out) = crate::os::process::run(&argv, Path::new("."), &Env::process(), 5_000) else {
+        return vec![];
+    };
+    if !out.ok {
         return vec![];
     }
-    String::from_utf8_lossy(&out.stdout)
+    out.stdout
         .split('\0')
         .filter(|s| !s.is_empty())
         .map(str::to_string)
@@ -800,6 +845,23 @@ fn integrity(ctx: &Context, out: &mut Vec<Finding>) {
         ),
         Err(KeyError::Missing(_)) => {}
         Err(e) => push_at(out, Check::Integrity, &key, Level::Error, e.to_string()),
+    }
+    // The record of what was refused: a FIFO (or anything but a regular file)
+    // in its place would hide it; refused without waiting, and said.
+    let record = home.join(state::INTEGRITY_FILE);
+    if let Err(e) = crate::os::files::open_regular(&record) {
+        if e.kind() != std::io::ErrorKind::NotFound {
+            push_at(
+                out,
+                Check::Integrity,
+                &record,
+                Level::Warn,
+                format!(
+                    "{} cannot be read ({e}): the forged allowances, trust records or cache files hookrules refused are recorded there, and cannot be listed; remove it (hookrules makes it again), and find what put it there",
+                    record.display()
+                ),
+            );
+        }
     }
     let events = state::integrity_events(&home, 20);
     if events.is_empty() {

@@ -1180,7 +1180,9 @@ fn ignore_file(project: &Path) -> PathBuf {
 
 /// Why the ignore rule is needed (None: it is there already).
 fn ignore_plan(project: &Path) -> Option<&'static str> {
-    match fs::read_to_string(ignore_file(project)) {
+    // Never blocks on a FIFO, a device or a socket in the file's place (then
+    // `ignore_local` says what it is).
+    match crate::os::files::read_text(&ignore_file(project)) {
         Ok(text) if text.lines().any(|l| l.trim() == LOCAL_PATTERN) => None,
         Ok(_) => Some("the file exists without it"),
         Err(_) => Some("a new file"),
@@ -1189,13 +1191,19 @@ fn ignore_plan(project: &Path) -> Option<&'static str> {
 
 /// Add the ignore rule: a new file, or one line appended to an existing one.
 fn ignore_local(file: &Path) -> std::io::Result<()> {
-    match fs::read_to_string(file) {
-        Err(_) => create_new(
+    match crate::os::files::read_text(file) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => create_new(
             file,
             &format!("# hookrules: *.local.toml are personal policies (the local layer)\n{LOCAL_PATTERN}\n"),
         ),
+        Err(e) => Err(e),
         Ok(text) => {
-            let mut f = fs::OpenOptions::new().append(true).open(file)?;
+            use std::os::unix::fs::OpenOptionsExt;
+            // Not blocking either if a FIFO was put there since it was read.
+            let mut f = fs::OpenOptions::new()
+                .append(true)
+                .custom_flags(libc::O_NONBLOCK)
+                .open(file)?;
             let sep = if text.is_empty() || text.ends_with('\n') { "" } else { "\n" };
             f.write_all(format!("{sep}{LOCAL_PATTERN}\n").as_bytes())?;
             f.sync_all()

@@ -44,7 +44,8 @@ fn handler(host: Host, shape: HandlerShape, exe: &str, event: &str, seconds: u64
 }
 
 fn load(path: &std::path::Path) -> Result<(Map<String, Value>, Option<String>), String> {
-    match std::fs::read_to_string(path) {
+    // Never blocks on a FIFO, a device or a socket in the file's place.
+    match crate::os::files::read_text(path) {
         Ok(text) if text.trim().is_empty() => Ok((Map::new(), Some(text))),
         Ok(text) => match serde_json::from_str::<Value>(&text) {
             Ok(Value::Object(o)) => Ok((o, Some(text))),

@@ -60,7 +60,8 @@ pub struct Wired {
     pub path: PathBuf,
     /// The handlers.
     pub handlers: Vec<Handler>,
-    /// The file exists but could not be read as JSON.
+    /// The file exists but could not be read as JSON: why (`not valid JSON
+    /// (…)`, or `cannot be read: it is a FIFO (named pipe), …`).
     pub unreadable: Option<String>,
 }
 
@@ -178,7 +179,9 @@ fn settings_handler(
         exe: None,
     };
     settings_layers(&ctx).into_iter().find_map(|(_, path)| {
-        let text = std::fs::read_to_string(&path).ok()?;
+        // Never blocks: a FIFO, device or socket in a settings file's place is
+        // no handler (see `crate::os::files::open_regular`).
+        let text = crate::os::files::read_text(&path).ok()?;
         let v: Value = serde_json::from_str(&text).ok()?;
         let groups = v.get("hooks")?.get(event)?.as_array()?;
         groups
@@ -202,17 +205,24 @@ pub fn read(place: Place, path: &Path) -> Option<Wired> {
             Host::Claude
         }
     };
-    let text = std::fs::read_to_string(path).ok()?;
+    let unreadable = |why: String| {
+        Some(Wired {
+            place: place.clone(),
+            path: path.to_path_buf(),
+            handlers: vec![],
+            unreadable: Some(why),
+        })
+    };
+    // Only a regular file is read, without blocking: a FIFO, a device or a
+    // socket in its place is reported, never waited on.
+    let text = match crate::os::files::read_text(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
+        Err(e) => return unreadable(format!("cannot be read: {e}")),
+    };
     let v: Value = match serde_json::from_str(&text) {
         Ok(v) => v,
-        Err(e) => {
-            return Some(Wired {
-                place,
-                path: path.to_path_buf(),
-                handlers: vec![],
-                unreadable: Some(e.to_string()),
-            })
-        }
+        Err(e) => return unreadable(format!("not valid JSON ({e})")),
     };
     let mut handlers = vec![];
     if let Some(hooks) = v.get("hooks").and_then(Value::as_object) {

@@ -141,7 +141,8 @@ pub struct Status {
 
 /// The spool's status.
 pub fn status(dir: &Path) -> Status {
-    let spool = fs::read(dir.join(SPOOL)).unwrap_or_default();
+    // Never blocks on a FIFO, a device or a socket in the spool's place.
+    let spool = crate::os::files::read_regular(&dir.join(SPOOL), None).unwrap_or_default();
     Status {
         waiting: spool.iter().filter(|&&b| b == b'\n').count(),
         bytes: spool.len() as u64,

@@ -25,7 +25,6 @@
 //! or an edited `.gitignore` builds it again.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 /// Where a system's own git lives, tried first.
 const SYSTEM_GIT: &[&str] = &[
@@ -51,26 +50,11 @@ pub fn untracked_ignored(dir: &Path, files: &[PathBuf]) -> Option<Answer> {
         return Some(Answer::default());
     }
     let git = find_git(dir)?;
-    let paths = git_output(
-        &git,
-        dir,
-        &[
-            "rev-parse",
-            "--path-format=absolute",
-            "--show-toplevel",
-            "--git-path",
-            "index",
-            "--git-path",
-            "info/exclude",
-        ],
-    )?;
-    let mut lines = paths.lines().map(PathBuf::from);
-    let (top, index, exclude) = (lines.next()?, lines.next()?, lines.next()?);
-    // Asked and compared as the kernel names them (the work tree's top is).
-    let canon: Vec<PathBuf> = files
-        .iter()
-        .map(|f| std::fs::canonicalize(f).unwrap_or_else(|_| f.clone()))
-        .collect();
+    let Looked {
+        top,
+        canon,
+        witnesses,
+    } = looked_at(&git, dir, files)?;
     let mut args: Vec<String> = [
         "ls-files",
         "-z",
@@ -95,17 +79,6 @@ pub fn untracked_ignored(dir: &Path, files: &[PathBuf]) -> Option<Answer> {
         .filter(|s| !s.is_empty())
         .map(|s| top.join(s))
         .collect();
-    let mut witnesses = vec![index, exclude];
-    for f in &canon {
-        // Every .gitignore from the top of the work tree down to the file's folder.
-        let mut dir = f.parent();
-        while let Some(d) = dir.filter(|d| d.starts_with(&top)) {
-            witnesses.push(d.join(".gitignore"));
-            dir = d.parent();
-        }
-    }
-    witnesses.sort();
-    witnesses.dedup();
     Some(Answer {
         untracked_ignored: files
             .iter()
@@ -117,6 +90,64 @@ pub fn untracked_ignored(dir: &Path, files: &[PathBuf]) -> Option<Answer> {
     })
 }
 
+/// What git reads to say whether `files` are tracked or ignored.
+struct Looked {
+    /// The work tree's top.
+    top: PathBuf,
+    /// The files, as the kernel names them.
+    canon: Vec<PathBuf>,
+    /// The index, the repository's exclude file and every `.gitignore` from
+    /// the top of the work tree down to each file's folder.
+    witnesses: Vec<PathBuf>,
+}
+
+/// Where git looks for `files` ([`Looked`]); `None` when git cannot say, or
+/// when one of those places holds something other than a regular file (a
+/// FIFO, on which git would wait for good; a device; a folder): git is then
+/// not asked, and cannot answer.
+fn looked_at(git: &Path, dir: &Path, files: &[PathBuf]) -> Option<Looked> {
+    let paths = git_output(
+        git,
+        dir,
+        &[
+            "rev-parse",
+            "--path-format=absolute",
+            "--show-toplevel",
+            "--git-path",
+            "index",
+            "--git-path",
+            "info/exclude",
+        ],
+    )?;
+    let mut lines = paths.lines().map(PathBuf::from);
+    let (top, index, exclude) = (lines.next()?, lines.next()?, lines.next()?);
+    // Asked and compared as the kernel names them (the work tree's top is).
+    let canon: Vec<PathBuf> = files
+        .iter()
+        .map(|f| std::fs::canonicalize(f).unwrap_or_else(|_| f.clone()))
+        .collect();
+    let mut witnesses = vec![index, exclude];
+    for f in &canon {
+        // Every .gitignore from the top of the work tree down to the file's folder.
+        let mut dir = f.parent();
+        while let Some(d) = dir.filter(|d| d.starts_with(&top)) {
+            witnesses.push(d.join(".gitignore"));
+            dir = d.parent();
+        }
+    }
+    witnesses.sort();
+    witnesses.dedup();
+    let regular_or_absent = |w: &PathBuf| match std::fs::metadata(w) {
+        Ok(m) => m.is_file(),
+        Err(e) => e.kind() == std::io::ErrorKind::NotFound,
+    };
+    witnesses.iter().all(regular_or_absent).then_some(Looked {
+        top,
+        canon,
+        witnesses,
+    })
+}
+
 /// Why git does not count a file as the user's own, for telling the user.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Standing {
@@ -124,7 +155,8 @@ pub enum Standing {
     Tracked,
     /// Untracked, but no ignore rule covers it: the next `git add -A` commits it.
     NotIgnored,
-    /// Git cannot say (no git, not a work tree, a folder owned by someone else).
+    /// Git cannot say (no git, not a work tree, a folder owned by someone else,
+    /// a FIFO or folder where it reads its index or ignore rules, no answer in time).
     Unknown,
 }
 
@@ -139,6 +171,9 @@ pub fn standing(file: &Path) -> Standing {
     let Some(git) = find_git(dir) else {
         return Standing::Unknown;
     };
+    if looked_at(&git, dir, &[file.to_path_buf()]).is_none() {
+        return Standing::Unknown;
+    }
     match git_output(&git, dir, &["ls-files", "-z", "--", name]) {
         None => Standing::Unknown,
         Some(listed) if listed.split('\0').any(|n| n == name) => Standing::Tracked,
@@ -181,32 +216,38 @@ fn is_executable(p: &Path) -> bool {
     std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
-/// Run `git -C dir ARGS` with no `GIT_*` variable and no fsmonitor; its
-/// stdout when it succeeds.
+/// How long git may take to answer. Git opens what it reads as it finds it:
+/// a FIFO in the place of a `.gitignore`, the index or a config file stalls
+/// it for good, so it is ended then, and "cannot answer" is the answer.
+const GIT_TIMEOUT_MS: u64 = 5_000;
+
+/// Run `git -C dir ARGS` with no `GIT_*` variable and no fsmonitor, for at
+/// most [`GIT_TIMEOUT_MS`]; its stdout when it succeeds.
 fn git_output(git: &Path, dir: &Path, args: &[&str]) -> Option<String> {
-    let mut c = Command::new(git);
+    let mut env = crate::os::env::Env::process();
     for (k, _) in std::env::vars_os() {
-        if k.to_str().is_none_or(|k| k.starts_with("GIT_")) {
-            c.env_remove(k);
+        if let Some(k) = k.to_str().filter(|k| k.starts_with("GIT_")) {
+            env.unset(k);
         }
     }
-    let out = c
-        .args(["--no-optional-locks", "-c", "core.fsmonitor=false", "-C"])
-        .arg(dir)
-        .args(args)
-        .stdin(Stdio::null())
-        .stderr(Stdio::null())
-        .output()
-        .ok()?;
-    if !out.status.success() {
-        return None;
-    }
-    String::from_utf8(out.stdout).ok()
+    let mut argv: Vec<String> = vec![
+        git.to_str()?.to_string(),
+        "--no-optional-locks".into(),
+        "-c".into(),
+        "core.fsmonitor=false".into(),
+        "-C".into(),
+        dir.to_str()?.to_string(),
+    ];
+    argv.extend(args.iter().map(|a| a.to_string()));
+    // Started where this process is: `-C dir` is relative to it, as before.
+    let out = crate::os::process::run(&argv, Path::new("."), &env, GIT_TIMEOUT_MS).ok()?;
+    out.ok.then_some(out.stdout)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::process::{Command, Stdio};
 
     fn git(dir: &Path, args: &[&str]) {
         let st = Command::new("git")

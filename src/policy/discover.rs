@@ -225,7 +225,7 @@ pub fn shipped_local(found: &Found) -> Vec<Diagnostic> {
                 "if it is yours: add `*.local.toml` to .gitignore (or .git/info/exclude; `hookrules init` writes that line), then run `hookrules trust` (every policy file loosens only once trusted); if it is the repository's: review it, then run `hookrules trust` in the project".to_string(),
             ),
             Standing::Unknown => (
-                "git cannot say it is yours (no git work tree here, or no git)",
+                "git cannot say it is yours (no git work tree here, no git, or something other than a file where git reads its ignore rules or index)",
                 "review it, then run `hookrules trust` in the project".to_string(),
             ),
         };

@@ -472,3 +472,300 @@ fn doctor_json_is_the_text_report_with_stable_keys() {
         .iter()
         .any(|f| f["check"] == "protection" && f["level"] == "ok" && f["path"].is_null()));
 }
+
+/// A FIFO at `p` (whatever was there is removed first).
+fn fifo(p: &Path) {
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    let _ = std::fs::remove_file(p);
+    let c = std::ffi::CString::new(p.to_str().unwrap()).unwrap();
+    assert_eq!(
+        unsafe { libc::mkfifo(c.as_ptr(), 0o644) },
+        0,
+        "{}",
+        p.display()
+    );
+}
+
+/// Every file below `dir`.
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = vec![];
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// Run `c` with `input` on its stdin and wait at most `secs`: past that its
+/// process group is killed and the test fails (a command that waits on a
+/// FIFO never returns by itself).
+fn within(
+    c: &mut std::process::Command,
+    input: &[u8],
+    secs: u64,
+    what: &str,
+) -> std::process::Output {
+    use std::io::{Read, Write};
+    use std::os::unix::process::CommandExt;
+    use std::process::Stdio;
+    let start = std::time::Instant::now();
+    let mut child = c
+        .process_group(0)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let _ = child.stdin.take().unwrap().write_all(input);
+    // Read on threads, so a full pipe cannot stall the child.
+    let mut stdout = child.stdout.take().unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let out = std::thread::spawn(move || {
+        let mut v = vec![];
+        let _ = stdout.read_to_end(&mut v);
+        v
+    });
+    let err = std::thread::spawn(move || {
+        let mut v = vec![];
+        let _ = stderr.read_to_end(&mut v);
+        v
+    });
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return std::process::Output {
+                status,
+                stdout: out.join().unwrap(),
+                stderr: err.join().unwrap(),
+            };
+        }
+        if start.elapsed() > std::time::Duration::from_secs(secs) {
+            // SAFETY: kill(2) on the process group the child leads.
+            unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
+            let _ = child.wait();
+            panic!("{what} did not finish within {secs} s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
+
+/// The binary with the scratch home and project and nothing else of the
+/// environment (no `XDG_*`: state and cache are in the home).
+fn hookrules(s: &Scratch, args: &[&str]) -> std::process::Command {
+    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_hookrules"));
+    c.args(args)
+        .env_clear()
+        .env("HOME", &s.home)
+        .env("CLAUDE_PROJECT_DIR", &s.project)
+        .env("PATH", "/usr/bin:/bin")
+        .env("NO_COLOR", "1")
+        .current_dir(&s.project);
+    c
+}
+
+/// One PreToolUse Bash event through `run` (in time); its answer.
+fn run_bash(s: &Scratch, command: &str) -> String {
+    let event = json!({
+        "hook_event_name": "PreToolUse", "tool_name": "Bash",
+        "tool_input": {"command": command}, "session_id": "s", "tool_use_id": "t1",
+        "cwd": s.project,
+    });
+    let o = within(
+        &mut hookrules(s, &["run"]),
+        event.to_string().as_bytes(),
+        10,
+        "run",
+    );
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// What a command printed, both streams.
+fn said(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr)
+}
+
+/// `doctor --format json`, in time: its findings.
+fn doctor_json(s: &Scratch) -> Vec<Value> {
+    let o = within(
+        &mut hookrules(s, &["doctor", "--format", "json"]),
+        b"",
+        10,
+        "doctor --format json",
+    );
+    let v: Value =
+        serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", said(&o)));
+    v["findings"].as_array().unwrap().clone()
+}
+
+/// A finding other than `ok` about `p` that contains `text`.
+fn names(f: &[Value], p: &Path, text: &str) -> bool {
+    let p = p.display().to_string();
+    f.iter().any(|x| {
+        let m = x["message"].as_str().unwrap_or_default();
+        x["level"] != "ok" && (x["path"] == p.as_str() || m.contains(&p)) && m.contains(text)
+    })
+}
+
+/// Issue 30: a FIFO where hookrules reads (or anything else that is not a
+/// regular file) never makes a command the user runs wait: `doctor`, `check`,
+/// `init`, `uninstall`, `trust`, `log` and `report` finish at once, `doctor`
+/// names each hook file, policy, cache and state file that is one (a FIFO
+/// `.claude/settings.json` hung it for good), and the hook still denies.
+#[test]
+fn a_fifo_wherever_the_commands_read_is_named_and_never_waited_on() {
+    let s = scratch();
+    let git = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&s.project)
+        .status()
+        .unwrap();
+    assert!(git.success());
+    let o = within(
+        &mut hookrules(&s, &["init", "--client-version", "2.1.330"]),
+        b"",
+        20,
+        "init",
+    );
+    assert!(o.status.success(), "{}", said(&o));
+    for host in ["codex", "gemini", "cursor", "copilot"] {
+        for user in [&[][..], &["--user"]] {
+            let args = [&["init", "--host", host][..], user].concat();
+            let _ = within(&mut hookrules(&s, &args), b"", 20, "init --host");
+        }
+    }
+    let pol = s.project.join(".claude/hookrules");
+    std::fs::write(
+        pol.join("me.local.toml"),
+        "[[override]]\nrule = \"*\"\nenabled = false\n",
+    )
+    .unwrap();
+    std::fs::write(pol.join("base.toml"), "extends = [\"shared.toml\"]\n").unwrap();
+    std::fs::create_dir_all(s.home.join(".config/hookrules")).unwrap();
+    std::fs::write(s.home.join(".config/hookrules/user.toml"), "").unwrap();
+    // Old enough to be cached (files changed within 2 s are not).
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    let _ = run_bash(&s, "ls");
+    assert!(run_bash(&s, "rm -rf /").contains(r#""permissionDecision":"deny""#));
+    let state = s.home.join(".local/state/hookrules");
+    let of = |dir: &Path, ext: &str| -> Vec<PathBuf> {
+        walk(dir)
+            .into_iter()
+            .filter(|p| p.extension().is_some_and(|x| x == ext))
+            .collect()
+    };
+    let cache = of(&s.home.join(".cache/hookrules"), "hrc");
+    let log = of(&state.join("projects"), "jsonl");
+    assert!(
+        !cache.is_empty() && !log.is_empty(),
+        "cache {cache:?}, log {log:?}"
+    );
+
+    // The settings layers and every host's hook files (the project's and the
+    // user's), as doctor lists them.
+    let mut hook_files: Vec<PathBuf> = hookrules::cli::wiring::settings_layers(&s.ctx)
+        .into_iter()
+        .map(|(_, p)| p)
+        .collect();
+    hook_files.extend(
+        hookrules::cli::wiring::agent_files(&s.ctx)
+            .into_iter()
+            .map(|(_, p)| p),
+    );
+    hook_files.push(s.project.join(".github/hooks/extra.json"));
+    hook_files.sort();
+    hook_files.dedup();
+    assert!(hook_files.len() >= 10, "{hook_files:?}");
+    // Policies: the user's, the project's, a local one, one a policy extends.
+    let policies = [
+        s.home.join(".config/hookrules/fifo.toml"),
+        pol.join("fifo.toml"),
+        pol.join("fifo.local.toml"),
+        pol.join("shared.toml"),
+    ];
+    // The cache, the state files, the plugin list, Codex's config, the files
+    // git reads to tell whether a local policy is the user's own.
+    let integrity = state.join("integrity.jsonl");
+    let mut others = vec![
+        integrity.clone(),
+        s.home.join(".claude/plugins/installed_plugins.json"),
+        s.home.join(".codex/config.toml"),
+        state.join("trust/0000.json"),
+        state.join("allow/granted/0000.json"),
+        state.join("guarded/0000.ids"),
+        state.join("otlp/spool.jsonl"),
+        s.project.join(".gitignore"),
+        pol.join(".gitignore"),
+        s.project.join(".env"),
+    ];
+    others.extend(cache.iter().cloned());
+    others.extend(log.iter().cloned());
+    for p in hook_files.iter().chain(&policies).chain(&others) {
+        fifo(p);
+    }
+
+    let f = doctor_json(&s);
+    let all = serde_json::to_string_pretty(&f).unwrap();
+    for p in hook_files.iter().chain(&policies).chain(&cache).chain(&log) {
+        assert!(
+            names(&f, p, "FIFO"),
+            "doctor names the FIFO {}:\n{all}",
+            p.display()
+        );
+    }
+    assert!(names(&f, &integrity, "FIFO"), "{all}");
+    let o = within(&mut hookrules(&s, &["doctor"]), b"", 10, "doctor");
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "settings it cannot read are an error"
+    );
+    let o = within(&mut hookrules(&s, &["check"]), b"", 10, "check");
+    assert!(
+        said(&o).contains("FIFO"),
+        "check names the FIFO policies: {}",
+        said(&o)
+    );
+    for args in [
+        &["init", "--client-version", "2.1.330"][..],
+        &["init", "--host", "codex"],
+        &["uninstall"],
+        &["log"],
+        &["report"],
+    ] {
+        let o = within(&mut hookrules(&s, args), b"", 10, &args.join(" "));
+        assert!(
+            o.status.code() == Some(2) && said(&o).contains("FIFO"),
+            "{args:?} says what it refuses: {}",
+            said(&o)
+        );
+    }
+    // `trust`, the user's, in a terminal.
+    let line = format!("{} trust", env!("CARGO_BIN_EXE_hookrules"));
+    let mut c = std::process::Command::new("script");
+    c.args(["-qec", &line, "/dev/null"])
+        .env_clear()
+        .env("HOME", &s.home)
+        .env("CLAUDE_PROJECT_DIR", &s.project)
+        .env("PATH", "/usr/bin:/bin")
+        .env("SHELL", "/bin/sh")
+        .current_dir(&s.project);
+    let _ = within(&mut c, b"", 10, "trust");
+    // The hook answers, fail-safe; also as the plugin.
+    assert!(run_bash(&s, "rm -rf /").contains(r#""permissionDecision":"deny""#));
+    let event = json!({"hook_event_name": "PreToolUse", "tool_name": "Bash",
+        "tool_input": {"command": "rm -rf /"}, "session_id": "s", "cwd": s.project});
+    let o = within(
+        &mut hookrules(&s, &["run", "--via", "plugin"]),
+        event.to_string().as_bytes(),
+        10,
+        "run --via plugin",
+    );
+    assert!(
+        said(&o).contains(r#""permissionDecision":"deny""#),
+        "{}",
+        said(&o)
+    );
+}

@@ -430,6 +430,43 @@ fn a_settings_handler_that_would_not_answer_as_the_plugin_does_not_silence_it() 
     );
 }
 
+/// Issue 30: a FIFO where the launcher or `run --via plugin` reads (the
+/// project's settings files, the remembered path) never makes an event wait:
+/// the binary is found, it answers, and it denies.
+#[test]
+fn a_fifo_in_place_of_the_settings_or_the_remembered_path_is_not_waited_on() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path();
+    let project = home.join("project");
+    std::fs::create_dir_all(project.join(".claude")).unwrap();
+    std::fs::create_dir_all(home.join("plugin-data")).unwrap();
+    let exe = env!("CARGO_BIN_EXE_hookrules");
+    for p in [
+        project.join(".claude/settings.json"),
+        project.join(".claude/settings.local.json"),
+        home.join(format!(
+            "plugin-data/hookrules-{}.path",
+            env!("CARGO_PKG_VERSION")
+        )),
+    ] {
+        let c = std::ffi::CString::new(p.to_str().unwrap()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    }
+    // In time, or `timeout` ends it (exit 124).
+    let mut c = Command::new("/usr/bin/timeout");
+    c.args(["-k", "1", "10", "/bin/sh"]).current_dir(home);
+    let o = launch_with(
+        &mut c,
+        home,
+        "/usr/bin:/bin",
+        &[("HOOKRULES_BIN", exe)],
+        &["run", "--via", "plugin"],
+        RM,
+    );
+    assert_ne!(o.status.code(), Some(124), "the launcher waited on a FIFO");
+    assert!(denies(&o), "{o:?}");
+}
+
 /// A repository's settings can set variables for every hook (`env`): the
 /// binary it names there, or a PATH it sets, does not become the guard.
 #[test]

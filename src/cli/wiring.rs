@@ -90,8 +90,9 @@ pub fn settings_registers(env: &Env, event: &str) -> Option<PathBuf> {
 /// Does a Claude Code settings layer already answer this event as the plugin
 /// would, so that `run --via plugin` may stay quiet (the event answered once)?
 /// Only a handler that certainly does: this very binary (its path, or its
-/// name found first on `PATH`), with `run` and nothing else (no
-/// `--no-builtin`, no `--policies`), for every tool (no matcher, `""` or
+/// name found first on `PATH`), with `run` alone or with the `--timeout`
+/// `init` writes ([`runs_as_plugin`]; no `--no-builtin`, no `--policies`),
+/// for every tool (no matcher, `""` or
 /// `*`; no `if`), in the foreground every time (not `async`, not `once`),
 /// with at least the plugin's timeout. A handler that names hookrules but
 /// would not run, or would answer less (a missing binary, a repository's own
@@ -130,14 +131,42 @@ fn answers_as_plugin(group: &Value, h: &Value, exe: &Path, env: &Env) -> bool {
     let Some(cmd) = h.get("command").and_then(Value::as_str) else {
         return false;
     };
+    let client_timeout = h
+        .get("timeout")
+        .and_then(Value::as_f64)
+        .unwrap_or(crate::cli::timeouts::CLIENT_DEFAULT_TIMEOUT);
     let program = match h.get("args") {
-        Some(Value::Array(a)) => (a.len() == 1).then_some(cmd),
+        Some(Value::Array(a)) => a
+            .iter()
+            .map(Value::as_str)
+            .collect::<Option<Vec<&str>>>()
+            .is_some_and(|words| runs_as_plugin(&words, client_timeout))
+            .then_some(cmd),
         _ => {
             let words: Vec<&str> = cmd.split_whitespace().collect();
-            (words.len() == 2 && words[1] == "run").then(|| words[0].trim_matches(['"', '\'']))
+            words
+                .split_first()
+                .filter(|(_, rest)| runs_as_plugin(rest, client_timeout))
+                .map(|(program, _)| program.trim_matches(['"', '\'']))
         }
     };
     program.is_some_and(|p| runs_this_binary(p, exe, env))
+}
+
+/// Are these the words of a handler that answers as the plugin does: `run`
+/// alone, or `run --timeout N` as `init` writes it (the client's timeout, so
+/// the answer's deadline fits it), with N at least the plugin's timeout (no
+/// less time to answer) and at most the handler's own (an answer that comes
+/// after the client gave up is none)? Any other word (`--no-builtin`,
+/// `--policies`, `--host`) answers otherwise.
+fn runs_as_plugin(words: &[&str], client_timeout: f64) -> bool {
+    match words {
+        ["run"] => true,
+        ["run", "--timeout", n] => n
+            .parse::<f64>()
+            .is_ok_and(|n| n.is_finite() && (PLUGIN_TIMEOUT_SECS..=client_timeout).contains(&n)),
+        _ => false,
+    }
 }
 
 /// Is `program`, as the client would start it, this very executable?

@@ -430,6 +430,127 @@ fn a_settings_handler_that_would_not_answer_as_the_plugin_does_not_silence_it() 
     );
 }
 
+/// Issue 30: beside the handler `hookrules init` writes (exec form, `run
+/// --timeout N` with N its own timeout), the plugin stays quiet, as the README
+/// says, so each event is answered once (it answered too: `--timeout` made the
+/// handler look like another). A `--timeout` that gives it less time than the
+/// plugin has, or more than the client waits, or another flag beside it, and
+/// the plugin answers.
+#[test]
+fn beside_the_handler_init_writes_the_plugin_stays_quiet() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path();
+    let project = home.join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    let exe = env!("CARGO_BIN_EXE_hookrules");
+    let init = Command::new(exe)
+        .args(["init", "--client-version", "2.1.330"])
+        .env_clear()
+        .env("HOME", home)
+        .env("CLAUDE_PROJECT_DIR", &project)
+        .env("PATH", "/usr/bin:/bin")
+        .current_dir(&project)
+        .output()
+        .unwrap();
+    assert!(init.status.success(), "{init:?}");
+    let settings = project.join(".claude/settings.json");
+    let written: Value =
+        serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    let handler = written["hooks"]["PreToolUse"][0]["hooks"][0].clone();
+    assert_eq!(
+        handler["args"],
+        serde_json::json!(["run", "--timeout", "10"]),
+        "what init writes: {handler}"
+    );
+    let plugin = || {
+        launch(
+            home,
+            "/usr/bin:/bin",
+            &[("HOOKRULES_BIN", exe)],
+            &["run", "--via", "plugin"],
+            RM,
+        )
+    };
+    let o = plugin();
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout).trim(),
+        "{}",
+        "quiet beside init's handler: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(String::from_utf8_lossy(&o.stderr).contains("stays quiet"));
+    // The handler itself answers: it denies.
+    let mut c = Command::new(exe);
+    c.args(
+        handler["args"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a.as_str().unwrap()),
+    )
+    .env_clear()
+    .env("HOME", home)
+    .env("CLAUDE_PROJECT_DIR", &project)
+    .env("PATH", "/usr/bin:/bin")
+    .current_dir(&project);
+    let o = crate::support::feed_bytes(&mut c, RM);
+    assert!(denies(&o), "{o:?}");
+
+    let with = |args: Value, timeout: Value, command: &str| {
+        let mut w = written.clone();
+        for groups in w["hooks"].as_object_mut().unwrap().values_mut() {
+            let h = &mut groups[0]["hooks"][0];
+            h["command"] = command.into();
+            h["args"] = args.clone();
+            h["timeout"] = timeout.clone();
+            if args.is_null() {
+                h.as_object_mut().unwrap().remove("args");
+            }
+        }
+        std::fs::write(&settings, w.to_string()).unwrap();
+    };
+    let quiet = |o: &Output| String::from_utf8_lossy(&o.stderr).contains("stays quiet");
+    // Shell form, as written by hand: the same words.
+    with(Value::Null, 10.into(), &format!("{exe} run --timeout 10"));
+    assert!(quiet(&plugin()), "shell form of init's handler");
+    with(
+        serde_json::json!(["run", "--timeout", "30"]),
+        60.into(),
+        exe,
+    );
+    assert!(quiet(&plugin()), "more time, within the client's");
+    for (what, args, timeout) in [
+        (
+            "less time than the plugin",
+            serde_json::json!(["run", "--timeout", "1"]),
+            10,
+        ),
+        (
+            "more than the client waits",
+            serde_json::json!(["run", "--timeout", "60"]),
+            10,
+        ),
+        (
+            "another flag beside it",
+            serde_json::json!(["run", "--timeout", "10", "--no-builtin"]),
+            10,
+        ),
+        ("no value", serde_json::json!(["run", "--timeout"]), 10),
+        (
+            "not a number",
+            serde_json::json!(["run", "--timeout", "ten"]),
+            10,
+        ),
+    ] {
+        with(args, timeout.into(), exe);
+        let o = plugin();
+        assert!(
+            !quiet(&o) && denies(&o),
+            "{what}: the plugin answers: {o:?}"
+        );
+    }
+}
+
 /// Issue 30: a FIFO where the launcher or `run --via plugin` reads (the
 /// project's settings files, the remembered path) never makes an event wait:
 /// the binary is found, it answers, and it denies.

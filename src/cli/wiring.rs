@@ -418,17 +418,15 @@ pub fn resolve_program(program: &str, ctx: &Context) -> Option<PathBuf> {
         .find(|c| c.is_file())
 }
 
-/// The version line another binary prints (`None`: it does not run).
+/// The version line another binary prints (`None`: it does not run, or does
+/// not answer within 5 s).
 pub fn version_of(program: &Path) -> Option<String> {
-    let out = std::process::Command::new(program)
-        .arg("--version")
-        .stdin(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .output()
-        .ok()?;
-    out.status
-        .success()
-        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+    // In time: a handler's program is whatever the hook file names (a
+    // repository's script too), and one that never answers must not hang
+    // `doctor` or `init`; then it "does not run".
+    let argv = [program.to_str()?.to_string(), "--version".to_string()];
+    let out = crate::os::process::run(&argv, Path::new("."), &Env::process(), 5_000).ok()?;
+    out.ok.then(|| out.stdout.trim().to_string())
 }
 
 /// `hookrules 0.1.0 (commit …)` and `0.1.0 (commit …)`: the same version number?

@@ -769,3 +769,30 @@ fn a_fifo_wherever_the_commands_read_is_named_and_never_waited_on() {
         said(&o)
     );
 }
+
+/// A handler's program that never answers `--version` (a repository's own
+/// script named hookrules) does not hang `doctor` either: after 5 s it is a
+/// program that "does not run".
+#[test]
+fn a_handler_program_that_never_answers_does_not_hang_doctor() {
+    let s = scratch();
+    let script = s.project.join("tools/hookrules");
+    std::fs::create_dir_all(script.parent().unwrap()).unwrap();
+    std::fs::write(&script, "#!/bin/sh\nexec sleep 60\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::create_dir_all(s.project.join(".claude")).unwrap();
+    std::fs::write(
+        s.project.join(".claude/settings.json"),
+        json!({"hooks": {"PreToolUse": [{"hooks": [
+            {"type": "command", "command": script, "args": ["run"], "timeout": 10}]}]}})
+        .to_string(),
+    )
+    .unwrap();
+    let o = within(&mut hookrules(&s, &["doctor"]), b"", 15, "doctor");
+    assert!(
+        said(&o).contains(&format!("{} does not run", script.display())),
+        "{}",
+        said(&o)
+    );
+}

@@ -37,6 +37,7 @@ mod env_values;
 mod escapes;
 mod expand;
 mod extract;
+mod fish;
 mod git_autocorrect;
 mod help;
 mod inline;

@@ -2623,6 +2623,16 @@ impl Extractor {
                     }
                     let map = OffMap::At(off, label);
                     let saved = self.state.clone();
+                    // fish's own blocks (`for …; …; end`), which sh refuses,
+                    // are read as the sh they mean.
+                    let fish = (prog == "fish"
+                        && super::syntax::parse_script(&text, depth + 1).is_err())
+                    .then(|| super::fish::to_sh(&text))
+                    .flatten();
+                    let (grammar, text) = match fish {
+                        Some(sh) => (Grammar::Bash, sh),
+                        None => (grammar, text),
+                    };
                     if let Err(e) =
                         self.nested_as(grammar, &text, depth + 1, &via, map.clone(), child.clone())
                     {

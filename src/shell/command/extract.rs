@@ -2867,9 +2867,28 @@ impl Extractor {
         if code.lang == Lang::Make {
             // Makefiles named by `-f`, else the default names.
             let named: Vec<Field> = if code.codes.is_empty() && !code.stdin {
+                // In the folder `-C DIR` names (the last one given, relative
+                // to the one before: GNU make reads them in turn).
+                let mut dir = String::new();
+                let mut words = args.iter().map(|a| a.text.as_str());
+                while let Some(a) = words.next() {
+                    let d = match a {
+                        "-C" | "--directory" => words.next(),
+                        _ => a
+                            .strip_prefix("--directory=")
+                            .or_else(|| a.strip_prefix("-C").filter(|d| !d.is_empty())),
+                    };
+                    if let Some(d) = d {
+                        dir = if d.starts_with('/') || dir.is_empty() {
+                            format!("{}/", d.trim_end_matches('/'))
+                        } else {
+                            format!("{dir}{}/", d.trim_end_matches('/'))
+                        };
+                    }
+                }
                 ["GNUmakefile", "makefile", "Makefile"]
                     .iter()
-                    .map(|n| Field::literal(n))
+                    .map(|n| Field::literal(&format!("{dir}{n}")))
                     .collect()
             } else {
                 code.codes

@@ -580,6 +580,11 @@ fn read(mk: &mut Makefile, path: &Path, dir: &Path, depth: usize) -> Result<bool
     if mk.files > MAX_FILES || depth > 2 {
         return Err(());
     }
+    // A makefile the line itself writes is read where the line writes it
+    // (extract: its text when known, unknown code when not).
+    if super::written_by_line(path) {
+        return Ok(false);
+    }
     let text = match read_script(path, false)? {
         Some(t) => t,
         None => return Ok(false),

@@ -297,7 +297,7 @@ fn guarded_of(
         );
     }
     if keys_only {
-        return out;
+        return where_they_are(out);
     }
     add(
         Some(project_policies(project)),
@@ -398,7 +398,35 @@ fn guarded_of(
             None,
         );
     }
-    out
+    where_they_are(out)
+}
+
+/// `places`, and the key and the state folder also where they really are
+/// when a link leads there: code the guard does not see (a build script)
+/// can move the state folder into the project and leave a link behind, and
+/// the key read at its new place is the same secret (integrity25's 48).
+fn where_they_are(mut places: Vec<Guarded>) -> Vec<Guarded> {
+    let moved: Vec<Guarded> = places
+        .iter()
+        .filter(|g| matches!(g.guard, Guard::Key | Guard::State))
+        .filter_map(|g| {
+            let real = std::fs::canonicalize(&g.path).ok()?;
+            (real != g.path).then(|| Guarded {
+                path: real,
+                anywhere: None,
+                ..g.clone()
+            })
+        })
+        .collect();
+    for g in moved {
+        if !places
+            .iter()
+            .any(|p| p.guard == g.guard && p.path == g.path)
+        {
+            places.push(g);
+        }
+    }
+    places
 }
 
 /// `path` below `root`, as [`Path::strip_prefix`] finds it: compared as bytes

@@ -1001,3 +1001,31 @@ fn a_search_that_deletes_reaches_the_guarded_files_it_can_name() {
     ];
     check(&sb, &cases);
 }
+
+/// The key and the state folder are judged where they really are: code the
+/// guard does not see (a build script) moves the state folder into the
+/// project and leaves a link in its place; the key read at its new place
+/// through the agent's own tools is still the key.
+#[test]
+fn the_key_moved_behind_a_link_is_still_the_key() {
+    let sb = sandbox();
+    let (got, _) = sb.run(&sb.bash("ls"));
+    assert_eq!(got, "allow", "the first event makes the key");
+    let state = sb.root.join("xstate/hookrules");
+    assert!(state.join("key").is_file(), "the key is made");
+    let moved = sb.project().join(".st");
+    std::fs::rename(&state, &moved).unwrap();
+    symlink(&moved, &state).unwrap();
+    let read = json!({"hook_event_name":"PreToolUse","tool_name":"Read","session_id":"s",
+        "cwd":sb.project(),"tool_input":{"file_path":moved.join("key")}});
+    let cases = [
+        (read, "deny", "Read of the key at its new place"),
+        (sb.bash("xxd -p .st/key"), "deny", "a shell reading it"),
+        (
+            sb.bash("cat .st/log.jsonl | head"),
+            "allow",
+            "the decision log is not the key",
+        ),
+    ];
+    check(&sb, &cases);
+}

@@ -946,6 +946,51 @@ enum Kind {
 /// Per language: call names (the last component of a dotted name) and kinds.
 fn table(lang: Lang) -> &'static [(&'static str, Kind)] {
     use Kind::*;
+    /// A path, then the mode (`os.chmod(p, 0)`).
+    const CHMOD: Kind = Meta {
+        program: "chmod",
+        lead: 0,
+    };
+    /// A path, then the owner (`os.chown(p, uid, gid)`).
+    const CHOWN: Kind = Meta {
+        program: "chown",
+        lead: 0,
+    };
+    /// The mode, then paths (Perl's `chmod 0755, @f`, Ruby's `FileUtils.chmod`).
+    const CHMOD_MODE_FIRST: Kind = Meta {
+        program: "chmod",
+        lead: 1,
+    };
+    /// The owner and group, then paths (Perl's `chown`, `FileUtils.chown`).
+    const CHOWN_OWNER_FIRST: Kind = Meta {
+        program: "chown",
+        lead: 2,
+    };
+    /// `execl(path, arg0, args…)`.
+    const EXEC_L: Kind = ProgramArgs {
+        skip: 0,
+        argv0: true,
+    };
+    /// `spawnl(mode, path, arg0, args…)`.
+    const SPAWN_L: Kind = ProgramArgs {
+        skip: 1,
+        argv0: true,
+    };
+    /// `create_subprocess_exec(program, args…)`.
+    const PROGRAM_ARGS: Kind = ProgramArgs {
+        skip: 0,
+        argv0: false,
+    };
+    /// Perl's `open2($out, $in, program, args…)`.
+    const OPEN2: Kind = ProgramArgs {
+        skip: 2,
+        argv0: false,
+    };
+    /// Perl's `open3($in, $out, $err, program, args…)`.
+    const OPEN3: Kind = ProgramArgs {
+        skip: 3,
+        argv0: false,
+    };
     match lang {
         Lang::Python => &[
             ("system", Shell),
@@ -966,98 +1011,20 @@ fn table(lang: Lang) -> &'static [(&'static str, Kind)] {
             ("execvpe", ProgramList),
             ("posix_spawn", ProgramList),
             ("posix_spawnp", ProgramList),
-            (
-                "execl",
-                ProgramArgs {
-                    skip: 0,
-                    argv0: true,
-                },
-            ),
-            (
-                "execlp",
-                ProgramArgs {
-                    skip: 0,
-                    argv0: true,
-                },
-            ),
-            (
-                "execle",
-                ProgramArgs {
-                    skip: 0,
-                    argv0: true,
-                },
-            ),
-            (
-                "execlpe",
-                ProgramArgs {
-                    skip: 0,
-                    argv0: true,
-                },
-            ),
-            (
-                "spawnl",
-                ProgramArgs {
-                    skip: 1,
-                    argv0: true,
-                },
-            ),
-            (
-                "spawnlp",
-                ProgramArgs {
-                    skip: 1,
-                    argv0: true,
-                },
-            ),
-            (
-                "spawnle",
-                ProgramArgs {
-                    skip: 1,
-                    argv0: true,
-                },
-            ),
-            (
-                "spawnlpe",
-                ProgramArgs {
-                    skip: 1,
-                    argv0: true,
-                },
-            ),
-            (
-                "create_subprocess_exec",
-                ProgramArgs {
-                    skip: 0,
-                    argv0: false,
-                },
-            ),
+            ("execl", EXEC_L),
+            ("execlp", EXEC_L),
+            ("execle", EXEC_L),
+            ("execlpe", EXEC_L),
+            ("spawnl", SPAWN_L),
+            ("spawnlp", SPAWN_L),
+            ("spawnle", SPAWN_L),
+            ("spawnlpe", SPAWN_L),
+            ("create_subprocess_exec", PROGRAM_ARGS),
             ("create_subprocess_shell", Shell),
-            (
-                "chmod",
-                Meta {
-                    program: "chmod",
-                    lead: 0,
-                },
-            ),
-            (
-                "lchmod",
-                Meta {
-                    program: "chmod",
-                    lead: 0,
-                },
-            ),
-            (
-                "chown",
-                Meta {
-                    program: "chown",
-                    lead: 0,
-                },
-            ),
-            (
-                "lchown",
-                Meta {
-                    program: "chown",
-                    lead: 0,
-                },
-            ),
+            ("chmod", CHMOD),
+            ("lchmod", CHMOD),
+            ("chown", CHOWN),
+            ("lchown", CHOWN),
             ("rename", Move),
             ("renames", Move),
             ("symlink", Link { hard: false }),
@@ -1099,34 +1066,10 @@ fn table(lang: Lang) -> &'static [(&'static str, Kind)] {
             ("open", PerlOpen),
             ("eval", Exec),
             // IPC::Open2/Open3, IPC::Run: a program and its words.
-            (
-                "open2",
-                ProgramArgs {
-                    skip: 2,
-                    argv0: false,
-                },
-            ),
-            (
-                "open3",
-                ProgramArgs {
-                    skip: 3,
-                    argv0: false,
-                },
-            ),
-            (
-                "chmod",
-                Meta {
-                    program: "chmod",
-                    lead: 1,
-                },
-            ),
-            (
-                "chown",
-                Meta {
-                    program: "chown",
-                    lead: 2,
-                },
-            ),
+            ("open2", OPEN2),
+            ("open3", OPEN3),
+            ("chmod", CHMOD_MODE_FIRST),
+            ("chown", CHOWN_OWNER_FIRST),
             ("rename", Move),
             ("move", Move),
             ("symlink", Link { hard: false }),
@@ -1163,34 +1106,10 @@ fn table(lang: Lang) -> &'static [(&'static str, Kind)] {
             ("mv", Move),
             ("rename", Move),
             ("install", Copy),
-            (
-                "chmod",
-                Meta {
-                    program: "chmod",
-                    lead: 1,
-                },
-            ),
-            (
-                "chmod_R",
-                Meta {
-                    program: "chmod",
-                    lead: 1,
-                },
-            ),
-            (
-                "chown",
-                Meta {
-                    program: "chown",
-                    lead: 2,
-                },
-            ),
-            (
-                "chown_R",
-                Meta {
-                    program: "chown",
-                    lead: 2,
-                },
-            ),
+            ("chmod", CHMOD_MODE_FIRST),
+            ("chmod_R", CHMOD_MODE_FIRST),
+            ("chown", CHOWN_OWNER_FIRST),
+            ("chown_R", CHOWN_OWNER_FIRST),
             ("symlink", Link { hard: false }),
             ("ln_s", Link { hard: false }),
             ("ln_sf", Link { hard: false }),
@@ -1239,48 +1158,12 @@ fn table(lang: Lang) -> &'static [(&'static str, Kind)] {
             ("renameSync", Move),
             ("rename", Move),
             ("moveSync", Move),
-            (
-                "chmodSync",
-                Meta {
-                    program: "chmod",
-                    lead: 0,
-                },
-            ),
-            (
-                "chmod",
-                Meta {
-                    program: "chmod",
-                    lead: 0,
-                },
-            ),
-            (
-                "lchmodSync",
-                Meta {
-                    program: "chmod",
-                    lead: 0,
-                },
-            ),
-            (
-                "chownSync",
-                Meta {
-                    program: "chown",
-                    lead: 0,
-                },
-            ),
-            (
-                "chown",
-                Meta {
-                    program: "chown",
-                    lead: 0,
-                },
-            ),
-            (
-                "lchownSync",
-                Meta {
-                    program: "chown",
-                    lead: 0,
-                },
-            ),
+            ("chmodSync", CHMOD),
+            ("chmod", CHMOD),
+            ("lchmodSync", CHMOD),
+            ("chownSync", CHOWN),
+            ("chown", CHOWN),
+            ("lchownSync", CHOWN),
             ("symlinkSync", Link { hard: false }),
             ("symlink", Link { hard: false }),
             ("linkSync", Link { hard: true }),
@@ -1306,20 +1189,8 @@ fn table(lang: Lang) -> &'static [(&'static str, Kind)] {
             ("file_put_contents", Write),
             ("copy", Copy),
             ("rename", Move),
-            (
-                "chmod",
-                Meta {
-                    program: "chmod",
-                    lead: 0,
-                },
-            ),
-            (
-                "chown",
-                Meta {
-                    program: "chown",
-                    lead: 0,
-                },
-            ),
+            ("chmod", CHMOD),
+            ("chown", CHOWN),
             ("symlink", Link { hard: false }),
             ("link", Link { hard: true }),
             ("pcntl_exec", ProgramList),
@@ -1348,13 +1219,7 @@ fn table(lang: Lang) -> &'static [(&'static str, Kind)] {
             ("unlink", DeleteMaybeTree),
             ("file.remove", Delete),
             ("file.rename", Move),
-            (
-                "Sys.chmod",
-                Meta {
-                    program: "chmod",
-                    lead: 0,
-                },
-            ),
+            ("Sys.chmod", CHMOD),
             ("readLines", Read),
             ("readRDS", Read),
             ("read.csv", Read),
@@ -1366,20 +1231,8 @@ fn table(lang: Lang) -> &'static [(&'static str, Kind)] {
             ("write", Write),
             ("cp", Copy),
             ("mv", Move),
-            (
-                "chmod",
-                Meta {
-                    program: "chmod",
-                    lead: 0,
-                },
-            ),
-            (
-                "chown",
-                Meta {
-                    program: "chown",
-                    lead: 0,
-                },
-            ),
+            ("chmod", CHMOD),
+            ("chown", CHOWN),
             ("symlink", Link { hard: false }),
             ("walkdir", Walk),
             ("readdir", Walk),

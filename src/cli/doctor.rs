@@ -918,77 +918,46 @@ fn compiled_set(ctx: &Context, discovery: &Discovery, out: &mut Vec<Finding>) {
     };
     push(out, Check::Policies, level, text);
     use crate::compile::artifact::Refused;
-    match artifact::cache_check(discovery, &ctx.env) {
-        // A warning, as every cache refused: `run` never uses it, so nothing
-        // is turned off (README, doctor: an error is what does not run or
-        // does not protect).
-        Some((path, Some(Refused::Forged))) => push_at(
-            out,
-            Check::Integrity,
-            &path,
-            Level::Warn,
-            format!(
-                "compiled-set cache {} does not verify under your key: it was changed by something other than hookrules (a changed byte, or made under another key); `run` does not use it (it builds the set from the policies and replaces the file on its next call). Nothing is turned off; find what writes into {}",
-                path.display(),
-                path.parent().unwrap_or(&path).display()
-            ),
+    let Some((path, Some(refused))) = artifact::cache_check(discovery, &ctx.env) else {
+        return;
+    };
+    // Read by the reader `run` uses (`artifact::cache_check`): what it
+    // refuses here, `run` refuses too. A warning, as every cache refused:
+    // `run` never uses it, so nothing is turned off (README, doctor: an
+    // error is what does not run or does not protect).
+    let message = match refused {
+        Refused::Forged => format!(
+            "compiled-set cache {} does not verify under your key: it was changed by something other than hookrules (a changed byte, or made under another key); `run` does not use it (it builds the set from the policies and replaces the file on its next call). Nothing is turned off; find what writes into {}",
+            path.display(),
+            path.parent().unwrap_or(&path).display()
         ),
-        Some((path, Some(Refused::Records))) => push_at(
-            out,
-            Check::Integrity,
-            &path,
-            Level::Warn,
-            format!(
-                "compiled-set cache {} does not verify under your key: a record in it was changed by something other than hookrules; `run` never uses a record that does not verify (an event that reaches one is judged by the set built from the policies), but keeps the file until the policies change. Nothing is turned off; remove it (`rm {}`) and the next call rebuilds it, and find what writes into {}",
-                path.display(),
-                crate::shell::quote(&path.display().to_string()),
-                path.parent().unwrap_or(&path).display()
-            ),
+        Refused::Records => format!(
+            "compiled-set cache {} does not verify under your key: a record in it was changed by something other than hookrules; `run` never uses a record that does not verify (an event that reaches one is judged by the set built from the policies), but keeps the file until the policies change. Nothing is turned off; remove it (`rm {}`) and the next call rebuilds it, and find what writes into {}",
+            path.display(),
+            crate::shell::quote(&path.display().to_string()),
+            path.parent().unwrap_or(&path).display()
         ),
-        Some((path, Some(Refused::NoKey(why)))) => push_at(
-            out,
-            Check::Integrity,
-            &path,
-            Level::Warn,
-            format!("the compiled-set cache is not used: {why}"),
+        Refused::NoKey(why) => format!("the compiled-set cache is not used: {why}"),
+        Refused::Damaged => format!(
+            "compiled-set cache {} is unusable: it is cut short or damaged (hookrules writes it whole, never in part), so something else changed it; `run` does not use it: it builds the set from the policies and rebuilds the file on its next call. Nothing is turned off; if this comes back, find what writes into {}",
+            path.display(),
+            path.parent().unwrap_or(&path).display()
         ),
-        // Read by the reader `run` uses (`artifact::cache_check`): what it
-        // refuses here, `run` refuses too.
-        Some((path, Some(Refused::Damaged))) => push_at(
-            out,
-            Check::Integrity,
-            &path,
-            Level::Warn,
-            format!(
-                "compiled-set cache {} is unusable: it is cut short or damaged (hookrules writes it whole, never in part), so something else changed it; `run` does not use it: it builds the set from the policies and rebuilds the file on its next call. Nothing is turned off; if this comes back, find what writes into {}",
-                path.display(),
-                path.parent().unwrap_or(&path).display()
-            ),
+        Refused::Other => format!(
+            "compiled-set cache {} holds the set of another policy search (another project's, moved or copied under this one's name); `run` does not use it: it builds this project's set from the policies and rebuilds the file on its next call. Nothing is turned off; if this comes back, find what writes into {}",
+            path.display(),
+            path.parent().unwrap_or(&path).display()
         ),
-        Some((path, Some(Refused::Other))) => push_at(
-            out,
-            Check::Integrity,
-            &path,
-            Level::Warn,
-            format!(
-                "compiled-set cache {} holds the set of another policy search (another project's, moved or copied under this one's name); `run` does not use it: it builds this project's set from the policies and rebuilds the file on its next call. Nothing is turned off; if this comes back, find what writes into {}",
-                path.display(),
-                path.parent().unwrap_or(&path).display()
-            ),
+        Refused::NotAFile(what) => format!(
+            "compiled-set cache {} is {what}, not a regular file; `run` does not use it (nor read through it) and builds the set from the policies instead, on every call while it is there (a link is replaced by the next call). Nothing is turned off; remove it (`rm -r {}`), and find what put it there",
+            path.display(),
+            crate::shell::quote(&path.display().to_string())
         ),
-        Some((path, Some(Refused::NotAFile(what)))) => push_at(
-            out,
-            Check::Integrity,
-            &path,
-            Level::Warn,
-            format!(
-                "compiled-set cache {} is {what}, not a regular file; `run` does not use it (nor read through it) and builds the set from the policies instead, on every call while it is there (a link is replaced by the next call). Nothing is turned off; remove it (`rm -r {}`), and find what put it there",
-                path.display(),
-                crate::shell::quote(&path.display().to_string())
-            ),
-        ),
-        _ => {}
-    }
+        // Nothing there yet, made by another build, or older than the
+        // policies: rebuilt as a matter of course.
+        Refused::Absent | Refused::OtherBuild | Refused::Stale => return,
+    };
+    push_at(out, Check::Integrity, &path, Level::Warn, message);
 }
 
 /// Will Codex run the hookrules hooks of this file? It skips untrusted ones

@@ -31,6 +31,7 @@ const LANGS: &[(&str, &str)] = &[
     ("git-alias", "Lang::GitAlias"),
     ("git-helper", "Lang::GitHelper"),
     ("hg-alias", "Lang::HgAlias"),
+    ("hg-hook", "Lang::HgHook"),
     ("powershell", "Lang::PowerShell"),
     ("python", "Lang::Inline(InlineLang::Python)"),
     ("perl", "Lang::Inline(InlineLang::Perl)"),

@@ -59,6 +59,9 @@ pub(crate) enum Lang {
     GitHelper,
     /// A Mercurial alias given as `NAME=VALUE` (`!…` is sh).
     HgAlias,
+    /// A Mercurial hook given as `NAME=VALUE`: sh, or `python:…` (a module
+    /// or file of Python the analysis does not read).
+    HgHook,
     /// PowerShell, read as `pwsh -Command TEXT` reads it.
     PowerShell,
     /// An interpreter's language.

@@ -231,6 +231,21 @@ impl Extractor {
                     return self.run_code(at, Lang::Sh, t, via, link, depth);
                 }
             }
+            Lang::HgHook => {
+                // `hg --config hooks.NAME=VALUE`
+                let Some((_, value)) = t.text.split_once('=') else {
+                    return Ok(());
+                };
+                if value.trim_start().starts_with("python:") {
+                    self.set_code(at, Code::Dynamic);
+                    return Ok(());
+                }
+                let code = Text {
+                    text: value.to_string(),
+                    value: t.value.clone(),
+                };
+                return self.run_code(at, Lang::Sh, &code, via, link, depth);
+            }
             Lang::GitAlias | Lang::HgAlias | Lang::GitHelper => {
                 let value = match lang {
                     // `hg --config alias.NAME=VALUE`

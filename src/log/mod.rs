@@ -178,14 +178,57 @@ pub fn after_answer(a: &Answered, env: &Env, deadline: Instant, export_by: Insta
     warnings
 }
 
-/// Text on one line, cut to `max` characters.
+/// Text on one line, cut to `max` characters, as the terminal will show it:
+/// control characters become spaces, and the invisible characters that
+/// reorder or hide text (bidirectional overrides and isolates, zero-width
+/// spaces and joiners, the byte-order mark: a logged command can carry them to
+/// make `rm -rf ~` read as something else) are shown by their code point,
+/// `<U+202E>`, and never reach the terminal.
 pub fn one_line(s: &str, max: usize) -> String {
-    let flat: String = s
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
-    match flat.char_indices().nth(max) {
-        Some((i, _)) => format!("{}…", &flat[..i]),
-        None => flat,
+    let mut flat = String::with_capacity(s.len());
+    let mut shown = 0usize;
+    for c in s.chars() {
+        if shown == max {
+            flat.push('…');
+            return flat;
+        }
+        if c.is_control() {
+            flat.push(' ');
+        } else if hides_text(c) {
+            flat.push_str(&format!("<U+{:04X}>", u32::from(c)));
+        } else {
+            flat.push(c);
+        }
+        shown += 1;
+    }
+    flat
+}
+
+/// Does `c` reorder or hide the text around it when shown (Unicode's
+/// bidirectional controls, zero-width characters, the byte-order mark)?
+fn hides_text(c: char) -> bool {
+    matches!(
+        c,
+        '\u{061C}' | '\u{180E}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}'
+            | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}'
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::one_line;
+
+    #[test]
+    fn a_logged_command_cannot_reorder_or_hide_what_the_terminal_shows() {
+        // `rm -rf ~ #` shown reversed after a right-to-left override.
+        let cmd = "echo ok \u{202E}~ fr- mr\u{202C} \u{200B}done";
+        let shown = one_line(cmd, 100);
+        assert_eq!(shown, "echo ok <U+202E>~ fr- mr<U+202C> <U+200B>done");
+        assert!(!shown.chars().any(|c| c == '\u{202E}' || c == '\u{200B}'));
+        // Control characters (an escape sequence's ESC, a newline) become spaces.
+        assert_eq!(one_line("a\u{1b}[2Jb\nc", 100), "a [2Jb c");
+        // Cut after `max` characters, each escape counted as one.
+        assert_eq!(one_line("ab\u{2066}cd", 3), "ab<U+2066>…");
+        assert_eq!(one_line("abc", 3), "abc");
     }
 }

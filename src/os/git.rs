@@ -221,9 +221,56 @@ fn is_executable(p: &Path) -> bool {
 /// it for good, so it is ended then, and "cannot answer" is the answer.
 const GIT_TIMEOUT_MS: u64 = 5_000;
 
+/// How long git may take, in all, to list what one of the agent's commands
+/// would change ([`listed`]: on `run`'s path, where the answer must come in
+/// time).
+const LIST_TIMEOUT_MS: u64 = 2_000;
+
+/// The files git lists for each of `queries`, run from the top of the work
+/// tree around `dir` (each an argument list that prints names relative to
+/// the top, separated by NUL: `diff --name-only -z HEAD B --`, `ls-files -z
+/// --others`), as absolute paths, each once. A query git refuses (a revision
+/// that is not there) lists nothing. `None` when git cannot answer at all (no
+/// git, not a work tree, no answer in time). Asked as [`untracked_ignored`]
+/// asks: the system's git, no `GIT_*` variable, no fsmonitor.
+#[must_use]
+pub fn listed(dir: &Path, queries: &[Vec<String>]) -> Option<Vec<PathBuf>> {
+    let git = find_git(dir)?;
+    // One budget for all of them: each query gets what is left.
+    let start = std::time::Instant::now();
+    let left = || {
+        let spent = u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
+        Some(LIST_TIMEOUT_MS.checked_sub(spent).filter(|ms| *ms > 0)?)
+    };
+    let top = git_output_within(&git, dir, &["rev-parse", "--show-toplevel"], left()?)?;
+    let top = PathBuf::from(top.trim_end_matches('\n'));
+    let mut out: Vec<PathBuf> = Vec::new();
+    for q in queries {
+        let args: Vec<&str> = q.iter().map(String::as_str).collect();
+        let within = left()?;
+        let Some(names) = git_output_within(&git, &top, &args, within) else {
+            continue;
+        };
+        out.extend(
+            names
+                .split('\0')
+                .filter(|n| !n.is_empty())
+                .map(|n| top.join(n)),
+        );
+    }
+    out.sort();
+    out.dedup();
+    Some(out)
+}
+
 /// Run `git -C dir ARGS` with no `GIT_*` variable and no fsmonitor, for at
 /// most [`GIT_TIMEOUT_MS`]; its stdout when it succeeds.
 fn git_output(git: &Path, dir: &Path, args: &[&str]) -> Option<String> {
+    git_output_within(git, dir, args, GIT_TIMEOUT_MS)
+}
+
+/// [`git_output`], for at most `timeout_ms`.
+fn git_output_within(git: &Path, dir: &Path, args: &[&str], timeout_ms: u64) -> Option<String> {
     let mut env = crate::os::env::Env::process();
     for (k, _) in std::env::vars_os() {
         if let Some(k) = k.to_str().filter(|k| k.starts_with("GIT_")) {
@@ -240,7 +287,7 @@ fn git_output(git: &Path, dir: &Path, args: &[&str]) -> Option<String> {
     ];
     argv.extend(args.iter().map(|a| a.to_string()));
     // Started where this process is: `-C dir` is relative to it, as before.
-    let out = crate::os::process::run(&argv, Path::new("."), &env, GIT_TIMEOUT_MS).ok()?;
+    let out = crate::os::process::run(&argv, Path::new("."), &env, timeout_ms).ok()?;
     out.ok.then_some(out.stdout)
 }
 

@@ -73,7 +73,7 @@ pub use git_autocorrect::add_autocorrected;
 pub use links::{acts_on_name, follows_links_below, is_link_text, made_by};
 pub use outputs::{outputs, Outputs};
 pub(crate) use repo_config::read_limited;
-pub use repo_config::{add_repository_code, name_push_refspecs};
+pub use repo_config::{add_repository_code, name_checked_out, name_push_refspecs};
 pub use script_files::add_script_code;
 pub use startup_files::add_startup_code;
 pub use syntax::MAX_DEPTH;
@@ -293,6 +293,11 @@ pub struct SimpleCommand {
     /// (`CARGO_TARGET_DIR` for `cargo clean`: `$NAME` in
     /// `policies/data/write-places.toml`), with what each holds then.
     pub(crate) env_places: Vec<(&'static str, Value)>,
+    /// Files on disk, outside the command's words, that it puts back,
+    /// replaces or takes away, as git lists them: a branch switch, a stash,
+    /// a merge changing a settings file that registers hookrules
+    /// ([`repo_config::name_checked_out`]). Absolute.
+    pub(crate) replaced: Vec<String>,
 }
 
 /// Where the code a shell, an interpreter, `eval` or `source` runs comes from.
@@ -417,6 +422,7 @@ impl SimpleCommand {
             made: Vec::new(),
             code_files: Vec::new(),
             env_places: Vec::new(),
+            replaced: Vec::new(),
         }
     }
 }

@@ -1029,3 +1029,149 @@ fn the_key_moved_behind_a_link_is_still_the_key() {
     ];
     check(&sb, &cases);
 }
+
+/// Git's commands that replace the working tree's files switch the guard off
+/// when they put back, replace or take away a file that registers hookrules
+/// (integrity27's 35 and 37): git itself is asked what they change, in a
+/// real repository. A branch switch, stash or merge that leaves the wiring
+/// as it is runs; so does one that changes only other files.
+#[test]
+fn git_commands_that_take_the_wiring_out_of_the_working_tree_are_denied() {
+    let sb = wired_sandbox();
+    let proj = sb.project();
+    let git = |args: &[&str]| {
+        let st = Command::new("git")
+            .args(args)
+            .current_dir(&proj)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@t")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@t")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .expect("git runs");
+        assert!(st.success(), "git {args:?}");
+    };
+    // `bare`: before the hooks were committed; `docs`: a later change to
+    // another file only. main: both, and the wiring.
+    git(&["init", "-q", "-b", "main"]);
+    git(&["add", "src"]);
+    git(&["commit", "-qm", "start"]);
+    git(&["branch", "bare"]);
+    git(&["add", ".claude", ".codex", ".gemini", ".github"]);
+    git(&["commit", "-qm", "hooks"]);
+    std::fs::write(proj.join("src/main.rs"), "fn main() { println!(); }").unwrap();
+    git(&["commit", "-qam", "docs"]);
+    git(&["branch", "docs"]);
+    let cases = vec![
+        (
+            sb.bash("git switch bare"),
+            "deny",
+            "a branch without the wiring",
+        ),
+        (
+            sb.bash("git checkout bare"),
+            "deny",
+            "the same, by checkout",
+        ),
+        (
+            sb.bash("git checkout -b fix bare"),
+            "deny",
+            "a new branch started there",
+        ),
+        (
+            sb.bash("git switch --orphan empty"),
+            "deny",
+            "an empty tree",
+        ),
+        (
+            sb.bash("git reset --keep bare"),
+            "deny",
+            "reset keeping local changes",
+        ),
+        (
+            sb.bash("git revert --no-edit HEAD~1"),
+            "deny",
+            "reverting the commit that added it",
+        ),
+        (
+            sb.bash("git -C src switch bare"),
+            "deny",
+            "from a folder below",
+        ),
+        (
+            sb.bash("git switch docs"),
+            "allow",
+            "the wiring is the same there",
+        ),
+        (
+            sb.bash("git switch -c feature"),
+            "allow",
+            "a new branch where it is",
+        ),
+        (
+            sb.bash("git merge bare"),
+            "allow",
+            "nothing comes from an ancestor",
+        ),
+        (
+            sb.bash("git stash"),
+            "allow",
+            "no change to the wiring to stash",
+        ),
+        (
+            sb.bash("git stash -u"),
+            "allow",
+            "untracked files name nothing",
+        ),
+        (sb.bash("git status"), "allow", "reads"),
+    ];
+    check(&sb, &cases);
+
+    // A change to the tracked wiring is stashed away; an untracked file
+    // that registers hookrules goes with `-u`.
+    let wiring = std::fs::read_to_string(proj.join(".claude/settings.json")).unwrap();
+    std::fs::write(
+        proj.join(".claude/settings.json"),
+        wiring.replace("\"permissions\"", "\"model\":\"x\",\"permissions\""),
+    )
+    .unwrap();
+    std::fs::create_dir_all(proj.join(".cursor")).unwrap();
+    std::fs::write(
+        proj.join(".cursor/hooks.json"),
+        r#"{"version":1,"hooks":{"beforeShellExecution":[{"command":"hookrules run --host cursor"}]}}"#,
+    )
+    .unwrap();
+    let cases = vec![
+        (
+            sb.bash("git stash"),
+            "deny",
+            "the edited wiring put back to HEAD's",
+        ),
+        (
+            sb.bash("git stash push -m wip"),
+            "deny",
+            "the same, spelled out",
+        ),
+        (sb.bash("git stash -k -u"), "deny", "with untracked files"),
+        (
+            sb.bash("git switch docs"),
+            "allow",
+            "git carries the change over",
+        ),
+    ];
+    check(&sb, &cases);
+    git(&["checkout", "-q", "--", ".claude/settings.json"]);
+    let cases = vec![
+        (
+            sb.bash("git stash --include-untracked"),
+            "deny",
+            "Cursor's untracked hook file taken away",
+        ),
+        (sb.bash("git stash"), "allow", "untracked files stay"),
+    ];
+    check(&sb, &cases);
+}

@@ -603,3 +603,223 @@ mod tests {
         assert_eq!(got, want);
     }
 }
+
+/// Git's commands that replace the working tree's files (`stash`, `switch`
+/// and `checkout` to another commit, `merge`, `rebase`, `cherry-pick`,
+/// `revert`, `reset --keep|--merge|--hard`, `read-tree -u`): git is asked
+/// which files they would put back, replace or take away
+/// ([`crate::os::git::listed`]), and those on disk now whose text names
+/// hookrules (a host's settings or hook file that registers it) are the
+/// command's [`SimpleCommand::replaced`]: the rules judge them as any other
+/// replacement of the files that switch the guard on (`git stash -u` takes
+/// an untracked `.claude/settings.json` away; `git switch` to a branch
+/// without it removes a tracked one). Files that do not name hookrules are
+/// left out, so a branch switch that changes other files is no write the
+/// guard asks about. Nothing when git cannot answer in time, or a word the
+/// answer depends on is not known before the command runs.
+pub fn name_checked_out(cmds: &mut [SimpleCommand], cwd: &str) {
+    if !cwd.starts_with('/') {
+        return;
+    }
+    for c in cmds.iter_mut() {
+        if c.program != "git" || c.program_unknown {
+            continue;
+        }
+        let Some(sub) = subcommand_of(c) else {
+            continue;
+        };
+        let Some(queries) = checkout_queries(c, &sub).filter(|q| !q.is_empty()) else {
+            continue;
+        };
+        if c.args
+            .iter()
+            .any(|a| a.starts_with("--git-dir") || a.starts_with("--work-tree"))
+        {
+            continue;
+        }
+        let Some(dir) = git_dir_of(c, cwd) else {
+            continue;
+        };
+        let Some(files) = crate::os::git::listed(&dir, &queries) else {
+            continue;
+        };
+        c.replaced = files
+            .into_iter()
+            .filter(|f| names_hookrules(f))
+            .filter_map(|f| f.to_str().map(str::to_string))
+            .collect();
+    }
+}
+
+/// A git command's subcommand: its first word after the options before it
+/// (and their values).
+fn subcommand_of(c: &SimpleCommand) -> Option<String> {
+    let mut args = c.args.iter();
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "-C" | "-c" | "--git-dir" | "--work-tree" | "--namespace" | "--config-env" => {
+                args.next();
+            }
+            s if s.starts_with('-') => {}
+            s => return Some(s.to_string()),
+        }
+    }
+    None
+}
+
+/// Does the file at `path` name hookrules (a regular file of at most 1 MiB)?
+fn names_hookrules(path: &Path) -> bool {
+    crate::os::files::read_regular(path, Some(1 << 20)).is_ok_and(|text| {
+        text.windows(9)
+            .any(|w| w.eq_ignore_ascii_case(b"hookrules"))
+    })
+}
+
+/// What to ask git for the files a working-tree command changes: `diff
+/// --name-only` between two commits, `ls-files` of what a stash takes.
+/// `None` when a word the answer depends on is not known.
+fn checkout_queries(c: &SimpleCommand, sub: &str) -> Option<Vec<Vec<String>>> {
+    let at = c.args.iter().position(|a| a == sub)?;
+    let words: Vec<&str> = c
+        .args
+        .iter()
+        .zip(&c.values)
+        .skip(at + 1)
+        .map(|(a, v)| v.literal().map(|_| a.as_str()))
+        .collect::<Option<Vec<_>>>()?;
+    // What differs between two commits, or between one and the working tree.
+    let diff = |revs: &[&str]| -> Vec<String> {
+        let mut d: Vec<String> = ["diff", "--name-only", "-z", "--no-renames"]
+            .map(String::from)
+            .to_vec();
+        d.extend(revs.iter().map(|r| (*r).to_string()));
+        d.push("--".into());
+        d
+    };
+    let has = |o: &[&str]| words.iter().any(|w| o.contains(w));
+    // Operands, without the values of the options that take one.
+    let operands = |valued: &[&str]| -> Vec<String> {
+        let mut out = Vec::new();
+        let mut skip = false;
+        for w in &words {
+            if skip {
+                skip = false;
+            } else if *w == "--" {
+                break;
+            } else if valued.contains(w) {
+                skip = true;
+            } else if !w.starts_with('-') || *w == "-" {
+                out.push(if *w == "-" {
+                    "@{-1}".to_string()
+                } else {
+                    (*w).to_string()
+                });
+            }
+        }
+        out
+    };
+    let mut q = Vec::new();
+    match sub {
+        "stash" => {
+            let action = operands(&["-m", "--message", "--pathspec-from-file"]);
+            match action.first().map(String::as_str) {
+                None | Some("push" | "save") => {
+                    q.push(diff(&["HEAD"]));
+                    if has(&["-u", "--include-untracked", "-a", "--all"]) {
+                        let mut ls: Vec<String> = ["ls-files", "-z", "--full-name", "--others"]
+                            .map(String::from)
+                            .to_vec();
+                        if !has(&["-a", "--all"]) {
+                            ls.push("--exclude-standard".into());
+                        }
+                        q.push(ls);
+                    }
+                }
+                Some("pop" | "apply") => {
+                    let s = action.get(1).cloned().unwrap_or_else(|| "stash@{0}".into());
+                    q.push(diff(&[&format!("{s}^1"), &s]));
+                    q.push(
+                        ["ls-tree", "-r", "-z", "--name-only", &format!("{s}^3")]
+                            .map(String::from)
+                            .to_vec(),
+                    );
+                }
+                _ => {}
+            }
+        }
+        "switch" | "checkout" => {
+            let valued = [
+                "-c",
+                "-C",
+                "-b",
+                "-B",
+                "--create",
+                "--force-create",
+                "--orphan",
+                "--conflict",
+            ];
+            if has(&["--orphan"]) {
+                q.push(["ls-files", "-z", "--full-name"].map(String::from).to_vec());
+                return Some(q);
+            }
+            // `git checkout -- PATH…` is read as paths (by the caller).
+            if sub == "checkout" && words.first() == Some(&"--") {
+                return Some(q);
+            }
+            if let Some(to) = operands(&valued).first() {
+                q.push(diff(&["HEAD", to]));
+            }
+        }
+        "merge" | "rebase" => {
+            let valued = [
+                "-m",
+                "-s",
+                "-X",
+                "--strategy",
+                "--strategy-option",
+                "--onto",
+                "-F",
+                "--file",
+                "--exec",
+                "-x",
+            ];
+            for to in operands(&valued) {
+                q.push(diff(&[&format!("HEAD...{to}")]));
+            }
+            if let Some(onto) = words
+                .iter()
+                .position(|w| *w == "--onto")
+                .and_then(|i| words.get(i + 1))
+            {
+                q.push(diff(&["HEAD", onto]));
+            }
+        }
+        "cherry-pick" | "revert" => {
+            for x in operands(&["-m", "--mainline", "-X", "--strategy-option", "--strategy"]) {
+                if x.contains("..") {
+                    q.push(diff(&[&x]));
+                } else {
+                    q.push(diff(&[&format!("{x}^"), &x]));
+                }
+            }
+        }
+        "reset" if has(&["--hard", "--keep", "--merge"]) => {
+            let to = operands(&[])
+                .first()
+                .cloned()
+                .unwrap_or_else(|| "HEAD".into());
+            q.push(diff(&["HEAD", &to]));
+            if has(&["--hard"]) {
+                // and every tracked change made since HEAD
+                q.push(diff(&["HEAD"]));
+            }
+        }
+        "read-tree" if has(&["-u"]) => {
+            for t in operands(&["--prefix", "--index-output"]) {
+                q.push(diff(&["HEAD", &t]));
+            }
+        }
+        _ => {}
+    }
+    Some(q)
+}

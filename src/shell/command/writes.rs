@@ -375,6 +375,11 @@ pub fn writes(c: &SimpleCommand) -> Vec<Write> {
         }
     }
     git_writes(c, &mut push, &mut listed);
+    // What git puts back, replaces or takes away outside the command's words
+    // (a branch switch, a stash), as git listed it.
+    for f in &c.replaced {
+        push(Value::text(f), true, false);
+    }
     // A recursion told to follow every link it meets changes what the links
     // below lead to.
     if follows_links_below(c) {

@@ -186,8 +186,7 @@ pub fn after_answer(a: &Answered, env: &Env, deadline: Instant, export_by: Insta
 /// `<U+202E>`, and never reach the terminal.
 pub fn one_line(s: &str, max: usize) -> String {
     let mut flat = String::with_capacity(s.len());
-    let mut shown = 0usize;
-    for c in s.chars() {
+    for (shown, c) in s.chars().enumerate() {
         if shown == max {
             flat.push('…');
             return flat;
@@ -199,7 +198,6 @@ pub fn one_line(s: &str, max: usize) -> String {
         } else {
             flat.push(c);
         }
-        shown += 1;
     }
     flat
 }

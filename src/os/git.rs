@@ -240,7 +240,7 @@ pub fn listed(dir: &Path, queries: &[Vec<String>]) -> Option<Vec<PathBuf>> {
     let start = std::time::Instant::now();
     let left = || {
         let spent = u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
-        Some(LIST_TIMEOUT_MS.checked_sub(spent).filter(|ms| *ms > 0)?)
+        LIST_TIMEOUT_MS.checked_sub(spent).filter(|ms| *ms > 0)
     };
     let top = git_output_within(&git, dir, &["rev-parse", "--show-toplevel"], left()?)?;
     let top = PathBuf::from(top.trim_end_matches('\n'));

@@ -575,35 +575,6 @@ fn value(raw: &str) -> String {
     out.trim_end().to_string()
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn configuration_syntax() {
-        let text =
-            "[core]\n\trepositoryformatversion = 0\n\tfsmonitor = \"rm -rf ~\" ; a comment\n\
-                    [alias]\n\tst = status\n\tx = !sh -c \\\"echo hi\\\"\n\
-                    [filter \"lfs\"]\n\tsmudge = git-lfs smudge -- %f\n\
-                    [Diff.Tool]\n\tCmd = a \\\n b\n\tbare\n";
-        let got = parse_config(text);
-        let want = [
-            ("core.repositoryformatversion", "0"),
-            ("core.fsmonitor", "rm -rf ~"),
-            ("alias.st", "status"),
-            ("alias.x", "!sh -c \"echo hi\""),
-            ("filter.lfs.smudge", "git-lfs smudge -- %f"),
-            ("diff.Tool.cmd", "a  b"),
-            ("diff.Tool.bare", "true"),
-        ];
-        let want: Vec<(String, String)> = want
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        assert_eq!(got, want);
-    }
-}
-
 /// Git's commands that replace the working tree's files (`stash`, `switch`
 /// and `checkout` to another commit, `merge`, `rebase`, `cherry-pick`,
 /// `revert`, `reset --keep|--merge|--hard`, `read-tree -u`): git is asked
@@ -822,4 +793,33 @@ fn checkout_queries(c: &SimpleCommand, sub: &str) -> Option<Vec<Vec<String>>> {
         _ => {}
     }
     Some(q)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn configuration_syntax() {
+        let text =
+            "[core]\n\trepositoryformatversion = 0\n\tfsmonitor = \"rm -rf ~\" ; a comment\n\
+                    [alias]\n\tst = status\n\tx = !sh -c \\\"echo hi\\\"\n\
+                    [filter \"lfs\"]\n\tsmudge = git-lfs smudge -- %f\n\
+                    [Diff.Tool]\n\tCmd = a \\\n b\n\tbare\n";
+        let got = parse_config(text);
+        let want = [
+            ("core.repositoryformatversion", "0"),
+            ("core.fsmonitor", "rm -rf ~"),
+            ("alias.st", "status"),
+            ("alias.x", "!sh -c \"echo hi\""),
+            ("filter.lfs.smudge", "git-lfs smudge -- %f"),
+            ("diff.Tool.cmd", "a  b"),
+            ("diff.Tool.bare", "true"),
+        ];
+        let want: Vec<(String, String)> = want
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        assert_eq!(got, want);
+    }
 }

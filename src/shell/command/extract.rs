@@ -4217,6 +4217,11 @@ pub(super) fn find_targets(args: &[Field]) -> Value {
         })
         .map(|(_, w)| w[1])
         .collect();
+    // `find ~/.ssh -name '*.pub' -exec cat {} +` hands on only names that
+    // match: nothing else below the starting point reaches the command.
+    let by_name_only = !names.is_empty()
+        && !alternatives
+        && !own.iter().any(|t| matches!(*t, "!" | "-not"));
     let mut out = Value::default();
     for r in roots {
         for s in r.0 {
@@ -4251,9 +4256,13 @@ pub(super) fn find_targets(args: &[Field]) -> Value {
                     out.add(below);
                 }
             }
-            let mut below = s;
-            below.push(Piece::Below);
-            out.add(below);
+            // Something below it, unless a name test (with no alternative and
+            // no negation anywhere) says what every name handed on is.
+            if !by_name_only {
+                let mut below = s;
+                below.push(Piece::Below);
+                out.add(below);
+            }
         }
     }
     out

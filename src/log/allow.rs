@@ -13,7 +13,10 @@
 //! - consumed by the first `run` that would deny the same call, by renaming it
 //!   away (one rename wins, so two hooks cannot both use one allowance), then
 //!   kept as `used/<its MAC>.json`: the same grant put back later (copied from
-//!   `used/`, restored from a snapshot) finds its name taken and is refused.
+//!   `used/`, restored from a snapshot) finds its name taken and is refused;
+//!   the use is also recorded in `spent/<its MAC>` beside `allow/` (not in
+//!   it), so a snapshot of the whole `allow/` folder restored over it is
+//!   refused too.
 //!
 //! **Only the user can grant.** Both records carry a MAC (HMAC-SHA256) under
 //! the user's key (`os::state::UserKey`), which only `hookrules` reads and the
@@ -347,6 +350,20 @@ pub fn take(state_home: &Path, id: &str, now_ms: i64) -> Taken {
         return Taken::Forged(aside(&claim));
     };
     // The MAC is a hex string of the user's key's making (verified above).
+    // Its use is recorded twice: in the ledger beside the allowances'
+    // folder, then under `allow/used/`. The whole `allow/` folder restored
+    // from a snapshot brings the grant back without its `used/` record; the
+    // ledger outside it still has the use (integrity27's 45).
+    match spend(state_home, &g.mac) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            return Taken::Replayed(aside(&claim));
+        }
+        Err(_) => {
+            let _ = fs::remove_file(&claim);
+            return Taken::Nothing;
+        }
+    }
     let spent = folder(state_home, "used").map(|d| d.join(format!("{}.json", g.mac)));
     match spent.and_then(|spent| fs::hard_link(&claim, &spent)) {
         Ok(()) => {
@@ -366,6 +383,27 @@ pub fn take(state_home: &Path, id: &str, now_ms: i64) -> Taken {
     } else {
         Taken::Nothing
     }
+}
+
+/// Record in the state folder's ledger of used allowances (`spent/`, beside
+/// `allow/`, not in it) that the grant with this MAC was used: an empty file
+/// named for it, made only if it is not there (`AlreadyExists`: used before).
+fn spend(state_home: &Path, mac: &str) -> std::io::Result<()> {
+    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+    let ledger = state_home.join("spent");
+    if !ledger.is_dir() {
+        fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(&ledger)?;
+    }
+    fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(ledger.join(mac))
+        .map(drop)
 }
 
 fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
@@ -708,6 +746,44 @@ mod tests {
             "a used allowance put back does not count again"
         );
         assert!(!dir.path().join("allow/granted/abc.json").exists());
+
+        // The whole `allow/` folder restored from a snapshot taken before the
+        // use (the grant back, no `used/` record): the ledger beside it still
+        // has the use.
+        let (code, issued, _) = issue(dir.path(), &pending_for("def")).unwrap();
+        save(&issued).unwrap();
+        let (path, found) = pending(dir.path(), &code, 5_000).unwrap();
+        let g = Granted {
+            id: found.id.clone(),
+            by: "me".into(),
+            summary: found.summary,
+            rules: found.rules,
+            expires_ms: 9_000,
+            mac: String::new(),
+        };
+        grant(dir.path(), &path, &g).unwrap();
+        let snapshot = tempfile::tempdir().unwrap();
+        copy_tree(&dir.path().join("allow"), snapshot.path());
+        assert!(matches!(take(dir.path(), &found.id, 6_000), Taken::Used(_)));
+        fs::remove_dir_all(dir.path().join("allow")).unwrap();
+        copy_tree(snapshot.path(), &dir.path().join("allow"));
+        assert!(
+            matches!(take(dir.path(), &found.id, 6_000), Taken::Replayed(_)),
+            "a snapshot of allow/ restored whole does not make a used allowance count again"
+        );
+    }
+
+    fn copy_tree(from: &Path, to: &Path) {
+        fs::create_dir_all(to).unwrap();
+        for e in fs::read_dir(from).unwrap() {
+            let e = e.unwrap();
+            let dest = to.join(e.file_name());
+            if e.file_type().unwrap().is_dir() {
+                copy_tree(&e.path(), &dest);
+            } else {
+                fs::copy(e.path(), dest).unwrap();
+            }
+        }
     }
 
     #[test]

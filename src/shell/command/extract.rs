@@ -4219,9 +4219,8 @@ pub(super) fn find_targets(args: &[Field]) -> Value {
         .collect();
     // `find ~/.ssh -name '*.pub' -exec cat {} +` hands on only names that
     // match: nothing else below the starting point reaches the command.
-    let by_name_only = !names.is_empty()
-        && !alternatives
-        && !own.iter().any(|t| matches!(*t, "!" | "-not"));
+    let by_name_only =
+        !names.is_empty() && !alternatives && !own.iter().any(|t| matches!(*t, "!" | "-not"));
     let mut out = Value::default();
     for r in roots {
         for s in r.0 {

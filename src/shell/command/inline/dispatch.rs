@@ -28,6 +28,13 @@ enum Form {
     /// runs the function named by the first argument with the others
     /// (`list`: given as one array, `call_user_func_array`).
     Invoke { list: bool },
+    /// `array_map(F, A)`, `array_walk(A, F)`, Python's `map(F, A)`:
+    /// runs the function given as argument `callable` (by its name, PHP's
+    /// callable strings, or as a reference, `os.remove`) on
+    /// what the other arguments hold, judged as that function called with
+    /// them. A function the code writes itself (a lambda, its own name) is
+    /// not one of the table's and adds nothing.
+    Map { callable: usize },
     /// `__import__(N)`, `importlib.import_module(N)`, `require(N)`: a module
     /// the code loads by a name. Calls on it are judged by their names; a
     /// name nothing of which is known is unknown code.
@@ -55,6 +62,8 @@ fn forms(lang: Lang) -> &'static [(&'static str, Form)] {
     };
     match lang {
         Lang::Python => &[
+            ("map", Map { callable: 0 }),
+            ("filter", Map { callable: 0 }),
             (
                 "getattr",
                 Lookup {
@@ -81,6 +90,11 @@ fn forms(lang: Lang) -> &'static [(&'static str, Form)] {
             ("call_user_func_array", Invoke { list: true }),
             ("forward_static_call", Invoke { list: false }),
             ("forward_static_call_array", Invoke { list: true }),
+            ("array_map", Map { callable: 0 }),
+            ("array_walk", Map { callable: 1 }),
+            ("array_walk_recursive", Map { callable: 1 }),
+            ("array_filter", Map { callable: 1 }),
+            ("register_shutdown_function", Invoke { list: false }),
         ],
         Lang::Perl => &[("can", ANY_FIRST)],
         _ => &[],
@@ -201,6 +215,19 @@ fn function_name(lang: Lang, expr: &str) -> Option<String> {
         .next()
         .unwrap_or_default();
     Some(last.trim().to_string())
+}
+
+/// The function a reference names (`os.remove`, `require('fs').unlinkSync`,
+/// `File.method(:delete)`): the name after its last `.` or `:`, when it is
+/// one identifier; `None` for anything else (a lambda, a call's result).
+fn referenced(expr: &str) -> Option<String> {
+    let e = expr.trim().trim_start_matches('&');
+    let e = e
+        .strip_suffix(')')
+        .and_then(|x| x.rsplit_once("method(:"))
+        .map_or(e, |(_, name)| name);
+    let last = e.rsplit(['.', ':']).next()?.trim();
+    (!last.is_empty() && last.chars().all(is_ident)).then(|| last.to_string())
 }
 
 /// Is nothing of a value known (`sys.argv[1]`, `$x`), not even a part
@@ -451,6 +478,20 @@ pub(super) fn effects(lang: Lang, src: &[char], masked: &[char], out: &mut Vec<E
                         _ => rest.to_vec(),
                     };
                     run_named(lang, name, &rest, out);
+                }
+            }
+            Form::Map { callable } => {
+                if let Some(f) = args.get(callable) {
+                    let rest: Vec<String> = args
+                        .iter()
+                        .enumerate()
+                        .filter(|(i, _)| *i != callable)
+                        .map(|(_, a)| a.clone())
+                        .collect();
+                    let name = function_name(lang, f).or_else(|| referenced(f));
+                    if let Some(name) = name {
+                        named(lang, &name, &rest, out);
+                    }
                 }
             }
             Form::Lookup { receiver, name } => {

@@ -115,8 +115,25 @@ pub fn add_script_code(cmds: &mut Vec<SimpleCommand>, cwd: &str) {
     });
     // A link the line makes holds what it leads to, on disk: read there.
     let _written = WrittenScope::enter(&written_files(cmds, cwd, false));
+    let script_sets = package::script_sets(cmds, cwd);
+    let written = written_files(cmds, cwd, true);
+    // What the line writes besides the scripts `npm pkg set` sets, whose
+    // text is known (`npm pkg set scripts.clean='rm -rf dist' && npm run
+    // clean` runs `rm -rf dist`).
+    let written_unknown = if script_sets.is_empty() {
+        written.clone()
+    } else {
+        let others: Vec<SimpleCommand> = cmds
+            .iter()
+            .filter(|c| !package::sets_scripts(c))
+            .cloned()
+            .collect();
+        written_files(&others, cwd, true)
+    };
     let mut reader = Reader {
-        written: written_files(cmds, cwd, true),
+        written,
+        written_unknown,
+        script_sets,
         fetched: fetched_folders(cmds, cwd),
         start: PathBuf::from(cwd),
         ..Reader::default()
@@ -328,6 +345,11 @@ struct Reader {
     stack: Vec<Origin>,
     /// The files the command line writes ([`written_files`]).
     written: Vec<PathBuf>,
+    /// The same, but for the scripts `npm pkg set` sets ([`script_sets`]).
+    written_unknown: Vec<PathBuf>,
+    /// The scripts `npm pkg set scripts.NAME=TEXT` sets: the package.json,
+    /// the name, the text.
+    script_sets: Vec<(PathBuf, String, String)>,
     /// The folders it fetches or unpacks files into ([`fetched_folders`]),
     /// each with whether only the folders below it are the download's.
     fetched: Vec<(PathBuf, bool)>,
@@ -684,7 +706,11 @@ impl Reader {
                     return Script::Unknown
                 }
                 Source::Package
-                    if package::names_scripts(c) && self.writes_one_of(&dir, &["package.json"]) =>
+                    if package::names_scripts(c)
+                        && self.written_unknown.iter().any(|w| {
+                            w.file_name().is_some_and(|n| n == "package.json")
+                                && w.parent().is_some_and(|p| dir.starts_with(p))
+                        }) =>
                 {
                     return Script::Unknown
                 }
@@ -700,7 +726,7 @@ impl Reader {
                     Found::Nothing => continue,
                     Found::Unknown => return Script::Unknown,
                 },
-                Source::Package => match package::scripts(c, &dir) {
+                Source::Package => match package::scripts(c, &dir, &self.script_sets) {
                     Found::Text(origin, text) => {
                         let line = format!("sh -c {} npm", crate::shell::quote(&text));
                         (origin, line)
@@ -907,6 +933,16 @@ fn read_script_if(
     if written_by_line(path) {
         return Err(());
     }
+    read_from_disk(path, by_path, wanted)
+}
+
+/// [`read_script_if`] of the text on disk now, whether or not the line
+/// writes the file (for a caller that knows what the line writes there).
+fn read_from_disk(
+    path: &Path,
+    by_path: bool,
+    wanted: impl Fn(&[u8]) -> bool,
+) -> Result<Option<String>, ()> {
     let Ok(meta) = std::fs::metadata(path) else {
         return Ok(None);
     };

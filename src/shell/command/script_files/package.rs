@@ -259,8 +259,53 @@ pub(super) fn names_scripts(c: &SimpleCommand) -> bool {
     call(&c.program, &c.args).is_some()
 }
 
-/// The scripts the package manager runs, as shell text.
-pub(super) fn scripts(c: &SimpleCommand, cwd: &Path) -> Found {
+/// Is `c` an `npm pkg set` (or pnpm's) that sets only scripts, each
+/// `scripts.NAME=TEXT` with its text known?
+pub(super) fn sets_scripts(c: &SimpleCommand) -> bool {
+    matches!(c.program.as_str(), "npm" | "pnpm")
+        && c.operands.first().is_some_and(|o| o == "pkg")
+        && c.operands.get(1).is_some_and(|o| o == "set")
+        && c.operands.len() > 2
+        && c.operands
+            .iter()
+            .zip(&c.operand_values)
+            .skip(2)
+            .all(|(o, v)| {
+                v.literal().is_some()
+                    && o.strip_prefix("scripts.")
+                        .and_then(|r| r.split_once('='))
+                        .is_some_and(|(name, _)| !name.is_empty() && !name.contains('.'))
+            })
+        && !c
+            .flags
+            .iter()
+            .any(|f| f.starts_with("--json") || f.starts_with("-w") || f.starts_with("--workspace"))
+}
+
+/// The scripts the line's `npm pkg set scripts.NAME=TEXT` commands set
+/// ([`sets_scripts`]): the package.json each writes (the nearest at or
+/// above where it runs), the name and the text.
+pub(super) fn script_sets(cmds: &[SimpleCommand], cwd: &str) -> Vec<(PathBuf, String, String)> {
+    let mut out = Vec::new();
+    for c in cmds.iter().filter(|c| sets_scripts(c)) {
+        let Some(dir) = super::folder(&c.cwd, cwd) else {
+            continue;
+        };
+        let Some(path) = nearest(Path::new(&dir)) else {
+            continue;
+        };
+        for o in c.operands.iter().skip(2) {
+            if let Some((name, text)) = o.strip_prefix("scripts.").and_then(|r| r.split_once('=')) {
+                out.push((path.clone(), name.to_string(), text.to_string()));
+            }
+        }
+    }
+    out
+}
+
+/// The scripts the package manager runs, as shell text; `sets` are scripts
+/// the line sets first ([`script_sets`]), read in place of the file's.
+pub(super) fn scripts(c: &SimpleCommand, cwd: &Path, sets: &[(PathBuf, String, String)]) -> Found {
     let Some(call) = call(&c.program, &c.args) else {
         return Found::Nothing;
     };
@@ -274,15 +319,34 @@ pub(super) fn scripts(c: &SimpleCommand, cwd: &Path) -> Found {
     let Some(path) = nearest(&start) else {
         return Found::Nothing;
     };
-    let text = match super::read_script(&path, false) {
+    // A package.json the line changes only by setting scripts whose text is
+    // known is read as it is on disk, with those scripts set (the caller
+    // found no other write of it); absent, it is the scripts set alone.
+    let set_here = sets.iter().any(|(p, _, _)| *p == path);
+    let read = if set_here {
+        super::read_from_disk(&path, false, |_| true).map(|t| t.or_else(|| Some("{}".into())))
+    } else {
+        super::read_script(&path, false)
+    };
+    let text = match read {
         Ok(Some(t)) => t,
         Ok(None) => return Found::Nothing,
         Err(()) => return Found::Unknown,
     };
-    let Ok(json) = serde_json::from_str::<serde_json::Value>(&text) else {
+    let Ok(mut json) = serde_json::from_str::<serde_json::Value>(&text) else {
         // npm refuses a package.json it cannot read.
         return Found::Nothing;
     };
+    for (_, name, script) in sets.iter().filter(|(p, _, _)| *p == path) {
+        if let Some(obj) = json.as_object_mut() {
+            let table = obj
+                .entry("scripts")
+                .or_insert_with(|| serde_json::Value::Object(Default::default()));
+            if let Some(t) = table.as_object_mut() {
+                t.insert(name.clone(), serde_json::Value::String(script.clone()));
+            }
+        }
+    }
     let Some(table) = json.get("scripts").and_then(|s| s.as_object()) else {
         return Found::Nothing;
     };

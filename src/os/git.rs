@@ -263,6 +263,55 @@ pub fn listed(dir: &Path, queries: &[Vec<String>]) -> Option<Vec<PathBuf>> {
     Some(out)
 }
 
+/// The tracked files of the work tree around `dir` that `keep` keeps and
+/// whose text on disk is not HEAD's (what `git stash` puts back), as
+/// absolute paths. Compared by blob hash, the file's bytes as they are
+/// (`hash-object --no-filters`), against `ls-tree HEAD`: a clean filter a
+/// repository's configuration names never runs (`git diff HEAD` would run
+/// it to hash a file whose time stamps changed). `None` when git cannot
+/// answer in time.
+#[must_use]
+pub fn changed_from_head(dir: &Path, keep: impl Fn(&Path) -> bool) -> Option<Vec<PathBuf>> {
+    let git = find_git(dir)?;
+    let start = std::time::Instant::now();
+    let left = || {
+        let spent = u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
+        LIST_TIMEOUT_MS.checked_sub(spent).filter(|ms| *ms > 0)
+    };
+    let top = git_output_within(&git, dir, &["rev-parse", "--show-toplevel"], left()?)?;
+    let top = PathBuf::from(top.trim_end_matches('\n'));
+    let tracked = git_output_within(&git, &top, &["ls-files", "-z", "--full-name"], left()?)?;
+    let mut names: Vec<&str> = tracked
+        .split('\0')
+        .filter(|n| !n.is_empty() && keep(&top.join(n)))
+        .collect();
+    names.dedup();
+    if names.is_empty() {
+        return Some(Vec::new());
+    }
+    let mut args = vec!["hash-object", "--no-filters", "--"];
+    args.extend(names.iter().copied());
+    let on_disk = git_output_within(&git, &top, &args, left()?)?;
+    let mut args = vec!["ls-tree", "-z", "HEAD", "--"];
+    args.extend(names.iter().copied());
+    let in_head = git_output_within(&git, &top, &args, left()?).unwrap_or_default();
+    // `MODE TYPE HASH\tPATH` per entry.
+    let head_hash = |name: &str| {
+        in_head.split('\0').find_map(|e| {
+            let (meta, path) = e.split_once('\t')?;
+            (path == name).then(|| meta.rsplit(' ').next().unwrap_or_default().to_string())
+        })
+    };
+    Some(
+        names
+            .iter()
+            .zip(on_disk.lines())
+            .filter(|(name, hash)| head_hash(name).as_deref() != Some(hash.trim()))
+            .map(|(name, _)| top.join(name))
+            .collect(),
+    )
+}
+
 /// Run `git -C dir ARGS` with no `GIT_*` variable and no fsmonitor, for at
 /// most [`GIT_TIMEOUT_MS`]; its stdout when it succeeds.
 fn git_output(git: &Path, dir: &Path, args: &[&str]) -> Option<String> {

@@ -1174,4 +1174,27 @@ fn git_commands_that_take_the_wiring_out_of_the_working_tree_are_denied() {
         (sb.bash("git stash"), "allow", "untracked files stay"),
     ];
     check(&sb, &cases);
+
+    // Asking git runs nothing the repository configures: a clean filter
+    // (which `git diff HEAD` would run to hash a file whose time stamps
+    // changed) named by an archive's `.git/config` and `.gitattributes`.
+    let marker = sb.root.join("filter-ran");
+    std::fs::write(proj.join(".gitattributes"), "* filter=evil\n").unwrap();
+    let mut config = std::fs::read_to_string(proj.join(".git/config")).unwrap();
+    config.push_str(&format!(
+        "[filter \"evil\"]\n\tclean = touch {}\n",
+        marker.display()
+    ));
+    std::fs::write(proj.join(".git/config"), config).unwrap();
+    let wiring = std::fs::read(proj.join(".claude/settings.json")).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    std::fs::write(proj.join(".claude/settings.json"), &wiring).unwrap();
+    check(
+        &sb,
+        &[(sb.bash("git stash"), "allow", "the wiring's text is HEAD's")],
+    );
+    assert!(
+        !marker.exists(),
+        "a repository's clean filter ran while the guard asked git"
+    );
 }

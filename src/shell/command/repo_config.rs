@@ -599,7 +599,9 @@ pub fn name_checked_out(cmds: &mut [SimpleCommand], cwd: &str) {
         let Some(sub) = subcommand_of(c) else {
             continue;
         };
-        let Some(queries) = checkout_queries(c, &sub).filter(|q| !q.is_empty()) else {
+        let Some((queries, worktree)) =
+            checkout_queries(c, &sub).filter(|(q, w)| !q.is_empty() || *w)
+        else {
             continue;
         };
         if c.args
@@ -611,14 +613,22 @@ pub fn name_checked_out(cmds: &mut [SimpleCommand], cwd: &str) {
         let Some(dir) = git_dir_of(c, cwd) else {
             continue;
         };
-        let Some(files) = crate::os::git::listed(&dir, &queries) else {
+        let Some(mut files) = crate::os::git::listed(&dir, &queries) else {
             continue;
         };
+        if worktree {
+            let Some(changed) = crate::os::git::changed_from_head(&dir, names_hookrules) else {
+                continue;
+            };
+            files.extend(changed);
+        }
         c.replaced = files
             .into_iter()
             .filter(|f| names_hookrules(f))
             .filter_map(|f| f.to_str().map(str::to_string))
             .collect();
+        c.replaced.sort();
+        c.replaced.dedup();
     }
 }
 
@@ -647,9 +657,12 @@ fn names_hookrules(path: &Path) -> bool {
 }
 
 /// What to ask git for the files a working-tree command changes: `diff
-/// --name-only` between two commits, `ls-files` of what a stash takes.
-/// `None` when a word the answer depends on is not known.
-fn checkout_queries(c: &SimpleCommand, sub: &str) -> Option<Vec<Vec<String>>> {
+/// --name-only` between two commits, `ls-files` of what a stash takes, and
+/// whether the tracked files changed since HEAD go too (a stash: compared by
+/// [`crate::os::git::changed_from_head`], never by a diff against the
+/// working tree, which would run a repository's clean filters). `None` when a
+/// word the answer depends on is not known.
+fn checkout_queries(c: &SimpleCommand, sub: &str) -> Option<(Vec<Vec<String>>, bool)> {
     let at = c.args.iter().position(|a| a == sub)?;
     let words: Vec<&str> = c
         .args
@@ -690,12 +703,13 @@ fn checkout_queries(c: &SimpleCommand, sub: &str) -> Option<Vec<Vec<String>>> {
         out
     };
     let mut q = Vec::new();
+    let mut worktree = false;
     match sub {
         "stash" => {
             let action = operands(&["-m", "--message", "--pathspec-from-file"]);
             match action.first().map(String::as_str) {
                 None | Some("push" | "save") => {
-                    q.push(diff(&["HEAD"]));
+                    worktree = true;
                     if has(&["-u", "--include-untracked", "-a", "--all"]) {
                         let mut ls: Vec<String> = ["ls-files", "-z", "--full-name", "--others"]
                             .map(String::from)
@@ -731,11 +745,11 @@ fn checkout_queries(c: &SimpleCommand, sub: &str) -> Option<Vec<Vec<String>>> {
             ];
             if has(&["--orphan"]) {
                 q.push(["ls-files", "-z", "--full-name"].map(String::from).to_vec());
-                return Some(q);
+                return Some((q, worktree));
             }
             // `git checkout -- PATH…` is read as paths (by the caller).
             if sub == "checkout" && words.first() == Some(&"--") {
-                return Some(q);
+                return Some((q, worktree));
             }
             if let Some(to) = operands(&valued).first() {
                 q.push(diff(&["HEAD", to]));
@@ -780,10 +794,8 @@ fn checkout_queries(c: &SimpleCommand, sub: &str) -> Option<Vec<Vec<String>>> {
                 .cloned()
                 .unwrap_or_else(|| "HEAD".into());
             q.push(diff(&["HEAD", &to]));
-            if has(&["--hard"]) {
-                // and every tracked change made since HEAD
-                q.push(diff(&["HEAD"]));
-            }
+            // and, with --hard, every tracked change made since HEAD
+            worktree = has(&["--hard"]);
         }
         "read-tree" if has(&["-u"]) => {
             for t in operands(&["--prefix", "--index-output"]) {
@@ -792,7 +804,7 @@ fn checkout_queries(c: &SimpleCommand, sub: &str) -> Option<Vec<Vec<String>>> {
         }
         _ => {}
     }
-    Some(q)
+    Some((q, worktree))
 }
 
 #[cfg(test)]

@@ -714,15 +714,7 @@ mod tests {
             pending(dir.path(), "AAAA-AAAA", 5_000).unwrap_err(),
             CodeError::Unknown("AAAA-AAAA".into())
         );
-        let g = Granted {
-            id: found.id,
-            by: "me".into(),
-            summary: found.summary,
-            rules: found.rules,
-            expires_ms: 9_000,
-            mac: String::new(),
-        };
-        grant(dir.path(), &path, &g).unwrap();
+        grant_by_me(dir.path(), &path, found);
         assert!(
             pending(dir.path(), &code, 5_000).is_err(),
             "a code is used once"
@@ -753,24 +745,30 @@ mod tests {
         let (code, issued, _) = issue(dir.path(), &pending_for("def")).unwrap();
         save(&issued).unwrap();
         let (path, found) = pending(dir.path(), &code, 5_000).unwrap();
+        let id = found.id.clone();
+        grant_by_me(dir.path(), &path, found);
+        let snapshot = tempfile::tempdir().unwrap();
+        copy_tree(&dir.path().join("allow"), snapshot.path());
+        assert!(matches!(take(dir.path(), &id, 6_000), Taken::Used(_)));
+        fs::remove_dir_all(dir.path().join("allow")).unwrap();
+        copy_tree(snapshot.path(), &dir.path().join("allow"));
+        assert!(
+            matches!(take(dir.path(), &id, 6_000), Taken::Replayed(_)),
+            "a snapshot of allow/ restored whole does not make a used allowance count again"
+        );
+    }
+
+    /// What `hookrules allow` writes for the pending call `found`.
+    fn grant_by_me(state: &Path, pending_at: &Path, found: Pending) {
         let g = Granted {
-            id: found.id.clone(),
+            id: found.id,
             by: "me".into(),
             summary: found.summary,
             rules: found.rules,
             expires_ms: 9_000,
             mac: String::new(),
         };
-        grant(dir.path(), &path, &g).unwrap();
-        let snapshot = tempfile::tempdir().unwrap();
-        copy_tree(&dir.path().join("allow"), snapshot.path());
-        assert!(matches!(take(dir.path(), &found.id, 6_000), Taken::Used(_)));
-        fs::remove_dir_all(dir.path().join("allow")).unwrap();
-        copy_tree(snapshot.path(), &dir.path().join("allow"));
-        assert!(
-            matches!(take(dir.path(), &found.id, 6_000), Taken::Replayed(_)),
-            "a snapshot of allow/ restored whole does not make a used allowance count again"
-        );
+        grant(state, pending_at, &g).unwrap();
     }
 
     fn copy_tree(from: &Path, to: &Path) {

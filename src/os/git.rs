@@ -221,95 +221,115 @@ fn is_executable(p: &Path) -> bool {
 /// it for good, so it is ended then, and "cannot answer" is the answer.
 const GIT_TIMEOUT_MS: u64 = 5_000;
 
-/// How long git may take, in all, to list what one of the agent's commands
-/// would change ([`listed`]: on `run`'s path, where the answer must come in
+/// How long git may take, in all, to say what one of the agent's commands
+/// would change ([`WorkTree`]: on `run`'s path, where the answer must come in
 /// time).
 const LIST_TIMEOUT_MS: u64 = 2_000;
 
-/// The files git lists for each of `queries`, run from the top of the work
-/// tree around `dir` (each an argument list that prints names relative to
-/// the top, separated by NUL: `diff --name-only -z HEAD B --`, `ls-files -z
-/// --others`), as absolute paths, each once. A query git refuses (a revision
-/// that is not there) lists nothing. `None` when git cannot answer at all (no
-/// git, not a work tree, no answer in time). Asked as [`untracked_ignored`]
-/// asks: the system's git, no `GIT_*` variable, no fsmonitor.
-#[must_use]
-pub fn listed(dir: &Path, queries: &[Vec<String>]) -> Option<Vec<PathBuf>> {
-    let git = find_git(dir)?;
-    // One budget for all of them: each query gets what is left.
-    let start = std::time::Instant::now();
-    let left = || {
-        let spent = u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
-        LIST_TIMEOUT_MS.checked_sub(spent).filter(|ms| *ms > 0)
-    };
-    let top = git_output_within(&git, dir, &["rev-parse", "--show-toplevel"], left()?)?;
-    let top = PathBuf::from(top.trim_end_matches('\n'));
-    let mut out: Vec<PathBuf> = Vec::new();
-    for q in queries {
-        let args: Vec<&str> = q.iter().map(String::as_str).collect();
-        let within = left()?;
-        let Some(names) = git_output_within(&git, &top, &args, within) else {
-            continue;
-        };
-        out.extend(
-            names
-                .split('\0')
-                .filter(|n| !n.is_empty())
-                .map(|n| top.join(n)),
-        );
-    }
-    out.sort();
-    out.dedup();
-    Some(out)
+/// A work tree git is asked about on `run`'s path, as [`untracked_ignored`]
+/// asks (the system's git, no `GIT_*` variable, no fsmonitor), with one
+/// budget of [`LIST_TIMEOUT_MS`] for every question: each gets what is left.
+pub struct WorkTree {
+    git: PathBuf,
+    top: PathBuf,
+    start: std::time::Instant,
 }
 
-/// The tracked files of the work tree around `dir` that `keep` keeps and
-/// whose text on disk is not HEAD's (what `git stash` puts back), as
-/// absolute paths. Compared by blob hash, the file's bytes as they are
-/// (`hash-object --no-filters`), against `ls-tree HEAD`: a clean filter a
-/// repository's configuration names never runs (`git diff HEAD` would run
-/// it to hash a file whose time stamps changed). `None` when git cannot
-/// answer in time.
-#[must_use]
-pub fn changed_from_head(dir: &Path, keep: impl Fn(&Path) -> bool) -> Option<Vec<PathBuf>> {
-    let git = find_git(dir)?;
-    let start = std::time::Instant::now();
-    let left = || {
-        let spent = u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX);
-        LIST_TIMEOUT_MS.checked_sub(spent).filter(|ms| *ms > 0)
-    };
-    let top = git_output_within(&git, dir, &["rev-parse", "--show-toplevel"], left()?)?;
-    let top = PathBuf::from(top.trim_end_matches('\n'));
-    let tracked = git_output_within(&git, &top, &["ls-files", "-z", "--full-name"], left()?)?;
-    let mut names: Vec<&str> = tracked
-        .split('\0')
-        .filter(|n| !n.is_empty() && keep(&top.join(n)))
-        .collect();
-    names.dedup();
-    if names.is_empty() {
-        return Some(Vec::new());
-    }
-    let mut args = vec!["hash-object", "--no-filters", "--"];
-    args.extend(names.iter().copied());
-    let on_disk = git_output_within(&git, &top, &args, left()?)?;
-    let mut args = vec!["ls-tree", "-z", "HEAD", "--"];
-    args.extend(names.iter().copied());
-    let in_head = git_output_within(&git, &top, &args, left()?).unwrap_or_default();
-    // `MODE TYPE HASH\tPATH` per entry.
-    let head_hash = |name: &str| {
-        in_head.split('\0').find_map(|e| {
-            let (meta, path) = e.split_once('\t')?;
-            (path == name).then(|| meta.rsplit(' ').next().unwrap_or_default().to_string())
+impl WorkTree {
+    /// The work tree around `dir`; `None` when git cannot say (no git, not a
+    /// work tree, no answer in time).
+    #[must_use]
+    pub fn open(dir: &Path) -> Option<WorkTree> {
+        let git = find_git(dir)?;
+        let start = std::time::Instant::now();
+        let top = git_output_within(
+            &git,
+            dir,
+            &["rev-parse", "--show-toplevel"],
+            LIST_TIMEOUT_MS,
+        )?;
+        Some(WorkTree {
+            git,
+            top: PathBuf::from(top.trim_end_matches('\n')),
+            start,
         })
-    };
-    Some(
-        names
-            .iter()
-            .zip(on_disk.lines())
-            .filter(|(name, hash)| head_hash(name).as_deref() != Some(hash.trim()))
-            .map(|(name, _)| top.join(name))
-            .collect(),
-    )
+    }
+
+    /// `git ARGS` run from the top, within what is left of the budget.
+    /// `Err(())` when the budget is spent; `Ok(None)` when git refuses.
+    fn ask(&self, args: &[&str]) -> Result<Option<String>, ()> {
+        let spent = u64::try_from(self.start.elapsed().as_millis()).unwrap_or(u64::MAX);
+        let left = LIST_TIMEOUT_MS
+            .checked_sub(spent)
+            .filter(|ms| *ms > 0)
+            .ok_or(())?;
+        Ok(git_output_within(&self.git, &self.top, args, left))
+    }
+
+    /// The files git lists for each of `queries` (each an argument list that
+    /// prints names relative to the top, separated by NUL: `diff --name-only
+    /// -z HEAD B --`, `ls-files -z --others`), as absolute paths, each once.
+    /// A query git refuses (a revision that is not there) lists nothing.
+    /// `None` when the budget runs out.
+    #[must_use]
+    pub fn listed(&self, queries: &[Vec<String>]) -> Option<Vec<PathBuf>> {
+        let mut out: Vec<PathBuf> = Vec::new();
+        for q in queries {
+            let args: Vec<&str> = q.iter().map(String::as_str).collect();
+            let Some(names) = self.ask(&args).ok()? else {
+                continue;
+            };
+            out.extend(
+                names
+                    .split('\0')
+                    .filter(|n| !n.is_empty())
+                    .map(|n| self.top.join(n)),
+            );
+        }
+        out.sort();
+        out.dedup();
+        Some(out)
+    }
+
+    /// The tracked files that `keep` keeps and whose text on disk is not
+    /// HEAD's (what `git stash` puts back), as absolute paths. Compared by
+    /// blob hash, the file's bytes as they are (`hash-object --no-filters`),
+    /// against `ls-tree HEAD`: a clean filter a repository's configuration
+    /// names never runs (`git diff HEAD` would run it to hash a file whose
+    /// time stamps changed). `None` when git cannot answer in time.
+    #[must_use]
+    pub fn changed_from_head(&self, keep: impl Fn(&Path) -> bool) -> Option<Vec<PathBuf>> {
+        let tracked = self.ask(&["ls-files", "-z", "--full-name"]).ok()??;
+        let mut names: Vec<&str> = tracked
+            .split('\0')
+            .filter(|n| !n.is_empty() && keep(&self.top.join(n)))
+            .collect();
+        names.dedup();
+        if names.is_empty() {
+            return Some(Vec::new());
+        }
+        let mut args = vec!["hash-object", "--no-filters", "--"];
+        args.extend(names.iter().copied());
+        let on_disk = self.ask(&args).ok()??;
+        let mut args = vec!["ls-tree", "-z", "HEAD", "--"];
+        args.extend(names.iter().copied());
+        let in_head = self.ask(&args).ok()?.unwrap_or_default();
+        // `MODE TYPE HASH\tPATH` per entry.
+        let head_hash = |name: &str| {
+            in_head.split('\0').find_map(|e| {
+                let (meta, path) = e.split_once('\t')?;
+                (path == name).then(|| meta.rsplit(' ').next().unwrap_or_default().to_string())
+            })
+        };
+        Some(
+            names
+                .iter()
+                .zip(on_disk.lines())
+                .filter(|(name, hash)| head_hash(name).as_deref() != Some(hash.trim()))
+                .map(|(name, _)| self.top.join(name))
+                .collect(),
+        )
+    }
 }
 
 /// Run `git -C dir ARGS` with no `GIT_*` variable and no fsmonitor, for at

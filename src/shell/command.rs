@@ -72,7 +72,7 @@ pub use cargo_config::add_cargo_config_code;
 pub use git_autocorrect::add_autocorrected;
 pub use links::{acts_on_name, follows_links_below, is_link_text, made_by};
 pub use outputs::{outputs, Outputs};
-pub(crate) use repo_config::read_limited;
+pub(crate) use repo_config::names_hookrules;
 pub use repo_config::{add_repository_code, name_checked_out, name_push_refspecs};
 pub use script_files::add_script_code;
 pub use startup_files::add_startup_code;

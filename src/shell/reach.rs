@@ -337,10 +337,6 @@ impl Wires {
     /// bounded reader that never waits on a FIFO or a device.
     pub fn on(&self) -> bool {
         *self.found.get_or_init(|| {
-            let names_us = |p: &std::path::Path| {
-                crate::shell::command::read_limited(p)
-                    .is_some_and(|t| t.to_ascii_lowercase().contains("hookrules"))
-            };
             let Ok(meta) = std::fs::symlink_metadata(&self.at) else {
                 return false;
             };
@@ -349,9 +345,9 @@ impl Wires {
                 Wiring::Hooks if meta.is_dir() => std::fs::read_dir(&self.at).is_ok_and(|d| {
                     d.flatten()
                         .take(MAX_HOOK_FILES)
-                        .any(|e| names_us(&e.path()))
+                        .any(|e| crate::shell::command::names_hookrules(&e.path()))
                 }),
-                Wiring::Hooks => names_us(&self.at),
+                Wiring::Hooks => crate::shell::command::names_hookrules(&self.at),
             }
         })
     }

@@ -579,7 +579,7 @@ fn value(raw: &str) -> String {
 /// and `checkout` to another commit, `merge`, `rebase`, `cherry-pick`,
 /// `revert`, `reset --keep|--merge|--hard`, `read-tree -u`): git is asked
 /// which files they would put back, replace or take away
-/// ([`crate::os::git::listed`]), and those on disk now whose text names
+/// ([`crate::os::git::WorkTree`]), and those on disk now whose text names
 /// hookrules (a host's settings or hook file that registers it) are the
 /// command's [`SimpleCommand::replaced`]: the rules judge them as any other
 /// replacement of the files that switch the guard on (`git stash -u` takes
@@ -613,11 +613,14 @@ pub fn name_checked_out(cmds: &mut [SimpleCommand], cwd: &str) {
         let Some(dir) = git_dir_of(c, cwd) else {
             continue;
         };
-        let Some(mut files) = crate::os::git::listed(&dir, &queries) else {
+        let Some(tree) = crate::os::git::WorkTree::open(&dir) else {
+            continue;
+        };
+        let Some(mut files) = tree.listed(&queries) else {
             continue;
         };
         if worktree {
-            let Some(changed) = crate::os::git::changed_from_head(&dir, names_hookrules) else {
+            let Some(changed) = tree.changed_from_head(names_hookrules) else {
                 continue;
             };
             files.extend(changed);
@@ -648,18 +651,18 @@ fn subcommand_of(c: &SimpleCommand) -> Option<String> {
     None
 }
 
-/// Does the file at `path` name hookrules (a regular file of at most 1 MiB)?
-fn names_hookrules(path: &Path) -> bool {
-    crate::os::files::read_regular(path, Some(1 << 20)).is_ok_and(|text| {
-        text.windows(9)
-            .any(|w| w.eq_ignore_ascii_case(b"hookrules"))
-    })
+/// Does the file at `path` name hookrules (its first [`MAX_CONFIG_BYTES`],
+/// read by [`read_limited`], which never waits on a FIFO or a device)? The
+/// one answer to "does this hook file switch hookrules on", for
+/// `shell::reach::Wires` and for what git would replace here.
+pub(crate) fn names_hookrules(path: &Path) -> bool {
+    read_limited(path).is_some_and(|t| t.to_ascii_lowercase().contains("hookrules"))
 }
 
 /// What to ask git for the files a working-tree command changes: `diff
 /// --name-only` between two commits, `ls-files` of what a stash takes, and
 /// whether the tracked files changed since HEAD go too (a stash: compared by
-/// [`crate::os::git::changed_from_head`], never by a diff against the
+/// [`crate::os::git::WorkTree::changed_from_head`], never by a diff against the
 /// working tree, which would run a repository's clean filters). `None` when a
 /// word the answer depends on is not known.
 fn checkout_queries(c: &SimpleCommand, sub: &str) -> Option<(Vec<Vec<String>>, bool)> {

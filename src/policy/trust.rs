@@ -44,17 +44,31 @@ pub fn content_hash(text: &str) -> String {
     state::hex(&Sha256::digest(text.as_bytes()))
 }
 
-/// The identity a trust is keyed to: the absolute path (symlinks resolved when
-/// the file exists).
+/// The identity a trust is keyed to: the path the policy was found at, with
+/// the project above its policy folder resolved (a session that opens the
+/// project through a link to it is the same project) and nothing below it:
+/// the file at `B/.claude/hookrules/x.local.toml` is B's, even when it, or
+/// B's policy folder, is a link to the file another project's trust covers
+/// (a clone cannot borrow that trust). A path outside a policy folder (a
+/// file a policy `extends`) is the file it resolves to.
 pub fn identity(path: &Path) -> PathBuf {
-    fs::canonicalize(path).unwrap_or_else(|_| {
-        let abs = if path.is_absolute() {
-            path.to_path_buf()
-        } else {
-            std::env::current_dir().unwrap_or_default().join(path)
-        };
-        crate::os::files::lexical_normalize(&abs)
-    })
+    let abs = crate::os::files::lexical_normalize(&if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir().unwrap_or_default().join(path)
+    });
+    let parts: Vec<_> = abs.components().collect();
+    let folder = parts
+        .windows(2)
+        .rposition(|w| w[0].as_os_str() == ".claude" && w[1].as_os_str() == "hookrules");
+    match folder {
+        Some(at) => {
+            let project: PathBuf = parts[..at].iter().collect();
+            let below: PathBuf = parts[at..].iter().collect();
+            fs::canonicalize(&project).unwrap_or(project).join(below)
+        }
+        None => fs::canonicalize(&abs).unwrap_or(abs),
+    }
 }
 
 /// One trust record, as stored.
@@ -194,5 +208,40 @@ mod tests {
         fs::remove_file(state::key_path(&state)).unwrap();
         UserKey::load_or_create(&state).unwrap();
         assert!(!Store::open(&state).is_trusted(&p, "x"));
+    }
+
+    #[test]
+    fn trust_stays_with_the_project_a_file_is_found_in() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let state = root.join("state");
+        let a = root.join("a/.claude/hookrules/me.local.toml");
+        fs::create_dir_all(a.parent().unwrap()).unwrap();
+        fs::write(&a, "x").unwrap();
+        let mut store = Store::open(&state);
+        store.trust(&a, "x", "me").unwrap();
+        let store = Store::open(&state);
+        assert!(store.is_trusted(&a, "x"));
+        // B's file is a link to A's: B's own, untrusted.
+        let b = root.join("b/.claude/hookrules/me.local.toml");
+        fs::create_dir_all(b.parent().unwrap()).unwrap();
+        symlink(&a, &b).unwrap();
+        assert!(
+            !store.is_trusted(&b, "x"),
+            "a file link into a trusted file"
+        );
+        // C's policy folder is a link to A's.
+        fs::create_dir_all(root.join("c/.claude")).unwrap();
+        symlink(a.parent().unwrap(), root.join("c/.claude/hookrules")).unwrap();
+        let c = root.join("c/.claude/hookrules/me.local.toml");
+        assert!(
+            !store.is_trusted(&c, "x"),
+            "a folder link into a trusted folder"
+        );
+        // A itself, opened through a link to the project: the same project.
+        symlink(root.join("a"), root.join("a-link")).unwrap();
+        let via = root.join("a-link/.claude/hookrules/me.local.toml");
+        assert!(store.is_trusted(&via, "x"), "the project through a link");
     }
 }

@@ -422,6 +422,36 @@ fn a_local_file_loosens_only_once_the_user_trusts_it() {
         &[("CLAUDE_PROJECT_DIR", clone.display().to_string())],
     );
     assert!(denied(&a), "a nested .git that ignores it: {a}");
+
+    // Another project whose local file, or whose whole policy folder, is a
+    // link to the trusted one: that project's own file, untrusted (a
+    // repository cannot borrow the trust the user gave another project).
+    for link_folder in [false, true] {
+        let other = s.root.join(format!("other-{link_folder}"));
+        std::fs::create_dir_all(other.join(".claude")).unwrap();
+        let trusted = s.proj.join(".claude/hookrules");
+        if link_folder {
+            std::os::unix::fs::symlink(&trusted, other.join(".claude/hookrules")).unwrap();
+        } else {
+            std::fs::create_dir_all(other.join(".claude/hookrules")).unwrap();
+            std::os::unix::fs::symlink(
+                trusted.join("me.local.toml"),
+                other.join(".claude/hookrules/me.local.toml"),
+            )
+            .unwrap();
+        }
+        let mut ev = s.bash_event("git reset --hard", true);
+        ev["cwd"] = other.to_str().unwrap().into();
+        let a = s.run_with(
+            ev,
+            true,
+            &[("CLAUDE_PROJECT_DIR", other.display().to_string())],
+        );
+        assert!(
+            denied(&a),
+            "a link into the trusted policy (whole folder: {link_folder}): {a}"
+        );
+    }
 }
 
 #[test]

@@ -150,15 +150,14 @@ fn guards(env: &Env, cwd: &Path, project: &Path) -> shell::reach::Guards {
 fn guard(g: crate::contract::places::Guarded) -> Option<shell::reach::Guard> {
     use crate::contract::places;
     let path = g.path.to_str()?;
-    let path = if shell::path::is_normal(path) {
-        path.to_ascii_lowercase()
+    let at = if shell::path::is_normal(path) {
+        path.to_string()
     } else {
-        let mut p = shell::path::normalize(path, "/", None).ok()?;
-        p.make_ascii_lowercase();
-        p
+        shell::path::normalize(path, "/", None).ok()?
     };
     Some(shell::reach::Guard {
-        path,
+        path: at.to_ascii_lowercase(),
+        at,
         folder: g.folder,
         class: match g.guard {
             places::Guard::Config | places::Guard::Regenerable => shell::reach::Class::GuardConfig,
@@ -803,6 +802,13 @@ impl<T: Tracer> Evaluator<'_, T> {
                             at.clone().next().is_some()
                                 && at.all(|(i, _)| shell::command::acts_on_name(c, i))
                         });
+                        // A relative operand is in the folder the command
+                        // runs in (`cd .. && mv proj x` moves the project).
+                        let moved = object
+                            .filter(|_| !p.starts_with(['/', '~', '$']))
+                            .and_then(|w| shell::reach::moved_to(&w.command.cwd, &self.ctx.reach));
+                        let joined = moved.map(|d| format!("{}/{p}", d.trim_end_matches('/')));
+                        let p = joined.as_deref().unwrap_or(p);
                         let mut t =
                             values::tool_path(p, self.ctx, ps.resolve_symlinks, !by_name, made);
                         if patterns {

@@ -878,6 +878,17 @@ fn spell_out_long_options(program: &str, args: &mut [String], values: &mut [Valu
     }
 }
 
+/// The short options of `program` that take a value, where a cluster's rest
+/// is that value (getopt's rule): netcat's family, whose proxy options
+/// (`-Xconnect`, `-xproxy:8080`) would otherwise spell `-e` and `-c`.
+fn short_valued(program: &str) -> &'static str {
+    let base = program.rsplit('/').next().unwrap_or(program);
+    match base {
+        "nc" | "netcat" | "ncat" | "nc.openbsd" | "nc.traditional" => "IiMmOPpsTVwXxeqgGoc",
+        _ => "",
+    }
+}
+
 fn split_flags(program: &str, args: &[String]) -> (Vec<String>, Vec<usize>) {
     let mut flags = Vec::new();
     let mut seen = HashSet::new();
@@ -940,9 +951,14 @@ fn split_flags(program: &str, args: &[String]) -> (Vec<String>, Vec<usize>) {
             add(format!("--{name}"), &mut flags);
         } else if let Some(short) = a.strip_prefix('-').filter(|s| !s.is_empty()) {
             // Letters are flags; from the first other character on it is a
-            // value (`-j"$(nproc)"`, `-I/usr/include`).
+            // value (`-j"$(nproc)"`, `-I/usr/include`), and so is what follows
+            // an option known to take one (`nc -Xconnect`).
+            let valued = short_valued(program);
             for ch in short.chars().take_while(char::is_ascii_alphanumeric) {
                 add(format!("-{ch}"), &mut flags);
+                if valued.contains(ch) {
+                    break;
+                }
             }
         } else {
             operands.push(i);

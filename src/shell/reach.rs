@@ -281,6 +281,9 @@ pub struct Guard {
     /// Where it is (absolute, normalised, in lowercase: places are compared
     /// ignoring letter case, as macOS and Windows volumes do).
     pub path: String,
+    /// Where it is, normalised and spelled as the environment names it: the
+    /// name the file system opens (its hard links are found by it).
+    pub at: String,
     /// A folder: everything in it is guarded too.
     pub folder: bool,
     /// [`Class::GuardConfig`], [`Class::GuardState`] or [`Class::GuardKey`].
@@ -666,8 +669,13 @@ pub fn targets_for(value: &Value, cwd: &Value, env: &Env, how: Use<'_>) -> Vec<T
     };
     let respelled = windows_spelled(value, env);
     for full in absolute(respelled.as_ref().unwrap_or(value), cwd) {
-        push(&mut out, target(&full, env, how, &made));
-        for t in link_matches(&full, env, how, &made) {
+        let t = target(&full, env, how, &made);
+        let below = made_below(&t, env, how, &made);
+        push(&mut out, t);
+        for t in link_matches(&full, env, how, &made)
+            .into_iter()
+            .chain(below)
+        {
             push(&mut out, t);
         }
     }
@@ -810,6 +818,22 @@ fn made_links(made: &[links::MadeLink], env: &Env) -> Vec<Made> {
         }
     }
     out
+}
+
+/// The folder a command runs in (its `cwd`, after the `cd`s before it), as
+/// text, when it is one known folder other than where the commands start:
+/// `None` for the start itself, several possible folders, or an unknown one.
+#[must_use]
+pub fn moved_to(cwd: &Value, env: &Env) -> Option<String> {
+    let [one] = cwd.0.as_slice() else {
+        return None;
+    };
+    if one.0.as_slice() == [Piece::Start] {
+        return None;
+    }
+    let text = known_text(one, env)?;
+    let norm = normalize(&text, "/", env.home.as_deref()).ok()?;
+    (norm.starts_with('/') && norm != env.cwd).then_some(norm)
 }
 
 /// The text of a path whose every piece is known on this machine.
@@ -1156,9 +1180,52 @@ fn link_matches(s: &Sym, env: &Env, how: Use<'_>, made: &[Made]) -> Vec<Target> 
     };
     // A trailing `/` makes the last name followed (`rm -rf o*/`).
     let slash = if text.ends_with('/') { "/" } else { "" };
-    pattern_on_disk(&norm)
+    // The names on disk, and the links this line made that the pattern can
+    // name (`ln -s ~/.aws/credentials dist/c && cat dist/*`): the shell
+    // expands the pattern when the command runs, after the link is made.
+    let comps: Vec<&str> = norm.split('/').filter(|c| !c.is_empty()).collect();
+    let named_made = made.iter().map(|m| m.path.clone()).filter(|path| {
+        let names: Vec<String> = path
+            .split('/')
+            .filter(|c| !c.is_empty())
+            .map(str::to_lowercase)
+            .collect();
+        names.len() == comps.len()
+            && comps.iter().zip(&names).all(|(c, n)| {
+                if c.contains([STAR, QUESTION, BRACKET]) {
+                    may_name(c, n)
+                } else {
+                    c.eq_ignore_ascii_case(n)
+                }
+            })
+    });
+    let mut found = pattern_on_disk(&norm);
+    for m in named_made.collect::<Vec<_>>() {
+        if !found.contains(&m) {
+            found.push(m);
+        }
+    }
+    found
         .into_iter()
         .map(|m| target(&Sym::text(&format!("{m}{slash}")), env, how, made))
+        .filter(|t| t.spelled.is_some() || t.classes.has(Class::Unknown))
+        .collect()
+}
+
+/// The links this line made below a folder a command reads or writes
+/// through (not by name: `rm -rf dist` removes a link there, not what it
+/// leads to), each where it leads: `ln -s ~/.aws/credentials dist/c && tar
+/// -chzf x.tgz dist` reads the credentials. A program that keeps links as
+/// links reads only the link, but a link to a secret made a moment before
+/// in the folder the same line then reads is taken for what it leads to.
+fn made_below(t: &Target, env: &Env, how: Use<'_>, made: &[Made]) -> Vec<Target> {
+    if !how.follow_last || t.pattern.is_some() || !t.path.starts_with('/') {
+        return Vec::new();
+    }
+    let folder = t.path.trim_end_matches('/');
+    made.iter()
+        .filter(|m| place::below(&m.path, folder).is_some_and(|rest| !rest.is_empty()))
+        .map(|m| target(&Sym::text(&m.path), env, how, made))
         .filter(|t| t.spelled.is_some() || t.classes.has(Class::Unknown))
         .collect()
 }
@@ -1303,17 +1370,19 @@ impl Env {
         }
     }
 
-    /// The places whose files count by name for hard links: the home folder,
-    /// [`NAMED_FOLDERS`] in it and the guarded places.
+    /// The places whose files count by name for hard links: the guarded
+    /// places, [`NAMED_FOLDERS`] in the home folder, and the home folder, in
+    /// that order. The first name of a file wins: a file in home that is also
+    /// `.claude/settings.json` (`ln .claude/settings.json ~/notes.json`) is
+    /// the guarded file, not a plain file in home.
     #[must_use]
     pub fn identity_places(&self) -> Vec<String> {
-        let mut out: Vec<String> = Vec::new();
+        let mut out: Vec<String> = self.guards.list().iter().map(|g| g.at.clone()).collect();
         if let Some(home) = self.home.as_deref().filter(|h| h.starts_with('/')) {
             let home = home.trim_end_matches('/');
-            out.push(home.to_string());
             out.extend(NAMED_FOLDERS.iter().map(|f| format!("{home}/{f}")));
+            out.push(home.to_string());
         }
-        out.extend(self.guards.list().iter().map(|g| g.path.clone()));
         out
     }
 

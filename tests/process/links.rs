@@ -76,6 +76,8 @@ fn sandbox() -> Sandbox {
         ("home/.ssh/id_ed25519", "deploy.txt"),
         ("home/.bashrc", "rc.txt"),
         ("home/.claude/settings.json", "hooks.json"),
+        // in home itself, whose other files count by their names too
+        ("home/.claude/settings.json", "../hook-notes.json"),
         ("home/.ssh/known_hosts", "hosts.txt"),
         ("home/proj/a.txt", "b.txt"),
     ] {
@@ -287,6 +289,11 @@ const COMMANDS: &[(&str, &str, &str)] = &[
         "echo '{}' > hooks.json",
         "ask",
         "writes the user's hook settings",
+    ),
+    (
+        "echo '{}' > ../hook-notes.json",
+        "ask",
+        "a file in home that is the hook settings too",
     ),
     ("rm deploy.txt", "allow", "removing one name leaves the key"),
     ("cat hosts.txt", "allow", "known_hosts is no secret"),
@@ -515,6 +522,12 @@ const TOOLS: &[(&str, &str, &str, &str)] = &[
         "hooks.json",
         "ask",
         "a hard link to the hook settings",
+    ),
+    (
+        "Write",
+        "../hook-notes.json",
+        "ask",
+        "a hard link in home to the hook settings",
     ),
     ("Read", "hosts.txt", "allow", "a hard link to known_hosts"),
     ("Read", "b.txt", "allow", "a hard link inside the project"),

@@ -852,6 +852,7 @@ fn switching_the_guard_off_is_denied_changing_it_asks() {
         (sb.bash("cp src/main.rs .gemini/settings.json"), "deny", "a copy onto Gemini's wiring"),
         (sb.bash("ln -sf /dev/null .claude/settings.json"), "deny", "a link onto it"),
         (sb.bash("mv .claude .claude-off"), "deny", "the folder holding it moved away"),
+        (sb.bash("cd .. && mv proj proj.bak && mkdir proj"), "deny", "the project moved from the folder above"),
         (sb.bash("git mv .github/hooks .github/hooks-off"), "deny", "Copilot's hook folder moved"),
         (sb.bash("rm -rf .c*"), "deny", "a pattern that names the folder"),
         (sb.bash("d=cfg; rm -rf \"$d\"/"), "deny", "through a committed link, by a variable"),
@@ -1088,6 +1089,11 @@ fn git_commands_that_take_the_wiring_out_of_the_working_tree_are_denied() {
             "an empty tree",
         ),
         (
+            sb.bash("git checkout --orphan gh-pages bare"),
+            "deny",
+            "an orphan branch started from a tree without the wiring",
+        ),
+        (
             sb.bash("git reset --keep bare"),
             "deny",
             "reset keeping local changes",
@@ -1111,6 +1117,11 @@ fn git_commands_that_take_the_wiring_out_of_the_working_tree_are_denied() {
             sb.bash("git switch -c feature"),
             "allow",
             "a new branch where it is",
+        ),
+        (
+            sb.bash("git checkout --orphan gh-pages"),
+            "allow",
+            "an orphan branch keeps the working tree",
         ),
         (
             sb.bash("git merge bare"),

@@ -746,7 +746,10 @@ fn checkout_queries(c: &SimpleCommand, sub: &str) -> Option<(Vec<Vec<String>>, b
                 "--orphan",
                 "--conflict",
             ];
-            if has(&["--orphan"]) {
+            // `git switch --orphan` empties the working tree of tracked
+            // files; `git checkout --orphan NEW [START]` leaves it as a
+            // checkout of START would (HEAD's: nothing changes).
+            if sub == "switch" && has(&["--orphan"]) {
                 q.push(["ls-files", "-z", "--full-name"].map(String::from).to_vec());
                 return Some((q, worktree));
             }

@@ -1399,6 +1399,21 @@ pub(crate) fn interpreter(prog: &str, args: &[String]) -> Option<(Lang, Vec<usiz
     let p = prog.to_ascii_lowercase();
     let base = p.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
     let lang = interpreter_lang(prog)?;
+    // A syntax check runs nothing (`php -l`, `ruby -c`, `node --check`);
+    // Perl's `-c` runs BEGIN blocks, so it is not one.
+    let checks: &[&str] = match lang {
+        Lang::Php => &["-l", "--syntax-check"],
+        Lang::Ruby => &["-c", "--check"],
+        Lang::Js if base == "node" => &["-c", "--check"],
+        _ => &[],
+    };
+    if args
+        .iter()
+        .take_while(|a| *a != "--")
+        .any(|a| checks.contains(&a.as_str()))
+    {
+        return None;
+    }
     let valued = valued_options(lang);
     let code_flags = code_flags(lang);
     let mut code = Vec::new();
@@ -1477,8 +1492,8 @@ pub(crate) fn interpreter(prog: &str, args: &[String]) -> Option<(Lang, Vec<usiz
         if s == "--" {
             break;
         }
-        if lang == Lang::Python && s == "-m" {
-            // `python -m module`: not inline code.
+        if lang == Lang::Python && s.starts_with("-m") {
+            // `python -m module`, `python -mjson.tool`: not inline code.
             return None;
         }
         if s.starts_with('-') && s.len() > 1 {

@@ -270,6 +270,16 @@ const COMMANDS: &[(&str, &str, &str)] = &[
         "build -> target: the starting link lands in the project",
     ),
     ("chmod -R -L u+w target", "allow", "no link below target"),
+    (
+        "find . -exec chmod 644 {} +",
+        "deny",
+        "the links at the top are handed on, and chmod follows them",
+    ),
+    (
+        "find . -type f -follow -exec chmod 644 {} +",
+        "deny",
+        "with -follow the files below the links are found too",
+    ),
     // Hard links on disk: the same file as a key, a start-up file, the
     // hook settings.
     ("cat deploy.txt", "deny", "a hard link to ~/.ssh/id_ed25519"),

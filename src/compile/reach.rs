@@ -1409,21 +1409,90 @@ impl<R> EventEntry<R> {
             Some(Some(v)) => match self.by_value.get(v) {
                 Some(r) => (r, vec![]),
                 None => {
-                    let refused = self
-                        .regex_value
-                        .iter()
-                        .filter(|(_, source)| {
-                            let m = Matcher::Regex(crate::validate::model::MatcherRegex::new(
-                                source.clone(),
-                            ));
-                            !accepts(&m, Some(v))
-                        })
-                        .map(|(id, _)| *id)
-                        .collect();
-                    (&self.other_value, refused)
+                    let regexes = self.regex_value.iter().map(|(id, s)| (*id, s.as_str()));
+                    (&self.other_value, refused(regexes, v))
                 }
             },
         }
+    }
+}
+
+/// The rules of these whose regex matcher (its source) does not accept
+/// `value`.
+fn refused<'s>(regexes: impl Iterator<Item = (RuleId, &'s str)>, value: &str) -> Vec<RuleId> {
+    regexes
+        .filter(|(_, source)| {
+            let m = Matcher::Regex(crate::validate::model::MatcherRegex::new(
+                source.to_string(),
+            ));
+            !accepts(&m, Some(value))
+        })
+        .map(|(id, _)| id)
+        .collect()
+}
+
+/// An event's entry as an artifact stores it: the span of each group's
+/// record, read in place (a lookup of the matcher value is a binary search
+/// in the record's bytes; nothing is decoded into maps and strings).
+#[derive(Debug, Serialize, Deserialize)]
+pub struct StoredEntry<'a> {
+    /// [`EventEntry::rules`].
+    pub rules: Span,
+    /// [`EventEntry::by_value`], by value (sorted).
+    #[serde(borrow)]
+    pub by_value: Keyed<'a, Span>,
+    /// [`EventEntry::other_value`].
+    pub other_value: Span,
+    /// [`EventEntry::regex_value`]: the rules, and each one's source.
+    #[serde(borrow)]
+    pub regex_ids: Words<'a, RuleId>,
+    /// The source of each of `regex_ids`.
+    #[serde(borrow)]
+    pub regex_sources: Texts<'a>,
+    /// [`EventEntry::missing`].
+    pub missing: Span,
+}
+
+impl StoredEntry<'static> {
+    /// The stored form of an entry whose groups are at these spans.
+    pub fn new(e: &EventEntry<Span>) -> StoredEntry<'static> {
+        StoredEntry {
+            rules: e.rules,
+            by_value: Keyed::new(e.by_value.iter().map(|(k, s)| (k.clone(), vec![*s]))),
+            other_value: e.other_value,
+            regex_ids: e.regex_value.iter().map(|(id, _)| *id).collect(),
+            regex_sources: e.regex_value.iter().map(|(_, s)| s).collect(),
+            missing: e.missing,
+        }
+    }
+}
+
+impl StoredEntry<'_> {
+    /// [`EventEntry::pick`], read in place (`None`: a damaged entry).
+    pub fn pick(&self, event: &Event) -> Option<(Span, Vec<RuleId>)> {
+        Some(match event.matcher_value() {
+            None => (self.rules, vec![]),
+            Some(None) => (self.missing, vec![]),
+            Some(Some(v)) => match self.by_value.get(v) {
+                Some(spans) => (spans.get(0)?, vec![]),
+                None => {
+                    if self.regex_ids.run().len() != self.regex_sources.len() {
+                        return None;
+                    }
+                    let regexes = self.regex_ids.iter().zip(self.regex_sources.iter());
+                    (self.other_value, refused(regexes, v))
+                }
+            },
+        })
+    }
+
+    /// The span of every group (`None`: a damaged entry).
+    pub fn groups(&self) -> Option<Vec<Span>> {
+        let mut out = vec![self.rules, self.other_value, self.missing];
+        for (_, spans) in self.by_value.iter() {
+            out.push(spans.get(0)?);
+        }
+        (out.len() == 3 + self.by_value.len()).then_some(out)
     }
 }
 
@@ -1960,8 +2029,8 @@ impl Prefilter<'_> {
                         if let Some(ids) = fp.exact.get(&c.program.to_ascii_lowercase(), parts)? {
                             out.extend(ids.iter().filter_map(runs));
                         }
-                        for (prefix, ids) in fp.prefixes.iter() {
-                            if program_is(&c.program, prefix) {
+                        for (prefix, ids) in fp.prefixes.iter_bytes() {
+                            if program_is_bytes(&c.program, prefix) {
                                 out.extend(ids.iter().filter_map(runs));
                             }
                         }

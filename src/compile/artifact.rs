@@ -115,7 +115,7 @@ use crate::source::{Layer, Origin, PolicySource};
 use crate::validate::model::{Fact, NamedCondition, Policy};
 use crate::validate::patterns::stored::{self, List, Numbering};
 
-const MAGIC: &[u8; 8] = b"HRSET010";
+const MAGIC: &[u8; 8] = b"HRSET011";
 /// The purpose the user's key is used for here (see `os::state`).
 const CACHE_PURPOSE: &str = "hookrules cache v1";
 /// Files whose time stamps are this close to the build are not cached (ns).
@@ -139,7 +139,7 @@ const EMBEDDED_SEARCH: &str = "the built-in pack";
 /// read as current; a change that does not (a comment, a refactor, a new
 /// function) needs neither a bump nor a re-bless. Cache files are keyed by the
 /// binary that built them and do not depend on it.
-pub const FORMAT_VERSION: u32 = 17;
+pub const FORMAT_VERSION: u32 = 18;
 
 /// What the embedded artifact records as its builder: the format's version and
 /// a hash of the built-in policies' names and texts, exactly as the pack is

@@ -302,12 +302,14 @@ impl Texts<'_> {
     }
 }
 
-impl<S: AsRef<str>> FromIterator<S> for Texts<'static> {
-    fn from_iter<I: IntoIterator<Item = S>>(texts: I) -> Self {
+impl Texts<'static> {
+    /// Byte strings one after the other (each read back with
+    /// [`Texts::bytes`]; [`Texts::get`] answers only those that are UTF-8).
+    pub fn of_bytes<B: AsRef<[u8]>>(items: impl IntoIterator<Item = B>) -> Texts<'static> {
         let mut all = vec![];
         let mut ends = vec![];
-        for t in texts {
-            all.extend_from_slice(t.as_ref().as_bytes());
+        for b in items {
+            all.extend_from_slice(b.as_ref());
             ends.push(all.len() as u32);
         }
         Texts {
@@ -317,6 +319,12 @@ impl<S: AsRef<str>> FromIterator<S> for Texts<'static> {
             },
             ends: ends.into_iter().collect(),
         }
+    }
+}
+
+impl<S: AsRef<str>> FromIterator<S> for Texts<'static> {
+    fn from_iter<I: IntoIterator<Item = S>>(texts: I) -> Self {
+        Texts::of_bytes(texts.into_iter().map(|t| t.as_ref().as_bytes().to_vec()))
     }
 }
 

@@ -27,8 +27,8 @@ use crate::shell::command::{
 use crate::shell::reach::{Classes, Judged};
 use crate::shell::Dialect;
 use crate::validate::model::{
-    texts, CommandWords, Condition, EventScope, FieldPath, Matcher, Op, PathSelector, Rule,
-    Segment, Selector, Test,
+    texts, CommandWords, Condition, EventScope, FieldPath, Matcher, Op, PathSelector,
+    ProgramOptions, Rule, Segment, Selector, Test,
 };
 
 /// A rule's index in its compiled set.
@@ -1096,8 +1096,14 @@ pub struct FieldPresence<'a> {
 /// Literals a path a selector picks must contain, with the rules that want each.
 #[derive(Debug, Serialize, Deserialize)]
 pub struct PathLiterals<'a> {
-    /// The selector.
+    /// The selector (in an artifact's group, without its option tables:
+    /// see `tables`).
     pub selector: PathSelector,
+    /// The selector's option tables (`written_through`, `skip_options`),
+    /// kept apart from it in an artifact's group ([`OptionTables`]); empty
+    /// in a set built in this process.
+    #[serde(borrow)]
+    pub tables: OptionTables<'a>,
     /// Lowercase literal, rules.
     #[serde(borrow)]
     pub literals: Shards<'a, RuleId>,
@@ -1114,6 +1120,86 @@ pub struct PathLiterals<'a> {
     /// Every rule with an atom here (when the paths are not known).
     #[serde(borrow)]
     pub all: Part<Words<'a, RuleId>>,
+}
+
+/// A path selector's option tables as an artifact's group keeps them: each
+/// entry (`written_through`'s, then `skip_options`') as postcard writes a
+/// [`ProgramOptions`], decoded only when its program is one a command of
+/// the event runs (or any program, `*`). Every use of an entry asks first
+/// whether it applies to the command's program
+/// ([`ProgramOptions::applies_to`]), so the entries of other programs
+/// change nothing; one `written_through` entry is kept when none applies,
+/// since a selector with that table picks only the paths commands write.
+/// (Decoded whole, the 27 `written_through` entries of one of the pack's
+/// Bash selectors cost ~33k instructions on every Bash event.)
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub struct OptionTables<'a> {
+    /// How many of `entries` are `written_through`'s.
+    through: u32,
+    /// Each entry's bytes.
+    #[serde(borrow)]
+    entries: Texts<'a>,
+}
+
+impl OptionTables<'_> {
+    /// Take the option tables out of `selector`.
+    fn take(selector: &mut PathSelector) -> Option<OptionTables<'static>> {
+        let through = std::mem::take(&mut selector.written_through);
+        let skip = std::mem::take(&mut selector.skip_options);
+        let mut entries = vec![];
+        for e in through.iter().chain(&skip) {
+            entries.push(postcard::to_allocvec(e).ok()?);
+        }
+        Some(OptionTables {
+            through: u32::try_from(through.len()).ok()?,
+            entries: Texts::of_bytes(entries),
+        })
+    }
+
+    /// `selector` with its tables back: every entry, or with `commands`,
+    /// only the entries for their programs (`None`: an entry does not
+    /// decode).
+    fn selector<'s>(
+        &self,
+        selector: &'s PathSelector,
+        commands: Option<&[SimpleCommand]>,
+    ) -> Option<std::borrow::Cow<'s, PathSelector>> {
+        if self.entries.is_empty() {
+            return Some(std::borrow::Cow::Borrowed(selector));
+        }
+        let mut s = selector.clone();
+        let through = self.through as usize;
+        for i in 0..self.entries.len() {
+            let bytes = self.entries.bytes(i)?;
+            let wanted = commands.is_none_or(|cmds| {
+                // A ProgramOptions begins with its program.
+                let program = program_of(bytes);
+                program.is_none_or(|p| {
+                    p == b"*" || cmds.iter().any(|c| program_is_bytes(&c.program, p))
+                })
+            });
+            if !wanted {
+                continue;
+            }
+            let entry: ProgramOptions = postcard::from_bytes(bytes).ok()?;
+            match i < through {
+                true => s.written_through.push(entry),
+                false => s.skip_options.push(entry),
+            }
+        }
+        if through > 0 && s.written_through.is_empty() {
+            s.written_through
+                .push(postcard::from_bytes(self.entries.bytes(0)?).ok()?);
+        }
+        Some(std::borrow::Cow::Owned(s))
+    }
+}
+
+/// The program at the start of an entry's bytes (a postcard string: its
+/// length, then its bytes); `None` when they do not read as one.
+fn program_of(bytes: &[u8]) -> Option<&[u8]> {
+    let mut c = Cursor(bytes);
+    c.bytes()
 }
 
 /// Programs a field's command must run, with the rules that want each (and
@@ -1565,6 +1651,7 @@ impl Reached<'_> {
             pl.literals.apart(put)?;
             pl.by_texts.apart(put)?;
             pl.all.apart(put)?;
+            pl.tables = OptionTables::take(&mut pl.selector)?;
         }
         Some(())
     }
@@ -1602,6 +1689,7 @@ impl Reached<'_> {
             pl.literals.read_all(parts)?;
             pl.by_texts.get(parts)?;
             pl.all.get(parts)?;
+            pl.tables.selector(&pl.selector, None)?;
         }
         Some(())
     }
@@ -1953,6 +2041,7 @@ impl<'n> Gathered<'n> {
             all.dedup();
             out.push(PathLiterals {
                 selector,
+                tables: OptionTables::default(),
                 literals,
                 any: any.into_iter().collect(),
                 classes,
@@ -2098,7 +2187,8 @@ impl Prefilter<'_> {
                         facts.len() - 1
                     }
                 };
-                paths.paths_seen(&cmds, &facts[at].1, &pl.selector, wanted)
+                let selector = pl.tables.selector(&pl.selector, Some(&cmds))?;
+                paths.paths_seen(&cmds, &facts[at].1, &selector, wanted)
             } else {
                 let Some(value) = pl.selector.field.get(&event.value) else {
                     // No field: no path.
@@ -2108,7 +2198,8 @@ impl Prefilter<'_> {
                     out.extend(pl.all.get(parts)?.iter());
                     continue;
                 };
-                paths.field_paths_seen(value, &pl.selector, wanted)
+                let selector = pl.tables.selector(&pl.selector, None)?;
+                paths.field_paths_seen(value, &selector, wanted)
             };
             for (classes, ids) in &pl.classes {
                 if seen.classes.meets(*classes) {

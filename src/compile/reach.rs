@@ -22,7 +22,7 @@ use crate::contract::events::tool_aliases;
 use crate::contract::Event;
 use crate::policy::syntax::Quantifier;
 use crate::shell::command::{
-    command_object, program_is, subcommand_matches, Code, Facts, SimpleCommand,
+    command_object_with, program_is, subcommand_matches, Code, Facts, SimpleCommand,
 };
 use crate::shell::reach::{Classes, Judged};
 use crate::shell::Dialect;
@@ -2087,9 +2087,9 @@ impl Prefilter<'static> {
 impl Prefilter<'_> {
     /// The candidate rules for an event, sorted. Path atoms are looked for
     /// only with `paths` (else their rules are candidates).
-    pub fn candidates(
+    pub fn candidates<'e>(
         &self,
-        event: &Event,
+        event: &'e Event,
         shells: &mut Shells,
         paths: Option<&dyn CommandPaths>,
         parts: &dyn Parts,
@@ -2106,12 +2106,27 @@ impl Prefilter<'_> {
         }
         let dialect = crate::contract::hosts::dialect(&event.value);
         let cwd = event_cwd(event);
+        // The commands of the field's text last parsed: the program lists
+        // and the path lists of a group mostly read the same field (the
+        // pack's Bash group: seven lists, `tool_input.command`), and each
+        // look in `shells` hashes the whole text.
+        let mut last: Option<(&str, Parsed)> = None;
+        let mut parse = |shells: &mut Shells, text: &'e str| -> Parsed {
+            match &last {
+                Some((t, r)) if std::ptr::eq(*t, text) => r.clone(),
+                _ => {
+                    let r = parse_shell(shells, text, dialect, cwd);
+                    last = Some((text, r.clone()));
+                    r
+                }
+            }
+        };
         for fp in &self.programs {
             let Some(text) = fp.field.get(&event.value).and_then(|v| v.as_str()) else {
                 // No command: it runs nothing.
                 continue;
             };
-            match parse_shell(shells, text, dialect, cwd) {
+            match parse(shells, text) {
                 Ok(cmds) => {
                     for c in cmds.iter() {
                         let runs = |(id, sub): (RuleId, u32)| fp.runs(c, sub).then_some(id);
@@ -2132,7 +2147,10 @@ impl Prefilter<'_> {
                             }
                         }
                         if !fp.within.is_empty() {
-                            let object = command_object(c);
+                            // Only the members some literal is looked for in.
+                            let wanted =
+                                |key: &str| fp.within.iter().any(|fl| fl.field.head() == Some(key));
+                            let object = command_object_with(c, &wanted);
                             for fl in &fp.within {
                                 fl.search(&object, &mut out, parts)?;
                             }
@@ -2171,8 +2189,7 @@ impl Prefilter<'_> {
                     // No command: it names no path.
                     continue;
                 };
-                let (Some(paths), Ok(cmds)) = (paths, parse_shell(shells, text, dialect, cwd))
-                else {
+                let (Some(paths), Ok(cmds)) = (paths, parse(shells, text)) else {
                     // Paths not known, or a command that does not parse
                     // (which names any path).
                     out.extend(pl.all.get(parts)?.iter());

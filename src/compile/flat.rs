@@ -30,6 +30,7 @@
 use std::borrow::Cow;
 use std::fmt;
 use std::marker::PhantomData;
+use std::sync::OnceLock;
 
 use serde::de::{Deserialize, Deserializer, Error, Visitor};
 use serde::{Serialize, Serializer};
@@ -241,11 +242,15 @@ impl<'de: 'a, 'a, T: Word> Deserialize<'de> for Words<'a, T> {
     }
 }
 
-/// Texts one after the other, each found by where it ends.
+/// Texts one after the other, each found by where it ends. Held as bytes:
+/// a text is checked to be UTF-8 when it is read as one ([`Texts::get`]),
+/// not the whole list when it is decoded (the pack's Bash group holds 4.8 KB
+/// of subcommand words that an event reads a few of); comparisons read the
+/// bytes alone.
 #[derive(Default, Serialize, serde::Deserialize)]
 pub struct Texts<'a> {
     #[serde(borrow)]
-    all: Cow<'a, str>,
+    all: Words<'a, u8>,
     #[serde(borrow)]
     ends: Words<'a, u32>,
 }
@@ -254,7 +259,7 @@ impl Texts<'_> {
     /// The same list, owning its bytes.
     pub fn into_owned(self) -> Texts<'static> {
         Texts {
-            all: Cow::Owned(self.all.into_owned()),
+            all: self.all.into_owned(),
             ends: self.ends.into_owned(),
         }
     }
@@ -269,34 +274,57 @@ impl Texts<'_> {
         self.ends.is_empty()
     }
 
-    /// The `i`th text (`None` past the end or in a damaged list).
-    pub fn get(&self, i: usize) -> Option<&str> {
+    /// The `i`th text's bytes (`None` past the end or in a damaged list).
+    pub fn bytes(&self, i: usize) -> Option<&[u8]> {
         let ends = self.ends.run();
         let start = match i {
             0 => 0,
             _ => ends.get(i - 1)? as usize,
         };
-        self.all.get(start..ends.get(i)? as usize)
+        self.all.bytes.get(start..ends.get(i)? as usize)
+    }
+
+    /// The `i`th text (`None` past the end, in a damaged list, or when its
+    /// bytes are not UTF-8).
+    pub fn get(&self, i: usize) -> Option<&str> {
+        std::str::from_utf8(self.bytes(i)?).ok()
     }
 
     /// Every text, in order.
     pub fn iter(&self) -> impl Iterator<Item = &str> {
         (0..self.len()).map_while(|i| self.get(i))
     }
+
+    /// Every text's bytes, in order (none checked to be UTF-8: many short
+    /// texts checked one by one cost more than the list checked whole).
+    pub fn iter_bytes(&self) -> impl Iterator<Item = &[u8]> {
+        (0..self.len()).map_while(|i| self.bytes(i))
+    }
+}
+
+impl Texts<'static> {
+    /// Byte strings one after the other (each read back with
+    /// [`Texts::bytes`]; [`Texts::get`] answers only those that are UTF-8).
+    pub fn of_bytes<B: AsRef<[u8]>>(items: impl IntoIterator<Item = B>) -> Texts<'static> {
+        let mut all = vec![];
+        let mut ends = vec![];
+        for b in items {
+            all.extend_from_slice(b.as_ref());
+            ends.push(all.len() as u32);
+        }
+        Texts {
+            all: Words {
+                bytes: Cow::Owned(all),
+                word: PhantomData,
+            },
+            ends: ends.into_iter().collect(),
+        }
+    }
 }
 
 impl<S: AsRef<str>> FromIterator<S> for Texts<'static> {
     fn from_iter<I: IntoIterator<Item = S>>(texts: I) -> Self {
-        let mut all = String::new();
-        let mut ends = vec![];
-        for t in texts {
-            all.push_str(t.as_ref());
-            ends.push(all.len() as u32);
-        }
-        Texts {
-            all: Cow::Owned(all),
-            ends: ends.into_iter().collect(),
-        }
+        Texts::of_bytes(texts.into_iter().map(|t| t.as_ref().as_bytes().to_vec()))
     }
 }
 
@@ -360,28 +388,45 @@ impl<T: Word> Keyed<'_, T> {
         }
     }
 
-    fn len(&self) -> usize {
+    /// How many texts.
+    pub fn len(&self) -> usize {
         self.texts.len().min(self.ends.run().len())
     }
 
-    /// The `i`th text and its words (`None` past the end or in a damaged list).
-    fn at(&self, i: usize) -> Option<(&str, Run<'_, T>)> {
+    /// None at all?
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The `i`th text's bytes and its words (`None` past the end or in a
+    /// damaged list).
+    fn at(&self, i: usize) -> Option<(&[u8], Run<'_, T>)> {
         let ends = self.ends.run();
         let start = match i {
             0 => 0,
             _ => ends.get(i - 1)? as usize,
         };
         let words = self.words.run().slice(start, ends.get(i)? as usize)?;
-        Some((self.texts.get(i)?, words))
+        Some((self.texts.bytes(i)?, words))
     }
 
     /// Every text with its words.
     pub fn iter(&self) -> impl Iterator<Item = (&str, Run<'_, T>)> {
+        (0..self.len()).map_while(|i| {
+            let (text, words) = self.at(i)?;
+            Some((std::str::from_utf8(text).ok()?, words))
+        })
+    }
+
+    /// Every text's bytes with its words.
+    pub fn iter_bytes(&self) -> impl Iterator<Item = (&[u8], Run<'_, T>)> {
         (0..self.len()).map_while(|i| self.at(i))
     }
 
-    /// The words of `text`, in a list built sorted.
+    /// The words of `text`, in a list built sorted (texts compare as their
+    /// bytes do).
     pub fn get(&self, text: &str) -> Option<Run<'_, T>> {
+        let text = text.as_bytes();
         let (mut lo, mut hi) = (0, self.len());
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
@@ -409,7 +454,7 @@ impl<T: Word> Keyed<'_, T> {
     pub fn found_in(&self, hay: &[u8], mut found: impl FnMut(Run<'_, T>)) {
         let mut seen = vec![false; self.len()];
         // The empty text sorts first, and occurs in every text.
-        if self.texts.get(0) == Some("") {
+        if self.texts.bytes(0) == Some(b"") {
             if let (Some((_, words)), Some(once)) = (self.at(0), seen.first_mut()) {
                 *once = true;
                 found(words);
@@ -450,7 +495,6 @@ impl<T: Word> Keyed<'_, T> {
             let (Some((text, words)), Some(once)) = (self.at(i), seen.get_mut(i)) else {
                 return;
             };
-            let text = text.as_bytes();
             let common = text.iter().zip(rest).take_while(|(a, b)| a == b).count();
             if common == text.len() {
                 if !std::mem::replace(once, true) {
@@ -485,8 +529,8 @@ impl<T: Word> Keyed<'_, T> {
     fn first(&self, mut lo: usize, mut hi: usize, past: impl Fn(&[u8]) -> bool) -> usize {
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
-            match self.texts.get(mid) {
-                Some(here) if !past(here.as_bytes()) => lo = mid + 1,
+            match self.texts.bytes(mid) {
+                Some(here) if !past(here) => lo = mid + 1,
                 Some(_) => hi = mid,
                 None => return lo,
             }
@@ -689,7 +733,96 @@ pub struct Shards<'a, T> {
     keys: Words<'a, u32>,
     /// The texts of each key, with their words.
     #[serde(borrow)]
-    pieces: Vec<Part<Keyed<'a, T>>>,
+    pieces: Pieces<'a, T>,
+}
+
+/// The pieces of a [`Shards`] list: in place (a set built in this
+/// process), or each in a record of its own, found by its span. Stored
+/// apart, the spans are one list of fixed-width words that decoding takes
+/// a slice of, and a piece is read (authenticated, decoded) the first time
+/// an event uses it: the pack's Bash group held ~250 pieces, and decoding
+/// each into a [`Part`] of its own cost ~0.03M instructions on every Bash
+/// event.
+pub enum Pieces<'a, T> {
+    /// In place.
+    Here(Vec<Keyed<'a, T>>),
+    /// The span of each piece's record, and the pieces read so far (made
+    /// when the first one is read).
+    Apart(Words<'a, Span>, OnceLock<Box<[Piece<T>]>>),
+}
+
+/// A piece of [`Pieces::Apart`], once read (`None`: its record does not
+/// verify or decode).
+type Piece<T> = OnceLock<Option<Keyed<'static, T>>>;
+
+impl<T> Default for Pieces<'_, T> {
+    fn default() -> Self {
+        Pieces::Here(vec![])
+    }
+}
+
+impl<T: Word> Pieces<'_, T> {
+    fn len(&self) -> usize {
+        match self {
+            Pieces::Here(v) => v.len(),
+            Pieces::Apart(spans, _) => spans.run().len(),
+        }
+    }
+
+    /// Piece `i` (`None` past the end, or when its record does not verify
+    /// or decode).
+    fn get(&self, i: usize, parts: &dyn Parts) -> Option<&Keyed<'_, T>> {
+        match self {
+            Pieces::Here(v) => v.get(i),
+            Pieces::Apart(spans, read) => {
+                let span = spans.run().get(i)?;
+                let read =
+                    read.get_or_init(|| (0..spans.run().len()).map(|_| OnceLock::new()).collect());
+                read.get(i)?
+                    .get_or_init(|| Keyed::decode(parts.part(span)?))
+                    .as_ref()
+            }
+        }
+    }
+}
+
+/// How [`Pieces`] are stored: the pieces, or the spans of their records.
+#[derive(Serialize, serde::Deserialize)]
+#[serde(bound(serialize = "", deserialize = "T: Word"))]
+enum StoredPieces<'a, T> {
+    #[serde(borrow)]
+    Here(Vec<Keyed<'a, T>>),
+    #[serde(borrow)]
+    Apart(Words<'a, Span>),
+}
+
+impl<T> Serialize for Pieces<'_, T> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Pieces::Here(v) => s.serialize_newtype_variant("StoredPieces", 0, "Here", v),
+            Pieces::Apart(spans, _) => {
+                s.serialize_newtype_variant("StoredPieces", 1, "Apart", spans)
+            }
+        }
+    }
+}
+
+impl<'de: 'a, 'a, T: Word> Deserialize<'de> for Pieces<'a, T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(match StoredPieces::<'a, T>::deserialize(d)? {
+            StoredPieces::Here(v) => Pieces::Here(v),
+            StoredPieces::Apart(spans) => Pieces::Apart(spans, OnceLock::new()),
+        })
+    }
+}
+
+impl<T: Word + fmt::Debug> fmt::Debug for Pieces<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Pieces::Here(v) => f.debug_list().entries(v).finish(),
+            Pieces::Apart(spans, _) => write!(f, "Apart({spans:?})"),
+        }
+    }
 }
 
 /// A piece of [`Shards::found_in`], once read, and which of its texts were
@@ -731,7 +864,7 @@ impl<T> Default for Shards<'_, T> {
         Shards {
             empty: Words::default(),
             keys: Words::default(),
-            pieces: vec![],
+            pieces: Pieces::default(),
         }
     }
 }
@@ -764,7 +897,7 @@ impl<T: Word + Ord> Shards<'static, T> {
             let size = postcard::to_allocvec(&whole).map_or(0, |b| b.len());
             if size <= split {
                 keys.push(piece_key(first, WHOLE));
-                pieces.push(Part::Here(whole));
+                pieces.push(whole);
                 continue;
             }
             let mut by_second: std::collections::BTreeMap<u32, Vec<(String, Vec<T>)>> =
@@ -775,13 +908,13 @@ impl<T: Word + Ord> Shards<'static, T> {
             }
             for (which, texts) in by_second {
                 keys.push(piece_key(first, which));
-                pieces.push(Part::Here(Keyed::new(texts)));
+                pieces.push(Keyed::new(texts));
             }
         }
         Shards {
             empty: empty.into_iter().collect(),
             keys: keys.into_iter().collect(),
-            pieces,
+            pieces: Pieces::Here(pieces),
         }
     }
 }
@@ -824,7 +957,7 @@ impl<T: Word> Shards<'_, T> {
 
     /// Piece `i` (`None` when its record does not verify).
     fn piece(&self, i: usize, parts: &dyn Parts) -> Option<&Keyed<'_, T>> {
-        self.pieces.get(i)?.get(parts)
+        self.pieces.get(i, parts)
     }
 
     /// The piece that holds `text` (not empty), if any: `Some(None)` when
@@ -934,8 +1067,8 @@ impl<T: Word> Shards<'_, T> {
         if !self.empty.is_empty() {
             f("", self.empty.run());
         }
-        for piece in &self.pieces {
-            for (text, words) in piece.get(parts)?.iter() {
+        for i in 0..self.pieces.len() {
+            for (text, words) in self.piece(i, parts)?.iter() {
                 f(text, words);
             }
         }
@@ -944,17 +1077,27 @@ impl<T: Word> Shards<'_, T> {
 
     /// Put each piece in a record of its own.
     pub fn apart(&mut self, put: &mut dyn FnMut(Vec<u8>) -> Span) -> Option<()> {
-        self.pieces.iter_mut().try_for_each(|p| p.apart(put))
+        if let Pieces::Here(pieces) = &self.pieces {
+            let mut spans = vec![];
+            for p in pieces {
+                spans.push(put(postcard::to_allocvec(p).ok()?));
+            }
+            self.pieces = Pieces::Apart(spans.into_iter().collect(), OnceLock::new());
+        }
+        Some(())
     }
 
     /// Read every piece (`None`: one does not verify).
     pub fn read_all(&self, parts: &dyn Parts) -> Option<()> {
-        self.pieces.iter().try_for_each(|p| p.get(parts).map(drop))
+        (0..self.pieces.len()).try_for_each(|i| self.piece(i, parts).map(drop))
     }
 
     /// The spans of the pieces kept apart.
     pub fn spans(&self) -> Vec<Span> {
-        self.pieces.iter().filter_map(Part::span).collect()
+        match &self.pieces {
+            Pieces::Here(_) => vec![],
+            Pieces::Apart(spans, _) => spans.iter().collect(),
+        }
     }
 }
 
@@ -1095,6 +1238,7 @@ mod tests {
         let bytes = postcard::to_allocvec(&apart).unwrap();
         let apart: Shards<'_, u32> = postcard::from_bytes(&bytes).unwrap();
         assert_eq!(apart.spans().len(), here.pieces.len());
+        assert_eq!(here.spans().len(), 0);
         let hays = [
             "",
             "abc",
@@ -1268,7 +1412,7 @@ mod tests {
         assert!(postcard::from_bytes::<Words<'_, u32>>(&bytes).is_err());
         // Ends past the text, or out of order: those texts are absent.
         let texts: Texts<'_> = Texts {
-            all: "abcdef".into(),
+            all: serde_bytes_of(b"abcdef"),
             ends: [2u32, 9, 1, 6].into_iter().collect(),
         };
         assert_eq!(texts.get(0), Some("ab"));

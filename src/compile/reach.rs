@@ -22,13 +22,13 @@ use crate::contract::events::tool_aliases;
 use crate::contract::Event;
 use crate::policy::syntax::Quantifier;
 use crate::shell::command::{
-    command_object, program_is, subcommand_matches, Code, Facts, SimpleCommand,
+    command_object_with, program_is, subcommand_matches, Code, Facts, SimpleCommand,
 };
 use crate::shell::reach::{Classes, Judged};
 use crate::shell::Dialect;
 use crate::validate::model::{
-    texts, CommandWords, Condition, EventScope, FieldPath, Matcher, Op, PathSelector, Rule,
-    Segment, Selector, Test,
+    texts, CommandWords, Condition, EventScope, FieldPath, Matcher, Op, PathSelector,
+    ProgramOptions, Rule, Segment, Selector, Test,
 };
 
 /// A rule's index in its compiled set.
@@ -1096,8 +1096,14 @@ pub struct FieldPresence<'a> {
 /// Literals a path a selector picks must contain, with the rules that want each.
 #[derive(Debug, Serialize, Deserialize)]
 pub struct PathLiterals<'a> {
-    /// The selector.
+    /// The selector (in an artifact's group, without its option tables:
+    /// see `tables`).
     pub selector: PathSelector,
+    /// The selector's option tables (`written_through`, `skip_options`),
+    /// kept apart from it in an artifact's group ([`OptionTables`]); empty
+    /// in a set built in this process.
+    #[serde(borrow)]
+    pub tables: OptionTables<'a>,
     /// Lowercase literal, rules.
     #[serde(borrow)]
     pub literals: Shards<'a, RuleId>,
@@ -1114,6 +1120,86 @@ pub struct PathLiterals<'a> {
     /// Every rule with an atom here (when the paths are not known).
     #[serde(borrow)]
     pub all: Part<Words<'a, RuleId>>,
+}
+
+/// A path selector's option tables as an artifact's group keeps them: each
+/// entry (`written_through`'s, then `skip_options`') as postcard writes a
+/// [`ProgramOptions`], decoded only when its program is one a command of
+/// the event runs (or any program, `*`). Every use of an entry asks first
+/// whether it applies to the command's program
+/// ([`ProgramOptions::applies_to`]), so the entries of other programs
+/// change nothing; one `written_through` entry is kept when none applies,
+/// since a selector with that table picks only the paths commands write.
+/// (Decoded whole, the 27 `written_through` entries of one of the pack's
+/// Bash selectors cost ~33k instructions on every Bash event.)
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub struct OptionTables<'a> {
+    /// How many of `entries` are `written_through`'s.
+    through: u32,
+    /// Each entry's bytes.
+    #[serde(borrow)]
+    entries: Texts<'a>,
+}
+
+impl OptionTables<'_> {
+    /// Take the option tables out of `selector`.
+    fn take(selector: &mut PathSelector) -> Option<OptionTables<'static>> {
+        let through = std::mem::take(&mut selector.written_through);
+        let skip = std::mem::take(&mut selector.skip_options);
+        let mut entries = vec![];
+        for e in through.iter().chain(&skip) {
+            entries.push(postcard::to_allocvec(e).ok()?);
+        }
+        Some(OptionTables {
+            through: u32::try_from(through.len()).ok()?,
+            entries: Texts::of_bytes(entries),
+        })
+    }
+
+    /// `selector` with its tables back: every entry, or with `commands`,
+    /// only the entries for their programs (`None`: an entry does not
+    /// decode).
+    fn selector<'s>(
+        &self,
+        selector: &'s PathSelector,
+        commands: Option<&[SimpleCommand]>,
+    ) -> Option<std::borrow::Cow<'s, PathSelector>> {
+        if self.entries.is_empty() {
+            return Some(std::borrow::Cow::Borrowed(selector));
+        }
+        let mut s = selector.clone();
+        let through = self.through as usize;
+        for i in 0..self.entries.len() {
+            let bytes = self.entries.bytes(i)?;
+            let wanted = commands.is_none_or(|cmds| {
+                // A ProgramOptions begins with its program.
+                let program = program_of(bytes);
+                program.is_none_or(|p| {
+                    p == b"*" || cmds.iter().any(|c| program_is_bytes(&c.program, p))
+                })
+            });
+            if !wanted {
+                continue;
+            }
+            let entry: ProgramOptions = postcard::from_bytes(bytes).ok()?;
+            match i < through {
+                true => s.written_through.push(entry),
+                false => s.skip_options.push(entry),
+            }
+        }
+        if through > 0 && s.written_through.is_empty() {
+            s.written_through
+                .push(postcard::from_bytes(self.entries.bytes(0)?).ok()?);
+        }
+        Some(std::borrow::Cow::Owned(s))
+    }
+}
+
+/// The program at the start of an entry's bytes (a postcard string: its
+/// length, then its bytes); `None` when they do not read as one.
+fn program_of(bytes: &[u8]) -> Option<&[u8]> {
+    let mut c = Cursor(bytes);
+    c.bytes()
 }
 
 /// Programs a field's command must run, with the rules that want each (and
@@ -1409,21 +1495,90 @@ impl<R> EventEntry<R> {
             Some(Some(v)) => match self.by_value.get(v) {
                 Some(r) => (r, vec![]),
                 None => {
-                    let refused = self
-                        .regex_value
-                        .iter()
-                        .filter(|(_, source)| {
-                            let m = Matcher::Regex(crate::validate::model::MatcherRegex::new(
-                                source.clone(),
-                            ));
-                            !accepts(&m, Some(v))
-                        })
-                        .map(|(id, _)| *id)
-                        .collect();
-                    (&self.other_value, refused)
+                    let regexes = self.regex_value.iter().map(|(id, s)| (*id, s.as_str()));
+                    (&self.other_value, refused(regexes, v))
                 }
             },
         }
+    }
+}
+
+/// The rules of these whose regex matcher (its source) does not accept
+/// `value`.
+fn refused<'s>(regexes: impl Iterator<Item = (RuleId, &'s str)>, value: &str) -> Vec<RuleId> {
+    regexes
+        .filter(|(_, source)| {
+            let m = Matcher::Regex(crate::validate::model::MatcherRegex::new(
+                source.to_string(),
+            ));
+            !accepts(&m, Some(value))
+        })
+        .map(|(id, _)| id)
+        .collect()
+}
+
+/// An event's entry as an artifact stores it: the span of each group's
+/// record, read in place (a lookup of the matcher value is a binary search
+/// in the record's bytes; nothing is decoded into maps and strings).
+#[derive(Debug, Serialize, Deserialize)]
+pub struct StoredEntry<'a> {
+    /// [`EventEntry::rules`].
+    pub rules: Span,
+    /// [`EventEntry::by_value`], by value (sorted).
+    #[serde(borrow)]
+    pub by_value: Keyed<'a, Span>,
+    /// [`EventEntry::other_value`].
+    pub other_value: Span,
+    /// [`EventEntry::regex_value`]: the rules, and each one's source.
+    #[serde(borrow)]
+    pub regex_ids: Words<'a, RuleId>,
+    /// The source of each of `regex_ids`.
+    #[serde(borrow)]
+    pub regex_sources: Texts<'a>,
+    /// [`EventEntry::missing`].
+    pub missing: Span,
+}
+
+impl StoredEntry<'static> {
+    /// The stored form of an entry whose groups are at these spans.
+    pub fn new(e: &EventEntry<Span>) -> StoredEntry<'static> {
+        StoredEntry {
+            rules: e.rules,
+            by_value: Keyed::new(e.by_value.iter().map(|(k, s)| (k.clone(), vec![*s]))),
+            other_value: e.other_value,
+            regex_ids: e.regex_value.iter().map(|(id, _)| *id).collect(),
+            regex_sources: e.regex_value.iter().map(|(_, s)| s).collect(),
+            missing: e.missing,
+        }
+    }
+}
+
+impl StoredEntry<'_> {
+    /// [`EventEntry::pick`], read in place (`None`: a damaged entry).
+    pub fn pick(&self, event: &Event) -> Option<(Span, Vec<RuleId>)> {
+        Some(match event.matcher_value() {
+            None => (self.rules, vec![]),
+            Some(None) => (self.missing, vec![]),
+            Some(Some(v)) => match self.by_value.get(v) {
+                Some(spans) => (spans.get(0)?, vec![]),
+                None => {
+                    if self.regex_ids.run().len() != self.regex_sources.len() {
+                        return None;
+                    }
+                    let regexes = self.regex_ids.iter().zip(self.regex_sources.iter());
+                    (self.other_value, refused(regexes, v))
+                }
+            },
+        })
+    }
+
+    /// The span of every group (`None`: a damaged entry).
+    pub fn groups(&self) -> Option<Vec<Span>> {
+        let mut out = vec![self.rules, self.other_value, self.missing];
+        for (_, spans) in self.by_value.iter() {
+            out.push(spans.get(0)?);
+        }
+        (out.len() == 3 + self.by_value.len()).then_some(out)
     }
 }
 
@@ -1496,6 +1651,7 @@ impl Reached<'_> {
             pl.literals.apart(put)?;
             pl.by_texts.apart(put)?;
             pl.all.apart(put)?;
+            pl.tables = OptionTables::take(&mut pl.selector)?;
         }
         Some(())
     }
@@ -1533,6 +1689,7 @@ impl Reached<'_> {
             pl.literals.read_all(parts)?;
             pl.by_texts.get(parts)?;
             pl.all.get(parts)?;
+            pl.tables.selector(&pl.selector, None)?;
         }
         Some(())
     }
@@ -1884,6 +2041,7 @@ impl<'n> Gathered<'n> {
             all.dedup();
             out.push(PathLiterals {
                 selector,
+                tables: OptionTables::default(),
                 literals,
                 any: any.into_iter().collect(),
                 classes,
@@ -1929,9 +2087,9 @@ impl Prefilter<'static> {
 impl Prefilter<'_> {
     /// The candidate rules for an event, sorted. Path atoms are looked for
     /// only with `paths` (else their rules are candidates).
-    pub fn candidates(
+    pub fn candidates<'e>(
         &self,
-        event: &Event,
+        event: &'e Event,
         shells: &mut Shells,
         paths: Option<&dyn CommandPaths>,
         parts: &dyn Parts,
@@ -1948,20 +2106,35 @@ impl Prefilter<'_> {
         }
         let dialect = crate::contract::hosts::dialect(&event.value);
         let cwd = event_cwd(event);
+        // The commands of the field's text last parsed: the program lists
+        // and the path lists of a group mostly read the same field (the
+        // pack's Bash group: seven lists, `tool_input.command`), and each
+        // look in `shells` hashes the whole text.
+        let mut last: Option<(&str, Parsed)> = None;
+        let mut parse = |shells: &mut Shells, text: &'e str| -> Parsed {
+            match &last {
+                Some((t, r)) if std::ptr::eq(*t, text) => r.clone(),
+                _ => {
+                    let r = parse_shell(shells, text, dialect, cwd);
+                    last = Some((text, r.clone()));
+                    r
+                }
+            }
+        };
         for fp in &self.programs {
             let Some(text) = fp.field.get(&event.value).and_then(|v| v.as_str()) else {
                 // No command: it runs nothing.
                 continue;
             };
-            match parse_shell(shells, text, dialect, cwd) {
+            match parse(shells, text) {
                 Ok(cmds) => {
                     for c in cmds.iter() {
                         let runs = |(id, sub): (RuleId, u32)| fp.runs(c, sub).then_some(id);
                         if let Some(ids) = fp.exact.get(&c.program.to_ascii_lowercase(), parts)? {
                             out.extend(ids.iter().filter_map(runs));
                         }
-                        for (prefix, ids) in fp.prefixes.iter() {
-                            if program_is(&c.program, prefix) {
+                        for (prefix, ids) in fp.prefixes.iter_bytes() {
+                            if program_is_bytes(&c.program, prefix) {
                                 out.extend(ids.iter().filter_map(runs));
                             }
                         }
@@ -1974,7 +2147,10 @@ impl Prefilter<'_> {
                             }
                         }
                         if !fp.within.is_empty() {
-                            let object = command_object(c);
+                            // Only the members some literal is looked for in.
+                            let wanted =
+                                |key: &str| fp.within.iter().any(|fl| fl.field.head() == Some(key));
+                            let object = command_object_with(c, &wanted);
                             for fl in &fp.within {
                                 fl.search(&object, &mut out, parts)?;
                             }
@@ -2013,8 +2189,7 @@ impl Prefilter<'_> {
                     // No command: it names no path.
                     continue;
                 };
-                let (Some(paths), Ok(cmds)) = (paths, parse_shell(shells, text, dialect, cwd))
-                else {
+                let (Some(paths), Ok(cmds)) = (paths, parse(shells, text)) else {
                     // Paths not known, or a command that does not parse
                     // (which names any path).
                     out.extend(pl.all.get(parts)?.iter());
@@ -2029,7 +2204,8 @@ impl Prefilter<'_> {
                         facts.len() - 1
                     }
                 };
-                paths.paths_seen(&cmds, &facts[at].1, &pl.selector, wanted)
+                let selector = pl.tables.selector(&pl.selector, Some(&cmds))?;
+                paths.paths_seen(&cmds, &facts[at].1, &selector, wanted)
             } else {
                 let Some(value) = pl.selector.field.get(&event.value) else {
                     // No field: no path.
@@ -2039,7 +2215,8 @@ impl Prefilter<'_> {
                     out.extend(pl.all.get(parts)?.iter());
                     continue;
                 };
-                paths.field_paths_seen(value, &pl.selector, wanted)
+                let selector = pl.tables.selector(&pl.selector, None)?;
+                paths.field_paths_seen(value, &selector, wanted)
             };
             for (classes, ids) in &pl.classes {
                 if seen.classes.meets(*classes) {

@@ -108,28 +108,68 @@ pub fn parse(script: &str) -> Result<Vec<SimpleCommand>, ParseError> {
 /// The command as a JSON object, for `command = { when = … }` conditions,
 /// their prefilter (`compile::reach`) and traces.
 pub fn command_object(c: &SimpleCommand) -> serde_json::Value {
-    serde_json::json!({
-        "program": c.program,
-        "program_path": c.program_path,
-        "args": c.args,
-        "flags": c.flags,
-        "operands": c.operands,
-        "subcommand_words": subcommand_words(c),
-        "option_values": option_values(c),
-        "redirects": c.redirects.iter().map(|r| serde_json::json!({"op": format!("{:?}", r.op).to_lowercase(), "target": r.target})).collect::<Vec<_>>(),
-        "via": c.via,
-        "assignments": c.assignments.iter().map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone()))).collect::<serde_json::Map<_, _>>(),
-        "cwd": c.cwd.to_string(),
-        "program_unknown": c.program_unknown,
-        "operands_from_input": c.operands_from_input,
-        "code": c.code.map(|k| k.as_str()),
-        "forks_itself": c.forks_itself,
-        "background_jobs": c.background_jobs,
-        "output_to": c.output_to,
-        "output_in": c.output_in,
-        "find_narrowed": c.program == "find" && extract::find_narrowed(&c.args),
-        "stdout_to": c.redirects.iter().rev().find(|r| matches!(r.op, RedirectOp::Write | RedirectOp::Append) && r.fd.is_none_or(|fd| fd == 1)).map(|r| r.target.clone()),
-    })
+    command_object_with(c, &|_| true)
+}
+
+/// [`command_object`] with only the members whose key is `wanted`, each
+/// the same value, in the same order: the prefilter looks for literals in
+/// a few of them (a harmless Bash command's object, whole, cost ~12k
+/// instructions, most of it members no literal is looked for in).
+pub fn command_object_with(c: &SimpleCommand, wanted: &dyn Fn(&str) -> bool) -> serde_json::Value {
+    use serde_json::{json, Value};
+    let members: [(&str, &dyn Fn() -> Value); 20] = [
+        ("program", &|| json!(c.program)),
+        ("program_path", &|| json!(c.program_path)),
+        ("args", &|| json!(c.args)),
+        ("flags", &|| json!(c.flags)),
+        ("operands", &|| json!(c.operands)),
+        ("subcommand_words", &|| json!(subcommand_words(c))),
+        ("option_values", &|| json!(option_values(c))),
+        ("redirects", &|| {
+            json!(c
+                .redirects
+                .iter()
+                .map(|r| json!({"op": format!("{:?}", r.op).to_lowercase(), "target": r.target}))
+                .collect::<Vec<_>>())
+        }),
+        ("via", &|| json!(c.via)),
+        ("assignments", &|| {
+            json!(c
+                .assignments
+                .iter()
+                .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+                .collect::<serde_json::Map<_, _>>())
+        }),
+        ("cwd", &|| json!(c.cwd.to_string())),
+        ("program_unknown", &|| json!(c.program_unknown)),
+        ("operands_from_input", &|| json!(c.operands_from_input)),
+        ("code", &|| json!(c.code.map(|k| k.as_str()))),
+        ("forks_itself", &|| json!(c.forks_itself)),
+        ("background_jobs", &|| json!(c.background_jobs)),
+        ("output_to", &|| json!(c.output_to)),
+        ("output_in", &|| json!(c.output_in)),
+        ("find_narrowed", &|| {
+            json!(c.program == "find" && extract::find_narrowed(&c.args))
+        }),
+        ("stdout_to", &|| {
+            json!(c
+                .redirects
+                .iter()
+                .rev()
+                .find(|r| {
+                    matches!(r.op, RedirectOp::Write | RedirectOp::Append)
+                        && r.fd.is_none_or(|fd| fd == 1)
+                })
+                .map(|r| r.target.clone()))
+        }),
+    ];
+    let mut m = serde_json::Map::new();
+    for (key, value) in members {
+        if wanted(key) {
+            m.insert(key.to_string(), value());
+        }
+    }
+    Value::Object(m)
 }
 
 /// What [`writes`], [`outputs`] and [`filled`] say of each command of one

@@ -804,8 +804,12 @@ impl<T: Tracer> Evaluator<'_, T> {
                         });
                         // A relative operand is in the folder the command
                         // runs in (`cd .. && mv proj x` moves the project).
+                        // (Not an absolute, home, variable or Windows
+                        // spelling: `C:\x`, `\\server\share`.)
+                        let relative = !p.starts_with(['/', '~', '$', '\\'])
+                            && p.as_bytes().get(1) != Some(&b':');
                         let moved = object
-                            .filter(|_| !p.starts_with(['/', '~', '$']))
+                            .filter(|_| relative)
                             .and_then(|w| shell::reach::moved_to(&w.command.cwd, &self.ctx.reach));
                         let joined = moved.map(|d| format!("{}/{p}", d.trim_end_matches('/')));
                         let p = joined.as_deref().unwrap_or(p);

@@ -819,15 +819,7 @@ mod tests {
         let (code, issued, _) = issue(state, &p).unwrap();
         save(&issued).unwrap();
         let (path, found) = pending(state, &code, 5_000).unwrap();
-        let real = Granted {
-            id: found.id,
-            by: "me".into(),
-            summary: found.summary,
-            rules: found.rules,
-            expires_ms: 9_000,
-            mac: String::new(),
-        };
-        grant(state, &path, &real).unwrap();
+        grant_by_me(state, &path, found);
         fs::rename(granted.join("other.json"), granted.join("abc.json")).unwrap();
         assert!(matches!(take(state, "abc", 6_000), Taken::Forged(_)));
         // A pending record written by someone else: `hookrules allow` refuses it.

@@ -103,6 +103,18 @@ impl Sandbox {
         self.run(self.bash_event(command, claude), claude)
     }
 
+    /// Claude Code's Bash call in another project `dir` (its folder and
+    /// `CLAUDE_PROJECT_DIR`).
+    fn bash_in(&self, dir: &Path, command: &str) -> String {
+        let mut ev = self.bash_event(command, true);
+        ev["cwd"] = dir.to_str().unwrap().into();
+        self.run_with(
+            ev,
+            true,
+            &[("CLAUDE_PROJECT_DIR", dir.display().to_string())],
+        )
+    }
+
     fn bash_event(&self, command: &str, claude: bool) -> serde_json::Value {
         let mut ev = serde_json::json!({
             "hook_event_name": "PreToolUse", "tool_name": "Bash",
@@ -401,26 +413,14 @@ fn a_local_file_loosens_only_once_the_user_trusts_it() {
             clone.to_str().unwrap(),
         ],
     );
-    let mut ev = s.bash_event("git reset --hard", true);
-    ev["cwd"] = clone.to_str().unwrap().into();
-    let a = s.run_with(
-        ev,
-        true,
-        &[("CLAUDE_PROJECT_DIR", clone.display().to_string())],
-    );
+    let a = s.bash_in(&clone, "git reset --hard");
     assert!(denied(&a), "a committed local file in a clone: {a}");
     // There, git made to call it untracked and ignored (a nested `.git` in
     // the policy folder that ignores it) changes nothing.
     let folder = clone.join(".claude/hookrules");
     git_in(&folder, &["init", "-q"]);
     std::fs::write(folder.join(".git/info/exclude"), "*.local.toml\n").unwrap();
-    let mut ev = s.bash_event("git reset --hard", true);
-    ev["cwd"] = clone.to_str().unwrap().into();
-    let a = s.run_with(
-        ev,
-        true,
-        &[("CLAUDE_PROJECT_DIR", clone.display().to_string())],
-    );
+    let a = s.bash_in(&clone, "git reset --hard");
     assert!(denied(&a), "a nested .git that ignores it: {a}");
 
     // Another project whose local file, or whose whole policy folder, is a
@@ -440,13 +440,7 @@ fn a_local_file_loosens_only_once_the_user_trusts_it() {
             )
             .unwrap();
         }
-        let mut ev = s.bash_event("git reset --hard", true);
-        ev["cwd"] = other.to_str().unwrap().into();
-        let a = s.run_with(
-            ev,
-            true,
-            &[("CLAUDE_PROJECT_DIR", other.display().to_string())],
-        );
+        let a = s.bash_in(&other, "git reset --hard");
         assert!(
             denied(&a),
             "a link into the trusted policy (whole folder: {link_folder}): {a}"

@@ -333,7 +333,7 @@ fn install_policies(from: &Path, project: &Path) -> Result<(), String> {
             // The policies under test are trusted in the fixture's own state
             // folder (never the user's): what they loosen is what is tested.
             crate::policy::trust::Store::open(&fixture_state(project))
-                .trust(&installed, &text, "hookrules test")
+                .trust(project, &installed, &text, "hookrules test")
                 .map_err(|e| format!("cannot trust {}: {e}", installed.display()))?;
         }
     }

@@ -1098,7 +1098,9 @@ fn write_starter(
     // own text (an edit that loosens needs `hookrules trust`).
     if let Some(state) = crate::os::state::state_home(&ctx.env) {
         let mut store = crate::policy::trust::Store::open(&state);
-        if let Err(e) = store.trust(file, STARTER_POLICY, "hookrules init") {
+        // The starter is `PROJECT/.claude/hookrules/NAME` (`starter_plan`).
+        let project = file.ancestors().nth(3).unwrap_or(file);
+        if let Err(e) = store.trust(project, file, STARTER_POLICY, "hookrules init") {
             let _ = writeln!(w, "  note: the starter policy is not trusted: {e}");
         }
     }

@@ -72,6 +72,13 @@ pub fn run(
         );
         return 0;
     }
+    let Some(project) = discovery.project_dir.clone() else {
+        let _ = writeln!(
+            err,
+            "hookrules trust: no project here (set CLAUDE_PROJECT_DIR or run it in the project)"
+        );
+        return 1;
+    };
     let who = super::allow::who(env);
     let mut store = Store::open(&state);
     let mut code = 0;
@@ -85,13 +92,14 @@ pub fn run(
         if !Trusted::needs_trust(s.layer) {
             continue;
         }
-        match store.trust(path, s.full_text(), &who) {
+        match store.trust(&project, path, s.full_text(), &who) {
             Ok(_) => {
                 let _ = writeln!(
                     out,
-                    "trusted {} (sha256 {}), which:",
+                    "trusted {} (sha256 {}) for the project {}, which:",
                     trust::identity(path).display(),
-                    &trust::content_hash(s.full_text())[..12]
+                    &trust::content_hash(s.full_text())[..12],
+                    trust::project_identity(&project).display()
                 );
                 for l in lines {
                     let _ = writeln!(out, "  {l}");
@@ -133,9 +141,13 @@ fn list(store: &Store, out: &mut dyn Write) -> i32 {
                 Some(_) => "outdated (the file changed since; its loosenings are ignored)",
                 None => "the file is gone",
             };
+            let project = match r.project.as_str() {
+                "" => "its own project".to_string(),
+                p => p.to_string(),
+            };
             let _ = writeln!(
                 out,
-                "{path}  sha256 {}  by {} at {}  {standing}",
+                "{path}  for {project}  sha256 {}  by {} at {}  {standing}",
                 &r.sha256[..12.min(r.sha256.len())],
                 r.by,
                 crate::log::time::format_ms(r.time_ms)

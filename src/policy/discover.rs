@@ -154,16 +154,24 @@ impl Trusted {
     }
 
     /// Ask the trust store of `state_home` about every project-layer source.
-    pub fn check(sources: &[Arc<PolicySource>], state_home: Option<&Path>) -> Trusted {
+    /// Trust is given per project: a file is trusted for `project` only.
+    pub fn check(
+        sources: &[Arc<PolicySource>],
+        state_home: Option<&Path>,
+        project: Option<&Path>,
+    ) -> Trusted {
         let mut t = Trusted::default();
         let mut store = None;
         for s in sources {
             let Origin::File(p) = &s.origin else { continue };
-            let Some(state_home) = state_home.filter(|_| Trusted::needs_trust(s.layer)) else {
+            let (Some(state_home), Some(project)) = (
+                state_home.filter(|_| Trusted::needs_trust(s.layer)),
+                project,
+            ) else {
                 continue;
             };
             let store = store.get_or_insert_with(|| super::trust::Store::open(state_home));
-            if store.is_trusted(p, s.full_text()) {
+            if store.is_trusted(project, p, s.full_text()) {
                 t.files.insert(p.clone());
             }
         }
@@ -326,7 +334,11 @@ impl Discovery {
         {
             return builtin();
         }
-        found.trusted = Trusted::check(&found.sources, self.state_home.as_deref());
+        found.trusted = Trusted::check(
+            &found.sources,
+            self.state_home.as_deref(),
+            self.project_dir.as_deref(),
+        );
         self.under_builtin(with_managed(found))
     }
 

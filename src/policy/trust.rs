@@ -16,11 +16,17 @@
 //!
 //! A trust is recorded in the user's state folder (`<state>/trust/`), never in
 //! the project, as a file named by a MAC (HMAC-SHA256 under the user's key,
-//! see `os::state`) of the policy's absolute path and the SHA-256 of its text:
-//! the name cannot be computed without the key, so the file's existence is the
-//! proof, and an edited file (another hash) or the same text at another path
-//! is untrusted again. The file holds the path, the hash and who trusted it,
-//! for `hookrules trust --list`.
+//! see `os::state`) of the project it was given in, the policy's absolute path
+//! and the SHA-256 of its text: the name cannot be computed without the key,
+//! so the file's existence is the proof, and an edited file (another hash),
+//! the same text at another path, or the same file pulled into another
+//! project (a clone's policy that `extends` a file the user trusted for
+//! another project) is untrusted again. The file holds the project, the path,
+//! the hash and who trusted it, for `hookrules trust --list`.
+//!
+//! Records made before trust was bound to a project (`v1`: path and hash
+//! only) still count for a file in the session's own project policy folder,
+//! where the project is the file's own; nowhere else.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -32,7 +38,10 @@ use sha2::{Digest, Sha256};
 
 use crate::os::state::{self, KeyError, UserKey};
 
-const TRUST_PURPOSE: &str = "hookrules trust v1";
+/// The MAC purpose of records bound to a project.
+const TRUST_PURPOSE: &str = "hookrules trust v2";
+/// The MAC purpose of records made before trust was bound to a project.
+const TRUST_PURPOSE_V1: &str = "hookrules trust v1";
 
 /// The folder of trust records in a state folder.
 pub fn trust_dir(state_home: &Path) -> PathBuf {
@@ -71,9 +80,23 @@ pub fn identity(path: &Path) -> PathBuf {
     }
 }
 
+/// The project a trust is given in and counts for: the session's project
+/// folder, resolved (a session that opens it through a link is the same
+/// project).
+pub fn project_identity(project: &Path) -> PathBuf {
+    // `discover` names the project relative to the working folder when no
+    // variable names it (`..`, or the empty path for the folder itself).
+    let abs = std::env::current_dir().unwrap_or_default().join(project);
+    fs::canonicalize(&abs).unwrap_or_else(|_| crate::os::files::lexical_normalize(&abs))
+}
+
 /// One trust record, as stored.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 pub struct Record {
+    /// The project the trust was given in (empty: a record made before trust
+    /// was bound to a project).
+    #[serde(default)]
+    pub project: String,
     /// The policy file, absolute.
     pub path: String,
     /// The SHA-256 of the text that was trusted.
@@ -111,26 +134,58 @@ impl Store {
         }
     }
 
-    fn name(key: &UserKey, path: &Path, sha256: &str) -> String {
+    /// The record's file name: a MAC of the project (none: a `v1` record),
+    /// the path and the hash.
+    fn name(key: &UserKey, project: Option<&Path>, path: &Path, sha256: &str) -> String {
         let path = path.to_string_lossy();
-        let mac = key.mac_hex(TRUST_PURPOSE, &[path.as_bytes(), sha256.as_bytes()]);
+        let mac = match project {
+            Some(project) => key.mac_hex(
+                TRUST_PURPOSE,
+                &[
+                    project.to_string_lossy().as_bytes(),
+                    path.as_bytes(),
+                    sha256.as_bytes(),
+                ],
+            ),
+            None => key.mac_hex(TRUST_PURPOSE_V1, &[path.as_bytes(), sha256.as_bytes()]),
+        };
         format!("{}.json", &mac[..40])
     }
 
-    /// Has the user trusted this text at this path?
-    pub fn is_trusted(&self, path: &Path, text: &str) -> bool {
-        let Ok(key) = &self.key else { return false };
-        let name = Store::name(key, &identity(path), &content_hash(text));
+    fn holds(&self, name: &str) -> bool {
         fs::symlink_metadata(trust_dir(&self.state_home).join(name))
             .is_ok_and(|m| m.file_type().is_file())
     }
 
-    /// Trust this text at this path (the key is created if there is none).
-    pub fn trust(&mut self, path: &Path, text: &str, by: &str) -> Result<PathBuf, String> {
+    /// Has the user trusted this text at this path for this project? A
+    /// record made before trust was bound to a project counts only for a file
+    /// in the project's own policy folder.
+    pub fn is_trusted(&self, project: &Path, path: &Path, text: &str) -> bool {
+        let Ok(key) = &self.key else { return false };
+        let (project, id, sha) = (
+            project_identity(project),
+            identity(path),
+            content_hash(text),
+        );
+        self.holds(&Store::name(key, Some(&project), &id, &sha))
+            || (id.starts_with(project.join(".claude/hookrules"))
+                && self.holds(&Store::name(key, None, &id, &sha)))
+    }
+
+    /// Trust this text at this path for this project (the key is created if
+    /// there is none).
+    pub fn trust(
+        &mut self,
+        project: &Path,
+        path: &Path,
+        text: &str,
+        by: &str,
+    ) -> Result<PathBuf, String> {
         if matches!(self.key, Err(KeyError::Missing(_))) {
             self.key = UserKey::load_or_create(&self.state_home);
         }
         let key = self.key.as_ref().map_err(|e| e.to_string())?;
+        let project = project_identity(project);
         let id = identity(path);
         let sha = content_hash(text);
         let dir = trust_dir(&self.state_home);
@@ -139,8 +194,9 @@ impl Store {
             .mode(0o700)
             .create(&dir)
             .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-        let file = dir.join(Store::name(key, &id, &sha));
+        let file = dir.join(Store::name(key, Some(&project), &id, &sha));
         let record = Record {
+            project: project.display().to_string(),
             path: id.display().to_string(),
             sha256: sha,
             by: by.to_string(),
@@ -171,7 +227,10 @@ impl Store {
             let Ok(r) = serde_json::from_str::<Record>(&text) else {
                 continue;
             };
-            if Store::name(key, Path::new(&r.path), &r.sha256) == e.file_name().to_string_lossy() {
+            let project = Some(Path::new(&r.project)).filter(|_| !r.project.is_empty());
+            if Store::name(key, project, Path::new(&r.path), &r.sha256)
+                == e.file_name().to_string_lossy()
+            {
                 out.entry(r.path.clone()).or_default().push(r);
             }
         }
@@ -187,18 +246,19 @@ mod tests {
     fn trust_is_for_this_text_at_this_path_under_this_key() {
         let dir = tempfile::tempdir().unwrap();
         let state = dir.path().join("state");
-        let p = dir.path().join("proj/.claude/hookrules/a.toml");
+        let proj = dir.path().join("proj");
+        let p = proj.join(".claude/hookrules/a.toml");
         fs::create_dir_all(p.parent().unwrap()).unwrap();
         fs::write(&p, "x").unwrap();
         let mut store = Store::open(&state);
-        assert!(!store.is_trusted(&p, "x"), "no key, nothing trusted");
-        store.trust(&p, "x", "me").unwrap();
+        assert!(!store.is_trusted(&proj, &p, "x"), "no key, nothing trusted");
+        store.trust(&proj, &p, "x", "me").unwrap();
         let store = Store::open(&state);
-        assert!(store.is_trusted(&p, "x"));
-        assert!(!store.is_trusted(&p, "x "), "another text");
-        let q = dir.path().join("proj/.claude/hookrules/b.toml");
+        assert!(store.is_trusted(&proj, &p, "x"));
+        assert!(!store.is_trusted(&proj, &p, "x "), "another text");
+        let q = proj.join(".claude/hookrules/b.toml");
         fs::write(&q, "x").unwrap();
-        assert!(!store.is_trusted(&q, "x"), "the same text elsewhere");
+        assert!(!store.is_trusted(&proj, &q, "x"), "the same text elsewhere");
         assert_eq!(store.list().len(), 1);
         // A record whose name was not made with the key is not a trust.
         let forged = trust_dir(&state).join(format!("{}.json", "ab".repeat(20)));
@@ -207,7 +267,7 @@ mod tests {
         // Another key (the file was removed and made again): nothing is trusted.
         fs::remove_file(state::key_path(&state)).unwrap();
         UserKey::load_or_create(&state).unwrap();
-        assert!(!Store::open(&state).is_trusted(&p, "x"));
+        assert!(!Store::open(&state).is_trusted(&proj, &p, "x"));
     }
 
     #[test]
@@ -220,15 +280,15 @@ mod tests {
         fs::create_dir_all(a.parent().unwrap()).unwrap();
         fs::write(&a, "x").unwrap();
         let mut store = Store::open(&state);
-        store.trust(&a, "x", "me").unwrap();
+        store.trust(&root.join("a"), &a, "x", "me").unwrap();
         let store = Store::open(&state);
-        assert!(store.is_trusted(&a, "x"));
+        assert!(store.is_trusted(&root.join("a"), &a, "x"));
         // B's file is a link to A's: B's own, untrusted.
         let b = root.join("b/.claude/hookrules/me.local.toml");
         fs::create_dir_all(b.parent().unwrap()).unwrap();
         symlink(&a, &b).unwrap();
         assert!(
-            !store.is_trusted(&b, "x"),
+            !store.is_trusted(&root.join("b"), &b, "x"),
             "a file link into a trusted file"
         );
         // C's policy folder is a link to A's.
@@ -236,12 +296,74 @@ mod tests {
         symlink(a.parent().unwrap(), root.join("c/.claude/hookrules")).unwrap();
         let c = root.join("c/.claude/hookrules/me.local.toml");
         assert!(
-            !store.is_trusted(&c, "x"),
+            !store.is_trusted(&root.join("c"), &c, "x"),
             "a folder link into a trusted folder"
         );
         // A itself, opened through a link to the project: the same project.
         symlink(root.join("a"), root.join("a-link")).unwrap();
         let via = root.join("a-link/.claude/hookrules/me.local.toml");
-        assert!(store.is_trusted(&via, "x"), "the project through a link");
+        assert!(
+            store.is_trusted(&root.join("a-link"), &via, "x"),
+            "the project through a link"
+        );
+        // A's file pulled into D by D's own policy (`extends`): the trust was
+        // given for A, not for D.
+        assert!(
+            !store.is_trusted(&root.join("d"), &a, "x"),
+            "a trusted file extended by another project"
+        );
+    }
+
+    #[test]
+    fn a_shared_file_is_trusted_per_project() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let state = root.join("state");
+        let shared = root.join("team/base.toml");
+        fs::create_dir_all(shared.parent().unwrap()).unwrap();
+        fs::write(&shared, "x").unwrap();
+        let mut store = Store::open(&state);
+        store.trust(&root.join("a"), &shared, "x", "me").unwrap();
+        let store = Store::open(&state);
+        assert!(store.is_trusted(&root.join("a"), &shared, "x"));
+        assert!(
+            !store.is_trusted(&root.join("b"), &shared, "x"),
+            "trusted for A, extended by B"
+        );
+    }
+
+    #[test]
+    fn a_record_made_before_projects_counts_only_in_its_own_project() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let state = root.join("state");
+        let a = root.join("a/.claude/hookrules/me.local.toml");
+        fs::create_dir_all(a.parent().unwrap()).unwrap();
+        fs::write(&a, "x").unwrap();
+        let key = UserKey::load_or_create(&state).unwrap();
+        let name = Store::name(&key, None, &identity(&a), &content_hash("x"));
+        fs::create_dir_all(trust_dir(&state)).unwrap();
+        let record = Record {
+            project: String::new(),
+            path: identity(&a).display().to_string(),
+            sha256: content_hash("x"),
+            by: "me".into(),
+            time_ms: 0,
+        };
+        fs::write(
+            trust_dir(&state).join(name),
+            serde_json::to_vec(&record).unwrap(),
+        )
+        .unwrap();
+        let store = Store::open(&state);
+        assert!(
+            store.is_trusted(&root.join("a"), &a, "x"),
+            "its own project"
+        );
+        assert!(
+            !store.is_trusted(&root.join("b"), &a, "x"),
+            "another project"
+        );
+        assert_eq!(store.list().len(), 1, "listed");
     }
 }

@@ -28,7 +28,7 @@ fn project(files: &[(&str, &str)]) -> Project {
     for f in std::fs::read_dir(&dir).unwrap() {
         let f = f.unwrap().path();
         let text = std::fs::read_to_string(&f).unwrap();
-        store.trust(&f, &text, "test").unwrap();
+        store.trust(&p.project, &f, &text, "test").unwrap();
     }
     p
 }
@@ -71,6 +71,8 @@ fn bash(p: &Project, command: &str) -> (String, Vec<String>, String) {
         "tool_input": {"command": command}, "cwd": p.project});
     let mut env = BTreeMap::new();
     env.insert("HOME".to_string(), "/home/dev".to_string());
+    // No cache: nothing is written into a home that is not this test's.
+    env.insert("HOOKRULES_CACHE".to_string(), "off".to_string());
     let (_, d) = in_process(
         &discovery(p),
         &mut ev.to_string().as_bytes(),

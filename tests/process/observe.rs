@@ -36,7 +36,7 @@ impl Sandbox {
         let path = self.project().join(".claude/hookrules").join(name);
         std::fs::write(&path, text).unwrap();
         hookrules::policy::trust::Store::open(&self.root.join("state/hookrules"))
-            .trust(&path, text, "test")
+            .trust(&self.project(), &path, text, "test")
             .unwrap();
     }
 

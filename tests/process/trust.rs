@@ -446,6 +446,26 @@ fn a_local_file_loosens_only_once_the_user_trusts_it() {
             "a link into the trusted policy (whole folder: {link_folder}): {a}"
         );
     }
+    // Another project whose own policy only `extends` the trusted file: the
+    // trust was given for this project, not for that one.
+    let other = s.root.join("other-extends");
+    std::fs::create_dir_all(other.join(".claude/hookrules")).unwrap();
+    std::fs::write(
+        other.join(".claude/hookrules/team.toml"),
+        "[policy]\nname = \"team\"\nextends = [\"../../../proj/.claude/hookrules/me.local.toml\"]\n",
+    )
+    .unwrap();
+    let a = s.bash_in(&other, "git reset --hard");
+    assert!(denied(&a), "a policy that extends the trusted file: {a}");
+    let (_, out, _) = s.cli(&["check"], &other);
+    assert!(
+        out.contains("me.local.toml") && out.contains("not trusted"),
+        "the extended file is read, its loosening untrusted here: {out}"
+    );
+    assert!(
+        asks(&s.bash("git reset --hard", true)),
+        "still trusted in its own project"
+    );
 }
 
 #[test]

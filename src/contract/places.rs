@@ -401,14 +401,16 @@ fn guarded_of(
     where_they_are(out)
 }
 
-/// `places`, and the key and the state folder also where they really are
-/// when a link leads there: code the guard does not see (a build script)
-/// can move the state folder into the project and leave a link behind, and
-/// the key read at its new place is the same secret (integrity25's 48).
+/// `places`, each also where it really is when a link leads there: code the
+/// guard does not see (a build script) can move the state folder into the
+/// project and leave a link behind, and the key read at its new place is the
+/// same secret (integrity25's 48); a user who keeps `~/.config/hookrules` or
+/// `~/.claude/settings.json` as a link into a dotfiles repository has the
+/// policies and the hooks there too, and a write at that place changes them
+/// (integrity30's 19).
 fn where_they_are(mut places: Vec<Guarded>) -> Vec<Guarded> {
     let moved: Vec<Guarded> = places
         .iter()
-        .filter(|g| matches!(g.guard, Guard::Key | Guard::State))
         .filter_map(|g| {
             let real = std::fs::canonicalize(&g.path).ok()?;
             (real != g.path).then(|| Guarded {

@@ -1031,11 +1031,51 @@ fn the_key_moved_behind_a_link_is_still_the_key() {
     check(&sb, &cases);
 }
 
+/// The user's policy folder is guarded where it really is: a write there,
+/// spelled without the link, is a change of the user's policies.
+#[test]
+fn the_users_policies_are_guarded_where_a_link_leads() {
+    // `~/.config/hookrules` is a link into a dotfiles repository, here the
+    // project the agent works in (integrity30's 19).
+    let sb = Sandbox::new(
+        &["home/proj/dotfiles/hookrules", "xconfig"],
+        &[(
+            "home/proj/dotfiles/hookrules/mine.toml",
+            "[policy]\nname = \"mine\"\n",
+        )],
+        &[("XDG_CONFIG_HOME", "xconfig"), ("XDG_STATE_HOME", "xstate")],
+    );
+    std::os::unix::fs::symlink(
+        sb.project().join("dotfiles/hookrules"),
+        sb.root.join("xconfig/hookrules"),
+    )
+    .unwrap();
+    let cases = vec![
+        (
+            sb.bash("printf '[policy]\\nname = \"zz\"\\n' > dotfiles/hookrules/zz.toml"),
+            "ask",
+            "a new user policy, written where the link leads",
+        ),
+        (
+            sb.bash("rm dotfiles/hookrules/mine.toml"),
+            "ask",
+            "the user's policy removed there",
+        ),
+        (
+            sb.bash("printf x > dotfiles/notes.txt"),
+            "allow",
+            "another file of the repository",
+        ),
+    ];
+    check(&sb, &cases);
+}
+
 /// Git's commands that replace the working tree's files switch the guard off
 /// when they put back, replace or take away a file that registers hookrules
 /// (integrity27's 35 and 37): git itself is asked what they change, in a
 /// real repository. A branch switch, stash or merge that leaves the wiring
-/// as it is runs; so does one that changes only other files.
+/// as it is runs; so does one that changes only other files. A stash that
+/// puts a policy back asks, as any change of a policy does.
 #[test]
 fn git_commands_that_take_the_wiring_out_of_the_working_tree_are_denied() {
     let sb = wired_sandbox();
@@ -1185,6 +1225,14 @@ fn git_commands_that_take_the_wiring_out_of_the_working_tree_are_denied() {
         (sb.bash("git stash"), "allow", "untracked files stay"),
     ];
     check(&sb, &cases);
+
+    // A tracked policy changed in the working tree: a stash puts HEAD's
+    // back, which changes what the guard decides (integrity30's 18).
+    let team = proj.join(".claude/hookrules/team.toml");
+    std::fs::write(&team, "[policy]\nname = \"team\"\n# tightened\n").unwrap();
+    let cases = vec![(sb.bash("git stash"), "ask", "the policy put back to HEAD's")];
+    check(&sb, &cases);
+    git(&["checkout", "-q", "--", ".claude/hookrules/team.toml"]);
 
     // Asking git runs nothing the repository configures: a clean filter
     // (which `git diff HEAD` would run to hash a file whose time stamps

@@ -580,8 +580,9 @@ fn value(raw: &str) -> String {
 /// `revert`, `reset --keep|--merge|--hard`, `read-tree -u`): git is asked
 /// which files they would put back, replace or take away
 /// ([`crate::os::git::WorkTree`]), and those on disk now whose text names
-/// hookrules (a host's settings or hook file that registers it) are the
-/// command's [`SimpleCommand::replaced`]: the rules judge them as any other
+/// hookrules (a host's settings or hook file that registers it) or that lie
+/// in a policy folder ([`guard_file`]) are the command's
+/// [`SimpleCommand::replaced`]: the rules judge them as any other
 /// replacement of the files that switch the guard on (`git stash -u` takes
 /// an untracked `.claude/settings.json` away; `git switch` to a branch
 /// without it removes a tracked one). Files that do not name hookrules are
@@ -620,14 +621,14 @@ pub fn name_checked_out(cmds: &mut [SimpleCommand], cwd: &str) {
             continue;
         };
         if worktree {
-            let Some(changed) = tree.changed_from_head(names_hookrules) else {
+            let Some(changed) = tree.changed_from_head(guard_file) else {
                 continue;
             };
             files.extend(changed);
         }
         c.replaced = files
             .into_iter()
-            .filter(|f| names_hookrules(f))
+            .filter(|f| guard_file(f))
             .filter_map(|f| f.to_str().map(str::to_string))
             .collect();
         c.replaced.sort();
@@ -649,6 +650,19 @@ fn subcommand_of(c: &SimpleCommand) -> Option<String> {
         }
     }
     None
+}
+
+/// Is the file at `path` one git may not change unseen: a file that names
+/// hookrules ([`names_hookrules`]), or one in a folder named `hookrules`, as
+/// every policy folder is (`.claude/hookrules/`, `~/.config/hookrules/`,
+/// also where a link to one leads: a dotfiles repository): a stash or a
+/// branch switch that puts back, adds or takes away a policy changes what
+/// the guard decides. The rules judge each where it lands (a policy folder
+/// is `guard_config`; a folder that merely shares the name is not).
+fn guard_file(path: &Path) -> bool {
+    path.parent()
+        .is_some_and(|d| d.components().any(|c| c.as_os_str() == "hookrules"))
+        || names_hookrules(path)
 }
 
 /// Does the file at `path` name hookrules (its first [`MAX_CONFIG_BYTES`],

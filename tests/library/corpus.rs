@@ -479,6 +479,8 @@ fn discovery(pack: Option<&str>) -> Discovery {
 
 fn evaluate(d: &Discovery, event: &Value, windows: bool, project: Option<&str>) -> Outcome {
     let mut env = BTreeMap::new();
+    // No cache: nothing is written into the corpus's home.
+    env.insert("HOOKRULES_CACHE".to_string(), "off".to_string());
     if windows {
         env.insert("USERPROFILE".to_string(), WIN_HOME.to_string());
         env.insert("CLAUDE_PROJECT_DIR".to_string(), WIN_PROJECT.to_string());
@@ -685,6 +687,14 @@ fn check_duplicates(families: &[Family], problems: &mut Vec<String>) {
 
 #[test]
 fn default_pack_corpus() {
+    // The corpus's home is not on this machine: what the disk says of a path
+    // there (a link, a key's content, nothing there yet) would change
+    // decisions from machine to machine.
+    assert!(
+        !Path::new(HOME).exists(),
+        "{HOME} exists on this machine: the corpus judges a home that is not on disk \
+         (rows read as if its files were there); remove it, or run the corpus elsewhere"
+    );
     let d = discovery(None);
     assert_eq!(
         d.find().selection,

@@ -105,6 +105,8 @@ fn run_with(policy: &str, stdin: &[u8]) -> hookrules::answer::Answer {
     };
     let mut env = BTreeMap::new();
     env.insert("HOME".to_string(), "/home/dev".to_string());
+    // No cache: nothing is written into a home that is not this test's.
+    env.insert("HOOKRULES_CACHE".to_string(), "off".to_string());
     in_process(
         &d,
         &mut &stdin[..],

@@ -296,6 +296,8 @@ fn environment() -> (Discovery, BTreeMap<String, String>) {
     };
     let mut env = BTreeMap::new();
     env.insert("HOME".to_string(), HOME.to_string());
+    // No cache: nothing is written into a home that is not this test's.
+    env.insert("HOOKRULES_CACHE".to_string(), "off".to_string());
     env.insert("CLAUDE_PROJECT_DIR".to_string(), PROJECT.to_string());
     (d, env)
 }

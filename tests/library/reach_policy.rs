@@ -23,6 +23,8 @@ fn decide(event: Value) -> (String, String) {
     };
     let mut env = BTreeMap::new();
     env.insert("HOME".to_string(), "/home/dev".to_string());
+    // No cache: nothing is written into a home that is not this test's.
+    env.insert("HOOKRULES_CACHE".to_string(), "off".to_string());
     env.insert("USER".to_string(), "dev".to_string());
     env.insert(
         "CLAUDE_PROJECT_DIR".to_string(),

@@ -93,6 +93,11 @@ pub enum Class {
     /// (`~/.mc/config.json`, `~/.continue/config.json`). Read only when a test
     /// asks for it ([`with_content`]).
     Credentials,
+    /// A plain path where nothing is on disk yet, in a folder that is there
+    /// (a dangling link lands nowhere either): writing there loses nothing. Asked of the disk only
+    /// when a test names it ([`with_content`]); a pattern, a relative or an
+    /// unknown path is never absent.
+    Absent,
 }
 
 impl Class {
@@ -120,6 +125,7 @@ impl Class {
         (Class::GuardConfig, "guard_config"),
         (Class::PrivateKey, "private_key"),
         (Class::Credentials, "credentials"),
+        (Class::Absent, "absent"),
     ];
 
     /// The name used in policies.
@@ -182,12 +188,13 @@ impl Classes {
         self.0 & o.0 != 0
     }
 
-    /// Does the set hold a class only a file's content gives
-    /// ([`Class::PrivateKey`], [`Class::Credentials`])? A test that names one
-    /// reads the files it judges ([`with_content`]).
+    /// Does the set hold a class only the disk gives, a file's content or
+    /// its absence ([`Class::PrivateKey`], [`Class::Credentials`],
+    /// [`Class::Absent`])? A test that names one opens the files it judges
+    /// ([`with_content`]).
     #[must_use]
     pub fn by_content(self) -> bool {
-        self.has(Class::PrivateKey) || self.has(Class::Credentials)
+        self.has(Class::PrivateKey) || self.has(Class::Credentials) || self.has(Class::Absent)
     }
 
     /// Does the set hold a class a path has by where it lies (any but
@@ -486,21 +493,26 @@ impl Target {
     }
 }
 
-/// The classes of `t`, with those its content gives when it is a file on
-/// disk: [`Class::PrivateKey`] when its first bytes are a private key,
-/// [`Class::Credentials`] when it is a settings file with a credential
-/// written in. Only a test that names one of them calls this: it opens the
-/// file (a regular file only, never waiting on a FIFO; a link is the file it
-/// points to) and reads at most [`CONTENT_HEAD`] bytes, once for both.
+/// The classes of `t`, with those the disk gives: [`Class::PrivateKey`] when
+/// its first bytes are a private key, [`Class::Credentials`] when it is a
+/// settings file with a credential written in, [`Class::Absent`] when
+/// nothing is there. Only a test that names one of them calls this: it opens
+/// the file (a regular file only, never waiting on a FIFO; a link is the file
+/// it points to) and reads at most [`CONTENT_HEAD`] bytes, once for all three.
 #[must_use]
 pub fn with_content(t: &Target) -> Classes {
     let mut classes = t.classes;
     if t.pattern.is_some() || !t.path.starts_with('/') || classes.has(Class::Unknown) {
         return classes;
     }
-    let Ok(head) = crate::os::files::read_capped(std::path::Path::new(&t.path), CONTENT_HEAD)
-    else {
-        return classes;
+    let head = match crate::os::files::read_capped(std::path::Path::new(&t.path), CONTENT_HEAD) {
+        Ok(head) => head,
+        Err(e) => {
+            if e.kind() == std::io::ErrorKind::NotFound && parent_is_folder(&t.path) {
+                classes.add(Class::Absent);
+            }
+            return classes;
+        }
     };
     if holds_private_key(&head) {
         classes.add(Class::PrivateKey);
@@ -509,6 +521,16 @@ pub fn with_content(t: &Target) -> Classes {
         classes.add(Class::Credentials);
     }
     classes
+}
+
+/// Is the folder `path` names its entry in there, as a folder? A name is
+/// free to write only where the folder it goes in can be seen: a path whose
+/// folders are missing too is one an earlier command of the line may make
+/// (`mkdir -p ~/x && mv ~/a ~/x/a`), or a spelling that lands elsewhere.
+fn parent_is_folder(path: &str) -> bool {
+    std::path::Path::new(path)
+        .parent()
+        .is_some_and(|p| std::fs::metadata(p).is_ok_and(|m| m.is_dir()))
 }
 
 /// Most bytes of a file read to judge its content: a private key's armour
@@ -1888,7 +1910,10 @@ fn is_system(comps: &[&str], env: &Env) -> bool {
 
 /// The classes a path has whatever its place (all [`Judged::Unplaced`] judges).
 pub const UNPLACED: Classes = Classes(
-    1 << Class::Unknown as u32 | 1 << Class::PrivateKey as u32 | 1 << Class::Credentials as u32,
+    1 << Class::Unknown as u32
+        | 1 << Class::PrivateKey as u32
+        | 1 << Class::Credentials as u32
+        | 1 << Class::Absent as u32,
 );
 
 /// The guard classes.

@@ -636,3 +636,38 @@ fn find_names_reach_the_executed_command() {
     let shown = cat.operand_values[0].to_string();
     assert!(shown.contains("./.env*"), "{shown}");
 }
+
+/// `absent` is asked of the disk: a plain path where nothing is, in a folder
+/// that is there (a link that lands nowhere too); never a pattern, a
+/// relative path, an unknown one, or one whose folder is missing.
+#[test]
+fn absent_is_nothing_there_in_a_folder_that_is() {
+    use hookrules::shell::reach::{with_content, Target};
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    std::fs::write(root.join("file"), "x").unwrap();
+    std::fs::create_dir(root.join("folder")).unwrap();
+    std::os::unix::fs::symlink(root.join("nowhere"), root.join("dangling")).unwrap();
+    let absent = |path: String, pattern: bool, unknown: bool| {
+        let mut t = Target::plain(path.clone(), Classes::default());
+        if pattern {
+            t.pattern = Some(path);
+        }
+        if unknown {
+            t.classes.add(Class::Unknown);
+        }
+        with_content(&t).has(Class::Absent)
+    };
+    let at = |rel: &str| root.join(rel).to_string_lossy().into_owned();
+    assert!(absent(at("new.txt"), false, false), "a new name");
+    assert!(absent(at("dangling"), false, false), "a link to nothing");
+    assert!(!absent(at("file"), false, false), "a file");
+    assert!(!absent(at("folder"), false, false), "a folder");
+    assert!(
+        !absent(at("missing/new.txt"), false, false),
+        "its folder is missing"
+    );
+    assert!(!absent(at("new*.txt"), true, false), "a pattern");
+    assert!(!absent(at("new.txt"), false, true), "an unknown path");
+    assert!(!absent("new.txt".into(), false, false), "a relative path");
+}

@@ -2870,7 +2870,11 @@ impl Analyser {
                 V::text("")
             }
             Action::RegistryWrite => {
-                let paths = self.path_args(&b);
+                let mut paths = self.path_args(&b);
+                // Copy-/Move-ItemProperty write the destination's values too.
+                if let Some(d) = b.get("Destination").cloned() {
+                    paths.push(self.path1(&d));
+                }
                 let name = b
                     .get("Name")
                     .and_then(V::literal)

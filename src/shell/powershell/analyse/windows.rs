@@ -306,8 +306,17 @@ impl Analyser {
                     .and_then(|v| v.literal())
                     .unwrap_or_else(|| "LocalMachine".into())
                     .to_ascii_lowercase();
+                // Bypass and Unrestricted run anything; Undefined and Default
+                // drop a scope's setting (the next scope's may be looser);
+                // RemoteSigned, the recommended policy for a user, loosens a
+                // machine-wide AllSigned or Restricted for every user.
+                let machine = matches!(scope.as_str(), "localmachine" | "machinepolicy");
                 let weak = policy.and_then(|v| v.literal()).is_none_or(|p| {
-                    matches!(p.to_ascii_lowercase().as_str(), "bypass" | "unrestricted")
+                    match p.to_ascii_lowercase().as_str() {
+                        "restricted" | "allsigned" => false,
+                        "remotesigned" => machine,
+                        _ => true,
+                    }
                 });
                 let key = match scope.as_str() {
                     "process" => None,
@@ -501,9 +510,22 @@ impl Analyser {
                         _ => None,
                     })
                     .map_or_else(|| Value::unknown("(service)"), |v| v.scalar());
+                let names = filter::service_names(&name);
                 let mut w = vec![raw("systemctl"), raw("stop")];
-                w.extend(filter::service_names(&name).into_iter().map(W::Val));
+                w.extend(names.iter().cloned().map(W::Val));
                 self.emit(w, label)?;
+                // Remove-Service also deletes the service's definition, its
+                // key under the services key, as `sc delete` does.
+                if short == "remove-service" {
+                    let mut w = vec![raw("rm"), raw("-r")];
+                    w.extend(names.iter().map(|n| {
+                        W::Val(
+                            Value::text("/registry/hklm/system/currentcontrolset/services/")
+                                .concat(n),
+                        )
+                    }));
+                    self.emit(w, label)?;
+                }
                 return Ok(Some(V::text("")));
             }
             _ => {}

@@ -812,9 +812,7 @@ impl Parser<'_> {
                 self.next()?;
             }
             self.skip_newlines()?;
-            self.expect_kw("do", kw, at)?;
-            let body = self.body(kw)?;
-            self.expect_kw("done", kw, at)?;
+            let body = self.loop_body(kw, at)?;
             return Ok(CommandKind::ArithFor { head, subs, body });
         }
         let var = match self.next()? {
@@ -854,10 +852,25 @@ impl Parser<'_> {
             self.next()?;
         }
         self.skip_newlines()?;
+        let body = self.loop_body(kw, at)?;
+        Ok(CommandKind::For { var, words, body })
+    }
+
+    /// A `for`/`select` loop's body: `do list done`, or bash's and zsh's
+    /// other spelling `{ list; }` (bash's grammar takes both; dash refuses
+    /// the braces, and then runs none of the line, so reading them costs no
+    /// command that runs).
+    fn loop_body(&mut self, kw: &str, at: usize) -> Result<List, ParseError> {
+        if self.peek_kw()? == Some("{") {
+            self.next()?;
+            let body = self.body("{")?;
+            self.expect_kw("}", kw, at)?;
+            return Ok(body);
+        }
         self.expect_kw("do", kw, at)?;
         let body = self.body(kw)?;
         self.expect_kw("done", kw, at)?;
-        Ok(CommandKind::For { var, words, body })
+        Ok(body)
     }
 
     /// After `case`: `WORD in [(]pat[|pat]…) list ;; … esac`.

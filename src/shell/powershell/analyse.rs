@@ -2871,6 +2871,11 @@ impl Analyser {
             }
             Action::RegistryWrite => {
                 let mut paths = self.path_args(&b);
+                // The key piped in (`Get-Item HKLM:\Software\X | Remove-ItemProperty
+                // -Name N`) binds to the path by its PSPath.
+                if paths.is_empty() {
+                    paths = piped_items(input);
+                }
                 // Copy-/Move-ItemProperty write the destination's values too.
                 if let Some(d) = b.get("Destination").cloned() {
                     paths.push(self.path1(&d));
@@ -4195,6 +4200,20 @@ impl Analyser {
     /// names itself (returning `true`): then no `.*` twin is added.
     fn path_args_with(&mut self, b: &Bound, whole: &mut dyn FnMut(&Value) -> bool) -> Vec<Value> {
         let mut out = vec![];
+        // A filter on a folder's every entry (`-Path DIR/* -Filter *.log`)
+        // narrows them to the names it matches: `DIR/*.log`. Any other
+        // pattern is judged as written (what both match is not one pattern).
+        let filter = b
+            .get("Filter")
+            .or_else(|| b.get("Include"))
+            .and_then(V::literal)
+            .filter(|f| !f.is_empty() && !f.contains(['/', '\\', ',']));
+        let narrowed = |it: &Value| -> Option<Value> {
+            let f = filter.as_deref()?;
+            let t = it.literal()?;
+            let dir = t.strip_suffix("/*").or_else(|| t.strip_suffix("\\*"))?;
+            Some(Value::text(&format!("{dir}/{f}")))
+        };
         for (p, v) in &b.named {
             if matches!(p.kind, Kind::Path | Kind::Literal)
                 && !matches!(
@@ -4208,6 +4227,10 @@ impl Analyser {
                 )
             {
                 for it in v.items() {
+                    let it = match p.kind {
+                        Kind::Path => narrowed(&it).unwrap_or(it),
+                        _ => it,
+                    };
                     let pv = path_value(&it, p.kind == Kind::Path);
                     // PowerShell's wildcards match names that begin with a dot
                     // (a file or folder object, or its name, is that item: any

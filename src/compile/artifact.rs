@@ -778,20 +778,51 @@ pub fn cache_dir(env: &Env) -> Option<PathBuf> {
 }
 
 /// What identifies a policy search (the artifact records it and must match).
+///
+/// Each piece is written as it is, after its length, so no two searches
+/// write the same key: a path that is UTF-8 as its text, another as
+/// `{:?}` writes it (marked `~`), an absent one as `-`, a list after its
+/// count. (Written with `{:?}` whole, paths escaped character by
+/// character, the key cost ~18k instructions of every `run` that reads a
+/// cache file.)
 fn search_key(discovery: &Discovery) -> String {
+    use std::fmt::Write;
+    fn text(key: &mut String, s: &str) {
+        let _ = write!(key, "|{}:", s.len());
+        key.push_str(s);
+    }
+    fn path(key: &mut String, p: Option<&Path>) {
+        match p.map(|p| (p, p.to_str())) {
+            None => key.push_str("|-"),
+            Some((_, Some(s))) => text(key, s),
+            Some((p, None)) => {
+                key.push_str("|~");
+                text(key, &format!("{p:?}"));
+            }
+        }
+    }
+    let d = discovery;
     let cwd = std::env::current_dir().unwrap_or_default();
-    format!(
-        "{:?}|{:?}|{:?}|{:?}|{}|{}|{:?}|{:?}|{:?}",
-        discovery.flags,
-        discovery.env,
-        discovery.project_dir,
-        discovery.user_dir,
-        discovery.no_builtin,
-        cwd.display(),
-        discovery.state_home,
-        discovery.managed_dir,
-        discovery.managed_required
-    )
+    let mut key = String::with_capacity(256);
+    let _ = write!(key, "{}", d.flags.len());
+    for f in &d.flags {
+        path(&mut key, Some(f));
+    }
+    match &d.env {
+        Some(e) => text(&mut key, e),
+        None => key.push_str("|-"),
+    }
+    path(&mut key, d.project_dir.as_deref());
+    path(&mut key, d.user_dir.as_deref());
+    key.push_str(if d.no_builtin { "|1" } else { "|0" });
+    path(&mut key, Some(&cwd));
+    path(&mut key, d.state_home.as_deref());
+    path(&mut key, d.managed_dir.as_deref());
+    let _ = write!(key, "|{}", d.managed_required.len());
+    for m in &d.managed_required {
+        text(&mut key, m);
+    }
+    key
 }
 
 /// The artifact file of a policy search.

@@ -139,7 +139,7 @@ const EMBEDDED_SEARCH: &str = "the built-in pack";
 /// read as current; a change that does not (a comment, a refactor, a new
 /// function) needs neither a bump nor a re-bless. Cache files are keyed by the
 /// binary that built them and do not depend on it.
-pub const FORMAT_VERSION: u32 = 18;
+pub const FORMAT_VERSION: u32 = 19;
 
 /// What the embedded artifact records as its builder: the format's version and
 /// a hash of the built-in policies' names and texts, exactly as the pack is

@@ -1449,16 +1449,17 @@ impl Artifact {
         }
         let (at, len) = self.span(id as usize)?;
         let bytes = self.record(Role::Rule(id), at, len)?;
-        let (gate, rest) = GateView::take(&bytes)?;
+        // The gate is judged before it is walked ([`GateView::peek`]).
         let body: Body;
-        let rest = match gate {
-            Some(gate) if !pass(&gate) => return Some(None),
-            Some(_) => {
+        let rest = match GateView::peek(&bytes)? {
+            Ok(gate) if !pass(&gate) => return Some(None),
+            Ok(gate) => {
+                let (_, rest) = gate.split()?;
                 let (at, len): Span = postcard::from_bytes(rest).ok()?;
                 body = self.record(Role::Placed, at, len)?;
                 &body[..]
             }
-            None => rest,
+            Err(rest) => rest,
         };
         let (used, rest): (Vec<u32>, &[u8]) = postcard::take_from_bytes(rest).ok()?;
         let mut lists = self.lists.lock().unwrap_or_else(|e| e.into_inner());

@@ -139,7 +139,7 @@ const EMBEDDED_SEARCH: &str = "the built-in pack";
 /// read as current; a change that does not (a comment, a refactor, a new
 /// function) needs neither a bump nor a re-bless. Cache files are keyed by the
 /// binary that built them and do not depend on it.
-pub const FORMAT_VERSION: u32 = 18;
+pub const FORMAT_VERSION: u32 = 19;
 
 /// What the embedded artifact records as its builder: the format's version and
 /// a hash of the built-in policies' names and texts, exactly as the pack is
@@ -319,19 +319,18 @@ type Meta = (u64, u64, u64, i128, i128);
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 fn meta_of(path: &Path) -> Option<Meta> {
     use std::os::unix::ffi::OsStrExt;
-    meta_of_bytes(path.as_os_str().as_bytes(), &mut vec![])
+    let mut c = path.as_os_str().as_bytes().to_vec();
+    c.push(0);
+    meta_of_c(&c)
 }
 
-/// [`meta_of`] the path whose bytes are `path`, made C's in `buf`.
+/// [`meta_of`] the path whose bytes, then a NUL, are `path` (as C takes it).
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 // The fields' types differ between targets (32-bit ones have 32-bit times).
 #[allow(clippy::useless_conversion)]
-fn meta_of_bytes(path: &[u8], buf: &mut Vec<u8>) -> Option<Meta> {
-    buf.clear();
-    buf.extend_from_slice(path);
-    buf.push(0);
+fn meta_of_c(path: &[u8]) -> Option<Meta> {
     // A path with a NUL byte has no `stat` (as `std` says too).
-    let name = std::ffi::CStr::from_bytes_with_nul(buf).ok()?;
+    let name = std::ffi::CStr::from_bytes_with_nul(path).ok()?;
     let mut st = std::mem::MaybeUninit::<libc::stat64>::uninit();
     // SAFETY: `name` is NUL-terminated and `st` is room for a `stat64`,
     // which the call fills when it returns 0.
@@ -351,8 +350,12 @@ fn meta_of_bytes(path: &[u8], buf: &mut Vec<u8>) -> Option<Meta> {
 }
 
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-fn meta_of_bytes(path: &[u8], _: &mut Vec<u8>) -> Option<Meta> {
+fn meta_of_c(path: &[u8]) -> Option<Meta> {
     use std::os::unix::ffi::OsStrExt;
+    let path = path.strip_suffix(&[0])?;
+    if path.contains(&0) {
+        return None;
+    }
     meta_of(Path::new(std::ffi::OsStr::from_bytes(path)))
 }
 
@@ -433,16 +436,19 @@ impl Stamps<'_> {
         }
         // The paths' bytes, as `stat` takes them (checked to be UTF-8 one
         // by one, the 10,000-rule bench set's 204 paths cost ~25k
-        // instructions more than the whole list checked when decoded).
-        let mut path: Vec<u8> = vec![];
-        let mut buf = vec![];
+        // instructions more than the whole list checked when decoded),
+        // made where they are, each followed by the NUL C wants (copied
+        // to add it, ~6k instructions more).
+        let mut path: Vec<u8> = vec![0];
         for ((n, rest), was) in shared.iter().zip(self.rests.iter_bytes()).zip(seen.iter()) {
+            path.pop();
             if n as usize > path.len() {
                 return false;
             }
             path.truncate(n as usize);
             path.extend_from_slice(rest);
-            if Seen::of(meta_of_bytes(&path, &mut buf)) != was {
+            path.push(0);
+            if Seen::of(meta_of_c(&path)) != was {
                 return false;
             }
         }
@@ -778,20 +784,51 @@ pub fn cache_dir(env: &Env) -> Option<PathBuf> {
 }
 
 /// What identifies a policy search (the artifact records it and must match).
+///
+/// Each piece is written as it is, after its length, so no two searches
+/// write the same key: a path that is UTF-8 as its text, another as
+/// `{:?}` writes it (marked `~`), an absent one as `-`, a list after its
+/// count. (Written with `{:?}` whole, paths escaped character by
+/// character, the key cost ~18k instructions of every `run` that reads a
+/// cache file.)
 fn search_key(discovery: &Discovery) -> String {
+    use std::fmt::Write;
+    fn text(key: &mut String, s: &str) {
+        let _ = write!(key, "|{}:", s.len());
+        key.push_str(s);
+    }
+    fn path(key: &mut String, p: Option<&Path>) {
+        match p.map(|p| (p, p.to_str())) {
+            None => key.push_str("|-"),
+            Some((_, Some(s))) => text(key, s),
+            Some((p, None)) => {
+                key.push_str("|~");
+                text(key, &format!("{p:?}"));
+            }
+        }
+    }
+    let d = discovery;
     let cwd = std::env::current_dir().unwrap_or_default();
-    format!(
-        "{:?}|{:?}|{:?}|{:?}|{}|{}|{:?}|{:?}|{:?}",
-        discovery.flags,
-        discovery.env,
-        discovery.project_dir,
-        discovery.user_dir,
-        discovery.no_builtin,
-        cwd.display(),
-        discovery.state_home,
-        discovery.managed_dir,
-        discovery.managed_required
-    )
+    let mut key = String::with_capacity(256);
+    let _ = write!(key, "{}", d.flags.len());
+    for f in &d.flags {
+        path(&mut key, Some(f));
+    }
+    match &d.env {
+        Some(e) => text(&mut key, e),
+        None => key.push_str("|-"),
+    }
+    path(&mut key, d.project_dir.as_deref());
+    path(&mut key, d.user_dir.as_deref());
+    key.push_str(if d.no_builtin { "|1" } else { "|0" });
+    path(&mut key, Some(&cwd));
+    path(&mut key, d.state_home.as_deref());
+    path(&mut key, d.managed_dir.as_deref());
+    let _ = write!(key, "|{}", d.managed_required.len());
+    for m in &d.managed_required {
+        text(&mut key, m);
+    }
+    key
 }
 
 /// The artifact file of a policy search.
@@ -970,29 +1007,41 @@ fn binary_identity() -> String {
     )
 }
 
-/// A 128-bit keyed hash (two seeded multiply-xor passes over 8-byte words).
+/// A 128-bit keyed hash (two seeded multiply-xor lanes over 8-byte words).
 /// Not cryptographic: it detects damage and edits, not a forger who rebuilds it.
+///
+/// Both lanes are fed in one pass over the bytes (the same values as a pass
+/// per lane: the embedded pack's records, ~14 KB for a Bash event, are
+/// read once).
 pub fn hash(key: u128, parts: &[&[u8]]) -> u128 {
-    fn mix(seed: u64, parts: &[&[u8]]) -> u64 {
-        const K: u64 = 0x9E37_79B9_7F4A_7C15;
-        let mut h = seed ^ K;
-        for p in parts {
-            h = (h ^ p.len() as u64).wrapping_mul(K).rotate_left(29);
-            let mut chunks = p.chunks_exact(8);
-            for c in &mut chunks {
-                let w = u64::from_le_bytes(c.try_into().expect("8 bytes"));
-                h = (h ^ w).wrapping_mul(K).rotate_left(31);
-            }
-            for &b in chunks.remainder() {
-                h = (h ^ u64::from(b)).wrapping_mul(K).rotate_left(7);
-            }
-        }
+    const K: u64 = 0x9E37_79B9_7F4A_7C15;
+    #[inline(always)]
+    fn step(h: u64, w: u64, r: u32) -> u64 {
+        (h ^ w).wrapping_mul(K).rotate_left(r)
+    }
+    fn fin(mut h: u64) -> u64 {
         h ^= h >> 33;
         h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
         h ^ (h >> 33)
     }
     let (a, b) = ((key >> 64) as u64, key as u64);
-    (u128::from(mix(a ^ 1, parts)) << 64) | u128::from(mix(b ^ 0x1234_5678_9abc_def0, parts))
+    let (mut x, mut y) = ((a ^ 1) ^ K, (b ^ 0x1234_5678_9abc_def0) ^ K);
+    for p in parts {
+        let n = p.len() as u64;
+        x = step(x, n, 29);
+        y = step(y, n, 29);
+        let mut chunks = p.chunks_exact(8);
+        for c in &mut chunks {
+            let w = u64::from_le_bytes(c.try_into().expect("8 bytes"));
+            x = step(x, w, 31);
+            y = step(y, w, 31);
+        }
+        for &byte in chunks.remainder() {
+            x = step(x, u64::from(byte), 7);
+            y = step(y, u64::from(byte), 7);
+        }
+    }
+    (u128::from(fin(x)) << 64) | u128::from(fin(y))
 }
 
 /// The artifact of the built-in pack, as this build compiles it: what
@@ -1418,16 +1467,17 @@ impl Artifact {
         }
         let (at, len) = self.span(id as usize)?;
         let bytes = self.record(Role::Rule(id), at, len)?;
-        let (gate, rest) = GateView::take(&bytes)?;
+        // The gate is judged before it is walked ([`GateView::peek`]).
         let body: Body;
-        let rest = match gate {
-            Some(gate) if !pass(&gate) => return Some(None),
-            Some(_) => {
+        let rest = match GateView::peek(&bytes)? {
+            Ok(gate) if !pass(&gate) => return Some(None),
+            Ok(gate) => {
+                let (_, rest) = gate.split()?;
                 let (at, len): Span = postcard::from_bytes(rest).ok()?;
                 body = self.record(Role::Placed, at, len)?;
                 &body[..]
             }
-            None => rest,
+            Err(rest) => rest,
         };
         let (used, rest): (Vec<u32>, &[u8]) = postcard::take_from_bytes(rest).ok()?;
         let mut lists = self.lists.lock().unwrap_or_else(|e| e.into_inner());

@@ -103,7 +103,8 @@ pub struct Prepared {
     /// The event, with `$PROJECT_DIR` replaced.
     pub event_text: String,
     /// The environment: `CLAUDE_PROJECT_DIR`, `HOME` (= `$PROJECT_DIR/home`), `PATH`,
-    /// `TZ` (the fixture's `tz`, default `UTC`), then the fixture's `env`.
+    /// `TZ` (the fixture's `tz`, default `UTC`), then the fixture's `env`; the
+    /// state folder in the project's `home/` and the cache off, always.
     pub env: BTreeMap<String, String>,
 }
 
@@ -217,6 +218,11 @@ impl Fixture {
         for (k, v) in &self.env {
             env.insert(k.clone(), subst(v));
         }
+        // hookrules' own state and cache stay in the temporary project, whatever
+        // home the fixture judges paths in (`"HOME": "/home/dev"` must not make
+        // a key or a cache in a real /home/dev).
+        env.insert("XDG_STATE_HOME".into(), format!("{pd}/home/.local/state"));
+        env.insert("HOOKRULES_CACHE".into(), "off".into());
         Ok(Prepared {
             event_text: subst(&self.event.to_string()),
             env,

@@ -59,7 +59,8 @@ exit 0
 
 Each fixture runs alone, through the same code as `hookrules run`, in a fresh
 temporary project folder: CLAUDE_PROJECT_DIR points at it and HOME at its
-`home/`. $PROJECT_DIR anywhere in the fixture (event, files, env, expectations)
+`home/` (a fixture's `env` may name another HOME to judge paths in; hookrules'
+state stays in the temporary `home/` and no cache is written). $PROJECT_DIR anywhere in the fixture (event, files, env, expectations)
 is replaced by that folder's path, so "$PROJECT_DIR/src/main.rs" names a project
 file the way the client does (absolute). A UTF-8 byte-order mark is ignored.
 

@@ -94,9 +94,9 @@ pub enum Class {
     /// asks for it ([`with_content`]).
     Credentials,
     /// A plain path where nothing is on disk yet, in a folder that is there
-    /// (a dangling link lands nowhere either): writing there loses nothing. Asked of the disk only
-    /// when a test names it ([`with_content`]); a pattern, a relative or an
-    /// unknown path is never absent.
+    /// (a dangling link lands nowhere either): writing there loses nothing.
+    /// Asked of the disk only when a test names it ([`with_content`]); a
+    /// pattern, a relative or an unknown path is never absent.
     Absent,
 }
 

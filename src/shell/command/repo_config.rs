@@ -653,15 +653,17 @@ fn subcommand_of(c: &SimpleCommand) -> Option<String> {
 }
 
 /// Is the file at `path` one git may not change unseen: a file that names
-/// hookrules ([`names_hookrules`]), or one in a folder named `hookrules`, as
-/// every policy folder is (`.claude/hookrules/`, `~/.config/hookrules/`,
-/// also where a link to one leads: a dotfiles repository): a stash or a
-/// branch switch that puts back, adds or takes away a policy changes what
-/// the guard decides. The rules judge each where it lands (a policy folder
-/// is `guard_config`; a folder that merely shares the name is not).
+/// hookrules ([`names_hookrules`]), or one directly in a folder named
+/// `hookrules`, as every policy file is (`.claude/hookrules/x.toml`,
+/// `~/.config/hookrules/x.toml`, also where a link to one leads: a dotfiles
+/// repository): a stash or a branch switch that puts back, adds or takes
+/// away a policy changes what the guard decides. The rules judge each where
+/// it lands (a policy folder is `guard_config`; a folder that merely shares
+/// the name is not).
 fn guard_file(path: &Path) -> bool {
     path.parent()
-        .is_some_and(|d| d.components().any(|c| c.as_os_str() == "hookrules"))
+        .and_then(Path::file_name)
+        .is_some_and(|d| d == "hookrules")
         || names_hookrules(path)
 }
 

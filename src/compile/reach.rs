@@ -2392,6 +2392,15 @@ mod tests {
     use super::{search, InPlace, Reached, RuleId, Shards, Shells, LOOKUP_MAX};
     use std::collections::BTreeMap;
 
+    /// Claude Code's Bash call of `command`, in /tmp.
+    fn bash_event(command: &str) -> crate::contract::Event {
+        crate::contract::Event::from_value(serde_json::json!({
+            "hook_event_name": "PreToolUse", "tool_name": "Bash",
+            "tool_input": {"command": command}, "cwd": "/tmp",
+        }))
+        .unwrap()
+    }
+
     /// Every string over `alphabet` of up to `n` characters.
     fn strings(alphabet: &[&str], n: usize) -> Vec<String> {
         let mut all = vec![String::new()];
@@ -2458,11 +2467,7 @@ mod tests {
             "git push --force",
             "ls 'a",
         ] {
-            let event = crate::contract::Event::from_value(serde_json::json!({
-                "hook_event_name": "PreToolUse", "tool_name": "Bash",
-                "tool_input": {"command": command}, "cwd": "/tmp",
-            }))
-            .unwrap();
+            let event = bash_event(command);
             let fresh: Reached<'_> = postcard::from_bytes(&stored).unwrap();
             let got = fresh
                 .bucket(&event, &[], Some(&mut Shells::new()), None, &records)
@@ -2515,11 +2520,7 @@ reason = "r"
             ("npm publish other --prod-x", false),
             ("yarn publish --prod-x1", false),
         ] {
-            let event = crate::contract::Event::from_value(serde_json::json!({
-                "hook_event_name": "PreToolUse", "tool_name": "Bash",
-                "tool_input": {"command": command}, "cwd": "/tmp",
-            }))
-            .unwrap();
+            let event = bash_event(command);
             let mut shells = Shells::new();
             let mut commands = super::field_commands(&event, &mut shells);
             assert_eq!(gate.holds(&mut commands), want, "{command}");
@@ -2556,11 +2557,7 @@ reason = "r"
             "dd if=/dev/zero of=/dev/sda",
             "ls 'a",
         ] {
-            let event = crate::contract::Event::from_value(serde_json::json!({
-                "hook_event_name": "PreToolUse", "tool_name": "Bash",
-                "tool_input": {"command": command}, "cwd": "/tmp",
-            }))
-            .unwrap();
+            let event = bash_event(command);
             let mut shells = Shells::new();
             let mut commands = super::field_commands(&event, &mut shells);
             let mut shells2 = Shells::new();

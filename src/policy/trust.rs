@@ -242,14 +242,27 @@ impl Store {
 mod tests {
     use super::*;
 
+    /// A temporary folder (kept while the guard lives), its path resolved,
+    /// and a state folder in it.
+    fn folder() -> (tempfile::TempDir, PathBuf, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let state = root.join("state");
+        (dir, root, state)
+    }
+
+    /// A policy file holding `x` at `path`, its folders made.
+    fn policy(path: &Path) {
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, "x").unwrap();
+    }
+
     #[test]
     fn trust_is_for_this_text_at_this_path_under_this_key() {
-        let dir = tempfile::tempdir().unwrap();
-        let state = dir.path().join("state");
-        let proj = dir.path().join("proj");
+        let (_dir, root, state) = folder();
+        let proj = root.join("proj");
         let p = proj.join(".claude/hookrules/a.toml");
-        fs::create_dir_all(p.parent().unwrap()).unwrap();
-        fs::write(&p, "x").unwrap();
+        policy(&p);
         let mut store = Store::open(&state);
         assert!(!store.is_trusted(&proj, &p, "x"), "no key, nothing trusted");
         store.trust(&proj, &p, "x", "me").unwrap();
@@ -273,12 +286,9 @@ mod tests {
     #[test]
     fn trust_stays_with_the_project_a_file_is_found_in() {
         use std::os::unix::fs::symlink;
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap();
-        let state = root.join("state");
+        let (_dir, root, state) = folder();
         let a = root.join("a/.claude/hookrules/me.local.toml");
-        fs::create_dir_all(a.parent().unwrap()).unwrap();
-        fs::write(&a, "x").unwrap();
+        policy(&a);
         let mut store = Store::open(&state);
         store.trust(&root.join("a"), &a, "x", "me").unwrap();
         let store = Store::open(&state);
@@ -316,12 +326,9 @@ mod tests {
 
     #[test]
     fn a_shared_file_is_trusted_per_project() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap();
-        let state = root.join("state");
+        let (_dir, root, state) = folder();
         let shared = root.join("team/base.toml");
-        fs::create_dir_all(shared.parent().unwrap()).unwrap();
-        fs::write(&shared, "x").unwrap();
+        policy(&shared);
         let mut store = Store::open(&state);
         store.trust(&root.join("a"), &shared, "x", "me").unwrap();
         let store = Store::open(&state);
@@ -334,12 +341,9 @@ mod tests {
 
     #[test]
     fn a_record_made_before_projects_counts_only_in_its_own_project() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().canonicalize().unwrap();
-        let state = root.join("state");
+        let (_dir, root, state) = folder();
         let a = root.join("a/.claude/hookrules/me.local.toml");
-        fs::create_dir_all(a.parent().unwrap()).unwrap();
-        fs::write(&a, "x").unwrap();
+        policy(&a);
         let key = UserKey::load_or_create(&state).unwrap();
         let name = Store::name(&key, None, &identity(&a), &content_hash("x"));
         fs::create_dir_all(trust_dir(&state)).unwrap();

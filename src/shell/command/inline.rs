@@ -2174,30 +2174,183 @@ fn awk_pipes(src: &[char], masked: &[char], out: &mut Vec<Effect>) {
 
 // ------------------------------------------------------------ small languages
 
-/// GNU sed: the `e` command runs the rest of its line; `s///e` runs the result.
+/// GNU sed's script, read command by command (sed's manual, "sed scripts"):
+/// `e CMD` runs CMD and a bare `e` or the `s///e` flag runs text sed made
+/// (unknown code); `w FILE`, `W FILE` and `s///w FILE` write a file, `r FILE`
+/// and `R FILE` read one. Addresses (`1`, `$`, `/re/I`, `\%re%`, `0,/re/`,
+/// `first~step`, `addr,+N`), `!`, blocks, labels, the text of `a`, `i`, `c`
+/// and the parts of `s` and `y` (with escaped delimiters) are stepped over,
+/// so that a word of a regular expression or a text is never taken for a
+/// command, and a command after `;` or `}` is never missed.
 fn sed(script: &str) -> Vec<Effect> {
+    let c: Vec<char> = script.chars().collect();
     let mut out = Vec::new();
-    for line in script.split(['\n', ';']) {
-        let l = line.trim_start();
-        // Skip an address (`1`, `$`, `/re/`) before the command.
-        let l = l.trim_start_matches(|c: char| c.is_ascii_digit() || c == '$' || c == ',');
-        let l = l.trim_start();
-        if let Some(rest) = l.strip_prefix('e') {
-            if rest.is_empty() || rest.starts_with(' ') {
-                let cmd = rest.trim();
-                if cmd.is_empty() {
-                    out.push(Effect::Dynamic);
-                } else {
-                    out.push(Effect::Shell(Sym::text(cmd)));
-                }
+    let mut i = 0;
+    // The rest of the line from `k`, without leading blanks: a file name or
+    // a command (`w`, `r`, `e` take the whole line, `;` included).
+    let rest_of_line = |k: usize| -> (String, usize) {
+        let mut e = k;
+        while e < c.len() && c[e] != '\n' {
+            e += 1;
+        }
+        let text: String = c[k..e].iter().collect();
+        (text.trim_start().to_string(), e)
+    };
+    // Past a delimited part (`/re/`, `\%re%`, the parts of `s` and `y`)
+    // that starts after its opening delimiter `d`: the index after the
+    // closing one, or `None` when it never closes.
+    let delimited = |mut k: usize, d: char| -> Option<usize> {
+        while k < c.len() {
+            match c[k] {
+                '\\' => k += 2,
+                x if x == d => return Some(k + 1),
+                '\n' if d != '\n' => return None,
+                _ => k += 1,
             }
         }
-        if l.starts_with('s') && l.len() > 2 {
-            let delim = l.chars().nth(1).unwrap_or('/');
-            let parts: Vec<&str> = l.split(delim).collect();
-            if parts.len() >= 4 && parts[3].contains('e') {
-                out.push(Effect::Dynamic);
+        None
+    };
+    let file = |name: &str| -> Option<Value> {
+        let name = name.trim_end();
+        (!name.is_empty() && !matches!(name, "/dev/stdout" | "/dev/stderr"))
+            .then(|| Value::one(marked(name)))
+    };
+    while i < c.len() && out.len() < MAX_EFFECTS {
+        // Separators, blanks, block ends.
+        if c[i].is_whitespace() || matches!(c[i], ';' | '}') {
+            i += 1;
+            continue;
+        }
+        if c[i] == '#' {
+            i = rest_of_line(i).1;
+            continue;
+        }
+        // Up to two addresses, then `!`.
+        for n in 0..2 {
+            match c.get(i) {
+                Some(d)
+                    if d.is_ascii_digit() || *d == '$' || (n == 1 && matches!(*d, '+' | '~')) =>
+                {
+                    i += 1;
+                    while c.get(i).is_some_and(|x| x.is_ascii_digit() || *x == '~') {
+                        i += 1;
+                    }
+                }
+                Some('/') => match delimited(i + 1, '/') {
+                    Some(e) => i = e,
+                    None => return out,
+                },
+                Some('\\') if i + 1 < c.len() => match delimited(i + 2, c[i + 1]) {
+                    Some(e) => i = e,
+                    None => return out,
+                },
+                _ => break,
             }
+            while c.get(i).is_some_and(|x| matches!(x, 'I' | 'M')) {
+                i += 1;
+            }
+            while c.get(i).is_some_and(|x| *x == ' ' || *x == '\t') {
+                i += 1;
+            }
+            if n == 0 && c.get(i) == Some(&',') {
+                i += 1;
+                while c.get(i).is_some_and(|x| *x == ' ' || *x == '\t') {
+                    i += 1;
+                }
+                continue;
+            }
+            break;
+        }
+        while c.get(i).is_some_and(|x| matches!(x, '!' | ' ' | '\t')) {
+            i += 1;
+        }
+        let Some(&cmd) = c.get(i) else { break };
+        i += 1;
+        match cmd {
+            '{' => {}
+            // Labels and branches: a name up to `;` or the line's end.
+            ':' | 'b' | 't' | 'T' => {
+                while i < c.len() && !matches!(c[i], ';' | '\n') {
+                    i += 1;
+                }
+            }
+            // Text: `a\` then the next line(s), or GNU's `a text` to the
+            // line's end; a `\` at a line's end continues it.
+            'a' | 'i' | 'c' => {
+                while i < c.len() && c[i] != '\n' {
+                    i += if c[i] == '\\' { 2 } else { 1 };
+                }
+            }
+            'e' => {
+                let (text, e) = rest_of_line(i);
+                i = e;
+                let text = text.trim_end();
+                if text.is_empty() {
+                    out.push(Effect::Dynamic);
+                } else {
+                    out.push(Effect::Shell(marked(text)));
+                }
+            }
+            'r' | 'R' | 'w' | 'W' => {
+                let (name, e) = rest_of_line(i);
+                i = e;
+                if let Some(path) = file(&name) {
+                    out.push(if matches!(cmd, 'r' | 'R') {
+                        Effect::Read(path)
+                    } else {
+                        Effect::Write {
+                            path,
+                            append: false,
+                        }
+                    });
+                }
+            }
+            's' | 'y' => {
+                let Some(&d) = c.get(i) else { break };
+                if d == '\n' || d == '\\' {
+                    return out;
+                }
+                let Some(e) = delimited(i + 1, d).and_then(|e| delimited(e, d)) else {
+                    return out;
+                };
+                i = e;
+                if cmd == 'y' {
+                    continue;
+                }
+                // Flags: g p e i I m M and a number; `w FILE` ends the line.
+                while let Some(&f) = c.get(i) {
+                    match f {
+                        'e' => {
+                            out.push(Effect::Dynamic);
+                            i += 1;
+                        }
+                        'w' => {
+                            let (name, e) = rest_of_line(i + 1);
+                            i = e;
+                            if let Some(path) = file(&name) {
+                                out.push(Effect::Write {
+                                    path,
+                                    append: false,
+                                });
+                            }
+                        }
+                        'g' | 'p' | 'i' | 'I' | 'm' | 'M' => i += 1,
+                        x if x.is_ascii_digit() => i += 1,
+                        _ => break,
+                    }
+                }
+            }
+            // `q`/`Q`/`l`/`L` take a number, `v` a version: stepped over by
+            // the loop (digits and dots are no commands).
+            'q' | 'Q' | 'l' | 'L' | 'v' => {
+                while c
+                    .get(i)
+                    .is_some_and(|x| x.is_ascii_digit() || *x == '.' || *x == ' ')
+                {
+                    i += 1;
+                }
+            }
+            _ => {}
         }
     }
     out
@@ -2815,6 +2968,49 @@ mod tests {
             scan(Lang::Make, ".RECIPEPREFIX := $(P)\nx:\n$(P)rm -rf ~\n").as_slice(),
             [Effect::Dynamic, ..]
         ));
+    }
+
+    /// sed's script read command by command: what runs, what is written
+    /// and read, and the words of expressions and texts that are neither.
+    #[test]
+    fn sed_commands() {
+        let kinds = |code: &str| -> Vec<String> {
+            scan(Lang::Sed, code)
+                .into_iter()
+                .map(|e| match e {
+                    Effect::Shell(s) => format!("run {}", shell_text(&s)),
+                    Effect::Write { path, .. } => {
+                        format!("write {}", path.literal().unwrap_or_default())
+                    }
+                    Effect::Read(path) => format!("read {}", path.literal().unwrap_or_default()),
+                    Effect::Dynamic => "unknown".into(),
+                    _ => "other".into(),
+                })
+                .collect()
+        };
+        assert_eq!(kinds("1e rm -rf ~"), ["run rm -rf ~"]);
+        assert_eq!(kinds("/x/!e id; rm -rf ~"), ["run id; rm -rf ~"]);
+        assert_eq!(kinds("s/a/b/;$e touch x"), ["run touch x"]);
+        assert_eq!(kinds("0,/re/{e uname\n}"), ["run uname"]);
+        assert_eq!(kinds("s/.*/id/e"), ["unknown"]);
+        assert_eq!(kinds("s|x|y|ge"), ["unknown"]);
+        assert_eq!(kinds("1{e\n}"), ["unknown"]);
+        assert_eq!(kinds("w /home/u/.bashrc"), ["write /home/u/.bashrc"]);
+        assert_eq!(kinds("/k/W out.txt"), ["write out.txt"]);
+        assert_eq!(kinds("s/a/b/w /etc/cron.d/x"), ["write /etc/cron.d/x"]);
+        assert_eq!(kinds("1r /etc/shadow"), ["read /etc/shadow"]);
+        assert_eq!(kinds("\\%x%R .env"), ["read .env"]);
+        // words of expressions, replacements and texts are no commands
+        assert!(kinds("s/e rm -rf ~/x/").is_empty());
+        assert!(kinds("s/\\/e/w/g").is_empty());
+        assert!(kinds("y/ew/we/").is_empty());
+        assert!(kinds("/^e /d").is_empty());
+        assert!(kinds("a e rm -rf ~").is_empty());
+        assert!(kinds("1i\\\nw /etc/passwd").is_empty());
+        assert!(kinds(":e\nb e").is_empty());
+        assert!(kinds("s/x/y/w /dev/stdout").is_empty());
+        assert!(kinds("# e rm -rf ~\np").is_empty());
+        assert!(kinds("$!N;P;D").is_empty());
     }
 
     #[test]

@@ -577,6 +577,14 @@ impl Extractor {
             .as_ref()
             .and_then(Value::literal)
             .unwrap_or_else(|| t.text.clone());
+        // An open file of the process by number (`BASH_ENV=/dev/fd/3 bash
+        // … 3< <(curl …)`, `/proc/self/fd/N`, `/dev/stdin`): whatever was
+        // opened there, a pipe or a redirection the analysis does not follow
+        // to this place.
+        if is_descriptor_path(&path) {
+            self.set_code(at, Code::Dynamic);
+            return Ok(());
+        }
         // A program run from a URL (`deno run https://…`, `uv run
         // https://…`) is fetched when it runs: nobody has read it (cause from
         // redteam5).
@@ -702,4 +710,16 @@ fn remote(name: &str) -> bool {
                     .chars()
                     .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '.' | '-'))
         })
+}
+
+/// A path that names one of the process's open files rather than a file on
+/// disk: `/dev/fd/N`, `/dev/stdin`, `/proc/self/fd/N`, `/proc/PID/fd/N`,
+/// `/proc/thread-self/fd/N`.
+fn is_descriptor_path(path: &str) -> bool {
+    if path == "/dev/stdin" || path.starts_with("/dev/fd/") {
+        return true;
+    }
+    path.strip_prefix("/proc/")
+        .and_then(|r| r.split_once('/'))
+        .is_some_and(|(_, rest)| rest.starts_with("fd/"))
 }

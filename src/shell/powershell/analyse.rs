@@ -177,6 +177,31 @@ enum W {
     Val(Value),
 }
 
+/// A braced variable name that is a file system path rather than a
+/// variable (`${C:\x}`, `${\\srv\share\x}`, `${/x}`, `${./x}`, `${~/x}`):
+/// PowerShell reads the file (its content is the value) and an assignment
+/// writes it. Drive-qualified names of other providers (`${env:X}`,
+/// `${function:f}`, `${variable:x}`) are variables.
+fn is_file_variable(name: &str) -> bool {
+    let b = name.as_bytes();
+    let drive =
+        b.len() >= 3 && b[0].is_ascii_alphabetic() && b[1] == b':' && matches!(b[2], b'\\' | b'/');
+    drive
+        || name.starts_with(['/', '\\'])
+        || [".", "..", "~"].iter().any(|p| {
+            name.strip_prefix(p)
+                .is_some_and(|r| r.starts_with(['/', '\\']))
+        })
+}
+
+/// A cmdlet's name pattern rather than a path: wildcards among letters,
+/// digits, `-` and `_` only (`*`, `web*`, `*sql*`).
+fn name_wildcard(t: &str) -> bool {
+    t.contains(['*', '?'])
+        && t.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '*' | '?' | '-' | '_'))
+}
+
 fn raw(s: &str) -> W {
     W::Raw(s.to_string())
 }
@@ -548,6 +573,17 @@ impl Analyser {
             }
             return Ok(());
         }
+        // `${C:\\x\\f.txt} = TEXT`: writes the file (`+=` appends to it).
+        if is_file_variable(&name) {
+            let p = self.path1(&V::text(&name));
+            let op = if append { ">>" } else { ">" };
+            self.emit(
+                vec![raw(op), W::Val(p.clone())],
+                Some(&format!("${{{name}}}")),
+            )?;
+            self.wrote(&p, Some(&v), append);
+            return Ok(());
+        }
         // `$env:NAME = TEXT`: the programs this line starts are given it,
         // as `export NAME=TEXT` gives them.
         if let Some(var) = name
@@ -644,6 +680,18 @@ impl Analyser {
 
     // ------------------------------------------------------------ values
 
+    /// The value of `$name`, and what reading it does: a variable whose name
+    /// is a file's path (`${C:\\Users\\me\\.env}`, `${/etc/passwd}`,
+    /// `${.\\secrets.json}`, the FileSystem provider's variable syntax,
+    /// about_Variables) reads that file, judged as `cat -- PATH`.
+    fn var_read(&mut self, name: &str) -> R<V> {
+        if is_file_variable(name) {
+            let label = format!("${{{name}}}");
+            return self.file_read(&[V::text(name)], &label, &label);
+        }
+        Ok(self.var(name))
+    }
+
     fn var(&mut self, name: &str) -> V {
         let n = name
             .strip_prefix("global:")
@@ -685,7 +733,7 @@ impl Analyser {
         self.step()?;
         Ok(match e {
             Expr::Word(parts) => self.word(parts)?,
-            Expr::Var(n) => self.var(n),
+            Expr::Var(n) => self.var_read(n)?,
             Expr::Sub(stmts) => {
                 self.captured += 1;
                 let v = self.stmts(stmts);
@@ -872,7 +920,7 @@ impl Analyser {
                     {
                         continue;
                     }
-                    let v = self.var(n);
+                    let v = self.var_read(n)?;
                     if !matches!(v.from, From::Plain) {
                         from = v.from.clone();
                     }
@@ -1957,7 +2005,7 @@ impl Analyser {
                     }
                 }
                 Arg::Splat(n) => {
-                    let v = self.var(n);
+                    let v = self.var_read(n)?;
                     match v.val {
                         Val::Hash(h) => {
                             for (k, v) in h {
@@ -3092,6 +3140,14 @@ impl Analyser {
                 Val::Block(b) => {
                     let b = b.clone();
                     self.block(&b, &format!("{name} {{}}"), input.cloned(), vec![], true)?;
+                }
+                // A wildcard with no dot and no separator (`Get-Printer *`,
+                // `Get-VM web*`) is a name pattern the cmdlet matches itself:
+                // PowerShell hands cmdlets their words unexpanded, and a
+                // file the pattern could name in the folder is not read.
+                _ if a.literal().is_some_and(|t| name_wildcard(&t)) => {
+                    let t = a.literal().unwrap_or_default();
+                    words.push(W::Val(Value::text(&t)));
                 }
                 _ => words.extend(a.items().into_iter().map(|v| W::Val(path_value(&v, false)))),
             }

@@ -1875,7 +1875,11 @@ pub fn parse_shell(
                 crate::shell::command::add_script_code(&mut cmds, cwd);
                 crate::shell::command::add_repository_code(&mut cmds, cwd);
                 crate::shell::command::name_push_refspecs(&mut cmds, cwd);
-                crate::shell::command::name_checked_out(&mut cmds, cwd);
+                crate::shell::command::name_checked_out(
+                    &mut cmds,
+                    cwd,
+                    crate::contract::places::decides_hooks,
+                );
                 crate::shell::command::add_cargo_config_code(&mut cmds, cwd);
                 crate::shell::command::add_startup_code(&mut cmds, cwd);
             }

@@ -87,6 +87,41 @@ pub fn claude_settings(env: &Env, cwd: &Path, project: &Path, user: bool) -> Vec
         .unwrap_or_default()
 }
 
+/// Is `rel`, a path relative to a repository's top, a file that decides
+/// which hooks run for the project it is in, whatever its text says: a policy
+/// (a file directly in a `hookrules` folder), Claude Code's project settings
+/// ([`claude_settings`]: `disableAllHooks`, `hooks` live there), each host's
+/// project hook file (its adapter's `project_file`), and every `*.json` VS
+/// Code and Copilot read hooks from ([`repository_hooks`]). A git command that
+/// adds, replaces or takes one away (a branch switch or merge that brings a
+/// `.claude/settings.local.json` with `"disableAllHooks": true`) changes what
+/// the guard decides, and is judged as a write of that file.
+#[must_use]
+pub fn decides_hooks(rel: &Path) -> bool {
+    let top = Path::new("");
+    if rel
+        .parent()
+        .and_then(Path::file_name)
+        .is_some_and(|d| d == "hookrules")
+    {
+        return true;
+    }
+    if claude_settings(&Env::default(), top, top, false)
+        .iter()
+        .any(|f| f == rel)
+    {
+        return true;
+    }
+    if Host::ALL
+        .iter()
+        .filter_map(|h| h.adapter().install.as_ref())
+        .any(|i| Path::new(i.project_file) == rel)
+    {
+        return true;
+    }
+    rel.parent() == Some(&repository_hooks(top)) && rel.extension().is_some_and(|e| e == "json")
+}
+
 /// The hookrules plugin's data folder, where its launcher remembers the binary
 /// it runs: `$CLAUDE_PLUGIN_DATA`, else `~/.cache/hookrules-plugin` (the
 /// default of `plugin/bin/hookrules-launch`).

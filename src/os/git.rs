@@ -255,6 +255,12 @@ impl WorkTree {
         })
     }
 
+    /// The work tree's top folder (absolute).
+    #[must_use]
+    pub fn top(&self) -> &Path {
+        &self.top
+    }
+
     /// `git ARGS` run from the top, within what is left of the budget.
     /// `Err(())` when the budget is spent; `Ok(None)` when git refuses.
     fn ask(&self, args: &[&str]) -> Result<Option<String>, ()> {

@@ -1234,6 +1234,56 @@ fn git_commands_that_take_the_wiring_out_of_the_working_tree_are_denied() {
     check(&sb, &cases);
     git(&["checkout", "-q", "--", ".claude/hookrules/team.toml"]);
 
+    // A branch that switches the hooks off without naming hookrules: its
+    // `.claude/settings.local.json` says `"disableAllHooks": true`. Merging,
+    // switching to it or checking the file out of it decides the hooks; a
+    // sparse checkout that leaves `.claude/` out takes the wiring away.
+    git(&["switch", "-q", "-c", "off"]);
+    std::fs::write(
+        proj.join(".claude/settings.local.json"),
+        "{\"disableAllHooks\": true}\n",
+    )
+    .unwrap();
+    git(&["add", "-f", ".claude/settings.local.json"]);
+    git(&["commit", "-qm", "quiet"]);
+    git(&["switch", "-q", "main"]);
+    check(
+        &sb,
+        &[
+            (
+                sb.bash("git merge off"),
+                "ask",
+                "brings the settings file that switches hooks off",
+            ),
+            (
+                sb.bash("git switch off"),
+                "ask",
+                "the same, by a branch switch",
+            ),
+            (
+                sb.bash("git checkout off -- .claude/settings.local.json"),
+                "ask",
+                "the one file, checked out of the branch",
+            ),
+            (
+                sb.bash("git cherry-pick off"),
+                "ask",
+                "the commit that adds it",
+            ),
+            (
+                sb.bash("git sparse-checkout set src"),
+                "deny",
+                "`.claude/` leaves the working tree",
+            ),
+            (
+                sb.bash("git sparse-checkout list"),
+                "allow",
+                "reads the patterns",
+            ),
+            (sb.bash("git merge docs"), "allow", "another file only"),
+        ],
+    );
+
     // Asking git runs nothing the repository configures: a clean filter
     // (which `git diff HEAD` would run to hash a file whose time stamps
     // changed) named by an archive's `.git/config` and `.gitattributes`.

@@ -585,11 +585,14 @@ fn value(raw: &str) -> String {
 /// [`SimpleCommand::replaced`]: the rules judge them as any other
 /// replacement of the files that switch the guard on (`git stash -u` takes
 /// an untracked `.claude/settings.json` away; `git switch` to a branch
-/// without it removes a tracked one). Files that do not name hookrules are
-/// left out, so a branch switch that changes other files is no write the
-/// guard asks about. Nothing when git cannot answer in time, or a word the
-/// answer depends on is not known before the command runs.
-pub fn name_checked_out(cmds: &mut [SimpleCommand], cwd: &str) {
+/// without it removes a tracked one), and so are the files `decides_hooks`
+/// (given a path relative to the work tree's top) names whatever their text
+/// (a merge that brings a `.claude/settings.local.json` saying
+/// `"disableAllHooks": true`). Other files are left out, so a branch switch
+/// that changes other files is no write the guard asks about. Nothing when
+/// git cannot answer in time, or a word the answer depends on is not known
+/// before the command runs.
+pub fn name_checked_out(cmds: &mut [SimpleCommand], cwd: &str, decides_hooks: fn(&Path) -> bool) {
     if !cwd.starts_with('/') {
         return;
     }
@@ -620,15 +623,17 @@ pub fn name_checked_out(cmds: &mut [SimpleCommand], cwd: &str) {
         let Some(mut files) = tree.listed(&queries) else {
             continue;
         };
+        let top = tree.top().to_path_buf();
+        let guarded = |f: &Path| guard_file(f) || f.strip_prefix(&top).is_ok_and(decides_hooks);
         if worktree {
-            let Some(changed) = tree.changed_from_head(guard_file) else {
+            let Some(changed) = tree.changed_from_head(guarded) else {
                 continue;
             };
             files.extend(changed);
         }
         c.replaced = files
             .into_iter()
-            .filter(|f| guard_file(f))
+            .filter(|f| guarded(f))
             .filter_map(|f| f.to_str().map(str::to_string))
             .collect();
         c.replaced.sort();
@@ -823,6 +828,17 @@ fn checkout_queries(c: &SimpleCommand, sub: &str) -> Option<(Vec<Vec<String>>, b
             for t in operands(&["--prefix", "--index-output"]) {
                 q.push(diff(&["HEAD", &t]));
             }
+        }
+        // A sparse checkout takes out of the working tree every tracked file
+        // its patterns leave out (`set src`: `.claude/` goes), and puts back
+        // what it then includes: any tracked file may come or go (`list`,
+        // `check-rules` only read).
+        "sparse-checkout"
+            if operands(&[]).first().is_some_and(|a| {
+                matches!(a.as_str(), "set" | "add" | "init" | "reapply" | "disable")
+            }) =>
+        {
+            q.push(["ls-files", "-z", "--full-name"].map(String::from).to_vec());
         }
         _ => {}
     }

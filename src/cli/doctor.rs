@@ -181,7 +181,8 @@ fn check_wired(w: &Wired, host: Host, ctx: &Context, me: &str, out: &mut Vec<Fin
         }
         if let Err(problem) = wiring::check_program(program, ctx, me) {
             let level = match problem {
-                wiring::ProgramProblem::OtherVersion { .. } => Level::Warn,
+                wiring::ProgramProblem::OtherVersion { .. }
+                | wiring::ProgramProblem::InProject(_) => Level::Warn,
                 _ => Level::Error,
             };
             push_at(
@@ -758,32 +759,13 @@ fn repository(ctx: &Context, found: &crate::policy::discover::Found, out: &mut V
 /// The personal settings file (`.claude/settings.local.json`) when git
 /// tracks it in `project`; none without git. (Personal policies: HR119.)
 fn committed_personal_files(project: &Path) -> Vec<String> {
-    // In time: git blocks for good on a FIFO in the place of its index or a
-    // config file it reads.
-    let Some(dir) = project.to_str() else {
-        return vec![];
-    };
-    let argv = [
-        "git",
-        "-C",
-        dir,
-        "ls-files",
-        "-z",
-        "--",
-        ".claude/settings.local.json",
-    ]
-    .map(String::from);
-    // Started where doctor is: `-C` is relative to it.
-    let Ok(out) = crate::os::process::run(&argv, Path::new("."), &Env::process(), 5_000) else {
-        return vec![];
-    };
-    if !out.ok {
-        return vec![];
-    }
-    out.stdout
-        .split('\0')
-        .filter(|s| !s.is_empty())
-        .map(str::to_string)
+    // Asked as the guard asks git (`os::git::standing`: the system's git,
+    // no `GIT_*` variable, no fsmonitor, in time): a repository's own `git`
+    // on PATH or its configured programs never run.
+    let f = ".claude/settings.local.json";
+    (crate::os::git::standing(&project.join(f)) == crate::os::git::Standing::Tracked)
+        .then(|| f.to_string())
+        .into_iter()
         .collect()
 }
 

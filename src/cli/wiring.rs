@@ -364,6 +364,9 @@ pub enum ProgramProblem {
     Missing(PathBuf),
     /// A file that does not run (not executable, or `--version` fails).
     DoesNotRun(PathBuf),
+    /// A file of the project (it came with the repository): not run to ask
+    /// its version, since running it would run the repository's code.
+    InProject(PathBuf),
     /// A hookrules of another version.
     OtherVersion {
         /// Where.
@@ -386,6 +389,11 @@ impl std::fmt::Display for ProgramProblem {
                 p.display()
             ),
             ProgramProblem::DoesNotRun(p) => write!(f, "{} does not run", p.display()),
+            ProgramProblem::InProject(p) => write!(
+                f,
+                "{} is a file of the project, so it comes with the repository: not run to ask its version (that would run the repository's code); a hook that runs it runs whatever the repository holds",
+                p.display()
+            ),
             ProgramProblem::OtherVersion { path, version } => write!(
                 f,
                 "{} is `{version}`, this is `hookrules {}`",
@@ -429,6 +437,23 @@ pub fn version_of(program: &Path) -> Option<String> {
     out.ok.then(|| out.stdout.trim().to_string())
 }
 
+/// Is the program at `path` (where links lead) inside the project folder? A
+/// project that holds the home folder (a project opened at `~`) holds every
+/// installed binary too, so there nothing is "of the project".
+fn in_project(path: &Path, ctx: &Context) -> bool {
+    let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let project = canon(&ctx.project_dir());
+    if ctx
+        .env
+        .get("HOME")
+        .filter(|h| !h.is_empty())
+        .is_some_and(|h| canon(Path::new(&h)).starts_with(&project))
+    {
+        return false;
+    }
+    canon(path).starts_with(&project)
+}
+
 /// `hookrules 0.1.0 (commit …)` and `0.1.0 (commit …)`: the same version number?
 pub fn same_version(line: &str, me: &str) -> bool {
     let num = |s: &str| {
@@ -448,6 +473,9 @@ pub fn check_program(program: &str, ctx: &Context, me: &str) -> Result<(), Progr
         resolve_program(program, ctx).ok_or_else(|| ProgramProblem::NotOnPath(program.into()))?;
     if !path.is_file() {
         return Err(ProgramProblem::Missing(path));
+    }
+    if in_project(&path, ctx) {
+        return Err(ProgramProblem::InProject(path));
     }
     match version_of(&path) {
         None => Err(ProgramProblem::DoesNotRun(path)),

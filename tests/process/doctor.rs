@@ -770,13 +770,13 @@ fn a_fifo_wherever_the_commands_read_is_named_and_never_waited_on() {
     );
 }
 
-/// A handler's program that never answers `--version` (a repository's own
-/// script named hookrules) does not hang `doctor` either: after 5 s it is a
+/// A handler's program that never answers `--version` (a script named
+/// hookrules outside the project) does not hang `doctor` either: after 5 s it is a
 /// program that "does not run".
 #[test]
 fn a_handler_program_that_never_answers_does_not_hang_doctor() {
     let s = scratch();
-    let script = s.project.join("tools/hookrules");
+    let script = s.home.join("tools/hookrules");
     std::fs::create_dir_all(script.parent().unwrap()).unwrap();
     std::fs::write(&script, "#!/bin/sh\nexec sleep 60\n").unwrap();
     use std::os::unix::fs::PermissionsExt;
@@ -793,6 +793,107 @@ fn a_handler_program_that_never_answers_does_not_hang_doctor() {
     assert!(
         said(&o).contains(&format!("{} does not run", script.display())),
         "{}",
+        said(&o)
+    );
+}
+
+/// A file of `s`'s project (or anywhere) that is an executable shell script
+/// which, when run, leaves `marker` behind.
+fn write_script(path: &Path, marker: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(
+        path,
+        format!(
+            "#!/bin/sh\ntouch '{}'\necho 'hookrules 0.0.1'\n",
+            marker.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// `doctor` in a repository just cloned runs none of its code: a hook
+/// handler that is a file of the project is named as such, not run to ask
+/// its version (it would run with the user's rights the moment they ask
+/// whether the guard is on).
+#[test]
+fn doctor_runs_no_program_of_the_project() {
+    let s = scratch();
+    let marker = s.home.join("ran");
+    let script = s.project.join("tools/hookrules");
+    write_script(&script, &marker);
+    std::fs::create_dir_all(s.project.join(".claude")).unwrap();
+    std::fs::write(
+        s.project.join(".claude/settings.json"),
+        json!({"hooks": {"PreToolUse": [{"hooks": [
+            {"type": "command", "command": "./tools/hookrules run", "timeout": 10}]}]}})
+        .to_string(),
+    )
+    .unwrap();
+    let o = within(&mut hookrules(&s, &["doctor"]), b"", 15, "doctor");
+    assert!(
+        !marker.exists(),
+        "doctor ran the project's program: {}",
+        said(&o)
+    );
+    assert!(
+        said(&o).contains("is a file of the project"),
+        "{}",
+        said(&o)
+    );
+}
+
+/// Asking git whether the personal settings file is committed runs neither
+/// a `git` the project puts on PATH nor a program the repository's own
+/// configuration names (`core.fsmonitor`).
+#[test]
+fn doctor_runs_no_git_command_the_repository_configures() {
+    let s = scratch();
+    let marker = s.home.join("ran");
+    let git = |args: &[&str]| {
+        let st = std::process::Command::new("git")
+            .args(args)
+            .current_dir(&s.project)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@t")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@t")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .expect("git runs");
+        assert!(st.success(), "git {args:?}");
+    };
+    std::fs::create_dir_all(s.project.join(".claude")).unwrap();
+    std::fs::write(s.project.join(".claude/settings.local.json"), "{}").unwrap();
+    git(&["init", "-q"]);
+    git(&["add", "-f", ".claude/settings.local.json"]);
+    git(&["commit", "-qm", "x"]);
+    write_script(&s.project.join("bin/git"), &marker);
+    write_script(&s.project.join("monitor"), &marker);
+    git(&[
+        "config",
+        "core.fsmonitor",
+        &s.project.join("monitor").display().to_string(),
+    ]);
+    let path = format!("{}:/usr/bin:/bin", s.project.join("bin").display());
+    let o = within(
+        hookrules(&s, &["doctor"]).env("PATH", &path),
+        b"",
+        15,
+        "doctor",
+    );
+    assert!(
+        !marker.exists(),
+        "doctor ran the repository's code: {}",
+        said(&o)
+    );
+    assert!(
+        said(&o).contains(".claude/settings.local.json is committed to git"),
+        "the committed personal file is still found: {}",
         said(&o)
     );
 }

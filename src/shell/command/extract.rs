@@ -4604,7 +4604,10 @@ fn printf_value(args: &[Field]) -> Value {
         .collect();
     if let Some(lits) = literal {
         let refs: Vec<&str> = lits.iter().map(String::as_str).collect();
-        return Value::text(&literal::printf(&fmt, &refs));
+        return match literal::printf(&fmt, &refs) {
+            Some(t) => Value::text(&t),
+            None => Value::unknown("$(printf …)"),
+        };
     }
     // `printf '%s' "$X"`: the argument's value.
     if fmt == "%s" && rest.len() == 1 {
@@ -4612,7 +4615,11 @@ fn printf_value(args: &[Field]) -> Value {
     }
     // `printf 'rm -rf %s\n' ~`: format with a stand-in character for each
     // argument that is not literal, then put its value back.
-    if rest.len() > PRINTF_STAND_INS || rest.iter().any(|f| f.value.0.len() != 1) {
+    // (A width or precision would cut or pad the stand-in, not the value.)
+    if rest.len() > PRINTF_STAND_INS
+        || rest.iter().any(|f| f.value.0.len() != 1)
+        || has_width_or_precision(&fmt)
+    {
         return Value::unknown("$(printf …)");
     }
     let stand_in = |i: usize| char::from_u32(0xE020 + i as u32).unwrap_or('\u{E020}');
@@ -4628,13 +4635,42 @@ fn printf_value(args: &[Field]) -> Value {
         .collect();
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
     let mut out = Sym::default();
-    for c in literal::printf(&fmt, &refs).chars() {
+    let Some(printed) = literal::printf(&fmt, &refs) else {
+        return Value::unknown("$(printf …)");
+    };
+    for c in printed.chars() {
         match (0..rest.len()).find(|i| stand_in(*i) == c) {
             Some(i) => out.extend(&rest[i].value.0[0]),
             None => out.push(Piece::Text(c.to_string())),
         }
     }
     Value::one(out)
+}
+
+/// Does a printf format hold a conversion with a width or precision (`%.0s`,
+/// `%5s`, `%*d`)?
+fn has_width_or_precision(fmt: &str) -> bool {
+    let b = fmt.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' {
+            if b.get(i + 1) == Some(&b'%') {
+                i += 2;
+                continue;
+            }
+            let mut j = i + 1;
+            while j < b.len() && matches!(b[j], b'-' | b'+' | b' ' | b'#' | b'0') {
+                j += 1;
+            }
+            if j < b.len() && (b[j].is_ascii_digit() || matches!(b[j], b'.' | b'*')) {
+                return true;
+            }
+            i = j;
+        } else {
+            i += 1;
+        }
+    }
+    false
 }
 
 /// Does the value hold a shell pattern (`*`, `?`, `[…]` unquoted), which the

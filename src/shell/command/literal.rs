@@ -295,12 +295,21 @@ pub(super) fn rot13(text: &str) -> String {
         .collect()
 }
 
-/// A small `printf`: `%s`/`%b`/`%d`… take the next argument, `%%` is `%`,
-/// the format is reused while arguments remain. Output is size-capped.
-pub(super) fn printf(fmt: &str, args: &[&str]) -> String {
+/// A small `printf`, as bash's builtin prints: `%s`, `%b`, `%c`, `%d`/`%i`
+/// with their flags, width and precision (`%.0s` prints nothing of its
+/// argument, `%5.2d` is `   03`; `*` takes them from the arguments), `%%`
+/// is `%`, and the format is reused while arguments remain. `None` for a
+/// conversion it does not model (`%x`, `%f`, `%q`, `%(…)T`…): its output
+/// is not known, so it is never guessed. Output is size-capped.
+pub(super) fn printf(fmt: &str, args: &[&str]) -> Option<String> {
     let cap = 2 * (fmt.len() + args.iter().map(|a| a.len() + 1).sum::<usize>()) + 64;
     let mut out = String::new();
     let mut ai = 0;
+    let next_arg = |ai: &mut usize| -> &str {
+        let a = args.get(*ai).copied().unwrap_or_default();
+        *ai += 1;
+        a
+    };
     loop {
         let before = ai;
         let mut it = fmt.chars().peekable();
@@ -314,20 +323,86 @@ pub(super) fn printf(fmt: &str, args: &[&str]) -> String {
                 out.push('%');
                 continue;
             }
-            while it
+            let (mut left, mut zero) = (false, false);
+            while let Some(&f) = it
                 .peek()
-                .is_some_and(|c| matches!(c, '-' | '+' | ' ' | '#' | '0'..='9' | '.'))
+                .filter(|c| matches!(c, '-' | '+' | ' ' | '#' | '0'))
             {
+                left |= f == '-';
+                zero |= f == '0';
                 it.next();
             }
-            if let Some(conv) = it.next() {
-                let arg = args.get(ai).copied().unwrap_or_default();
-                ai += 1;
-                if conv == 'b' {
-                    out.push_str(&unescape_echo(arg));
-                } else {
-                    out.push_str(arg);
+            let mut number = |it: &mut std::iter::Peekable<std::str::Chars<'_>>, ai: &mut usize| {
+                if it.peek() == Some(&'*') {
+                    it.next();
+                    let n: i64 = next_arg(ai).trim().parse().unwrap_or(0);
+                    if n < 0 {
+                        left = true;
+                    }
+                    return Some(n.unsigned_abs().min(4096) as usize);
                 }
+                let mut d = String::new();
+                while let Some(&c) = it.peek().filter(|c| c.is_ascii_digit()) {
+                    d.push(c);
+                    it.next();
+                }
+                (!d.is_empty()).then(|| d.parse::<usize>().unwrap_or(4096).min(4096))
+            };
+            let width = number(&mut it, &mut ai).unwrap_or(0);
+            let precision = if it.peek() == Some(&'.') {
+                it.next();
+                Some(number(&mut it, &mut ai).unwrap_or(0))
+            } else {
+                None
+            };
+            let Some(conv) = it.next() else {
+                out.push('%');
+                break;
+            };
+            let body: String = match conv {
+                's' | 'b' => {
+                    let a = next_arg(&mut ai);
+                    let a = if conv == 'b' {
+                        unescape_echo(a)
+                    } else {
+                        a.to_string()
+                    };
+                    match precision {
+                        Some(p) => a.chars().take(p).collect(),
+                        None => a,
+                    }
+                }
+                'c' => next_arg(&mut ai).chars().take(1).collect(),
+                'd' | 'i' => {
+                    let a = next_arg(&mut ai).trim();
+                    let n: i64 = if a.is_empty() { 0 } else { a.parse().ok()? };
+                    let digits = n.unsigned_abs().to_string();
+                    let digits = match precision {
+                        Some(p) if digits.len() < p => "0".repeat(p - digits.len()) + &digits,
+                        _ => digits,
+                    };
+                    let sign = if n < 0 { "-" } else { "" };
+                    if zero && !left && precision.is_none() && width > sign.len() + digits.len() {
+                        format!(
+                            "{sign}{}{digits}",
+                            "0".repeat(width - sign.len() - digits.len())
+                        )
+                    } else {
+                        format!("{sign}{digits}")
+                    }
+                }
+                _ => return None,
+            };
+            let pad = width.saturating_sub(body.chars().count());
+            if left {
+                out.push_str(&body);
+                out.push_str(&" ".repeat(pad));
+            } else {
+                out.push_str(&" ".repeat(pad));
+                out.push_str(&body);
+            }
+            if out.len() > cap {
+                break;
             }
         }
         if ai >= args.len() || ai == before || out.len() > cap {
@@ -335,7 +410,7 @@ pub(super) fn printf(fmt: &str, args: &[&str]) -> String {
         }
     }
     out.truncate(floor_char_boundary(&out, cap));
-    unescape(&out)
+    Some(unescape(&out))
 }
 
 fn floor_char_boundary(s: &str, mut i: usize) -> usize {
@@ -397,12 +472,23 @@ mod tests {
 
     #[test]
     fn printf_formats() {
-        assert_eq!(printf("rm -rf %s\\n", &["/"]), "rm -rf /\n");
-        assert_eq!(printf("%s\\n", &["a", "b"]), "a\nb\n");
-        assert_eq!(printf("100%%", &[]), "100%");
-        assert_eq!(printf("%5.2d|", &["3"]), "3|");
-        assert_eq!(printf("\\x72\\x6d -rf /", &[]), "rm -rf /");
-        assert_eq!(printf("\\162\\155", &[]), "rm");
+        let p = |f: &str, a: &[&str]| printf(f, a).expect("a modelled format");
+        assert_eq!(p("rm -rf %s\\n", &["/"]), "rm -rf /\n");
+        assert_eq!(p("%s\\n", &["a", "b"]), "a\nb\n");
+        assert_eq!(p("100%%", &[]), "100%");
+        assert_eq!(p("%5.2d|", &["3"]), "   03|");
+        assert_eq!(p("%-4s|%3s|", &["ab", "c"]), "ab  |  c|");
+        assert_eq!(p("%05d", &["-42"]), "-0042");
+        assert_eq!(p("%.0s", &["x", "y"]), "");
+        assert_eq!(p("( %.0s", &["1", "2", "3"]), "( ( ( ");
+        assert_eq!(p("%.2s%c", &["rmdir", "-x"]), "rm-");
+        assert_eq!(p("%*s|", &["3", "a"]), "  a|");
+        assert_eq!(p("\\x72\\x6d -rf /", &[]), "rm -rf /");
+        assert_eq!(p("\\162\\155", &[]), "rm");
+        // conversions it does not model are not guessed
+        assert_eq!(printf("%x", &["255"]), None);
+        assert_eq!(printf("%(%F)T", &["-1"]), None);
+        assert_eq!(printf("%d", &["x"]), None);
     }
 
     #[test]

@@ -573,7 +573,7 @@ impl Analyser {
             }
             return Ok(());
         }
-        // `${C:\\x\\f.txt} = TEXT`: writes the file (`+=` appends to it).
+        // `${C:\x\f.txt} = TEXT`: writes the file (`+=` appends to it).
         if is_file_variable(&name) {
             let p = self.path1(&V::text(&name));
             let op = if append { ">>" } else { ">" };
@@ -681,8 +681,8 @@ impl Analyser {
     // ------------------------------------------------------------ values
 
     /// The value of `$name`, and what reading it does: a variable whose name
-    /// is a file's path (`${C:\\Users\\me\\.env}`, `${/etc/passwd}`,
-    /// `${.\\secrets.json}`, the FileSystem provider's variable syntax,
+    /// is a file's path (`${C:\Users\me\.env}`, `${/etc/passwd}`,
+    /// `${.\secrets.json}`, the FileSystem provider's variable syntax,
     /// about_Variables) reads that file, judged as `cat -- PATH`.
     fn var_read(&mut self, name: &str) -> R<V> {
         if is_file_variable(name) {

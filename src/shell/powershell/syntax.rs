@@ -1348,7 +1348,7 @@ impl Parser {
                         None => return Err(self.err("a `${` is never closed")),
                     }
                 }
-                // A file's path (`${C:\\Users\\Me\\notes.txt}`) keeps its case: the
+                // A file's path (`${C:\Users\Me\notes.txt}`) keeps its case: the
                 // file system may tell case apart; a variable's name does not.
                 if name.contains(['\\', '/']) {
                     return Ok(Some(Part::Var(name)));

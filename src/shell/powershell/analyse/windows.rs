@@ -1237,7 +1237,8 @@ fn filter_name(filter: &str) -> Option<String> {
 }
 
 /// The registry place a Defender preference writes, when it weakens the
-/// protection (`-ExclusionPath`, `-DisableRealtimeMonitoring $true`,
+/// protection (`-ExclusionPath`, `-ControlledFolderAccessAllowedApplications`,
+/// `-DisableRealtimeMonitoring $true`,
 /// `-EnableControlledFolderAccess Disabled`, a threat action `Allow`).
 fn defender_setting(name: &str, v: &V) -> Option<String> {
     let value = v.literal().map(|t| t.to_ascii_lowercase());
@@ -1245,8 +1246,10 @@ fn defender_setting(name: &str, v: &V) -> Option<String> {
         .as_deref()
         .is_none_or(|t| matches!(t, "false" | "0" | "disabled" | "auditmode" | "off"));
     let on = value.as_deref().is_none_or(|t| !matches!(t, "false" | "0"));
-    // Every parameter of Add-/Set-MpPreference that starts `-Ex` is an exclusion.
-    if name.starts_with("ex") {
+    // Every parameter of Add-/Set-MpPreference that starts `-Ex` is an
+    // exclusion; so are the attack surface rules' exclusions and the
+    // applications let past Controlled Folder Access.
+    if name.starts_with("ex") || name.contains("exclusion") || name.contains("allowedapplication") {
         return Some(format!("exclusions/{name}"));
     }
     if name.starts_with("disable") && on {

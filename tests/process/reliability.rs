@@ -362,7 +362,23 @@ record = {{ worker = "{{{{ event.session_id }}}}", n = {n}, pad = "{{{{ event.to
                     "hook_event_name": "PostToolUse", "tool_name": "Bash",
                     "tool_input": {"command": "true", "pad": pad}, "tool_response": {},
                 });
-                run_with(&sb, &p, ev.to_string())
+                // The registration's timeout raised (`run --timeout`, as a user
+                // may): what this test measures is the appends, not the
+                // deadline. Fifty debug builds started at once on two cores
+                // (about 0.25 s of CPU each) took over the 10 s default to
+                // all read their event, and the watchdog answered first.
+                sb.spawn(
+                    &[
+                        "run".to_string(),
+                        "--timeout".to_string(),
+                        "120".to_string(),
+                        "--policies".to_string(),
+                        p.display().to_string(),
+                    ],
+                    &BTreeMap::new(),
+                    ev.to_string().into_bytes(),
+                    false,
+                )
             })
         })
         .collect();

@@ -851,22 +851,7 @@ fn doctor_runs_no_program_of_the_project() {
 fn doctor_runs_no_git_command_the_repository_configures() {
     let s = scratch();
     let marker = s.home.join("ran");
-    let git = |args: &[&str]| {
-        let st = std::process::Command::new("git")
-            .args(args)
-            .current_dir(&s.project)
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_AUTHOR_NAME", "t")
-            .env("GIT_AUTHOR_EMAIL", "t@t")
-            .env("GIT_COMMITTER_NAME", "t")
-            .env("GIT_COMMITTER_EMAIL", "t@t")
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .status()
-            .expect("git runs");
-        assert!(st.success(), "git {args:?}");
-    };
+    let git = |args: &[&str]| crate::support::git(&s.project, args);
     std::fs::create_dir_all(s.project.join(".claude")).unwrap();
     std::fs::write(s.project.join(".claude/settings.local.json"), "{}").unwrap();
     git(&["init", "-q"]);

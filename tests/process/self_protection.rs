@@ -1080,22 +1080,7 @@ fn the_users_policies_are_guarded_where_a_link_leads() {
 fn git_commands_that_take_the_wiring_out_of_the_working_tree_are_denied() {
     let sb = wired_sandbox();
     let proj = sb.project();
-    let git = |args: &[&str]| {
-        let st = Command::new("git")
-            .args(args)
-            .current_dir(&proj)
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_AUTHOR_NAME", "t")
-            .env("GIT_AUTHOR_EMAIL", "t@t")
-            .env("GIT_COMMITTER_NAME", "t")
-            .env("GIT_COMMITTER_EMAIL", "t@t")
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .status()
-            .expect("git runs");
-        assert!(st.success(), "git {args:?}");
-    };
+    let git = |args: &[&str]| crate::support::git(&proj, args);
     // `bare`: before the hooks were committed; `docs`: a later change to
     // another file only. main: both, and the wiring.
     git(&["init", "-q", "-b", "main"]);

@@ -160,3 +160,22 @@ pub fn verdict(stdout: &str) -> String {
         decision.to_string()
     }
 }
+
+/// `git ARGS` in `dir`, as a test sets a repository up: no user or system
+/// configuration, a fixed author; panics when git fails.
+pub fn git(dir: &std::path::Path, args: &[&str]) {
+    let st = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@t")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@t")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .expect("git runs");
+    assert!(st.success(), "git {args:?}");
+}

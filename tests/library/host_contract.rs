@@ -12,8 +12,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use hookrules::contract::hosts::Hint;
-use hookrules::engine::run::in_process;
+use hookrules::engine::run::in_process_with;
+use hookrules::engine::Set;
 use hookrules::os::clock::Now;
+use hookrules::os::env::Env;
 use hookrules::policy::discover::Discovery;
 use serde_json::Value;
 
@@ -96,25 +98,40 @@ fn samples() -> Vec<PathBuf> {
     v
 }
 
-fn run_with(policy: &str, stdin: &[u8]) -> hookrules::answer::Answer {
+/// The test's environment: a home that is not this machine's, and no cache,
+/// so nothing is written into a home that is not this test's.
+fn env() -> Env {
+    let mut env = BTreeMap::new();
+    env.insert("HOME".to_string(), "/home/dev".to_string());
+    env.insert("HOOKRULES_CACHE".to_string(), "off".to_string());
+    env.into()
+}
+
+/// The built-in pack plus `tests/policies/POLICY`, loaded once.
+fn load(policy: &str) -> Set {
     let d = Discovery {
         flags: vec![Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/policies")
             .join(policy)],
         ..Discovery::default()
     };
-    let mut env = BTreeMap::new();
-    env.insert("HOME".to_string(), "/home/dev".to_string());
-    // No cache: nothing is written into a home that is not this test's.
-    env.insert("HOOKRULES_CACHE".to_string(), "off".to_string());
-    in_process(
-        &d,
+    Set::load(&d, &env())
+}
+
+/// One event answered by a loaded set.
+fn answer(set: &Set, stdin: &[u8]) -> hookrules::answer::Answer {
+    in_process_with(
+        set,
         &mut &stdin[..],
-        &env.clone().into(),
+        &env(),
         Now::at(1_763_700_000),
         Hint::default(),
     )
     .0
+}
+
+fn run_with(policy: &str, stdin: &[u8]) -> hookrules::answer::Answer {
+    answer(&load(policy), stdin)
 }
 
 /// Check one answer against the contract; returns the problems.
@@ -218,11 +235,12 @@ fn every_sample_under_every_decision_produces_accepted_output() {
         "decide-allow.toml",
         "decide-stop.toml",
     ] {
+        let set = load(policy);
         for sample in samples() {
             let bytes = std::fs::read(&sample).unwrap();
             let event: Value = serde_json::from_slice(&bytes).unwrap();
             let name = event["hook_event_name"].as_str().unwrap().to_string();
-            let a = run_with(policy, &bytes);
+            let a = answer(&set, &bytes);
             if !a.stdout.is_empty() {
                 non_empty += 1;
             }

@@ -2306,8 +2306,8 @@ impl Analyser {
                     flags.push(raw("-f"));
                 }
                 if paths.is_empty() {
-                    self.path_input(input, "rm", flags.clone(), filter, &mut words);
-                } else if let Some(f) = filter {
+                    self.path_input(input, "rm", flags.clone(), filter.clone(), &mut words);
+                } else if let Some(f) = filter.clone() {
                     // `Remove-Item P -Include *.log -Recurse`: what matches, below P.
                     words.push(raw("find"));
                     words.extend(paths.into_iter().map(W::Val));
@@ -2324,9 +2324,11 @@ impl Analyser {
                     words.extend(paths.into_iter().map(W::Val));
                 }
                 // `DIR/*` also takes DIR's dot names: what is left of DIR's
-                // entries, each removed (see `item_path_args`).
+                // entries, each removed (see `item_path_args`); with a filter,
+                // only the entries it names (`Remove-Item * -Include *.tmp`).
                 for dir in emptied {
-                    self.emptied(dir, &[raw("rm")], &flags, label)?;
+                    let only = filter.clone().map(|f| (f, recurse));
+                    self.emptied(dir, &[raw("rm")], &flags, only, label)?;
                 }
                 V::text("")
             }
@@ -2347,7 +2349,13 @@ impl Analyser {
                     (srcs, emptied) = self.item_path_args(&b);
                     let to = dst.clone().unwrap_or_else(|| Value::text("."));
                     for dir in emptied {
-                        self.emptied(dir, &[raw("mv"), raw("-t"), W::Val(to.clone())], &[], label)?;
+                        self.emptied(
+                            dir,
+                            &[raw("mv"), raw("-t"), W::Val(to.clone())],
+                            &[],
+                            None,
+                            label,
+                        )?;
                     }
                 }
                 words.push(raw(prog));
@@ -4338,17 +4346,25 @@ impl Analyser {
 
     /// `find DIR/ -mindepth 1 -maxdepth 1 -exec PROG… FLAGS {} +`: every
     /// entry of DIR (the trailing `/` goes through a link, as PowerShell's
-    /// listing does) handed to PROG.
-    fn emptied(&mut self, dir: Value, prog: &[W], flags: &[W], label: Option<&str>) -> R<()> {
-        let mut w = vec![
-            raw("find"),
-            W::Val(dir),
-            raw("-mindepth"),
-            raw("1"),
-            raw("-maxdepth"),
-            raw("1"),
-            raw("-exec"),
-        ];
+    /// listing does) handed to PROG. With `only` = (NAME, recurse), only the
+    /// entries named NAME (`-name NAME`), at any depth when recurse.
+    fn emptied(
+        &mut self,
+        dir: Value,
+        prog: &[W],
+        flags: &[W],
+        only: Option<(Value, bool)>,
+        label: Option<&str>,
+    ) -> R<()> {
+        let mut w = vec![raw("find"), W::Val(dir), raw("-mindepth"), raw("1")];
+        let recurse = only.as_ref().is_some_and(|(_, r)| *r);
+        if !recurse {
+            w.extend([raw("-maxdepth"), raw("1")]);
+        }
+        if let Some((name, _)) = only {
+            w.extend([raw("-name"), W::Val(name)]);
+        }
+        w.push(raw("-exec"));
         w.extend(prog.iter().cloned());
         w.extend(flags.iter().cloned());
         w.extend([raw("{}"), raw("+")]);

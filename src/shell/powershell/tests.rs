@@ -231,6 +231,11 @@ fn a_star_of_a_remove_is_the_folders_entries_and_of_a_read_names_dot_files() {
         shown("Get-Content ./config/*"),
         ["cat ./config/* ./config/.*"]
     );
+    // With a filter, the folder's entries are only those it names.
+    let s = shown("Remove-Item * -Include *.tmp -Exclude *keep*");
+    let removed: Vec<&String> = s.iter().filter(|c| c.starts_with("rm")).collect();
+    assert!(removed.iter().all(|c| c.ends_with("/*.tmp")), "{s:?}");
+    assert!(removed.contains(&&"rm .//*.tmp".to_string()), "{s:?}");
 }
 
 #[test]

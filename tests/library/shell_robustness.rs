@@ -314,8 +314,9 @@ fn mixed_nesting_at_the_limit() {
 }
 
 /// The same mixes on a thread with a sixty-fourth of that stack: an error where
-/// the stack runs short, never an overflow (a sixty-fourth, not less: an
-/// optimised test build uses smaller frames, and must still run short).
+/// the stack runs short, never an overflow (a sixty-fourth, not an eighth: the
+/// test build is optimised, its frames are smaller, and at an eighth of the
+/// stack the deepest mix no longer runs short).
 #[test]
 fn deep_nesting_on_a_small_stack_is_an_error() {
     let (s, _) = mixed_script(&mut XorShift(11), MAX_DEPTH);

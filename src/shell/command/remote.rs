@@ -160,6 +160,22 @@ const REMOTES: &[Remote] = &[
         sub: &["ssh"],
         inner: Inner::Script(&["--command"]),
     },
+    // hosting platforms' consoles on an app's machine (`fly ssh console -C CMD`,
+    // `heroku run -a app CMD`)
+    Remote {
+        programs: &["fly", "flyctl"],
+        sub: &["ssh", "console"],
+        inner: Inner::Script(&["-C", "--command"]),
+    },
+    Remote {
+        programs: &["heroku"],
+        sub: &["run"],
+        inner: Inner::Words {
+            operands: 0,
+            short_val: "arse",
+            long_val: &["app", "remote", "size", "env", "type"],
+        },
+    },
     Remote {
         programs: &["az"],
         sub: &["run-command"],
@@ -388,6 +404,10 @@ mod tests {
         ),
         ("machinectl shell", None),
         ("vagrant ssh -c uptime", Some("script uptime")),
+        ("fly ssh console -a web -C uptime", Some("script uptime")),
+        ("heroku run -a web printenv X", Some("exec printenv X")),
+        ("heroku run -s standard-2x -- rails db:migrate", Some("exec rails db:migrate")),
+        ("heroku ps -a web", None),
         ("vagrant ssh web --command=uptime", Some("script uptime")),
         (
             "gcloud compute ssh vm1 --zone z --command=df",

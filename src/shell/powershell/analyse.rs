@@ -103,6 +103,13 @@ pub(super) enum From {
     /// The whole environment (`Get-ChildItem env:`): printing it is `env`,
     /// searching it `env | grep …`, sending it `env | curl`.
     Environment,
+    /// The objects a `Get-NOUN` cmdlet lists, with the words that chose
+    /// them (`Get-ScheduledTask -TaskName *Defender*`, noun lowercase). A
+    /// cmdlet of the same noun they reach, piped in or as `-InputObject`,
+    /// acts on them as if given those words: `… | Disable-ScheduledTask` is
+    /// `Disable-ScheduledTask -TaskName *Defender*` (a `Where-Object` between
+    /// adds the names it compares with).
+    Selection { noun: String, words: Vec<Value> },
 }
 
 /// A value and where it came from.
@@ -2883,6 +2890,17 @@ impl Analyser {
                 }
                 V::text("")
             }
+            // A task's new trigger or settings (`Set-ScheduledTask -TaskName
+            // X -Trigger …`) run the code it already had, later or sooner: no new
+            // code is scheduled. A new action, user or task object is.
+            Action::Schedule
+                if cmdlet.name == "Set-ScheduledTask"
+                    && !["Action", "User", "Password", "Principal", "InputObject"]
+                        .iter()
+                        .any(|p| b.get(p).is_some()) =>
+            {
+                V::text("")
+            }
             Action::Schedule => {
                 words.extend([raw("crontab"), raw("-")]);
                 V::text("")
@@ -2891,7 +2909,8 @@ impl Analyser {
                 let name = b
                     .get("Name")
                     .map(V::scalar)
-                    .or_else(|| match input.map(|i| &i.from) {
+                    // the services piped in or given as objects (`-InputObject $svc`)
+                    .or_else(|| match b.get("InputObject").or(input).map(|i| &i.from) {
                         Some(From::Service(n)) => Some(n.clone()),
                         _ => None,
                     })
@@ -3134,7 +3153,7 @@ impl Analyser {
                 | "format-list" | "format-table",
                 Some(i),
             ) => i.clone(),
-            _ => V::unknown("(output)"),
+            _ => selection(full, &args).unwrap_or_else(|| V::unknown("(output)")),
         })
     }
 
@@ -3143,6 +3162,16 @@ impl Analyser {
     fn data_cmdlet_unknown(&mut self, name: &str, c: &Command, input: Option<&V>) -> R<V> {
         let args = self.plain_args(&c.args)?;
         let mut words = vec![W::Raw(crate::shell::quote(name))];
+        // The objects it acts on, piped in or given (`-InputObject $t`), as the
+        // words that chose them.
+        let noun = noun_of(name);
+        for v in input.into_iter().chain(&args) {
+            if let From::Selection { noun: n, words: w } = &v.from {
+                if Some(n.as_str()) == noun.as_deref() {
+                    words.extend(w.iter().cloned().map(W::Val));
+                }
+            }
+        }
         for a in &args {
             match &a.val {
                 Val::Block(b) => {
@@ -3162,7 +3191,7 @@ impl Analyser {
         }
         self.redirects(&c.redirects, &mut words)?;
         self.emit(words, None)?;
-        Ok(V::unknown("(output)"))
+        Ok(selection(name, &args).unwrap_or_else(|| V::unknown("(output)")))
     }
 
     /// Code given as a value: literal text is read as the code it is,
@@ -3597,7 +3626,12 @@ impl Analyser {
                     _ => {}
                 }
             }
-            "schtasks" if has("/create") || has("/change") => {
+            // (`/change` schedules new code only with a new command or user:
+            // `/tn X /st 03:30`, `/disable` run what the task already runs)
+            "schtasks"
+                if has("/create")
+                    || (has("/change") && ["/tr", "/ru", "/rp", "/xml"].iter().any(|f| has(f))) =>
+            {
                 return self
                     .emit(vec![raw("crontab"), raw("-")], Some("schtasks"))
                     .map(|_| Some(V::text("")));
@@ -4627,6 +4661,16 @@ fn filtered(b: &Bound, input: &V) -> V {
             filter::Kept::Every => input.clone(),
         },
         From::Process(_) | From::Service(_) => input.clone(),
+        // Objects kept by what they are compared with (`Where-Object TaskName
+        // -like *Defender*`): the selection names those too.
+        From::Selection { noun, words } => {
+            let mut words = words.clone();
+            words.extend(filter::compared(b).into_iter().map(|t| Value::text(&t)));
+            from(From::Selection {
+                noun: noun.clone(),
+                words,
+            })
+        }
         // Items kept by name (`Where-Object { $_.Name -in 'bin','obj' }`): those names.
         From::Items {
             dir,
@@ -5158,6 +5202,29 @@ fn program_base(t: &str) -> String {
         }
     }
     b.to_string()
+}
+
+/// The noun of a `Verb-Noun` name, lowercase, without a module prefix.
+fn noun_of(name: &str) -> Option<String> {
+    let name = name.rsplit('\\').next().unwrap_or(name);
+    let (_, noun) = name.split_once('-')?;
+    (!noun.is_empty()).then(|| noun.to_ascii_lowercase())
+}
+
+/// What a `Get-NOUN` cmdlet outputs: its objects, chosen by its arguments'
+/// values (see [`From::Selection`]). `None` for any other cmdlet.
+fn selection(name: &str, args: &[V]) -> Option<V> {
+    let short = name.rsplit('\\').next().unwrap_or(name);
+    if !short.get(..4).is_some_and(|v| v.eq_ignore_ascii_case("get-")) {
+        return None;
+    }
+    let noun = noun_of(short)?;
+    let words = args
+        .iter()
+        .filter(|a| !matches!(a.val, Val::Block(_) | Val::Hash(_)))
+        .flat_map(V::items)
+        .collect();
+    Some(V::unknown("(objects)").with(From::Selection { noun, words }))
 }
 
 fn looks_like_cmdlet(t: &str) -> bool {

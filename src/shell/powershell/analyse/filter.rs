@@ -73,6 +73,58 @@ pub(super) fn kept(b: &Bound, services: bool) -> Kept {
     by_property(&prop, op, &values, services)
 }
 
+/// The literal values a `Where-Object` compares with (`{ $_.TaskName -like
+/// '*Defender*' }`, `Where-Object TaskName -like *Defender*`), whatever the
+/// property: what a selection it narrows is about.
+pub(super) fn compared(b: &Bound) -> Vec<String> {
+    fn walk(e: &Expr, out: &mut Vec<String>) {
+        match e {
+            Expr::Word(parts) => out.extend(crate::shell::powershell::syntax::word_text(parts)),
+            Expr::Binary(_, a, b) => {
+                walk(a, out);
+                walk(b, out);
+            }
+            Expr::Unary(_, x) => walk(x, out),
+            Expr::Array(xs) => xs.iter().for_each(|x| walk(x, out)),
+            Expr::Paren(s) => {
+                if let Stmt::Chain(c) = s.as_ref() {
+                    for p in &c.pipelines {
+                        for e in &p.elems {
+                            if let Elem::Expr(x, _) = e {
+                                walk(x, out);
+                            }
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    match b.get("FilterScript").map(|f| &f.val) {
+        Some(Val::Block(stmts)) => {
+            for s in stmts {
+                if let Stmt::Chain(c) = s {
+                    for p in &c.pipelines {
+                        for e in &p.elems {
+                            if let Elem::Expr(x, _) = e {
+                                walk(x, &mut out);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        Some(_) => {
+            if let Some(v) = b.get("Value") {
+                out.extend(v.items().iter().filter_map(Value::literal));
+            }
+        }
+        None => {}
+    }
+    out
+}
+
 /// The comparison operator without its case prefix (`ilike` is `like`);
 /// `-replace` and `-split` make values, they compare nothing.
 fn comparison(op: &str) -> Option<&'static str> {

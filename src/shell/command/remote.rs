@@ -406,7 +406,10 @@ mod tests {
         ("vagrant ssh -c uptime", Some("script uptime")),
         ("fly ssh console -a web -C uptime", Some("script uptime")),
         ("heroku run -a web printenv X", Some("exec printenv X")),
-        ("heroku run -s standard-2x -- rails db:migrate", Some("exec rails db:migrate")),
+        (
+            "heroku run -s standard-2x -- rails db:migrate",
+            Some("exec rails db:migrate"),
+        ),
         ("heroku ps -a web", None),
         ("vagrant ssh web --command=uptime", Some("script uptime")),
         (

@@ -293,7 +293,8 @@ fn sql_given_to_a_database_is_a_sql_clients() {
 fn objects_piped_into_a_cmdlet_of_their_noun_are_its_target() {
     let s = shown("Get-ScheduledTask -TaskName '*Defender*' | Disable-ScheduledTask");
     assert!(
-        s.iter().any(|c| c.starts_with("Disable-ScheduledTask") && c.contains("*Defender*")),
+        s.iter()
+            .any(|c| c.starts_with("Disable-ScheduledTask") && c.contains("*Defender*")),
         "{s:?}"
     );
     // through a filter, by what it compares with
@@ -301,24 +302,29 @@ fn objects_piped_into_a_cmdlet_of_their_noun_are_its_target() {
         "Get-ScheduledTask -TaskPath '\\Microsoft\\Windows\\' | Where-Object { $_.TaskName -like '*Antimalware*' } | Disable-ScheduledTask",
     );
     assert!(
-        s.iter().any(|c| c.starts_with("Disable-ScheduledTask") && c.contains("*Antimalware*")),
+        s.iter()
+            .any(|c| c.starts_with("Disable-ScheduledTask") && c.contains("*Antimalware*")),
         "{s:?}"
     );
     let s = shown("Get-ScheduledTask | ? TaskName -like '*Defender*' | Disable-ScheduledTask");
     assert!(
-        s.iter().any(|c| c.starts_with("Disable-ScheduledTask") && c.contains("*Defender*")),
+        s.iter()
+            .any(|c| c.starts_with("Disable-ScheduledTask") && c.contains("*Defender*")),
         "{s:?}"
     );
     // as -InputObject
     let s = shown("$t = Get-ScheduledTask -TaskName 'Windows Defender Scheduled Scan'; Disable-ScheduledTask -InputObject $t");
     assert!(
-        s.iter().any(|c| c.starts_with("Disable-ScheduledTask") && c.contains("Defender Scheduled Scan")),
+        s.iter().any(
+            |c| c.starts_with("Disable-ScheduledTask") && c.contains("Defender Scheduled Scan")
+        ),
         "{s:?}"
     );
     // another noun's objects are not its target
     let s = shown("Get-Process -Name '*Defender*' | Disable-ScheduledTask");
     assert!(
-        !s.iter().any(|c| c.starts_with("Disable-ScheduledTask") && c.contains("Defender")),
+        !s.iter()
+            .any(|c| c.starts_with("Disable-ScheduledTask") && c.contains("Defender")),
         "{s:?}"
     );
 }
@@ -328,7 +334,9 @@ fn a_tasks_new_time_or_state_schedules_no_new_code() {
     let crontab = |s: &str| shown(s).iter().any(|c| c.starts_with("crontab"));
     assert!(!crontab("schtasks /Change /TN NightlyBuild /ST 03:30"));
     assert!(!crontab("schtasks /Change /TN NightlyBuild /DISABLE"));
-    assert!(crontab("schtasks /Change /TN NightlyBuild /TR C:\\x\\evil.exe"));
+    assert!(crontab(
+        "schtasks /Change /TN NightlyBuild /TR C:\\x\\evil.exe"
+    ));
     assert!(crontab("schtasks /Change /TN NightlyBuild /RU SYSTEM"));
     assert!(crontab("schtasks /Create /TN x /TR a.exe /SC DAILY"));
     assert!(!crontab(
@@ -337,5 +345,7 @@ fn a_tasks_new_time_or_state_schedules_no_new_code() {
     assert!(crontab(
         "Set-ScheduledTask -TaskName NightlyBuild -Action (New-ScheduledTaskAction -Execute evil.exe)"
     ));
-    assert!(crontab("Register-ScheduledTask -TaskName x -Action $a -Trigger $t"));
+    assert!(crontab(
+        "Register-ScheduledTask -TaskName x -Action $a -Trigger $t"
+    ));
 }

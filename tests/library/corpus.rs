@@ -21,13 +21,15 @@
 //! The README's family tables are generated from the corpus
 //! (`HOOKRULES_BLESS=1 cargo test --test library corpus::` rewrites them).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use hookrules::contract::hosts::Hint;
-use hookrules::engine::run::in_process;
+use hookrules::engine::run::in_process_with;
+use hookrules::engine::Set;
 use hookrules::os::clock::Now;
+use hookrules::os::env::Env;
 use hookrules::policy::discover::{self, Discovery, Selection};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
@@ -477,7 +479,18 @@ fn discovery(pack: Option<&str>) -> Discovery {
     }
 }
 
-fn evaluate(d: &Discovery, event: &Value, windows: bool, project: Option<&str>) -> Outcome {
+/// The sets one run of the families judges with, one per setting (Windows or
+/// not, the project): loaded once each, as `run` loads one per process. A
+/// case is judged by `in_process_with`, the rest of what `in_process` does.
+type Sets = HashMap<(bool, Option<String>), Set>;
+
+fn evaluate(
+    sets: &mut Sets,
+    d: &Discovery,
+    event: &Value,
+    windows: bool,
+    project: Option<&str>,
+) -> Outcome {
     let mut env = BTreeMap::new();
     // No cache: nothing is written into the corpus's home.
     env.insert("HOOKRULES_CACHE".to_string(), "off".to_string());
@@ -492,10 +505,14 @@ fn evaluate(d: &Discovery, event: &Value, windows: bool, project: Option<&str>) 
         );
     }
     let bytes = serde_json::to_vec(event).expect("event serialises");
-    let (answer, decision) = in_process(
-        d,
+    let env: Env = env.into();
+    let set = sets
+        .entry((windows, project.map(str::to_string)))
+        .or_insert_with(|| Set::load(d, &env));
+    let (answer, decision) = in_process_with(
+        set,
         &mut bytes.as_slice(),
-        &env.clone().into(),
+        &env,
         Now::at(NOW),
         Hint::default(),
     );
@@ -580,10 +597,17 @@ fn run_families(title: &str, d: &Discovery, families: &[Family]) -> usize {
         "{:<22}{:>7}{:>9}{:>11}{:>9}{:>10}{:>6}",
         "", "", "", "passed", "blocked", "strength", "open"
     );
+    let mut sets = Sets::new();
     for fam in families {
         let mut score = Score::default();
         for case in &fam.cases {
-            let out = evaluate(d, &case.event, case.windows, case.project.as_deref());
+            let out = evaluate(
+                &mut sets,
+                d,
+                &case.event,
+                case.windows,
+                case.project.as_deref(),
+            );
             let g = grade(case.expect, &out.verdict);
             score.add(g, case.todo.is_some());
             let by = if out.determined_by.is_empty() {

@@ -4650,33 +4650,38 @@ fn filtered(b: &Bound, input: &V) -> V {
     };
     let every_service = |n: &Value| n.literal().as_deref() == Some("*");
     match &input.from {
-        From::Processes => match filter::kept(b, false) {
+        From::Processes => match filter::kept(b, filter::Of::Processes) {
             filter::Kept::Named(n) => from(From::Process(names(n))),
             filter::Kept::Some => narrowed(input),
             filter::Kept::Every => input.clone(),
         },
-        From::Service(n) if every_service(n) => match filter::kept(b, true) {
+        From::Service(n) if every_service(n) => match filter::kept(b, filter::Of::Services) {
             filter::Kept::Named(n) => from(From::Service(names(n))),
             filter::Kept::Some => narrowed(input),
             filter::Kept::Every => input.clone(),
         },
         From::Process(_) | From::Service(_) => input.clone(),
         // Objects kept by what they are compared with (`Where-Object TaskName
-        // -like *Defender*`): the selection names those too.
-        From::Selection { noun, words } => {
-            let mut words = words.clone();
-            words.extend(filter::compared(b).into_iter().map(|t| Value::text(&t)));
-            from(From::Selection {
-                noun: noun.clone(),
-                words,
-            })
-        }
+        // -like *Defender*`): the selection names those too
+        // (a filter not shown to narrow, `-notlike`, `-ne`, a status, keeps the
+        // selection as it was: it adds no name)
+        From::Selection { noun, words } => match filter::kept(b, filter::Of::Objects) {
+            filter::Kept::Named(n) => {
+                let mut words = words.clone();
+                words.extend(n.iter().map(|t| Value::text(t)));
+                from(From::Selection {
+                    noun: noun.clone(),
+                    words,
+                })
+            }
+            _ => input.clone(),
+        },
         // Items kept by name (`Where-Object { $_.Name -in 'bin','obj' }`): those names.
         From::Items {
             dir,
             recurse,
             filter: None,
-        } => match filter::kept(b, false) {
+        } => match filter::kept(b, filter::Of::Processes) {
             filter::Kept::Named(n) => from(From::Items {
                 dir: dir.clone(),
                 recurse: *recurse,

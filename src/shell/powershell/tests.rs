@@ -349,3 +349,20 @@ fn a_tasks_new_time_or_state_schedules_no_new_code() {
         "Register-ScheduledTask -TaskName x -Action $a -Trigger $t"
     ));
 }
+
+#[test]
+fn a_filter_not_shown_to_narrow_names_no_objects() {
+    // `-notlike` keeps every task but those: the selection is not narrowed to a name
+    for s in [
+        "Get-ScheduledTask | Where-Object TaskName -notlike 'Nightly*' | Unregister-ScheduledTask",
+        "Get-ScheduledTask | ? { $_.TaskName -ne 'NightlyBuild' } | Unregister-ScheduledTask",
+        "Get-ScheduledTask | ? { $_.TaskName -like 'Nightly*' -or $true } | Unregister-ScheduledTask",
+        "Get-ScheduledTask | ? { $_.State -eq 'Ready' } | Unregister-ScheduledTask",
+    ] {
+        let shown = shown(s);
+        assert!(
+            shown.iter().any(|c| c == "Unregister-ScheduledTask"),
+            "{s}: {shown:?}"
+        );
+    }
+}

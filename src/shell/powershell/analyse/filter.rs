@@ -19,6 +19,17 @@
 
 use super::*;
 
+/// What the filtered items are: their names are compared as such.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Of {
+    Processes,
+    Services,
+    /// Any cmdlet's objects (`Get-ScheduledTask`): a comparison of a name-like
+    /// property with `-eq`, `-like`, `-in`, `-contains` or `-match` keeps the
+    /// ones it names (`{ $_.TaskName -like '*Defender*' }`).
+    Objects,
+}
+
 /// What a filter keeps.
 #[derive(Debug, Clone, PartialEq)]
 pub(super) enum Kept {
@@ -30,9 +41,8 @@ pub(super) enum Kept {
     Every,
 }
 
-/// What the bound `Where-Object` keeps of processes (`services` false) or
-/// services.
-pub(super) fn kept(b: &Bound, services: bool) -> Kept {
+/// What the bound `Where-Object` keeps of processes, services or other objects.
+pub(super) fn kept(b: &Bound, of: Of) -> Kept {
     let Some(filter) = b.get("FilterScript") else {
         return Kept::Every;
     };
@@ -46,7 +56,7 @@ pub(super) fn kept(b: &Bound, services: bool) -> Kept {
         let [Elem::Expr(e, _)] = p.elems.as_slice() else {
             return Kept::Every;
         };
-        return expression(e, services);
+        return expression(e, of);
     }
     // The simplified form: `Where-Object Name -EQ lsass` (the property is
     // the first argument, the operator a switch, the value `-Value`).
@@ -70,59 +80,7 @@ pub(super) fn kept(b: &Bound, services: bool) -> Kept {
     if op == "contains" || op == "notcontains" {
         return Kept::Every;
     }
-    by_property(&prop, op, &values, services)
-}
-
-/// The literal values a `Where-Object` compares with (`{ $_.TaskName -like
-/// '*Defender*' }`, `Where-Object TaskName -like *Defender*`), whatever the
-/// property: what a selection it narrows is about.
-pub(super) fn compared(b: &Bound) -> Vec<String> {
-    fn walk(e: &Expr, out: &mut Vec<String>) {
-        match e {
-            Expr::Word(parts) => out.extend(crate::shell::powershell::syntax::word_text(parts)),
-            Expr::Binary(_, a, b) => {
-                walk(a, out);
-                walk(b, out);
-            }
-            Expr::Unary(_, x) => walk(x, out),
-            Expr::Array(xs) => xs.iter().for_each(|x| walk(x, out)),
-            Expr::Paren(s) => {
-                if let Stmt::Chain(c) = s.as_ref() {
-                    for p in &c.pipelines {
-                        for e in &p.elems {
-                            if let Elem::Expr(x, _) = e {
-                                walk(x, out);
-                            }
-                        }
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    let mut out = Vec::new();
-    match b.get("FilterScript").map(|f| &f.val) {
-        Some(Val::Block(stmts)) => {
-            for s in stmts {
-                if let Stmt::Chain(c) = s {
-                    for p in &c.pipelines {
-                        for e in &p.elems {
-                            if let Elem::Expr(x, _) = e {
-                                walk(x, &mut out);
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        Some(_) => {
-            if let Some(v) = b.get("Value") {
-                out.extend(v.items().iter().filter_map(Value::literal));
-            }
-        }
-        None => {}
-    }
-    out
+    by_property(&prop, op, &values, of)
 }
 
 /// The comparison operator without its case prefix (`ilike` is `like`);
@@ -133,7 +91,7 @@ fn comparison(op: &str) -> Option<&'static str> {
 }
 
 /// What a filter expression keeps.
-fn expression(e: &Expr, services: bool) -> Kept {
+fn expression(e: &Expr, of: Of) -> Kept {
     let (mut operands, mut ops) = (vec![], vec![]);
     flat(e, &mut operands, &mut ops);
     // Split at the logical operators; each piece is one comparison.
@@ -142,7 +100,7 @@ fn expression(e: &Expr, services: bool) -> Kept {
     let (mut piece, mut piece_ops) = (vec![operands[0]], vec![]);
     for (k, op) in ops.iter().enumerate() {
         if matches!(*op, "and" | "or" | "xor") {
-            let this = comparison_of(&piece, &piece_ops, services);
+            let this = comparison_of(&piece, &piece_ops, of);
             kept = Some(combine(kept, joined, this));
             joined = Some(op);
             piece = vec![operands[k + 1]];
@@ -152,7 +110,7 @@ fn expression(e: &Expr, services: bool) -> Kept {
             piece.push(operands[k + 1]);
         }
     }
-    let this = comparison_of(&piece, &piece_ops, services);
+    let this = comparison_of(&piece, &piece_ops, of);
     combine(kept, joined, this)
 }
 
@@ -195,13 +153,13 @@ fn combine(left: Option<Kept>, op: Option<&str>, right: Kept) -> Kept {
 }
 
 /// One comparison (`$_.Name -in 'a', 'b'`), or a parenthesised filter.
-fn comparison_of(operands: &[&Expr], ops: &[&str], services: bool) -> Kept {
+fn comparison_of(operands: &[&Expr], ops: &[&str], of: Of) -> Kept {
     if let ([one], []) = (operands, ops) {
         return match one {
             Expr::Paren(s) => match s.as_ref() {
                 Stmt::Chain(c) => match c.pipelines.as_slice() {
                     [p] => match p.elems.as_slice() {
-                        [Elem::Expr(e, _)] => expression(e, services),
+                        [Elem::Expr(e, _)] => expression(e, of),
                         _ => Kept::Every,
                     },
                     _ => Kept::Every,
@@ -239,7 +197,7 @@ fn comparison_of(operands: &[&Expr], ops: &[&str], services: bool) -> Kept {
     let Some(values) = texts(value) else {
         return Kept::Every;
     };
-    by_property(&prop, op, &values, services)
+    by_property(&prop, op, &values, of)
 }
 
 /// `$_.Name`, `$PSItem.MainModule.FileName`: the property, lowercase.
@@ -316,13 +274,19 @@ fn texts(term: &[&Expr]) -> Option<Vec<String>> {
 const PWD: &str = "\u{E000}pwd";
 
 /// What a comparison of this property keeps.
-fn by_property(prop: &str, op: &str, values: &[String], services: bool) -> Kept {
-    let names: &[&str] = if services {
-        &["name", "servicename", "displayname"]
-    } else {
-        &["name", "processname"]
+fn by_property(prop: &str, op: &str, values: &[String], of: Of) -> Kept {
+    let names: &[&str] = match of {
+        Of::Services => &["name", "servicename", "displayname"],
+        Of::Processes => &["name", "processname"],
+        Of::Objects => &[],
     };
-    if names.contains(&prop) {
+    // (an object's name-like properties identify it, `TaskName`, `TaskPath`,
+    // `DisplayName`; `State -eq 'Ready'` names none)
+    let names_it = match of {
+        Of::Objects => prop.ends_with("name") || prop.ends_with("path") || prop == "id",
+        _ => names.contains(&prop),
+    };
+    if names_it {
         return match op {
             "eq" | "like" | "in" | "contains" => Kept::Named(values.to_vec()),
             "match" => values
@@ -337,7 +301,7 @@ fn by_property(prop: &str, op: &str, values: &[String], services: bool) -> Kept 
     match prop {
         // Ids: a few processes, unless one is the System process (4) or the
         // idle one (0). The agent's own (`$PID`) is no text, so every one.
-        "id" | "processid" if !services && keeps_one => {
+        "id" | "processid" if of == Of::Processes && keeps_one => {
             let few = values
                 .iter()
                 .all(|v| v.parse::<u32>().is_ok_and(|n| n != 0 && n != 4));
@@ -562,7 +526,14 @@ mod tests {
         let [Elem::Expr(e, _)] = c.pipelines[0].elems.as_slice() else {
             panic!("an expression: {src}")
         };
-        expression(e, services)
+        expression(
+            e,
+            if services {
+                Of::Services
+            } else {
+                Of::Processes
+            },
+        )
     }
 
     #[test]

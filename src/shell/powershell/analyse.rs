@@ -5220,10 +5220,8 @@ fn noun_of(name: &str) -> Option<String> {
 /// values (see [`From::Selection`]). `None` for any other cmdlet.
 fn selection(name: &str, args: &[V]) -> Option<V> {
     let short = name.rsplit('\\').next().unwrap_or(name);
-    if !short
-        .get(..4)
-        .is_some_and(|v| v.eq_ignore_ascii_case("get-"))
-    {
+    let (verb, _) = short.split_once('-')?;
+    if !verb.eq_ignore_ascii_case("get") {
         return None;
     }
     let noun = noun_of(short)?;

@@ -117,7 +117,7 @@ pub fn command_object(c: &SimpleCommand) -> serde_json::Value {
 /// instructions, most of it members no literal is looked for in).
 pub fn command_object_with(c: &SimpleCommand, wanted: &dyn Fn(&str) -> bool) -> serde_json::Value {
     use serde_json::{json, Value};
-    let members: [(&str, &dyn Fn() -> Value); 20] = [
+    let members: [(&str, &dyn Fn() -> Value); 21] = [
         ("program", &|| json!(c.program)),
         ("program_path", &|| json!(c.program_path)),
         ("args", &|| json!(c.args)),
@@ -148,6 +148,7 @@ pub fn command_object_with(c: &SimpleCommand, wanted: &dyn Fn(&str) -> bool) -> 
         ("background_jobs", &|| json!(c.background_jobs)),
         ("output_to", &|| json!(c.output_to)),
         ("output_in", &|| json!(c.output_in)),
+        ("input_lines_of", &|| json!(c.input_lines_of)),
         ("find_narrowed", &|| {
             json!(c.program == "find" && extract::find_narrowed(&c.args))
         }),
@@ -304,6 +305,14 @@ pub struct SimpleCommand {
     /// the substitution is assigned to a variable (`T=$(…)`). Empty when its
     /// output goes to the terminal (or a file it is redirected to).
     pub output_to: Vec<String>,
+    /// For an element of a pipeline: the earlier element whose output it
+    /// reads, through elements that only pass some of its lines on as they
+    /// came (`grep -v x`, `sed '/x/d'`, `sort`), as that element's words
+    /// were written (`crontab -l | grep -v nightly | crontab -`: `crontab
+    /// -l`). What it reads is then nothing but lines that command printed.
+    /// `None` when it reads anything else (its own redirection, a
+    /// here-document) or is no element of a pipeline.
+    pub input_lines_of: Option<String>,
     /// For a command in a substitution: the word the substitution is part of,
     /// as written (`Authorization: Bearer $(gcloud auth print-access-token)`).
     pub output_in: Option<String>,
@@ -458,6 +467,7 @@ impl SimpleCommand {
             uncertain: false,
             background_jobs: 0,
             output_to: Vec::new(),
+            input_lines_of: None,
             output_in: None,
             made: Vec::new(),
             code_files: Vec::new(),

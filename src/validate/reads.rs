@@ -274,6 +274,7 @@ pub const COMMAND_OBJECT_FIELDS: &[&str] = &[
     "background_jobs",
     "output_to",
     "output_in",
+    "input_lines_of",
     "find_narrowed",
     "stdout_to",
 ];
@@ -343,6 +344,11 @@ fn command_node() -> Node {
             ("output_to".into(), Presence::Always, texts()),
             (
                 "output_in".into(),
+                Presence::Sometimes,
+                Node::Scalar("text"),
+            ),
+            (
+                "input_lines_of".into(),
                 Presence::Sometimes,
                 Node::Scalar("text"),
             ),

@@ -640,6 +640,9 @@ impl Extractor {
         // nothing, so `cat | cat | … | cat` is not walked again at every
         // element (that walk made a long pipeline quadratic).
         let mut sent: Option<Vec<String>> = None;
+        // The element whose lines the next one reads, through elements that
+        // pass some of them on as they came (`SimpleCommand::input_lines_of`).
+        let mut lines_of: Option<String> = None;
         for c in cmds {
             self.state = start.clone();
             self.input_lines = prev.and_then(printed_lines);
@@ -648,6 +651,17 @@ impl Extractor {
             prev = Some(c);
             let first = self.out.len();
             let r = self.command(c, stdin, cx)?;
+            let own_input = reads_own_input(c);
+            if let Some(src) = lines_of.as_ref().filter(|_| !own_input) {
+                for sc in self.out.get_mut(first..).unwrap_or_default() {
+                    if in_this_process(&sc.via, &cx.via) && !sc.program.is_empty() {
+                        sc.input_lines_of = Some(src.clone());
+                    }
+                }
+            }
+            if own_input || !keeps_whole_lines(c) {
+                lines_of = written_words(c);
+            }
             printed = printed_text(c, &r);
             if printed.is_none() && keeps_whole_lines(c) {
                 printed = before.map(Printed::some_of);
@@ -5255,6 +5269,43 @@ fn keeps_whole_lines(c: &Command) -> bool {
         "head" | "tail" => args.iter().all(|a| {
             !a.starts_with('-') || a.starts_with("-n") || a[1..].bytes().all(|b| b.is_ascii_digit())
         }),
+        // `sed '/x/d'`, `sed -e '/x/d' -e '$d'`, `sed -n '/x/p'`: no file, no
+        // other option (`-i`, `-f`, `-z`)
+        "sed" | "gsed" => {
+            let (mut quiet, mut scripts, mut k) = (false, vec![], 0);
+            while let Some(a) = args.get(k) {
+                match *a {
+                    "-n" | "--quiet" | "--silent" => quiet = true,
+                    "-E" | "-r" | "--regexp-extended" | "-u" | "--unbuffered" | "--posix" => {}
+                    "-e" | "--expression" => {
+                        k += 1;
+                        scripts.push(args.get(k).copied().unwrap_or(""));
+                    }
+                    "-ne" | "-En" | "-nE" if k + 1 < args.len() => {
+                        quiet |= a.contains('n');
+                        k += 1;
+                        scripts.push(args[k]);
+                    }
+                    a if a.starts_with('-') => return false,
+                    a if scripts.is_empty() => scripts.push(a),
+                    _ => return false,
+                }
+                k += 1;
+            }
+            !scripts.is_empty() && scripts.iter().all(|s| sed_keeps_lines(s, quiet))
+        }
+        // `awk '!/x/'`, `awk '/x/'`: a pattern alone prints the lines it matches
+        "awk" | "gawk" | "mawk" | "nawk" => match args.as_slice() {
+            [program] => {
+                let p = program.trim();
+                let p = p.strip_prefix('!').map_or(p, str::trim_start);
+                p.len() >= 2
+                    && p.starts_with('/')
+                    && p.ends_with('/')
+                    && sed_keeps_lines(&format!("{p}d"), false)
+            }
+            _ => false,
+        },
         "grep" | "egrep" | "fgrep" => {
             let mut operands = 0;
             let mut k = 0;
@@ -5279,6 +5330,118 @@ fn keeps_whole_lines(c: &Command) -> bool {
         }
         _ => false,
     }
+}
+
+/// Does this element read something of its own in place of the pipe (`<
+/// file`, a here-document, a here-string)?
+fn reads_own_input(c: &Command) -> bool {
+    c.redirs.iter().any(|r| match r.kind {
+        RedirKind::File(op) => {
+            matches!(op, RedirectOp::Read | RedirectOp::ReadWrite) && r.fd.is_none_or(|f| f == 0)
+        }
+        RedirKind::Heredoc(_) | RedirKind::HereString => r.fd.is_none_or(|f| f == 0),
+        RedirKind::Dup => r.fd == Some(0),
+    })
+}
+
+/// A simple command's words as written, joined by spaces (`crontab -l`).
+fn written_words(c: &Command) -> Option<String> {
+    let CommandKind::Simple { assigns, words } = &c.kind else {
+        return None;
+    };
+    (assigns.is_empty() && !words.is_empty()).then(|| {
+        words
+            .iter()
+            .map(|w| w.text.as_str())
+            .collect::<Vec<_>>()
+            .join(" ")
+    })
+}
+
+/// Is `script` a `sed` script that only deletes lines (or, `quiet`, only
+/// prints some): each command an address or range (a line number, `$`, a
+/// `/regex/` or `\cregexc`, optionally negated with `!`) and `d` (`p`)?
+/// (`sed '/nightly/d'`, `sed -n '/^#/!p'`.)
+fn sed_keeps_lines(script: &str, quiet: bool) -> bool {
+    let b = script.as_bytes();
+    let mut i = 0;
+    let mut commands = 0;
+    let skip = |i: &mut usize, also: &[u8]| {
+        while b
+            .get(*i)
+            .is_some_and(|c| c.is_ascii_whitespace() || also.contains(c))
+        {
+            *i += 1;
+        }
+    };
+    // One address; `None` when the text there is no address.
+    let address = |mut i: usize| -> Option<usize> {
+        match b.get(i)? {
+            b'$' => Some(i + 1),
+            c if c.is_ascii_digit() => {
+                while b.get(i).is_some_and(u8::is_ascii_digit) {
+                    i += 1;
+                }
+                Some(i)
+            }
+            b'/' | b'\\' => {
+                let delim = if b[i] == b'\\' {
+                    i += 1;
+                    *b.get(i)?
+                } else {
+                    b'/'
+                };
+                i += 1;
+                loop {
+                    match b.get(i)? {
+                        b'\\' => i += 2,
+                        c if *c == delim => break,
+                        b'\n' => return None,
+                        _ => i += 1,
+                    }
+                }
+                i += 1;
+                while b.get(i).is_some_and(|c| matches!(c, b'I' | b'M')) {
+                    i += 1;
+                }
+                Some(i)
+            }
+            _ => None,
+        }
+    };
+    loop {
+        skip(&mut i, b";");
+        if i >= b.len() {
+            break;
+        }
+        let Some(mut at) = address(i) else {
+            return false;
+        };
+        if b.get(at) == Some(&b',') {
+            match address(at + 1) {
+                Some(end) => at = end,
+                None => return false,
+            }
+        }
+        i = at;
+        skip(&mut i, b"");
+        if b.get(i) == Some(&b'!') {
+            i += 1;
+            skip(&mut i, b"");
+        }
+        match b.get(i) {
+            Some(b'd') if !quiet => {}
+            Some(b'p') if quiet => {}
+            _ => return false,
+        }
+        i += 1;
+        commands += 1;
+        skip(&mut i, b"");
+        if !matches!(b.get(i), None | Some(b';' | b'\n')) {
+            return false;
+        }
+    }
+    commands > 0
 }
 
 /// What `ls` prints to a pipe, as the words it is given say (the options

@@ -173,6 +173,14 @@ impl V {
             _ => None,
         }
     }
+
+    /// Each item this may be, as one value of alternatives (`A, B`: `A` or
+    /// `B`, where [`V::scalar`] joins them into one text `A B`).
+    pub(super) fn any_item(&self) -> Value {
+        self.items()
+            .iter()
+            .fold(Value::default(), |all, it| all.union(it))
+    }
 }
 
 /// A word of a canonical command line.
@@ -1197,6 +1205,7 @@ impl Analyser {
                 From::Process(n) => V::unknown("(.Id)").with(From::ProcessId(n.clone())),
                 From::Processes => V::unknown("(.Id)").with(From::ProcessId(Value::text("*"))),
                 From::Pid(p) => V::one(p.clone()),
+                f @ From::Selection { .. } => V::unknown("(.Id)").with(f.clone()),
                 _ => V::unknown("(.Id)"),
             },
             // A FileInfo / DirectoryInfo removed, moved, copied or opened to
@@ -1244,6 +1253,14 @@ impl Analyser {
                 }
                 V::unknown(&format!("(.{name})"))
             }
+            // A name read from one of the objects a cmdlet listed stands for
+            // those objects (`Get-Service WinDefend | % { Stop-Service -Name
+            // $_.Name }` stops WinDefend; `Get-ScheduledTask -TaskPath X | % {
+            // Disable-ScheduledTask -TaskName $_.TaskName }` disables X's).
+            m if args.is_none() && self_named(&t.from, m) => match &t.from {
+                From::Service(n) | From::Process(n) => V::one(n.clone()).with(t.from.clone()),
+                _ => V::unknown(&format!("(.{name})")).with(t.from.clone()),
+            },
             _ => {
                 let from = match t.from {
                     From::Download(u) => From::Download(u),
@@ -2871,6 +2888,9 @@ impl Analyser {
                 } else if let Some((_, ids)) = by_id {
                     words.extend([raw("kill"), raw("-9")]);
                     words.extend(ids.iter().map(|p| W::Val(windows_pid(p))));
+                } else if b.get("Name").is_some_and(|n| n.from == From::Processes) {
+                    // `Get-Process | % { Stop-Process -Name $_.Name }`: every process.
+                    words.extend([raw("kill"), raw("-9"), raw("-1")]);
                 } else if let Some(n) = b.get("Name") {
                     words.extend([raw("pkill"), raw("-x")]);
                     for it in n.items() {
@@ -2908,7 +2928,7 @@ impl Analyser {
             Action::Service | Action::StopService => {
                 let name = b
                     .get("Name")
-                    .map(V::scalar)
+                    .map(V::any_item)
                     // the services piped in or given as objects (`-InputObject $svc`)
                     .or_else(|| match b.get("InputObject").or(input).map(|i| &i.from) {
                         Some(From::Service(n)) => Some(n.clone()),
@@ -4802,14 +4822,31 @@ fn item_of(v: &V) -> V {
             }
             V::one(s).with(From::Item)
         }
-        (Val::List(items), _) => {
+        (Val::List(items), from) => {
             let mut out = Value::default();
             for it in items {
                 out = out.union(&it.scalar());
             }
-            V::one(out)
+            // one of the services or processes a cmdlet listed is still one of them
+            match from {
+                From::Service(_) | From::Process(_) | From::Processes | From::Selection { .. } => {
+                    V::one(out).with(from.clone())
+                }
+                _ => V::one(out),
+            }
         }
         _ => v.clone(),
+    }
+}
+
+/// Does member `m` (lowercase) of an object from `from` name that object
+/// (see [`filter::names_it`])? A process's `Id` is read apart, as its number.
+fn self_named(from: &From, m: &str) -> bool {
+    match from {
+        From::Service(_) => filter::names_it(m, filter::Of::Services) && m != "displayname",
+        From::Process(_) | From::Processes => filter::names_it(m, filter::Of::Processes),
+        From::Selection { .. } => filter::names_it(m, filter::Of::Objects),
+        _ => false,
     }
 }
 

@@ -273,20 +273,22 @@ fn texts(term: &[&Expr]) -> Option<Vec<String>> {
 /// `$PWD` inside a compared text: the working folder, none of Windows' own.
 const PWD: &str = "\u{E000}pwd";
 
+/// Does this property (lowercase) name the object it belongs to? A service
+/// by its name or display name, a process by its name, any cmdlet's object
+/// by a name-like property (`TaskName`, `TaskPath`, `DisplayName`, `Id`;
+/// `State` names none). What a filter on it keeps, and what the property
+/// read from one of the objects stands for (`$_.Name`).
+pub(super) fn names_it(prop: &str, of: Of) -> bool {
+    match of {
+        Of::Services => matches!(prop, "name" | "servicename" | "displayname"),
+        Of::Processes => matches!(prop, "name" | "processname"),
+        Of::Objects => prop.ends_with("name") || prop.ends_with("path") || prop == "id",
+    }
+}
+
 /// What a comparison of this property keeps.
 fn by_property(prop: &str, op: &str, values: &[String], of: Of) -> Kept {
-    let names: &[&str] = match of {
-        Of::Services => &["name", "servicename", "displayname"],
-        Of::Processes => &["name", "processname"],
-        Of::Objects => &[],
-    };
-    // (an object's name-like properties identify it, `TaskName`, `TaskPath`,
-    // `DisplayName`; `State -eq 'Ready'` names none)
-    let names_it = match of {
-        Of::Objects => prop.ends_with("name") || prop.ends_with("path") || prop == "id",
-        _ => names.contains(&prop),
-    };
-    if names_it {
+    if names_it(prop, of) {
         return match op {
             "eq" | "like" | "in" | "contains" => Kept::Named(values.to_vec()),
             "match" => values

@@ -145,7 +145,7 @@ impl Analyser {
                     _ if get(&["id", "pid"]).is_some() => {
                         From::Pid(get(&["id", "pid"]).map(|v| v.scalar()).unwrap_or_default())
                     }
-                    Some(n) => From::Process(n.scalar()),
+                    Some(n) => From::Process(n.any_item()),
                     None if named.is_empty() => From::Processes,
                     None => From::Plain,
                 };
@@ -156,7 +156,7 @@ impl Analyser {
             "get-service" | "gsv" => {
                 let name = get(&["name", "servicename"])
                     .or_else(|| plain.first().cloned())
-                    .map_or_else(|| Value::text("*"), |v| v.scalar());
+                    .map_or_else(|| Value::text("*"), |v| v.any_item());
                 let full = cmdlets::data(short).unwrap_or("Get-Service");
                 let v = self.data_cmdlet(full, c, input)?;
                 return Ok(Some(v.with(From::Service(name))));
